@@ -1,0 +1,207 @@
+/*
+ * analyze.h: reads capture files and builds the timing model.
+ *
+ * A capture is read one frame at a time: memory grows with the largest
+ * frame, not with the file. Each frame becomes a model: per GPU its frame
+ * time, per queue its busy, wait and idle time and a tree of scopes and
+ * leaf events with inclusive and exclusive times and counts. Nothing here
+ * prints.
+ */
+#ifndef CRUMBS_ANALYZE_H
+#define CRUMBS_ANALYZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../capture/crumbs.h"
+
+/* What went wrong reading a capture, with the byte where it did. */
+struct analyze_error {
+	enum crumbs_result code;
+	uint64_t byte;    /* offset in the file, where it applies */
+	char text[256];   /* e.g. "truncated at byte 4096" */
+};
+
+typedef struct capture capture;
+
+struct capture_gpu {
+	const char *name;
+	const char *driver_name;
+	uint32_t vendor_id;
+	uint32_t device_id;
+	uint32_t driver_version;
+	uint32_t api_version;
+	uint32_t calibration_samples; /* in setup chunks */
+};
+
+struct capture_queue {
+	uint32_t gpu;
+	uint32_t family;
+	uint32_t index;
+	uint32_t flags; /* enum crumbs_queue_flags */
+	float timestamp_period;
+	uint32_t timestamp_valid_bits;
+	/* "Graphics 0", "Compute 1": the queue's type and its number among
+	 * the GPU's queues of that type, in file order. */
+	char name[32];
+};
+
+struct capture_meta {
+	unsigned version_major;
+	unsigned version_minor;
+	const char *producer;
+	uint64_t created_unix_s;
+	uint64_t file_bytes;
+	/* Devices and queues defined by the setup chunks read so far. */
+	const struct capture_gpu *gpus;
+	uint32_t gpu_count;
+	const struct capture_queue *queues;
+	uint32_t queue_count;
+	/* From the index (or the chunk headers when there is none). */
+	uint64_t frame_count;
+	uint64_t first_frame;
+	uint64_t last_frame;
+	uint64_t chunk_count;
+	bool has_index;
+};
+
+/*
+ * Opens a capture file, or a capture in memory (the bytes must outlive the
+ * capture). Reads and checks the header and the index, or walks the chunk
+ * headers when there is no index. Fails only when nothing can be read: not
+ * a capture, unsupported version, unreadable header. Damage further in is
+ * kept and reported by capture_damage() and by the read that reaches it.
+ * On success *out is owned by the caller; free it with capture_free().
+ */
+enum crumbs_result capture_open_file(const char *path, capture **out,
+				     struct analyze_error *err);
+enum crumbs_result capture_open_memory(const void *data, size_t size,
+				       capture **out, struct analyze_error *err);
+
+/* Frees the capture and every frame read from it. NULL is a no-op. */
+void capture_free(capture *c);
+
+/* What the capture holds; valid until the next call on c. */
+const struct capture_meta *capture_meta(const capture *c);
+
+/* The first damage found so far (code CRUMBS_OK when none). */
+const struct analyze_error *capture_damage(const capture *c);
+
+/* ------------------------------------------------------------------------ */
+/* The model of a frame                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* Draw and dispatch statistics. A count with its bit in `unknown` is a
+ * lower bound: some event below did not know it (indirect draws). */
+enum count_bits { COUNT_DRAWS = 1, COUNT_DISPATCHES = 2, COUNT_PRIMS = 4, COUNT_VERTS = 8 };
+
+struct counts {
+	uint64_t draws;
+	uint64_t dispatches;
+	uint64_t prims;
+	uint64_t verts;
+	unsigned unknown; /* enum count_bits */
+};
+
+enum node_flags {
+	NODE_OPEN = 1u << 0,         /* still open at the frame end; closed there */
+	NODE_UNTIMED = 1u << 1,      /* began or ended without a timestamp */
+	NODE_QUEUE_ROOT = 1u << 2    /* the root of a queue's tree */
+};
+
+/*
+ * One scope or event. Times are nanoseconds. exclusive_ns is the busy time
+ * of the queue while this node was the innermost open one; inclusive_ns is
+ * the sum of exclusive_ns over its subtree, so idle and wait gaps between
+ * submissions never count. Children are in chronological (submission)
+ * order.
+ */
+struct node {
+	const char *name;   /* UTF-8, not NUL-terminated */
+	uint32_t name_len;
+	uint8_t kind;       /* enum crumbs_event_kind */
+	uint8_t level;      /* detail level of a scope */
+	uint16_t flags;     /* enum node_flags */
+	uint32_t depth;     /* the queue root is 0 */
+	uint32_t order;     /* chronological position in the queue */
+	uint32_t child_count;
+	struct node *parent;
+	struct node *child;  /* first child */
+	struct node *next;   /* next sibling */
+	struct counts exclusive;
+	struct counts inclusive;
+	int64_t exclusive_ns;
+	int64_t inclusive_ns;
+	int64_t begin_ns;   /* CPU-clock time of its first timestamp, or INT64_MIN */
+	int64_t end_ns;     /* of its last, or INT64_MIN */
+};
+
+enum frame_queue_flags {
+	FRAME_QUEUE_NO_TIMESTAMPS = 1u << 0, /* timestamp_valid_bits == 0 */
+	FRAME_QUEUE_NO_READY = 1u << 1       /* idle before the first submission unknown */
+};
+
+struct frame_queue {
+	uint32_t queue;     /* index into capture_meta.queues */
+	uint32_t flags;     /* enum frame_queue_flags */
+	uint32_t submissions;
+	uint32_t scopes;
+	uint32_t events;    /* leaf events and render passes */
+	uint32_t open_scopes;    /* closed at the frame end */
+	uint32_t unmatched_ends; /* ends with nothing open */
+	int64_t busy_ns;
+	int64_t wait_ns;
+	int64_t idle_ns;
+	struct node *root;  /* named after the queue; inclusive_ns == busy_ns */
+};
+
+struct frame_gpu {
+	uint32_t gpu;
+	bool calibrated;    /* false: GPU time aligned at its first submission */
+	uint32_t calibration_samples;
+	double drift_ppm;   /* the fit's slope minus one, in parts per million */
+	int64_t frame_ns;   /* union of the busy time of all its queues */
+	int64_t begin_ns;   /* first busy moment, or INT64_MIN */
+	int64_t end_ns;     /* last busy moment */
+};
+
+struct frame {
+	uint64_t number;
+	int64_t cpu_begin_ns;
+	int64_t cpu_end_ns;
+	uint32_t flags;          /* enum crumbs_frame_flags */
+	uint32_t dropped_scopes;
+	struct frame_gpu *gpus;  /* one per GPU defined so far */
+	uint32_t gpu_count;
+	struct frame_queue *queues; /* one per queue defined so far */
+	uint32_t queue_count;
+	uint64_t scopes;
+	uint64_t events;
+};
+
+/*
+ * Reads the next frame. On success *out is the frame, or NULL at the end of
+ * the capture; the frame (and every name in it) stays valid until the next
+ * read, seek or free. At damage, returns its code with err filled in; the
+ * frames before it were returned intact.
+ */
+enum crumbs_result capture_next_frame(capture *c, const struct frame **out,
+				      struct analyze_error *err);
+
+/* Positions the capture so that the next read returns frame `number`.
+ * CRUMBS_ERROR_NOT_FOUND if the capture has no such frame. */
+enum crumbs_result capture_seek_frame(capture *c, uint64_t number,
+				      struct analyze_error *err);
+
+/* Positions at the last frame that can be read (decoding the last chunk
+ * to find it when the file is cut). */
+enum crumbs_result capture_seek_last(capture *c, struct analyze_error *err);
+
+/* Back to the first frame. */
+enum crumbs_result capture_rewind(capture *c, struct analyze_error *err);
+
+/* Uncompressed bytes decoded so far (for statistics). */
+uint64_t capture_raw_bytes(const capture *c);
+
+#endif

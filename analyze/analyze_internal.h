@@ -1,0 +1,163 @@
+/*
+ * analyze_internal.h: what the reader and the model builder share inside
+ * analyze/: the arena, and a frame's records as decoded from the file
+ * before they become a model.
+ */
+#ifndef CRUMBS_ANALYZE_INTERNAL_H
+#define CRUMBS_ANALYZE_INTERNAL_H
+
+#include "analyze.h"
+
+/* ------------------------------------------------------------------------ */
+/* Arena: many small allocations freed at once                              */
+/* ------------------------------------------------------------------------ */
+
+struct arena_block;
+
+struct arena {
+	struct arena_block *head; /* the block being filled */
+	struct arena_block *spare; /* kept by arena_reset for reuse */
+};
+
+/* Zeroed memory aligned to 16 bytes, or NULL when out of memory. */
+void *arena_alloc(struct arena *a, size_t size);
+/* Forgets every allocation but keeps one block to refill. */
+void arena_reset(struct arena *a);
+void arena_release(struct arena *a);
+
+/* A growable array of fixed-size elements (raw frame records). */
+struct vec {
+	void *data;
+	size_t len;
+	size_t cap;
+};
+
+/* Room for one more element of `size` bytes; NULL when out of memory. */
+void *vec_push(struct vec *v, size_t size);
+void vec_release(struct vec *v);
+
+/* ------------------------------------------------------------------------ */
+/* A frame as decoded, before the model is built                            */
+/* ------------------------------------------------------------------------ */
+
+enum item_type {
+	ITEM_SUBMIT,
+	ITEM_SUBMIT_END,
+	ITEM_BEGIN, /* a scope or an event that contains others */
+	ITEM_END,
+	ITEM_LEAF
+};
+
+#define ITEM_HAS_T1 1u
+#define ITEM_HAS_T2 2u
+
+/* One record of a queue's stream, in file order. Ticks are stored raw
+ * (masked to the queue's valid bits) and replaced by CPU-clock
+ * nanoseconds once the frame's calibration is known. */
+struct item {
+	uint8_t type;   /* enum item_type */
+	uint8_t kind;   /* enum crumbs_event_kind */
+	uint8_t level;
+	uint8_t flags;  /* ITEM_HAS_T1, ITEM_HAS_T2 */
+	uint32_t queue;
+	uint32_t a;     /* name string id; for SUBMIT the submission index */
+	uint32_t b;     /* for LEAF the index of its counts */
+	int64_t t1;     /* begin (or the only) time */
+	int64_t t2;     /* a leaf's end */
+};
+
+struct raw_submit {
+	int64_t cpu_ns;
+	int64_t end_ns;  /* filled when the ticks are converted */
+	uint32_t first_op; /* waits, then signals, in raw_frame.ops */
+	uint32_t wait_count;
+	uint32_t signal_count;
+	uint8_t has_end;
+};
+
+struct raw_op {
+	uint32_t semaphore;
+	uint64_t value;
+};
+
+struct raw_host_signal {
+	uint32_t semaphore;
+	uint64_t value;
+	int64_t cpu_ns;
+};
+
+struct raw_calibration {
+	uint32_t gpu;
+	uint64_t gpu_ticks;
+	int64_t cpu_ns;
+	uint64_t deviation_ns;
+};
+
+struct raw_ready {
+	uint32_t queue;
+	uint64_t ticks;
+	int64_t ns;
+};
+
+struct raw_frame {
+	uint64_t number;
+	int64_t cpu_begin_ns;
+	int64_t cpu_end_ns;
+	uint32_t flags;
+	uint32_t dropped_scopes;
+	struct vec items;        /* struct item */
+	struct vec submits;      /* struct raw_submit */
+	struct vec ops;          /* struct raw_op */
+	struct vec host_signals; /* struct raw_host_signal */
+	struct vec calibrations; /* struct raw_calibration */
+	struct vec readies;      /* struct raw_ready */
+	struct vec counts;       /* struct counts, of leaves */
+	/* Names by string id: pointers into the decoded chunk. */
+	const unsigned char *const *names;
+	const uint32_t *name_lens;
+};
+
+/* What the model builder needs of the capture. */
+struct model_context {
+	const struct capture_gpu *gpus;
+	uint32_t gpu_count;
+	const struct capture_queue *queues;
+	uint32_t queue_count;
+	/* Calibration samples from setup chunks, per GPU. */
+	const struct raw_calibration *setup_samples;
+	uint32_t setup_sample_count;
+};
+
+/*
+ * Builds the model of a decoded frame into `arena` (reset by the caller).
+ * The raw frame's times are rewritten in place. Returns CRUMBS_OK or
+ * CRUMBS_ERROR_OUT_OF_MEMORY.
+ */
+enum crumbs_result model_build(const struct model_context *ctx,
+			       struct raw_frame *raw, struct arena *arena,
+			       struct frame **out);
+
+/* The linear map from a GPU's ticks to the CPU clock, fitted to its
+ * calibration samples. Exposed for the unit tests. */
+struct clock_fit {
+	bool calibrated;
+	uint32_t samples;
+	uint64_t ref_ticks;  /* ticks of the reference sample */
+	int64_t ref_cpu_ns;  /* its CPU time */
+	double offset_ns;    /* cpu = ref_cpu + offset + slope * ns since ref */
+	double slope;
+	double period;       /* ns per tick used by the fit */
+	unsigned valid_bits; /* widest of the GPU's queues */
+};
+
+/* Fits samples (in any order) of one GPU whose counter has `valid_bits`
+ * bits and `period` ns per tick; with none, returns an uncalibrated fit. */
+void clock_fit_samples(struct clock_fit *fit, const struct raw_calibration *samples,
+		       uint32_t count, double period, unsigned valid_bits);
+
+/* The CPU-clock time of ticks that lie near `near_ns` (which picks the
+ * counter's wrap), with a queue's period and valid bits. */
+int64_t clock_fit_map(const struct clock_fit *fit, uint64_t ticks, double period,
+		      unsigned valid_bits, int64_t near_ns);
+
+#endif

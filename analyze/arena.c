@@ -1,0 +1,96 @@
+/*
+ * arena.c: the arena that holds a loaded capture's names and a frame's
+ * nodes, freed at once, and the growable arrays of decoded records.
+ */
+#include "analyze_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define BLOCK_MIN (64u << 10)
+
+struct arena_block {
+	struct arena_block *prev;
+	size_t size;
+	size_t used;
+	_Alignas(16) unsigned char data[];
+};
+
+void *arena_alloc(struct arena *a, size_t size)
+{
+	struct arena_block *b = a->head;
+
+	size = (size + 15) & ~(size_t)15;
+	if (!b || b->size - b->used < size) {
+		if (a->spare && a->spare->size >= size) {
+			b = a->spare;
+			a->spare = NULL;
+		} else {
+			/* Doubling keeps the block count logarithmic, and the
+			 * block kept by arena_reset near a frame's size. */
+			size_t cap = b && b->size < SIZE_MAX / 4 ? 2 * b->size : BLOCK_MIN;
+			if (cap < size)
+				cap = size;
+			if (cap > SIZE_MAX - sizeof(*b))
+				return NULL;
+			b = malloc(sizeof(*b) + cap);
+			if (!b)
+				return NULL;
+			b->size = cap;
+		}
+		b->used = 0;
+		b->prev = a->head;
+		a->head = b;
+	}
+	void *p = b->data + b->used;
+	b->used += size;
+	memset(p, 0, size);
+	return p;
+}
+
+void arena_reset(struct arena *a)
+{
+	/* Keep the largest block, so a steady stream of similar frames
+	 * allocates nothing after the first. */
+	struct arena_block *keep = a->spare;
+	for (struct arena_block *b = a->head; b;) {
+		struct arena_block *prev = b->prev;
+		if (!keep || b->size > keep->size) {
+			free(keep);
+			keep = b;
+		} else {
+			free(b);
+		}
+		b = prev;
+	}
+	a->head = NULL;
+	a->spare = keep;
+}
+
+void arena_release(struct arena *a)
+{
+	arena_reset(a);
+	free(a->spare);
+	a->spare = NULL;
+}
+
+void *vec_push(struct vec *v, size_t size)
+{
+	if (v->len == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 64;
+		if (cap > SIZE_MAX / size)
+			return NULL;
+		void *d = realloc(v->data, cap * size);
+		if (!d)
+			return NULL;
+		v->data = d;
+		v->cap = cap;
+	}
+	return (unsigned char *)v->data + size * v->len++;
+}
+
+void vec_release(struct vec *v)
+{
+	free(v->data);
+	memset(v, 0, sizeof(*v));
+}

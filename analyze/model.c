@@ -1,0 +1,574 @@
+/*
+ * model.c: turns a decoded frame into its timing model: GPU ticks mapped to
+ * the CPU clock, then each queue walked in submission order to split its
+ * time into busy, wait and idle, and to give every busy moment to the
+ * innermost open scope ("What the numbers mean" in shared/DESIGN.md).
+ */
+#include "analyze_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_STACK 258 /* 255 scopes, an event, a leaf, and room to spare */
+
+/* ------------------------------------------------------------------------ */
+/* Clock fit                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* double to int64 without undefined behaviour for absurd inputs. */
+static int64_t clamp_i64(double v)
+{
+	if (!(v == v))
+		return 0;
+	if (v >= 9.2e18)
+		return INT64_MAX / 2;
+	if (v <= -9.2e18)
+		return INT64_MIN / 2;
+	return (int64_t)llround(v);
+}
+
+static uint64_t bits_mask(unsigned bits)
+{
+	return bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+}
+
+void clock_fit_samples(struct clock_fit *fit, const struct raw_calibration *samples,
+		       uint32_t count, double period, unsigned valid_bits)
+{
+	memset(fit, 0, sizeof(*fit));
+	fit->slope = 1.0;
+	fit->period = period > 0 ? period : 1.0;
+	fit->valid_bits = valid_bits ? valid_bits : 64;
+	fit->samples = count;
+	if (count == 0)
+		return;
+	fit->calibrated = true;
+
+	/* The earliest sample is the reference: the others are placed
+	 * relative to it, each unwrapped near where its CPU time says the
+	 * counter must have been. */
+	const struct raw_calibration *ref = &samples[0];
+	for (uint32_t i = 1; i < count; i++)
+		if (samples[i].cpu_ns < ref->cpu_ns)
+			ref = &samples[i];
+	fit->ref_ticks = ref->gpu_ticks & bits_mask(fit->valid_bits);
+	fit->ref_cpu_ns = ref->cpu_ns;
+	if (count == 1)
+		return;
+
+	double sx = 0, sy = 0, sxx = 0, sxy = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		double y = (double)(samples[i].cpu_ns - ref->cpu_ns);
+		int64_t expect = clamp_i64(y / fit->period);
+		uint64_t anchor = (fit->ref_ticks + (uint64_t)expect) & bits_mask(fit->valid_bits);
+		double x = ((double)expect + (double)crumbs_ticks_delta(samples[i].gpu_ticks,
+						anchor, fit->valid_bits)) * fit->period;
+		sx += x;
+		sy += y;
+		sxx += x * x;
+		sxy += x * y;
+	}
+	double n = count;
+	double var = sxx - sx * sx / n;
+	double slope = var > 0 ? (sxy - sx * sy / n) / var : 1.0;
+	/* Real clocks drift by parts per million; anything far from 1 is
+	 * bad samples, so keep the period's word and fit the offset only. */
+	if (!(slope > 0.9 && slope < 1.1))
+		slope = 1.0;
+	fit->slope = slope;
+	fit->offset_ns = (sy - slope * sx) / n;
+}
+
+int64_t clock_fit_map(const struct clock_fit *fit, uint64_t ticks, double period,
+		      unsigned valid_bits, int64_t near_ns)
+{
+	if (period <= 0)
+		period = fit->period;
+	double near = ((double)(near_ns - fit->ref_cpu_ns) - fit->offset_ns) / fit->slope / period;
+	int64_t r = clamp_i64(near);
+	uint64_t mask = bits_mask(valid_bits);
+	uint64_t anchor = (fit->ref_ticks + (uint64_t)r) & mask;
+	double x = (double)r + (double)crumbs_ticks_delta(ticks & mask, anchor, valid_bits);
+	return fit->ref_cpu_ns + clamp_i64(fit->offset_ns + fit->slope * x * period);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Semaphores                                                               */
+/* ------------------------------------------------------------------------ */
+
+struct signal {
+	uint32_t semaphore;
+	uint64_t value;
+	int64_t ns;
+	int64_t earliest; /* the earliest ns from here to the end of its run */
+};
+
+static int signal_cmp(const void *a, const void *b)
+{
+	const struct signal *x = a, *y = b;
+	if (x->semaphore != y->semaphore)
+		return x->semaphore < y->semaphore ? -1 : 1;
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	return (x->ns > y->ns) - (x->ns < y->ns);
+}
+
+/* When (semaphore, value) was reached: the earliest signal of that
+ * semaphore with a value at least as high. false when none is known. */
+static bool signal_time(const struct signal *s, size_t n, uint32_t semaphore,
+			uint64_t value, int64_t *ns)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s[mid].semaphore < semaphore ||
+		    (s[mid].semaphore == semaphore && s[mid].value < value))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == n || s[lo].semaphore != semaphore)
+		return false;
+	*ns = s[lo].earliest;
+	return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The walk                                                                 */
+/* ------------------------------------------------------------------------ */
+
+struct level {
+	struct node *node;
+	struct node *tail; /* its last child */
+};
+
+struct queue_state {
+	bool started;
+	bool timed;          /* the queue has timestamps */
+	int64_t last;        /* latest GPU time accounted for */
+	int64_t ready_ns;
+	bool has_ready;
+	uint32_t gpu;
+	struct level *stack; /* [0] is the root */
+	uint32_t depth;      /* levels above the root */
+	struct frame_queue *fq;
+	/* The busy interval being extended. */
+	int64_t busy_begin;
+	int64_t busy_end;
+	bool busy_open;
+};
+
+struct interval {
+	int64_t begin;
+	int64_t end;
+	uint32_t gpu;
+};
+
+struct walk {
+	struct arena *arena;
+	struct interval *intervals;
+	size_t interval_count;
+	size_t interval_cap;
+};
+
+static void add_counts(struct counts *to, const struct counts *from)
+{
+	to->draws += from->draws;
+	to->dispatches += from->dispatches;
+	to->prims += from->prims;
+	to->verts += from->verts;
+	to->unknown |= from->unknown;
+}
+
+static void flush_busy(struct walk *w, struct queue_state *q)
+{
+	if (q->busy_open && w->interval_count < w->interval_cap)
+		w->intervals[w->interval_count++] =
+			(struct interval){ q->busy_begin, q->busy_end, q->gpu };
+	q->busy_open = false;
+}
+
+/* A timestamp t: the time since `last` was busy, and belongs to the
+ * innermost open node. */
+static void tick(struct walk *w, struct queue_state *q, int64_t t)
+{
+	if (t <= q->last)
+		return;
+	int64_t d = t - q->last;
+	q->fq->busy_ns += d;
+	q->stack[q->depth].node->exclusive_ns += d;
+	if (q->busy_open && q->busy_end == q->last) {
+		q->busy_end = t;
+	} else {
+		flush_busy(w, q);
+		q->busy_begin = q->last;
+		q->busy_end = t;
+		q->busy_open = true;
+	}
+	q->last = t;
+}
+
+static struct node *open_node(struct walk *w, struct queue_state *q, const struct item *it,
+			      const struct raw_frame *raw)
+{
+	struct level *parent = &q->stack[q->depth];
+	struct node *n = arena_alloc(w->arena, sizeof(*n));
+	if (!n)
+		return NULL;
+	n->name = (const char *)raw->names[it->a];
+	n->name_len = raw->name_lens[it->a];
+	n->kind = it->kind;
+	n->level = it->level;
+	n->depth = q->depth + 1;
+	n->parent = parent->node;
+	n->begin_ns = n->end_ns = INT64_MIN;
+	if (parent->tail)
+		parent->tail->next = n;
+	else
+		parent->node->child = n;
+	parent->tail = n;
+	parent->node->child_count++;
+	q->depth++;
+	q->stack[q->depth] = (struct level){ n, NULL };
+	n->order = q->fq->scopes + q->fq->events;
+	if (it->kind == CRUMBS_EVENT_SCOPE)
+		q->fq->scopes++;
+	else
+		q->fq->events++;
+	return n;
+}
+
+/* Closes the innermost node: its inclusive totals are complete. */
+static void close_node(struct queue_state *q)
+{
+	struct node *n = q->stack[q->depth].node;
+	n->inclusive_ns += n->exclusive_ns;
+	add_counts(&n->inclusive, &n->exclusive);
+	q->depth--;
+	struct node *p = q->stack[q->depth].node;
+	p->inclusive_ns += n->inclusive_ns;
+	add_counts(&p->inclusive, &n->inclusive);
+}
+
+static void mark_time(struct node *n, int64_t t)
+{
+	if (n->begin_ns == INT64_MIN)
+		n->begin_ns = t;
+	n->end_ns = t;
+}
+
+static int interval_cmp(const void *a, const void *b)
+{
+	const struct interval *x = a, *y = b;
+	if (x->gpu != y->gpu)
+		return x->gpu < y->gpu ? -1 : 1;
+	return (x->begin > y->begin) - (x->begin < y->begin);
+}
+
+enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame *raw,
+			       struct arena *arena, struct frame **out)
+{
+	struct item *items = raw->items.data;
+	size_t item_count = raw->items.len;
+	struct raw_submit *submits = raw->submits.data;
+	const struct raw_op *ops = raw->ops.data;
+	struct frame *f = arena_alloc(arena, sizeof(*f));
+	struct clock_fit *fits = arena_alloc(arena, sizeof(*fits) * (ctx->gpu_count + 1));
+	struct queue_state *qs = arena_alloc(arena, sizeof(*qs) * (ctx->queue_count + 1));
+	struct walk w = { arena, NULL, 0, 0 };
+
+	if (!f || !fits || !qs)
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	f->number = raw->number;
+	f->cpu_begin_ns = raw->cpu_begin_ns;
+	f->cpu_end_ns = raw->cpu_end_ns;
+	f->flags = raw->flags;
+	f->dropped_scopes = raw->dropped_scopes;
+	f->gpu_count = ctx->gpu_count;
+	f->queue_count = ctx->queue_count;
+	f->gpus = arena_alloc(arena, sizeof(*f->gpus) * (ctx->gpu_count + 1));
+	f->queues = arena_alloc(arena, sizeof(*f->queues) * (ctx->queue_count + 1));
+	if (!f->gpus || !f->queues)
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+
+	/* Queues: roots and state. */
+	for (uint32_t i = 0; i < ctx->queue_count; i++) {
+		const struct capture_queue *cq = &ctx->queues[i];
+		struct frame_queue *fq = &f->queues[i];
+		struct node *root = arena_alloc(arena, sizeof(*root));
+		if (!root)
+			return CRUMBS_ERROR_OUT_OF_MEMORY;
+		root->name = cq->name;
+		root->name_len = (uint32_t)strlen(cq->name);
+		root->flags = NODE_QUEUE_ROOT;
+		root->begin_ns = root->end_ns = INT64_MIN;
+		fq->queue = i;
+		fq->root = root;
+		fq->flags = cq->timestamp_valid_bits ? 0 : FRAME_QUEUE_NO_TIMESTAMPS;
+		qs[i].fq = fq;
+		qs[i].gpu = cq->gpu;
+		qs[i].timed = cq->timestamp_valid_bits != 0;
+	}
+
+	/* One fit per GPU, from the setup samples and the frame's own. */
+	const struct raw_calibration *frame_samples = raw->calibrations.data;
+	struct raw_calibration *samples = arena_alloc(arena, sizeof(*samples) *
+		(ctx->setup_sample_count + raw->calibrations.len + 1));
+	if (!samples)
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	for (uint32_t g = 0; g < ctx->gpu_count; g++) {
+		uint32_t n = 0;
+		double period = 0;
+		unsigned bits = 0;
+		for (uint32_t i = 0; i < ctx->setup_sample_count; i++)
+			if (ctx->setup_samples[i].gpu == g)
+				samples[n++] = ctx->setup_samples[i];
+		for (size_t i = 0; i < raw->calibrations.len; i++)
+			if (frame_samples[i].gpu == g)
+				samples[n++] = frame_samples[i];
+		for (uint32_t i = 0; i < ctx->queue_count; i++) {
+			const struct capture_queue *cq = &ctx->queues[i];
+			if (cq->gpu != g || !cq->timestamp_valid_bits)
+				continue;
+			if (period == 0)
+				period = cq->timestamp_period;
+			if (cq->timestamp_valid_bits > bits)
+				bits = cq->timestamp_valid_bits;
+		}
+		clock_fit_samples(&fits[g], samples, n, period, bits);
+		if (!fits[g].calibrated) {
+			/* Without samples, align the GPU's first submission
+			 * with the CPU time it was submitted. */
+			for (size_t i = 0; i < item_count; i++) {
+				const struct item *it = &items[i];
+				if (it->type == ITEM_SUBMIT && (it->flags & ITEM_HAS_T1) &&
+				    ctx->queues[it->queue].gpu == g) {
+					fits[g].ref_ticks = (uint64_t)it->t1;
+					fits[g].ref_cpu_ns = submits[it->a].cpu_ns;
+					break;
+				}
+			}
+		}
+		f->gpus[g] = (struct frame_gpu){
+			.gpu = g,
+			.calibrated = fits[g].calibrated,
+			.calibration_samples = n,
+			.drift_ppm = (fits[g].slope - 1.0) * 1e6,
+			.begin_ns = INT64_MIN,
+			.end_ns = INT64_MIN,
+		};
+	}
+
+	/* Ticks to CPU-clock ns. Each is unwrapped near the queue's previous
+	 * time, the first near the frame's begin. */
+	int64_t *near = arena_alloc(arena, sizeof(*near) * (ctx->queue_count + 1));
+	uint32_t *current = arena_alloc(arena, sizeof(*current) * (ctx->queue_count + 1));
+	if (!near || !current)
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	for (uint32_t i = 0; i < ctx->queue_count; i++)
+		near[i] = raw->cpu_begin_ns;
+	struct raw_ready *readies = raw->readies.data;
+	for (size_t i = 0; i < raw->readies.len; i++) {
+		const struct capture_queue *cq = &ctx->queues[readies[i].queue];
+		readies[i].ns = clock_fit_map(&fits[cq->gpu], readies[i].ticks, cq->timestamp_period,
+					      cq->timestamp_valid_bits, near[readies[i].queue]);
+		near[readies[i].queue] = readies[i].ns;
+		qs[readies[i].queue].ready_ns = readies[i].ns;
+		qs[readies[i].queue].has_ready = true;
+	}
+	size_t timestamps = 1;
+	for (size_t i = 0; i < item_count; i++) {
+		struct item *it = &items[i];
+		const struct capture_queue *cq = &ctx->queues[it->queue];
+		const struct clock_fit *fit = &fits[cq->gpu];
+		if (it->type == ITEM_SUBMIT)
+			current[it->queue] = it->a;
+		if (it->flags & ITEM_HAS_T1) {
+			it->t1 = clock_fit_map(fit, (uint64_t)it->t1, cq->timestamp_period,
+					       cq->timestamp_valid_bits, near[it->queue]);
+			near[it->queue] = it->t1;
+			timestamps++;
+		}
+		if (it->flags & ITEM_HAS_T2) {
+			it->t2 = clock_fit_map(fit, (uint64_t)it->t2, cq->timestamp_period,
+					       cq->timestamp_valid_bits, near[it->queue]);
+			near[it->queue] = it->t2;
+			timestamps++;
+		}
+		if (it->type == ITEM_SUBMIT_END && (it->flags & ITEM_HAS_T1)) {
+			submits[current[it->queue]].end_ns = it->t1;
+			submits[current[it->queue]].has_end = 1;
+		}
+	}
+
+	/* Every signal whose time is known, sorted for the waits. */
+	size_t signal_cap = raw->host_signals.len + raw->ops.len + 1;
+	struct signal *signals = arena_alloc(arena, sizeof(*signals) * signal_cap);
+	size_t signal_count = 0;
+	if (!signals)
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	for (size_t i = 0; i < raw->submits.len; i++) {
+		const struct raw_submit *s = &submits[i];
+		if (!s->has_end)
+			continue;
+		for (uint32_t k = 0; k < s->signal_count; k++) {
+			const struct raw_op *op = &ops[s->first_op + s->wait_count + k];
+			signals[signal_count++] = (struct signal){ op->semaphore, op->value, s->end_ns, 0 };
+		}
+	}
+	const struct raw_host_signal *hs = raw->host_signals.data;
+	for (size_t i = 0; i < raw->host_signals.len; i++)
+		signals[signal_count++] = (struct signal){ hs[i].semaphore, hs[i].value, hs[i].cpu_ns, 0 };
+	qsort(signals, signal_count, sizeof(*signals), signal_cmp);
+	for (size_t i = signal_count; i-- > 0;) {
+		signals[i].earliest = signals[i].ns;
+		if (i + 1 < signal_count && signals[i + 1].semaphore == signals[i].semaphore &&
+		    signals[i + 1].earliest < signals[i].earliest)
+			signals[i].earliest = signals[i + 1].earliest;
+	}
+
+	/* Busy intervals: at most one per timestamp. */
+	w.interval_cap = timestamps + raw->submits.len + 1;
+	w.intervals = arena_alloc(arena, sizeof(*w.intervals) * w.interval_cap);
+	if (!w.intervals)
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+
+	/* The walk, in file order, which is submission order per queue. */
+	for (size_t i = 0; i < item_count; i++) {
+		const struct item *it = &items[i];
+		struct queue_state *q = &qs[it->queue];
+		bool t1 = (it->flags & ITEM_HAS_T1) != 0;
+
+		if (!q->stack) {
+			q->stack = arena_alloc(arena, sizeof(*q->stack) * MAX_STACK);
+			if (!q->stack)
+				return CRUMBS_ERROR_OUT_OF_MEMORY;
+			q->stack[0] = (struct level){ q->fq->root, NULL };
+		}
+		switch (it->type) {
+		case ITEM_SUBMIT: {
+			const struct raw_submit *s = &submits[it->a];
+			q->fq->submissions++;
+			if (!q->timed)
+				break;
+			if (!q->started) {
+				q->started = true;
+				q->last = q->has_ready ? q->ready_ns : t1 ? it->t1 : s->cpu_ns;
+				if (!q->has_ready)
+					q->fq->flags |= FRAME_QUEUE_NO_READY;
+			}
+			/* The GPU ran out of work before the CPU gave it more. */
+			if (s->cpu_ns > q->last) {
+				q->fq->idle_ns += s->cpu_ns - q->last;
+				q->last = s->cpu_ns;
+			}
+			if (s->wait_count) {
+				int64_t resolve = q->last;
+				for (uint32_t k = 0; k < s->wait_count; k++) {
+					const struct raw_op *op = &ops[s->first_op + k];
+					int64_t at;
+					/* A signal outside the capture (the
+					 * presentation engine, an earlier frame)
+					 * is taken to resolve when the work
+					 * started. */
+					if (!signal_time(signals, signal_count, op->semaphore, op->value, &at))
+						at = t1 ? it->t1 : q->last;
+					if (at > resolve)
+						resolve = at;
+				}
+				/* Work cannot start before its waits resolve. */
+				if (t1 && resolve > it->t1)
+					resolve = it->t1 > q->last ? it->t1 : q->last;
+				q->fq->wait_ns += resolve - q->last;
+				q->last = resolve;
+			}
+			if (t1)
+				tick(&w, q, it->t1);
+			break;
+		}
+		case ITEM_SUBMIT_END:
+			if (t1)
+				tick(&w, q, it->t1);
+			break;
+		case ITEM_BEGIN: {
+			if (t1)
+				tick(&w, q, it->t1);
+			struct node *n = open_node(&w, q, it, raw);
+			if (!n)
+				return CRUMBS_ERROR_OUT_OF_MEMORY;
+			if (t1)
+				mark_time(n, it->t1);
+			else if (q->timed)
+				n->flags |= NODE_UNTIMED;
+			break;
+		}
+		case ITEM_END:
+			if (t1)
+				tick(&w, q, it->t1);
+			if (q->depth == 0) {
+				q->fq->unmatched_ends++;
+				break;
+			}
+			if (t1)
+				mark_time(q->stack[q->depth].node, it->t1);
+			else if (q->timed)
+				q->stack[q->depth].node->flags |= NODE_UNTIMED;
+			close_node(q);
+			break;
+		case ITEM_LEAF: {
+			if (t1)
+				tick(&w, q, it->t1);
+			struct node *n = open_node(&w, q, it, raw);
+			if (!n)
+				return CRUMBS_ERROR_OUT_OF_MEMORY;
+			n->exclusive = ((const struct counts *)raw->counts.data)[it->b];
+			if (t1) {
+				mark_time(n, it->t1);
+				tick(&w, q, it->t2);
+				mark_time(n, it->t2);
+			} else if (q->timed) {
+				n->flags |= NODE_UNTIMED;
+			}
+			close_node(q);
+			break;
+		}
+		}
+	}
+
+	/* Close what is still open, then the roots. */
+	for (uint32_t i = 0; i < ctx->queue_count; i++) {
+		struct queue_state *q = &qs[i];
+		struct node *root = q->fq->root;
+		if (q->stack) {
+			while (q->depth > 0) {
+				q->stack[q->depth].node->flags |= NODE_OPEN;
+				q->fq->open_scopes++;
+				close_node(q);
+			}
+		}
+		root->inclusive_ns += root->exclusive_ns;
+		add_counts(&root->inclusive, &root->exclusive);
+		flush_busy(&w, q);
+		f->scopes += q->fq->scopes;
+		f->events += q->fq->events;
+	}
+
+	/* Each GPU's frame time: the union of its queues' busy intervals. */
+	qsort(w.intervals, w.interval_count, sizeof(*w.intervals), interval_cmp);
+	for (size_t i = 0; i < w.interval_count;) {
+		struct frame_gpu *g = &f->gpus[w.intervals[i].gpu];
+		int64_t begin = w.intervals[i].begin, end = w.intervals[i].end;
+		if (g->begin_ns == INT64_MIN || begin < g->begin_ns)
+			g->begin_ns = begin;
+		for (i++; i < w.interval_count && w.intervals[i].gpu == g->gpu &&
+			  w.intervals[i].begin <= end; i++)
+			if (w.intervals[i].end > end)
+				end = w.intervals[i].end;
+		g->frame_ns += end - begin;
+		if (end > g->end_ns)
+			g->end_ns = end;
+	}
+	*out = f;
+	return CRUMBS_OK;
+}

@@ -1,0 +1,1535 @@
+/*
+ * reader.c: reads capture files as capture/FORMAT.md specifies, checking
+ * every rule, and hands each frame's records to the model builder.
+ *
+ * The file's structure (header, index or chunk headers) is read at open;
+ * chunks are decompressed one at a time as frames are asked for, so memory
+ * follows the largest chunk, not the file.
+ */
+#include "analyze_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#define SKIPPABLE_HEADER 0x184D2A50u
+#define SKIPPABLE_CHUNK 0x184D2A51u
+#define SKIPPABLE_INDEX 0x184D2A52u
+
+#define CHUNK_SETUP 1
+#define CHUNK_FRAMES 2
+
+#define HEADER_MIN 30
+#define HEADER_MAX (30 + 256)
+#define CHUNK_HEADER_BYTES (8 + 40)
+#define INDEX_ENTRY_BYTES 32
+#define INDEX_TRAILER_BYTES 16
+#define MAX_CHUNK_BYTES (64u << 20)
+#define MAX_STRING 4096
+#define MAX_GPUS 64
+#define MAX_QUEUES 256
+#define MAX_SEMAPHORE_OPS 1024
+#define MAX_DEPTH 255
+#define MAX_SETUP_SAMPLES 64 /* per GPU; the most recent are kept */
+
+struct chunk_ref {
+	uint64_t offset;
+	uint64_t first;
+	uint64_t last;
+	uint32_t frames;
+	uint8_t type;
+	uint8_t partial; /* its body is cut by the end of the file */
+};
+
+struct buffer {
+	unsigned char *data;
+	size_t cap;
+};
+
+/* Decoding state of the loaded chunk. */
+struct chunk_state {
+	const unsigned char *data;
+	size_t len;
+	size_t pos;
+	uint64_t body_offset;  /* where its body starts in the file */
+	size_t index;          /* in capture.chunks */
+	uint32_t frames_done;
+	uint64_t prev_frame;
+	uint64_t cpu_cursor;
+	uint64_t tick_base[MAX_QUEUES];
+	struct vec names;      /* const unsigned char *, by string id */
+	struct vec name_lens;  /* uint32_t */
+};
+
+struct capture {
+	int fd;
+	const unsigned char *mem;
+	uint64_t size;
+
+	struct capture_meta meta;
+	struct analyze_error damage;  /* found at open, or while reading */
+	struct analyze_error stop;    /* what ended reading, sticky */
+	bool stopped;
+
+	struct arena arena;           /* names of devices */
+	struct vec gpus;              /* struct capture_gpu */
+	struct vec queues;            /* struct capture_queue */
+	struct vec setup_samples;     /* struct raw_calibration */
+	struct vec chunks;            /* struct chunk_ref */
+	struct vec frame_chunks;      /* size_t, chunks of frames in order */
+	uint64_t chunks_end;          /* where the chunks stop (index or damage) */
+	size_t setup_applied;         /* setup chunks before this are applied */
+
+	size_t next_chunk;
+	bool loaded;
+	struct chunk_state cs;
+	struct buffer compressed;
+	struct buffer content;
+	ZSTD_DCtx *dctx;
+	uint64_t raw_bytes;
+
+	struct raw_frame raw;
+	bool pending;                 /* raw holds the frame the next read returns */
+	struct arena frame_arena;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                   */
+/* ------------------------------------------------------------------------ */
+
+__attribute__((format(printf, 4, 5)))
+static enum crumbs_result set_error(struct analyze_error *e, enum crumbs_result code,
+				    uint64_t byte, const char *fmt, ...)
+{
+	va_list ap;
+	e->code = code;
+	e->byte = byte;
+	va_start(ap, fmt);
+	vsnprintf(e->text, sizeof(e->text), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+static enum crumbs_result truncated(struct analyze_error *e, uint64_t byte)
+{
+	return set_error(e, CRUMBS_ERROR_TRUNCATED, byte, "truncated at byte %llu",
+			 (unsigned long long)byte);
+}
+
+__attribute__((format(printf, 3, 4)))
+static enum crumbs_result corrupt(struct analyze_error *e, uint64_t byte,
+				  const char *fmt, ...)
+{
+	char detail[160];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	return set_error(e, CRUMBS_ERROR_CORRUPT, byte, "corrupt at byte %llu (%s)",
+			 (unsigned long long)byte, detail);
+}
+
+static enum crumbs_result out_of_memory(struct analyze_error *e)
+{
+	return set_error(e, CRUMBS_ERROR_OUT_OF_MEMORY, 0, "out of memory");
+}
+
+/* Keeps the earliest damage of the file. */
+static void note_damage(capture *c, const struct analyze_error *e)
+{
+	if (c->damage.code == CRUMBS_OK || e->byte < c->damage.byte)
+		c->damage = *e;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Bytes                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static uint32_t rd32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint16_t rd16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint64_t rd64(const unsigned char *p)
+{
+	return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
+
+static bool buffer_reserve(struct buffer *b, size_t size)
+{
+	if (b->cap >= size)
+		return true;
+	unsigned char *d = realloc(b->data, size);
+	if (!d)
+		return false;
+	b->data = d;
+	b->cap = size;
+	return true;
+}
+
+/* Reads up to n bytes at off; returns how many were read (fewer only at
+ * the end of the file), or -1 on an I/O error (errno set). */
+static ssize_t read_at(capture *c, uint64_t off, void *buf, size_t n)
+{
+	if (off >= c->size)
+		return 0;
+	if (n > c->size - off)
+		n = (size_t)(c->size - off);
+	if (c->mem) {
+		memcpy(buf, c->mem + off, n);
+		return (ssize_t)n;
+	}
+	size_t done = 0;
+	while (done < n) {
+		ssize_t r = pread(c->fd, (char *)buf + done, n - done, (off_t)(off + done));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+		done += (size_t)r;
+	}
+	return (ssize_t)done;
+}
+
+static enum crumbs_result io_error(struct analyze_error *e, uint64_t byte)
+{
+	return set_error(e, CRUMBS_ERROR_IO, byte, "cannot read at byte %llu: %s",
+			 (unsigned long long)byte, strerror(errno));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Devices and queues                                                       */
+/* ------------------------------------------------------------------------ */
+
+static const char *queue_type_name(uint32_t flags)
+{
+	if (flags & CRUMBS_QUEUE_GRAPHICS)
+		return "Graphics";
+	if (flags & CRUMBS_QUEUE_COMPUTE)
+		return "Compute";
+	if (flags & CRUMBS_QUEUE_TRANSFER)
+		return "Transfer";
+	if (flags & CRUMBS_QUEUE_VIDEO_DECODE)
+		return "Video Decode";
+	if (flags & CRUMBS_QUEUE_VIDEO_ENCODE)
+		return "Video Encode";
+	if (flags & CRUMBS_QUEUE_OPTICAL_FLOW)
+		return "Optical Flow";
+	return "Queue";
+}
+
+static void refresh_meta(capture *c)
+{
+	c->meta.gpus = c->gpus.data;
+	c->meta.gpu_count = (uint32_t)c->gpus.len;
+	c->meta.queues = c->queues.data;
+	c->meta.queue_count = (uint32_t)c->queues.len;
+}
+
+static void reset_setup(capture *c)
+{
+	c->gpus.len = 0;
+	c->queues.len = 0;
+	c->setup_samples.len = 0;
+	c->setup_applied = 0;
+	arena_reset(&c->arena);
+	refresh_meta(c);
+}
+
+static const char *copy_name(capture *c, const unsigned char *s, uint32_t len)
+{
+	char *d = arena_alloc(&c->arena, (size_t)len + 1);
+	if (d)
+		memcpy(d, s, len);
+	return d;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Records                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Cursor over a chunk's content; on a failure the error says where. */
+struct cursor {
+	const unsigned char *p;
+	const unsigned char *end;
+	const unsigned char *start;
+	uint64_t body_offset;
+	const char *fail;  /* what was wrong, or NULL */
+	bool ran_out;      /* the content ended inside a record */
+};
+
+static bool cur_fail(struct cursor *k, const char *why)
+{
+	if (!k->fail)
+		k->fail = why;
+	return false;
+}
+
+static bool get_u8(struct cursor *k, unsigned *v)
+{
+	if (k->p >= k->end) {
+		k->ran_out = true;
+		return cur_fail(k, "record cut short");
+	}
+	*v = *k->p++;
+	return true;
+}
+
+static bool get_varint(struct cursor *k, uint64_t *v)
+{
+	uint64_t r = 0;
+	for (unsigned shift = 0, i = 0;; i++, shift += 7) {
+		if (k->p >= k->end) {
+			k->ran_out = true;
+			return cur_fail(k, "record cut short");
+		}
+		unsigned b = *k->p++;
+		if (i == 9 && b > 1)
+			return cur_fail(k, "varint longer than 64 bits");
+		r |= (uint64_t)(b & 0x7F) << shift;
+		if (!(b & 0x80)) {
+			if (b == 0 && i > 0)
+				return cur_fail(k, "varint not in its shortest form");
+			*v = r;
+			return true;
+		}
+	}
+}
+
+static bool get_u32(struct cursor *k, uint32_t *v, uint64_t max, const char *what)
+{
+	uint64_t x;
+	if (!get_varint(k, &x))
+		return false;
+	if (x > max)
+		return cur_fail(k, what);
+	*v = (uint32_t)x;
+	return true;
+}
+
+static bool get_svarint(struct cursor *k, int64_t *v)
+{
+	uint64_t z;
+	if (!get_varint(k, &z))
+		return false;
+	*v = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+	return true;
+}
+
+static bool get_cpu(struct cursor *k, uint64_t *cursor, int64_t *out)
+{
+	int64_t d;
+	if (!get_svarint(k, &d))
+		return false;
+	uint64_t v = *cursor + (uint64_t)d;
+	/* The result must be a valid time: no wrap through zero. */
+	if ((d < 0 && (uint64_t)-(d + 1) + 1 > *cursor) || v > INT64_MAX)
+		return cur_fail(k, "cpu time out of range");
+	*cursor = v;
+	*out = (int64_t)v;
+	return true;
+}
+
+static bool get_ticks(struct cursor *k, uint64_t *base, unsigned bits, uint64_t *out)
+{
+	int64_t d;
+	if (!get_svarint(k, &d))
+		return false;
+	if (bits < 64) {
+		int64_t lim = (int64_t)1 << (bits - 1);
+		if (d < -lim || d >= lim)
+			return cur_fail(k, "timestamp difference beyond the valid bits");
+	}
+	uint64_t mask = bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+	*base = (*base + (uint64_t)d) & mask;
+	*out = *base;
+	return true;
+}
+
+static bool get_string_id(struct cursor *k, const struct chunk_state *cs, uint32_t *id)
+{
+	return get_u32(k, id, cs->names.len == 0 ? 0 : cs->names.len - 1, "unknown string id") &&
+	       (cs->names.len > 0 || cur_fail(k, "unknown string id"));
+}
+
+static bool parse_string(struct cursor *k, struct chunk_state *cs)
+{
+	uint64_t len;
+	if (!get_varint(k, &len))
+		return false;
+	if (len > MAX_STRING)
+		return cur_fail(k, "string longer than 4096 bytes");
+	if ((uint64_t)(k->end - k->p) < len) {
+		k->ran_out = true;
+		return cur_fail(k, "record cut short");
+	}
+	for (size_t i = 0; i < len;) {
+		size_t n = crumbs_utf8_sequence(k->p + i, (size_t)len - i);
+		if (!n)
+			return cur_fail(k, "string is not valid UTF-8");
+		i += n;
+	}
+	const unsigned char **name = vec_push(&cs->names, sizeof(*name));
+	uint32_t *nlen = name ? vec_push(&cs->name_lens, sizeof(*nlen)) : NULL;
+	if (!nlen)
+		return cur_fail(k, "out of memory");
+	*name = k->p;
+	*nlen = (uint32_t)len;
+	k->p += len;
+	return true;
+}
+
+static bool parse_calibration(struct cursor *k, capture *c, struct raw_calibration *out)
+{
+	uint64_t cpu;
+	if (!get_u32(k, &out->gpu, c->gpus.len ? c->gpus.len - 1 : 0, "unknown gpu") ||
+	    (c->gpus.len == 0 && !cur_fail(k, "unknown gpu")) ||
+	    !get_varint(k, &out->gpu_ticks) || !get_varint(k, &cpu) ||
+	    !get_varint(k, &out->deviation_ns))
+		return false;
+	if (cpu > INT64_MAX)
+		return cur_fail(k, "cpu time out of range");
+	out->cpu_ns = (int64_t)cpu;
+	return true;
+}
+
+/* Applies one decoded setup chunk. */
+static bool parse_setup(capture *c, struct cursor *k, struct chunk_state *cs)
+{
+	while (k->p < k->end) {
+		unsigned tag;
+		get_u8(k, &tag);
+		switch (tag) {
+		case 0x01:
+			if (!parse_string(k, cs))
+				return false;
+			break;
+		case 0x02: {
+			struct capture_gpu g = { 0 };
+			uint32_t name, driver;
+			if (!get_string_id(k, cs, &name) || !get_string_id(k, cs, &driver) ||
+			    !get_u32(k, &g.vendor_id, UINT32_MAX, "vendor id out of range") ||
+			    !get_u32(k, &g.device_id, UINT32_MAX, "device id out of range") ||
+			    !get_u32(k, &g.driver_version, UINT32_MAX, "driver version out of range") ||
+			    !get_u32(k, &g.api_version, UINT32_MAX, "api version out of range"))
+				return false;
+			if (c->gpus.len >= MAX_GPUS)
+				return cur_fail(k, "more than 64 gpus");
+			const unsigned char *const *names = cs->names.data;
+			const uint32_t *lens = cs->name_lens.data;
+			g.name = copy_name(c, names[name], lens[name]);
+			g.driver_name = copy_name(c, names[driver], lens[driver]);
+			struct capture_gpu *slot = vec_push(&c->gpus, sizeof(*slot));
+			if (!slot || !g.name || !g.driver_name)
+				return cur_fail(k, "out of memory");
+			*slot = g;
+			break;
+		}
+		case 0x03: {
+			struct capture_queue q = { 0 };
+			unsigned bits = 0;
+			float period;
+			if (!get_u32(k, &q.gpu, UINT32_MAX, "") || !get_u32(k, &q.family, UINT32_MAX, "family out of range") ||
+			    !get_u32(k, &q.index, UINT32_MAX, "queue index out of range") ||
+			    !get_u32(k, &q.flags, 0x3F, "unknown queue flags"))
+				return false;
+			if (q.gpu >= c->gpus.len)
+				return cur_fail(k, "queue of an unknown gpu");
+			if (k->end - k->p < 5) {
+				k->ran_out = true;
+				return cur_fail(k, "record cut short");
+			}
+			uint32_t pbits = rd32(k->p);
+			memcpy(&period, &pbits, 4);
+			k->p += 4;
+			get_u8(k, &bits);
+			if (!(period > 0.0f && period <= 1e6f))
+				return cur_fail(k, "timestamp period out of range");
+			if (bits > 64)
+				return cur_fail(k, "more than 64 timestamp valid bits");
+			if (c->queues.len >= MAX_QUEUES)
+				return cur_fail(k, "more than 256 queues");
+			q.timestamp_period = period;
+			q.timestamp_valid_bits = bits;
+			const char *type = queue_type_name(q.flags);
+			unsigned ordinal = 0;
+			const struct capture_queue *qs = c->queues.data;
+			for (size_t i = 0; i < c->queues.len; i++)
+				if (qs[i].gpu == q.gpu && strcmp(queue_type_name(qs[i].flags), type) == 0)
+					ordinal++;
+			snprintf(q.name, sizeof(q.name), "%s %u", type, ordinal);
+			struct capture_queue *slot = vec_push(&c->queues, sizeof(*slot));
+			if (!slot)
+				return cur_fail(k, "out of memory");
+			*slot = q;
+			break;
+		}
+		case 0x04: {
+			struct raw_calibration s;
+			if (!parse_calibration(k, c, &s))
+				return false;
+			/* Keep the most recent samples of each GPU. */
+			struct raw_calibration *all = c->setup_samples.data;
+			size_t n = 0, oldest = SIZE_MAX;
+			for (size_t i = 0; i < c->setup_samples.len; i++)
+				if (all[i].gpu == s.gpu && (n++, oldest == SIZE_MAX))
+					oldest = i;
+			if (n >= MAX_SETUP_SAMPLES) {
+				memmove(all + oldest, all + oldest + 1,
+					(c->setup_samples.len - oldest - 1) * sizeof(*all));
+				c->setup_samples.len--;
+			}
+			struct raw_calibration *slot = vec_push(&c->setup_samples, sizeof(*slot));
+			if (!slot)
+				return cur_fail(k, "out of memory");
+			*slot = s;
+			((struct capture_gpu *)c->gpus.data)[s.gpu].calibration_samples++;
+			break;
+		}
+		default:
+			k->p--;
+			return cur_fail(k, "record not allowed in a setup chunk");
+		}
+	}
+	return true;
+}
+
+/* Reads one frame of the loaded frames chunk into c->raw. */
+static bool parse_frame(capture *c, struct cursor *k)
+{
+	struct chunk_state *cs = &c->cs;
+	struct raw_frame *raw = &c->raw;
+	const struct capture_queue *queues = c->queues.data;
+	uint32_t queue_count = (uint32_t)c->queues.len;
+	uint32_t depth[MAX_QUEUES];
+	int current = -1;
+	bool in_submit = false;
+	unsigned tag;
+	uint64_t d;
+
+	raw->items.len = raw->submits.len = raw->ops.len = 0;
+	raw->host_signals.len = raw->calibrations.len = raw->readies.len = 0;
+	raw->counts.len = 0;
+	memset(depth, 0, sizeof(depth[0]) * queue_count);
+
+	if (!get_u8(k, &tag))
+		return false;
+	if (tag != 0x10) {
+		k->p--;
+		return cur_fail(k, "a frame must start with FRAME_BEGIN");
+	}
+	if (!get_varint(k, &d))
+		return false;
+	if (cs->frames_done == 0) {
+		raw->number = d;
+	} else {
+		if (d >= UINT64_MAX - cs->prev_frame)
+			return cur_fail(k, "frame number out of range");
+		raw->number = cs->prev_frame + 1 + d;
+	}
+	if (!get_cpu(k, &cs->cpu_cursor, &raw->cpu_begin_ns))
+		return false;
+
+#define NEED_QUEUE()                                                              \
+	do {                                                                      \
+		if (current < 0)                                                  \
+			return cur_fail(k, "scope record with no current queue"); \
+	} while (0)
+#define NEED_TICKS()                                                                  \
+	do {                                                                          \
+		if (!in_submit)                                                       \
+			return cur_fail(k, "timestamp outside a submission");         \
+		if (queues[current].timestamp_valid_bits == 0)                        \
+			return cur_fail(k, "timestamp on a queue without timestamps"); \
+	} while (0)
+
+	for (;;) {
+		const unsigned char *record = k->p;
+		if (!get_u8(k, &tag))
+			return false;
+		struct item *it;
+		switch (tag) {
+		case 0x01:
+			if (!parse_string(k, cs))
+				return false;
+			break;
+		case 0x04: {
+			struct raw_calibration s;
+			if (in_submit)
+				return cur_fail(k, "calibration inside a submission");
+			if (!parse_calibration(k, c, &s))
+				return false;
+			struct raw_calibration *slot = vec_push(&raw->calibrations, sizeof(*slot));
+			if (!slot)
+				return cur_fail(k, "out of memory");
+			*slot = s;
+			break;
+		}
+		case 0x11: {
+			uint64_t flags;
+			uint32_t dropped;
+			if (in_submit)
+				return cur_fail(k, "frame ends inside a submission");
+			if (!get_cpu(k, &cs->cpu_cursor, &raw->cpu_end_ns) ||
+			    !get_varint(k, &flags) ||
+			    !get_u32(k, &dropped, UINT32_MAX, "dropped scope count out of range"))
+				return false;
+			if (raw->cpu_end_ns < raw->cpu_begin_ns)
+				return cur_fail(k, "frame ends before it begins");
+			if (flags & ~(uint64_t)0xF)
+				return cur_fail(k, "unknown frame flags");
+			raw->flags = (uint32_t)flags;
+			raw->dropped_scopes = dropped;
+			cs->prev_frame = raw->number;
+			cs->frames_done++;
+			raw->names = cs->names.data;
+			raw->name_lens = cs->name_lens.data;
+			return true;
+		}
+		case 0x12: {
+			uint32_t q;
+			if (in_submit)
+				return cur_fail(k, "QUEUE_READY inside a submission");
+			if (!get_u32(k, &q, queue_count ? queue_count - 1 : 0, "unknown queue") ||
+			    (queue_count == 0 && !cur_fail(k, "unknown queue")))
+				return false;
+			if (queues[q].timestamp_valid_bits == 0)
+				return cur_fail(k, "timestamp on a queue without timestamps");
+			struct raw_ready *r = vec_push(&raw->readies, sizeof(*r));
+			if (!r)
+				return cur_fail(k, "out of memory");
+			r->queue = q;
+			if (!get_ticks(k, &cs->tick_base[q], queues[q].timestamp_valid_bits, &r->ticks))
+				return false;
+			break;
+		}
+		case 0x13:
+		case 0x14: {
+			uint32_t q;
+			if (in_submit)
+				return cur_fail(k, "submissions do not nest");
+			if (!get_u32(k, &q, queue_count ? queue_count - 1 : 0, "unknown queue") ||
+			    (queue_count == 0 && !cur_fail(k, "unknown queue")))
+				return false;
+			struct raw_submit *s = vec_push(&raw->submits, sizeof(*s));
+			it = s ? vec_push(&raw->items, sizeof(*it)) : NULL;
+			if (!it)
+				return cur_fail(k, "out of memory");
+			memset(it, 0, sizeof(*it));
+			memset(s, 0, sizeof(*s));
+			it->type = ITEM_SUBMIT;
+			it->queue = q;
+			it->a = (uint32_t)(raw->submits.len - 1);
+			current = (int)q;
+			in_submit = true;
+			if (!get_cpu(k, &cs->cpu_cursor, &s->cpu_ns))
+				return false;
+			if (tag == 0x13) {
+				uint64_t t;
+				NEED_TICKS();
+				if (!get_ticks(k, &cs->tick_base[q], queues[q].timestamp_valid_bits, &t))
+					return false;
+				it->flags = ITEM_HAS_T1;
+				it->t1 = (int64_t)t;
+			}
+			s->first_op = (uint32_t)raw->ops.len;
+			for (int pass = 0; pass < 2; pass++) {
+				uint32_t n;
+				if (!get_u32(k, &n, MAX_SEMAPHORE_OPS, "more than 1024 semaphore operations"))
+					return false;
+				if (pass == 0)
+					s->wait_count = n;
+				else
+					s->signal_count = n;
+				for (uint32_t i = 0; i < n; i++) {
+					struct raw_op *op = vec_push(&raw->ops, sizeof(*op));
+					if (!op)
+						return cur_fail(k, "out of memory");
+					if (!get_u32(k, &op->semaphore, UINT32_MAX, "semaphore id out of range") ||
+					    !get_varint(k, &op->value))
+						return false;
+				}
+			}
+			break;
+		}
+		case 0x15:
+		case 0x16:
+			if (!in_submit)
+				return cur_fail(k, "SUBMIT_END outside a submission");
+			if (!(it = vec_push(&raw->items, sizeof(*it))))
+				return cur_fail(k, "out of memory");
+			memset(it, 0, sizeof(*it));
+			it->type = ITEM_SUBMIT_END;
+			it->queue = (uint32_t)current;
+			if (tag == 0x15) {
+				uint64_t t;
+				NEED_TICKS();
+				if (!get_ticks(k, &cs->tick_base[current],
+					       queues[current].timestamp_valid_bits, &t))
+					return false;
+				it->flags = ITEM_HAS_T1;
+				it->t1 = (int64_t)t;
+			}
+			in_submit = false;
+			break;
+		case 0x17: {
+			if (in_submit)
+				return cur_fail(k, "HOST_SIGNAL inside a submission");
+			struct raw_host_signal *h = vec_push(&raw->host_signals, sizeof(*h));
+			if (!h)
+				return cur_fail(k, "out of memory");
+			if (!get_u32(k, &h->semaphore, UINT32_MAX, "semaphore id out of range") ||
+			    !get_varint(k, &h->value) || !get_cpu(k, &cs->cpu_cursor, &h->cpu_ns))
+				return false;
+			break;
+		}
+		case 0x18: {
+			uint32_t q;
+			if (in_submit)
+				return cur_fail(k, "SELECT_QUEUE inside a submission");
+			if (!get_u32(k, &q, queue_count ? queue_count - 1 : 0, "unknown queue") ||
+			    (queue_count == 0 && !cur_fail(k, "unknown queue")))
+				return false;
+			current = (int)q;
+			break;
+		}
+		case 0x20: case 0x21: case 0x22: case 0x23:
+		case 0x24: case 0x25: case 0x26: case 0x27:
+		case 0x28: case 0x29: {
+			bool ticks = tag <= 0x23 || tag == 0x28;
+			uint32_t kind = CRUMBS_EVENT_SCOPE, name;
+			NEED_QUEUE();
+			if (tag >= 0x28 &&
+			    (!get_u32(k, &kind, UINT32_MAX, "") ||
+			     (kind != CRUMBS_EVENT_RENDER_PASS && kind != CRUMBS_EVENT_OTHER &&
+			      !cur_fail(k, "an event that contains others must be a render pass or other"))))
+				return false;
+			if (!get_string_id(k, cs, &name))
+				return false;
+			if (!(it = vec_push(&raw->items, sizeof(*it))))
+				return cur_fail(k, "out of memory");
+			memset(it, 0, sizeof(*it));
+			it->type = ITEM_BEGIN;
+			it->kind = (uint8_t)kind;
+			it->level = tag < 0x28 ? (uint8_t)((tag - 0x20) & 3) : CRUMBS_DETAIL_MAX;
+			it->queue = (uint32_t)current;
+			it->a = name;
+			if (ticks) {
+				uint64_t t;
+				NEED_TICKS();
+				if (!get_ticks(k, &cs->tick_base[current],
+					       queues[current].timestamp_valid_bits, &t))
+					return false;
+				it->flags = ITEM_HAS_T1;
+				it->t1 = (int64_t)t;
+			}
+			if (++depth[current] > MAX_DEPTH)
+				return cur_fail(k, "scopes nested deeper than 255");
+			break;
+		}
+		case 0x30:
+		case 0x31:
+			NEED_QUEUE();
+			if (!(it = vec_push(&raw->items, sizeof(*it))))
+				return cur_fail(k, "out of memory");
+			memset(it, 0, sizeof(*it));
+			it->type = ITEM_END;
+			it->queue = (uint32_t)current;
+			if (tag == 0x30) {
+				uint64_t t;
+				NEED_TICKS();
+				if (!get_ticks(k, &cs->tick_base[current],
+					       queues[current].timestamp_valid_bits, &t))
+					return false;
+				it->flags = ITEM_HAS_T1;
+				it->t1 = (int64_t)t;
+			}
+			if (depth[current])
+				depth[current]--;
+			break;
+		case 0x38:
+		case 0x39: {
+			uint32_t kind, name;
+			unsigned mask;
+			uint64_t v[4] = { 0 };
+			NEED_QUEUE();
+			if (!get_u32(k, &kind, UINT32_MAX, "") ||
+			    ((kind < CRUMBS_EVENT_DRAW || kind > CRUMBS_EVENT_OTHER) &&
+			     !cur_fail(k, "unknown leaf kind")) ||
+			    !get_string_id(k, cs, &name) || !get_u8(k, &mask))
+				return false;
+			if ((mask & 0xF) & (mask >> 4))
+				return cur_fail(k, "a count both present and unknown");
+			for (int i = 0; i < 4; i++)
+				if ((mask & (1u << i)) && !get_varint(k, &v[i]))
+					return false;
+			struct counts *cn = vec_push(&raw->counts, sizeof(*cn));
+			it = cn ? vec_push(&raw->items, sizeof(*it)) : NULL;
+			if (!it)
+				return cur_fail(k, "out of memory");
+			*cn = (struct counts){ v[0], v[1], v[2], v[3], mask >> 4 };
+			memset(it, 0, sizeof(*it));
+			it->type = ITEM_LEAF;
+			it->kind = (uint8_t)kind;
+			it->level = CRUMBS_DETAIL_MAX;
+			it->queue = (uint32_t)current;
+			it->a = name;
+			it->b = (uint32_t)(raw->counts.len - 1);
+			if (tag == 0x38) {
+				uint64_t t1, t2;
+				NEED_TICKS();
+				unsigned bits = queues[current].timestamp_valid_bits;
+				if (!get_ticks(k, &cs->tick_base[current], bits, &t1) ||
+				    !get_ticks(k, &cs->tick_base[current], bits, &t2))
+					return false;
+				it->flags = ITEM_HAS_T1 | ITEM_HAS_T2;
+				it->t1 = (int64_t)t1;
+				it->t2 = (int64_t)t2;
+			}
+			if (depth[current] >= MAX_DEPTH)
+				return cur_fail(k, "scopes nested deeper than 255");
+			break;
+		}
+		default:
+			k->p = record;
+			return cur_fail(k, "unknown record tag");
+		}
+	}
+#undef NEED_QUEUE
+#undef NEED_TICKS
+}
+
+/* ------------------------------------------------------------------------ */
+/* Chunks                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Checks a chunk header at off; fills ref. `have` is how many of its 48
+ * bytes the file holds. */
+static enum crumbs_result check_chunk_header(const unsigned char *h, size_t have,
+					     uint64_t off, struct chunk_ref *ref,
+					     uint32_t *compressed, uint32_t *content,
+					     uint32_t *body_crc, struct analyze_error *err)
+{
+	if (have < CHUNK_HEADER_BYTES)
+		return truncated(err, off + have);
+	if (rd32(h) != SKIPPABLE_CHUNK || rd32(h + 4) != 40)
+		return corrupt(err, off, "expected a chunk header");
+	const unsigned char *p = h + 8;
+	if (crumbs_crc32c(0, p, 36) != rd32(p + 36))
+		return corrupt(err, off, "chunk header checksum mismatch");
+	ref->offset = off;
+	ref->type = p[0];
+	ref->frames = rd32(p + 12);
+	ref->first = rd64(p + 16);
+	ref->last = rd64(p + 24);
+	ref->partial = 0;
+	*compressed = rd32(p + 4);
+	*content = rd32(p + 8);
+	*body_crc = rd32(p + 32);
+	if (p[1] | p[2] | p[3])
+		return corrupt(err, off, "reserved chunk header bytes are not zero");
+	if (*compressed == 0 || *content == 0 || *content > MAX_CHUNK_BYTES)
+		return corrupt(err, off, "chunk sizes out of range");
+	if (ref->type == CHUNK_SETUP) {
+		if (ref->frames || ref->first || ref->last)
+			return corrupt(err, off, "a setup chunk holds no frames");
+	} else if (ref->type == CHUNK_FRAMES) {
+		if (ref->frames == 0 || ref->first > ref->last ||
+		    ref->last - ref->first < ref->frames - 1)
+			return corrupt(err, off, "frame numbers of the chunk are inconsistent");
+	} else {
+		return corrupt(err, off, "unknown chunk type %u", ref->type);
+	}
+	return CRUMBS_OK;
+}
+
+/* Frame numbers increase strictly through the file. */
+static bool follows(const struct vec *chunks, const struct chunk_ref *ref)
+{
+	if (ref->type != CHUNK_FRAMES)
+		return true;
+	const struct chunk_ref *all = chunks->data;
+	for (size_t i = chunks->len; i-- > 0;)
+		if (all[i].type == CHUNK_FRAMES)
+			return ref->first > all[i].last;
+	return true;
+}
+
+static enum crumbs_result add_chunk(capture *c, const struct chunk_ref *ref,
+				    struct analyze_error *err)
+{
+	struct chunk_ref *slot = vec_push(&c->chunks, sizeof(*slot));
+	size_t *fc = NULL;
+	if (!slot || (ref->type == CHUNK_FRAMES && !(fc = vec_push(&c->frame_chunks, sizeof(*fc)))))
+		return out_of_memory(err);
+	*slot = *ref;
+	if (fc)
+		*fc = c->chunks.len - 1;
+	if (ref->type == CHUNK_FRAMES) {
+		if (c->meta.frame_count == 0)
+			c->meta.first_frame = ref->first;
+		c->meta.last_frame = ref->last;
+		c->meta.frame_count += ref->frames;
+	}
+	c->meta.chunk_count = c->chunks.len;
+	return CRUMBS_OK;
+}
+
+/* Finds the chunks by their headers, front to back. Stops at the first
+ * damage, which it records: a file without an index was cut. */
+static enum crumbs_result walk_chunks(capture *c, uint64_t off, struct analyze_error *err)
+{
+	unsigned char h[CHUNK_HEADER_BYTES];
+	struct analyze_error e = { 0 };
+
+	for (;;) {
+		if (off == c->size) {
+			truncated(&e, off);
+			break;
+		}
+		ssize_t n = read_at(c, off, h, sizeof(h));
+		if (n < 0)
+			return io_error(err, off);
+		if (n >= 8 && rd32(h) == SKIPPABLE_INDEX) {
+			/* An index whose trailer did not check out: the end
+			 * of the file is cut or damaged. */
+			if (c->damage.code == CRUMBS_OK)
+				truncated(&e, c->size);
+			break;
+		}
+		struct chunk_ref ref;
+		uint32_t csize, usize, crc;
+		if (check_chunk_header(h, (size_t)n, off, &ref, &csize, &usize, &crc, &e) != CRUMBS_OK)
+			break;
+		if (!follows(&c->chunks, &ref)) {
+			corrupt(&e, off, "frame numbers do not increase");
+			break;
+		}
+		uint64_t end = off + CHUNK_HEADER_BYTES + csize;
+		if (end > c->size) {
+			ref.partial = 1;
+			if (add_chunk(c, &ref, err) != CRUMBS_OK)
+				return err->code;
+			truncated(&e, c->size);
+			off = c->size;
+			break;
+		}
+		if (add_chunk(c, &ref, err) != CRUMBS_OK)
+			return err->code;
+		off = end;
+	}
+	c->chunks_end = off;
+	if (e.code != CRUMBS_OK)
+		note_damage(c, &e);
+	return CRUMBS_OK;
+}
+
+/* Reads the index at the end of the file. Returns false (with the damage
+ * noted when there was an index to find) if it cannot be used. */
+static bool read_index(capture *c, uint64_t chunks_start)
+{
+	unsigned char t[INDEX_TRAILER_BYTES];
+	struct analyze_error e = { 0 };
+	uint64_t tail = c->size - INDEX_TRAILER_BYTES;
+
+	if (c->size < chunks_start + 8 + INDEX_TRAILER_BYTES)
+		return false;
+	if (read_at(c, tail, t, sizeof(t)) != (ssize_t)sizeof(t) || memcmp(t + 12, "CRIX", 4) != 0)
+		return false;
+	uint64_t entries = rd32(t);
+	uint64_t total = rd32(t + 8);
+	if (total != 8 + entries * INDEX_ENTRY_BYTES + INDEX_TRAILER_BYTES ||
+	    total > c->size - chunks_start) {
+		corrupt(&e, tail, "index trailer sizes are inconsistent");
+		note_damage(c, &e);
+		return false;
+	}
+	uint64_t at = c->size - total;
+	size_t body = (size_t)(total - 8);
+	unsigned char *p = malloc(body + 8);
+	if (!p)
+		return false;
+	bool ok = false;
+	if (read_at(c, at, p, body + 8) != (ssize_t)(body + 8)) {
+		io_error(&e, at);
+		goto out;
+	}
+	if (rd32(p) != SKIPPABLE_INDEX || rd32(p + 4) != body) {
+		corrupt(&e, at, "expected the index");
+		goto out;
+	}
+	if (crumbs_crc32c(0, p + 8, entries * INDEX_ENTRY_BYTES + 4) != rd32(p + 8 + body - 12)) {
+		corrupt(&e, at, "index checksum mismatch");
+		goto out;
+	}
+	uint64_t prev = 0;
+	for (uint64_t i = 0; i < entries; i++) {
+		const unsigned char *q = p + 8 + i * INDEX_ENTRY_BYTES;
+		struct chunk_ref ref = { rd64(q), rd64(q + 8), rd64(q + 16), rd32(q + 24), q[28], 0 };
+		bool sane = (q[29] | q[30] | q[31]) == 0 &&
+			    ref.offset == (i == 0 ? chunks_start : ref.offset) &&
+			    (i == 0 || ref.offset > prev) &&
+			    ref.offset <= at - CHUNK_HEADER_BYTES - 1 && ref.offset < at;
+		if (ref.type == CHUNK_SETUP)
+			sane = sane && !ref.frames && !ref.first && !ref.last;
+		else if (ref.type == CHUNK_FRAMES)
+			sane = sane && ref.frames && ref.first <= ref.last &&
+			       ref.last - ref.first >= ref.frames - 1 && follows(&c->chunks, &ref);
+		else
+			sane = false;
+		if (!sane) {
+			corrupt(&e, at, "index entry %llu is inconsistent", (unsigned long long)i);
+			goto out;
+		}
+		if (add_chunk(c, &ref, &e) != CRUMBS_OK)
+			goto out;
+		prev = ref.offset;
+	}
+	if (entries == 0 && at != chunks_start) {
+		corrupt(&e, at, "index lists no chunks");
+		goto out;
+	}
+	c->chunks_end = at;
+	c->meta.has_index = true;
+	ok = true;
+out:
+	free(p);
+	if (!ok) {
+		c->chunks.len = c->frame_chunks.len = 0;
+		c->meta.frame_count = c->meta.first_frame = c->meta.last_frame = 0;
+		c->meta.chunk_count = 0;
+		if (e.code != CRUMBS_OK)
+			note_damage(c, &e);
+	}
+	return ok;
+}
+
+/* A zstd frame (RFC 8878) whose descriptor sets the content checksum and
+ * nothing a decoder would ignore: no dictionary, unused and reserved bits
+ * zero. Checked by hand because zstd's own header parser is not part of its
+ * stable interface. */
+static bool zstd_frame_as_specified(const unsigned char *p, size_t size)
+{
+	if (size < 6 || rd32(p) != 0xFD2FB528u)
+		return false;
+	unsigned descriptor = p[4];
+	return (descriptor & 0x04) && !(descriptor & 0x18) && !(descriptor & 0x03);
+}
+
+/* Loads chunk i: reads, checks and decompresses it. */
+static enum crumbs_result load_chunk(capture *c, size_t i, struct analyze_error *err)
+{
+	const struct chunk_ref *ref = (const struct chunk_ref *)c->chunks.data + i;
+	unsigned char h[CHUNK_HEADER_BYTES];
+	struct chunk_ref got;
+	uint32_t csize, usize, crc;
+	ssize_t n;
+
+	c->loaded = false;
+	if ((n = read_at(c, ref->offset, h, sizeof(h))) < 0)
+		return io_error(err, ref->offset);
+	if (check_chunk_header(h, (size_t)n, ref->offset, &got, &csize, &usize, &crc, err) != CRUMBS_OK)
+		return err->code;
+	if (got.type != ref->type || got.frames != ref->frames || got.first != ref->first ||
+	    got.last != ref->last)
+		return corrupt(err, ref->offset, "chunk header disagrees with the index");
+
+	uint64_t body = ref->offset + CHUNK_HEADER_BYTES;
+	uint64_t end = i + 1 < c->chunks.len ? ((const struct chunk_ref *)c->chunks.data)[i + 1].offset
+					     : c->chunks_end;
+	if (!ref->partial && body + csize != end)
+		return corrupt(err, body + csize < end ? body + csize : ref->offset,
+			       "chunk does not end where the next begins");
+	if (!buffer_reserve(&c->compressed, csize) || !buffer_reserve(&c->content, usize))
+		return out_of_memory(err);
+	if ((n = read_at(c, body, c->compressed.data, csize)) < 0)
+		return io_error(err, body);
+	size_t have = (size_t)n;
+	size_t produced;
+
+	if (!ref->partial) {
+		if (have != csize)
+			return truncated(err, body + have);
+		if (crumbs_crc32c(0, c->compressed.data, csize) != crc)
+			return corrupt(err, body, "chunk checksum mismatch");
+		if (!zstd_frame_as_specified(c->compressed.data, csize) ||
+		    ZSTD_getFrameContentSize(c->compressed.data, csize) != usize)
+			return corrupt(err, body, "chunk body is not the zstd frame its header describes");
+		if (ZSTD_findFrameCompressedSize(c->compressed.data, csize) != csize)
+			return corrupt(err, body, "chunk body is not one zstd frame of its size");
+		produced = ZSTD_decompressDCtx(c->dctx, c->content.data, usize,
+					       c->compressed.data, csize);
+		if (ZSTD_isError(produced) || produced != usize)
+			return corrupt(err, body, "chunk does not decompress: %s",
+				       ZSTD_isError(produced) ? ZSTD_getErrorName(produced) : "wrong size");
+	} else {
+		/* The file ends inside this body: take what its complete
+		 * blocks give; its frames that decoded whole are usable. */
+		ZSTD_inBuffer in = { c->compressed.data, have, 0 };
+		ZSTD_outBuffer out = { c->content.data, usize, 0 };
+		ZSTD_DCtx_reset(c->dctx, ZSTD_reset_session_only);
+		while (in.pos < in.size && out.pos < out.size) {
+			size_t r = ZSTD_decompressStream(c->dctx, &out, &in);
+			if (ZSTD_isError(r))
+				return corrupt(err, body, "chunk does not decompress: %s",
+					       ZSTD_getErrorName(r));
+			if (r == 0)
+				break;
+		}
+		produced = out.pos;
+	}
+
+	struct chunk_state *cs = &c->cs;
+	cs->data = c->content.data;
+	cs->len = produced;
+	cs->pos = 0;
+	cs->body_offset = body;
+	cs->index = i;
+	cs->frames_done = 0;
+	cs->prev_frame = 0;
+	cs->cpu_cursor = 0;
+	memset(cs->tick_base, 0, sizeof(cs->tick_base));
+	cs->names.len = cs->name_lens.len = 0;
+	c->raw_bytes += produced;
+	c->loaded = true;
+	return CRUMBS_OK;
+}
+
+static enum crumbs_result cursor_error(capture *c, const struct cursor *k,
+				       struct analyze_error *err)
+{
+	const struct chunk_ref *ref = (const struct chunk_ref *)c->chunks.data + c->cs.index;
+	if (k->ran_out && ref->partial)
+		return truncated(err, c->size);
+	if (strcmp(k->fail, "out of memory") == 0)
+		return out_of_memory(err);
+	return corrupt(err, c->cs.body_offset, "%s, at offset %zu of the chunk's content",
+		       k->fail, (size_t)(k->p - k->start));
+}
+
+static void cursor_init(capture *c, struct cursor *k)
+{
+	k->start = c->cs.data;
+	k->p = c->cs.data + c->cs.pos;
+	k->end = c->cs.data + c->cs.len;
+	k->body_offset = c->cs.body_offset;
+	k->fail = NULL;
+	k->ran_out = false;
+}
+
+/* Applies setup chunk i (loading it). */
+static enum crumbs_result apply_setup(capture *c, size_t i, struct analyze_error *err)
+{
+	struct cursor k;
+	enum crumbs_result r = load_chunk(c, i, err);
+	if (r != CRUMBS_OK)
+		return r;
+	cursor_init(c, &k);
+	bool ok = parse_setup(c, &k, &c->cs);
+	refresh_meta(c);
+	c->loaded = false; /* nothing of it is read as frames */
+	if (!ok)
+		return cursor_error(c, &k, err);
+	const struct chunk_ref *ref = (const struct chunk_ref *)c->chunks.data + i;
+	if (ref->partial)
+		return truncated(err, c->size);
+	return CRUMBS_OK;
+}
+
+/* Applies every setup chunk before chunk i that is not applied yet. */
+static enum crumbs_result setup_before(capture *c, size_t i, struct analyze_error *err)
+{
+	const struct chunk_ref *all = c->chunks.data;
+	if (c->setup_applied > i)
+		reset_setup(c);
+	for (; c->setup_applied < i; c->setup_applied++) {
+		if (all[c->setup_applied].type != CHUNK_SETUP)
+			continue;
+		enum crumbs_result r = apply_setup(c, c->setup_applied, err);
+		if (r != CRUMBS_OK)
+			return r;
+	}
+	return CRUMBS_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Open                                                                     */
+/* ------------------------------------------------------------------------ */
+
+static enum crumbs_result open_common(capture *c, struct analyze_error *err)
+{
+	unsigned char h[8 + HEADER_MAX];
+	ssize_t n = read_at(c, 0, h, sizeof(h));
+	static const unsigned char signature[8] = { 'C', 'R', 'U', 'M', 'B', 'S', 0x1A, 0x0A };
+
+	if (n < 0)
+		return io_error(err, 0);
+	/* A prefix of a header is a cut capture; anything else is not one. */
+	static const unsigned char magic[4] = { 0x50, 0x2A, 0x4D, 0x18 };
+	if ((size_t)n < 16) {
+		size_t cmp = (size_t)n < 4 ? (size_t)n : 4;
+		bool prefix = memcmp(h, magic, cmp) == 0 &&
+			      ((size_t)n <= 8 || memcmp(h + 8, signature, (size_t)n - 8) == 0);
+		if (n == 0 || prefix)
+			return truncated(err, (uint64_t)n);
+		return set_error(err, CRUMBS_ERROR_NOT_CAPTURE, 0, "not a crumbs capture");
+	}
+	if (rd32(h) != SKIPPABLE_HEADER || memcmp(h + 8, signature, 8) != 0)
+		return set_error(err, CRUMBS_ERROR_NOT_CAPTURE, 0, "not a crumbs capture");
+	uint32_t size = rd32(h + 4);
+	if (size < HEADER_MIN || size > HEADER_MAX)
+		return corrupt(err, 0, "header size out of range");
+	if ((size_t)n < 8 + size)
+		return truncated(err, (uint64_t)n);
+	const unsigned char *p = h + 8;
+	uint32_t plen = rd16(p + 24);
+	if (plen != size - HEADER_MIN)
+		return corrupt(err, 0, "header sizes are inconsistent");
+	if (crumbs_crc32c(0, p, 26 + plen) != rd32(p + 26 + plen))
+		return corrupt(err, 0, "header checksum mismatch");
+	c->meta.version_major = rd16(p + 8);
+	c->meta.version_minor = rd16(p + 10);
+	if (c->meta.version_major != CRUMBS_FORMAT_MAJOR ||
+	    c->meta.version_minor > CRUMBS_FORMAT_MINOR)
+		return set_error(err, CRUMBS_ERROR_VERSION, 8,
+				 "unsupported version %u.%u (this crumbs reads %u.%u)",
+				 c->meta.version_major, c->meta.version_minor,
+				 CRUMBS_FORMAT_MAJOR, CRUMBS_FORMAT_MINOR);
+	if (rd32(p + 12) != 0)
+		return corrupt(err, 0, "unknown header flags");
+	for (size_t i = 0; i < plen;) {
+		size_t len = crumbs_utf8_sequence(p + 26 + i, plen - i);
+		if (!len)
+			return corrupt(err, 0, "producer is not valid UTF-8");
+		i += len;
+	}
+	c->meta.producer = copy_name(c, p + 26, plen);
+	if (!c->meta.producer)
+		return out_of_memory(err);
+	c->meta.created_unix_s = rd64(p + 16);
+	c->meta.file_bytes = c->size;
+
+	c->dctx = ZSTD_createDCtx();
+	if (!c->dctx)
+		return out_of_memory(err);
+	uint64_t chunks_start = 8 + size;
+	if (!read_index(c, chunks_start)) {
+		enum crumbs_result r = walk_chunks(c, chunks_start, err);
+		if (r != CRUMBS_OK)
+			return r;
+	}
+	refresh_meta(c);
+	return CRUMBS_OK;
+}
+
+static enum crumbs_result open_finish(capture *c, capture **out, struct analyze_error *err)
+{
+	enum crumbs_result r = open_common(c, err);
+	if (r != CRUMBS_OK) {
+		capture_free(c);
+		return r;
+	}
+	*out = c;
+	return CRUMBS_OK;
+}
+
+enum crumbs_result capture_open_file(const char *path, capture **out,
+				     struct analyze_error *err)
+{
+	struct stat st;
+	capture *c;
+
+	*out = NULL;
+	memset(err, 0, sizeof(*err));
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return out_of_memory(err);
+	c->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (c->fd < 0 || fstat(c->fd, &st) != 0) {
+		enum crumbs_result r = set_error(err, CRUMBS_ERROR_IO, 0, "%s", strerror(errno));
+		capture_free(c);
+		return r;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		capture_free(c);
+		return set_error(err, CRUMBS_ERROR_IO, 0, "is a directory");
+	}
+	c->size = (uint64_t)st.st_size;
+	return open_finish(c, out, err);
+}
+
+enum crumbs_result capture_open_memory(const void *data, size_t size, capture **out,
+				       struct analyze_error *err)
+{
+	capture *c;
+
+	*out = NULL;
+	memset(err, 0, sizeof(*err));
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return out_of_memory(err);
+	c->fd = -1;
+	c->mem = data ? data : (const unsigned char *)"";
+	c->size = data ? size : 0;
+	return open_finish(c, out, err);
+}
+
+void capture_free(capture *c)
+{
+	if (!c)
+		return;
+	if (c->fd >= 0)
+		close(c->fd);
+	ZSTD_freeDCtx(c->dctx);
+	free(c->compressed.data);
+	free(c->content.data);
+	arena_release(&c->arena);
+	arena_release(&c->frame_arena);
+	vec_release(&c->gpus);
+	vec_release(&c->queues);
+	vec_release(&c->setup_samples);
+	vec_release(&c->chunks);
+	vec_release(&c->frame_chunks);
+	vec_release(&c->cs.names);
+	vec_release(&c->cs.name_lens);
+	struct raw_frame *r = &c->raw;
+	vec_release(&r->items);
+	vec_release(&r->submits);
+	vec_release(&r->ops);
+	vec_release(&r->host_signals);
+	vec_release(&r->calibrations);
+	vec_release(&r->readies);
+	vec_release(&r->counts);
+	free(c);
+}
+
+const struct capture_meta *capture_meta(const capture *c)
+{
+	return &c->meta;
+}
+
+const struct analyze_error *capture_damage(const capture *c)
+{
+	return &c->damage;
+}
+
+uint64_t capture_raw_bytes(const capture *c)
+{
+	return c->raw_bytes;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Frames                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static enum crumbs_result stop(capture *c, struct analyze_error *err)
+{
+	c->stopped = true;
+	c->stop = *err;
+	if (err->code == CRUMBS_ERROR_TRUNCATED || err->code == CRUMBS_ERROR_CORRUPT)
+		note_damage(c, err);
+	return err->code;
+}
+
+/* Decodes the next frame into c->raw. Returns CRUMBS_OK with *got false at
+ * the end of the capture. */
+static enum crumbs_result next_raw(capture *c, bool *got, struct analyze_error *err)
+{
+	*got = false;
+	if (c->stopped) {
+		*err = c->stop;
+		return err->code;
+	}
+	for (;;) {
+		if (c->loaded) {
+			const struct chunk_ref *ref = (const struct chunk_ref *)c->chunks.data + c->cs.index;
+			if (c->cs.pos < c->cs.len) {
+				struct cursor k;
+				cursor_init(c, &k);
+				if (!parse_frame(c, &k)) {
+					cursor_error(c, &k, err);
+					return stop(c, err);
+				}
+				c->cs.pos = (size_t)(k.p - k.start);
+				if (c->cs.frames_done > ref->frames ||
+				    (c->cs.frames_done == 1 && c->raw.number != ref->first) ||
+				    c->raw.number > ref->last) {
+					corrupt(err, c->cs.body_offset,
+						"frame %llu is not in the range its chunk header gives",
+						(unsigned long long)c->raw.number);
+					return stop(c, err);
+				}
+				*got = true;
+				return CRUMBS_OK;
+			}
+			if (ref->partial) {
+				truncated(err, c->size);
+				return stop(c, err);
+			}
+			if (c->cs.frames_done != ref->frames || c->raw.number != ref->last) {
+				corrupt(err, c->cs.body_offset,
+					"chunk holds %u frames, its header says %u",
+					c->cs.frames_done, ref->frames);
+				return stop(c, err);
+			}
+			c->loaded = false;
+		}
+		if (c->next_chunk >= c->chunks.len) {
+			if (c->damage.code != CRUMBS_OK) {
+				*err = c->damage;
+				return stop(c, err);
+			}
+			return CRUMBS_OK;
+		}
+		size_t i = c->next_chunk++;
+		const struct chunk_ref *ref = (const struct chunk_ref *)c->chunks.data + i;
+		enum crumbs_result r = setup_before(c, i, err);
+		if (r != CRUMBS_OK)
+			return stop(c, err);
+		if (ref->type == CHUNK_SETUP) {
+			if ((r = apply_setup(c, i, err)) != CRUMBS_OK)
+				return stop(c, err);
+			c->setup_applied = i + 1;
+			continue;
+		}
+		if ((r = load_chunk(c, i, err)) != CRUMBS_OK)
+			return stop(c, err);
+	}
+}
+
+enum crumbs_result capture_next_frame(capture *c, const struct frame **out,
+				      struct analyze_error *err)
+{
+	struct frame *f;
+	enum crumbs_result r;
+
+	*out = NULL;
+	memset(err, 0, sizeof(*err));
+	if (!c->pending) {
+		bool got;
+		if ((r = next_raw(c, &got, err)) != CRUMBS_OK || !got)
+			return r;
+	}
+	c->pending = false;
+	arena_reset(&c->frame_arena);
+	struct model_context ctx = {
+		c->gpus.data, (uint32_t)c->gpus.len, c->queues.data, (uint32_t)c->queues.len,
+		c->setup_samples.data, (uint32_t)c->setup_samples.len,
+	};
+	if ((r = model_build(&ctx, &c->raw, &c->frame_arena, &f)) != CRUMBS_OK)
+		return out_of_memory(err);
+	*out = f;
+	return CRUMBS_OK;
+}
+
+static void restart(capture *c, size_t chunk)
+{
+	c->next_chunk = chunk;
+	c->loaded = false;
+	c->pending = false;
+	c->stopped = false;
+	memset(&c->stop, 0, sizeof(c->stop));
+}
+
+enum crumbs_result capture_rewind(capture *c, struct analyze_error *err)
+{
+	memset(err, 0, sizeof(*err));
+	reset_setup(c);
+	restart(c, 0);
+	return CRUMBS_OK;
+}
+
+static enum crumbs_result not_found(capture *c, uint64_t number, struct analyze_error *err)
+{
+	if (c->meta.frame_count == 0)
+		return set_error(err, CRUMBS_ERROR_NOT_FOUND, 0,
+				 "frame %llu is not in the capture (it holds no frames)",
+				 (unsigned long long)number);
+	return set_error(err, CRUMBS_ERROR_NOT_FOUND, 0,
+			 "frame %llu is not in the capture (it holds frames %llu to %llu)",
+			 (unsigned long long)number, (unsigned long long)c->meta.first_frame,
+			 (unsigned long long)c->meta.last_frame);
+}
+
+enum crumbs_result capture_seek_frame(capture *c, uint64_t number, struct analyze_error *err)
+{
+	const size_t *fc = c->frame_chunks.data;
+	const struct chunk_ref *all = c->chunks.data;
+	size_t lo = 0, hi = c->frame_chunks.len;
+	bool got;
+
+	memset(err, 0, sizeof(*err));
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (all[fc[mid]].last < number)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == c->frame_chunks.len || all[fc[lo]].first > number)
+		return not_found(c, number, err);
+	if (c->setup_applied > fc[lo])
+		reset_setup(c);
+	restart(c, fc[lo]);
+	for (;;) {
+		enum crumbs_result r = next_raw(c, &got, err);
+		if (r != CRUMBS_OK)
+			return r;
+		if (!got || c->raw.number > number || c->cs.index != fc[lo])
+			return not_found(c, number, err);
+		if (c->raw.number == number)
+			break;
+	}
+	c->pending = true;
+	return CRUMBS_OK;
+}
+
+enum crumbs_result capture_seek_last(capture *c, struct analyze_error *err)
+{
+	const size_t *fc = c->frame_chunks.data;
+	const struct chunk_ref *all = c->chunks.data;
+	bool got;
+
+	memset(err, 0, sizeof(*err));
+	if (c->frame_chunks.len == 0)
+		return set_error(err, CRUMBS_ERROR_NOT_FOUND, 0, "the capture holds no frames");
+	size_t last = fc[c->frame_chunks.len - 1];
+	if (!all[last].partial)
+		return capture_seek_frame(c, all[last].last, err);
+	/* A cut chunk: its last whole frame is found by decoding it. Fall back
+	 * to the chunk before when none of it decodes. */
+	for (size_t k = c->frame_chunks.len; k-- > 0;) {
+		bool any = false;
+		uint64_t number = 0;
+		if (c->setup_applied > fc[k])
+			reset_setup(c);
+		restart(c, fc[k]);
+		for (;;) {
+			enum crumbs_result r = next_raw(c, &got, err);
+			if (r != CRUMBS_OK || !got || c->cs.index != fc[k])
+				break;
+			any = true;
+			number = c->raw.number;
+		}
+		if (any)
+			return capture_seek_frame(c, number, err);
+		if (!all[fc[k]].partial)
+			break;
+	}
+	memset(err, 0, sizeof(*err));
+	return set_error(err, CRUMBS_ERROR_NOT_FOUND, 0, "no frame of the capture is intact");
+}

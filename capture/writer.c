@@ -1,0 +1,1165 @@
+/*
+ * writer.c: writes capture files as capture/FORMAT.md specifies.
+ *
+ * Records are encoded into an in-memory chunk as they come; a chunk is
+ * compressed and written once it holds enough whole frames, so memory stays
+ * bounded however long the run. Devices and queues go to setup chunks.
+ */
+#include "crumbs.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#define SKIPPABLE_HEADER 0x184D2A50u
+#define SKIPPABLE_CHUNK 0x184D2A51u
+#define SKIPPABLE_INDEX 0x184D2A52u
+
+#define CHUNK_SETUP 1
+#define CHUNK_FRAMES 2
+
+#define DEFAULT_CHUNK_BYTES (1u << 20)
+#define MAX_CHUNK_BYTES (64u << 20)
+#define MAX_PRODUCER 256
+#define MAX_STRING 4096
+#define MAX_GPUS 64
+#define MAX_QUEUES 256
+#define MAX_SEMAPHORE_OPS 1024
+#define MAX_DEPTH 255
+
+enum {
+	TAG_STRING = 0x01,
+	TAG_GPU = 0x02,
+	TAG_QUEUE = 0x03,
+	TAG_CALIBRATION = 0x04,
+	TAG_FRAME_BEGIN = 0x10,
+	TAG_FRAME_END = 0x11,
+	TAG_QUEUE_READY = 0x12,
+	TAG_SUBMIT = 0x13,
+	TAG_SUBMIT_NO_TICKS = 0x14,
+	TAG_SUBMIT_END = 0x15,
+	TAG_SUBMIT_END_NO_TICKS = 0x16,
+	TAG_HOST_SIGNAL = 0x17,
+	TAG_SELECT_QUEUE = 0x18,
+	TAG_SCOPE_BEGIN = 0x20,
+	TAG_SCOPE_BEGIN_NO_TICKS = 0x24,
+	TAG_EVENT_BEGIN = 0x28,
+	TAG_EVENT_BEGIN_NO_TICKS = 0x29,
+	TAG_SCOPE_END = 0x30,
+	TAG_SCOPE_END_NO_TICKS = 0x31,
+	TAG_LEAF = 0x38,
+	TAG_LEAF_NO_TICKS = 0x39
+};
+
+/* A growable byte buffer. */
+struct bytes {
+	unsigned char *data;
+	size_t len;
+	size_t cap;
+};
+
+/* The strings of one chunk: ids in order, found by hash. Entries point
+ * into the chunk's own buffer by offset, since the buffer moves. */
+struct string_entry {
+	size_t offset;
+	uint32_t len;
+	uint32_t hash;
+};
+
+struct strings {
+	struct string_entry *entries;
+	uint32_t count;
+	uint32_t entry_cap;
+	uint32_t *slots; /* id + 1, or 0 for empty */
+	uint32_t slot_cap;
+};
+
+/* One chunk being built. */
+struct encoder {
+	struct bytes buf;
+	struct strings strings;
+};
+
+struct writer_queue {
+	uint64_t mask;     /* 2^B - 1, or 0 without timestamps */
+	uint8_t valid_bits;
+	uint64_t base;     /* previous ticks in this chunk */
+	uint32_t depth;    /* scopes open in the current frame */
+	uint32_t skipped;  /* scopes refused beyond MAX_DEPTH, still open */
+};
+
+struct index_entry {
+	uint64_t offset;
+	uint64_t first_frame;
+	uint64_t last_frame;
+	uint32_t frame_count;
+	uint8_t type;
+};
+
+struct crumbs_writer {
+	enum crumbs_result error; /* first failure; sticky */
+
+	FILE *file;
+	char *path;
+	char *temp_path;
+	int (*write)(void *user, const void *data, size_t size);
+	void *user;
+	uint64_t offset;
+	uint64_t raw_bytes;
+
+	ZSTD_CCtx *cctx;
+	struct bytes compressed;
+	uint32_t chunk_bytes;
+	int flush_each_frame;
+
+	struct encoder setup;
+	struct encoder frames;
+	uint32_t frames_in_chunk;
+	uint64_t chunk_first_frame;
+	uint64_t chunk_last_frame;
+	uint64_t cpu_cursor;
+
+	struct index_entry *index;
+	size_t index_count;
+	size_t index_cap;
+
+	uint32_t gpu_count;
+	struct writer_queue queues[MAX_QUEUES];
+	uint32_t queue_count;
+
+	int in_frame;
+	size_t frame_start;   /* offset in frames.buf of the open frame */
+	int have_frame;       /* a frame was written before */
+	uint64_t last_frame;
+	int in_submit;
+	int current_queue;    /* -1: none */
+	uint32_t frame_skipped;
+	uint64_t frame_begin_cpu;
+
+	struct bytes scratch; /* sanitized names */
+};
+
+/* ------------------------------------------------------------------------ */
+/* Encoding                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static int bytes_reserve(struct bytes *b, size_t extra)
+{
+	if (b->cap - b->len >= extra)
+		return 0;
+	size_t cap = b->cap ? b->cap : 4096;
+	while (cap - b->len < extra) {
+		if (cap > SIZE_MAX / 2)
+			return -1;
+		cap *= 2;
+	}
+	unsigned char *data = realloc(b->data, cap);
+	if (!data)
+		return -1;
+	b->data = data;
+	b->cap = cap;
+	return 0;
+}
+
+static void bytes_release(struct bytes *b)
+{
+	free(b->data);
+	memset(b, 0, sizeof(*b));
+}
+
+/* The put_* helpers assume space was reserved; records reserve their
+ * worst case first, so one check covers a whole record. */
+static void put_u8(struct bytes *b, unsigned v)
+{
+	b->data[b->len++] = (unsigned char)v;
+}
+
+static void put_varint(struct bytes *b, uint64_t v)
+{
+	while (v >= 0x80) {
+		b->data[b->len++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	b->data[b->len++] = (unsigned char)v;
+}
+
+static void put_svarint(struct bytes *b, int64_t v)
+{
+	uint64_t u = (uint64_t)v;
+	put_varint(b, (u << 1) ^ (0 - (u >> 63)));
+}
+
+static void put_raw(struct bytes *b, const void *data, size_t size)
+{
+	memcpy(b->data + b->len, data, size);
+	b->len += size;
+}
+
+static void le16(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+}
+
+static void le32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void le64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* Worst-case sizes for reserving. */
+#define VARINT_MAX 10
+#define RECORD_MAX (1 + 16 * VARINT_MAX + 8)
+
+/* ------------------------------------------------------------------------ */
+/* Strings                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static uint32_t hash_bytes(const unsigned char *p, size_t len)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
+static void strings_reset(struct strings *s)
+{
+	s->count = 0;
+	if (s->slots)
+		memset(s->slots, 0, s->slot_cap * sizeof(*s->slots));
+}
+
+static void strings_release(struct strings *s)
+{
+	free(s->entries);
+	free(s->slots);
+	memset(s, 0, sizeof(*s));
+}
+
+static int strings_grow(struct strings *s)
+{
+	uint32_t cap = s->slot_cap ? s->slot_cap * 2 : 256;
+	uint32_t *slots = calloc(cap, sizeof(*slots));
+	if (!slots)
+		return -1;
+	for (uint32_t id = 0; id < s->count; id++) {
+		uint32_t i = s->entries[id].hash & (cap - 1);
+		while (slots[i])
+			i = (i + 1) & (cap - 1);
+		slots[i] = id + 1;
+	}
+	free(s->slots);
+	s->slots = slots;
+	s->slot_cap = cap;
+	return 0;
+}
+
+/* Returns the chunk-local id of the name, writing a STRING record the
+ * first time the chunk sees it; the name is already valid UTF-8. */
+static enum crumbs_result intern(struct encoder *e, const unsigned char *name,
+				 size_t len, uint32_t *id)
+{
+	struct strings *s = &e->strings;
+	uint32_t h = hash_bytes(name, len);
+
+	if (s->slot_cap) {
+		uint32_t i = h & (s->slot_cap - 1);
+		for (; s->slots[i]; i = (i + 1) & (s->slot_cap - 1)) {
+			const struct string_entry *en = &s->entries[s->slots[i] - 1];
+			if (en->hash == h && en->len == len &&
+			    memcmp(e->buf.data + en->offset, name, len) == 0) {
+				*id = s->slots[i] - 1;
+				return CRUMBS_OK;
+			}
+		}
+	}
+	if ((uint64_t)(s->count + 1) * 2 > s->slot_cap && strings_grow(s))
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	if (s->count == s->entry_cap) {
+		uint32_t cap = s->entry_cap ? s->entry_cap * 2 : 64;
+		struct string_entry *en = realloc(s->entries, cap * sizeof(*en));
+		if (!en)
+			return CRUMBS_ERROR_OUT_OF_MEMORY;
+		s->entries = en;
+		s->entry_cap = cap;
+	}
+	if (bytes_reserve(&e->buf, 1 + VARINT_MAX + len))
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	put_u8(&e->buf, TAG_STRING);
+	put_varint(&e->buf, len);
+	s->entries[s->count] = (struct string_entry){ e->buf.len, (uint32_t)len, h };
+	put_raw(&e->buf, name, len);
+
+	uint32_t i = h & (s->slot_cap - 1);
+	while (s->slots[i])
+		i = (i + 1) & (s->slot_cap - 1);
+	s->slots[i] = s->count + 1;
+	*id = s->count++;
+	return CRUMBS_OK;
+}
+
+/* Copies name into w->scratch as valid UTF-8 of at most MAX_STRING bytes,
+ * with U+FFFD for every byte that starts no valid sequence, cut at a
+ * character boundary. */
+static enum crumbs_result sanitize(crumbs_writer *w, const char *name,
+				   const unsigned char **out, size_t *out_len)
+{
+	static const unsigned char replacement[3] = { 0xEF, 0xBF, 0xBD };
+	const unsigned char *p = (const unsigned char *)(name ? name : "");
+	size_t len = strlen((const char *)p);
+	struct bytes *s = &w->scratch;
+
+	s->len = 0;
+	if (bytes_reserve(s, MAX_STRING + 4))
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	for (size_t i = 0; i < len;) {
+		size_t n = crumbs_utf8_sequence(p + i, len - i);
+		const unsigned char *src = n ? p + i : replacement;
+		size_t src_len = n ? n : 3;
+		if (s->len + src_len > MAX_STRING)
+			break;
+		memcpy(s->data + s->len, src, src_len);
+		s->len += src_len;
+		i += n ? n : 1;
+	}
+	*out = s->data;
+	*out_len = s->len;
+	return CRUMBS_OK;
+}
+
+static enum crumbs_result intern_name(crumbs_writer *w, struct encoder *e,
+				      const char *name, uint32_t *id)
+{
+	const unsigned char *p;
+	size_t len;
+	enum crumbs_result r = sanitize(w, name, &p, &len);
+	if (r != CRUMBS_OK)
+		return r;
+	return intern(e, p, len, id);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Output                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static enum crumbs_result emit(crumbs_writer *w, const void *data, size_t size)
+{
+	if (size == 0)
+		return CRUMBS_OK;
+	if (w->write) {
+		if (w->write(w->user, data, size) != 0)
+			return CRUMBS_ERROR_IO;
+	} else if (fwrite(data, 1, size, w->file) != size) {
+		return CRUMBS_ERROR_IO;
+	}
+	w->offset += size;
+	return CRUMBS_OK;
+}
+
+static enum crumbs_result emit_skippable_header(crumbs_writer *w, uint32_t magic,
+						uint32_t size)
+{
+	unsigned char h[8];
+	le32(h, magic);
+	le32(h + 4, size);
+	return emit(w, h, sizeof(h));
+}
+
+static enum crumbs_result index_add(crumbs_writer *w, struct index_entry e)
+{
+	if (w->index_count == w->index_cap) {
+		size_t cap = w->index_cap ? w->index_cap * 2 : 64;
+		struct index_entry *n = realloc(w->index, cap * sizeof(*n));
+		if (!n)
+			return CRUMBS_ERROR_OUT_OF_MEMORY;
+		w->index = n;
+		w->index_cap = cap;
+	}
+	w->index[w->index_count++] = e;
+	return CRUMBS_OK;
+}
+
+/* Compresses the first `len` bytes of e's buffer and writes them as one
+ * chunk. */
+static enum crumbs_result write_chunk(crumbs_writer *w, struct encoder *e,
+				      size_t len, uint8_t type,
+				      uint32_t frame_count, uint64_t first,
+				      uint64_t last)
+{
+	enum crumbs_result r;
+	size_t bound = ZSTD_compressBound(len);
+
+	if (len == 0)
+		return CRUMBS_OK;
+	if (len > MAX_CHUNK_BYTES)
+		return CRUMBS_ERROR_LIMIT;
+	w->compressed.len = 0;
+	if (bytes_reserve(&w->compressed, bound))
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	size_t c = ZSTD_compress2(w->cctx, w->compressed.data, bound, e->buf.data, len);
+	if (ZSTD_isError(c) || c > UINT32_MAX)
+		return CRUMBS_ERROR_COMPRESSION;
+
+	unsigned char h[40] = { 0 };
+	h[0] = type;
+	le32(h + 4, (uint32_t)c);
+	le32(h + 8, (uint32_t)len);
+	le32(h + 12, frame_count);
+	le64(h + 16, first);
+	le64(h + 24, last);
+	le32(h + 32, crumbs_crc32c(0, w->compressed.data, c));
+	le32(h + 36, crumbs_crc32c(0, h, 36));
+
+	struct index_entry entry = { w->offset, first, last, frame_count, type };
+	if ((r = index_add(w, entry)) != CRUMBS_OK)
+		return r;
+	if ((r = emit_skippable_header(w, SKIPPABLE_CHUNK, sizeof(h))) != CRUMBS_OK ||
+	    (r = emit(w, h, sizeof(h))) != CRUMBS_OK ||
+	    (r = emit(w, w->compressed.data, c)) != CRUMBS_OK)
+		return r;
+	w->raw_bytes += len;
+	return CRUMBS_OK;
+}
+
+static void encoder_reset(struct encoder *e)
+{
+	e->buf.len = 0;
+	strings_reset(&e->strings);
+}
+
+static void encoder_release(struct encoder *e)
+{
+	bytes_release(&e->buf);
+	strings_release(&e->strings);
+}
+
+/* Writes the frames collected so far (not an open frame: callers flush
+ * only between frames) and starts a new chunk. */
+static enum crumbs_result flush_frames(crumbs_writer *w)
+{
+	enum crumbs_result r = CRUMBS_OK;
+	if (w->frames_in_chunk > 0)
+		r = write_chunk(w, &w->frames, w->frames.buf.len, CHUNK_FRAMES,
+				w->frames_in_chunk, w->chunk_first_frame,
+				w->chunk_last_frame);
+	encoder_reset(&w->frames);
+	w->frames_in_chunk = 0;
+	w->cpu_cursor = 0;
+	for (uint32_t q = 0; q < w->queue_count; q++)
+		w->queues[q].base = 0;
+	return r;
+}
+
+static enum crumbs_result flush_setup(crumbs_writer *w)
+{
+	enum crumbs_result r = write_chunk(w, &w->setup, w->setup.buf.len,
+					   CHUNK_SETUP, 0, 0, 0);
+	encoder_reset(&w->setup);
+	return r;
+}
+
+/* Records the first error and returns it, so every entry point can end
+ * with `return fail(w, r)`. */
+static enum crumbs_result fail(crumbs_writer *w, enum crumbs_result r)
+{
+	if (r != CRUMBS_OK && w->error == CRUMBS_OK &&
+	    r != CRUMBS_ERROR_INVALID_ARGUMENT && r != CRUMBS_ERROR_BAD_STATE &&
+	    r != CRUMBS_ERROR_LIMIT)
+		w->error = r; /* misuse is the caller's to handle; I/O is fatal */
+	return r;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Open and close                                                           */
+/* ------------------------------------------------------------------------ */
+
+static char *dup_string(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+	if (d)
+		memcpy(d, s, n);
+	return d;
+}
+
+enum crumbs_result crumbs_writer_open(const struct crumbs_writer_desc *desc,
+				      crumbs_writer **out)
+{
+	enum crumbs_result r = CRUMBS_OK;
+	crumbs_writer *w = NULL;
+
+	*out = NULL;
+	if (!desc || (!desc->path == !desc->write))
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	if (desc->chunk_bytes > MAX_CHUNK_BYTES)
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	w->current_queue = -1;
+	w->chunk_bytes = desc->chunk_bytes ? desc->chunk_bytes : DEFAULT_CHUNK_BYTES;
+	w->flush_each_frame = desc->flush_each_frame;
+	w->write = desc->write;
+	w->user = desc->user;
+
+	w->cctx = ZSTD_createCCtx();
+	if (!w->cctx) {
+		r = CRUMBS_ERROR_OUT_OF_MEMORY;
+		goto out;
+	}
+	int level = desc->compression_level ? desc->compression_level : 3;
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, level)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_contentSizeFlag, 1))) {
+		r = CRUMBS_ERROR_INVALID_ARGUMENT;
+		goto out;
+	}
+
+	if (desc->path) {
+		size_t n = strlen(desc->path);
+		w->path = dup_string(desc->path);
+		w->temp_path = malloc(n + 32);
+		if (!w->path || !w->temp_path) {
+			r = CRUMBS_ERROR_OUT_OF_MEMORY;
+			goto out;
+		}
+		snprintf(w->temp_path, n + 32, "%s.%ld.tmp", desc->path, (long)getpid());
+		w->file = fopen(w->temp_path, "wb");
+		if (!w->file) {
+			free(w->temp_path);
+			w->temp_path = NULL;
+			r = CRUMBS_ERROR_IO;
+			goto out;
+		}
+	}
+
+	/* The header. */
+	{
+		const unsigned char *producer;
+		size_t plen;
+		if ((r = sanitize(w, desc->producer, &producer, &plen)) != CRUMBS_OK)
+			goto out;
+		if (plen > MAX_PRODUCER)
+			plen = MAX_PRODUCER;
+		while (plen > 0 && plen < w->scratch.len && (producer[plen] & 0xC0) == 0x80)
+			plen--; /* never cut inside a character */
+		unsigned char h[30 + MAX_PRODUCER];
+		static const unsigned char signature[8] = { 'C', 'R', 'U', 'M', 'B', 'S', 0x1A, 0x0A };
+		memcpy(h, signature, 8);
+		le16(h + 8, CRUMBS_FORMAT_MAJOR);
+		le16(h + 10, CRUMBS_FORMAT_MINOR);
+		le32(h + 12, 0);
+		uint64_t created = desc->created_unix_s == 0 ? (uint64_t)time(NULL) :
+				   desc->created_unix_s == CRUMBS_CREATED_UNKNOWN ? 0 :
+				   desc->created_unix_s;
+		le64(h + 16, created);
+		le16(h + 24, (uint32_t)plen);
+		memcpy(h + 26, producer, plen);
+		le32(h + 26 + plen, crumbs_crc32c(0, h, 26 + plen));
+		if ((r = emit_skippable_header(w, SKIPPABLE_HEADER, (uint32_t)(30 + plen))) != CRUMBS_OK ||
+		    (r = emit(w, h, 30 + plen)) != CRUMBS_OK)
+			goto out;
+	}
+out:
+	if (r != CRUMBS_OK) {
+		crumbs_writer_free(w);
+		return r;
+	}
+	*out = w;
+	return CRUMBS_OK;
+}
+
+static enum crumbs_result write_index(crumbs_writer *w)
+{
+	enum crumbs_result r;
+	size_t size = w->index_count * 32 + 16;
+	unsigned char *p;
+
+	if (size + 8 > UINT32_MAX)
+		return CRUMBS_ERROR_LIMIT;
+	p = calloc(1, size);
+	if (!p)
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	for (size_t i = 0; i < w->index_count; i++) {
+		unsigned char *e = p + 32 * i;
+		le64(e, w->index[i].offset);
+		le64(e + 8, w->index[i].first_frame);
+		le64(e + 16, w->index[i].last_frame);
+		le32(e + 24, w->index[i].frame_count);
+		e[28] = w->index[i].type;
+	}
+	unsigned char *t = p + 32 * w->index_count;
+	le32(t, (uint32_t)w->index_count);
+	le32(t + 4, crumbs_crc32c(0, p, 32 * w->index_count + 4));
+	le32(t + 8, (uint32_t)(size + 8));
+	memcpy(t + 12, "CRIX", 4);
+	r = emit_skippable_header(w, SKIPPABLE_INDEX, (uint32_t)size);
+	if (r == CRUMBS_OK)
+		r = emit(w, p, size);
+	free(p);
+	return r;
+}
+
+enum crumbs_result crumbs_writer_close(crumbs_writer *w)
+{
+	enum crumbs_result r;
+
+	if (!w)
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	r = w->error;
+	if (w->in_frame) {
+		/* The unfinished frame is dropped; its strings may stay, which
+		 * the format allows. */
+		w->frames.buf.len = w->frame_start;
+		w->in_frame = 0;
+	}
+	if (r == CRUMBS_OK)
+		r = flush_frames(w);
+	if (r == CRUMBS_OK)
+		r = flush_setup(w);
+	if (r == CRUMBS_OK)
+		r = write_index(w);
+	if (w->file) {
+		if (fclose(w->file) != 0 && r == CRUMBS_OK)
+			r = CRUMBS_ERROR_IO;
+		w->file = NULL;
+		if (r == CRUMBS_OK && rename(w->temp_path, w->path) != 0)
+			r = CRUMBS_ERROR_IO;
+		if (r != CRUMBS_OK)
+			remove(w->temp_path);
+		free(w->temp_path);
+		w->temp_path = NULL;
+	}
+	crumbs_writer_free(w);
+	return r;
+}
+
+void crumbs_writer_free(crumbs_writer *w)
+{
+	if (!w)
+		return;
+	if (w->file) {
+		int saved = errno;
+		fclose(w->file);
+		remove(w->temp_path);
+		errno = saved;
+	}
+	free(w->temp_path);
+	free(w->path);
+	ZSTD_freeCCtx(w->cctx);
+	bytes_release(&w->compressed);
+	bytes_release(&w->scratch);
+	encoder_release(&w->setup);
+	encoder_release(&w->frames);
+	free(w->index);
+	free(w);
+}
+
+void crumbs_writer_sizes(const crumbs_writer *w, uint64_t *file_bytes,
+			 uint64_t *raw_bytes)
+{
+	if (file_bytes)
+		*file_bytes = w->offset;
+	if (raw_bytes)
+		*raw_bytes = w->raw_bytes;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Devices                                                                  */
+/* ------------------------------------------------------------------------ */
+
+enum crumbs_result crumbs_writer_add_gpu(crumbs_writer *w,
+					 const struct crumbs_gpu_desc *gpu,
+					 uint32_t *gpu_index)
+{
+	enum crumbs_result r;
+	uint32_t name, driver;
+
+	if (w->error)
+		return w->error;
+	if (!gpu)
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	if (w->in_frame)
+		return CRUMBS_ERROR_BAD_STATE;
+	if (w->gpu_count >= MAX_GPUS)
+		return CRUMBS_ERROR_LIMIT;
+	if ((r = intern_name(w, &w->setup, gpu->name, &name)) != CRUMBS_OK ||
+	    (r = intern_name(w, &w->setup, gpu->driver_name, &driver)) != CRUMBS_OK)
+		return fail(w, r);
+	if (bytes_reserve(&w->setup.buf, RECORD_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	struct bytes *b = &w->setup.buf;
+	put_u8(b, TAG_GPU);
+	put_varint(b, name);
+	put_varint(b, driver);
+	put_varint(b, gpu->vendor_id);
+	put_varint(b, gpu->device_id);
+	put_varint(b, gpu->driver_version);
+	put_varint(b, gpu->api_version);
+	if (gpu_index)
+		*gpu_index = w->gpu_count;
+	w->gpu_count++;
+	return CRUMBS_OK;
+}
+
+enum crumbs_result crumbs_writer_add_queue(crumbs_writer *w,
+					   const struct crumbs_queue_desc *queue,
+					   uint32_t *queue_index)
+{
+	const uint32_t known = CRUMBS_QUEUE_GRAPHICS | CRUMBS_QUEUE_COMPUTE |
+			       CRUMBS_QUEUE_TRANSFER | CRUMBS_QUEUE_VIDEO_DECODE |
+			       CRUMBS_QUEUE_VIDEO_ENCODE | CRUMBS_QUEUE_OPTICAL_FLOW;
+	unsigned char period[4];
+	float p;
+
+	if (w->error)
+		return w->error;
+	if (!queue)
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	if (w->in_frame)
+		return CRUMBS_ERROR_BAD_STATE;
+	if (w->queue_count >= MAX_QUEUES)
+		return CRUMBS_ERROR_LIMIT;
+	p = queue->timestamp_period;
+	if (queue->gpu >= w->gpu_count || queue->timestamp_valid_bits > 64 ||
+	    (queue->flags & ~known) || !(p > 0.0f && p <= 1e6f))
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	if (bytes_reserve(&w->setup.buf, RECORD_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	struct bytes *b = &w->setup.buf;
+	put_u8(b, TAG_QUEUE);
+	put_varint(b, queue->gpu);
+	put_varint(b, queue->family);
+	put_varint(b, queue->index);
+	put_varint(b, queue->flags);
+	uint32_t bits;
+	memcpy(&bits, &p, 4);
+	le32(period, bits);
+	put_raw(b, period, 4);
+	put_u8(b, queue->timestamp_valid_bits);
+
+	struct writer_queue *q = &w->queues[w->queue_count];
+	memset(q, 0, sizeof(*q));
+	q->valid_bits = (uint8_t)queue->timestamp_valid_bits;
+	q->mask = q->valid_bits == 0 ? 0 :
+		  q->valid_bits >= 64 ? UINT64_MAX :
+		  ((uint64_t)1 << q->valid_bits) - 1;
+	if (queue_index)
+		*queue_index = w->queue_count;
+	w->queue_count++;
+	return CRUMBS_OK;
+}
+
+enum crumbs_result crumbs_writer_calibration(crumbs_writer *w, uint32_t gpu,
+					     uint64_t gpu_ticks, uint64_t cpu_ns,
+					     uint64_t deviation_ns)
+{
+	if (w->error)
+		return w->error;
+	if (gpu >= w->gpu_count)
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	if (w->in_submit)
+		return CRUMBS_ERROR_BAD_STATE;
+	struct bytes *b = w->in_frame ? &w->frames.buf : &w->setup.buf;
+	if (bytes_reserve(b, RECORD_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	put_u8(b, TAG_CALIBRATION);
+	put_varint(b, gpu);
+	put_varint(b, gpu_ticks);
+	put_varint(b, cpu_ns);
+	put_varint(b, deviation_ns);
+	return CRUMBS_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Frames                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static void put_cpu(crumbs_writer *w, uint64_t cpu_ns)
+{
+	put_svarint(&w->frames.buf, (int64_t)(cpu_ns - w->cpu_cursor));
+	w->cpu_cursor = cpu_ns;
+}
+
+static void put_ticks(crumbs_writer *w, struct writer_queue *q, uint64_t ticks)
+{
+	ticks &= q->mask;
+	put_svarint(&w->frames.buf, crumbs_ticks_delta(ticks, q->base, q->valid_bits));
+	q->base = ticks;
+}
+
+enum crumbs_result crumbs_writer_frame_begin(crumbs_writer *w,
+					     uint64_t frame_number,
+					     uint64_t cpu_ns)
+{
+	enum crumbs_result r;
+
+	if (w->error)
+		return w->error;
+	if (w->in_frame)
+		return CRUMBS_ERROR_BAD_STATE;
+	if ((w->have_frame && frame_number <= w->last_frame) || cpu_ns > INT64_MAX)
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	if (w->setup.buf.len > 0) {
+		/* Devices added since the last chunk must precede the frames
+		 * that use them. */
+		if ((r = flush_frames(w)) != CRUMBS_OK || (r = flush_setup(w)) != CRUMBS_OK)
+			return fail(w, r);
+	}
+	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	w->frame_start = w->frames.buf.len;
+	put_u8(&w->frames.buf, TAG_FRAME_BEGIN);
+	if (w->frames_in_chunk == 0) {
+		put_varint(&w->frames.buf, frame_number);
+		w->chunk_first_frame = frame_number;
+	} else {
+		put_varint(&w->frames.buf, frame_number - w->chunk_last_frame - 1);
+	}
+	put_cpu(w, cpu_ns);
+	w->frame_begin_cpu = cpu_ns;
+	w->in_frame = 1;
+	w->current_queue = -1;
+	w->frame_skipped = 0;
+	w->last_frame = frame_number;
+	w->have_frame = 1;
+	for (uint32_t q = 0; q < w->queue_count; q++) {
+		w->queues[q].depth = 0;
+		w->queues[q].skipped = 0;
+	}
+	return CRUMBS_OK;
+}
+
+enum crumbs_result crumbs_writer_frame_end(crumbs_writer *w, uint64_t cpu_ns,
+					   uint32_t flags,
+					   uint32_t dropped_scopes)
+{
+	const uint32_t known = CRUMBS_FRAME_SCOPES_DROPPED | CRUMBS_FRAME_DEVICE_LOST |
+			       CRUMBS_FRAME_INCOMPLETE | CRUMBS_FRAME_FULL_DETAIL;
+
+	if (w->error)
+		return w->error;
+	if (!w->in_frame || w->in_submit)
+		return CRUMBS_ERROR_BAD_STATE;
+	if (flags & ~known)
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	if (w->frame_skipped) {
+		flags |= CRUMBS_FRAME_SCOPES_DROPPED;
+		dropped_scopes = dropped_scopes > UINT32_MAX - w->frame_skipped ?
+				 UINT32_MAX : dropped_scopes + w->frame_skipped;
+	}
+	put_u8(&w->frames.buf, TAG_FRAME_END);
+	/* An end before the begin would not decode as a frame. */
+	put_cpu(w, cpu_ns > w->frame_begin_cpu && cpu_ns <= INT64_MAX ?
+		   cpu_ns : w->frame_begin_cpu);
+	put_varint(&w->frames.buf, flags);
+	put_varint(&w->frames.buf, dropped_scopes);
+	w->in_frame = 0;
+	if (w->frames.buf.len > MAX_CHUNK_BYTES) {
+		/* One frame larger than a chunk may be: drop it rather than
+		 * write a file no reader accepts. The flush also forgets the
+		 * strings and tick bases the dropped frame left behind. */
+		w->frames.buf.len = w->frame_start;
+		enum crumbs_result r = flush_frames(w);
+		return r != CRUMBS_OK ? fail(w, r) : CRUMBS_ERROR_LIMIT;
+	}
+	w->frames_in_chunk++;
+	w->chunk_last_frame = w->last_frame;
+	if (w->flush_each_frame || w->frames.buf.len >= w->chunk_bytes)
+		return fail(w, flush_frames(w));
+	return CRUMBS_OK;
+}
+
+static struct writer_queue *queue_of(crumbs_writer *w, uint32_t queue)
+{
+	return queue < w->queue_count ? &w->queues[queue] : NULL;
+}
+
+enum crumbs_result crumbs_writer_queue_ready(crumbs_writer *w, uint32_t queue,
+					     uint64_t gpu_ticks)
+{
+	struct writer_queue *q = queue_of(w, queue);
+
+	if (w->error)
+		return w->error;
+	if (!q)
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	if (!w->in_frame || w->in_submit)
+		return CRUMBS_ERROR_BAD_STATE;
+	if (q->mask == 0 || gpu_ticks == CRUMBS_NO_TICKS)
+		return CRUMBS_OK;
+	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	put_u8(&w->frames.buf, TAG_QUEUE_READY);
+	put_varint(&w->frames.buf, queue);
+	put_ticks(w, q, gpu_ticks);
+	return CRUMBS_OK;
+}
+
+static void put_semaphore_ops(struct bytes *b, const struct crumbs_semaphore_op *ops,
+			      uint32_t count)
+{
+	put_varint(b, count);
+	for (uint32_t i = 0; i < count; i++) {
+		put_varint(b, ops[i].semaphore);
+		put_varint(b, ops[i].value);
+	}
+}
+
+enum crumbs_result crumbs_writer_submit_begin(crumbs_writer *w,
+					      const struct crumbs_submit_desc *s)
+{
+	struct writer_queue *q;
+
+	if (w->error)
+		return w->error;
+	if (!s || !(q = queue_of(w, s->queue)) || s->cpu_ns > INT64_MAX ||
+	    (s->wait_count && !s->waits) || (s->signal_count && !s->signals))
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	if (!w->in_frame || w->in_submit)
+		return CRUMBS_ERROR_BAD_STATE;
+	if (s->wait_count > MAX_SEMAPHORE_OPS || s->signal_count > MAX_SEMAPHORE_OPS)
+		return CRUMBS_ERROR_LIMIT;
+	size_t need = RECORD_MAX + 2 * VARINT_MAX * ((size_t)s->wait_count + s->signal_count);
+	if (bytes_reserve(&w->frames.buf, need))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	int ticks = q->mask != 0 && s->gpu_ticks != CRUMBS_NO_TICKS;
+	put_u8(&w->frames.buf, ticks ? TAG_SUBMIT : TAG_SUBMIT_NO_TICKS);
+	put_varint(&w->frames.buf, s->queue);
+	put_cpu(w, s->cpu_ns);
+	if (ticks)
+		put_ticks(w, q, s->gpu_ticks);
+	put_semaphore_ops(&w->frames.buf, s->waits, s->wait_count);
+	put_semaphore_ops(&w->frames.buf, s->signals, s->signal_count);
+	w->in_submit = 1;
+	w->current_queue = (int)s->queue;
+	return CRUMBS_OK;
+}
+
+enum crumbs_result crumbs_writer_submit_end(crumbs_writer *w, uint64_t gpu_ticks)
+{
+	if (w->error)
+		return w->error;
+	if (!w->in_submit)
+		return CRUMBS_ERROR_BAD_STATE;
+	struct writer_queue *q = &w->queues[w->current_queue];
+	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	int ticks = q->mask != 0 && gpu_ticks != CRUMBS_NO_TICKS;
+	put_u8(&w->frames.buf, ticks ? TAG_SUBMIT_END : TAG_SUBMIT_END_NO_TICKS);
+	if (ticks)
+		put_ticks(w, q, gpu_ticks);
+	w->in_submit = 0;
+	return CRUMBS_OK;
+}
+
+enum crumbs_result crumbs_writer_host_signal(crumbs_writer *w,
+					     uint32_t semaphore,
+					     uint64_t value, uint64_t cpu_ns)
+{
+	if (w->error)
+		return w->error;
+	if (cpu_ns > INT64_MAX)
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	if (!w->in_frame || w->in_submit)
+		return CRUMBS_ERROR_BAD_STATE;
+	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	put_u8(&w->frames.buf, TAG_HOST_SIGNAL);
+	put_varint(&w->frames.buf, semaphore);
+	put_varint(&w->frames.buf, value);
+	put_cpu(w, cpu_ns);
+	return CRUMBS_OK;
+}
+
+enum crumbs_result crumbs_writer_select_queue(crumbs_writer *w, uint32_t queue)
+{
+	if (w->error)
+		return w->error;
+	if (!queue_of(w, queue))
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	if (!w->in_frame || w->in_submit)
+		return CRUMBS_ERROR_BAD_STATE;
+	if ((int)queue == w->current_queue)
+		return CRUMBS_OK;
+	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	put_u8(&w->frames.buf, TAG_SELECT_QUEUE);
+	put_varint(&w->frames.buf, queue);
+	w->current_queue = (int)queue;
+	return CRUMBS_OK;
+}
+
+/*
+ * Checks shared by everything that records on the current queue. Returns
+ * the queue, and in *ticks whether a timestamp will be written: ticks
+ * exist only inside a submission on a queue that has them.
+ */
+static enum crumbs_result scope_target(crumbs_writer *w, uint64_t gpu_ticks,
+				       struct writer_queue **out, int *ticks)
+{
+	if (w->error)
+		return w->error;
+	if (!w->in_frame || w->current_queue < 0)
+		return CRUMBS_ERROR_BAD_STATE;
+	if (gpu_ticks != CRUMBS_NO_TICKS && !w->in_submit)
+		return CRUMBS_ERROR_BAD_STATE;
+	*out = &w->queues[w->current_queue];
+	*ticks = gpu_ticks != CRUMBS_NO_TICKS && (*out)->mask != 0;
+	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	return CRUMBS_OK;
+}
+
+/* Opens a scope or an event; tag_ticks/tag_plain are the record's two
+ * forms, kind is written when not a scope. */
+static enum crumbs_result open_scope(crumbs_writer *w, unsigned tag_ticks,
+				     unsigned tag_plain, int kind,
+				     const char *name, uint64_t gpu_ticks)
+{
+	struct writer_queue *q;
+	int ticks;
+	uint32_t id;
+	enum crumbs_result r = scope_target(w, gpu_ticks, &q, &ticks);
+
+	if (r != CRUMBS_OK)
+		return r;
+	if (q->depth >= MAX_DEPTH) {
+		/* Too deep to record: remember it so that its end is
+		 * swallowed too, and count it as dropped. */
+		q->skipped++;
+		w->frame_skipped++;
+		return CRUMBS_ERROR_LIMIT;
+	}
+	if ((r = intern_name(w, &w->frames, name, &id)) != CRUMBS_OK)
+		return fail(w, r);
+	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	put_u8(&w->frames.buf, ticks ? tag_ticks : tag_plain);
+	if (kind >= 0)
+		put_varint(&w->frames.buf, (uint64_t)kind);
+	put_varint(&w->frames.buf, id);
+	if (ticks)
+		put_ticks(w, q, gpu_ticks);
+	q->depth++;
+	return CRUMBS_OK;
+}
+
+enum crumbs_result crumbs_writer_scope_begin(crumbs_writer *w, const char *name,
+					     unsigned level, uint64_t gpu_ticks)
+{
+	if (level > CRUMBS_DETAIL_MAX)
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	return open_scope(w, TAG_SCOPE_BEGIN + level, TAG_SCOPE_BEGIN_NO_TICKS + level,
+			  -1, name, gpu_ticks);
+}
+
+enum crumbs_result crumbs_writer_event_begin(crumbs_writer *w,
+					     enum crumbs_event_kind kind,
+					     const char *name, uint64_t gpu_ticks)
+{
+	if (kind != CRUMBS_EVENT_RENDER_PASS && kind != CRUMBS_EVENT_OTHER)
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	return open_scope(w, TAG_EVENT_BEGIN, TAG_EVENT_BEGIN_NO_TICKS, (int)kind,
+			  name ? name : crumbs_event_kind_name(kind), gpu_ticks);
+}
+
+enum crumbs_result crumbs_writer_scope_end(crumbs_writer *w, uint64_t gpu_ticks)
+{
+	struct writer_queue *q;
+	int ticks;
+	enum crumbs_result r = scope_target(w, gpu_ticks, &q, &ticks);
+
+	if (r != CRUMBS_OK)
+		return r;
+	if (q->skipped) {
+		q->skipped--;
+		return CRUMBS_OK;
+	}
+	put_u8(&w->frames.buf, ticks ? TAG_SCOPE_END : TAG_SCOPE_END_NO_TICKS);
+	if (ticks)
+		put_ticks(w, q, gpu_ticks);
+	if (q->depth)
+		q->depth--;
+	return CRUMBS_OK;
+}
+
+const char *crumbs_event_kind_name(enum crumbs_event_kind kind)
+{
+	static const char *const names[CRUMBS_EVENT_KIND_COUNT] = {
+		[CRUMBS_EVENT_SCOPE] = "Scope",
+		[CRUMBS_EVENT_RENDER_PASS] = "Render Pass",
+		[CRUMBS_EVENT_DRAW] = "Draw",
+		[CRUMBS_EVENT_DISPATCH] = "Dispatch",
+		[CRUMBS_EVENT_COPY] = "Copy",
+		[CRUMBS_EVENT_BLIT] = "Blit",
+		[CRUMBS_EVENT_CLEAR] = "Clear",
+		[CRUMBS_EVENT_RESOLVE] = "Resolve",
+		[CRUMBS_EVENT_TRACE_RAYS] = "Trace Rays",
+		[CRUMBS_EVENT_OTHER] = "Event",
+	};
+	return (unsigned)kind < CRUMBS_EVENT_KIND_COUNT ? names[kind] : "Event";
+}
+
+enum crumbs_result crumbs_writer_leaf(crumbs_writer *w,
+				      const struct crumbs_leaf_desc *leaf)
+{
+	struct writer_queue *q;
+	int ticks;
+	uint32_t id;
+	enum crumbs_result r;
+
+	if (!leaf || leaf->kind <= CRUMBS_EVENT_RENDER_PASS ||
+	    leaf->kind >= CRUMBS_EVENT_KIND_COUNT)
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	/* A leaf is timed by both ends or not at all. */
+	uint64_t any = leaf->begin_ticks != CRUMBS_NO_TICKS &&
+		       leaf->end_ticks != CRUMBS_NO_TICKS ? leaf->begin_ticks : CRUMBS_NO_TICKS;
+	if ((r = scope_target(w, any, &q, &ticks)) != CRUMBS_OK)
+		return r;
+	if (q->depth >= MAX_DEPTH) {
+		w->frame_skipped++;
+		return CRUMBS_ERROR_LIMIT;
+	}
+	if ((r = intern_name(w, &w->frames, leaf->name ? leaf->name :
+			     crumbs_event_kind_name(leaf->kind), &id)) != CRUMBS_OK)
+		return fail(w, r);
+	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+
+	const uint64_t counts[4] = { leaf->draws, leaf->dispatches, leaf->prims, leaf->verts };
+	unsigned mask = 0;
+	for (int i = 0; i < 4; i++) {
+		if (counts[i] == CRUMBS_COUNT_UNKNOWN)
+			mask |= 0x10u << i;
+		else if (counts[i] != 0)
+			mask |= 1u << i;
+	}
+	struct bytes *b = &w->frames.buf;
+	put_u8(b, ticks ? TAG_LEAF : TAG_LEAF_NO_TICKS);
+	put_varint(b, (uint64_t)leaf->kind);
+	put_varint(b, id);
+	put_u8(b, mask);
+	for (int i = 0; i < 4; i++)
+		if (mask & (1u << i))
+			put_varint(b, counts[i]);
+	if (ticks) {
+		put_ticks(w, q, leaf->begin_ticks);
+		put_ticks(w, q, leaf->end_ticks);
+	}
+	return CRUMBS_OK;
+}

@@ -1,0 +1,203 @@
+/*
+ * info.c: `crumbs info FILE`: what a capture holds, its size, and the
+ * minimum, median and maximum frame time of each GPU over every frame.
+ */
+#include "cmds.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct info_args {
+	bool help;
+};
+
+static int set_help(void *t, const char *v, char *err, size_t n)
+{
+	(void)v, (void)err, (void)n;
+	((struct info_args *)t)->help = true;
+	return 0;
+}
+
+static const struct option_spec own_options[] = {
+	{ "help", 'h', NULL, "show this help", set_help },
+};
+
+/* Frame times of one GPU over the frames where it worked. */
+struct times {
+	int64_t *ns;
+	size_t len;
+	size_t cap;
+};
+
+static bool times_push(struct times *t, int64_t ns)
+{
+	if (t->len == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 1024;
+		int64_t *d = realloc(t->ns, cap * sizeof(*d));
+		if (!d)
+			return false;
+		t->ns = d;
+		t->cap = cap;
+	}
+	t->ns[t->len++] = ns;
+	return true;
+}
+
+static int ns_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static void print_queue_flags(uint32_t flags)
+{
+	static const char *const names[] = { "graphics", "compute", "transfer",
+					     "video decode", "video encode", "optical flow" };
+	bool first = true;
+	for (int i = 0; i < 6; i++)
+		if (flags & (1u << i)) {
+			printf("%s%s", first ? "" : "+", names[i]);
+			first = false;
+		}
+	if (first)
+		printf("no capabilities");
+}
+
+static void print_meta(const char *path, const struct capture_meta *m, uint64_t raw_bytes,
+		       bool complete)
+{
+	printf("file         %s\n", path);
+	printf("format       version %u.%u, written by %s\n", m->version_major, m->version_minor,
+	       m->producer && *m->producer ? m->producer : "an unnamed producer");
+	printf("size         %llu bytes", (unsigned long long)m->file_bytes);
+	if (complete && m->file_bytes)
+		printf(", %llu uncompressed (ratio %.2f)", (unsigned long long)raw_bytes,
+		       (double)raw_bytes / (double)m->file_bytes);
+	printf(", %llu chunk%s, %s\n", (unsigned long long)m->chunk_count,
+	       m->chunk_count == 1 ? "" : "s", m->has_index ? "indexed" : "no index");
+	for (uint32_t g = 0; g < m->gpu_count; g++) {
+		const struct capture_gpu *gpu = &m->gpus[g];
+		uint32_t api = gpu->api_version;
+		printf("GPU %-8u %s (vendor 0x%04x, device 0x%04x, driver %s 0x%08x, Vulkan %u.%u.%u)\n",
+		       g, gpu->name, gpu->vendor_id, gpu->device_id,
+		       *gpu->driver_name ? gpu->driver_name : "version", gpu->driver_version,
+		       (api >> 22) & 0x7F, (api >> 12) & 0x3FF, api & 0xFFF);
+		for (uint32_t q = 0; q < m->queue_count; q++) {
+			const struct capture_queue *cq = &m->queues[q];
+			if (cq->gpu != g)
+				continue;
+			printf("  %-11s family %u, index %u, ", cq->name, cq->family, cq->index);
+			print_queue_flags(cq->flags);
+			if (cq->timestamp_valid_bits)
+				printf(", %u-bit timestamps, %g ns per tick\n",
+				       cq->timestamp_valid_bits, (double)cq->timestamp_period);
+			else
+				printf(", no timestamps\n");
+		}
+	}
+}
+
+int cmd_info(int argc, char **argv)
+{
+	struct info_args args = { 0 };
+	struct analyze_error err;
+	capture *c = NULL;
+	struct times *times = NULL;
+	int status = EXIT_OK;
+	char **positional = calloc((size_t)argc + 1, sizeof(*positional));
+	struct option_table tables[] = {
+		{ own_options, sizeof(own_options) / sizeof(own_options[0]), &args },
+	};
+
+	if (!positional) {
+		cmd_error("out of memory");
+		return EXIT_FAILURE_;
+	}
+	int n = cmd_parse("info", tables, 1, argc - 1, argv + 1, false, positional);
+	if (n < 0) {
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (args.help) {
+		cmd_help("crumbs info FILE",
+			 "Describes a capture: format, size and compression, devices and queues,\n"
+			 "frames and scopes, and each GPU's frame time (minimum, median, maximum)\n"
+			 "over every frame, which it reads whole.",
+			 tables, 1);
+		status = cmd_finish(EXIT_OK);
+		goto out;
+	}
+	if (n != 1) {
+		status = cmd_usage_error("info", n == 0 ? "expected a capture file" :
+					 "expected one capture file, got %d arguments", n);
+		goto out;
+	}
+	const char *path = positional[0];
+	if (capture_open_file(path, &c, &err) != CRUMBS_OK) {
+		cmd_capture_error(path, err.text, false);
+		status = EXIT_FAILURE_;
+		goto out;
+	}
+
+	times = calloc(64, sizeof(*times));
+	if (!times) {
+		cmd_error("out of memory");
+		status = EXIT_FAILURE_;
+		goto out;
+	}
+	uint64_t frames = 0, scopes = 0, events = 0, first = 0, last = 0;
+	enum crumbs_result r;
+	for (;;) {
+		const struct frame *f;
+		if ((r = capture_next_frame(c, &f, &err)) != CRUMBS_OK || !f)
+			break;
+		if (frames++ == 0)
+			first = f->number;
+		last = f->number;
+		scopes += f->scopes;
+		events += f->events;
+		for (uint32_t g = 0; g < f->gpu_count && g < 64; g++)
+			if (f->gpus[g].frame_ns > 0 && !times_push(&times[g], f->gpus[g].frame_ns)) {
+				cmd_error("out of memory");
+				status = EXIT_FAILURE_;
+				goto out;
+			}
+	}
+
+	const struct capture_meta *m = capture_meta(c);
+	print_meta(path, m, capture_raw_bytes(c), r == CRUMBS_OK);
+	if (frames)
+		printf("frames       %llu, numbered %llu to %llu\n", (unsigned long long)frames,
+		       (unsigned long long)first, (unsigned long long)last);
+	else
+		printf("frames       none\n");
+	printf("scopes       %llu, and %llu leaf event%s\n", (unsigned long long)scopes,
+	       (unsigned long long)events, events == 1 ? "" : "s");
+	for (uint32_t g = 0; g < m->gpu_count && g < 64; g++) {
+		struct times *t = &times[g];
+		if (t->len == 0) {
+			printf("frame time   GPU %u: no busy time in any frame\n", g);
+			continue;
+		}
+		qsort(t->ns, t->len, sizeof(*t->ns), ns_cmp);
+		int64_t median = t->len % 2 ? t->ns[t->len / 2] :
+			(t->ns[t->len / 2 - 1] + t->ns[t->len / 2]) / 2;
+		printf("frame time   GPU %u: min %.3f ms, median %.3f ms, max %.3f ms (%zu frame%s)\n",
+		       g, (double)t->ns[0] / 1e6, (double)median / 1e6,
+		       (double)t->ns[t->len - 1] / 1e6, t->len, t->len == 1 ? "" : "s");
+	}
+	if (r != CRUMBS_OK) {
+		cmd_capture_error(path, err.text, frames > 0);
+		status = EXIT_FAILURE_;
+	}
+	status = cmd_finish(status);
+out:
+	if (times)
+		for (int g = 0; g < 64; g++)
+			free(times[g].ns);
+	free(times);
+	capture_free(c);
+	free(positional);
+	return status;
+}

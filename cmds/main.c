@@ -1,0 +1,133 @@
+/*
+ * main.c: the `crumbs` program: finds the subcommand in one table and runs
+ * it; holds the helpers every subcommand uses to print.
+ */
+#include "cmds.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define CRUMBS_VERSION "1.0"
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{ "report", cmd_report, "print the profilegpu tables of a capture" },
+	{ "info", cmd_info, "describe a capture: devices, queues, frames, sizes, frame times" },
+};
+
+void cmd_error(const char *fmt, ...)
+{
+	va_list ap;
+	fflush(stdout);
+	fputs("crumbs: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cmd_usage_error(const char *command, const char *fmt, ...)
+{
+	va_list ap;
+	fflush(stdout);
+	fprintf(stderr, "crumbs %s: ", command);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'crumbs %s --help'.\n", command);
+	return EXIT_USAGE;
+}
+
+int cmd_parse(const char *command, const struct option_table *tables, size_t count,
+	      int argc, char **argv, bool stop_at_positional, char **positional)
+{
+	char err[300];
+	int n = 0;
+	if (options_parse(tables, count, argc, argv, stop_at_positional, positional, &n,
+			  err, sizeof(err)) != 0) {
+		cmd_usage_error(command, "%s", err);
+		return -1;
+	}
+	return n;
+}
+
+void cmd_help(const char *usage, const char *description,
+	      const struct option_table *tables, size_t count)
+{
+	struct sbuf b = { 0 };
+	options_help(tables, count, &b);
+	printf("usage: %s\n\n%s\n\noptions:\n%s", usage, description, b.data ? b.data : "");
+	sbuf_release(&b);
+}
+
+int cmd_stdout_sink(void *user, const char *text, size_t len)
+{
+	(void)user;
+	return fwrite(text, 1, len, stdout) == len ? 0 : -1;
+}
+
+int cmd_finish(int status)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		int e = errno;
+		cmd_error("cannot write to standard output: %s", strerror(e));
+		return EXIT_FAILURE_;
+	}
+	return status;
+}
+
+void cmd_capture_error(const char *path, const char *text, bool frames_before)
+{
+	cmd_error("cannot read '%s': %s%s", path, text,
+		  frames_before ? " (the frames before it are intact)" : "");
+}
+
+static void usage(FILE *to)
+{
+	fprintf(to, "usage: crumbs COMMAND [ARGS]\n\n"
+		    "crumbs reads GPU frame captures and prints their timing tables.\n\n"
+		    "commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(to, "  %-8s  %s\n", commands[i].name, commands[i].help);
+	fprintf(to, "\n'crumbs COMMAND --help' describes a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	const char *name = argv[1];
+	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+		if (strcmp(name, "help") == 0 && argc > 2) {
+			for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+				if (strcmp(argv[2], commands[i].name) == 0) {
+					static char help_flag[] = "--help";
+					char *args[] = { argv[2], help_flag, NULL };
+					return commands[i].run(2, args);
+				}
+			cmd_error("'%s' is not a crumbs command; see 'crumbs --help'", argv[2]);
+			return EXIT_USAGE;
+		}
+		usage(stdout);
+		return cmd_finish(EXIT_OK);
+	}
+	if (strcmp(name, "--version") == 0) {
+		printf("crumbs %s (capture format %d.%d)\n", CRUMBS_VERSION, CRUMBS_FORMAT_MAJOR,
+		       CRUMBS_FORMAT_MINOR);
+		return cmd_finish(EXIT_OK);
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(name, commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	cmd_error("'%s' is not a crumbs command; see 'crumbs --help'", name);
+	return EXIT_USAGE;
+}

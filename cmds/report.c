@@ -1,0 +1,152 @@
+/*
+ * report.c: `crumbs report FILE [options]`: the profilegpu tables of the
+ * frames a capture holds, filtered and drawn as the settings say.
+ */
+#include "cmds.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct report_args {
+	bool help;
+};
+
+static int set_help(void *t, const char *v, char *err, size_t n)
+{
+	(void)v, (void)err, (void)n;
+	((struct report_args *)t)->help = true;
+	return 0;
+}
+
+static const struct option_spec own_options[] = {
+	{ "help", 'h', NULL, "show this help", set_help },
+};
+
+/* --gpu and --queue must name something the capture has. */
+static bool check_selection(const char *path, const struct report_settings *s,
+			    const struct capture_meta *meta)
+{
+	if (s->gpu >= 0 && (uint32_t)s->gpu >= meta->gpu_count) {
+		cmd_error("GPU %d is not in '%s' (it has %u GPU%s, numbered from 0)", s->gpu, path,
+			  meta->gpu_count, meta->gpu_count == 1 ? "" : "s");
+		return false;
+	}
+	if (!s->queue)
+		return true;
+	struct sbuf names = { 0 };
+	bool found = false;
+	for (uint32_t i = 0; i < meta->queue_count; i++) {
+		const struct capture_queue *q = &meta->queues[i];
+		if (s->gpu >= 0 && q->gpu != (uint32_t)s->gpu)
+			continue;
+		sbuf_addf(&names, "%s'%s'", names.len ? ", " : "", q->name);
+		found = found || report_selects_queue(s, q->name);
+	}
+	if (!found)
+		cmd_error("no queue of '%s' matches '%s' (it has %s)", path, s->queue,
+			  names.data ? names.data : "none");
+	sbuf_release(&names);
+	return found;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_settings s;
+	struct report_args args = { 0 };
+	struct analyze_error err;
+	capture *c = NULL;
+	int status = EXIT_OK;
+	char **positional = calloc((size_t)argc + 1, sizeof(*positional));
+	char perr[300];
+
+	report_settings_init(&s);
+	struct option_table tables[] = {
+		{ own_options, sizeof(own_options) / sizeof(own_options[0]), &args },
+		{ report_options, report_option_count, &s },
+	};
+	if (!positional) {
+		cmd_error("out of memory");
+		status = EXIT_FAILURE_;
+		goto out;
+	}
+	int n = cmd_parse("report", tables, 2, argc - 1, argv + 1, false, positional);
+	if (n < 0) {
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (args.help) {
+		cmd_help("crumbs report FILE [options]",
+			 "Prints the profilegpu tables of a capture: per frame, GPU and queue, the\n"
+			 "tree of scopes with exclusive and inclusive time, share and counts.",
+			 tables, 2);
+		status = cmd_finish(EXIT_OK);
+		goto out;
+	}
+	if (n != 1) {
+		status = cmd_usage_error("report", n == 0 ? "expected a capture file" :
+					 "expected one capture file, got %d arguments", n);
+		goto out;
+	}
+	const char *path = positional[0];
+	if (report_settings_prepare(&s, perr, sizeof(perr)) != CRUMBS_OK) {
+		status = cmd_usage_error("report", "%s", perr);
+		goto out;
+	}
+	if (capture_open_file(path, &c, &err) != CRUMBS_OK) {
+		cmd_capture_error(path, err.text, false);
+		status = EXIT_FAILURE_;
+		goto out;
+	}
+
+	enum crumbs_result r = CRUMBS_OK;
+	if (s.frames == FRAMES_LAST)
+		r = capture_seek_last(c, &err);
+	else if (s.frames == FRAMES_NUMBER)
+		r = capture_seek_frame(c, s.frame_number, &err);
+	if (r == CRUMBS_ERROR_NOT_FOUND) {
+		cmd_error("'%s': %s", path, err.text);
+		status = EXIT_FAILURE_;
+		goto out;
+	}
+
+	struct report_sink sink = { cmd_stdout_sink, NULL };
+	uint64_t shown = 0;
+	while (r == CRUMBS_OK) {
+		const struct frame *f;
+		if ((r = capture_next_frame(c, &f, &err)) != CRUMBS_OK || !f)
+			break;
+		const struct capture_meta *meta = capture_meta(c);
+		if (shown == 0 && !check_selection(path, &s, meta)) {
+			status = EXIT_FAILURE_;
+			goto out;
+		}
+		if (report_frame(&s, meta, f, &sink) != 0)
+			break; /* a write error; cmd_finish reports it */
+		shown++;
+		if (s.frames != FRAMES_ALL)
+			break;
+	}
+	if (r != CRUMBS_OK) {
+		cmd_capture_error(path, err.text, shown > 0);
+		status = EXIT_FAILURE_;
+	} else if (shown == 0) {
+		cmd_error("'%s' holds no frames", path);
+		status = EXIT_FAILURE_;
+	} else if (capture_damage(c)->code != CRUMBS_OK) {
+		/* The frames shown are intact, but the file is not. */
+		cmd_capture_error(path, capture_damage(c)->text, false);
+		status = EXIT_FAILURE_;
+	} else if (s.frames == FRAMES_FIRST && capture_meta(c)->frame_count > 1) {
+		fflush(stdout);
+		fprintf(stderr, "crumbs: '%s' holds %llu frames; this was the first (choose with "
+				"--frame N, last or all)\n",
+			path, (unsigned long long)capture_meta(c)->frame_count);
+	}
+	status = cmd_finish(status);
+out:
+	capture_free(c);
+	report_settings_release(&s);
+	free(positional);
+	return status;
+}

@@ -1,0 +1,143 @@
+/*
+ * report.h: turns frame models into profilegpu tables, and owns the one
+ * table of settings that `crumbs report` and the in-program `profilegpu`
+ * command both accept, with the option parser they share. No file
+ * parsing, no printing: text goes to a sink.
+ */
+#ifndef CRUMBS_REPORT_H
+#define CRUMBS_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../analyze/analyze.h"
+
+/* ------------------------------------------------------------------------ */
+/* Options                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* One command-line option, declared in a table. */
+struct option_spec {
+	const char *name;       /* long name without the dashes */
+	char short_name;        /* 0: none */
+	const char *value;      /* the value's name in the help; NULL: a flag */
+	const char *help;       /* one line */
+	/* Applies the option to the table's target. Returns 0, or -1 with a
+	 * message in err (lowercase, naming the option). */
+	int (*apply)(void *target, const char *value, char *err, size_t err_size);
+};
+
+struct option_table {
+	const struct option_spec *specs;
+	size_t count;
+	void *target;
+};
+
+/*
+ * Parses argv[0..argc) against the tables: `--name`, `--name=value`,
+ * `--name value`, `-x value`, and `--` to end the options. Other arguments
+ * are stored in order in positional[] (room for argc entries) and counted
+ * in *positional_count; with stop_at_positional, the first one ends the
+ * options (for `capture -- PROGRAM ARGS`). Returns 0, or -1 with a message
+ * in err.
+ */
+int options_parse(const struct option_table *tables, size_t table_count,
+		  int argc, char **argv, bool stop_at_positional,
+		  char **positional, int *positional_count,
+		  char *err, size_t err_size);
+
+/* ------------------------------------------------------------------------ */
+/* Text                                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* A growable string. */
+struct sbuf {
+	char *data;
+	size_t len;
+	size_t cap;
+	bool failed; /* an allocation failed; the text is incomplete */
+};
+
+void sbuf_add(struct sbuf *b, const char *s, size_t len);
+void sbuf_adds(struct sbuf *b, const char *s);
+__attribute__((format(printf, 2, 3)))
+void sbuf_addf(struct sbuf *b, const char *fmt, ...);
+void sbuf_release(struct sbuf *b);
+
+/* Help lines for the options of the tables, one per option. */
+void options_help(const struct option_table *tables, size_t table_count,
+		  struct sbuf *out);
+
+/* Display width in terminal cells of UTF-8 text (utf8proc's widths:
+ * combining marks 0, wide and emoji 2). Invalid bytes count 1. */
+size_t text_width(const char *s, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* Settings                                                                 */
+/* ------------------------------------------------------------------------ */
+
+enum report_sort { SORT_CHRONO, SORT_TIME, SORT_DRAWS, SORT_PRIMS, SORT_VERTS };
+
+enum report_frames { FRAMES_FIRST, FRAMES_LAST, FRAMES_ALL, FRAMES_NUMBER };
+
+struct report_filter; /* compiled --root patterns */
+
+struct report_settings {
+	char **roots;           /* --root patterns, owned */
+	size_t root_count;
+	bool ignore_case;
+	double threshold_pct;   /* 0: show every row */
+	bool leaf;              /* show leaf events (default on) */
+	enum report_sort sort;
+	int max_depth;          /* rows below the top one; -1: no limit */
+	bool ascii;
+	bool stats;             /* Draws, Dispatches, Prims, Verts columns */
+	bool percent;
+	bool inclusive;
+	bool exclusive;
+	bool header;            /* title and summary lines */
+	bool empty_queues;
+	int gpu;                /* -1: every GPU */
+	char *queue;            /* wildcard on queue names, owned; NULL: all */
+	enum report_frames frames;
+	uint64_t frame_number;
+	struct report_filter *filter; /* built by report_settings_prepare */
+};
+
+/* Defaults: everything shown, chronological, Unicode unless the locale's
+ * character set is not UTF-8. */
+void report_settings_init(struct report_settings *s);
+void report_settings_release(struct report_settings *s);
+
+/* The settings as options; the target is a struct report_settings. */
+extern const struct option_spec report_options[];
+extern const size_t report_option_count;
+
+/* Compiles the patterns. Returns CRUMBS_OK, or CRUMBS_ERROR_PATTERN with
+ * a message in err naming the pattern. */
+enum crumbs_result report_settings_prepare(struct report_settings *s,
+					   char *err, size_t err_size);
+
+/* Whether --queue selects the queue of that name. */
+bool report_selects_queue(const struct report_settings *s, const char *queue_name);
+
+/* ------------------------------------------------------------------------ */
+/* Tables                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Where text goes; write returns 0, or -1 to stop. */
+struct report_sink {
+	int (*write)(void *user, const char *text, size_t len);
+	void *user;
+};
+
+/*
+ * Writes the blocks of one frame: per GPU and queue that the settings
+ * select, a title, a summary and the table. Returns 0, or -1 if the sink
+ * failed or memory ran out.
+ */
+int report_frame(const struct report_settings *s, const struct capture_meta *meta,
+		 const struct frame *f, const struct report_sink *sink);
+
+#endif

@@ -1,0 +1,652 @@
+/*
+ * table.c: the profilegpu table. For each GPU and queue a frame's tree
+ * becomes rows (filtered, folded, sorted by the settings), then cells, then
+ * lines whose every column is sized by display width, in Unicode or ASCII.
+ */
+#include "report_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BAR_CELLS 8
+
+/* ------------------------------------------------------------------------ */
+/* Rows                                                                     */
+/* ------------------------------------------------------------------------ */
+
+struct row {
+	const struct node *node;  /* NULL for a row of folded siblings */
+	uint32_t level;
+	uint32_t folded;          /* siblings in a folded row */
+	struct counts exclusive;
+	struct counts inclusive;
+	int64_t exclusive_ns;
+	int64_t inclusive_ns;
+};
+
+struct rows {
+	struct row *data;
+	size_t len;
+	size_t cap;
+	bool failed;
+	size_t hidden; /* rows the threshold hid */
+};
+
+struct view {
+	const struct report_settings *s;
+	int64_t denominator_ns;   /* the queue's busy + wait */
+	bool timed;
+	struct rows rows;
+};
+
+static struct row *rows_push(struct rows *r)
+{
+	if (r->len == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 64;
+		struct row *d = realloc(r->data, cap * sizeof(*d));
+		if (!d) {
+			r->failed = true;
+			return NULL;
+		}
+		r->data = d;
+		r->cap = cap;
+	}
+	return &r->data[r->len++];
+}
+
+static void add_counts(struct counts *to, const struct counts *from)
+{
+	to->draws += from->draws;
+	to->dispatches += from->dispatches;
+	to->prims += from->prims;
+	to->verts += from->verts;
+	to->unknown |= from->unknown;
+}
+
+/* Leaf events (and render passes) are hidden by --no-leaf. */
+static bool node_visible(const struct report_settings *s, const struct node *n)
+{
+	return s->leaf || n->kind == CRUMBS_EVENT_SCOPE;
+}
+
+/*
+ * The children a node shows: hidden children are replaced by their own
+ * visible children, and what a hidden node did itself is folded into the
+ * row that shows: `extra` collects it.
+ */
+static void collect_children(const struct report_settings *s, const struct node *n,
+			     const struct node ***out, size_t *len, size_t *cap, bool *failed,
+			     struct counts *extra, int64_t *extra_ns)
+{
+	for (const struct node *c = n->child; c; c = c->next) {
+		if (node_visible(s, c)) {
+			if (*len == *cap) {
+				size_t ncap = *cap ? *cap * 2 : 16;
+				const struct node **d = realloc(*out, ncap * sizeof(*d));
+				if (!d) {
+					*failed = true;
+					return;
+				}
+				*out = d;
+				*cap = ncap;
+			}
+			(*out)[(*len)++] = c;
+		} else {
+			add_counts(extra, &c->exclusive);
+			*extra_ns += c->exclusive_ns;
+			collect_children(s, c, out, len, cap, failed, extra, extra_ns);
+		}
+	}
+}
+
+static const struct report_settings *sort_settings;
+
+static int sort_key_cmp(const struct node *a, const struct node *b)
+{
+	uint64_t x = 0, y = 0;
+	switch (sort_settings->sort) {
+	case SORT_CHRONO:
+		return 0;
+	case SORT_TIME:
+		x = (uint64_t)(a->inclusive_ns > 0 ? a->inclusive_ns : 0);
+		y = (uint64_t)(b->inclusive_ns > 0 ? b->inclusive_ns : 0);
+		break;
+	case SORT_DRAWS:
+		x = a->inclusive.draws;
+		y = b->inclusive.draws;
+		break;
+	case SORT_PRIMS:
+		x = a->inclusive.prims;
+		y = b->inclusive.prims;
+		break;
+	case SORT_VERTS:
+		x = a->inclusive.verts;
+		y = b->inclusive.verts;
+		break;
+	}
+	return (x < y) - (x > y); /* larger first */
+}
+
+static int node_cmp(const void *pa, const void *pb)
+{
+	const struct node *a = *(const struct node *const *)pa;
+	const struct node *b = *(const struct node *const *)pb;
+	int c = sort_key_cmp(a, b);
+	if (c)
+		return c;
+	return (a->order > b->order) - (a->order < b->order);
+}
+
+static double percent_of(const struct view *v, int64_t ns)
+{
+	if (v->denominator_ns <= 0 || !v->timed)
+		return 0;
+	return 100.0 * (double)ns / (double)v->denominator_ns;
+}
+
+static bool below_threshold(const struct view *v, int64_t ns)
+{
+	return v->s->threshold_pct > 0 && v->timed &&
+	       percent_of(v, ns) < v->s->threshold_pct;
+}
+
+/* Adds the row of n at `level` and, depth permitting, its subtree. */
+static void add_subtree(struct view *v, const struct node *n, uint32_t level)
+{
+	const struct report_settings *s = v->s;
+	const struct node **kids = NULL;
+	size_t len = 0, cap = 0;
+	struct counts extra = { 0 };
+	int64_t extra_ns = 0;
+
+	collect_children(s, n, &kids, &len, &cap, &v->rows.failed, &extra, &extra_ns);
+	struct row *r = rows_push(&v->rows);
+	if (!r) {
+		free(kids);
+		return;
+	}
+	*r = (struct row){ n, level, 0, n->exclusive, n->inclusive,
+			   n->exclusive_ns + extra_ns, n->inclusive_ns };
+	add_counts(&r->exclusive, &extra);
+
+	if (s->max_depth >= 0 && level >= (uint32_t)s->max_depth) {
+		free(kids);
+		return;
+	}
+	if (s->sort != SORT_CHRONO && len > 1) {
+		sort_settings = s;
+		qsort(kids, len, sizeof(*kids), node_cmp);
+	}
+	struct row folded = { NULL, level + 1, 0, { 0 }, { 0 }, 0, 0 };
+	for (size_t i = 0; i < len; i++) {
+		if (below_threshold(v, kids[i]->inclusive_ns)) {
+			folded.folded++;
+			add_counts(&folded.exclusive, &kids[i]->inclusive);
+			add_counts(&folded.inclusive, &kids[i]->inclusive);
+			folded.exclusive_ns += kids[i]->inclusive_ns;
+			folded.inclusive_ns += kids[i]->inclusive_ns;
+			continue;
+		}
+		add_subtree(v, kids[i], level + 1);
+	}
+	free(kids);
+	if (folded.folded == 0)
+		return;
+	/* Hidden siblings that together pass the threshold show as one row. */
+	v->rows.hidden += folded.folded;
+	if (!below_threshold(v, folded.inclusive_ns)) {
+		struct row *f = rows_push(&v->rows);
+		if (f)
+			*f = folded;
+	}
+}
+
+/* The nodes matching --root, outermost only, in chronological order. */
+static void add_matches(struct view *v, const struct node *n)
+{
+	for (const struct node *c = n->child; c; c = c->next) {
+		if (node_visible(v->s, c) && filter_match_root(v->s->filter, c->name, c->name_len))
+			add_subtree(v, c, 0);
+		else
+			add_matches(v, c);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Cells                                                                    */
+/* ------------------------------------------------------------------------ */
+
+enum column_kind { COL_DRAWS, COL_DISPATCHES, COL_PRIMS, COL_VERTS, COL_PERCENT, COL_TIME, COL_EVENTS };
+
+static const char *const column_titles[] = {
+	"Draws", "Dispatches", "Prims", "Verts", "Percent", "Time", "Events"
+};
+
+struct column {
+	enum column_kind kind;
+	int group;      /* 0 exclusive, 1 inclusive, 2 events */
+	size_t width;   /* of its content, in cells */
+};
+
+/* The drawing characters of one mode. */
+struct glyphs {
+	const char *h, *v;
+	const char *tl, *tm, *tr;  /* top: left, middle, right */
+	const char *ml, *mm, *mr;  /* middle */
+	const char *bl, *bm, *br;  /* bottom */
+	const char *mt;            /* a middle line's junction below a group title */
+	const char *sep;           /* between parts of a title line */
+	const char *partial[8];    /* bar cells of 0 to 7 eighths */
+	const char *full;
+};
+
+static const struct glyphs unicode_glyphs = {
+	"─", "│", "┌", "┬", "┐", "├", "┼", "┤", "└", "┴", "┘", "┬", " · ",
+	{ " ", "▏", "▎", "▍", "▌", "▋", "▊", "▉" }, "█",
+};
+
+static const struct glyphs ascii_glyphs = {
+	"-", "|", "+", "+", "+", "+", "+", "+", "+", "+", "+", "+", " | ",
+	{ " ", "-", "-", "-", "=", "=", "=", "=" }, "#",
+};
+
+static void format_count(char *buf, size_t n, uint64_t value, bool unknown)
+{
+	if (unknown && value == 0)
+		snprintf(buf, n, "?");
+	else
+		snprintf(buf, n, "%llu%s", (unsigned long long)value, unknown ? "+" : "");
+}
+
+static void format_bar(struct sbuf *b, const struct glyphs *g, double pct)
+{
+	if (pct < 0)
+		pct = 0;
+	if (pct > 100)
+		pct = 100;
+	int eighths = (int)(pct / 100.0 * BAR_CELLS * 8 + 0.5);
+	for (int i = 0; i < BAR_CELLS; i++) {
+		int e = eighths - i * 8;
+		sbuf_adds(b, e >= 8 ? g->full : g->partial[e > 0 ? e : 0]);
+	}
+	sbuf_addf(b, " %5.1f%%", pct);
+}
+
+/* The text of one cell into b (emptied first). */
+static void format_cell(struct sbuf *b, const struct view *v, const struct glyphs *g,
+			const struct row *r, const struct column *c)
+{
+	const struct counts *cn = c->group == 0 ? &r->exclusive : &r->inclusive;
+	int64_t ns = c->group == 0 ? r->exclusive_ns : r->inclusive_ns;
+	char buf[64];
+
+	b->len = 0;
+	if (b->data)
+		b->data[0] = '\0';
+	switch (c->kind) {
+	case COL_DRAWS:
+		format_count(buf, sizeof(buf), cn->draws, cn->unknown & COUNT_DRAWS);
+		sbuf_adds(b, buf);
+		break;
+	case COL_DISPATCHES:
+		format_count(buf, sizeof(buf), cn->dispatches, cn->unknown & COUNT_DISPATCHES);
+		sbuf_adds(b, buf);
+		break;
+	case COL_PRIMS:
+		format_count(buf, sizeof(buf), cn->prims, cn->unknown & COUNT_PRIMS);
+		sbuf_adds(b, buf);
+		break;
+	case COL_VERTS:
+		format_count(buf, sizeof(buf), cn->verts, cn->unknown & COUNT_VERTS);
+		sbuf_adds(b, buf);
+		break;
+	case COL_PERCENT:
+		if (v->timed)
+			format_bar(b, g, percent_of(v, ns));
+		else
+			sbuf_adds(b, "-");
+		break;
+	case COL_TIME:
+		if (v->timed)
+			sbuf_addf(b, "%.3f ms", (double)ns / 1e6);
+		else
+			sbuf_adds(b, "-");
+		break;
+	case COL_EVENTS:
+		for (uint32_t i = 0; i < r->level; i++)
+			sbuf_adds(b, "   ");
+		if (!r->node) {
+			sbuf_addf(b, "%u other %s", r->folded, r->folded == 1 ? "child" : "children");
+			break;
+		}
+		/* Control characters would break the line; show them as
+		 * replacement characters. */
+		for (size_t i = 0; i < r->node->name_len; i++) {
+			unsigned char ch = (unsigned char)r->node->name[i];
+			bool c1 = ch == 0xC2 && i + 1 < r->node->name_len &&
+				  (unsigned char)r->node->name[i + 1] >= 0x80 &&
+				  (unsigned char)r->node->name[i + 1] <= 0x9F;
+			if (ch < 0x20 || ch == 0x7F || c1) {
+				sbuf_adds(b, g == &ascii_glyphs ? "?" : "\xEF\xBF\xBD");
+				i += c1;
+			} else {
+				sbuf_add(b, (const char *)&ch, 1);
+			}
+		}
+		if (r->node->flags & NODE_OPEN)
+			sbuf_adds(b, " [open]");
+		if (r->node->flags & NODE_UNTIMED)
+			sbuf_adds(b, " [untimed]");
+		break;
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Lines                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static void repeat(struct sbuf *b, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sbuf_adds(b, s);
+}
+
+static void pad_cell(struct sbuf *out, const char *text, size_t len, size_t width, bool right)
+{
+	size_t w = text_width(text, len);
+	size_t pad = width > w ? width - w : 0;
+	sbuf_adds(out, " ");
+	if (right)
+		repeat(out, " ", pad);
+	sbuf_add(out, text, len);
+	if (!right)
+		repeat(out, " ", pad);
+	sbuf_adds(out, " ");
+}
+
+/*
+ * A border line. Between two columns of one group it draws `inner`, between
+ * groups `outer`; with `spans`, a group is one wide cell with no junctions.
+ */
+static void border(struct sbuf *out, const struct glyphs *g, const struct column *cols,
+		   size_t n, const char *left, const char *inner, const char *outer,
+		   const char *right, bool spans)
+{
+	sbuf_adds(out, left);
+	for (size_t i = 0; i < n; i++) {
+		repeat(out, g->h, cols[i].width + 2);
+		if (i + 1 == n)
+			break;
+		bool same = cols[i + 1].group == cols[i].group;
+		sbuf_adds(out, same ? (spans ? g->h : inner) : outer);
+	}
+	sbuf_adds(out, right);
+	sbuf_adds(out, "\n");
+}
+
+static void render_table(struct sbuf *out, const struct view *v, const struct glyphs *g)
+{
+	const struct report_settings *s = v->s;
+	struct column cols[13];
+	size_t n = 0;
+	struct sbuf cell = { 0 };
+
+	for (int group = 0; group < 2; group++) {
+		if ((group == 0 && !s->exclusive) || (group == 1 && !s->inclusive))
+			continue;
+		for (int k = COL_DRAWS; k <= COL_TIME; k++) {
+			if (k <= COL_VERTS && !s->stats)
+				continue;
+			if (k == COL_PERCENT && !s->percent)
+				continue;
+			cols[n++] = (struct column){ (enum column_kind)k, group, 0 };
+		}
+	}
+	cols[n++] = (struct column){ COL_EVENTS, 2, 0 };
+
+	/* Widths: titles, then every cell. */
+	for (size_t i = 0; i < n; i++)
+		cols[i].width = strlen(column_titles[cols[i].kind]);
+	for (size_t r = 0; r < v->rows.len; r++)
+		for (size_t i = 0; i < n; i++) {
+			format_cell(&cell, v, g, &v->rows.data[r], &cols[i]);
+			size_t w = text_width(cell.data ? cell.data : "", cell.len);
+			if (w > cols[i].width)
+				cols[i].width = w;
+		}
+	/* A group's title must fit the span of its columns. */
+	static const char *const group_titles[2] = { "Exclusive", "Inclusive" };
+	bool any_group = false;
+	for (int group = 0; group < 2; group++) {
+		size_t span = 0, last = SIZE_MAX;
+		for (size_t i = 0; i < n; i++)
+			if (cols[i].group == group) {
+				span += cols[i].width + 3;
+				last = i;
+			}
+		if (last == SIZE_MAX)
+			continue;
+		any_group = true;
+		span -= 3;
+		size_t need = strlen(group_titles[group]);
+		if (span < need)
+			cols[last].width += need - span;
+	}
+
+	if (any_group) {
+		border(out, g, cols, n, g->tl, g->h, g->tm, g->tr, true);
+		/* The group titles, centred over their columns. */
+		sbuf_adds(out, g->v);
+		for (int group = 0; group <= 2; group++) {
+			size_t span = 0;
+			bool present = false;
+			for (size_t i = 0; i < n; i++)
+				if (cols[i].group == group) {
+					span += cols[i].width + 3;
+					present = true;
+				}
+			if (!present)
+				continue;
+			span -= 1; /* the cell without its right border */
+			const char *title = group < 2 ? group_titles[group] : "";
+			size_t tw = strlen(title);
+			size_t left = (span - tw) / 2;
+			repeat(out, " ", left);
+			sbuf_adds(out, title);
+			repeat(out, " ", span - tw - left);
+			sbuf_adds(out, g->v);
+		}
+		sbuf_adds(out, "\n");
+		border(out, g, cols, n, g->ml, g->mt, g->mm, g->mr, false);
+	} else {
+		border(out, g, cols, n, g->tl, g->tm, g->tm, g->tr, false);
+	}
+
+	/* Column titles. */
+	sbuf_adds(out, g->v);
+	for (size_t i = 0; i < n; i++) {
+		const char *t = column_titles[cols[i].kind];
+		pad_cell(out, t, strlen(t), cols[i].width, cols[i].kind != COL_EVENTS);
+		sbuf_adds(out, g->v);
+	}
+	sbuf_adds(out, "\n");
+	border(out, g, cols, n, g->ml, g->mm, g->mm, g->mr, false);
+
+	for (size_t r = 0; r < v->rows.len; r++) {
+		sbuf_adds(out, g->v);
+		for (size_t i = 0; i < n; i++) {
+			format_cell(&cell, v, g, &v->rows.data[r], &cols[i]);
+			pad_cell(out, cell.data ? cell.data : "", cell.len, cols[i].width,
+				 cols[i].kind != COL_EVENTS);
+			sbuf_adds(out, g->v);
+		}
+		sbuf_adds(out, "\n");
+	}
+	border(out, g, cols, n, g->bl, g->bm, g->bm, g->br, false);
+	if (cell.failed)
+		out->failed = true;
+	sbuf_release(&cell);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Blocks                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static void add_ms(struct sbuf *b, const char *label, int64_t ns)
+{
+	sbuf_addf(b, "%s %.3f ms", label, (double)ns / 1e6);
+}
+
+static void quote_list(struct sbuf *b, char *const *items, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sbuf_addf(b, "%s'%s'", i ? ", " : "", items[i]);
+}
+
+static void summary(struct sbuf *out, const struct report_settings *s, const struct glyphs *g,
+		    const struct frame_queue *fq, const struct view *v)
+{
+	if (!v->timed) {
+		sbuf_addf(out, "%u submission%s%s%u scope%s%s%u event%s\n", fq->submissions,
+			  fq->submissions == 1 ? "" : "s", g->sep, fq->scopes,
+			  fq->scopes == 1 ? "" : "s", g->sep, fq->events, fq->events == 1 ? "" : "s");
+		sbuf_adds(out, "note: this queue records no timestamps (timestampValidBits is 0); "
+			       "only counts are shown\n");
+		return;
+	}
+	add_ms(out, "busy", fq->busy_ns);
+	sbuf_adds(out, g->sep);
+	add_ms(out, "wait", fq->wait_ns);
+	sbuf_adds(out, g->sep);
+	add_ms(out, "idle", fq->idle_ns);
+	sbuf_addf(out, "%s%u submission%s%s%u scope%s%s%u event%s\n", g->sep, fq->submissions,
+		  fq->submissions == 1 ? "" : "s", g->sep, fq->scopes, fq->scopes == 1 ? "" : "s",
+		  g->sep, fq->events, fq->events == 1 ? "" : "s");
+
+	/* What the percentages are of, and every setting that filtered. */
+	add_ms(out, "percent of busy + wait", v->denominator_ns);
+	if (s->root_count) {
+		sbuf_addf(out, "%sroot ", g->sep);
+		quote_list(out, s->roots, s->root_count);
+		if (s->ignore_case)
+			sbuf_adds(out, " ignoring case");
+	}
+	if (s->threshold_pct > 0)
+		sbuf_addf(out, "%sthreshold %g%% (%zu row%s hidden)", g->sep, s->threshold_pct,
+			  v->rows.hidden, v->rows.hidden == 1 ? "" : "s");
+	if (!s->leaf)
+		sbuf_addf(out, "%sleaf events folded into their scopes", g->sep);
+	if (s->max_depth >= 0)
+		sbuf_addf(out, "%smax depth %d", g->sep, s->max_depth);
+	if (s->sort != SORT_CHRONO) {
+		static const char *const sorts[] = { "chrono", "time", "draws", "prims", "verts" };
+		sbuf_addf(out, "%ssorted by %s", g->sep, sorts[s->sort]);
+	}
+	sbuf_adds(out, "\n");
+}
+
+static void notes(struct sbuf *out, const struct frame *f, const struct frame_gpu *gpu,
+		  const struct frame_queue *fq)
+{
+	if (gpu && !gpu->calibrated)
+		sbuf_adds(out, "note: no calibration samples; GPU time is aligned with the CPU "
+			       "at the first submission, so idle and wait are estimates\n");
+	if (fq->flags & FRAME_QUEUE_NO_READY)
+		sbuf_adds(out, "note: the capture does not say when this queue finished the "
+			       "previous frame; idle before its first submission is not counted\n");
+	if (fq->open_scopes)
+		sbuf_addf(out, "note: %u scope%s still open at the frame end, closed there "
+			       "(marked [open])\n", fq->open_scopes, fq->open_scopes == 1 ? " was" : "s were");
+	if (fq->unmatched_ends)
+		sbuf_addf(out, "note: %u scope end%s had no begin on this queue in this frame\n",
+			  fq->unmatched_ends, fq->unmatched_ends == 1 ? "" : "s");
+	if (f->flags & CRUMBS_FRAME_SCOPES_DROPPED)
+		sbuf_addf(out, "note: query slots ran out: %u scope%s of this frame lost their "
+			       "timestamps; their time stays with their parents\n",
+			  f->dropped_scopes, f->dropped_scopes == 1 ? "" : "s");
+	if (f->flags & CRUMBS_FRAME_DEVICE_LOST)
+		sbuf_adds(out, "note: the device was lost during this frame; only what was "
+			       "resolved before is shown\n");
+	if (f->flags & CRUMBS_FRAME_INCOMPLETE)
+		sbuf_adds(out, "note: some timestamps of this frame never became available\n");
+}
+
+static int emit(const struct report_sink *sink, struct sbuf *b)
+{
+	if (b->failed)
+		return -1;
+	int r = b->len ? sink->write(sink->user, b->data, b->len) : 0;
+	b->len = 0;
+	return r;
+}
+
+int report_frame(const struct report_settings *s, const struct capture_meta *meta,
+		 const struct frame *f, const struct report_sink *sink)
+{
+	const struct glyphs *g = s->ascii ? &ascii_glyphs : &unicode_glyphs;
+	struct sbuf out = { 0 };
+	int result = 0;
+
+	for (uint32_t qi = 0; qi < f->queue_count && result == 0; qi++) {
+		const struct frame_queue *fq = &f->queues[qi];
+		const struct capture_queue *cq = &meta->queues[fq->queue];
+		const struct capture_gpu *cg = &meta->gpus[cq->gpu];
+		const struct frame_gpu *gpu = cq->gpu < f->gpu_count ? &f->gpus[cq->gpu] : NULL;
+
+		if ((s->gpu >= 0 && cq->gpu != (uint32_t)s->gpu) ||
+		    !filter_match_queue(s->filter, cq->name))
+			continue;
+		bool empty = fq->submissions == 0 && fq->root->child == NULL;
+		if (empty && !s->empty_queues)
+			continue;
+
+		struct view v = { s, fq->busy_ns + fq->wait_ns,
+				  !(fq->flags & FRAME_QUEUE_NO_TIMESTAMPS), { 0 } };
+		if (!empty) {
+			if (s->root_count)
+				add_matches(&v, fq->root);
+			else
+				add_subtree(&v, fq->root, 0);
+		}
+		if (v.rows.failed) {
+			free(v.rows.data);
+			result = -1;
+			break;
+		}
+		bool nothing = !empty && v.rows.len == 0;
+		if (nothing && !s->empty_queues) {
+			free(v.rows.data);
+			continue;
+		}
+
+		if (s->header) {
+			sbuf_addf(&out, "GPU profile for frame %llu%sGPU %u (%s)%s%s\n",
+				  (unsigned long long)f->number, g->sep, cq->gpu, cg->name, g->sep,
+				  cq->name);
+			if (gpu && v.timed && !empty) {
+				add_ms(&out, "GPU frame", gpu->frame_ns);
+				sbuf_adds(&out, g->sep);
+			}
+		}
+		if (empty) {
+			if (s->header)
+				sbuf_adds(&out, "\n");
+			sbuf_adds(&out, "No work on this queue in this frame.\n\n");
+		} else {
+			if (s->header) {
+				summary(&out, s, g, fq, &v);
+				notes(&out, f, gpu, fq);
+			}
+			if (nothing)
+				sbuf_adds(&out, "No scope on this queue matches the root filter.\n");
+			else
+				render_table(&out, &v, g);
+			sbuf_adds(&out, "\n");
+		}
+		free(v.rows.data);
+		result = emit(sink, &out);
+	}
+	sbuf_release(&out);
+	return result;
+}
