@@ -1,1 +1,941 @@
-int main(void){return 0;}
+/*
+ * gen.c: crumbs-gen, which writes realistic capture files with no GPU: a
+ * deferred renderer's frames on one or two virtual GPUs, scaled to an exact
+ * number of scope markers per frame, through the public writer API only.
+ */
+#include "../capture/crumbs.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define PRODUCER "crumbs-gen 1.0"
+
+#define US INT64_C(1000)
+#define MS INT64_C(1000000)
+#define CPU_START_NS INT64_C(1000000000000)
+#define FRAME_NS INT64_C(16666667)
+
+#define MAX_FRAMES UINT64_C(1000000000)
+/* Bounded so that one frame, added to a full chunk, stays far below the
+ * format's 64 MiB chunk limit; the writer drops a frame that crosses it. */
+#define MAX_MARKERS UINT64_C(1000000)
+#define MAX_CHUNK_KIB UINT64_C(16384)
+
+/* GPU 0 counts nanoseconds. Its transfer queue keeps only 36 bits, so the
+ * counter starts 17.2 ms short of a multiple of 2^36: that queue's ticks
+ * wrap in frame 1, in the middle of its uploads. */
+#define GPU0_BASE_TICKS ((UINT64_C(3) << 36) - UINT64_C(17200000))
+/* GPU 1: a 19.2 MHz counter that runs 25 ppm fast against the CPU clock. */
+#define GPU1_BASE_TICKS UINT64_C(0x2f3a5c81d4)
+#define GPU1_PERIOD_NS 52.083332
+#define GPU1_DRIFT 25e-6
+
+/* ------------------------------------------------------------------------ */
+/* The scenario                                                             */
+/* ------------------------------------------------------------------------ */
+
+enum queue_id { GFX0, COMP0, XFER0, GFX1, COMP1, QUEUE_COUNT };
+
+static const struct queue_info {
+	struct crumbs_queue_desc desc;
+	unsigned submissions;
+} queue_infos[QUEUE_COUNT] = {
+	[GFX0] = { { 0, 0, 0, CRUMBS_QUEUE_GRAPHICS | CRUMBS_QUEUE_COMPUTE | CRUMBS_QUEUE_TRANSFER,
+		     1.0f, 64 }, 3 },
+	[COMP0] = { { 0, 1, 0, CRUMBS_QUEUE_COMPUTE | CRUMBS_QUEUE_TRANSFER, 1.0f, 64 }, 1 },
+	[XFER0] = { { 0, 2, 0, CRUMBS_QUEUE_TRANSFER, 1.0f, 36 }, 1 },
+	[GFX1] = { { 1, 0, 0, CRUMBS_QUEUE_GRAPHICS | CRUMBS_QUEUE_COMPUTE | CRUMBS_QUEUE_TRANSFER,
+		     (float)GPU1_PERIOD_NS, 48 }, 1 },
+	[COMP1] = { { 1, 1, 0, CRUMBS_QUEUE_COMPUTE | CRUMBS_QUEUE_TRANSFER,
+		      (float)GPU1_PERIOD_NS, 48 }, 1 },
+};
+
+/* Semaphore ids; every value is the frame number + 1 unless said. */
+enum semaphore_id {
+	SEM_SHADOWS_DONE = 1, /* timeline: graphics' first batch → async compute */
+	SEM_COMPUTE_DONE,     /* timeline: async compute → graphics' second batch */
+	SEM_UPLOADS_DONE,     /* binary: transfer → graphics' second batch */
+	SEM_HOST_STAGING,     /* timeline, host-signalled every 5th frame, numbered apart */
+	SEM_RENDER_DONE,      /* binary: graphics → present (outside the capture) */
+	SEM_PARTICLES_DONE    /* timeline on GPU 1: compute → graphics */
+};
+
+enum leaf_style { LEAF_NONE, LEAF_MESH, LEAF_FULLSCREEN, LEAF_INDIRECT, LEAF_DISPATCH, LEAF_COPY };
+enum extra_kind { EXTRA_NONE, EXTRA_SHADOW_VIEWS, EXTRA_MESH_BATCHES };
+
+enum spec_flags {
+	SPEC_FRAME = 1u << 0,       /* named "<name> <frame number>"; spans its queue's submissions */
+	SPEC_NUMBERED = 1u << 1,    /* named "<name> <K>" */
+	SPEC_PASS = 1u << 2,        /* `ms` is absolute: it takes time whether recorded or not */
+	SPEC_RENDER_PASS = 1u << 3, /* an event, recorded only with --leaves */
+	SPEC_AFTER_DEP = 1u << 4,   /* starts after the other queue's work it waits on */
+	SPEC_STREAMING = 1u << 5    /* its length varies a lot from frame to frame */
+};
+
+/* One scope of the full-detail frame; the table is an outline in
+ * recording order, nested by `depth`. */
+struct spec {
+	uint8_t queue;
+	uint8_t submission; /* passes: which of the queue's submissions */
+	uint8_t depth;
+	uint8_t level;      /* detail level: the finest go first when M is small */
+	const char *name;
+	double ms;          /* passes: nominal busy ms; others: share of the parent */
+	uint8_t leaf;       /* enum leaf_style, when nothing finer is recorded */
+	uint8_t leaves;
+	uint8_t extra;      /* enum extra_kind: where finer scopes go when M is large */
+	uint8_t flags;
+};
+
+static const struct spec specs[] = {
+	{ GFX0, 0, 0, 0, "Frame", 0, LEAF_NONE, 0, 0, SPEC_FRAME },
+	{ GFX0, 0, 1, 1, "Shadow Depths", 1.6, LEAF_MESH, 6, EXTRA_SHADOW_VIEWS, SPEC_PASS },
+	{ GFX0, 0, 2, 2, "Shadow View 0", 1.2, LEAF_MESH, 4, 0, 0 },
+	{ GFX0, 0, 2, 2, "Shadow View 1", 1.0, LEAF_MESH, 4, 0, 0 },
+	{ GFX0, 0, 2, 2, "Shadow View 2", 0.8, LEAF_MESH, 3, 0, 0 },
+	{ GFX0, 0, 2, 2, "Shadow View 3", 0.6, LEAF_MESH, 3, 0, 0 },
+	{ GFX0, 0, 1, 1, "Prepass", 0.7, LEAF_MESH, 6, 0, SPEC_PASS },
+	{ GFX0, 1, 1, 1, "Base Pass", 3.2, LEAF_MESH, 8, EXTRA_MESH_BATCHES, SPEC_PASS },
+	{ GFX0, 1, 2, 2, "Base Pass RP", 1.0, LEAF_MESH, 8, EXTRA_MESH_BATCHES, SPEC_RENDER_PASS },
+	{ GFX0, 1, 1, 1, "Lighting", 1.8, LEAF_DISPATCH, 2, 0, SPEC_PASS | SPEC_AFTER_DEP },
+	{ GFX0, 1, 2, 2, "Tiled Deferred Lighting", 1.3, LEAF_DISPATCH, 2, 0, 0 },
+	{ GFX0, 1, 2, 2, "Освещение неба", 0.5, LEAF_FULLSCREEN, 1, 0, 0 },
+	{ GFX0, 1, 1, 1, "Translucency", 0.9, LEAF_INDIRECT, 3, 0, SPEC_PASS },
+	{ GFX0, 1, 2, 2, "半透明パーティクル", 1.0, LEAF_INDIRECT, 3, 0, 0 },
+	{ GFX0, 2, 1, 1, "Post Processing", 1.5, LEAF_FULLSCREEN, 4, 0, SPEC_PASS },
+	{ GFX0, 2, 2, 2, "Bloom Down 0", 0.16, LEAF_FULLSCREEN, 1, 0, 0 },
+	{ GFX0, 2, 2, 2, "Bloom Down 1", 0.08, LEAF_FULLSCREEN, 1, 0, 0 },
+	{ GFX0, 2, 2, 2, "Bloom Down 2", 0.05, LEAF_FULLSCREEN, 1, 0, 0 },
+	{ GFX0, 2, 2, 2, "Bloom Down 3", 0.035, LEAF_FULLSCREEN, 1, 0, 0 },
+	{ GFX0, 2, 2, 2, "Bloom Down 4", 0.03, LEAF_FULLSCREEN, 1, 0, 0 },
+	{ GFX0, 2, 2, 2, "Bloom Up 4", 0.03, LEAF_FULLSCREEN, 1, 0, 0 },
+	{ GFX0, 2, 2, 2, "Bloom Up 3", 0.035, LEAF_FULLSCREEN, 1, 0, 0 },
+	{ GFX0, 2, 2, 2, "Bloom Up 2", 0.05, LEAF_FULLSCREEN, 1, 0, 0 },
+	{ GFX0, 2, 2, 2, "Bloom Up 1", 0.08, LEAF_FULLSCREEN, 1, 0, 0 },
+	{ GFX0, 2, 2, 2, "Bloom Up 0", 0.16, LEAF_FULLSCREEN, 1, 0, 0 },
+	{ GFX0, 2, 2, 2, "Tonemap ✨", 0.12, LEAF_FULLSCREEN, 1, 0, 0 },
+	{ GFX0, 2, 2, 2, "Contraste\xcc\x81", 0.08, LEAF_FULLSCREEN, 1, 0, 0 },
+	{ GFX0, 2, 2, 2, "FXAA", 0.14, LEAF_FULLSCREEN, 1, 0, 0 },
+	{ COMP0, 0, 0, 1, "Async Compute", 1.2, LEAF_DISPATCH, 4, 0, SPEC_PASS },
+	{ COMP0, 0, 1, 2, "Ambient Occlusion", 0.8, LEAF_DISPATCH, 3, 0, 0 },
+	{ COMP0, 0, 1, 2, "Light Culling", 0.4, LEAF_DISPATCH, 1, 0, 0 },
+	{ XFER0, 0, 0, 1, "Streaming Uploads", 0.6, LEAF_COPY, 6, 0, SPEC_PASS | SPEC_STREAMING },
+	{ GFX1, 0, 0, 0, "Frame", 0, LEAF_NONE, 0, 0, SPEC_FRAME },
+	{ GFX1, 0, 1, 1, "Reflection Captures", 2.7, LEAF_MESH, 6, 0, SPEC_PASS },
+	{ GFX1, 0, 2, 2, "Capture 0", 1.0, LEAF_MESH, 5, 0, 0 },
+	{ GFX1, 0, 2, 2, "Capture 1", 1.0, LEAF_MESH, 5, 0, 0 },
+	{ GFX1, 0, 2, 2, "Capture 2", 1.0, LEAF_MESH, 5, 0, 0 },
+	{ GFX1, 0, 1, 1, "Secondary View", 2.4, LEAF_MESH, 12, 0, SPEC_PASS | SPEC_AFTER_DEP },
+	{ COMP1, 0, 0, 1, "Async Compute", 0.7, LEAF_DISPATCH, 2, 0, SPEC_PASS },
+	{ COMP1, 0, 1, 2, "Particle Simulation", 1.0, LEAF_DISPATCH, 2, 0, 0 },
+};
+
+#define SPEC_COUNT (sizeof(specs) / sizeof(specs[0]))
+
+/* The finer scopes added beyond the outline, numbered on from its own. */
+static const struct spec extra_specs[] = {
+	[EXTRA_SHADOW_VIEWS] = { GFX0, 0, 2, 2, "Shadow View", 0.5, LEAF_MESH, 3, 0, SPEC_NUMBERED },
+	[EXTRA_MESH_BATCHES] = { GFX0, 1, 3, 3, "Mesh Batch", 1.0, LEAF_MESH, 2, 0, SPEC_NUMBERED },
+};
+#define FIRST_EXTRA_SHADOW_VIEW 4
+#define MAX_EXTRA_SHADOW_VIEWS 28
+
+/* ------------------------------------------------------------------------ */
+/* Deterministic randomness                                                 */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * splitmix64. Pass lengths and jitter are hashed from (seed, frame, what)
+ * rather than drawn in sequence, so they do not move when --leaves or
+ * --markers-per-frame change how much else is drawn.
+ */
+static uint64_t mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+static uint64_t hash3(uint64_t a, uint64_t b, uint64_t c)
+{
+	return mix64(a ^ mix64(b ^ mix64(c + UINT64_C(0x9E3779B97F4A7C15))));
+}
+
+static double unit(uint64_t h)
+{
+	return (double)(h >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* The next draw of a frame's splitmix64 stream, in [0, 1). */
+static double rng_unit(uint64_t *state)
+{
+	return unit(mix64(*state += UINT64_C(0x9E3779B97F4A7C15)));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Plans: which scopes a frame records, chosen once                         */
+/* ------------------------------------------------------------------------ */
+
+#define NO_NUMBER UINT32_MAX
+#define MAX_LEAVES 16 /* per scope */
+
+/* A recorded scope; the plan is its queues' trees in preorder. */
+struct plan_node {
+	const struct spec *spec;
+	uint32_t number; /* the K of a numbered extra */
+	uint32_t end;    /* one past its subtree */
+	uint32_t leaves;
+	double weight;   /* its share among its siblings... */
+	double before;   /* ...the shares of the siblings before it... */
+	double total;    /* ...and the sum of its children's shares */
+};
+
+struct plan {
+	struct plan_node *nodes;
+	uint32_t count;
+	int32_t at[SPEC_COUNT]; /* each spec's node, or -1 when not recorded */
+	uint32_t extras[3];     /* by enum extra_kind */
+	uint64_t seed;
+};
+
+static bool spec_eligible(const struct spec *s, unsigned gpus, bool leaves)
+{
+	return queue_infos[s->queue].desc.gpu < gpus && (leaves || !(s->flags & SPEC_RENDER_PASS));
+}
+
+static uint32_t plan_push(struct plan *p, const struct spec *s, uint32_t number)
+{
+	struct plan_node *n = &p->nodes[p->count];
+	*n = (struct plan_node){ s, number, p->count + 1, s->leaves, s->ms, 0, 0 };
+	if (s == &extra_specs[EXTRA_MESH_BATCHES]) {
+		/* Meshes differ in cost and draw count; fixed per K so that
+		 * a batch looks the same in every frame. */
+		uint64_t h = hash3(p->seed, number, 0);
+		n->weight = 0.3 + 1.4 * unit(h);
+		n->leaves = 1 + (uint32_t)(h % 3);
+	}
+	return p->count++;
+}
+
+static void plan_build(struct plan *p, const bool *included, size_t i)
+{
+	uint32_t n = plan_push(p, &specs[i], NO_NUMBER);
+	bool taken = false;
+
+	p->at[i] = (int32_t)n;
+	for (size_t j = i + 1; j < SPEC_COUNT && specs[j].depth > specs[i].depth; j++) {
+		if (specs[j].depth != specs[i].depth + 1 || !included[j])
+			continue;
+		plan_build(p, included, j);
+		/* The render pass takes the mesh batches from the base pass. */
+		taken = taken || (specs[j].extra != EXTRA_NONE && specs[j].extra == specs[i].extra);
+	}
+	if (specs[i].extra != EXTRA_NONE && !taken) {
+		uint32_t first = specs[i].extra == EXTRA_SHADOW_VIEWS ? FIRST_EXTRA_SHADOW_VIEW : 0;
+		for (uint32_t k = 0; k < p->extras[specs[i].extra]; k++)
+			plan_push(p, &extra_specs[specs[i].extra], first + k);
+	}
+	p->nodes[n].end = p->count;
+	for (uint32_t c = n + 1; c < p->count; c = p->nodes[c].end) {
+		p->nodes[c].before = p->nodes[n].total;
+		p->nodes[n].total += p->nodes[c].weight;
+	}
+}
+
+/*
+ * Chooses `scopes` scopes: the outline level by level, coarsest first, so
+ * that a small budget drops the finest; past the outline, extra shadow
+ * views and mesh batches. Returns false when out of memory.
+ */
+static bool plan_init(struct plan *p, uint64_t scopes, unsigned gpus, bool leaves, uint64_t seed)
+{
+	bool included[SPEC_COUNT] = { false };
+	uint64_t left = scopes;
+
+	memset(p, 0, sizeof(*p));
+	p->seed = seed;
+	for (unsigned level = 0; level <= CRUMBS_DETAIL_MAX; level++)
+		for (size_t i = 0; i < SPEC_COUNT && left > 0; i++)
+			if (specs[i].level == level && spec_eligible(&specs[i], gpus, leaves)) {
+				included[i] = true;
+				left--;
+			}
+	/* A few more shadowed lights, then ever finer mesh batches. */
+	uint64_t views = left / 8 < MAX_EXTRA_SHADOW_VIEWS ? left / 8 : MAX_EXTRA_SHADOW_VIEWS;
+	p->extras[EXTRA_SHADOW_VIEWS] = (uint32_t)views;
+	p->extras[EXTRA_MESH_BATCHES] = (uint32_t)(left - views);
+	p->nodes = calloc(scopes ? scopes : 1, sizeof(*p->nodes));
+	if (!p->nodes)
+		return false;
+	for (size_t i = 0; i < SPEC_COUNT; i++)
+		p->at[i] = -1;
+	for (size_t i = 0; i < SPEC_COUNT; i++)
+		if (specs[i].depth == 0 && included[i])
+			plan_build(p, included, i);
+	return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Writing frames                                                           */
+/* ------------------------------------------------------------------------ */
+
+struct options {
+	const char *output;
+	uint64_t frames;
+	uint64_t markers;
+	uint64_t seed;
+	uint64_t gpus;
+	uint64_t chunk_kib;
+	bool leaves;
+	bool unbalanced;
+	bool verbose;
+	bool help;
+};
+
+struct gen {
+	const struct options *opt;
+	crumbs_writer *w;
+	struct plan plans[2];   /* [1]: frames that leave a scope open */
+	unsigned queue_count;
+	/* The frame being written. */
+	uint64_t frame;
+	uint64_t rng;           /* its splitmix64 stream */
+	bool unbalanced;
+	const struct plan *plan;
+	uint64_t markers;
+	int64_t free_ns[QUEUE_COUNT]; /* when each queue finished its last work */
+	int64_t pass_begin[SPEC_COUNT];
+	int64_t pass_end[SPEC_COUNT];
+};
+
+/* One batch of work on a queue; times are CPU-clock nanoseconds. */
+struct submission {
+	unsigned queue;
+	unsigned index;
+	int64_t cpu_ns;
+	int64_t ready_ns;       /* the GPU work it waits on is done */
+	int64_t dep_ns;         /* passes that need another queue's results wait for this */
+	double load;
+	int64_t begin_ns;
+	int64_t content_end_ns; /* the end of its last pass */
+	int64_t end_ns;
+	const struct crumbs_semaphore_op *waits;
+	uint32_t wait_count;
+	const struct crumbs_semaphore_op *signals;
+	uint32_t signal_count;
+};
+
+static int64_t max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* A GPU's counter at CPU time ns, its full width. */
+static uint64_t gpu_ticks(unsigned gpu, int64_t ns)
+{
+	int64_t d = ns - CPU_START_NS;
+	if (gpu == 0)
+		return GPU0_BASE_TICKS + (uint64_t)d;
+	double x = (double)d * (1.0 + GPU1_DRIFT) / GPU1_PERIOD_NS;
+	return (GPU1_BASE_TICKS + (uint64_t)(int64_t)(x < 0 ? x - 0.5 : x + 0.5)) &
+	       ((UINT64_C(1) << 48) - 1);
+}
+
+/* What a queue's timestamp query reads at ns: the counter cut to its
+ * valid bits. */
+static uint64_t queue_ticks(unsigned queue, int64_t ns)
+{
+	unsigned bits = queue_infos[queue].desc.timestamp_valid_bits;
+	uint64_t t = gpu_ticks(queue_infos[queue].desc.gpu, ns);
+	return bits >= 64 ? t : t & ((UINT64_C(1) << bits) - 1);
+}
+
+static enum crumbs_result open_node(struct gen *g, const struct plan_node *node, unsigned queue,
+				    int64_t ns)
+{
+	const struct spec *s = node->spec;
+	const char *name = s->name;
+	char buf[64];
+
+	if (s->flags & (SPEC_FRAME | SPEC_NUMBERED)) {
+		snprintf(buf, sizeof(buf), "%s %" PRIu64, s->name,
+			 s->flags & SPEC_FRAME ? g->frame : (uint64_t)node->number);
+		name = buf;
+	}
+	g->markers++;
+	if (s->flags & SPEC_RENDER_PASS)
+		return crumbs_writer_event_begin(g->w, CRUMBS_EVENT_RENDER_PASS, name,
+						 queue_ticks(queue, ns));
+	return crumbs_writer_scope_begin(g->w, name, s->level, queue_ticks(queue, ns));
+}
+
+static enum crumbs_result close_node(struct gen *g, unsigned queue, int64_t ns)
+{
+	g->markers++;
+	return crumbs_writer_scope_end(g->w, queue_ticks(queue, ns));
+}
+
+/* A draw's triangles: fixed by its hash, so the same mesh every frame. */
+static uint64_t mesh_prims(uint64_t h)
+{
+	return 256 + (h >> 8) % 48000;
+}
+
+/* How long a leaf takes relative to its siblings: draws by their size. */
+static double leaf_weight(enum leaf_style style, uint64_t h)
+{
+	if (style == LEAF_MESH && h % 6 != 0)
+		return 0.25 + (double)mesh_prims(h) / 24000.0;
+	return 0.4 + unit(mix64(h));
+}
+
+/* What a Vulkan layer would record for each leaf style. */
+static const struct crumbs_leaf_desc leaf_templates[] = {
+	[LEAF_MESH] = { CRUMBS_EVENT_DRAW, "vkCmdDrawIndexed", 1, 0, 0, 0, 0, 0 },
+	[LEAF_FULLSCREEN] = { CRUMBS_EVENT_DRAW, "vkCmdDraw", 1, 0, 1, 3, 0, 0 },
+	[LEAF_INDIRECT] = { CRUMBS_EVENT_DRAW, "vkCmdDrawIndirect", 1, 0, CRUMBS_COUNT_UNKNOWN,
+			    CRUMBS_COUNT_UNKNOWN, 0, 0 },
+	[LEAF_DISPATCH] = { CRUMBS_EVENT_DISPATCH, "vkCmdDispatch", 0, 1, 0, 0, 0, 0 },
+	[LEAF_COPY] = { CRUMBS_EVENT_COPY, "vkCmdCopyBufferToImage", 0, 0, 0, 0, 0, 0 },
+};
+
+/* A draw, dispatch or copy in [begin_ns, end_ns]. `h` picks its mesh, the
+ * same in every frame. */
+static enum crumbs_result write_leaf(struct gen *g, unsigned queue, enum leaf_style style,
+				    uint64_t h, int64_t begin_ns, int64_t end_ns)
+{
+	struct crumbs_leaf_desc leaf = leaf_templates[style];
+
+	if (style == LEAF_MESH && h % 6 == 0) {
+		/* GPU-driven: the CPU never learns the counts. */
+		leaf.name = "vkCmdDrawIndexedIndirect";
+		leaf.prims = leaf.verts = CRUMBS_COUNT_UNKNOWN;
+	} else if (style == LEAF_MESH) {
+		leaf.prims = mesh_prims(h);
+		leaf.verts = leaf.prims * 5 / 8 + 24;
+	}
+	leaf.begin_ticks = queue_ticks(queue, begin_ns);
+	leaf.end_ticks = queue_ticks(queue, end_ns);
+	return crumbs_writer_leaf(g->w, &leaf);
+}
+
+/* A node and its subtree in [begin_ns, end_ns]: children share the time
+ * by weight, each a few percent short of its slot, so that the parent
+ * keeps some exclusive time and the split changes from frame to frame. */
+static enum crumbs_result write_tree(struct gen *g, const struct plan *p, uint32_t n,
+				     unsigned queue, int64_t begin_ns, int64_t end_ns)
+{
+	const struct plan_node *node = &p->nodes[n];
+	int64_t pad = (end_ns - begin_ns) / 16 < US ? (end_ns - begin_ns) / 16 : US;
+	int64_t inner_begin = begin_ns + pad;
+	double len = (double)(end_ns - pad - inner_begin);
+	enum crumbs_result r;
+
+	if ((r = open_node(g, node, queue, begin_ns)) != CRUMBS_OK)
+		return r;
+	for (uint32_t c = n + 1; c < node->end; c = p->nodes[c].end) {
+		const struct plan_node *child = &p->nodes[c];
+		int64_t slot_begin = inner_begin + (int64_t)(len * child->before / node->total);
+		int64_t slot_end = inner_begin +
+				   (int64_t)(len * (child->before + child->weight) / node->total);
+		double slot = (double)(slot_end - slot_begin);
+		double shrink = 0.02 + 0.04 * unit(hash3(p->seed, g->frame, c));
+		int64_t child_begin = slot_begin + (int64_t)(slot * 0.02);
+		int64_t child_end = max64(child_begin, slot_end - (int64_t)(slot * shrink));
+		if ((r = write_tree(g, p, c, queue, child_begin, child_end)) != CRUMBS_OK)
+			return r;
+	}
+	if (node->end == n + 1 && g->opt->leaves && node->spec->leaf != LEAF_NONE) {
+		double weights[MAX_LEAVES], total = 0, at = 0;
+		uint32_t count = node->leaves < MAX_LEAVES ? node->leaves : MAX_LEAVES;
+		for (uint32_t k = 0; k < count; k++)
+			total += weights[k] = leaf_weight(node->spec->leaf, hash3(p->seed, n, k));
+		for (uint32_t k = 0; k < count; k++) {
+			int64_t b = inner_begin + (int64_t)(len * at / total);
+			at += weights[k];
+			int64_t e = inner_begin + (int64_t)(len * at / total);
+			int64_t gap = (e - b) / 10;
+			r = write_leaf(g, queue, node->spec->leaf, hash3(p->seed, n, k), b + gap, e - gap / 2);
+			if (r != CRUMBS_OK)
+				return r;
+		}
+	}
+	return close_node(g, queue, end_ns);
+}
+
+/*
+ * Lays out the passes of one submission from start_ns, each after the one
+ * before and, when it depends on another queue's work, not before dep_ns.
+ * Returns the end of the last pass (start_ns when it has none).
+ */
+static int64_t lay_passes(struct gen *g, unsigned queue, unsigned index, int64_t start_ns,
+			  int64_t dep_ns, double load)
+{
+	int64_t t = start_ns, last = start_ns;
+
+	for (size_t i = 0; i < SPEC_COUNT; i++) {
+		const struct spec *s = &specs[i];
+		if (s->queue != queue || s->submission != index || !(s->flags & SPEC_PASS))
+			continue;
+		double u = unit(hash3(g->opt->seed, g->frame, i));
+		double scale = s->flags & SPEC_STREAMING ? 0.4 + 1.6 * u : 0.97 + 0.06 * u;
+		if (s->flags & SPEC_AFTER_DEP)
+			t = max64(t, dep_ns);
+		g->pass_begin[i] = t;
+		g->pass_end[i] = t + (int64_t)(s->ms * (double)MS * load * scale);
+		last = g->pass_end[i];
+		t = last + 3 * US;
+	}
+	return last;
+}
+
+/*
+ * Places a submission and writes it. It starts once the CPU has submitted
+ * it, the queue is free and what it waits on is done, and ends a little
+ * after its last pass. The queue's frame scope opens in its first
+ * submission and closes in its last.
+ */
+static enum crumbs_result submit(struct gen *g, struct submission *s)
+{
+	const struct plan *p = g->plan;
+	bool last = s->index + 1 == queue_infos[s->queue].submissions;
+	bool overlay = g->unbalanced && last && s->queue == GFX0;
+	int64_t launch = 15 * US + (int64_t)(20.0 * (double)US * rng_unit(&g->rng));
+	int32_t frame = -1;
+	enum crumbs_result r;
+
+	s->begin_ns = max64(max64(s->cpu_ns + launch, g->free_ns[s->queue] + 2 * US), s->ready_ns);
+	s->content_end_ns = lay_passes(g, s->queue, s->index, s->begin_ns + 3 * US, s->dep_ns,
+				       s->load);
+	s->end_ns = s->content_end_ns + (overlay ? 64 : 4) * US;
+	g->free_ns[s->queue] = s->end_ns;
+
+	const struct crumbs_submit_desc desc = {
+		.queue = s->queue,
+		.cpu_ns = (uint64_t)s->cpu_ns,
+		.gpu_ticks = queue_ticks(s->queue, s->begin_ns),
+		.waits = s->waits,
+		.wait_count = s->wait_count,
+		.signals = s->signals,
+		.signal_count = s->signal_count,
+	};
+	for (size_t i = 0; i < SPEC_COUNT; i++)
+		if (specs[i].queue == s->queue && (specs[i].flags & SPEC_FRAME))
+			frame = p->at[i];
+	if ((r = crumbs_writer_submit_begin(g->w, &desc)) != CRUMBS_OK)
+		return r;
+	/* The end of a scope whose begin the program lost (--unbalanced). */
+	if (g->unbalanced && s->queue == COMP0 &&
+	    (r = close_node(g, s->queue, s->begin_ns)) != CRUMBS_OK)
+		return r;
+	if (frame >= 0 && s->index == 0 &&
+	    (r = open_node(g, &p->nodes[frame], s->queue, s->begin_ns + US)) != CRUMBS_OK)
+		return r;
+	for (size_t i = 0; i < SPEC_COUNT; i++) {
+		if (specs[i].queue != s->queue || specs[i].submission != s->index ||
+		    !(specs[i].flags & SPEC_PASS) || p->at[i] < 0)
+			continue;
+		r = write_tree(g, p, (uint32_t)p->at[i], s->queue, g->pass_begin[i], g->pass_end[i]);
+		if (r != CRUMBS_OK)
+			return r;
+	}
+	int64_t t = s->content_end_ns + US;
+	if (last && frame >= 0 && (r = close_node(g, s->queue, t)) != CRUMBS_OK)
+		return r;
+	if (overlay) {
+		/* A scope the program forgets to end; the analyzer closes it
+		 * at the frame's end. */
+		g->markers++;
+		if ((r = crumbs_writer_scope_begin(g->w, "Debug Overlay", 1,
+						   queue_ticks(s->queue, t + 2 * US))) != CRUMBS_OK)
+			return r;
+		if (g->opt->leaves &&
+		    (r = write_leaf(g, s->queue, LEAF_FULLSCREEN, 0, t + 10 * US, t + 50 * US)) != CRUMBS_OK)
+			return r;
+	}
+	return crumbs_writer_submit_end(g->w, queue_ticks(s->queue, s->end_ns));
+}
+
+static enum crumbs_result write_frame(struct gen *g, uint64_t f)
+{
+	const struct options *opt = g->opt;
+	uint64_t v = f + 1; /* this frame's semaphore values */
+	enum crumbs_result r;
+
+	g->frame = f;
+	g->rng = hash3(opt->seed, f, 0);
+	g->unbalanced = opt->unbalanced && f % 3 == 2 && opt->markers >= 4;
+	g->plan = &g->plans[g->unbalanced];
+	g->markers = 0;
+	int64_t t0 = CPU_START_NS + (int64_t)f * FRAME_NS + (int64_t)(40.0 * US * rng_unit(&g->rng));
+	/* The scene's cost wanders slowly (a triangle wave over 8 s) plus
+	 * a little noise per frame: GPU 0's graphics work runs 9 to 14 ms. */
+	double phase = (double)(f % 480) / 480.0;
+	double load = 1.17 + 0.15 * (4.0 * (phase < 0.5 ? phase : 1.0 - phase) - 1.0) +
+		      0.08 * (rng_unit(&g->rng) - 0.5);
+
+	if ((r = crumbs_writer_frame_begin(g->w, f, (uint64_t)t0)) != CRUMBS_OK)
+		return r;
+	for (unsigned gpu = 0; gpu < opt->gpus; gpu++) {
+		/* A calibrated-timestamps read: the true pair, with the CPU
+		 * side off by up to half the deviation it reports. */
+		int64_t at = t0 + 40 * US + (int64_t)(100.0 * US * rng_unit(&g->rng));
+		int64_t deviation = 150 + (int64_t)(300.0 * rng_unit(&g->rng));
+		int64_t error = (int64_t)((double)deviation * (rng_unit(&g->rng) - 0.5));
+		if ((r = crumbs_writer_calibration(g->w, gpu, gpu_ticks(gpu, at),
+						   (uint64_t)(at + error), (uint64_t)deviation)) != CRUMBS_OK)
+			return r;
+	}
+	for (unsigned q = 0; q < g->queue_count; q++)
+		if ((r = crumbs_writer_queue_ready(g->w, q, queue_ticks(q, g->free_ns[q]))) != CRUMBS_OK)
+			return r;
+
+	/* Streaming uploads first; every 5th frame the staging buffer is
+	 * filled on the host, which signals when it is done. */
+	bool host_wait = f % 5 == 2;
+	const struct crumbs_semaphore_op host_op = { SEM_HOST_STAGING, f / 5 + 1 };
+	const struct crumbs_semaphore_op uploads_op = { SEM_UPLOADS_DONE, v };
+	int64_t xfer_cpu = t0 + 300 * US + (int64_t)(100.0 * US * rng_unit(&g->rng));
+	int64_t host_ns = xfer_cpu + 200 * US + (int64_t)(400.0 * US * rng_unit(&g->rng));
+	struct submission xfer = { .queue = XFER0, .cpu_ns = xfer_cpu, .load = 1.0,
+				   .ready_ns = host_wait ? host_ns + 15 * US : 0,
+				   .waits = &host_op, .wait_count = host_wait,
+				   .signals = &uploads_op, .signal_count = 1 };
+	if ((r = submit(g, &xfer)) != CRUMBS_OK)
+		return r;
+	if (host_wait && (r = crumbs_writer_host_signal(g->w, host_op.semaphore, host_op.value,
+							(uint64_t)host_ns)) != CRUMBS_OK)
+		return r;
+
+	/* Graphics, first batch: shadows and the depth prepass. */
+	const struct crumbs_semaphore_op shadows_op = { SEM_SHADOWS_DONE, v };
+	struct submission gfx_shadows = {
+		.queue = GFX0, .index = 0, .load = load, .signals = &shadows_op, .signal_count = 1,
+		.cpu_ns = t0 + 1000 * US + (int64_t)(200.0 * US * rng_unit(&g->rng)) };
+	if ((r = submit(g, &gfx_shadows)) != CRUMBS_OK)
+		return r;
+
+	if (opt->gpus == 2) {
+		/* GPU 1 renders reflection captures and a second view, which
+		 * reads the particles its compute queue simulates (a
+		 * stage-masked wait: the captures run meanwhile). */
+		const struct crumbs_semaphore_op particles_op = { SEM_PARTICLES_DONE, v };
+		double load1 = 1.0 + (load - 1.17) / 2;
+		struct submission comp1 = { .queue = COMP1, .cpu_ns = t0 + 1050 * US, .load = load1,
+					    .signals = &particles_op, .signal_count = 1 };
+		if ((r = submit(g, &comp1)) != CRUMBS_OK)
+			return r;
+		struct submission gfx1 = { .queue = GFX1, .cpu_ns = t0 + 1100 * US, .load = load1,
+					   .dep_ns = comp1.end_ns + 5 * US,
+					   .waits = &particles_op, .wait_count = 1 };
+		if ((r = submit(g, &gfx1)) != CRUMBS_OK)
+			return r;
+	}
+
+	/* Async compute is submitted early and waits for the depth buffer,
+	 * then overlaps the base pass. */
+	const struct crumbs_semaphore_op compute_op = { SEM_COMPUTE_DONE, v };
+	struct submission comp0 = {
+		.queue = COMP0, .load = load, .ready_ns = gfx_shadows.end_ns + 8 * US,
+		.waits = &shadows_op, .wait_count = 1, .signals = &compute_op, .signal_count = 1,
+		.cpu_ns = t0 + 1200 * US + (int64_t)(100.0 * US * rng_unit(&g->rng)) };
+	if ((r = submit(g, &comp0)) != CRUMBS_OK)
+		return r;
+
+	/* Graphics, second batch: base pass, lighting, translucency. Its
+	 * waits are stage-masked: only lighting needs the compute results.
+	 * Every 7th frame the CPU is late with it and the queue idles. */
+	const struct crumbs_semaphore_op mid_waits[2] = { compute_op, uploads_op };
+	double late = rng_unit(&g->rng);
+	struct submission gfx_main = {
+		.queue = GFX0, .index = 1, .load = load, .dep_ns = comp0.end_ns + 5 * US,
+		.waits = mid_waits, .wait_count = 2,
+		.cpu_ns = f % 7 == 1 ? gfx_shadows.end_ns + 500 * US + (int64_t)(1500.0 * US * late) :
+			  t0 + 2000 * US + (int64_t)(300.0 * US * late) };
+	if ((r = submit(g, &gfx_main)) != CRUMBS_OK)
+		return r;
+
+	/* Graphics, last batch: post processing, then present. */
+	const struct crumbs_semaphore_op render_op = { SEM_RENDER_DONE, v };
+	struct submission gfx_post = {
+		.queue = GFX0, .index = 2, .load = load, .signals = &render_op, .signal_count = 1,
+		.cpu_ns = max64(t0 + 4500 * US + (int64_t)(500.0 * US * rng_unit(&g->rng)),
+				gfx_main.cpu_ns + 300 * US) };
+	if ((r = submit(g, &gfx_post)) != CRUMBS_OK)
+		return r;
+
+	return crumbs_writer_frame_end(g->w, (uint64_t)(CPU_START_NS + (int64_t)(f + 1) * FRAME_NS),
+				       opt->leaves ? CRUMBS_FRAME_FULL_DETAIL : 0, 0);
+}
+
+static enum crumbs_result write_setup(struct gen *g)
+{
+	static const struct crumbs_gpu_desc gpus[2] = {
+		{ "Crumbs Virtual GPU 0 (deferred)", "crumbs virtual driver", 0x10de, 0x2684,
+		  (550u << 22) | (54u << 14) | (14u << 6), (1u << 22) | (3u << 12) | 277u },
+		{ "Crumbs Virtual GPU 1 (reflections)", "crumbs virtual driver", 0x8086, 0x56a0,
+		  (23u << 22) | (3u << 12) | 4u, (1u << 22) | (3u << 12) | 264u },
+	};
+	enum crumbs_result r;
+
+	for (unsigned gpu = 0; gpu < g->opt->gpus; gpu++)
+		if ((r = crumbs_writer_add_gpu(g->w, &gpus[gpu], NULL)) != CRUMBS_OK)
+			return r;
+	for (unsigned q = 0; q < g->queue_count; q++)
+		if ((r = crumbs_writer_add_queue(g->w, &queue_infos[q].desc, NULL)) != CRUMBS_OK)
+			return r;
+	/* Read when the device was created, well before the first frame. */
+	for (unsigned gpu = 0; gpu < g->opt->gpus; gpu++) {
+		int64_t at = CPU_START_NS - 500 * MS;
+		if ((r = crumbs_writer_calibration(g->w, gpu, gpu_ticks(gpu, at), (uint64_t)at + 120,
+						   310)) != CRUMBS_OK)
+			return r;
+	}
+	for (unsigned q = 0; q < g->queue_count; q++)
+		g->free_ns[q] = CPU_START_NS - 3 * MS;
+	return CRUMBS_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The command line                                                         */
+/* ------------------------------------------------------------------------ */
+
+enum option_kind { OPT_STRING, OPT_NUMBER, OPT_SWITCH };
+
+struct option_spec {
+	const char *name;
+	char short_name;
+	enum option_kind kind;
+	const char *value; /* the value's name in the help */
+	size_t offset;     /* of the field in struct options */
+	uint64_t min, max;
+	const char *help;
+};
+
+#define FIELD(f) offsetof(struct options, f)
+
+static const struct option_spec option_specs[] = {
+	{ "output", 'o', OPT_STRING, "FILE", FIELD(output), 0, 0,
+	  "write the capture to FILE (required)" },
+	{ "frames", 0, OPT_NUMBER, "N", FIELD(frames), 1, MAX_FRAMES,
+	  "frames to write (default 3)" },
+	{ "markers-per-frame", 0, OPT_NUMBER, "M", FIELD(markers), 1, MAX_MARKERS,
+	  "scope begins and ends per frame, over all GPUs\n"
+	  "and queues (default 120); an odd M is rounded\n"
+	  "up to even" },
+	{ "seed", 0, OPT_NUMBER, "S", FIELD(seed), 0, UINT64_MAX,
+	  "seed of the timing jitter (default 1); the same\n"
+	  "options write the same bytes" },
+	{ "gpus", 0, OPT_NUMBER, "1|2", FIELD(gpus), 1, 2,
+	  "GPUs to simulate (default 2)" },
+	{ "leaves", 0, OPT_SWITCH, NULL, FIELD(leaves), 0, 0,
+	  "record draws, dispatches and copies, and the\n"
+	  "base pass's render pass (its begin and end\n"
+	  "count as markers)" },
+	{ "unbalanced", 0, OPT_SWITCH, NULL, FIELD(unbalanced), 0, 0,
+	  "every third frame, leave a scope open at the\n"
+	  "frame's end and end one that never began\n"
+	  "(when M is at least 4)" },
+	{ "chunk-kib", 0, OPT_NUMBER, "K", FIELD(chunk_kib), 1, MAX_CHUNK_KIB,
+	  "compress records K KiB at a time (default:\n"
+	  "the writer's, 1024)" },
+	{ "verbose", 0, OPT_SWITCH, NULL, FIELD(verbose), 0, 0,
+	  "print frames, markers, file size and bytes\n"
+	  "per marker" },
+	{ "help", 'h', OPT_SWITCH, NULL, FIELD(help), 0, 0, "show this help" },
+};
+
+#define OPTION_COUNT (sizeof(option_specs) / sizeof(option_specs[0]))
+
+__attribute__((format(printf, 1, 2)))
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("crumbs-gen: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'crumbs-gen --help'.\n", stderr);
+	return 2;
+}
+
+static void print_help(void)
+{
+	printf("usage: crumbs-gen -o FILE [options]\n\n"
+	       "Writes a capture of a deferred renderer's frames with no GPU: shadows,\n"
+	       "prepass, base pass, lighting, translucency and post processing on GPU 0's\n"
+	       "graphics queue, async compute, streaming uploads, and reflection captures\n"
+	       "on GPU 1, with semaphores between them and calibrated clocks.\n\n"
+	       "options:\n");
+	for (size_t i = 0; i < OPTION_COUNT; i++) {
+		const struct option_spec *o = &option_specs[i];
+		char left[48];
+		snprintf(left, sizeof(left), "--%s%s%s", o->name, o->value ? " " : "",
+			 o->value ? o->value : "");
+		if (o->short_name)
+			printf("  -%c, %-24s  ", o->short_name, left);
+		else
+			printf("      %-24s  ", left);
+		for (const char *h = o->help; *h; h++) {
+			putchar(*h);
+			if (*h == '\n')
+				printf("%32s", "");
+		}
+		putchar('\n');
+	}
+}
+
+static int set_option(struct options *opt, const struct option_spec *o, const char *shown,
+		      const char *value)
+{
+	char *field = (char *)opt + o->offset;
+
+	if (o->kind == OPT_STRING) {
+		*(const char **)field = value;
+		return 0;
+	}
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(value, &end, 10);
+	if (value[0] < '0' || value[0] > '9' || *end != '\0' || errno != 0 || x < o->min ||
+	    x > o->max)
+		return usage_error("option '%s': '%s' is not a number from %" PRIu64 " to %" PRIu64,
+				   shown, value, o->min, o->max);
+	*(uint64_t *)field = x;
+	return 0;
+}
+
+/* Returns 0, or 2 after printing a usage error. */
+static int parse_options(int argc, char **argv, struct options *opt)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		const char *value = NULL;
+		const struct option_spec *o = NULL;
+		char shown[48];
+
+		if (arg[0] != '-' || arg[1] == '\0')
+			return usage_error("unexpected argument '%s'", arg);
+		if (arg[1] == '-') {
+			const char *name = arg + 2;
+			const char *eq = strchr(name, '=');
+			size_t len = eq ? (size_t)(eq - name) : strlen(name);
+			for (size_t k = 0; k < OPTION_COUNT && !o; k++)
+				if (strlen(option_specs[k].name) == len &&
+				    strncmp(option_specs[k].name, name, len) == 0)
+					o = &option_specs[k];
+			snprintf(shown, sizeof(shown), "--%.*s", (int)(len < 40 ? len : 40), name);
+			value = eq ? eq + 1 : NULL;
+		} else {
+			for (size_t k = 0; k < OPTION_COUNT && !o; k++)
+				if (option_specs[k].short_name == arg[1])
+					o = &option_specs[k];
+			snprintf(shown, sizeof(shown), "-%c", arg[1]);
+			value = arg[2] ? arg + 2 : NULL;
+		}
+		if (!o)
+			return usage_error("unknown option '%s'", shown);
+		if (o->kind == OPT_SWITCH) {
+			if (value)
+				return usage_error("option '%s' takes no value", shown);
+			*(bool *)((char *)opt + o->offset) = true;
+			continue;
+		}
+		if (!value) {
+			if (i + 1 >= argc)
+				return usage_error("option '%s' needs a value (%s)", shown, o->value);
+			value = argv[++i];
+		}
+		if (set_option(opt, o, shown, value) != 0)
+			return 2;
+	}
+	return 0;
+}
+
+/* Standard output is checked before exiting 0: a full disk is a failure. */
+static int finish_stdout(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "crumbs-gen: cannot write to standard output: %s\n", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options opt = { .frames = 3, .markers = 120, .seed = 1, .gpus = 2 };
+	struct gen g = { .opt = &opt };
+	enum crumbs_result r = CRUMBS_OK;
+	int status = 1;
+
+	if (parse_options(argc, argv, &opt) != 0)
+		return 2;
+	if (opt.help) {
+		print_help();
+		return finish_stdout();
+	}
+	if (!opt.output)
+		return usage_error("no output file (give -o FILE)");
+	opt.markers += opt.markers % 2;
+	g.queue_count = opt.gpus == 2 ? QUEUE_COUNT : GFX1;
+
+	uint64_t scopes = opt.markers / 2;
+	if (!plan_init(&g.plans[0], scopes, (unsigned)opt.gpus, opt.leaves, opt.seed) ||
+	    !plan_init(&g.plans[1], scopes - 1, (unsigned)opt.gpus, opt.leaves, opt.seed)) {
+		fprintf(stderr, "crumbs-gen: out of memory\n");
+		goto out;
+	}
+
+	const struct crumbs_writer_desc desc = {
+		.path = opt.output,
+		.producer = PRODUCER,
+		.created_unix_s = CRUMBS_CREATED_UNKNOWN,
+		.chunk_bytes = (uint32_t)(opt.chunk_kib * 1024),
+	};
+	if ((r = crumbs_writer_open(&desc, &g.w)) != CRUMBS_OK ||
+	    (r = write_setup(&g)) != CRUMBS_OK)
+		goto out;
+	for (uint64_t f = 0; f < opt.frames; f++) {
+		if ((r = write_frame(&g, f)) != CRUMBS_OK)
+			goto out;
+		if (g.markers != opt.markers) {
+			fprintf(stderr, "crumbs-gen: frame %" PRIu64 " has %" PRIu64 " markers, "
+				"not %" PRIu64 " (a bug in crumbs-gen)\n", f, g.markers, opt.markers);
+			goto out;
+		}
+	}
+	r = crumbs_writer_close(g.w);
+	g.w = NULL;
+	if (r != CRUMBS_OK)
+		goto out;
+	status = 0;
+	if (opt.verbose) {
+		struct stat st;
+		if (stat(opt.output, &st) != 0) {
+			fprintf(stderr, "crumbs-gen: cannot read '%s': %s\n", opt.output, strerror(errno));
+			status = 1;
+			goto out;
+		}
+		uint64_t markers = opt.frames * opt.markers;
+		printf("'%s': %" PRIu64 " frames, %" PRIu64 " markers (%" PRIu64 " per frame), "
+		       "%lld bytes, %.3f bytes per marker\n", opt.output, opt.frames, markers,
+		       opt.markers, (long long)st.st_size, (double)st.st_size / (double)markers);
+		status = finish_stdout();
+	}
+out:
+	if (r != CRUMBS_OK)
+		fprintf(stderr, "crumbs-gen: cannot write '%s': %s\n", opt.output,
+			crumbs_result_str(r));
+	crumbs_writer_free(g.w);
+	free(g.plans[0].nodes);
+	free(g.plans[1].nodes);
+	return status;
+}
