@@ -160,7 +160,7 @@ struct frame_gpu {
 	uint32_t gpu;
 	bool calibrated;    /* false: GPU time aligned at its first submission */
 	uint32_t calibration_samples;
-	double drift_ppm;   /* the fit's slope minus one, in parts per million */
+	double drift_ppm;   /* how much faster the GPU clock runs than the CPU's */
 	int64_t frame_ns;   /* union of the busy time of all its queues */
 	int64_t begin_ns;   /* first busy moment, or INT64_MIN */
 	int64_t end_ns;     /* last busy moment */
@@ -178,6 +178,7 @@ struct frame {
 	uint32_t queue_count;
 	uint64_t scopes;
 	uint64_t events;
+	uint64_t timestamps;     /* GPU timestamps recorded in the frame */
 };
 
 /*

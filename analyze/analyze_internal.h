@@ -21,6 +21,8 @@ struct arena {
 
 /* Zeroed memory aligned to 16 bytes, or NULL when out of memory. */
 void *arena_alloc(struct arena *a, size_t size);
+/* The same, not zeroed, for memory the caller fills before reading. */
+void *arena_alloc_uninit(struct arena *a, size_t size);
 /* Forgets every allocation but keeps one block to refill. */
 void arena_reset(struct arena *a);
 void arena_release(struct arena *a);
@@ -155,9 +157,13 @@ struct clock_fit {
 void clock_fit_samples(struct clock_fit *fit, const struct raw_calibration *samples,
 		       uint32_t count, double period, unsigned valid_bits);
 
-/* The CPU-clock time of ticks that lie near `near_ns` (which picks the
- * counter's wrap), with a queue's period and valid bits. */
-int64_t clock_fit_map(const struct clock_fit *fit, uint64_t ticks, double period,
-		      unsigned valid_bits, int64_t near_ns);
+/* Where ticks that lie near `near_ns` (which picks the counter's wrap)
+ * are, in ticks since the fit's reference sample, for a queue with that
+ * period and valid bits. */
+int64_t clock_fit_position(const struct clock_fit *fit, uint64_t ticks, double period,
+			   unsigned valid_bits, int64_t near_ns);
+
+/* The CPU-clock time of a position, for a queue with that period. */
+int64_t clock_fit_ns(const struct clock_fit *fit, int64_t position, double period);
 
 #endif

@@ -18,6 +18,14 @@ struct arena_block {
 
 void *arena_alloc(struct arena *a, size_t size)
 {
+	void *p = arena_alloc_uninit(a, size);
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+
+void *arena_alloc_uninit(struct arena *a, size_t size)
+{
 	struct arena_block *b = a->head;
 
 	size = (size + 15) & ~(size_t)15;
@@ -44,7 +52,6 @@ void *arena_alloc(struct arena *a, size_t size)
 	}
 	void *p = b->data + b->used;
 	b->used += size;
-	memset(p, 0, size);
 	return p;
 }
 

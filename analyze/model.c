@@ -80,8 +80,8 @@ void clock_fit_samples(struct clock_fit *fit, const struct raw_calibration *samp
 	fit->offset_ns = (sy - slope * sx) / n;
 }
 
-int64_t clock_fit_map(const struct clock_fit *fit, uint64_t ticks, double period,
-		      unsigned valid_bits, int64_t near_ns)
+int64_t clock_fit_position(const struct clock_fit *fit, uint64_t ticks, double period,
+			   unsigned valid_bits, int64_t near_ns)
 {
 	if (period <= 0)
 		period = fit->period;
@@ -89,8 +89,48 @@ int64_t clock_fit_map(const struct clock_fit *fit, uint64_t ticks, double period
 	int64_t r = clamp_i64(near);
 	uint64_t mask = bits_mask(valid_bits);
 	uint64_t anchor = (fit->ref_ticks + (uint64_t)r) & mask;
-	double x = (double)r + (double)crumbs_ticks_delta(ticks & mask, anchor, valid_bits);
-	return fit->ref_cpu_ns + clamp_i64(fit->offset_ns + fit->slope * x * period);
+	/* Unsigned, so that absurd inputs wrap instead of overflowing. */
+	return (int64_t)((uint64_t)r + (uint64_t)crumbs_ticks_delta(ticks & mask, anchor, valid_bits));
+}
+
+int64_t clock_fit_ns(const struct clock_fit *fit, int64_t position, double period)
+{
+	double v = fit->offset_ns + fit->slope * (double)position * period;
+	/* Rounding by hand: llround is a library call, and this runs once
+	 * per timestamp. */
+	if (!(v > -9.2e18 && v < 9.2e18))
+		return fit->ref_cpu_ns + clamp_i64(v);
+	return (int64_t)((uint64_t)fit->ref_cpu_ns + (uint64_t)(int64_t)(v < 0 ? v - 0.5 : v + 0.5));
+}
+
+/*
+ * A queue's timestamps in order. The first of a frame is placed near the
+ * frame's begin (which picks the counter's wrap); each later one steps from
+ * the one before by their difference modulo the counter's width: exact,
+ * and without dividing, which matters at one call per timestamp.
+ */
+struct queue_clock {
+	const struct capture_queue *queue;
+	const struct clock_fit *fit;
+	int64_t near_ns;
+	bool placed;
+	uint64_t raw;
+	int64_t position;
+};
+
+static int64_t queue_clock_ns(struct queue_clock *c, uint64_t ticks)
+{
+	unsigned bits = c->queue->timestamp_valid_bits;
+	if (!c->placed) {
+		c->position = clock_fit_position(c->fit, ticks, c->queue->timestamp_period, bits,
+						 c->near_ns);
+		c->placed = true;
+	} else {
+		c->position = (int64_t)((uint64_t)c->position +
+					(uint64_t)crumbs_ticks_delta(ticks, c->raw, bits));
+	}
+	c->raw = ticks;
+	return clock_fit_ns(c->fit, c->position, c->queue->timestamp_period);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -354,46 +394,40 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 			.gpu = g,
 			.calibrated = fits[g].calibrated,
 			.calibration_samples = n,
-			.drift_ppm = (fits[g].slope - 1.0) * 1e6,
+			.drift_ppm = (1.0 / fits[g].slope - 1.0) * 1e6,
 			.begin_ns = INT64_MIN,
 			.end_ns = INT64_MIN,
 		};
 	}
 
-	/* Ticks to CPU-clock ns. Each is unwrapped near the queue's previous
-	 * time, the first near the frame's begin. */
-	int64_t *near = arena_alloc(arena, sizeof(*near) * (ctx->queue_count + 1));
+	/* Ticks to CPU-clock ns, queue by queue in order. */
+	struct queue_clock *clocks = arena_alloc(arena, sizeof(*clocks) * (ctx->queue_count + 1));
 	uint32_t *current = arena_alloc(arena, sizeof(*current) * (ctx->queue_count + 1));
-	if (!near || !current)
+	if (!clocks || !current)
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
-	for (uint32_t i = 0; i < ctx->queue_count; i++)
-		near[i] = raw->cpu_begin_ns;
+	for (uint32_t i = 0; i < ctx->queue_count; i++) {
+		clocks[i].queue = &ctx->queues[i];
+		clocks[i].fit = &fits[ctx->queues[i].gpu];
+		clocks[i].near_ns = raw->cpu_begin_ns;
+	}
 	struct raw_ready *readies = raw->readies.data;
 	for (size_t i = 0; i < raw->readies.len; i++) {
-		const struct capture_queue *cq = &ctx->queues[readies[i].queue];
-		readies[i].ns = clock_fit_map(&fits[cq->gpu], readies[i].ticks, cq->timestamp_period,
-					      cq->timestamp_valid_bits, near[readies[i].queue]);
-		near[readies[i].queue] = readies[i].ns;
-		qs[readies[i].queue].ready_ns = readies[i].ns;
-		qs[readies[i].queue].has_ready = true;
+		uint32_t q = readies[i].queue;
+		readies[i].ns = queue_clock_ns(&clocks[q], readies[i].ticks);
+		qs[q].ready_ns = readies[i].ns;
+		qs[q].has_ready = true;
 	}
-	size_t timestamps = 1;
+	size_t timestamps = raw->readies.len;
 	for (size_t i = 0; i < item_count; i++) {
 		struct item *it = &items[i];
-		const struct capture_queue *cq = &ctx->queues[it->queue];
-		const struct clock_fit *fit = &fits[cq->gpu];
 		if (it->type == ITEM_SUBMIT)
 			current[it->queue] = it->a;
 		if (it->flags & ITEM_HAS_T1) {
-			it->t1 = clock_fit_map(fit, (uint64_t)it->t1, cq->timestamp_period,
-					       cq->timestamp_valid_bits, near[it->queue]);
-			near[it->queue] = it->t1;
+			it->t1 = queue_clock_ns(&clocks[it->queue], (uint64_t)it->t1);
 			timestamps++;
 		}
 		if (it->flags & ITEM_HAS_T2) {
-			it->t2 = clock_fit_map(fit, (uint64_t)it->t2, cq->timestamp_period,
-					       cq->timestamp_valid_bits, near[it->queue]);
-			near[it->queue] = it->t2;
+			it->t2 = queue_clock_ns(&clocks[it->queue], (uint64_t)it->t2);
 			timestamps++;
 		}
 		if (it->type == ITEM_SUBMIT_END && (it->flags & ITEM_HAS_T1)) {
@@ -428,6 +462,7 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 			signals[i].earliest = signals[i + 1].earliest;
 	}
 
+	f->timestamps = timestamps;
 	/* Busy intervals: at most one per timestamp. */
 	w.interval_cap = timestamps + raw->submits.len + 1;
 	w.intervals = arena_alloc(arena, sizeof(*w.intervals) * w.interval_cap);
@@ -441,7 +476,8 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 		bool t1 = (it->flags & ITEM_HAS_T1) != 0;
 
 		if (!q->stack) {
-			q->stack = arena_alloc(arena, sizeof(*q->stack) * MAX_STACK);
+			/* Only the levels up to depth are ever read. */
+			q->stack = arena_alloc_uninit(arena, sizeof(*q->stack) * MAX_STACK);
 			if (!q->stack)
 				return CRUMBS_ERROR_OUT_OF_MEMORY;
 			q->stack[0] = (struct level){ q->fq->root, NULL };

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,38 @@ struct buffer {
 	size_t cap;
 };
 
+/* A chunk as read and decompressed. */
+struct chunk_data {
+	struct buffer compressed;
+	struct buffer content;
+	size_t produced;   /* bytes of content */
+	ZSTD_DCtx *dctx;
+};
+
+static void chunk_data_release(struct chunk_data *d)
+{
+	free(d->compressed.data);
+	free(d->content.data);
+	ZSTD_freeDCtx(d->dctx);
+	memset(d, 0, sizeof(*d));
+}
+
+/* The background decoder of the next chunk. */
+struct prefetch {
+	bool started;
+	bool failed;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool quit;
+	bool busy;
+	size_t want;       /* chunk asked for, or NO_CHUNK */
+	size_t done;       /* chunk decoded into data, or NO_CHUNK */
+	struct chunk_data data;
+	enum crumbs_result result;
+	struct analyze_error err;
+};
+
 /* Decoding state of the loaded chunk. */
 struct chunk_state {
 	const unsigned char *data;
@@ -89,9 +122,8 @@ struct capture {
 	size_t next_chunk;
 	bool loaded;
 	struct chunk_state cs;
-	struct buffer compressed;
-	struct buffer content;
-	ZSTD_DCtx *dctx;
+	struct chunk_data main;       /* the loaded chunk */
+	struct prefetch prefetch;
 	uint64_t raw_bytes;
 
 	struct raw_frame raw;
@@ -181,7 +213,7 @@ static bool buffer_reserve(struct buffer *b, size_t size)
 
 /* Reads up to n bytes at off; returns how many were read (fewer only at
  * the end of the file), or -1 on an I/O error (errno set). */
-static ssize_t read_at(capture *c, uint64_t off, void *buf, size_t n)
+static ssize_t read_at(const capture *c, uint64_t off, void *buf, size_t n)
 {
 	if (off >= c->size)
 		return 0;
@@ -205,10 +237,20 @@ static ssize_t read_at(capture *c, uint64_t off, void *buf, size_t n)
 	return (ssize_t)done;
 }
 
+/* strerror's text, lowercased to read as the rest of crumbs' messages. */
+static void system_error(char *buf, size_t n, int code)
+{
+	snprintf(buf, n, "%s", strerror(code));
+	if (buf[0] >= 'A' && buf[0] <= 'Z' && !(buf[1] >= 'A' && buf[1] <= 'Z'))
+		buf[0] = (char)(buf[0] - 'A' + 'a');
+}
+
 static enum crumbs_result io_error(struct analyze_error *e, uint64_t byte)
 {
+	char why[128];
+	system_error(why, sizeof(why), errno);
 	return set_error(e, CRUMBS_ERROR_IO, byte, "cannot read at byte %llu: %s",
-			 (unsigned long long)byte, strerror(errno));
+			 (unsigned long long)byte, why);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -289,7 +331,7 @@ static bool get_u8(struct cursor *k, unsigned *v)
 	return true;
 }
 
-static bool get_varint(struct cursor *k, uint64_t *v)
+static bool get_varint_slow(struct cursor *k, uint64_t *v)
 {
 	uint64_t r = 0;
 	for (unsigned shift = 0, i = 0;; i++, shift += 7) {
@@ -308,6 +350,16 @@ static bool get_varint(struct cursor *k, uint64_t *v)
 			return true;
 		}
 	}
+}
+
+/* Most values fit in one byte; that case stays inline. */
+static inline bool get_varint(struct cursor *k, uint64_t *v)
+{
+	if (k->p < k->end && *k->p < 0x80) {
+		*v = *k->p++;
+		return true;
+	}
+	return get_varint_slow(k, v);
 }
 
 static bool get_u32(struct cursor *k, uint32_t *v, uint64_t max, const char *what)
@@ -905,9 +957,11 @@ static enum crumbs_result walk_chunks(capture *c, uint64_t off, struct analyze_e
 		if (n < 0)
 			return io_error(err, off);
 		if (n >= 8 && rd32(h) == SKIPPABLE_INDEX) {
-			/* An index whose trailer did not check out: the end
-			 * of the file is cut or damaged. */
-			if (c->damage.code == CRUMBS_OK)
+			/* An index whose trailer did not check out: damaged if
+			 * it ends where the file does, else cut. */
+			if (off + 8 + rd32(h + 4) == c->size)
+				corrupt(&e, off, "index trailer is damaged");
+			else
 				truncated(&e, c->size);
 			break;
 		}
@@ -1030,8 +1084,13 @@ static bool zstd_frame_as_specified(const unsigned char *p, size_t size)
 	return (descriptor & 0x04) && !(descriptor & 0x18) && !(descriptor & 0x03);
 }
 
-/* Loads chunk i: reads, checks and decompresses it. */
-static enum crumbs_result load_chunk(capture *c, size_t i, struct analyze_error *err)
+/*
+ * Reads, checks and decompresses chunk i into d. Touches nothing of the
+ * capture but what is fixed once it is open (the chunk list, the file), so
+ * the prefetch thread runs it too.
+ */
+static enum crumbs_result decode_chunk(const capture *c, size_t i, struct chunk_data *d,
+				       struct analyze_error *err)
 {
 	const struct chunk_ref *ref = (const struct chunk_ref *)c->chunks.data + i;
 	unsigned char h[CHUNK_HEADER_BYTES];
@@ -1039,7 +1098,7 @@ static enum crumbs_result load_chunk(capture *c, size_t i, struct analyze_error 
 	uint32_t csize, usize, crc;
 	ssize_t n;
 
-	c->loaded = false;
+	d->produced = 0;
 	if ((n = read_at(c, ref->offset, h, sizeof(h))) < 0)
 		return io_error(err, ref->offset);
 	if (check_chunk_header(h, (size_t)n, ref->offset, &got, &csize, &usize, &crc, err) != CRUMBS_OK)
@@ -1054,57 +1113,188 @@ static enum crumbs_result load_chunk(capture *c, size_t i, struct analyze_error 
 	if (!ref->partial && body + csize != end)
 		return corrupt(err, body + csize < end ? body + csize : ref->offset,
 			       "chunk does not end where the next begins");
-	if (!buffer_reserve(&c->compressed, csize) || !buffer_reserve(&c->content, usize))
+	if (!buffer_reserve(&d->compressed, csize) || !buffer_reserve(&d->content, usize))
 		return out_of_memory(err);
-	if ((n = read_at(c, body, c->compressed.data, csize)) < 0)
+	if (!d->dctx && !(d->dctx = ZSTD_createDCtx()))
+		return out_of_memory(err);
+	if ((n = read_at(c, body, d->compressed.data, csize)) < 0)
 		return io_error(err, body);
 	size_t have = (size_t)n;
-	size_t produced;
 
 	if (!ref->partial) {
 		if (have != csize)
 			return truncated(err, body + have);
-		if (crumbs_crc32c(0, c->compressed.data, csize) != crc)
+		if (crumbs_crc32c(0, d->compressed.data, csize) != crc)
 			return corrupt(err, body, "chunk checksum mismatch");
-		if (!zstd_frame_as_specified(c->compressed.data, csize) ||
-		    ZSTD_getFrameContentSize(c->compressed.data, csize) != usize)
+		if (!zstd_frame_as_specified(d->compressed.data, csize) ||
+		    ZSTD_getFrameContentSize(d->compressed.data, csize) != usize)
 			return corrupt(err, body, "chunk body is not the zstd frame its header describes");
-		if (ZSTD_findFrameCompressedSize(c->compressed.data, csize) != csize)
+		if (ZSTD_findFrameCompressedSize(d->compressed.data, csize) != csize)
 			return corrupt(err, body, "chunk body is not one zstd frame of its size");
-		produced = ZSTD_decompressDCtx(c->dctx, c->content.data, usize,
-					       c->compressed.data, csize);
-		if (ZSTD_isError(produced) || produced != usize)
+		size_t r = ZSTD_decompressDCtx(d->dctx, d->content.data, usize,
+					       d->compressed.data, csize);
+		if (ZSTD_isError(r) || r != usize)
 			return corrupt(err, body, "chunk does not decompress: %s",
-				       ZSTD_isError(produced) ? ZSTD_getErrorName(produced) : "wrong size");
+				       ZSTD_isError(r) ? ZSTD_getErrorName(r) : "wrong size");
+		d->produced = r;
 	} else {
 		/* The file ends inside this body: take what its complete
 		 * blocks give; its frames that decoded whole are usable. */
-		ZSTD_inBuffer in = { c->compressed.data, have, 0 };
-		ZSTD_outBuffer out = { c->content.data, usize, 0 };
-		ZSTD_DCtx_reset(c->dctx, ZSTD_reset_session_only);
+		ZSTD_inBuffer in = { d->compressed.data, have, 0 };
+		ZSTD_outBuffer out = { d->content.data, usize, 0 };
+		ZSTD_DCtx_reset(d->dctx, ZSTD_reset_session_only);
 		while (in.pos < in.size && out.pos < out.size) {
-			size_t r = ZSTD_decompressStream(c->dctx, &out, &in);
+			size_t r = ZSTD_decompressStream(d->dctx, &out, &in);
 			if (ZSTD_isError(r))
 				return corrupt(err, body, "chunk does not decompress: %s",
 					       ZSTD_getErrorName(r));
 			if (r == 0)
 				break;
 		}
-		produced = out.pos;
+		d->produced = out.pos;
 	}
+	return CRUMBS_OK;
+}
 
+/* ------------------------------------------------------------------------ */
+/* Prefetch: while one chunk is parsed, the next is decompressed            */
+/* ------------------------------------------------------------------------ */
+
+#define NO_CHUNK SIZE_MAX
+
+static void *prefetch_main(void *arg)
+{
+	capture *c = arg;
+	struct prefetch *p = &c->prefetch;
+
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		while (p->want == NO_CHUNK && !p->quit)
+			pthread_cond_wait(&p->cond, &p->lock);
+		if (p->quit)
+			break;
+		size_t i = p->want;
+		p->want = NO_CHUNK;
+		p->busy = true;
+		pthread_mutex_unlock(&p->lock);
+		struct analyze_error e = { 0 };
+		enum crumbs_result r = decode_chunk(c, i, &p->data, &e);
+		pthread_mutex_lock(&p->lock);
+		p->result = r;
+		p->err = e;
+		p->done = i;
+		p->busy = false;
+		pthread_cond_broadcast(&p->cond);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/* Asks for chunk i to be decoded in the background. Without a thread
+ * (one could not be started) chunks are simply decoded when needed. */
+static void prefetch_start(capture *c, size_t i)
+{
+	struct prefetch *p = &c->prefetch;
+	if (i >= c->chunks.len)
+		return;
+	if (!p->started) {
+		if (p->failed)
+			return;
+		p->want = p->done = NO_CHUNK;
+		if (pthread_mutex_init(&p->lock, NULL) != 0) {
+			p->failed = true;
+			return;
+		}
+		if (pthread_cond_init(&p->cond, NULL) != 0) {
+			pthread_mutex_destroy(&p->lock);
+			p->failed = true;
+			return;
+		}
+		if (pthread_create(&p->thread, NULL, prefetch_main, c) != 0) {
+			pthread_cond_destroy(&p->cond);
+			pthread_mutex_destroy(&p->lock);
+			p->failed = true;
+			return;
+		}
+		p->started = true;
+	}
+	pthread_mutex_lock(&p->lock);
+	p->want = i;
+	p->done = NO_CHUNK;
+	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* If chunk i was decoded in the background, swaps its buffers with d and
+ * returns true with its result. */
+static bool prefetch_take(capture *c, size_t i, struct chunk_data *d, enum crumbs_result *r,
+			  struct analyze_error *err)
+{
+	struct prefetch *p = &c->prefetch;
+	bool got = false;
+	if (!p->started)
+		return false;
+	pthread_mutex_lock(&p->lock);
+	while (p->busy || p->want != NO_CHUNK) {
+		if (p->want != NO_CHUNK && p->want != i)
+			p->want = NO_CHUNK; /* no longer needed */
+		else
+			pthread_cond_wait(&p->cond, &p->lock);
+	}
+	if (p->done == i) {
+		struct chunk_data mine = *d;
+		*d = p->data;
+		p->data = mine;
+		*r = p->result;
+		*err = p->err;
+		p->done = NO_CHUNK;
+		got = true;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return got;
+}
+
+static void prefetch_stop(capture *c)
+{
+	struct prefetch *p = &c->prefetch;
+	if (p->started) {
+		pthread_mutex_lock(&p->lock);
+		p->quit = true;
+		pthread_cond_signal(&p->cond);
+		pthread_mutex_unlock(&p->lock);
+		pthread_join(p->thread, NULL);
+		pthread_cond_destroy(&p->cond);
+		pthread_mutex_destroy(&p->lock);
+		p->started = false;
+	}
+	chunk_data_release(&p->data);
+}
+
+/* Makes chunk i the loaded one, and starts on the one after it. */
+static enum crumbs_result load_chunk(capture *c, size_t i, struct analyze_error *err)
+{
+	enum crumbs_result r;
+
+	c->loaded = false;
+	if (!prefetch_take(c, i, &c->main, &r, err))
+		r = decode_chunk(c, i, &c->main, err);
+	if (r != CRUMBS_OK)
+		return r;
+	prefetch_start(c, i + 1);
+
+	const struct chunk_ref *ref = (const struct chunk_ref *)c->chunks.data + i;
 	struct chunk_state *cs = &c->cs;
-	cs->data = c->content.data;
-	cs->len = produced;
+	cs->data = c->main.content.data;
+	cs->len = c->main.produced;
 	cs->pos = 0;
-	cs->body_offset = body;
+	cs->body_offset = ref->offset + CHUNK_HEADER_BYTES;
 	cs->index = i;
 	cs->frames_done = 0;
 	cs->prev_frame = 0;
 	cs->cpu_cursor = 0;
 	memset(cs->tick_base, 0, sizeof(cs->tick_base));
 	cs->names.len = cs->name_lens.len = 0;
-	c->raw_bytes += produced;
+	c->raw_bytes += c->main.produced;
 	c->loaded = true;
 	return CRUMBS_OK;
 }
@@ -1223,9 +1413,6 @@ static enum crumbs_result open_common(capture *c, struct analyze_error *err)
 	c->meta.created_unix_s = rd64(p + 16);
 	c->meta.file_bytes = c->size;
 
-	c->dctx = ZSTD_createDCtx();
-	if (!c->dctx)
-		return out_of_memory(err);
 	uint64_t chunks_start = 8 + size;
 	if (!read_index(c, chunks_start)) {
 		enum crumbs_result r = walk_chunks(c, chunks_start, err);
@@ -1260,7 +1447,9 @@ enum crumbs_result capture_open_file(const char *path, capture **out,
 		return out_of_memory(err);
 	c->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (c->fd < 0 || fstat(c->fd, &st) != 0) {
-		enum crumbs_result r = set_error(err, CRUMBS_ERROR_IO, 0, "%s", strerror(errno));
+		char why[128];
+		system_error(why, sizeof(why), errno);
+		enum crumbs_result r = set_error(err, CRUMBS_ERROR_IO, 0, "%s", why);
 		capture_free(c);
 		return r;
 	}
@@ -1294,9 +1483,8 @@ void capture_free(capture *c)
 		return;
 	if (c->fd >= 0)
 		close(c->fd);
-	ZSTD_freeDCtx(c->dctx);
-	free(c->compressed.data);
-	free(c->content.data);
+	prefetch_stop(c);
+	chunk_data_release(&c->main);
 	arena_release(&c->arena);
 	arena_release(&c->frame_arena);
 	vec_release(&c->gpus);

@@ -152,7 +152,9 @@ struct crumbs_writer_desc {
 	/* zstd level; 0 means 3. */
 	int compression_level;
 	/* Uncompressed bytes collected before a chunk is compressed and
-	 * written; 0 means 1 MiB. A chunk always holds whole frames. */
+	 * written; 0 means 1 MiB, at most 16 MiB. A chunk always holds whole
+	 * frames, so one frame may take up to 48 MiB encoded; a larger one is
+	 * refused with CRUMBS_ERROR_LIMIT. */
 	uint32_t chunk_bytes;
 	/* Write a chunk at the end of every frame, so a writer that dies
 	 * loses nothing already ended. Costs compression ratio. */

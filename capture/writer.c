@@ -502,7 +502,9 @@ enum crumbs_result crumbs_writer_open(const struct crumbs_writer_desc *desc,
 	*out = NULL;
 	if (!desc || (!desc->path == !desc->write))
 		return CRUMBS_ERROR_INVALID_ARGUMENT;
-	if (desc->chunk_bytes > MAX_CHUNK_BYTES)
+	/* A chunk is flushed once it passes chunk_bytes, so keeping this well
+	 * below the format's limit leaves room for any sane frame after it. */
+	if (desc->chunk_bytes > MAX_CHUNK_BYTES / 4)
 		return CRUMBS_ERROR_INVALID_ARGUMENT;
 
 	w = calloc(1, sizeof(*w));
