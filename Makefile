@@ -1,7 +1,8 @@
 # crumbs: one non-recursive Makefile.
 #
 #   make                 build/crumbs and build/crumbs-gen
-#   make deps            install the Debian packages the build and tests need
+#   make demo            the main job: report a frame's profilegpu tables
+#   make deps            install the Debian packages (tests/install-deps)
 #   make test            build and run every test; ends with "N passed, N failed"
 #   make bench           the speed and size benchmarks
 #   make fuzz            run the fuzzers (clang's libFuzzer)
@@ -37,11 +38,7 @@ CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARNINGS) $(CFLAGS) \
 	$(SAN_FLAGS) $(PKG_CFLAGS) -MMD -MP
 ALL_LDFLAGS := $(LDFLAGS) $(SAN_FLAGS)
-LIBS := $(PKG_LIBS) -lm
-
-# Debian packages for `make deps`.
-DEBIAN_PACKAGES := build-essential pkg-config libzstd-dev zstd libpcre2-dev \
-	libutf8proc-dev libcmocka-dev clang
+LIBS := $(PKG_LIBS) -lm -pthread
 
 CAPTURE_SRC := capture/result.c capture/crc32c.c capture/format.c capture/writer.c
 ANALYZE_SRC := analyze/arena.c analyze/reader.c analyze/model.c
@@ -56,9 +53,10 @@ CRUMBS_OBJ := $(call obj,$(CMDS_SRC)) $(CORE_OBJ)
 GEN_OBJ := $(call obj,$(GEN_SRC) $(CAPTURE_SRC))
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
-FUZZ_REPLAY := $(BUILD)/tests/fuzz_reader_replay
+FUZZ_TARGETS := reader records
+FUZZ_REPLAY := $(patsubst %,$(BUILD)/tests/fuzz_%_replay,$(FUZZ_TARGETS))
 
-.PHONY: all clean test bench fuzz deps
+.PHONY: all clean test bench fuzz deps demo
 all: $(BUILD)/crumbs $(BUILD)/crumbs-gen
 
 $(BUILD)/obj/%.o: %.c
@@ -77,11 +75,17 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(CORE_OBJ)
 
 $(BUILD)/obj/tests/unit/%.o: ALL_CFLAGS += $(CMOCKA_CFLAGS)
 
-# The fuzz target, linked with a main() that replays a corpus, so `make
-# test` runs it with any compiler.
-$(FUZZ_REPLAY): $(call obj,tests/fuzz/fuzz_reader.c tests/fuzz/replay.c) $(CORE_OBJ)
+# The fuzz targets, linked with a main() that replays a corpus, so `make
+# test` runs them with any compiler.
+$(BUILD)/tests/fuzz_%_replay: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz/replay.o $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+# Until a program can be captured, the demo reports a generated capture:
+# one frame of a deferred renderer on two GPUs.
+demo: all
+	@$(BUILD)/crumbs-gen -o $(BUILD)/demo.crumbs --frames 1
+	@$(BUILD)/crumbs report $(BUILD)/demo.crumbs
 
 test: all $(UNIT_TESTS) $(FUZZ_REPLAY)
 	@tests/run-tests $(BUILD)
@@ -89,28 +93,23 @@ test: all $(UNIT_TESTS) $(FUZZ_REPLAY)
 bench: all
 	@tests/bench/run $(BUILD)
 
-# libFuzzer needs clang; the fuzzer gets its own objects.
+# libFuzzer needs clang; the fuzzers get their own build. FUZZ_SECONDS
+# per target (default 60); new inputs go to build/fuzz/corpus-TARGET.
 FUZZ_BUILD := build/fuzz
 fuzz:
 	@mkdir -p $(FUZZ_BUILD)
-	$(CLANG) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g \
-		-fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) \
-		-o $(FUZZ_BUILD)/fuzz_reader tests/fuzz/fuzz_reader.c \
-		$(CAPTURE_SRC) $(ANALYZE_SRC) $(REPORT_SRC) $(LIBS)
-	@mkdir -p $(FUZZ_BUILD)/corpus
-	$(FUZZ_BUILD)/fuzz_reader -max_total_time=$${FUZZ_SECONDS:-60} \
-		-max_len=65536 $(FUZZ_BUILD)/corpus tests/fuzz/corpus/reader
+	@for t in $(FUZZ_TARGETS); do \
+		$(CLANG) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g \
+			-fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) \
+			-o $(FUZZ_BUILD)/fuzz_$$t tests/fuzz/fuzz_$$t.c \
+			$(CAPTURE_SRC) $(ANALYZE_SRC) $(REPORT_SRC) $(LIBS) || exit 1; \
+		mkdir -p $(FUZZ_BUILD)/corpus-$$t; \
+		$(FUZZ_BUILD)/fuzz_$$t -max_total_time=$${FUZZ_SECONDS:-60} -max_len=65536 \
+			$(FUZZ_BUILD)/corpus-$$t tests/fuzz/corpus/$$t || exit 1; \
+	done
 
 deps:
-	@missing=$$(for p in $(DEBIAN_PACKAGES); do \
-		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; \
-	done); \
-	if [ -n "$$missing" ]; then \
-		echo "installing:" $$missing; \
-		sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
-		$$sudo apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing; \
-	fi
+	@tests/install-deps
 
 clean:
 	rm -rf build

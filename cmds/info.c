@@ -44,10 +44,37 @@ static bool times_push(struct times *t, int64_t ns)
 	return true;
 }
 
-static int ns_cmp(const void *a, const void *b)
+/* The k-th smallest of v[0..n) (Hoare's selection), reordering v; linear
+ * on average, where sorting a long run's frame times would dominate. */
+static int64_t select_kth(int64_t *v, size_t n, size_t k)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
+	size_t lo = 0, hi = n - 1;
+	while (lo < hi) {
+		int64_t pivot = v[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				int64_t t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			break;
+	}
+	return v[k];
 }
 
 static void print_queue_flags(uint32_t flags)
@@ -146,7 +173,7 @@ int cmd_info(int argc, char **argv)
 		status = EXIT_FAILURE_;
 		goto out;
 	}
-	uint64_t frames = 0, scopes = 0, events = 0, first = 0, last = 0;
+	uint64_t frames = 0, scopes = 0, events = 0, timestamps = 0, first = 0, last = 0;
 	enum crumbs_result r;
 	for (;;) {
 		const struct frame *f;
@@ -157,6 +184,7 @@ int cmd_info(int argc, char **argv)
 		last = f->number;
 		scopes += f->scopes;
 		events += f->events;
+		timestamps += f->timestamps;
 		for (uint32_t g = 0; g < f->gpu_count && g < 64; g++)
 			if (f->gpus[g].frame_ns > 0 && !times_push(&times[g], f->gpus[g].frame_ns)) {
 				cmd_error("out of memory");
@@ -174,18 +202,31 @@ int cmd_info(int argc, char **argv)
 		printf("frames       none\n");
 	printf("scopes       %llu, and %llu leaf event%s\n", (unsigned long long)scopes,
 	       (unsigned long long)events, events == 1 ? "" : "s");
+	printf("timestamps   %llu", (unsigned long long)timestamps);
+	if (timestamps)
+		printf(", %.2f bytes of file each", (double)m->file_bytes / (double)timestamps);
+	printf("\n");
 	for (uint32_t g = 0; g < m->gpu_count && g < 64; g++) {
 		struct times *t = &times[g];
 		if (t->len == 0) {
 			printf("frame time   GPU %u: no busy time in any frame\n", g);
 			continue;
 		}
-		qsort(t->ns, t->len, sizeof(*t->ns), ns_cmp);
-		int64_t median = t->len % 2 ? t->ns[t->len / 2] :
-			(t->ns[t->len / 2 - 1] + t->ns[t->len / 2]) / 2;
+		int64_t lo = t->ns[0], hi = t->ns[0];
+		for (size_t i = 1; i < t->len; i++) {
+			lo = t->ns[i] < lo ? t->ns[i] : lo;
+			hi = t->ns[i] > hi ? t->ns[i] : hi;
+		}
+		int64_t median = select_kth(t->ns, t->len, t->len / 2);
+		if (t->len % 2 == 0) {
+			/* The mean of the two middle values: the lower one is the
+			 * largest of the half below. */
+			int64_t below = select_kth(t->ns, t->len / 2, t->len / 2 - 1);
+			median = below + (median - below) / 2;
+		}
 		printf("frame time   GPU %u: min %.3f ms, median %.3f ms, max %.3f ms (%zu frame%s)\n",
-		       g, (double)t->ns[0] / 1e6, (double)median / 1e6,
-		       (double)t->ns[t->len - 1] / 1e6, t->len, t->len == 1 ? "" : "s");
+		       g, (double)lo / 1e6, (double)median / 1e6, (double)hi / 1e6, t->len,
+		       t->len == 1 ? "" : "s");
 	}
 	if (r != CRUMBS_OK) {
 		cmd_capture_error(path, err.text, frames > 0);

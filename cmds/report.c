@@ -36,11 +36,17 @@ static bool check_selection(const char *path, const struct report_settings *s,
 		return true;
 	struct sbuf names = { 0 };
 	bool found = false;
+	uint32_t gpu = UINT32_MAX;
 	for (uint32_t i = 0; i < meta->queue_count; i++) {
 		const struct capture_queue *q = &meta->queues[i];
 		if (s->gpu >= 0 && q->gpu != (uint32_t)s->gpu)
 			continue;
-		sbuf_addf(&names, "%s'%s'", names.len ? ", " : "", q->name);
+		if (q->gpu != gpu)
+			sbuf_addf(&names, "%sGPU %u: ", names.len ? "; " : "", q->gpu);
+		else
+			sbuf_adds(&names, ", ");
+		gpu = q->gpu;
+		sbuf_addf(&names, "'%s'", q->name);
 		found = found || report_selects_queue(s, q->name);
 	}
 	if (!found)

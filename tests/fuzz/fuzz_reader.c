@@ -1,0 +1,53 @@
+/*
+ * fuzz_reader.c: libFuzzer target for the capture reader. Any bytes are
+ * opened, every frame is read and modelled, and each is drawn as a table
+ * in both modes, so names and trees from hostile input reach the report.
+ */
+#include "../../analyze/analyze.h"
+#include "../../report/report.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int discard(void *user, const char *text, size_t len)
+{
+	(void)user, (void)text, (void)len;
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	capture *c = NULL;
+	struct analyze_error e;
+	const struct frame *f;
+	struct report_sink sink = { discard, NULL };
+	struct report_settings plain, filtered;
+	char err[200];
+
+	if (capture_open_memory(data, size, &c, &e) != CRUMBS_OK)
+		return 0;
+	report_settings_init(&plain);
+	report_settings_init(&filtered);
+	filtered.ascii = true;
+	filtered.leaf = false;
+	filtered.threshold_pct = 5;
+	filtered.sort = SORT_TIME;
+	filtered.max_depth = 3;
+	filtered.roots = NULL;
+	if (report_settings_prepare(&plain, err, sizeof(err)) == CRUMBS_OK &&
+	    report_settings_prepare(&filtered, err, sizeof(err)) == CRUMBS_OK) {
+		unsigned frames = 0;
+		while (capture_next_frame(c, &f, &e) == CRUMBS_OK && f && frames++ < 64) {
+			report_frame(&plain, capture_meta(c), f, &sink);
+			report_frame(&filtered, capture_meta(c), f, &sink);
+		}
+		if (capture_seek_last(c, &e) == CRUMBS_OK)
+			capture_next_frame(c, &f, &e);
+	}
+	report_settings_release(&plain);
+	report_settings_release(&filtered);
+	capture_free(c);
+	return 0;
+}

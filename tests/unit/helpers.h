@@ -1,0 +1,140 @@
+/*
+ * helpers.h: what the unit tests share: captures written to memory with the
+ * real writer and read back with the real reader, and tree lookups.
+ */
+#ifndef CRUMBS_TEST_HELPERS_H
+#define CRUMBS_TEST_HELPERS_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../analyze/analyze.h"
+
+struct membuf {
+	unsigned char *data;
+	size_t len;
+	size_t cap;
+};
+
+static inline int membuf_write(void *user, const void *data, size_t size)
+{
+	struct membuf *m = user;
+	if (m->len + size > m->cap) {
+		size_t cap = m->cap ? m->cap : 4096;
+		while (cap < m->len + size)
+			cap *= 2;
+		unsigned char *d = realloc(m->data, cap);
+		if (!d)
+			return -1;
+		m->data = d;
+		m->cap = cap;
+	}
+	memcpy(m->data + m->len, data, size);
+	m->len += size;
+	return 0;
+}
+
+/* A writer into memory; chunk_bytes 0 for the default. */
+static inline crumbs_writer *mem_writer(struct membuf *m, uint32_t chunk_bytes)
+{
+	crumbs_writer *w = NULL;
+	struct crumbs_writer_desc d = { 0 };
+	memset(m, 0, sizeof(*m));
+	d.write = membuf_write;
+	d.user = m;
+	d.producer = "unit test";
+	d.created_unix_s = CRUMBS_CREATED_UNKNOWN;
+	d.chunk_bytes = chunk_bytes;
+	assert_int_equal(crumbs_writer_open(&d, &w), CRUMBS_OK);
+	return w;
+}
+
+static inline uint32_t add_gpu(crumbs_writer *w, const char *name)
+{
+	uint32_t g;
+	struct crumbs_gpu_desc d = { 0 };
+	d.name = name;
+	d.driver_name = "test driver";
+	assert_int_equal(crumbs_writer_add_gpu(w, &d, &g), CRUMBS_OK);
+	return g;
+}
+
+static inline uint32_t add_queue(crumbs_writer *w, uint32_t gpu, uint32_t flags, float period,
+				 uint32_t valid_bits)
+{
+	uint32_t q;
+	struct crumbs_queue_desc d = { 0 };
+	d.gpu = gpu;
+	d.flags = flags;
+	d.timestamp_period = period;
+	d.timestamp_valid_bits = valid_bits;
+	assert_int_equal(crumbs_writer_add_queue(w, &d, &q), CRUMBS_OK);
+	return q;
+}
+
+/* A submission with at most one wait and one signal. */
+static inline void submit(crumbs_writer *w, uint32_t queue, uint64_t cpu_ns, uint64_t begin_ticks,
+			  const struct crumbs_semaphore_op *wait, const struct crumbs_semaphore_op *signal)
+{
+	struct crumbs_submit_desc d = { 0 };
+	d.queue = queue;
+	d.cpu_ns = cpu_ns;
+	d.gpu_ticks = begin_ticks;
+	d.waits = wait;
+	d.wait_count = wait ? 1 : 0;
+	d.signals = signal;
+	d.signal_count = signal ? 1 : 0;
+	assert_int_equal(crumbs_writer_submit_begin(w, &d), CRUMBS_OK);
+}
+
+/* A capture opened from the writer's bytes; the bytes stay in m. */
+static inline capture *mem_read(struct membuf *m, crumbs_writer *w)
+{
+	capture *c = NULL;
+	struct analyze_error e;
+	assert_int_equal(crumbs_writer_close(w), CRUMBS_OK);
+	enum crumbs_result r = capture_open_memory(m->data, m->len, &c, &e);
+	if (r != CRUMBS_OK)
+		fail_msg("open: %s", e.text);
+	return c;
+}
+
+static inline const struct frame *next_frame(capture *c)
+{
+	const struct frame *f = NULL;
+	struct analyze_error e;
+	enum crumbs_result r = capture_next_frame(c, &f, &e);
+	if (r != CRUMBS_OK)
+		fail_msg("read: %s", e.text);
+	assert_non_null(f);
+	return f;
+}
+
+/* The first node named `name` in a preorder walk of the subtree. */
+static inline const struct node *find_node(const struct node *n, const char *name)
+{
+	if (n->name_len == strlen(name) && memcmp(n->name, name, n->name_len) == 0)
+		return n;
+	for (const struct node *c = n->child; c; c = c->next) {
+		const struct node *hit = find_node(c, name);
+		if (hit)
+			return hit;
+	}
+	return NULL;
+}
+
+static inline const struct node *must_find(const struct node *root, const char *name)
+{
+	const struct node *n = find_node(root, name);
+	if (!n)
+		fail_msg("no node named '%s'", name);
+	return n;
+}
+
+#endif

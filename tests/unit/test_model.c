@@ -1,0 +1,702 @@
+/*
+ * test_model.c: the numbers of shared/DESIGN.md, one rule per test, each
+ * with expectations computed by hand in its comments. Captures are written
+ * with the real writer and read back with the real reader.
+ *
+ * Unless a test says otherwise, GPU ticks are nanoseconds (period 1) and a
+ * calibration sample maps tick T to CPU time T, so a timestamp t is at CPU
+ * time t.
+ */
+#include "helpers.h"
+
+#define T 1000000000ull /* a base time */
+
+/* One GPU, identity calibration, queues as asked. */
+static crumbs_writer *setup(struct membuf *m, uint32_t *gfx, uint32_t *compute)
+{
+	crumbs_writer *w = mem_writer(m, 0);
+	uint32_t g = add_gpu(w, "GPU A");
+	*gfx = add_queue(w, g, CRUMBS_QUEUE_GRAPHICS | CRUMBS_QUEUE_COMPUTE, 1.0f, 64);
+	if (compute)
+		*compute = add_queue(w, g, CRUMBS_QUEUE_COMPUTE, 1.0f, 64);
+	assert_int_equal(crumbs_writer_calibration(w, g, T, T, 0), CRUMBS_OK);
+	return w;
+}
+
+static void check_inclusive_is_sum(const struct node *n)
+{
+	int64_t sum = n->exclusive_ns;
+	for (const struct node *c = n->child; c; c = c->next) {
+		sum += c->inclusive_ns;
+		check_inclusive_is_sum(c);
+	}
+	assert_int_equal(n->inclusive_ns, sum);
+}
+
+/* A 36-bit counter wraps inside the frame: 2^36 - 1000 to 500 is 1500 ticks. */
+static void counter_wrap_36_bits(void **state)
+{
+	(void)state;
+	struct membuf m;
+	crumbs_writer *w = mem_writer(&m, 0);
+	uint32_t g = add_gpu(w, "GPU A");
+	uint32_t q = add_queue(w, g, CRUMBS_QUEUE_GRAPHICS, 1.0f, 36);
+	const uint64_t wrap = 1ull << 36;
+	/* Tick wrap - 5000 is CPU time 1 000 000. */
+	assert_int_equal(crumbs_writer_calibration(w, g, wrap - 5000, 1000000, 0), CRUMBS_OK);
+	crumbs_writer_frame_begin(w, 1, 1000000);
+	crumbs_writer_queue_ready(w, q, wrap - 5000);              /* 1 000 000 */
+	submit(w, q, 1000000, wrap - 2000, NULL, NULL);            /* 1 003 000 */
+	crumbs_writer_scope_begin(w, "Wrap", 0, wrap - 1000);      /* 1 004 000 */
+	crumbs_writer_scope_end(w, 500);                           /* 1 005 500 */
+	crumbs_writer_submit_end(w, 1000);                         /* 1 006 000 */
+	crumbs_writer_frame_end(w, 1010000, 0, 0);
+	capture *c = mem_read(&m, w);
+	const struct frame *f = next_frame(c);
+	const struct frame_queue *fq = &f->queues[q];
+	const struct node *n = must_find(fq->root, "Wrap");
+
+	assert_int_equal(n->begin_ns, 1004000);
+	assert_int_equal(n->end_ns, 1005500);
+	assert_int_equal(n->inclusive_ns, 1500);
+	/* 3000 of start-up, 1000 before the scope, 1500 in it, 500 after. */
+	assert_int_equal(fq->busy_ns, 6000);
+	assert_int_equal(fq->root->exclusive_ns, 4500);
+	assert_int_equal(fq->idle_ns, 0);
+	assert_int_equal(f->gpus[g].frame_ns, 6000);
+	capture_free(c);
+	free(m.data);
+}
+
+/* 19.2 MHz counter: 1920 ticks of 52.083332 ns are 100 000 ns. */
+static void period_conversion(void **state)
+{
+	(void)state;
+	struct membuf m;
+	crumbs_writer *w = mem_writer(&m, 0);
+	uint32_t g = add_gpu(w, "GPU B");
+	uint32_t q = add_queue(w, g, CRUMBS_QUEUE_GRAPHICS, 52.083332f, 48);
+	/* Tick 1000 is CPU time 5 000 000; tick t is then at
+	 * 5 000 000 + round((t - 1000) * 52.083332). */
+	crumbs_writer_calibration(w, g, 1000, 5000000, 0);
+	crumbs_writer_frame_begin(w, 1, 5000000);
+	crumbs_writer_queue_ready(w, q, 1000);
+	submit(w, q, 5000000, 2000, NULL, NULL);              /* 5 052 083 */
+	crumbs_writer_scope_begin(w, "Pass", 0, 2000);        /* 5 052 083 */
+	crumbs_writer_scope_end(w, 3920);                     /* 5 152 083 */
+	crumbs_writer_submit_end(w, 3920);
+	crumbs_writer_frame_end(w, 5200000, 0, 0);
+	capture *c = mem_read(&m, w);
+	const struct frame *f = next_frame(c);
+	const struct node *n = must_find(f->queues[q].root, "Pass");
+
+	assert_int_equal(n->begin_ns, 5052083);
+	assert_int_equal(n->inclusive_ns, 100000);
+	assert_int_equal(f->queues[q].busy_ns, 152083);
+	capture_free(c);
+	free(m.data);
+}
+
+/*
+ * Drift: the GPU's counter runs 50 ppm slow against the CPU clock. Tick 0
+ * is CPU T (setup), tick 10^9 is CPU T + 1 000 050 000 (in the frame): the
+ * slope is 1.00005, so 100 000 ticks last 100 005 ns.
+ */
+static void calibration_fit_drift(void **state)
+{
+	(void)state;
+	struct membuf m;
+	crumbs_writer *w = mem_writer(&m, 0);
+	uint32_t g = add_gpu(w, "GPU A");
+	uint32_t q = add_queue(w, g, CRUMBS_QUEUE_GRAPHICS, 1.0f, 64);
+	crumbs_writer_calibration(w, g, 0, T, 0);
+	crumbs_writer_frame_begin(w, 1, T + 500000000);
+	crumbs_writer_calibration(w, g, 1000000000, T + 1000050000, 0);
+	crumbs_writer_queue_ready(w, q, 500000000);
+	submit(w, q, T + 500000000, 500000000, NULL, NULL);
+	crumbs_writer_scope_begin(w, "Drift", 0, 500000000);
+	crumbs_writer_scope_end(w, 500100000);
+	crumbs_writer_submit_end(w, 500100000);
+	crumbs_writer_frame_end(w, T + 600000000, 0, 0);
+	capture *c = mem_read(&m, w);
+	const struct frame *f = next_frame(c);
+	const struct node *n = must_find(f->queues[q].root, "Drift");
+
+	assert_true(f->gpus[g].calibrated);
+	assert_int_equal(f->gpus[g].calibration_samples, 2);
+	/* The GPU's clock runs slow: 10^9 of its ns take 1.00005 * 10^9 of the
+	 * CPU's, a drift of 1/1.00005 - 1 = -49.9975 ppm. */
+	assert_true(f->gpus[g].drift_ppm > -49.999 && f->gpus[g].drift_ppm < -49.996);
+	/* Tick 5*10^8 maps to T + 5*10^8 * 1.00005 = T + 500 025 000. */
+	assert_int_equal(n->begin_ns, (int64_t)T + 500025000);
+	assert_int_equal(n->inclusive_ns, 100005);
+	capture_free(c);
+	free(m.data);
+}
+
+/*
+ * Least squares over three samples that do not lie on one line: CPU times
+ * T, T + 10^9 + 100, T + 2*10^9 for ticks 0, 10^9, 2*10^9. The slope is 1
+ * and the line passes 33.3 ns above the first sample, so tick 100 is at
+ * T + 133.
+ */
+static void calibration_fit_least_squares(void **state)
+{
+	(void)state;
+	struct membuf m;
+	crumbs_writer *w = mem_writer(&m, 0);
+	uint32_t g = add_gpu(w, "GPU A");
+	uint32_t q = add_queue(w, g, CRUMBS_QUEUE_GRAPHICS, 1.0f, 64);
+	crumbs_writer_calibration(w, g, 0, T, 5);
+	crumbs_writer_calibration(w, g, 1000000000, T + 1000000100, 5);
+	crumbs_writer_calibration(w, g, 2000000000, T + 2000000000, 5);
+	crumbs_writer_frame_begin(w, 1, T);
+	submit(w, q, T, 100, NULL, NULL);
+	crumbs_writer_submit_end(w, 200);
+	crumbs_writer_frame_end(w, T + 1000, 0, 0);
+	capture *c = mem_read(&m, w);
+	const struct frame *f = next_frame(c);
+
+	assert_int_equal(f->gpus[g].calibration_samples, 3);
+	assert_true(f->gpus[g].drift_ppm > -0.001 && f->gpus[g].drift_ppm < 0.001);
+	assert_int_equal(f->gpus[g].begin_ns, (int64_t)T + 133);
+	assert_int_equal(f->gpus[g].end_ns, (int64_t)T + 233);
+	capture_free(c);
+	free(m.data);
+}
+
+/*
+ * The CPU submits the second batch 2000 ns after the GPU finished the
+ * first: that is idle. The 100 ns from the late submit to the start of the
+ * work are busy.
+ */
+static void idle_from_late_submit(void **state)
+{
+	(void)state;
+	struct membuf m;
+	uint32_t q;
+	crumbs_writer *w = setup(&m, &q, NULL);
+	crumbs_writer_frame_begin(w, 1, T);
+	crumbs_writer_queue_ready(w, q, T);
+	submit(w, q, T, T, NULL, NULL);
+	crumbs_writer_scope_begin(w, "First", 0, T);
+	crumbs_writer_scope_end(w, T + 1000);
+	crumbs_writer_submit_end(w, T + 1000);
+	submit(w, q, T + 3000, T + 3100, NULL, NULL);
+	crumbs_writer_scope_begin(w, "Second", 0, T + 3100);
+	crumbs_writer_scope_end(w, T + 4100);
+	crumbs_writer_submit_end(w, T + 4100);
+	crumbs_writer_frame_end(w, T + 5000, 0, 0);
+	capture *c = mem_read(&m, w);
+	const struct frame_queue *fq = &next_frame(c)->queues[q];
+
+	assert_int_equal(fq->idle_ns, 2000);
+	assert_int_equal(fq->wait_ns, 0);
+	assert_int_equal(fq->busy_ns, 2100);
+	assert_int_equal(fq->root->exclusive_ns, 100);
+	assert_int_equal(must_find(fq->root, "Second")->inclusive_ns, 1000);
+	assert_int_equal(fq->submissions, 2);
+	capture_free(c);
+	free(m.data);
+}
+
+/* Idle before the frame's first submission counts from QUEUE_READY. */
+static void idle_before_first_submission(void **state)
+{
+	(void)state;
+	struct membuf m;
+	uint32_t q;
+	crumbs_writer *w = setup(&m, &q, NULL);
+	crumbs_writer_frame_begin(w, 1, T);
+	crumbs_writer_queue_ready(w, q, T - 700);
+	submit(w, q, T, T + 50, NULL, NULL);
+	crumbs_writer_submit_end(w, T + 1050);
+	crumbs_writer_frame_end(w, T + 5000, 0, 0);
+	capture *c = mem_read(&m, w);
+	const struct frame_queue *fq = &next_frame(c)->queues[q];
+	assert_int_equal(fq->idle_ns, 700);
+	assert_int_equal(fq->busy_ns, 1050);
+	assert_false(fq->flags & FRAME_QUEUE_NO_READY);
+	capture_free(c);
+	free(m.data);
+}
+
+/*
+ * Async compute waits for a semaphore that graphics signals at T + 5000.
+ * Compute was submitted at T + 100 (idle 100 from its ready time T), then
+ * waited until T + 5000 (wait 4900), started work at T + 5200 (200 busy
+ * start-up) and ran "Async" for 1000. The signalling submission comes
+ * after the wait in the file, as timeline semaphores allow.
+ */
+static void wait_for_other_queue(void **state)
+{
+	(void)state;
+	struct membuf m;
+	uint32_t gfx, comp;
+	crumbs_writer *w = setup(&m, &gfx, &comp);
+	struct crumbs_semaphore_op op = { 1, 7 };
+	crumbs_writer_frame_begin(w, 1, T);
+	crumbs_writer_queue_ready(w, comp, T);
+	crumbs_writer_queue_ready(w, gfx, T);
+	submit(w, comp, T + 100, T + 5200, &op, NULL);
+	crumbs_writer_scope_begin(w, "Async", 0, T + 5200);
+	crumbs_writer_scope_end(w, T + 6200);
+	crumbs_writer_submit_end(w, T + 6200);
+	submit(w, gfx, T + 200, T + 200, NULL, &op);
+	crumbs_writer_scope_begin(w, "Producer", 0, T + 200);
+	crumbs_writer_scope_end(w, T + 5000);
+	crumbs_writer_submit_end(w, T + 5000);
+	crumbs_writer_frame_end(w, T + 10000, 0, 0);
+	capture *c = mem_read(&m, w);
+	const struct frame *f = next_frame(c);
+	const struct frame_queue *cq = &f->queues[comp];
+	const struct frame_queue *gq = &f->queues[gfx];
+
+	assert_int_equal(cq->idle_ns, 100);
+	assert_int_equal(cq->wait_ns, 4900);
+	assert_int_equal(cq->busy_ns, 1200);
+	assert_int_equal(must_find(cq->root, "Async")->inclusive_ns, 1000);
+	assert_int_equal(gq->idle_ns, 200);
+	assert_int_equal(gq->busy_ns, 4800);
+	assert_int_equal(gq->wait_ns, 0);
+	/* Union: graphics T+200..T+5000, compute T+5000..T+6200. */
+	assert_int_equal(f->gpus[0].frame_ns, 6000);
+	capture_free(c);
+	free(m.data);
+}
+
+/* A timeline value signalled by the host: the wait resolves then. */
+static void wait_for_host_signal(void **state)
+{
+	(void)state;
+	struct membuf m;
+	uint32_t q;
+	crumbs_writer *w = setup(&m, &q, NULL);
+	struct crumbs_semaphore_op op = { 9, 3 };
+	crumbs_writer_frame_begin(w, 1, T);
+	crumbs_writer_queue_ready(w, q, T);
+	submit(w, q, T + 1000, T + 5020, &op, NULL);
+	crumbs_writer_submit_end(w, T + 6020);
+	/* Signalling value 4 satisfies a wait for 3. */
+	crumbs_writer_host_signal(w, 9, 4, T + 5000);
+	crumbs_writer_frame_end(w, T + 10000, 0, 0);
+	capture *c = mem_read(&m, w);
+	const struct frame_queue *fq = &next_frame(c)->queues[q];
+	assert_int_equal(fq->idle_ns, 1000);
+	assert_int_equal(fq->wait_ns, 4000);
+	assert_int_equal(fq->busy_ns, 1020);
+	capture_free(c);
+	free(m.data);
+}
+
+/*
+ * Clocks disagree: the host signal's CPU time lies after the GPU started
+ * the waiting work. Work cannot start before its wait resolves, so the
+ * wait ends at the start (T + 4000): wait 3000, busy 1000, never negative.
+ */
+static void wait_clamped_to_start(void **state)
+{
+	(void)state;
+	struct membuf m;
+	uint32_t q;
+	crumbs_writer *w = setup(&m, &q, NULL);
+	struct crumbs_semaphore_op op = { 9, 1 };
+	crumbs_writer_frame_begin(w, 1, T);
+	crumbs_writer_queue_ready(w, q, T);
+	submit(w, q, T + 1000, T + 4000, &op, NULL);
+	crumbs_writer_submit_end(w, T + 5000);
+	crumbs_writer_host_signal(w, 9, 1, T + 4500);
+	crumbs_writer_frame_end(w, T + 10000, 0, 0);
+	capture *c = mem_read(&m, w);
+	const struct frame_queue *fq = &next_frame(c)->queues[q];
+	assert_int_equal(fq->wait_ns, 3000);
+	assert_int_equal(fq->busy_ns, 1000);
+	capture_free(c);
+	free(m.data);
+}
+
+/* A wait whose signal is not in the capture resolves when the work
+ * starts: the gap before is wait, not busy. */
+static void wait_for_unknown_signal(void **state)
+{
+	(void)state;
+	struct membuf m;
+	uint32_t q;
+	crumbs_writer *w = setup(&m, &q, NULL);
+	struct crumbs_semaphore_op op = { 4, 1 };
+	crumbs_writer_frame_begin(w, 1, T);
+	crumbs_writer_queue_ready(w, q, T);
+	submit(w, q, T, T + 3000, &op, NULL);
+	crumbs_writer_submit_end(w, T + 4000);
+	crumbs_writer_frame_end(w, T + 10000, 0, 0);
+	capture *c = mem_read(&m, w);
+	const struct frame_queue *fq = &next_frame(c)->queues[q];
+	assert_int_equal(fq->wait_ns, 3000);
+	assert_int_equal(fq->busy_ns, 1000);
+	capture_free(c);
+	free(m.data);
+}
+
+/*
+ * "Span" begins in one submission and ends in the next; the 4000 ns the
+ * queue stood idle between them are not in it: 900 + 400.
+ */
+static void scope_spanning_submissions(void **state)
+{
+	(void)state;
+	struct membuf m;
+	uint32_t q;
+	crumbs_writer *w = setup(&m, &q, NULL);
+	crumbs_writer_frame_begin(w, 1, T);
+	crumbs_writer_queue_ready(w, q, T);
+	submit(w, q, T, T, NULL, NULL);
+	crumbs_writer_scope_begin(w, "Span", 0, T + 100);
+	crumbs_writer_submit_end(w, T + 1000);
+	submit(w, q, T + 5000, T + 5000, NULL, NULL);
+	crumbs_writer_scope_end(w, T + 5400);
+	crumbs_writer_submit_end(w, T + 5500);
+	crumbs_writer_frame_end(w, T + 6000, 0, 0);
+	capture *c = mem_read(&m, w);
+	const struct frame_queue *fq = &next_frame(c)->queues[q];
+	const struct node *n = must_find(fq->root, "Span");
+
+	assert_int_equal(n->inclusive_ns, 1300);
+	assert_int_equal(n->begin_ns, (int64_t)T + 100);
+	assert_int_equal(n->end_ns, (int64_t)T + 5400);
+	assert_int_equal(fq->idle_ns, 4000);
+	assert_int_equal(fq->busy_ns, 1500);
+	assert_int_equal(fq->open_scopes, 0);
+	capture_free(c);
+	free(m.data);
+}
+
+/*
+ * Graphics busy T..T+1000 and T+2000..T+3000, compute T+500..T+2500:
+ * 4000 of busy time in all, but the GPU frame time is their union, 3000.
+ */
+static void overlapping_queues_union(void **state)
+{
+	(void)state;
+	struct membuf m;
+	uint32_t gfx, comp;
+	crumbs_writer *w = setup(&m, &gfx, &comp);
+	crumbs_writer_frame_begin(w, 1, T);
+	crumbs_writer_queue_ready(w, gfx, T);
+	crumbs_writer_queue_ready(w, comp, T + 500);
+	submit(w, gfx, T, T, NULL, NULL);
+	crumbs_writer_submit_end(w, T + 1000);
+	submit(w, comp, T + 500, T + 500, NULL, NULL);
+	crumbs_writer_submit_end(w, T + 2500);
+	submit(w, gfx, T + 2000, T + 2000, NULL, NULL);
+	crumbs_writer_submit_end(w, T + 3000);
+	crumbs_writer_frame_end(w, T + 4000, 0, 0);
+	capture *c = mem_read(&m, w);
+	const struct frame *f = next_frame(c);
+
+	assert_int_equal(f->queues[gfx].busy_ns, 2000);
+	assert_int_equal(f->queues[gfx].idle_ns, 1000);
+	assert_int_equal(f->queues[comp].busy_ns, 2000);
+	assert_int_equal(f->gpus[0].frame_ns, 3000);
+	assert_int_equal(f->gpus[0].begin_ns, (int64_t)T);
+	assert_int_equal(f->gpus[0].end_ns, (int64_t)T + 3000);
+	capture_free(c);
+	free(m.data);
+}
+
+/* Two GPUs keep separate frame times. */
+static void two_gpus(void **state)
+{
+	(void)state;
+	struct membuf m;
+	crumbs_writer *w = mem_writer(&m, 0);
+	uint32_t g0 = add_gpu(w, "GPU A"), g1 = add_gpu(w, "GPU B");
+	uint32_t q0 = add_queue(w, g0, CRUMBS_QUEUE_GRAPHICS, 1.0f, 64);
+	uint32_t q1 = add_queue(w, g1, CRUMBS_QUEUE_GRAPHICS, 2.0f, 64);
+	crumbs_writer_calibration(w, g0, T, T, 0);
+	crumbs_writer_calibration(w, g1, 0, T, 0); /* tick t of GPU B: T + 2t */
+	crumbs_writer_frame_begin(w, 1, T);
+	submit(w, q0, T, T, NULL, NULL);
+	crumbs_writer_submit_end(w, T + 1000);
+	submit(w, q1, T, 0, NULL, NULL);
+	crumbs_writer_submit_end(w, 3000);
+	crumbs_writer_frame_end(w, T + 9000, 0, 0);
+	capture *c = mem_read(&m, w);
+	const struct frame *f = next_frame(c);
+	assert_int_equal(f->gpu_count, 2);
+	assert_int_equal(f->gpus[g0].frame_ns, 1000);
+	assert_int_equal(f->gpus[g1].frame_ns, 6000);
+	assert_string_equal(capture_meta(c)->queues[q1].name, "Graphics 0");
+	capture_free(c);
+	free(m.data);
+}
+
+/* A scope left open is closed at the frame end and flagged; an end with
+ * nothing open is counted, not matched to anything. */
+static void scope_left_open(void **state)
+{
+	(void)state;
+	struct membuf m;
+	uint32_t q;
+	crumbs_writer *w = setup(&m, &q, NULL);
+	crumbs_writer_frame_begin(w, 1, T);
+	crumbs_writer_queue_ready(w, q, T);
+	submit(w, q, T, T, NULL, NULL);
+	crumbs_writer_scope_end(w, T + 50); /* stray: nothing open */
+	crumbs_writer_scope_begin(w, "Outer", 0, T + 100);
+	crumbs_writer_scope_begin(w, "Inner", 1, T + 200);
+	crumbs_writer_scope_end(w, T + 300);
+	crumbs_writer_submit_end(w, T + 1000);
+	crumbs_writer_frame_end(w, T + 2000, 0, 0);
+	capture *c = mem_read(&m, w);
+	const struct frame_queue *fq = &next_frame(c)->queues[q];
+	const struct node *outer = must_find(fq->root, "Outer");
+	const struct node *inner = must_find(fq->root, "Inner");
+
+	assert_true(outer->flags & NODE_OPEN);
+	assert_false(inner->flags & NODE_OPEN);
+	assert_int_equal(fq->open_scopes, 1);
+	assert_int_equal(fq->unmatched_ends, 1);
+	/* 100 + 700 own, 100 of Inner. */
+	assert_int_equal(outer->inclusive_ns, 900);
+	assert_int_equal(outer->exclusive_ns, 800);
+	assert_int_equal(fq->root->exclusive_ns, 100);
+	assert_int_equal(fq->busy_ns, 1000);
+	check_inclusive_is_sum(fq->root);
+	capture_free(c);
+	free(m.data);
+}
+
+/*
+ * Leaves: exclusive counts are the node's own, inclusive the subtree's; an
+ * indirect draw makes prims unknown, so its ancestors' prims are lower
+ * bounds. The leaf's own time is between its two timestamps.
+ */
+static void leaf_counts(void **state)
+{
+	(void)state;
+	struct membuf m;
+	uint32_t q;
+	crumbs_writer *w = setup(&m, &q, NULL);
+	struct crumbs_leaf_desc draw = { CRUMBS_EVENT_DRAW, "Draw A", 1, 0, 100, 300, T + 110, T + 150 };
+	struct crumbs_leaf_desc indirect = { CRUMBS_EVENT_DRAW, NULL, 1, 0, CRUMBS_COUNT_UNKNOWN,
+					     CRUMBS_COUNT_UNKNOWN, T + 160, T + 200 };
+	struct crumbs_leaf_desc dispatch = { CRUMBS_EVENT_DISPATCH, NULL, 0, 4, 0, 0,
+					     CRUMBS_NO_TICKS, CRUMBS_NO_TICKS };
+	crumbs_writer_frame_begin(w, 1, T);
+	crumbs_writer_queue_ready(w, q, T);
+	submit(w, q, T, T, NULL, NULL);
+	crumbs_writer_scope_begin(w, "Pass", 0, T + 100);
+	crumbs_writer_event_begin(w, CRUMBS_EVENT_RENDER_PASS, "RP", T + 105);
+	crumbs_writer_leaf(w, &draw);
+	crumbs_writer_leaf(w, &indirect);
+	crumbs_writer_scope_end(w, T + 210);
+	crumbs_writer_leaf(w, &dispatch);
+	crumbs_writer_scope_end(w, T + 300);
+	crumbs_writer_submit_end(w, T + 300);
+	crumbs_writer_frame_end(w, T + 400, 0, 0);
+	capture *c = mem_read(&m, w);
+	const struct frame *f = next_frame(c);
+	const struct frame_queue *fq = &f->queues[q];
+	const struct node *pass = must_find(fq->root, "Pass");
+	const struct node *rp = must_find(fq->root, "RP");
+	const struct node *a = must_find(fq->root, "Draw A");
+	const struct node *d = must_find(fq->root, "Draw");
+	const struct node *x = must_find(fq->root, "Dispatch");
+
+	assert_int_equal(a->exclusive.draws, 1);
+	assert_int_equal(a->exclusive.prims, 100);
+	assert_int_equal(a->inclusive_ns, 40);
+	assert_int_equal(d->exclusive.unknown, COUNT_PRIMS | COUNT_VERTS);
+	assert_int_equal(rp->kind, CRUMBS_EVENT_RENDER_PASS);
+	assert_int_equal(rp->exclusive.draws, 0);
+	assert_int_equal(rp->inclusive.draws, 2);
+	assert_int_equal(rp->inclusive.prims, 100);
+	assert_int_equal(rp->inclusive.unknown, COUNT_PRIMS | COUNT_VERTS);
+	/* 105..110, 150..160, 200..210 */
+	assert_int_equal(rp->exclusive_ns, 25);
+	assert_int_equal(rp->inclusive_ns, 105);
+	assert_int_equal(x->exclusive.dispatches, 4);
+	assert_int_equal(x->inclusive_ns, 0);
+	assert_true(x->flags & NODE_UNTIMED);
+	assert_int_equal(pass->inclusive.draws, 2);
+	assert_int_equal(pass->inclusive.dispatches, 4);
+	assert_int_equal(pass->exclusive_ns, 5 + 90);
+	assert_int_equal(pass->inclusive_ns, 200);
+	assert_int_equal(fq->scopes, 1);
+	assert_int_equal(fq->events, 4);
+	assert_int_equal(f->events, 4);
+	check_inclusive_is_sum(fq->root);
+	capture_free(c);
+	free(m.data);
+}
+
+/* A queue label (no timestamps, outside submissions) gets only the busy
+ * time of the submissions inside it. */
+static void queue_label(void **state)
+{
+	(void)state;
+	struct membuf m;
+	uint32_t q;
+	crumbs_writer *w = setup(&m, &q, NULL);
+	crumbs_writer_frame_begin(w, 1, T);
+	crumbs_writer_queue_ready(w, q, T);
+	crumbs_writer_select_queue(w, q);
+	crumbs_writer_scope_begin(w, "Queue Label", 0, CRUMBS_NO_TICKS);
+	submit(w, q, T + 1000, T + 1000, NULL, NULL);
+	crumbs_writer_submit_end(w, T + 1500);
+	submit(w, q, T + 3000, T + 3000, NULL, NULL);
+	crumbs_writer_submit_end(w, T + 3250);
+	crumbs_writer_scope_end(w, CRUMBS_NO_TICKS);
+	crumbs_writer_frame_end(w, T + 4000, 0, 0);
+	capture *c = mem_read(&m, w);
+	const struct frame_queue *fq = &next_frame(c)->queues[q];
+	const struct node *n = must_find(fq->root, "Queue Label");
+	assert_int_equal(n->inclusive_ns, 750);
+	assert_true(n->flags & NODE_UNTIMED);
+	assert_int_equal(fq->idle_ns, 2500);
+	capture_free(c);
+	free(m.data);
+}
+
+/* A queue whose family has no timestamps: counts, no times. */
+static void queue_without_timestamps(void **state)
+{
+	(void)state;
+	struct membuf m;
+	crumbs_writer *w = mem_writer(&m, 0);
+	uint32_t g = add_gpu(w, "GPU A");
+	uint32_t q = add_queue(w, g, CRUMBS_QUEUE_TRANSFER, 1.0f, 0);
+	struct crumbs_leaf_desc copy = { CRUMBS_EVENT_COPY, NULL, 0, 0, 0, 0, 5, 6 };
+	crumbs_writer_frame_begin(w, 1, T);
+	submit(w, q, T, 77, NULL, NULL); /* ticks are dropped */
+	crumbs_writer_scope_begin(w, "Upload", 0, 88);
+	crumbs_writer_leaf(w, &copy);
+	crumbs_writer_scope_end(w, 99);
+	crumbs_writer_submit_end(w, 100);
+	crumbs_writer_frame_end(w, T + 10, 0, 0);
+	capture *c = mem_read(&m, w);
+	const struct frame_queue *fq = &next_frame(c)->queues[q];
+	assert_true(fq->flags & FRAME_QUEUE_NO_TIMESTAMPS);
+	assert_int_equal(fq->busy_ns, 0);
+	assert_int_equal(fq->idle_ns, 0);
+	assert_int_equal(fq->submissions, 1);
+	const struct node *n = must_find(fq->root, "Upload");
+	assert_int_equal(n->child_count, 1);
+	assert_int_equal(n->inclusive_ns, 0);
+	capture_free(c);
+	free(m.data);
+}
+
+/* Without calibration the first submission's start is taken to be its
+ * CPU submit time. */
+static void uncalibrated(void **state)
+{
+	(void)state;
+	struct membuf m;
+	crumbs_writer *w = mem_writer(&m, 0);
+	uint32_t g = add_gpu(w, "GPU A");
+	uint32_t q = add_queue(w, g, CRUMBS_QUEUE_GRAPHICS, 1.0f, 64);
+	crumbs_writer_frame_begin(w, 1, T);
+	submit(w, q, T + 10, 123456, NULL, NULL);
+	crumbs_writer_submit_end(w, 124456);
+	crumbs_writer_frame_end(w, T + 5000, 0, 0);
+	capture *c = mem_read(&m, w);
+	const struct frame *f = next_frame(c);
+	assert_false(f->gpus[g].calibrated);
+	assert_int_equal(f->gpus[g].begin_ns, (int64_t)T + 10);
+	assert_int_equal(f->gpus[g].frame_ns, 1000);
+	assert_true(f->queues[q].flags & FRAME_QUEUE_NO_READY);
+	capture_free(c);
+	free(m.data);
+}
+
+/* Frames in many chunks: sequential reading, seeking into the middle of a
+ * chunk, the last frame, rewinding, and a device added mid-run. */
+static void frames_seek_and_setup(void **state)
+{
+	(void)state;
+	struct membuf m;
+	uint32_t q;
+	crumbs_writer *w = mem_writer(&m, 256); /* a few frames a chunk */
+	uint32_t g = add_gpu(w, "GPU A");
+	q = add_queue(w, g, CRUMBS_QUEUE_GRAPHICS, 1.0f, 64);
+	crumbs_writer_calibration(w, g, T, T, 0);
+	for (uint64_t i = 0; i < 100; i++) {
+		uint64_t t = T + i * 100000;
+		if (i == 60) {
+			uint32_t g2 = add_gpu(w, "GPU late");
+			add_queue(w, g2, CRUMBS_QUEUE_COMPUTE, 1.0f, 64);
+		}
+		crumbs_writer_frame_begin(w, 10 + 2 * i, t);
+		crumbs_writer_queue_ready(w, q, t);
+		submit(w, q, t, t, NULL, NULL);
+		crumbs_writer_scope_begin(w, i % 2 ? "Odd" : "Even", 0, t);
+		crumbs_writer_scope_end(w, t + 1000 + i);
+		crumbs_writer_submit_end(w, t + 1000 + i);
+		crumbs_writer_frame_end(w, t + 50000, 0, 0);
+	}
+	capture *c = mem_read(&m, w);
+	const struct capture_meta *meta = capture_meta(c);
+	struct analyze_error e;
+	const struct frame *f;
+
+	assert_true(meta->has_index);
+	assert_int_equal(meta->frame_count, 100);
+	assert_int_equal(meta->first_frame, 10);
+	assert_int_equal(meta->last_frame, 208);
+	assert_true(meta->chunk_count > 10);
+	for (uint64_t i = 0; i < 100; i++) {
+		f = next_frame(c);
+		assert_int_equal(f->number, 10 + 2 * i);
+		assert_int_equal(f->queues[q].busy_ns, 1000 + (int64_t)i);
+		assert_int_equal(f->gpu_count, i < 60 ? 1 : 2);
+	}
+	assert_int_equal(capture_next_frame(c, &f, &e), CRUMBS_OK);
+	assert_null(f);
+
+	assert_int_equal(capture_seek_frame(c, 10 + 2 * 37, &e), CRUMBS_OK);
+	assert_int_equal(next_frame(c)->number, 84);
+	assert_int_equal(next_frame(c)->number, 86);
+	assert_int_equal(capture_seek_frame(c, 11, &e), CRUMBS_ERROR_NOT_FOUND);
+	assert_non_null(strstr(e.text, "holds frames 10 to 208"));
+	assert_int_equal(capture_seek_frame(c, 9999, &e), CRUMBS_ERROR_NOT_FOUND);
+	assert_int_equal(capture_seek_frame(c, 10 + 2 * 70, &e), CRUMBS_OK);
+	f = next_frame(c);
+	assert_int_equal(f->gpu_count, 2);
+	/* Back before the device was added: it is not known there. */
+	assert_int_equal(capture_seek_frame(c, 10 + 2 * 59, &e), CRUMBS_OK);
+	f = next_frame(c);
+	assert_int_equal(f->gpu_count, 1);
+	assert_int_equal(capture_seek_last(c, &e), CRUMBS_OK);
+	assert_int_equal(next_frame(c)->number, 208);
+	assert_int_equal(capture_rewind(c, &e), CRUMBS_OK);
+	assert_int_equal(next_frame(c)->number, 10);
+	capture_free(c);
+	free(m.data);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(counter_wrap_36_bits),
+		cmocka_unit_test(period_conversion),
+		cmocka_unit_test(calibration_fit_drift),
+		cmocka_unit_test(calibration_fit_least_squares),
+		cmocka_unit_test(idle_from_late_submit),
+		cmocka_unit_test(idle_before_first_submission),
+		cmocka_unit_test(wait_for_other_queue),
+		cmocka_unit_test(wait_for_host_signal),
+		cmocka_unit_test(wait_for_unknown_signal),
+		cmocka_unit_test(wait_clamped_to_start),
+		cmocka_unit_test(scope_spanning_submissions),
+		cmocka_unit_test(overlapping_queues_union),
+		cmocka_unit_test(two_gpus),
+		cmocka_unit_test(scope_left_open),
+		cmocka_unit_test(leaf_counts),
+		cmocka_unit_test(queue_label),
+		cmocka_unit_test(queue_without_timestamps),
+		cmocka_unit_test(uncalibrated),
+		cmocka_unit_test(frames_seek_and_setup),
+	};
+	return cmocka_run_group_tests_name("model", tests, NULL, NULL);
+}

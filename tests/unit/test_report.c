@@ -1,0 +1,526 @@
+/*
+ * test_report.c: the profilegpu table: line widths in every script and both
+ * modes, ASCII purity, bars, and each setting (root filter, threshold
+ * folding, leaf folding, sorting, depth, columns), plus the option parser.
+ */
+#include "helpers.h"
+
+#include "../../report/report.h"
+
+#include <stdio.h>
+
+#define T 1000000000ull
+
+/* A modifiable copy of a string literal, for argv arrays. */
+#define A(s) ((char[]){ s })
+
+struct scope_spec {
+	const char *name;
+	int depth;          /* 0: top level */
+	uint64_t own_ns;    /* busy time before its first child */
+};
+
+/*
+ * A one-queue capture whose tree follows the list: each scope begins after
+ * its own_ns, children follow in order, and a scope ends where its last
+ * descendant ended. Queue busy time is then the sum of own_ns.
+ */
+static capture *tree_capture(struct membuf *m, const struct scope_spec *specs, size_t n,
+			     bool with_leaf)
+{
+	crumbs_writer *w = mem_writer(m, 0);
+	uint32_t g = add_gpu(w, "Test GPU");
+	uint32_t q = add_queue(w, g, CRUMBS_QUEUE_GRAPHICS, 1.0f, 64);
+	uint64_t t = T;
+	int depth = -1;
+	crumbs_writer_calibration(w, g, T, T, 0);
+	crumbs_writer_frame_begin(w, 7, T);
+	crumbs_writer_queue_ready(w, q, T);
+	submit(w, q, T, T, NULL, NULL);
+	for (size_t i = 0; i < n; i++) {
+		while (depth >= specs[i].depth) {
+			crumbs_writer_scope_end(w, t);
+			depth--;
+		}
+		crumbs_writer_scope_begin(w, specs[i].name, (unsigned)(specs[i].depth > 3 ? 3 : specs[i].depth), t);
+		depth = specs[i].depth;
+		t += specs[i].own_ns;
+		if (with_leaf && i == 0) {
+			struct crumbs_leaf_desc d = { CRUMBS_EVENT_DRAW, "Leaf Draw", 1, 0, 10, 30, t, t + 500 };
+			crumbs_writer_leaf(w, &d);
+			t += 500;
+		}
+	}
+	while (depth-- >= 0)
+		crumbs_writer_scope_end(w, t);
+	crumbs_writer_submit_end(w, t);
+	crumbs_writer_frame_end(w, t + 1000, 0, 0);
+	return mem_read(m, w);
+}
+
+static int sink_to_sbuf(void *user, const char *text, size_t len)
+{
+	sbuf_add(user, text, len);
+	return 0;
+}
+
+/* The report of the capture's first frame under the given settings. */
+static char *render(capture *c, struct report_settings *s)
+{
+	struct sbuf out = { 0 };
+	struct report_sink sink = { sink_to_sbuf, &out };
+	char err[200];
+	if (report_settings_prepare(s, err, sizeof(err)) != CRUMBS_OK)
+		fail_msg("prepare: %s", err);
+	struct analyze_error e;
+	assert_int_equal(capture_rewind(c, &e), CRUMBS_OK);
+	assert_int_equal(report_frame(s, capture_meta(c), next_frame(c), &sink), 0);
+	assert_false(out.failed);
+	return out.data ? out.data : calloc(1, 1);
+}
+
+static bool table_line(const char *line, bool ascii)
+{
+	if (ascii)
+		return line[0] == '|' || line[0] == '+';
+	return strncmp(line, "│", 3) == 0 || strncmp(line, "┌", 3) == 0 ||
+	       strncmp(line, "├", 3) == 0 || strncmp(line, "└", 3) == 0;
+}
+
+/* Every line of each table has one display width; returns the tables. */
+static int check_widths(const char *text, bool ascii)
+{
+	int tables = 0;
+	size_t width = 0;
+	bool in_table = false;
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char *line = strndup(p, len);
+		if (table_line(line, ascii)) {
+			size_t w = text_width(line, len);
+			if (!in_table) {
+				tables++;
+				width = w;
+				in_table = true;
+			} else if (w != width) {
+				fail_msg("line of width %zu in a table of width %zu: %s", w, width, line);
+			}
+		} else {
+			in_table = false;
+		}
+		free(line);
+		p += len + (nl ? 1 : 0);
+	}
+	return tables;
+}
+
+static const struct scope_spec scripts[] = {
+	{ "Frame 7", 0, 1000 },
+	{ "Latin Pass", 1, 2000 },
+	{ "Тени и свет", 1, 3000 },
+	{ "半透明パーティクル", 2, 4000 },
+	{ "Contraste\xcc\x81", 2, 500 },
+	{ "e\xcc\x81\xcc\x82\xcc\x83 stacked marks", 2, 500 },
+	{ "Tonemap ✨", 1, 700 },
+	{ "😀 emoji first", 1, 800 },
+	{ "Ελληνικά και 中文", 3, 900 },
+	{ "tab\there and\nnewline", 1, 100 },
+};
+
+static void widths_in_every_script(void **state)
+{
+	(void)state;
+	struct membuf m;
+	capture *c = tree_capture(&m, scripts, sizeof(scripts) / sizeof(scripts[0]), true);
+	for (int ascii = 0; ascii < 2; ascii++) {
+		struct report_settings s;
+		report_settings_init(&s);
+		s.ascii = ascii;
+		char *text = render(c, &s);
+		assert_int_equal(check_widths(text, ascii), 1);
+		assert_non_null(strstr(text, "半透明パーティクル"));
+		/* Control characters never reach the terminal. */
+		assert_null(strstr(text, "\t"));
+		assert_non_null(strstr(text, ascii ? "tab?here and?newline" : "tab\xEF\xBF\xBDhere"));
+		free(text);
+		/* With columns hidden too. */
+		s.stats = false;
+		s.inclusive = false;
+		text = render(c, &s);
+		assert_int_equal(check_widths(text, ascii), 1);
+		assert_null(strstr(text, "Inclusive"));
+		assert_null(strstr(text, "Draws"));
+		free(text);
+		s.exclusive = false;
+		s.percent = false;
+		text = render(c, &s);
+		assert_int_equal(check_widths(text, ascii), 1);
+		assert_null(strstr(text, "Exclusive"));
+		free(text);
+		report_settings_release(&s);
+	}
+	capture_free(c);
+	free(m.data);
+}
+
+static void ascii_mode_draws_only_ascii(void **state)
+{
+	(void)state;
+	static const struct scope_spec plain[] = {
+		{ "Frame", 0, 1000 }, { "Shadows", 1, 5000 }, { "Post", 1, 3000 }, { "Bloom", 2, 100 },
+	};
+	struct membuf m;
+	capture *c = tree_capture(&m, plain, 4, true);
+	struct report_settings s;
+	report_settings_init(&s);
+	s.ascii = true;
+	s.threshold_pct = 1.5;
+	char *text = render(c, &s);
+	for (const char *p = text; *p; p++)
+		if ((unsigned char)*p >= 0x80)
+			fail_msg("non-ASCII byte 0x%02x in: %s", (unsigned char)*p, text);
+	assert_non_null(strstr(text, "| Events"));
+	assert_non_null(strstr(text, "########"));
+	free(text);
+	report_settings_release(&s);
+	capture_free(c);
+	free(m.data);
+}
+
+/* Bars: 8 cells, full cells and one partial cell of eighths. */
+static void bars(void **state)
+{
+	(void)state;
+	/* Root 100%; A 50%; B 4.6875% = 3/64 of the bar. */
+	static const struct scope_spec specs[] = {
+		{ "A", 0, 32000 }, { "B", 0, 3000 }, { "C", 0, 29000 },
+	};
+	struct membuf m;
+	capture *c = tree_capture(&m, specs, 3, false);
+	struct report_settings s;
+	report_settings_init(&s);
+	s.ascii = false;
+	char *text = render(c, &s);
+	assert_non_null(strstr(text, "████████ 100.0%"));
+	assert_non_null(strstr(text, "████      50.0%"));
+	assert_non_null(strstr(text, "▍          4.7%"));
+	free(text);
+	s.ascii = true;
+	text = render(c, &s);
+	assert_non_null(strstr(text, "######## 100.0%"));
+	assert_non_null(strstr(text, "####      50.0%"));
+	assert_non_null(strstr(text, "-          4.7%"));
+	free(text);
+	report_settings_release(&s);
+	capture_free(c);
+	free(m.data);
+}
+
+static const struct scope_spec shares[] = {
+	{ "Big", 0, 50000 },
+	{ "Medium", 0, 30000 },
+	{ "Small 1", 0, 2000 },
+	{ "Small 2", 0, 2000 },
+	{ "Small 3", 0, 1000 },
+	{ "Rest", 0, 15000 },
+};
+
+static void threshold_folds_siblings(void **state)
+{
+	(void)state;
+	struct membuf m;
+	capture *c = tree_capture(&m, shares, 6, false);
+	struct report_settings s;
+	report_settings_init(&s);
+	s.ascii = true;
+	s.threshold_pct = 5;
+	char *text = render(c, &s);
+	/* The three small ones (5% together) fold into one row. */
+	assert_null(strstr(text, "Small 1"));
+	assert_non_null(strstr(text, "3 other children"));
+	assert_non_null(strstr(text, "threshold 5% (3 rows hidden)"));
+	assert_non_null(strstr(text, "Rest"));
+	free(text);
+	s.threshold_pct = 6; /* 5% together no longer passes: no row */
+	text = render(c, &s);
+	assert_null(strstr(text, "other children"));
+	assert_non_null(strstr(text, "threshold 6% (3 rows hidden)"));
+	assert_non_null(strstr(text, "Medium"));
+	free(text);
+	report_settings_release(&s);
+	capture_free(c);
+	free(m.data);
+}
+
+static void sort_by_time(void **state)
+{
+	(void)state;
+	struct membuf m;
+	capture *c = tree_capture(&m, shares, 6, false);
+	struct report_settings s;
+	report_settings_init(&s);
+	s.ascii = true;
+	s.sort = SORT_TIME;
+	char *text = render(c, &s);
+	char *big = strstr(text, " Big"), *medium = strstr(text, " Medium"),
+	     *rest = strstr(text, " Rest"), *small = strstr(text, " Small 3");
+	assert_true(big && medium && rest && small);
+	assert_true(big < medium && medium < rest && rest < small);
+	assert_non_null(strstr(text, "sorted by time"));
+	free(text);
+	s.sort = SORT_CHRONO;
+	text = render(c, &s);
+	assert_true(strstr(text, " Rest") > strstr(text, " Small 3"));
+	free(text);
+	report_settings_release(&s);
+	capture_free(c);
+	free(m.data);
+}
+
+static const struct scope_spec nested[] = {
+	{ "Frame", 0, 100 },
+	{ "Post Processing", 1, 200 },
+	{ "Bloom 3", 2, 300 },
+	{ "Post Inner", 2, 400 },
+	{ "Bloom 12", 3, 500 },
+	{ "Translucency", 1, 600 },
+	{ "post late", 1, 700 },
+	{ "[x] marker*", 1, 10 },
+};
+
+static char *render_root(capture *c, const char *pattern, bool ignore_case)
+{
+	struct report_settings s;
+	report_settings_init(&s);
+	s.ascii = true;
+	s.ignore_case = ignore_case;
+	char *argv[] = { A("--root"), NULL };
+	char copy[64];
+	snprintf(copy, sizeof(copy), "%s", pattern);
+	argv[1] = copy;
+	struct option_table t = { report_options, report_option_count, &s };
+	char *pos[2];
+	int np;
+	char err[200];
+	assert_int_equal(options_parse(&t, 1, 2, argv, false, pos, &np, err, sizeof(err)), 0);
+	char *text = render(c, &s);
+	report_settings_release(&s);
+	return text;
+}
+
+static void root_filter(void **state)
+{
+	(void)state;
+	struct membuf m;
+	capture *c = tree_capture(&m, nested, sizeof(nested) / sizeof(nested[0]), false);
+
+	/* Nested matches are shown once, inside the outer one. */
+	char *text = render_root(c, "*Post*", false);
+	assert_non_null(strstr(text, "| Post Processing"));
+	assert_non_null(strstr(text, "|    Post Inner"));
+	assert_null(strstr(text, "| Post Inner"));
+	assert_null(strstr(text, "Translucency"));
+	assert_null(strstr(text, "post late"));
+	/* The queue's own row is not shown; its name is only in the title. */
+	assert_null(strstr(strstr(text, "Graphics 0") + 1, "Graphics 0"));
+	assert_non_null(strstr(text, "root '*Post*'"));
+	free(text);
+
+	text = render_root(c, "*post*", true);
+	assert_non_null(strstr(text, "| post late"));
+	assert_non_null(strstr(text, "| Post Processing"));
+	free(text);
+
+	/* ? is one character; [...] a class; [! a negated one. */
+	text = render_root(c, "Bloom ?", false);
+	assert_non_null(strstr(text, "| Bloom 3"));
+	assert_null(strstr(text, "Bloom 12"));
+	free(text);
+	text = render_root(c, "Bloom [0-9][0-9]", false);
+	assert_non_null(strstr(text, "| Bloom 12"));
+	assert_null(strstr(text, "Bloom 3 "));
+	free(text);
+	text = render_root(c, "[!FPB]*", false);
+	assert_non_null(strstr(text, "| Translucency"));
+	assert_non_null(strstr(text, "| post late"));
+	assert_null(strstr(text, "Frame"));
+	free(text);
+	/* Brackets and stars quoted, and a lone [ as itself. */
+	text = render_root(c, "\\[x] marker\\*", false);
+	assert_non_null(strstr(text, "| [x] marker*"));
+	free(text);
+	text = render_root(c, "[x*", false);
+	assert_non_null(strstr(text, "| [x] marker*"));
+	free(text);
+
+	text = render_root(c, "Nothing*", false);
+	assert_non_null(strstr(text, "No scope on this queue matches the root filter."));
+	free(text);
+	capture_free(c);
+	free(m.data);
+}
+
+static void invalid_pattern(void **state)
+{
+	(void)state;
+	struct report_settings s;
+	char err[200];
+	report_settings_init(&s);
+	char *argv[] = { A("--root"), A("[z-a]") };
+	struct option_table t = { report_options, report_option_count, &s };
+	char *pos[2];
+	int np;
+	assert_int_equal(options_parse(&t, 1, 2, argv, false, pos, &np, err, sizeof(err)), 0);
+	assert_int_equal(report_settings_prepare(&s, err, sizeof(err)), CRUMBS_ERROR_PATTERN);
+	assert_non_null(strstr(err, "invalid root pattern '[z-a]'"));
+	report_settings_release(&s);
+}
+
+/* --no-leaf: leaf rows go, their time and counts stay in the scope's
+ * exclusive columns. */
+static void leaf_folding(void **state)
+{
+	(void)state;
+	static const struct scope_spec specs[] = { { "Pass", 0, 1000 } };
+	struct membuf m;
+	capture *c = tree_capture(&m, specs, 1, true);
+	struct report_settings s;
+	report_settings_init(&s);
+	s.ascii = true;
+	s.percent = false;
+	char *text = render(c, &s);
+	assert_non_null(strstr(text, "Leaf Draw"));
+	/* Pass's own 1000 ns, its draw's 500 ns apart. */
+	assert_non_null(strstr(text, "|     0 |          0 |     0 |     0 | 0.001 ms |     1 |          0 |    10 |    30 | 0.002 ms |    Pass"));
+	free(text);
+	s.leaf = false;
+	text = render(c, &s);
+	assert_null(strstr(text, "Leaf Draw"));
+	assert_non_null(strstr(text, "|     1 |          0 |    10 |    30 | 0.002 ms |     1 |          0 |    10 |    30 | 0.002 ms |    Pass"));
+	assert_non_null(strstr(text, "leaf events folded into their scopes"));
+	free(text);
+	report_settings_release(&s);
+	capture_free(c);
+	free(m.data);
+}
+
+static void max_depth(void **state)
+{
+	(void)state;
+	struct membuf m;
+	capture *c = tree_capture(&m, nested, sizeof(nested) / sizeof(nested[0]), false);
+	struct report_settings s;
+	report_settings_init(&s);
+	s.ascii = true;
+	s.max_depth = 2;
+	char *text = render(c, &s);
+	assert_non_null(strstr(text, "|       Post Processing"));
+	assert_null(strstr(text, "Bloom 3"));
+	assert_non_null(strstr(text, "max depth 2"));
+	free(text);
+	report_settings_release(&s);
+	capture_free(c);
+	free(m.data);
+}
+
+static void options(void **state)
+{
+	(void)state;
+	struct report_settings s;
+	char err[200];
+	char *pos[16];
+	int np;
+	report_settings_init(&s);
+	struct option_table t = { report_options, report_option_count, &s };
+
+	char *ok[] = { A("file.crumbs"), A("--threshold=2.5"), A("-r"), A("A*"),
+		       A("--root"), A("B*"), A("--sort"), A("prims"),
+		       A("--frame"), A("last"), A("--no-leaf"), A("--"),
+		       A("--not-an-option") };
+	assert_int_equal(options_parse(&t, 1, 13, ok, false, pos, &np, err, sizeof(err)), 0);
+	assert_int_equal(np, 2);
+	assert_string_equal(pos[0], "file.crumbs");
+	assert_string_equal(pos[1], "--not-an-option");
+	assert_true(s.threshold_pct == 2.5);
+	assert_int_equal(s.root_count, 2);
+	assert_int_equal(s.sort, SORT_PRIMS);
+	assert_int_equal(s.frames, FRAMES_LAST);
+	assert_false(s.leaf);
+
+	char *bad1[] = { A("--bogus") };
+	assert_int_equal(options_parse(&t, 1, 1, bad1, false, pos, &np, err, sizeof(err)), -1);
+	assert_string_equal(err, "unknown option '--bogus'");
+	char *bad2[] = { A("--threshold") };
+	assert_int_equal(options_parse(&t, 1, 1, bad2, false, pos, &np, err, sizeof(err)), -1);
+	assert_string_equal(err, "option '--threshold' needs a value (PCT)");
+	char *bad3[] = { A("--threshold"), A("150") };
+	assert_int_equal(options_parse(&t, 1, 2, bad3, false, pos, &np, err, sizeof(err)), -1);
+	assert_string_equal(err, "option '--threshold': '150' is not a percentage from 0 to 100");
+	char *bad4[] = { A("--sort"), A("size") };
+	assert_int_equal(options_parse(&t, 1, 2, bad4, false, pos, &np, err, sizeof(err)), -1);
+	char *bad5[] = { A("--frame"), A("-1") };
+	assert_int_equal(options_parse(&t, 1, 2, bad5, false, pos, &np, err, sizeof(err)), -1);
+	char *bad6[] = { A("--ascii=yes") };
+	assert_int_equal(options_parse(&t, 1, 1, bad6, false, pos, &np, err, sizeof(err)), -1);
+	assert_string_equal(err, "option '--ascii' takes no value");
+
+	char *stop[] = { A("--ascii"), A("prog"), A("--ascii") };
+	assert_int_equal(options_parse(&t, 1, 3, stop, true, pos, &np, err, sizeof(err)), 0);
+	assert_int_equal(np, 2);
+	assert_string_equal(pos[1], "--ascii");
+	report_settings_release(&s);
+}
+
+/* A queue that did nothing says so, unless asked to skip it. */
+static void empty_queue(void **state)
+{
+	(void)state;
+	struct membuf m;
+	crumbs_writer *w = mem_writer(&m, 0);
+	uint32_t g = add_gpu(w, "GPU");
+	uint32_t q = add_queue(w, g, CRUMBS_QUEUE_GRAPHICS, 1.0f, 64);
+	add_queue(w, g, CRUMBS_QUEUE_TRANSFER, 1.0f, 64);
+	crumbs_writer_calibration(w, g, T, T, 0);
+	crumbs_writer_frame_begin(w, 1, T);
+	submit(w, q, T, T, NULL, NULL);
+	crumbs_writer_submit_end(w, T + 10);
+	crumbs_writer_frame_end(w, T + 100, 0, 0);
+	capture *c = mem_read(&m, w);
+	struct report_settings s;
+	report_settings_init(&s);
+	s.ascii = true;
+	char *text = render(c, &s);
+	assert_non_null(strstr(text, "Transfer 0\n\nNo work on this queue in this frame."));
+	free(text);
+	s.empty_queues = false;
+	text = render(c, &s);
+	assert_null(strstr(text, "Transfer 0"));
+	free(text);
+	s.header = false;
+	text = render(c, &s);
+	assert_null(strstr(text, "GPU profile"));
+	assert_non_null(strstr(text, "| Graphics 0"));
+	free(text);
+	report_settings_release(&s);
+	capture_free(c);
+	free(m.data);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(widths_in_every_script),
+		cmocka_unit_test(ascii_mode_draws_only_ascii),
+		cmocka_unit_test(bars),
+		cmocka_unit_test(threshold_folds_siblings),
+		cmocka_unit_test(sort_by_time),
+		cmocka_unit_test(root_filter),
+		cmocka_unit_test(invalid_pattern),
+		cmocka_unit_test(leaf_folding),
+		cmocka_unit_test(max_depth),
+		cmocka_unit_test(options),
+		cmocka_unit_test(empty_queue),
+	};
+	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
+}

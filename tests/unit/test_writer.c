@@ -1,0 +1,219 @@
+/*
+ * test_writer.c: the writer's side of the format: the checksum, tick
+ * differences across the wrap, the UTF-8 rule and name repair, misuse of
+ * the API (refused, with the file still valid), and the depth limit.
+ */
+#include "helpers.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+#define T 1000000000ull
+
+static void crc32c_check_value(void **state)
+{
+	(void)state;
+	assert_int_equal(crumbs_crc32c(0, "123456789", 9), 0xE3069283u);
+	/* Continuing over parts gives the same result as one call. */
+	uint32_t part = crumbs_crc32c(0, "1234", 4);
+	assert_int_equal(crumbs_crc32c(part, "56789", 5), 0xE3069283u);
+	assert_int_equal(crumbs_crc32c(0, "", 0), 0);
+}
+
+static void ticks_delta(void **state)
+{
+	(void)state;
+	assert_int_equal(crumbs_ticks_delta(500, (1ull << 36) - 1000, 36), 1500);
+	assert_int_equal(crumbs_ticks_delta((1ull << 36) - 1000, 500, 36), -1500);
+	assert_int_equal(crumbs_ticks_delta(5, 10, 64), -5);
+	assert_int_equal(crumbs_ticks_delta(0, UINT64_MAX, 64), 1);
+	assert_int_equal(crumbs_ticks_delta(1ull << 63, 0, 64), INT64_MIN);
+	assert_int_equal(crumbs_ticks_delta(3, 1, 0), 0);
+}
+
+static void utf8_rule(void **state)
+{
+	(void)state;
+	const unsigned char ok2[] = { 0xD0, 0x9A }, ok4[] = { 0xF0, 0x9F, 0x98, 0x80 };
+	const unsigned char overlong[] = { 0xC0, 0xAF }, surrogate[] = { 0xED, 0xA0, 0x80 };
+	const unsigned char high[] = { 0xF4, 0x90, 0x80, 0x80 }, cut[] = { 0xE3, 0x81 };
+	assert_int_equal(crumbs_utf8_sequence(ok2, 2), 2);
+	assert_int_equal(crumbs_utf8_sequence(ok4, 4), 4);
+	assert_int_equal(crumbs_utf8_sequence((const unsigned char *)"a", 1), 1);
+	assert_int_equal(crumbs_utf8_sequence((const unsigned char *)"", 1), 0);
+	assert_int_equal(crumbs_utf8_sequence(overlong, 2), 0);
+	assert_int_equal(crumbs_utf8_sequence(surrogate, 3), 0);
+	assert_int_equal(crumbs_utf8_sequence(high, 4), 0);
+	assert_int_equal(crumbs_utf8_sequence(cut, 2), 0);
+	assert_int_equal(crumbs_utf8_sequence(ok2, 0), 0);
+}
+
+static crumbs_writer *one_queue(struct membuf *m, uint32_t *q)
+{
+	crumbs_writer *w = mem_writer(m, 0);
+	uint32_t g = add_gpu(w, "GPU");
+	*q = add_queue(w, g, CRUMBS_QUEUE_GRAPHICS, 1.0f, 64);
+	crumbs_writer_calibration(w, g, T, T, 0);
+	return w;
+}
+
+/* Invalid UTF-8 and over-long names are repaired, never written raw. */
+static void names_are_repaired(void **state)
+{
+	(void)state;
+	struct membuf m;
+	uint32_t q;
+	crumbs_writer *w = one_queue(&m, &q);
+	char longname[6000];
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	crumbs_writer_frame_begin(w, 1, T);
+	submit(w, q, T, T, NULL, NULL);
+	assert_int_equal(crumbs_writer_scope_begin(w, "bad \xff\xfe byte", 0, T + 1), CRUMBS_OK);
+	crumbs_writer_scope_end(w, T + 2);
+	assert_int_equal(crumbs_writer_scope_begin(w, longname, 0, T + 3), CRUMBS_OK);
+	crumbs_writer_scope_end(w, T + 4);
+	assert_int_equal(crumbs_writer_scope_begin(w, NULL, 0, T + 5), CRUMBS_OK);
+	crumbs_writer_scope_end(w, T + 6);
+	crumbs_writer_submit_end(w, T + 7);
+	crumbs_writer_frame_end(w, T + 8, 0, 0);
+	capture *c = mem_read(&m, w);
+	const struct node *root = next_frame(c)->queues[q].root;
+	must_find(root, "bad \xEF\xBF\xBD\xEF\xBF\xBD byte");
+	const struct node *n = root->child->next;
+	assert_int_equal(n->name_len, 4096);
+	assert_int_equal(root->child->next->next->name_len, 0);
+	capture_free(c);
+	free(m.data);
+}
+
+/* Calls out of order or with bad arguments are refused and change
+ * nothing: the file stays readable. */
+static void misuse_is_refused(void **state)
+{
+	(void)state;
+	struct membuf m;
+	uint32_t q;
+	crumbs_writer *w = one_queue(&m, &q);
+	struct crumbs_submit_desc s = { 0 };
+	s.queue = q;
+	s.cpu_ns = T;
+
+	assert_int_equal(crumbs_writer_scope_begin(w, "x", 0, CRUMBS_NO_TICKS), CRUMBS_ERROR_BAD_STATE);
+	assert_int_equal(crumbs_writer_submit_begin(w, &s), CRUMBS_ERROR_BAD_STATE);
+	assert_int_equal(crumbs_writer_frame_end(w, T, 0, 0), CRUMBS_ERROR_BAD_STATE);
+	assert_int_equal(crumbs_writer_frame_begin(w, 5, T), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_frame_begin(w, 6, T), CRUMBS_ERROR_BAD_STATE);
+	/* No queue is current yet. */
+	assert_int_equal(crumbs_writer_scope_begin(w, "x", 0, CRUMBS_NO_TICKS), CRUMBS_ERROR_BAD_STATE);
+	s.queue = 9;
+	assert_int_equal(crumbs_writer_submit_begin(w, &s), CRUMBS_ERROR_INVALID_ARGUMENT);
+	s.queue = q;
+	assert_int_equal(crumbs_writer_submit_begin(w, &s), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_submit_begin(w, &s), CRUMBS_ERROR_BAD_STATE);
+	assert_int_equal(crumbs_writer_scope_begin(w, "x", 4, T), CRUMBS_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(crumbs_writer_frame_end(w, T, 0, 0), CRUMBS_ERROR_BAD_STATE);
+	struct crumbs_gpu_desc gpu = { 0 };
+	assert_int_equal(crumbs_writer_add_gpu(w, &gpu, NULL), CRUMBS_ERROR_BAD_STATE);
+	assert_int_equal(crumbs_writer_submit_end(w, T + 10), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_scope_begin(w, "x", 0, T + 11), CRUMBS_ERROR_BAD_STATE);
+	assert_int_equal(crumbs_writer_frame_end(w, T + 20, 1u << 9, 0), CRUMBS_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(crumbs_writer_frame_end(w, T + 20, 0, 0), CRUMBS_OK);
+	/* Frame numbers must increase. */
+	assert_int_equal(crumbs_writer_frame_begin(w, 5, T + 30), CRUMBS_ERROR_INVALID_ARGUMENT);
+	struct crumbs_queue_desc bad = { 0 };
+	bad.gpu = 7;
+	bad.timestamp_period = 1;
+	assert_int_equal(crumbs_writer_add_queue(w, &bad, NULL), CRUMBS_ERROR_INVALID_ARGUMENT);
+	bad.gpu = 0;
+	bad.timestamp_period = 0;
+	assert_int_equal(crumbs_writer_add_queue(w, &bad, NULL), CRUMBS_ERROR_INVALID_ARGUMENT);
+
+	capture *c = mem_read(&m, w);
+	const struct frame *f = next_frame(c);
+	assert_int_equal(f->number, 5);
+	assert_int_equal(f->queues[q].submissions, 1);
+	assert_int_equal(f->queues[q].busy_ns, 10);
+	capture_free(c);
+	free(m.data);
+}
+
+/* Scopes beyond 255 deep are dropped with their ends, and counted. */
+static void depth_limit(void **state)
+{
+	(void)state;
+	struct membuf m;
+	uint32_t q;
+	crumbs_writer *w = one_queue(&m, &q);
+	crumbs_writer_frame_begin(w, 1, T);
+	submit(w, q, T, T, NULL, NULL);
+	for (int i = 0; i < 300; i++)
+		assert_int_equal(crumbs_writer_scope_begin(w, "deep", 0, T + (uint64_t)i),
+				 i < 255 ? CRUMBS_OK : CRUMBS_ERROR_LIMIT);
+	for (int i = 0; i < 300; i++)
+		assert_int_equal(crumbs_writer_scope_end(w, T + 300 + (uint64_t)i), CRUMBS_OK);
+	crumbs_writer_submit_end(w, T + 700);
+	crumbs_writer_frame_end(w, T + 800, 0, 0);
+	capture *c = mem_read(&m, w);
+	const struct frame *f = next_frame(c);
+	assert_true(f->flags & CRUMBS_FRAME_SCOPES_DROPPED);
+	assert_int_equal(f->dropped_scopes, 45);
+	assert_int_equal(f->queues[q].scopes, 255);
+	assert_int_equal(f->queues[q].unmatched_ends, 0);
+	assert_int_equal(f->queues[q].open_scopes, 0);
+	capture_free(c);
+	free(m.data);
+}
+
+/* With a path, the file appears only at close, under its name. */
+static void atomic_file(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/crumbs-writer-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);
+	crumbs_writer *w;
+	struct crumbs_writer_desc d = { 0 };
+	d.path = path;
+	assert_int_equal(crumbs_writer_open(&d, &w), CRUMBS_OK);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(crumbs_writer_close(w), CRUMBS_OK);
+	capture *c;
+	struct analyze_error e;
+	assert_int_equal(capture_open_file(path, &c, &e), CRUMBS_OK);
+	assert_int_equal(capture_meta(c)->frame_count, 0);
+	capture_free(c);
+	unlink(path);
+	/* Freed without closing: nothing is left behind. */
+	assert_int_equal(crumbs_writer_open(&d, &w), CRUMBS_OK);
+	crumbs_writer_free(w);
+	assert_int_equal(access(path, F_OK), -1);
+	d.path = "/nonexistent-dir/x.crumbs";
+	assert_int_equal(crumbs_writer_open(&d, &w), CRUMBS_ERROR_IO);
+	crumbs_writer_free(NULL);
+}
+
+static void result_strings(void **state)
+{
+	(void)state;
+	assert_string_equal(crumbs_result_str(CRUMBS_OK), "success");
+	assert_string_equal(crumbs_result_str(CRUMBS_ERROR_TRUNCATED), "capture is truncated");
+	assert_string_equal(crumbs_result_str((enum crumbs_result)999), "unknown result");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(crc32c_check_value),
+		cmocka_unit_test(ticks_delta),
+		cmocka_unit_test(utf8_rule),
+		cmocka_unit_test(names_are_repaired),
+		cmocka_unit_test(misuse_is_refused),
+		cmocka_unit_test(depth_limit),
+		cmocka_unit_test(atomic_file),
+		cmocka_unit_test(result_strings),
+	};
+	return cmocka_run_group_tests_name("writer", tests, NULL, NULL);
+}
