@@ -35,7 +35,14 @@ struct vec {
 };
 
 /* Room for one more element of `size` bytes; NULL when out of memory. */
-void *vec_push(struct vec *v, size_t size);
+void *vec_grow(struct vec *v, size_t size);
+
+static inline void *vec_push(struct vec *v, size_t size)
+{
+	if (v->len < v->cap)
+		return (unsigned char *)v->data + size * v->len++;
+	return vec_grow(v, size);
+}
 void vec_release(struct vec *v);
 
 /* ------------------------------------------------------------------------ */
@@ -163,7 +170,5 @@ void clock_fit_samples(struct clock_fit *fit, const struct raw_calibration *samp
 int64_t clock_fit_position(const struct clock_fit *fit, uint64_t ticks, double period,
 			   unsigned valid_bits, int64_t near_ns);
 
-/* The CPU-clock time of a position, for a queue with that period. */
-int64_t clock_fit_ns(const struct clock_fit *fit, int64_t position, double period);
 
 #endif

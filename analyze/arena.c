@@ -81,7 +81,7 @@ void arena_release(struct arena *a)
 	a->spare = NULL;
 }
 
-void *vec_push(struct vec *v, size_t size)
+void *vec_grow(struct vec *v, size_t size)
 {
 	if (v->len == v->cap) {
 		size_t cap = v->cap ? v->cap * 2 : 64;

@@ -93,16 +93,6 @@ int64_t clock_fit_position(const struct clock_fit *fit, uint64_t ticks, double p
 	return (int64_t)((uint64_t)r + (uint64_t)crumbs_ticks_delta(ticks & mask, anchor, valid_bits));
 }
 
-int64_t clock_fit_ns(const struct clock_fit *fit, int64_t position, double period)
-{
-	double v = fit->offset_ns + fit->slope * (double)position * period;
-	/* Rounding by hand: llround is a library call, and this runs once
-	 * per timestamp. */
-	if (!(v > -9.2e18 && v < 9.2e18))
-		return fit->ref_cpu_ns + clamp_i64(v);
-	return (int64_t)((uint64_t)fit->ref_cpu_ns + (uint64_t)(int64_t)(v < 0 ? v - 0.5 : v + 0.5));
-}
-
 /*
  * A queue's timestamps in order. The first of a frame is placed near the
  * frame's begin (which picks the counter's wrap); each later one steps from
@@ -112,13 +102,14 @@ int64_t clock_fit_ns(const struct clock_fit *fit, int64_t position, double perio
 struct queue_clock {
 	const struct capture_queue *queue;
 	const struct clock_fit *fit;
+	double ns_per_tick;  /* the fit's slope times the queue's period */
 	int64_t near_ns;
 	bool placed;
 	uint64_t raw;
 	int64_t position;
 };
 
-static int64_t queue_clock_ns(struct queue_clock *c, uint64_t ticks)
+static inline int64_t queue_clock_ns(struct queue_clock *c, uint64_t ticks)
 {
 	unsigned bits = c->queue->timestamp_valid_bits;
 	if (!c->placed) {
@@ -130,7 +121,13 @@ static int64_t queue_clock_ns(struct queue_clock *c, uint64_t ticks)
 					(uint64_t)crumbs_ticks_delta(ticks, c->raw, bits));
 	}
 	c->raw = ticks;
-	return clock_fit_ns(c->fit, c->position, c->queue->timestamp_period);
+	double v = c->fit->offset_ns + c->ns_per_tick * (double)c->position;
+	if (!(v > -9.2e18 && v < 9.2e18))
+		return c->fit->ref_cpu_ns + clamp_i64(v);
+	/* Rounded by hand: llround is a library call. Unsigned, so that
+	 * absurd inputs wrap instead of overflowing. */
+	return (int64_t)((uint64_t)c->fit->ref_cpu_ns +
+			 (uint64_t)(int64_t)(v < 0 ? v - 0.5 : v + 0.5));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -298,6 +295,30 @@ static void mark_time(struct node *n, int64_t t)
 	n->end_ns = t;
 }
 
+/*
+ * Sorts n elements of `size` bytes (at most 64). The arrays sorted per
+ * frame are short and nearly in order, where an insertion sort does about
+ * n comparisons and qsort n log n calls through its pointer.
+ */
+static void sort_nearly_sorted(void *base, size_t n, size_t size,
+			       int (*cmp)(const void *, const void *))
+{
+	unsigned char tmp[64], *v = base;
+	if (n > 256 || size > sizeof(tmp)) {
+		qsort(base, n, size, cmp);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		size_t j = i;
+		if (cmp(v + (j - 1) * size, v + j * size) <= 0)
+			continue;
+		memcpy(tmp, v + i * size, size);
+		for (; j > 0 && cmp(v + (j - 1) * size, tmp) > 0; j--)
+			memcpy(v + j * size, v + (j - 1) * size, size);
+		memcpy(v + j * size, tmp, size);
+	}
+}
+
 static int interval_cmp(const void *a, const void *b)
 {
 	const struct interval *x = a, *y = b;
@@ -409,6 +430,9 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 		clocks[i].queue = &ctx->queues[i];
 		clocks[i].fit = &fits[ctx->queues[i].gpu];
 		clocks[i].near_ns = raw->cpu_begin_ns;
+		clocks[i].ns_per_tick = fits[ctx->queues[i].gpu].slope *
+					(ctx->queues[i].timestamp_period > 0 ?
+					 ctx->queues[i].timestamp_period : fits[ctx->queues[i].gpu].period);
 	}
 	struct raw_ready *readies = raw->readies.data;
 	for (size_t i = 0; i < raw->readies.len; i++) {
@@ -454,7 +478,7 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 	const struct raw_host_signal *hs = raw->host_signals.data;
 	for (size_t i = 0; i < raw->host_signals.len; i++)
 		signals[signal_count++] = (struct signal){ hs[i].semaphore, hs[i].value, hs[i].cpu_ns, 0 };
-	qsort(signals, signal_count, sizeof(*signals), signal_cmp);
+	sort_nearly_sorted(signals, signal_count, sizeof(*signals), signal_cmp);
 	for (size_t i = signal_count; i-- > 0;) {
 		signals[i].earliest = signals[i].ns;
 		if (i + 1 < signal_count && signals[i + 1].semaphore == signals[i].semaphore &&
@@ -591,7 +615,7 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 	}
 
 	/* Each GPU's frame time: the union of its queues' busy intervals. */
-	qsort(w.intervals, w.interval_count, sizeof(*w.intervals), interval_cmp);
+	sort_nearly_sorted(w.intervals, w.interval_count, sizeof(*w.intervals), interval_cmp);
 	for (size_t i = 0; i < w.interval_count;) {
 		struct frame_gpu *g = &f->gpus[w.intervals[i].gpu];
 		int64_t begin = w.intervals[i].begin, end = w.intervals[i].end;

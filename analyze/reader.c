@@ -352,12 +352,28 @@ static bool get_varint_slow(struct cursor *k, uint64_t *v)
 	}
 }
 
-/* Most values fit in one byte; that case stays inline. */
+/* Most values fit in one byte, timestamp differences in two or three;
+ * those stay inline. */
 static inline bool get_varint(struct cursor *k, uint64_t *v)
 {
-	if (k->p < k->end && *k->p < 0x80) {
-		*v = *k->p++;
-		return true;
+	const unsigned char *p = k->p;
+	if (k->end - p >= 3) {
+		if (p[0] < 0x80) {
+			*v = p[0];
+			k->p = p + 1;
+			return true;
+		}
+		if (p[1] < 0x80 && p[1] != 0) {
+			*v = (uint64_t)(p[0] & 0x7F) | (uint64_t)p[1] << 7;
+			k->p = p + 2;
+			return true;
+		}
+		if (p[1] >= 0x80 && p[2] < 0x80 && p[2] != 0) {
+			*v = (uint64_t)(p[0] & 0x7F) | (uint64_t)(p[1] & 0x7F) << 7 |
+			     (uint64_t)p[2] << 14;
+			k->p = p + 3;
+			return true;
+		}
 	}
 	return get_varint_slow(k, v);
 }

@@ -112,9 +112,18 @@ uint32_t crumbs_crc32c(uint32_t crc, const void *data, size_t size);
 /*
  * The difference ticks − base of two timestamps of a counter with `bits`
  * valid bits (1 to 64), taken modulo 2^bits and read as a bits-wide signed
- * number: the shortest way round the wrap.
+ * number: the shortest way round the wrap. 0 when bits is 0. Inline: the
+ * reader calls it for every timestamp.
  */
-int64_t crumbs_ticks_delta(uint64_t ticks, uint64_t base, unsigned bits);
+static inline int64_t crumbs_ticks_delta(uint64_t ticks, uint64_t base, unsigned bits)
+{
+	if (bits == 0)
+		return 0;
+	uint64_t mask = bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+	uint64_t d = (ticks - base) & mask;
+	uint64_t sign = (uint64_t)1 << (bits >= 64 ? 63 : bits - 1);
+	return d & sign ? -(int64_t)(~d & mask) - 1 : (int64_t)d;
+}
 
 /*
  * The length of the UTF-8 sequence starting at p (at most `avail` bytes)

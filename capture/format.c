@@ -1,21 +1,9 @@
 /*
  * format.c: rules of the capture format that the writer, the reader and
- * programs share: timestamp differences across the counter's wrap, and
- * which UTF-8 a name may hold.
+ * programs share: which UTF-8 a name may hold. (Timestamp differences
+ * across the counter's wrap are inline in crumbs.h.)
  */
 #include "crumbs.h"
-
-int64_t crumbs_ticks_delta(uint64_t ticks, uint64_t base, unsigned bits)
-{
-	if (bits == 0)
-		return 0;
-	uint64_t mask = bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
-	uint64_t d = (ticks - base) & mask;
-	uint64_t sign = bits >= 64 ? (uint64_t)1 << 63 : (uint64_t)1 << (bits - 1);
-	if (d & sign)
-		return -(int64_t)((~d & mask)) - 1;
-	return (int64_t)d;
-}
 
 size_t crumbs_utf8_sequence(const unsigned char *p, size_t avail)
 {

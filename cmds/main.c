@@ -76,8 +76,12 @@ int cmd_stdout_sink(void *user, const char *text, size_t len)
 int cmd_finish(int status)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		int e = errno;
-		cmd_error("cannot write to standard output: %s", strerror(e));
+		char why[128];
+		snprintf(why, sizeof(why), "%s", strerror(errno));
+		/* Lowercase, as every other message. */
+		if (why[0] >= 'A' && why[0] <= 'Z' && !(why[1] >= 'A' && why[1] <= 'Z'))
+			why[0] = (char)(why[0] - 'A' + 'a');
+		cmd_error("cannot write to standard output: %s", why);
 		return EXIT_FAILURE_;
 	}
 	return status;

@@ -118,6 +118,7 @@ int cmd_report(int argc, char **argv)
 
 	struct report_sink sink = { cmd_stdout_sink, NULL };
 	uint64_t shown = 0;
+	bool write_failed = false;
 	while (r == CRUMBS_OK) {
 		const struct frame *f;
 		if ((r = capture_next_frame(c, &f, &err)) != CRUMBS_OK || !f)
@@ -127,13 +128,17 @@ int cmd_report(int argc, char **argv)
 			status = EXIT_FAILURE_;
 			goto out;
 		}
-		if (report_frame(&s, meta, f, &sink) != 0)
-			break; /* a write error; cmd_finish reports it */
+		if (report_frame(&s, meta, f, &sink) != 0) {
+			write_failed = true; /* cmd_finish says so */
+			break;
+		}
 		shown++;
 		if (s.frames != FRAMES_ALL)
 			break;
 	}
-	if (r != CRUMBS_OK) {
+	if (write_failed) {
+		status = EXIT_FAILURE_;
+	} else if (r != CRUMBS_OK) {
 		cmd_capture_error(path, err.text, shown > 0);
 		status = EXIT_FAILURE_;
 	} else if (shown == 0) {
