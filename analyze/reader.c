@@ -389,6 +389,19 @@ static bool get_u32(struct cursor *k, uint32_t *v, uint64_t max, const char *wha
 	return true;
 }
 
+/* A reference to one of `count` things defined earlier (strings, GPUs,
+ * queues). */
+static bool get_index(struct cursor *k, uint32_t *v, size_t count, const char *what)
+{
+	uint64_t x;
+	if (!get_varint(k, &x))
+		return false;
+	if (x >= count)
+		return cur_fail(k, what);
+	*v = (uint32_t)x;
+	return true;
+}
+
 static bool get_svarint(struct cursor *k, int64_t *v)
 {
 	uint64_t z;
@@ -430,8 +443,7 @@ static bool get_ticks(struct cursor *k, uint64_t *base, unsigned bits, uint64_t 
 
 static bool get_string_id(struct cursor *k, const struct chunk_state *cs, uint32_t *id)
 {
-	return get_u32(k, id, cs->names.len == 0 ? 0 : cs->names.len - 1, "unknown string id") &&
-	       (cs->names.len > 0 || cur_fail(k, "unknown string id"));
+	return get_index(k, id, cs->names.len, "unknown string id");
 }
 
 static bool parse_string(struct cursor *k, struct chunk_state *cs)
@@ -464,8 +476,7 @@ static bool parse_string(struct cursor *k, struct chunk_state *cs)
 static bool parse_calibration(struct cursor *k, capture *c, struct raw_calibration *out)
 {
 	uint64_t cpu;
-	if (!get_u32(k, &out->gpu, c->gpus.len ? c->gpus.len - 1 : 0, "unknown gpu") ||
-	    (c->gpus.len == 0 && !cur_fail(k, "unknown gpu")) ||
+	if (!get_index(k, &out->gpu, c->gpus.len, "calibration of an unknown gpu") ||
 	    !get_varint(k, &out->gpu_ticks) || !get_varint(k, &cpu) ||
 	    !get_varint(k, &out->deviation_ns))
 		return false;
@@ -511,12 +522,11 @@ static bool parse_setup(capture *c, struct cursor *k, struct chunk_state *cs)
 			struct capture_queue q = { 0 };
 			unsigned bits = 0;
 			float period;
-			if (!get_u32(k, &q.gpu, UINT32_MAX, "") || !get_u32(k, &q.family, UINT32_MAX, "family out of range") ||
+			if (!get_index(k, &q.gpu, c->gpus.len, "queue of an unknown gpu") ||
+			    !get_u32(k, &q.family, UINT32_MAX, "family out of range") ||
 			    !get_u32(k, &q.index, UINT32_MAX, "queue index out of range") ||
 			    !get_u32(k, &q.flags, 0x3F, "unknown queue flags"))
 				return false;
-			if (q.gpu >= c->gpus.len)
-				return cur_fail(k, "queue of an unknown gpu");
 			if (k->end - k->p < 5) {
 				k->ran_out = true;
 				return cur_fail(k, "record cut short");
@@ -672,8 +682,7 @@ static bool parse_frame(capture *c, struct cursor *k)
 			uint32_t q;
 			if (in_submit)
 				return cur_fail(k, "QUEUE_READY inside a submission");
-			if (!get_u32(k, &q, queue_count ? queue_count - 1 : 0, "unknown queue") ||
-			    (queue_count == 0 && !cur_fail(k, "unknown queue")))
+			if (!get_index(k, &q, queue_count, "unknown queue"))
 				return false;
 			if (queues[q].timestamp_valid_bits == 0)
 				return cur_fail(k, "timestamp on a queue without timestamps");
@@ -690,8 +699,7 @@ static bool parse_frame(capture *c, struct cursor *k)
 			uint32_t q;
 			if (in_submit)
 				return cur_fail(k, "submissions do not nest");
-			if (!get_u32(k, &q, queue_count ? queue_count - 1 : 0, "unknown queue") ||
-			    (queue_count == 0 && !cur_fail(k, "unknown queue")))
+			if (!get_index(k, &q, queue_count, "unknown queue"))
 				return false;
 			struct raw_submit *s = vec_push(&raw->submits, sizeof(*s));
 			it = s ? vec_push(&raw->items, sizeof(*it)) : NULL;
@@ -769,8 +777,7 @@ static bool parse_frame(capture *c, struct cursor *k)
 			uint32_t q;
 			if (in_submit)
 				return cur_fail(k, "SELECT_QUEUE inside a submission");
-			if (!get_u32(k, &q, queue_count ? queue_count - 1 : 0, "unknown queue") ||
-			    (queue_count == 0 && !cur_fail(k, "unknown queue")))
+			if (!get_index(k, &q, queue_count, "unknown queue"))
 				return false;
 			current = (int)q;
 			break;
@@ -782,7 +789,7 @@ static bool parse_frame(capture *c, struct cursor *k)
 			uint32_t kind = CRUMBS_EVENT_SCOPE, name;
 			NEED_QUEUE();
 			if (tag >= 0x28 &&
-			    (!get_u32(k, &kind, UINT32_MAX, "") ||
+			    (!get_u32(k, &kind, UINT32_MAX, "unknown event kind") ||
 			     (kind != CRUMBS_EVENT_RENDER_PASS && kind != CRUMBS_EVENT_OTHER &&
 			      !cur_fail(k, "an event that contains others must be a render pass or other"))))
 				return false;
@@ -835,7 +842,7 @@ static bool parse_frame(capture *c, struct cursor *k)
 			unsigned mask;
 			uint64_t v[4] = { 0 };
 			NEED_QUEUE();
-			if (!get_u32(k, &kind, UINT32_MAX, "") ||
+			if (!get_u32(k, &kind, UINT32_MAX, "unknown leaf kind") ||
 			    ((kind < CRUMBS_EVENT_DRAW || kind > CRUMBS_EVENT_OTHER) &&
 			     !cur_fail(k, "unknown leaf kind")) ||
 			    !get_string_id(k, cs, &name) || !get_u8(k, &mask))

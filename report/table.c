@@ -100,42 +100,52 @@ static void collect_children(const struct report_settings *s, const struct node 
 	}
 }
 
-static const struct report_settings *sort_settings;
+/* A child with its sort key, so the comparison needs no settings. */
+struct keyed {
+	uint64_t key;
+	const struct node *node;
+};
 
-static int sort_key_cmp(const struct node *a, const struct node *b)
+static uint64_t sort_key(enum report_sort sort, const struct node *n)
 {
-	uint64_t x = 0, y = 0;
-	switch (sort_settings->sort) {
-	case SORT_CHRONO:
-		return 0;
+	switch (sort) {
 	case SORT_TIME:
-		x = (uint64_t)(a->inclusive_ns > 0 ? a->inclusive_ns : 0);
-		y = (uint64_t)(b->inclusive_ns > 0 ? b->inclusive_ns : 0);
-		break;
+		return n->inclusive_ns > 0 ? (uint64_t)n->inclusive_ns : 0;
 	case SORT_DRAWS:
-		x = a->inclusive.draws;
-		y = b->inclusive.draws;
-		break;
+		return n->inclusive.draws;
 	case SORT_PRIMS:
-		x = a->inclusive.prims;
-		y = b->inclusive.prims;
-		break;
+		return n->inclusive.prims;
 	case SORT_VERTS:
-		x = a->inclusive.verts;
-		y = b->inclusive.verts;
+		return n->inclusive.verts;
+	case SORT_CHRONO:
 		break;
 	}
-	return (x < y) - (x > y); /* larger first */
+	return 0;
 }
 
-static int node_cmp(const void *pa, const void *pb)
+/* Larger keys first; equal keys in chronological order. */
+static int keyed_cmp(const void *pa, const void *pb)
 {
-	const struct node *a = *(const struct node *const *)pa;
-	const struct node *b = *(const struct node *const *)pb;
-	int c = sort_key_cmp(a, b);
-	if (c)
-		return c;
-	return (a->order > b->order) - (a->order < b->order);
+	const struct keyed *a = pa, *b = pb;
+	if (a->key != b->key)
+		return a->key < b->key ? 1 : -1;
+	return (a->node->order > b->node->order) - (a->node->order < b->node->order);
+}
+
+static void sort_children(enum report_sort sort, const struct node **kids, size_t len,
+			  bool *failed)
+{
+	struct keyed *k = malloc(len * sizeof(*k));
+	if (!k) {
+		*failed = true;
+		return;
+	}
+	for (size_t i = 0; i < len; i++)
+		k[i] = (struct keyed){ sort_key(sort, kids[i]), kids[i] };
+	qsort(k, len, sizeof(*k), keyed_cmp);
+	for (size_t i = 0; i < len; i++)
+		kids[i] = k[i].node;
+	free(k);
 }
 
 static double percent_of(const struct view *v, int64_t ns)
@@ -174,10 +184,8 @@ static void add_subtree(struct view *v, const struct node *n, uint32_t level)
 		free(kids);
 		return;
 	}
-	if (s->sort != SORT_CHRONO && len > 1) {
-		sort_settings = s;
-		qsort(kids, len, sizeof(*kids), node_cmp);
-	}
+	if (s->sort != SORT_CHRONO && len > 1)
+		sort_children(s->sort, kids, len, &v->rows.failed);
 	struct row folded = { NULL, level + 1, 0, { 0 }, { 0 }, 0, 0 };
 	for (size_t i = 0; i < len; i++) {
 		if (below_threshold(v, kids[i]->inclusive_ns)) {

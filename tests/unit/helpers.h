@@ -40,8 +40,9 @@ static inline int membuf_write(void *user, const void *data, size_t size)
 	return 0;
 }
 
-/* A writer into memory; chunk_bytes 0 for the default. */
-static inline crumbs_writer *mem_writer(struct membuf *m, uint32_t chunk_bytes)
+/* A writer into memory, a chunk each frame when asked. */
+static inline crumbs_writer *mem_writer_with(struct membuf *m, uint32_t chunk_bytes,
+					     int flush_each_frame)
 {
 	crumbs_writer *w = NULL;
 	struct crumbs_writer_desc d = { 0 };
@@ -51,8 +52,15 @@ static inline crumbs_writer *mem_writer(struct membuf *m, uint32_t chunk_bytes)
 	d.producer = "unit test";
 	d.created_unix_s = CRUMBS_CREATED_UNKNOWN;
 	d.chunk_bytes = chunk_bytes;
+	d.flush_each_frame = flush_each_frame;
 	assert_int_equal(crumbs_writer_open(&d, &w), CRUMBS_OK);
 	return w;
+}
+
+/* A writer into memory; chunk_bytes 0 for the default. */
+static inline crumbs_writer *mem_writer(struct membuf *m, uint32_t chunk_bytes)
+{
+	return mem_writer_with(m, chunk_bytes, 0);
 }
 
 static inline uint32_t add_gpu(crumbs_writer *w, const char *name)

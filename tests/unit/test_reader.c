@@ -13,15 +13,7 @@
  * strings, semaphores, leaves and two queues. */
 static void small_capture(struct membuf *m)
 {
-	crumbs_writer *w = NULL;
-	struct crumbs_writer_desc d = { 0 };
-	memset(m, 0, sizeof(*m));
-	d.write = membuf_write;
-	d.user = m;
-	d.producer = "unit test";
-	d.created_unix_s = CRUMBS_CREATED_UNKNOWN;
-	d.flush_each_frame = 1;
-	assert_int_equal(crumbs_writer_open(&d, &w), CRUMBS_OK);
+	crumbs_writer *w = mem_writer_with(m, 0, 1);
 	uint32_t g = add_gpu(w, "GPU Ω");
 	uint32_t gfx = add_queue(w, g, CRUMBS_QUEUE_GRAPHICS, 1.0f, 64);
 	uint32_t comp = add_queue(w, g, CRUMBS_QUEUE_COMPUTE, 1.0f, 40);
