@@ -54,7 +54,8 @@ enum item_type {
 	ITEM_SUBMIT_END,
 	ITEM_BEGIN, /* a scope or an event that contains others */
 	ITEM_END,
-	ITEM_LEAF
+	ITEM_LEAF,
+	ITEM_COUNTS /* counts of the innermost open node */
 };
 
 #define ITEM_HAS_T1 1u
@@ -70,7 +71,7 @@ struct item {
 	uint8_t flags;  /* ITEM_HAS_T1, ITEM_HAS_T2 */
 	uint32_t queue;
 	uint32_t a;     /* name string id; for SUBMIT the submission index */
-	uint32_t b;     /* for LEAF the index of its counts */
+	uint32_t b;     /* for LEAF and COUNTS the index of the counts */
 	int64_t t1;     /* begin (or the only) time */
 	int64_t t2;     /* a leaf's end */
 };

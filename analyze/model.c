@@ -513,8 +513,16 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 			if (!q->timed)
 				break;
 			if (!q->started) {
+				/* Without the time the queue finished earlier work,
+				 * nothing before this submission is counted: no
+				 * idle, and a wait from the submit on (the work
+				 * could not start before its signal), else the
+				 * count starts at its first timestamp. */
 				q->started = true;
-				q->last = q->has_ready ? q->ready_ns : t1 ? it->t1 : s->cpu_ns;
+				if (q->has_ready)
+					q->last = q->ready_ns;
+				else
+					q->last = s->wait_count || !t1 ? s->cpu_ns : it->t1;
 				if (!q->has_ready)
 					q->fq->flags |= FRAME_QUEUE_NO_READY;
 			}
@@ -575,6 +583,10 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 			else if (q->timed)
 				q->stack[q->depth].node->flags |= NODE_UNTIMED;
 			close_node(q);
+			break;
+		case ITEM_COUNTS:
+			add_counts(&q->stack[q->depth].node->exclusive,
+				   &((const struct counts *)raw->counts.data)[it->b]);
 			break;
 		case ITEM_LEAF: {
 			if (t1)

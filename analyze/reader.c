@@ -586,6 +586,26 @@ static bool parse_setup(capture *c, struct cursor *k, struct chunk_state *cs)
 	return true;
 }
 
+/* A count mask (bits 0-3 present, 4-7 unknown) and the counts it says
+ * are present, appended to raw->counts. */
+static bool get_counts(struct cursor *k, struct raw_frame *raw)
+{
+	unsigned mask;
+	uint64_t v[4] = { 0 };
+	if (!get_u8(k, &mask))
+		return false;
+	if ((mask & 0xF) & (mask >> 4))
+		return cur_fail(k, "a count both present and unknown");
+	for (int i = 0; i < 4; i++)
+		if ((mask & (1u << i)) && !get_varint(k, &v[i]))
+			return false;
+	struct counts *cn = vec_push(&raw->counts, sizeof(*cn));
+	if (!cn)
+		return cur_fail(k, "out of memory");
+	*cn = (struct counts){ v[0], v[1], v[2], v[3], mask >> 4 };
+	return true;
+}
+
 /* Reads one frame of the loaded frames chunk into c->raw. */
 static bool parse_frame(capture *c, struct cursor *k)
 {
@@ -839,24 +859,14 @@ static bool parse_frame(capture *c, struct cursor *k)
 		case 0x38:
 		case 0x39: {
 			uint32_t kind, name;
-			unsigned mask;
-			uint64_t v[4] = { 0 };
 			NEED_QUEUE();
 			if (!get_u32(k, &kind, UINT32_MAX, "unknown leaf kind") ||
 			    ((kind < CRUMBS_EVENT_DRAW || kind > CRUMBS_EVENT_OTHER) &&
 			     !cur_fail(k, "unknown leaf kind")) ||
-			    !get_string_id(k, cs, &name) || !get_u8(k, &mask))
+			    !get_string_id(k, cs, &name) || !get_counts(k, raw))
 				return false;
-			if ((mask & 0xF) & (mask >> 4))
-				return cur_fail(k, "a count both present and unknown");
-			for (int i = 0; i < 4; i++)
-				if ((mask & (1u << i)) && !get_varint(k, &v[i]))
-					return false;
-			struct counts *cn = vec_push(&raw->counts, sizeof(*cn));
-			it = cn ? vec_push(&raw->items, sizeof(*it)) : NULL;
-			if (!it)
+			if (!(it = vec_push(&raw->items, sizeof(*it))))
 				return cur_fail(k, "out of memory");
-			*cn = (struct counts){ v[0], v[1], v[2], v[3], mask >> 4 };
 			memset(it, 0, sizeof(*it));
 			it->type = ITEM_LEAF;
 			it->kind = (uint8_t)kind;
@@ -879,6 +889,17 @@ static bool parse_frame(capture *c, struct cursor *k)
 				return cur_fail(k, "scopes nested deeper than 255");
 			break;
 		}
+		case 0x3A:
+			NEED_QUEUE();
+			if (!get_counts(k, raw))
+				return false;
+			if (!(it = vec_push(&raw->items, sizeof(*it))))
+				return cur_fail(k, "out of memory");
+			memset(it, 0, sizeof(*it));
+			it->type = ITEM_COUNTS;
+			it->queue = (uint32_t)current;
+			it->b = (uint32_t)(raw->counts.len - 1);
+			break;
 		default:
 			k->p = record;
 			return cur_fail(k, "unknown record tag");

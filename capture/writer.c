@@ -52,7 +52,8 @@ enum {
 	TAG_SCOPE_END = 0x30,
 	TAG_SCOPE_END_NO_TICKS = 0x31,
 	TAG_LEAF = 0x38,
-	TAG_LEAF_NO_TICKS = 0x39
+	TAG_LEAF_NO_TICKS = 0x39,
+	TAG_COUNTS = 0x3A
 };
 
 /* A growable byte buffer. */
@@ -1117,6 +1118,36 @@ const char *crumbs_event_kind_name(enum crumbs_event_kind kind)
 	return (unsigned)kind < CRUMBS_EVENT_KIND_COUNT ? names[kind] : "Event";
 }
 
+/* A count mask (bits 0-3 present, 4-7 unknown) and the present counts. */
+static void put_counts(struct bytes *b, const uint64_t counts[4])
+{
+	unsigned mask = 0;
+	for (int i = 0; i < 4; i++) {
+		if (counts[i] == CRUMBS_COUNT_UNKNOWN)
+			mask |= 0x10u << i;
+		else if (counts[i] != 0)
+			mask |= 1u << i;
+	}
+	put_u8(b, mask);
+	for (int i = 0; i < 4; i++)
+		if (mask & (1u << i))
+			put_varint(b, counts[i]);
+}
+
+enum crumbs_result crumbs_writer_counts(crumbs_writer *w, uint64_t draws, uint64_t dispatches,
+					uint64_t prims, uint64_t verts)
+{
+	struct writer_queue *q;
+	int ticks;
+	enum crumbs_result r = scope_target(w, CRUMBS_NO_TICKS, &q, &ticks);
+	if (r != CRUMBS_OK)
+		return r;
+	const uint64_t counts[4] = { draws, dispatches, prims, verts };
+	put_u8(&w->frames.buf, TAG_COUNTS);
+	put_counts(&w->frames.buf, counts);
+	return CRUMBS_OK;
+}
+
 enum crumbs_result crumbs_writer_leaf(crumbs_writer *w,
 				      const struct crumbs_leaf_desc *leaf)
 {
@@ -1144,21 +1175,11 @@ enum crumbs_result crumbs_writer_leaf(crumbs_writer *w,
 		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
 
 	const uint64_t counts[4] = { leaf->draws, leaf->dispatches, leaf->prims, leaf->verts };
-	unsigned mask = 0;
-	for (int i = 0; i < 4; i++) {
-		if (counts[i] == CRUMBS_COUNT_UNKNOWN)
-			mask |= 0x10u << i;
-		else if (counts[i] != 0)
-			mask |= 1u << i;
-	}
 	struct bytes *b = &w->frames.buf;
 	put_u8(b, ticks ? TAG_LEAF : TAG_LEAF_NO_TICKS);
 	put_varint(b, (uint64_t)leaf->kind);
 	put_varint(b, id);
-	put_u8(b, mask);
-	for (int i = 0; i < 4; i++)
-		if (mask & (1u << i))
-			put_varint(b, counts[i]);
+	put_counts(b, counts);
 	if (ticks) {
 		put_ticks(w, q, leaf->begin_ticks);
 		put_ticks(w, q, leaf->end_ticks);

@@ -315,6 +315,33 @@ static void wait_clamped_to_start(void **state)
 	free(m.data);
 }
 
+/*
+ * Nothing says when the queue finished earlier work, and the frame's first
+ * submission waits for a host signal 5000 ns after its submit: that is
+ * wait, counted from the submit; no idle is counted before it.
+ */
+static void first_submission_waits_without_ready(void **state)
+{
+	(void)state;
+	struct membuf m;
+	uint32_t q;
+	crumbs_writer *w = setup(&m, &q, NULL);
+	struct crumbs_semaphore_op op = { 9, 1 };
+	crumbs_writer_frame_begin(w, 1, T);
+	submit(w, q, T + 1000, T + 6100, &op, NULL);
+	crumbs_writer_submit_end(w, T + 7100);
+	crumbs_writer_host_signal(w, 9, 1, T + 6000);
+	crumbs_writer_frame_end(w, T + 10000, 0, 0);
+	capture *c = mem_read(&m, w);
+	const struct frame_queue *fq = &next_frame(c)->queues[q];
+	assert_true(fq->flags & FRAME_QUEUE_NO_READY);
+	assert_int_equal(fq->idle_ns, 0);
+	assert_int_equal(fq->wait_ns, 5000);
+	assert_int_equal(fq->busy_ns, 1100);
+	capture_free(c);
+	free(m.data);
+}
+
 /* A wait whose signal is not in the capture resolves when the work
  * starts: the gap before is wait, not busy. */
 static void wait_for_unknown_signal(void **state)
@@ -530,6 +557,43 @@ static void leaf_counts(void **state)
 	free(m.data);
 }
 
+/* Counts without leaf events belong to the innermost open scope (the
+ * queue's own outside any), exclusive there and inclusive above. */
+static void counts_of_scopes(void **state)
+{
+	(void)state;
+	struct membuf m;
+	uint32_t q;
+	crumbs_writer *w = setup(&m, &q, NULL);
+	crumbs_writer_frame_begin(w, 1, T);
+	submit(w, q, T, T, NULL, NULL);
+	assert_int_equal(crumbs_writer_counts(w, 0, 2, 0, 0), CRUMBS_OK);
+	crumbs_writer_scope_begin(w, "Pass", 0, T + 10);
+	crumbs_writer_counts(w, 3, 0, 300, 900);
+	crumbs_writer_scope_begin(w, "Inner", 1, T + 20);
+	crumbs_writer_counts(w, 1, 0, CRUMBS_COUNT_UNKNOWN, 0);
+	crumbs_writer_scope_end(w, T + 30);
+	crumbs_writer_scope_end(w, T + 40);
+	crumbs_writer_submit_end(w, T + 50);
+	crumbs_writer_frame_end(w, T + 100, 0, 0);
+	capture *c = mem_read(&m, w);
+	const struct frame_queue *fq = &next_frame(c)->queues[q];
+	const struct node *pass = must_find(fq->root, "Pass");
+	const struct node *inner = must_find(fq->root, "Inner");
+	assert_int_equal(fq->root->exclusive.dispatches, 2);
+	assert_int_equal(pass->exclusive.draws, 3);
+	assert_int_equal(pass->exclusive.verts, 900);
+	assert_int_equal(inner->exclusive.draws, 1);
+	assert_int_equal(inner->exclusive.unknown, COUNT_PRIMS);
+	assert_int_equal(pass->inclusive.draws, 4);
+	assert_int_equal(pass->inclusive.prims, 300);
+	assert_int_equal(pass->inclusive.unknown, COUNT_PRIMS);
+	assert_int_equal(fq->root->inclusive.draws, 4);
+	assert_int_equal(fq->events, 0);
+	capture_free(c);
+	free(m.data);
+}
+
 /* A queue label (no timestamps, outside submissions) gets only the busy
  * time of the submissions inside it. */
 static void queue_label(void **state)
@@ -688,11 +752,13 @@ int main(void)
 		cmocka_unit_test(wait_for_host_signal),
 		cmocka_unit_test(wait_for_unknown_signal),
 		cmocka_unit_test(wait_clamped_to_start),
+		cmocka_unit_test(first_submission_waits_without_ready),
 		cmocka_unit_test(scope_spanning_submissions),
 		cmocka_unit_test(overlapping_queues_union),
 		cmocka_unit_test(two_gpus),
 		cmocka_unit_test(scope_left_open),
 		cmocka_unit_test(leaf_counts),
+		cmocka_unit_test(counts_of_scopes),
 		cmocka_unit_test(queue_label),
 		cmocka_unit_test(queue_without_timestamps),
 		cmocka_unit_test(uncalibrated),

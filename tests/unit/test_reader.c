@@ -240,14 +240,19 @@ static void newer_version(void **state)
 	capture *c;
 	small_capture(&m);
 	m.data[8 + 8] = 2; /* major */
+	m.data[8 + 10] = 0; /* minor */
 	patch_header_crc(m.data);
 	assert_int_equal(capture_open_memory(m.data, m.len, &c, &e), CRUMBS_ERROR_VERSION);
-	assert_string_equal(e.text, "unsupported version 2.0 (this crumbs reads 1.0)");
+	assert_string_equal(e.text, "unsupported version 2.0 (this crumbs reads 1.1)");
 	m.data[8 + 8] = 1;
 	m.data[8 + 10] = 7; /* a newer minor of this major */
 	patch_header_crc(m.data);
 	assert_int_equal(capture_open_memory(m.data, m.len, &c, &e), CRUMBS_ERROR_VERSION);
-	assert_string_equal(e.text, "unsupported version 1.7 (this crumbs reads 1.0)");
+	assert_string_equal(e.text, "unsupported version 1.7 (this crumbs reads 1.1)");
+	m.data[8 + 10] = 0; /* an older minor is read */
+	patch_header_crc(m.data);
+	assert_int_equal(capture_open_memory(m.data, m.len, &c, &e), CRUMBS_OK);
+	capture_free(c);
 	free(m.data);
 }
 
