@@ -30,8 +30,9 @@ WARNINGS += -Werror
 endif
 
 PKGS := libzstd libpcre2-8 libutf8proc
-PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) vulkan 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+VULKAN_LIBS := $(shell $(PKG_CONFIG) --libs vulkan 2>/dev/null)
 CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
@@ -41,23 +42,32 @@ ALL_LDFLAGS := $(LDFLAGS) $(SAN_FLAGS)
 LIBS := $(PKG_LIBS) -lm -pthread
 
 CAPTURE_SRC := capture/result.c capture/crc32c.c capture/format.c capture/writer.c
+RECORDER_SRC := capture/context.c capture/record.c capture/submit.c capture/resolve.c \
+	capture/trigger.c
 ANALYZE_SRC := analyze/arena.c analyze/reader.c analyze/model.c
 REPORT_SRC := report/settings.c report/filter.c report/table.c report/text.c
-CMDS_SRC := cmds/main.c cmds/report.c cmds/info.c
+CMDS_SRC := cmds/main.c cmds/report.c cmds/info.c cmds/trigger.c
 GEN_SRC := samples/gen.c
+RENDERER_SRC := samples/renderer.c
+SHADERS := $(wildcard samples/shaders/*.vert samples/shaders/*.frag samples/shaders/*.comp)
+SHADER_HEADERS := $(patsubst samples/shaders/%,$(BUILD)/shaders/%.h,$(SHADERS))
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
-CORE_OBJ := $(call obj,$(CAPTURE_SRC) $(ANALYZE_SRC) $(REPORT_SRC))
+CORE_OBJ := $(call obj,$(CAPTURE_SRC) $(RECORDER_SRC) $(ANALYZE_SRC) $(REPORT_SRC))
 CRUMBS_OBJ := $(call obj,$(CMDS_SRC)) $(CORE_OBJ)
 GEN_OBJ := $(call obj,$(GEN_SRC) $(CAPTURE_SRC))
+# libcrumbs: what a program links. It loads Vulkan through the loader's
+# vkGetInstanceProcAddr that the program hands it, so it needs no -lvulkan.
+LIBCRUMBS := $(BUILD)/libcrumbs.a
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
+VULKAN_TESTS := $(patsubst tests/vulkan/%.c,$(BUILD)/tests/vk_%,$(wildcard tests/vulkan/test_*.c))
 FUZZ_TARGETS := reader records
 FUZZ_REPLAY := $(patsubst %,$(BUILD)/tests/fuzz_%_replay,$(FUZZ_TARGETS))
 
 .PHONY: all clean test bench fuzz deps demo
-all: $(BUILD)/crumbs $(BUILD)/crumbs-gen
+all: $(BUILD)/crumbs $(BUILD)/crumbs-gen $(LIBCRUMBS) $(BUILD)/sample-renderer
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -69,11 +79,41 @@ $(BUILD)/crumbs: $(CRUMBS_OBJ)
 $(BUILD)/crumbs-gen: $(GEN_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
+$(LIBCRUMBS): $(CORE_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+# Shaders become C arrays of SPIR-V words, compiled into the renderer.
+$(BUILD)/shaders/%.h: samples/shaders/%
+	@mkdir -p $(dir $@)
+	glslangValidator -V --target-env vulkan1.1 --quiet --vn shader_$(subst .,_,$*) -o $@ $<
+
+$(BUILD)/obj/samples/renderer.o: $(SHADER_HEADERS)
+$(BUILD)/obj/samples/renderer.o: ALL_CFLAGS += -I$(BUILD)/shaders
+
+$(BUILD)/sample-renderer: $(call obj,$(RENDERER_SRC)) $(LIBCRUMBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(VULKAN_LIBS)
+
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS)
 
 $(BUILD)/obj/tests/unit/%.o: ALL_CFLAGS += $(CMOCKA_CFLAGS)
+
+# Tests on a Vulkan device (lavapipe without a GPU), under validation.
+$(BUILD)/tests/vk_%: $(BUILD)/obj/tests/vulkan/%.o $(BUILD)/obj/tests/vulkan/vkt.o $(LIBCRUMBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS) $(VULKAN_LIBS)
+
+$(BUILD)/obj/tests/vulkan/%.o: ALL_CFLAGS += $(CMOCKA_CFLAGS)
+
+# The threads test again, everything built with ThreadSanitizer.
+TSAN_TEST := $(BUILD)/tests/tsan_test_threads
+$(TSAN_TEST): tests/vulkan/test_threads.c tests/vulkan/vkt.c $(CAPTURE_SRC) $(RECORDER_SRC) \
+		$(ANALYZE_SRC) $(REPORT_SRC)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=thread $(PKG_CFLAGS) \
+		$(CMOCKA_CFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS) $(VULKAN_LIBS)
 
 # The fuzz targets, linked with a main() that replays a corpus, so `make
 # test` runs them with any compiler.
@@ -81,16 +121,22 @@ $(BUILD)/tests/fuzz_%_replay: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/test
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
-# Until a program can be captured, the demo reports a generated capture:
-# one frame of a deferred renderer on two GPUs.
+# The main job: the sample renderer captures its third frame at full
+# detail and prints the tables (on lavapipe when there is no GPU).
 demo: all
-	@$(BUILD)/crumbs-gen -o $(BUILD)/demo.crumbs --frames 1
-	@$(BUILD)/crumbs report $(BUILD)/demo.crumbs
+	@$(BUILD)/sample-renderer --frames 5 --capture-frame 2 --capture-dir $(BUILD)
 
-test: all $(UNIT_TESTS) $(FUZZ_REPLAY)
+test: all $(UNIT_TESTS) $(VULKAN_TESTS) $(TSAN_TEST) $(FUZZ_REPLAY)
 	@tests/run-tests $(BUILD)
 
-bench: all
+BENCH_SCOPES := $(BUILD)/bench/scopes
+$(BENCH_SCOPES): $(BUILD)/obj/tests/bench/scopes.o $(BUILD)/obj/tests/vulkan/vkt.o $(LIBCRUMBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS) $(VULKAN_LIBS)
+
+$(BUILD)/obj/tests/bench/%.o: ALL_CFLAGS += $(CMOCKA_CFLAGS)
+
+bench: all $(BENCH_SCOPES)
 	@tests/bench/run $(BUILD)
 
 # libFuzzer needs clang; the fuzzers get their own build. FUZZ_SECONDS

@@ -2,14 +2,17 @@
  * crumbs.h: the public interface of libcrumbs.
  *
  * Result codes shared by every part of crumbs, the constants of the capture
- * file format (specified in capture/FORMAT.md), and the capture-file writer,
- * which needs no Vulkan: tests and generators use it to write captures.
+ * file format (specified in capture/FORMAT.md), the capture-file writer
+ * (which uses no Vulkan: tests and generators write captures with it), and
+ * the API with which a Vulkan program records scopes and captures frames.
  */
 #ifndef CRUMBS_H
 #define CRUMBS_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include <vulkan/vulkan.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,7 +50,7 @@ const char *crumbs_result_str(enum crumbs_result result);
 /* ------------------------------------------------------------------------ */
 
 #define CRUMBS_FORMAT_MAJOR 1
-#define CRUMBS_FORMAT_MINOR 0
+#define CRUMBS_FORMAT_MINOR 1
 
 /* Queue capabilities, as VkQueueFlags bits that matter for naming. */
 enum crumbs_queue_flags {
@@ -309,9 +312,275 @@ enum crumbs_result crumbs_writer_event_begin(crumbs_writer *w,
 enum crumbs_result crumbs_writer_leaf(crumbs_writer *w,
 				      const struct crumbs_leaf_desc *leaf);
 
+/* Counts of work in the innermost open scope of the current queue (the
+ * queue's own when none is open), where no leaf events were recorded.
+ * CRUMBS_COUNT_UNKNOWN is allowed. */
+enum crumbs_result crumbs_writer_counts(crumbs_writer *w, uint64_t draws, uint64_t dispatches,
+					uint64_t prims, uint64_t verts);
+
 /* Bytes written so far, compressed and uncompressed (statistics). */
 void crumbs_writer_sizes(const crumbs_writer *w, uint64_t *file_bytes,
 			 uint64_t *raw_bytes);
+
+/* ------------------------------------------------------------------------ */
+/* Capturing a Vulkan program                                               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A program creates one context for its Vulkan devices and queues, wraps
+ * its GPU work in scopes, submits through crumbs_queue_submit(), and calls
+ * crumbs_frame() once a frame. Nothing is recorded until a capture is asked
+ * for (crumbs_capture(), crumbs_command("profilegpu"), `crumbs trigger PID`
+ * or CRUMBS_CAPTURE_FRAME=N): then the next frame is recorded at the
+ * maximum detail, its timestamps are read back a few frames later without
+ * waiting on the GPU, the capture is written to a file and its table is
+ * printed through the log callback.
+ *
+ * Threads: command buffers may be recorded with scopes on many threads at
+ * once; submissions to one queue must not run concurrently (Vulkan's own
+ * rule); crumbs_frame() must not run concurrently with submissions.
+ */
+
+typedef struct crumbs_context crumbs_context;
+
+enum crumbs_log_level { CRUMBS_LOG_INFO, CRUMBS_LOG_WARNING, CRUMBS_LOG_ERROR };
+
+/* What the program enabled on a device. crumbs uses a feature only when
+ * told: it cannot ask a device what was enabled at its creation. */
+enum crumbs_device_features {
+	/* hostQueryReset (Vulkan 1.2 or VK_EXT_host_query_reset): query
+	 * slots are reset on the host, also for transfer-only queues. */
+	CRUMBS_FEATURE_HOST_QUERY_RESET = 1u << 0,
+	/* VK_EXT_calibrated_timestamps or VK_KHR_calibrated_timestamps. */
+	CRUMBS_FEATURE_CALIBRATED_TIMESTAMPS = 1u << 1,
+	/* VK_EXT_debug_utils on the instance: scopes can become labels. */
+	CRUMBS_FEATURE_DEBUG_UTILS = 1u << 2
+};
+
+struct crumbs_vk_device {
+	VkPhysicalDevice physical_device;
+	VkDevice device;
+	uint32_t features; /* enum crumbs_device_features */
+};
+
+struct crumbs_vk_queue {
+	VkQueue queue;
+	uint32_t device;  /* index into crumbs_desc.devices */
+	uint32_t family;
+	uint32_t index;   /* in its family */
+};
+
+/* Calibration of GPU clocks against CLOCK_MONOTONIC. */
+enum crumbs_calibration {
+	CRUMBS_CALIBRATION_AUTO = 0,      /* calibrated timestamps when enabled */
+	CRUMBS_CALIBRATION_BRACKETED = 1  /* a timestamp between two CPU reads */
+};
+
+/* How a context is made. Zero means default for every field. */
+struct crumbs_desc {
+	VkInstance instance;
+	PFN_vkGetInstanceProcAddr get_instance_proc_addr; /* the loader's */
+	const struct crumbs_vk_device *devices;
+	uint32_t device_count;
+	const struct crumbs_vk_queue *queues;
+	uint32_t queue_count;
+	/* Used for every Vulkan object and every allocation of crumbs. */
+	const VkAllocationCallbacks *allocator;
+	/* Messages and tables, one call per line or table; may be called
+	 * from crumbs_frame() and from crumbs_create(). NULL: standard
+	 * error. */
+	void (*log)(void *user, enum crumbs_log_level level, const char *message);
+	void *log_user;
+	/* Where captures go; NULL: $CRUMBS_CAPTURE_DIR, else the current
+	 * directory. Files are named PROGRAM-frame-N.crumbs. */
+	const char *capture_dir;
+	const char *program_name; /* NULL: the process's own name */
+	/* 0: labels off. N from 1 to 4: outside captures, scopes of levels
+	 * below N become VK_EXT_debug_utils labels (RenderDoc, Nsight and
+	 * the validation layer see them); during a capture every recorded
+	 * scope does. Needs CRUMBS_FEATURE_DEBUG_UTILS. */
+	int mirror_labels;
+	uint32_t max_scopes;          /* per queue and capture; 0: 16384 */
+	uint32_t max_submissions;     /* per queue and capture; 0: 256 */
+	uint32_t max_command_buffers; /* recorded during a capture; 0: 4096 */
+	uint32_t name_bytes;          /* scope names of a capture; 0: 1 MiB */
+	int no_trigger;               /* do not listen for `crumbs trigger` */
+	enum crumbs_calibration calibration;
+};
+
+/*
+ * Creates a context. The devices and queues must outlive it. Loads the
+ * Vulkan functions it needs through get_instance_proc_addr; creates a query
+ * pool and a few command buffers per queue. On success *out is owned by
+ * the caller. CRUMBS_CAPTURE_FRAME=N in the environment asks for a
+ * capture of frame N (frames count from 0 at creation).
+ */
+enum crumbs_result crumbs_create(const struct crumbs_desc *desc, crumbs_context **out);
+
+/* Destroys the context. The GPU must be done with everything submitted
+ * through it (vkDeviceWaitIdle). A capture not yet written is written
+ * with what was resolved. NULL is a no-op. */
+void crumbs_destroy(crumbs_context *ctx);
+
+/*
+ * The frame boundary: call once a frame, after its last submission. Ends
+ * a capture frame, reads back results of earlier ones, writes finished
+ * captures and prints their tables, answers `crumbs trigger`.
+ */
+void crumbs_frame(crumbs_context *ctx);
+
+/* Asks for the next frame to be captured, with report settings as for
+ * `crumbs report` (NULL: defaults). CRUMBS_ERROR_BAD_STATE if a capture is
+ * already under way; CRUMBS_ERROR_INVALID_ARGUMENT (logged) for bad
+ * settings. */
+enum crumbs_result crumbs_capture(crumbs_context *ctx, const char *settings);
+
+/* Asks for frame `frame` to be captured: frame N-1 is its pre-roll. Right
+ * after crumbs_create, frame 0 may be asked for. CRUMBS_ERROR_INVALID_ARGUMENT
+ * for a frame that has begun, CRUMBS_ERROR_BAD_STATE while another capture
+ * is asked for or under way. */
+enum crumbs_result crumbs_capture_at(crumbs_context *ctx, uint64_t frame, const char *settings);
+
+/* The console command: "profilegpu [settings]" captures the next frame;
+ * "help" lists the settings. Replies through the log callback. */
+enum crumbs_result crumbs_command(crumbs_context *ctx, const char *command_line);
+
+/* The detail level recorded now: CRUMBS_DETAIL_MAX in a capture frame,
+ * mirror_labels - 1 outside one, -1 when nothing is recorded (then a
+ * program can skip building fine-grained names at all). */
+int crumbs_detail(const crumbs_context *ctx);
+
+/* The path of the last capture written, or NULL; valid until the next. */
+const char *crumbs_last_capture(const crumbs_context *ctx);
+
+/*
+ * Where the process `pid` listens for `crumbs trigger` (capture/TRIGGER.md):
+ * $XDG_RUNTIME_DIR/crumbs/PID.sock, or /tmp/crumbs-UID/PID.sock without it.
+ * Returns 0, or -1 if the path does not fit in `size` bytes.
+ */
+int crumbs_trigger_path(long pid, char *buf, size_t size);
+
+/* ------------------------------------------------------------------------ */
+/* Scopes on command buffers                                                */
+/* ------------------------------------------------------------------------ */
+
+typedef struct crumbs_cmd crumbs_cmd;
+
+/*
+ * Starts scopes on a command buffer being recorded for `queue` (crumbs
+ * needs the queue to choose its query pool). Call after
+ * vkBeginCommandBuffer; end with crumbs_cmd_end() before
+ * vkEndCommandBuffer. Never NULL: outside captures (and when out of
+ * handles) a shared handle on which every scope costs one branch.
+ */
+crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue queue);
+void crumbs_cmd_end(crumbs_cmd *cmd);
+
+/* Call beside vkCmdExecuteCommands (which the program still calls): the
+ * scopes recorded on the secondaries are placed here in the tree. Only for
+ * secondaries that really are executed there: crumbs waits on the GPU for
+ * their timestamps when it reads the capture back. */
+void crumbs_cmd_execute(crumbs_cmd *cmd, uint32_t count, const VkCommandBuffer *secondaries);
+
+/* What the inline functions below read; the first member of every
+ * crumbs_cmd. Not for programs. */
+struct crumbs_cmd_state_ {
+	int detail;        /* recorded levels; -1: nothing */
+	uint32_t skipped;  /* open scopes not recorded */
+};
+
+void crumbs_scope_record_(crumbs_cmd *cmd, unsigned level, const char *name);
+void crumbs_scope_recordf_(crumbs_cmd *cmd, unsigned level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void crumbs_scope_close_(crumbs_cmd *cmd);
+
+/* Whether a scope of `level` would be recorded; counts it as skipped if
+ * not. */
+static inline int crumbs_scope_wanted_(crumbs_cmd *cmd, unsigned level)
+{
+	struct crumbs_cmd_state_ *s = (struct crumbs_cmd_state_ *)(void *)cmd;
+	if (s->detail < 0)
+		return 0;
+	if ((int)level > s->detail || s->skipped) {
+		s->skipped++;
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * A scope of detail `level` (0 coarsest to 3 finest). Above the recorded
+ * level, and inside a scope that was not recorded, it costs a branch.
+ * Names are copied. Scopes nest; a scope may end on a later command buffer
+ * submitted to the same queue.
+ */
+static inline void crumbs_scope_begin(crumbs_cmd *cmd, unsigned level, const char *name)
+{
+	if (crumbs_scope_wanted_(cmd, level))
+		crumbs_scope_record_(cmd, level, name);
+}
+
+/* The same with a printf-style name, formatted only when recorded. */
+#define crumbs_scope_beginf(cmd, level, ...)                              \
+	do {                                                              \
+		crumbs_cmd *crumbs_cmd_ = (cmd);                          \
+		unsigned crumbs_level_ = (level);                         \
+		if (crumbs_scope_wanted_(crumbs_cmd_, crumbs_level_))     \
+			crumbs_scope_recordf_(crumbs_cmd_, crumbs_level_, __VA_ARGS__); \
+	} while (0)
+
+static inline void crumbs_scope_end(crumbs_cmd *cmd)
+{
+	struct crumbs_cmd_state_ *s = (struct crumbs_cmd_state_ *)(void *)cmd;
+	if (s->detail < 0)
+		return;
+	if (s->skipped) {
+		s->skipped--;
+		return;
+	}
+	crumbs_scope_close_(cmd);
+}
+
+/* Counts of work done in the innermost scope (draws with their
+ * primitives and vertices, dispatches), shown in the Draws, Dispatches,
+ * Prims and Verts columns. Recorded in capture frames only. A count may be
+ * CRUMBS_COUNT_UNKNOWN (an indirect draw). */
+void crumbs_count_(crumbs_cmd *cmd, uint64_t draws, uint64_t dispatches, uint64_t prims,
+		   uint64_t verts);
+
+static inline void crumbs_count(crumbs_cmd *cmd, uint64_t draws, uint64_t dispatches,
+				uint64_t prims, uint64_t verts)
+{
+	struct crumbs_cmd_state_ *s = (struct crumbs_cmd_state_ *)(void *)cmd;
+	if (s->detail >= CRUMBS_DETAIL_MAX && !s->skipped)
+		crumbs_count_(cmd, draws, dispatches, prims, verts);
+}
+
+/* The common cases. */
+static inline void crumbs_draws(crumbs_cmd *cmd, uint64_t draws, uint64_t prims, uint64_t verts)
+{
+	crumbs_count(cmd, draws, 0, prims, verts);
+}
+
+static inline void crumbs_dispatches(crumbs_cmd *cmd, uint64_t dispatches)
+{
+	crumbs_count(cmd, 0, dispatches, 0, 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Submissions                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* vkQueueSubmit and vkQueueSubmit2, recording in a capture frame when the
+ * work ran and which semaphores it waited on and signalled. */
+VkResult crumbs_queue_submit(crumbs_context *ctx, VkQueue queue, uint32_t count,
+			     const VkSubmitInfo *submits, VkFence fence);
+VkResult crumbs_queue_submit2(crumbs_context *ctx, VkQueue queue, uint32_t count,
+			      const VkSubmitInfo2 *submits, VkFence fence);
+
+/* vkSignalSemaphore, recording the host's signal. */
+VkResult crumbs_signal_semaphore(crumbs_context *ctx, VkDevice device,
+				 const VkSemaphoreSignalInfo *info);
 
 #ifdef __cplusplus
 }

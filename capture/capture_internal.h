@@ -1,0 +1,328 @@
+/*
+ * capture_internal.h: the recorder's state, shared by its files: the
+ * context with its devices and queues (query pools, pre-recorded timestamp
+ * command buffers), the command-buffer handles and their events, the
+ * submissions of a capture, and the capture's state machine.
+ */
+#ifndef CRUMBS_CAPTURE_INTERNAL_H
+#define CRUMBS_CAPTURE_INTERNAL_H
+
+#include "crumbs.h"
+#include "trigger_internal.h"
+#include "../report/report.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#define NO_SLOT UINT32_MAX
+#define READY_RING 64          /* query slots for the pre-roll's ends */
+#define END_STACK 32           /* reserved end slots a handle remembers */
+#define EVENTS_PER_BLOCK 30
+#define RESOLVE_NS 10000000000ll /* how long results may take before giving up */
+
+/* ------------------------------------------------------------------------ */
+/* Vulkan functions                                                         */
+/* ------------------------------------------------------------------------ */
+
+struct instance_fns {
+	PFN_vkGetDeviceProcAddr GetDeviceProcAddr;
+	PFN_vkGetPhysicalDeviceMemoryProperties GetPhysicalDeviceMemoryProperties;
+	PFN_vkGetPhysicalDeviceProperties GetPhysicalDeviceProperties;
+	PFN_vkGetPhysicalDeviceQueueFamilyProperties GetPhysicalDeviceQueueFamilyProperties;
+	PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT GetPhysicalDeviceCalibrateableTimeDomains;
+	PFN_vkCmdBeginDebugUtilsLabelEXT CmdBeginDebugUtilsLabel;
+	PFN_vkCmdEndDebugUtilsLabelEXT CmdEndDebugUtilsLabel;
+};
+
+struct device_fns {
+	PFN_vkCreateQueryPool CreateQueryPool;
+	PFN_vkDestroyQueryPool DestroyQueryPool;
+	PFN_vkResetQueryPool ResetQueryPool;
+	PFN_vkGetQueryPoolResults GetQueryPoolResults;
+	PFN_vkCreateCommandPool CreateCommandPool;
+	PFN_vkDestroyCommandPool DestroyCommandPool;
+	PFN_vkAllocateCommandBuffers AllocateCommandBuffers;
+	PFN_vkBeginCommandBuffer BeginCommandBuffer;
+	PFN_vkEndCommandBuffer EndCommandBuffer;
+	PFN_vkCmdWriteTimestamp CmdWriteTimestamp;
+	PFN_vkCmdResetQueryPool CmdResetQueryPool;
+	PFN_vkCmdExecuteCommands CmdExecuteCommands;
+	PFN_vkQueueSubmit QueueSubmit;
+	PFN_vkQueueSubmit2 QueueSubmit2;
+	PFN_vkSignalSemaphore SignalSemaphore;
+	PFN_vkCreateFence CreateFence;
+	PFN_vkDestroyFence DestroyFence;
+	PFN_vkWaitForFences WaitForFences;
+	PFN_vkGetFenceStatus GetFenceStatus;
+	PFN_vkResetFences ResetFences;
+	PFN_vkCreateBuffer CreateBuffer;
+	PFN_vkDestroyBuffer DestroyBuffer;
+	PFN_vkGetBufferMemoryRequirements GetBufferMemoryRequirements;
+	PFN_vkAllocateMemory AllocateMemory;
+	PFN_vkFreeMemory FreeMemory;
+	PFN_vkBindBufferMemory BindBufferMemory;
+	PFN_vkMapMemory MapMemory;
+	PFN_vkInvalidateMappedMemoryRanges InvalidateMappedMemoryRanges;
+	PFN_vkCmdCopyQueryPoolResults CmdCopyQueryPoolResults;
+	PFN_vkCmdPipelineBarrier CmdPipelineBarrier;
+	PFN_vkGetCalibratedTimestampsEXT GetCalibratedTimestamps;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Devices and queues                                                       */
+/* ------------------------------------------------------------------------ */
+
+struct calibration_sample {
+	uint64_t ticks;
+	int64_t cpu_ns;
+	uint64_t deviation_ns;
+	bool valid;
+};
+
+struct device_state {
+	VkPhysicalDevice physical;
+	VkDevice device;
+	uint32_t features;
+	struct device_fns fn;
+	VkPhysicalDeviceProperties props;
+	bool calibrated;                   /* calibrated timestamps usable */
+	struct calibration_sample bracketed; /* the fallback's, from creation */
+	struct calibration_sample start, end; /* around the capture frame */
+};
+
+/* Submissions of one queue in a capture. */
+struct submit_record {
+	int64_t cpu_ns;
+	uint32_t begin_slot;
+	uint32_t end_slot;
+	uint32_t first_cmd;      /* in context.submit_cmds */
+	uint32_t cmd_count;
+	uint32_t first_op;       /* in context.ops: waits, then signals */
+	uint32_t wait_count;
+	uint32_t signal_count;
+};
+
+struct queue_state {
+	VkQueue queue;
+	uint32_t device;
+	uint32_t family;
+	uint32_t index;
+	uint32_t flags;            /* enum crumbs_queue_flags */
+	uint32_t valid_bits;       /* 0: no timestamps */
+	bool can_reset_in_cmd;     /* graphics or compute: vkCmdResetQueryPool */
+	VkQueryPool pool;
+	uint32_t scope_slots;      /* [0, scope_slots) for scopes */
+	uint32_t submit_base;      /* then two per submission */
+	uint32_t ready_base;       /* then READY_RING */
+	uint32_t slot_count;
+	_Atomic uint32_t scope_next;
+	VkCommandPool cmd_pool;
+	VkCommandBuffer *begin_cbs; /* [max_submissions]: timestamp into slot */
+	VkCommandBuffer *end_cbs;
+	VkCommandBuffer ready_cbs[READY_RING];
+	VkCommandBuffer reset_cb;   /* resets the whole pool, when no host reset */
+	bool reset_pending;         /* reset_cb goes in front of the next submission */
+	uint32_t ready_next;
+	uint32_t ready_slot;        /* last pre-roll end written, or NO_SLOT */
+	struct submit_record *submits;
+	uint32_t submit_count;
+	uint64_t *results;          /* [slot_count][2]: value, availability */
+	/* The GPU copies the results here after the capture frame, so that
+	 * reading them never waits (some drivers' vkGetQueryPoolResults
+	 * waits for the device to be idle). Graphics and compute families
+	 * only; others fall back to vkGetQueryPoolResults. */
+	VkBuffer copy_buffer;
+	VkDeviceMemory copy_memory;
+	const uint64_t *copy_mapped;
+	bool copy_coherent;
+	VkCommandBuffer copy_cb;
+	VkFence copy_fence;
+	bool copy_pending;          /* copy_cb submitted, fence not seen yet */
+	uint8_t *written;           /* [slot_count]: slots the capture wrote */
+	/* Room to rebuild a submission with crumbs' command buffers. */
+	VkCommandBuffer *scratch_cbs;
+	uint32_t scratch_cb_cap;
+	VkCommandBufferSubmitInfo *scratch_cbinfos;
+	void *scratch_submits;      /* VkSubmitInfo or VkSubmitInfo2 */
+	uint32_t scratch_submit_cap;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Command buffers and events                                               */
+/* ------------------------------------------------------------------------ */
+
+enum event_type { EVENT_BEGIN, EVENT_END, EVENT_COUNTS, EVENT_EXECUTE };
+
+struct event {
+	uint8_t type;
+	uint8_t level;
+	uint8_t pad[2];
+	uint32_t slot;    /* query slot written, or NO_SLOT */
+	union {
+		struct {
+			uint32_t offset; /* in the name arena */
+			uint32_t len;
+		} name;
+		uint32_t counts;        /* index in context.counts */
+		VkCommandBuffer secondary;
+	} u;
+};
+
+struct event_block {
+	struct event_block *next;
+	uint32_t count;
+	struct event events[EVENTS_PER_BLOCK];
+};
+
+enum handle_kind { HANDLE_OFF, HANDLE_LABELS, HANDLE_CAPTURE };
+
+struct crumbs_cmd {
+	struct crumbs_cmd_state_ state; /* first: the inline functions read it */
+	crumbs_context *ctx;
+	enum handle_kind kind;
+	VkCommandBuffer cb;
+	uint32_t queue;
+	uint32_t depth;                 /* recorded scopes open on this cb */
+	uint32_t end_slots[END_STACK];  /* reserved for them */
+	struct event_block *first;
+	struct event_block *last;
+};
+
+struct counts_record {
+	uint64_t draws, dispatches, prims, verts;
+};
+
+/* Semaphores seen in a capture: their id in the file and, for binary
+ * ones, how many times they were signalled. */
+struct semaphore_entry {
+	VkSemaphore semaphore;
+	uint32_t id;
+	uint64_t signals;
+};
+
+struct semaphore_op {
+	uint32_t semaphore;
+	uint64_t value;
+};
+
+struct host_signal {
+	uint32_t semaphore;
+	uint64_t value;
+	int64_t cpu_ns;
+};
+
+/* ------------------------------------------------------------------------ */
+/* The context                                                              */
+/* ------------------------------------------------------------------------ */
+
+enum capture_state {
+	STATE_IDLE,
+	STATE_PREROLL,   /* the rest of the frame before the capture */
+	STATE_CAPTURING, /* the capture frame */
+	STATE_RESOLVING  /* waiting for its timestamps */
+};
+
+struct crumbs_context {
+	VkAllocationCallbacks allocator;
+	bool has_allocator;
+	void (*log)(void *user, enum crumbs_log_level level, const char *message);
+	void *log_user;
+	char *capture_dir;
+	char *program_name;
+	int mirror_labels;
+	uint32_t max_scopes;
+	uint32_t max_submissions;
+	uint32_t max_command_buffers;
+	uint32_t name_bytes;
+	struct instance_fns ifn;
+
+	struct device_state *devices;
+	uint32_t device_count;
+	struct queue_state *queues;
+	uint32_t queue_count;
+
+	/* Frames. */
+	uint64_t frame;                 /* the current frame's number */
+	int64_t frame_begin_ns;
+	_Atomic int state;              /* enum capture_state */
+	uint64_t capture_at;            /* a frame asked for ahead, or UINT64_MAX */
+	bool submitted;                 /* a submission was made this frame */
+	uint64_t capture_frame;         /* the frame being captured */
+	int64_t capture_begin_ns;
+	int64_t capture_end_ns;
+	struct report_settings settings;
+	bool have_settings;
+	bool device_lost;
+	char *last_capture;
+
+	/* Handles. */
+	struct crumbs_cmd *handles;     /* [max_command_buffers] for captures */
+	_Atomic uint32_t handle_next;
+	struct crumbs_cmd *label_handles; /* a ring, outside captures */
+	_Atomic uint32_t label_next;
+
+	/* Events, names and counts of the capture. */
+	struct event_block *blocks;
+	uint32_t block_count;
+	_Atomic uint32_t block_next;
+	char *names;
+	_Atomic uint32_t name_next;
+	struct counts_record *counts;
+	uint32_t counts_cap;
+	_Atomic uint32_t counts_next;
+	_Atomic uint32_t dropped;       /* scopes without timestamps or not recorded */
+
+	/* Command buffer -> the handle that recorded it, in this capture. */
+	pthread_mutex_t map_lock;
+	VkCommandBuffer *map_keys;
+	struct crumbs_cmd **map_values;
+	uint32_t map_cap;
+
+	/* Submissions' references, semaphores and host signals. */
+	struct crumbs_cmd **submit_cmds;
+	uint32_t submit_cmd_count;
+	uint32_t submit_cmd_cap;
+	struct semaphore_op *ops;
+	uint32_t op_count;
+	uint32_t op_cap;
+	struct semaphore_entry *semaphores;
+	uint32_t semaphore_count;
+	uint32_t semaphore_cap;
+	struct host_signal *host_signals;
+	uint32_t host_signal_count;
+	uint32_t host_signal_cap;
+	pthread_mutex_t submit_lock;    /* ops, semaphores, submit_cmds across queues */
+
+	/* `crumbs trigger`. */
+	struct trigger trigger;
+	struct trigger_peer peer;
+	bool has_peer;
+};
+
+/* context.c */
+void *ctx_alloc(crumbs_context *ctx, size_t size);
+void ctx_free(crumbs_context *ctx, void *p);
+__attribute__((format(printf, 3, 4)))
+void ctx_log(crumbs_context *ctx, enum crumbs_log_level level, const char *fmt, ...);
+int64_t now_ns(void);
+/* Calibration samples of every device with calibrated timestamps. */
+void calibrate(crumbs_context *ctx, bool at_start);
+/* The queue that is `queue`, or NULL. */
+struct queue_state *queue_find(crumbs_context *ctx, VkQueue queue);
+
+/* record.c */
+void record_reset(crumbs_context *ctx);
+struct crumbs_cmd *map_find(crumbs_context *ctx, VkCommandBuffer cb);
+
+/* submit.c */
+void submit_reset(crumbs_context *ctx);
+
+/* resolve.c */
+/* At the end of the capture frame: each queue's copy of its results. */
+void resolve_start(crumbs_context *ctx);
+/* Reads back what is available; when everything is (or time is up, or
+ * `force`), writes the capture, prints its table and returns true. */
+bool resolve_try(crumbs_context *ctx, bool force);
+
+#endif

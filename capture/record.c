@@ -1,0 +1,322 @@
+/*
+ * record.c: scopes on command buffers. Outside captures a scope costs a
+ * branch (or a label); in a capture frame it writes a timestamp and an
+ * event into memory taken at creation, so many threads can record at once
+ * without allocating or locking per scope.
+ */
+#include "capture_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Every handle outside captures: detail -1, so the inline functions
+ * return before they touch it, and threads can share it. */
+static struct crumbs_cmd off_handle = { { -1, 0 }, NULL, HANDLE_OFF, VK_NULL_HANDLE, 0, 0,
+					{ 0 }, NULL, NULL };
+
+/* Forgets the events, names and handles of the last capture. */
+void record_reset(crumbs_context *ctx)
+{
+	atomic_store(&ctx->handle_next, 0);
+	atomic_store(&ctx->block_next, 0);
+	atomic_store(&ctx->name_next, 0);
+	atomic_store(&ctx->counts_next, 0);
+	atomic_store(&ctx->dropped, 0);
+	pthread_mutex_lock(&ctx->map_lock);
+	memset(ctx->map_keys, 0, sizeof(*ctx->map_keys) * ctx->map_cap);
+	pthread_mutex_unlock(&ctx->map_lock);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Command buffer -> handle                                                 */
+/* ------------------------------------------------------------------------ */
+
+static uint32_t map_hash(VkCommandBuffer cb, uint32_t cap)
+{
+	uint64_t x = (uint64_t)(uintptr_t)cb;
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return (uint32_t)x & (cap - 1);
+}
+
+/* A command buffer recorded again in the same capture keeps its latest
+ * recording: a submission took what it needed when it was made. */
+static void map_put(crumbs_context *ctx, struct crumbs_cmd *cmd)
+{
+	pthread_mutex_lock(&ctx->map_lock);
+	uint32_t i = map_hash(cmd->cb, ctx->map_cap);
+	for (uint32_t n = 0; n < ctx->map_cap; n++, i = (i + 1) & (ctx->map_cap - 1)) {
+		if (ctx->map_keys[i] == VK_NULL_HANDLE || ctx->map_keys[i] == cmd->cb) {
+			ctx->map_keys[i] = cmd->cb;
+			ctx->map_values[i] = cmd;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ctx->map_lock);
+}
+
+struct crumbs_cmd *map_find(crumbs_context *ctx, VkCommandBuffer cb)
+{
+	struct crumbs_cmd *found = NULL;
+	pthread_mutex_lock(&ctx->map_lock);
+	uint32_t i = map_hash(cb, ctx->map_cap);
+	for (uint32_t n = 0; n < ctx->map_cap; n++, i = (i + 1) & (ctx->map_cap - 1)) {
+		if (ctx->map_keys[i] == VK_NULL_HANDLE)
+			break;
+		if (ctx->map_keys[i] == cb) {
+			found = ctx->map_values[i];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ctx->map_lock);
+	return found;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Handles                                                                  */
+/* ------------------------------------------------------------------------ */
+
+crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue queue)
+{
+	if (!ctx || !cb)
+		return &off_handle;
+	int state = atomic_load(&ctx->state);
+	struct queue_state *q = queue_find(ctx, queue);
+	struct crumbs_cmd *h;
+
+	if (state == STATE_CAPTURING && q) {
+		uint32_t i = atomic_fetch_add(&ctx->handle_next, 1);
+		if (i >= ctx->max_command_buffers) {
+			atomic_fetch_add(&ctx->dropped, 1);
+			return &off_handle;
+		}
+		h = &ctx->handles[i];
+		h->kind = HANDLE_CAPTURE;
+		h->state.detail = CRUMBS_DETAIL_MAX;
+	} else if (ctx->mirror_labels && q && (ctx->devices[q->device].features & CRUMBS_FEATURE_DEBUG_UTILS)) {
+		/* A ring: a label handle is only needed while its command
+		 * buffer is recorded, long before the ring comes round. */
+		uint32_t i = atomic_fetch_add(&ctx->label_next, 1) % ctx->max_command_buffers;
+		h = &ctx->label_handles[i];
+		h->kind = HANDLE_LABELS;
+		h->state.detail = ctx->mirror_labels - 1;
+	} else {
+		return &off_handle;
+	}
+	h->state.skipped = 0;
+	h->ctx = ctx;
+	h->cb = cb;
+	h->queue = (uint32_t)(q - ctx->queues);
+	h->depth = 0;
+	h->first = h->last = NULL;
+	return h;
+}
+
+void crumbs_cmd_end(crumbs_cmd *cmd)
+{
+	if (cmd->kind == HANDLE_CAPTURE)
+		map_put(cmd->ctx, cmd);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Events                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static struct event *event_add(struct crumbs_cmd *cmd)
+{
+	crumbs_context *ctx = cmd->ctx;
+	struct event_block *b = cmd->last;
+	if (!b || b->count == EVENTS_PER_BLOCK) {
+		uint32_t i = atomic_fetch_add(&ctx->block_next, 1);
+		if (i >= ctx->block_count)
+			return NULL;
+		struct event_block *nb = &ctx->blocks[i];
+		nb->next = NULL;
+		nb->count = 0;
+		if (b)
+			b->next = nb;
+		else
+			cmd->first = nb;
+		cmd->last = b = nb;
+	}
+	return &b->events[b->count++];
+}
+
+/* A copy of the name in the capture's arena. */
+static void name_store(crumbs_context *ctx, struct event *e, const char *name, size_t len)
+{
+	if (len > 4096)
+		len = 4096;
+	uint32_t at = atomic_fetch_add(&ctx->name_next, (uint32_t)len);
+	if ((uint64_t)at + len > ctx->name_bytes) {
+		e->u.name.offset = 0;
+		e->u.name.len = 0; /* out of room: the name is lost, not the scope */
+		return;
+	}
+	memcpy(ctx->names + at, name, len);
+	e->u.name.offset = at;
+	e->u.name.len = (uint32_t)len;
+}
+
+/*
+ * Two query slots, for the scope's begin and end, so that a scope that
+ * began timed can always end timed. As the pool fills, deeper scopes need
+ * more free slots to get any: when slots run out, the deepest scopes are
+ * the ones recorded untimed.
+ */
+static uint32_t slots_take(struct queue_state *q, uint32_t depth, uint32_t count)
+{
+	uint32_t reserve = (q->scope_slots / 64) * depth;
+	uint32_t used = atomic_load(&q->scope_next);
+	if (used + count + reserve > q->scope_slots)
+		return NO_SLOT;
+	uint32_t at = atomic_fetch_add(&q->scope_next, count);
+	if (at + count > q->scope_slots)
+		return NO_SLOT;
+	return at;
+}
+
+static void label_begin(crumbs_context *ctx, VkCommandBuffer cb, const char *name, size_t len)
+{
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%.*s", (int)(len < 255 ? len : 255), name);
+	VkDebugUtilsLabelEXT label = { VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT, NULL, buf,
+				       { 0, 0, 0, 0 } };
+	ctx->ifn.CmdBeginDebugUtilsLabel(cb, &label);
+}
+
+static void record_begin(struct crumbs_cmd *cmd, unsigned level, const char *name, size_t len)
+{
+	crumbs_context *ctx = cmd->ctx;
+
+	if (cmd->kind == HANDLE_LABELS) {
+		label_begin(ctx, cmd->cb, name, len);
+		cmd->depth++;
+		return;
+	}
+	struct event *e = event_add(cmd);
+	if (!e) {
+		/* No room for events: this scope and its end are skipped. */
+		atomic_fetch_add(&ctx->dropped, 1);
+		cmd->state.skipped++;
+		return;
+	}
+	struct queue_state *q = &ctx->queues[cmd->queue];
+	e->type = EVENT_BEGIN;
+	e->level = (uint8_t)level;
+	e->slot = NO_SLOT;
+	name_store(ctx, e, name, len);
+	uint32_t end_slot = NO_SLOT;
+	if (q->valid_bits) {
+		uint32_t s = slots_take(q, cmd->depth, 2);
+		if (s == NO_SLOT) {
+			atomic_fetch_add(&ctx->dropped, 1);
+		} else {
+			e->slot = s;
+			end_slot = s + 1;
+			ctx->devices[q->device].fn.CmdWriteTimestamp(cmd->cb,
+				VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, q->pool, s);
+		}
+	}
+	if (cmd->depth < END_STACK)
+		cmd->end_slots[cmd->depth] = end_slot;
+	cmd->depth++;
+	if (ctx->mirror_labels)
+		label_begin(ctx, cmd->cb, name, len);
+}
+
+void crumbs_scope_record_(crumbs_cmd *cmd, unsigned level, const char *name)
+{
+	if (level > CRUMBS_DETAIL_MAX)
+		level = CRUMBS_DETAIL_MAX;
+	record_begin(cmd, level, name ? name : "", name ? strlen(name) : 0);
+}
+
+void crumbs_scope_recordf_(crumbs_cmd *cmd, unsigned level, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	if (level > CRUMBS_DETAIL_MAX)
+		level = CRUMBS_DETAIL_MAX;
+	record_begin(cmd, level, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+void crumbs_scope_close_(crumbs_cmd *cmd)
+{
+	crumbs_context *ctx = cmd->ctx;
+
+	if (cmd->kind == HANDLE_LABELS) {
+		/* An end with nothing open here closes a label of an earlier
+		 * command buffer, which debug utils allows on one queue. */
+		ctx->ifn.CmdEndDebugUtilsLabel(cmd->cb);
+		if (cmd->depth)
+			cmd->depth--;
+		return;
+	}
+	struct event *e = event_add(cmd);
+	struct queue_state *q = &ctx->queues[cmd->queue];
+	uint32_t slot = NO_SLOT;
+	if (cmd->depth > 0) {
+		cmd->depth--;
+		if (cmd->depth < END_STACK)
+			slot = cmd->end_slots[cmd->depth];
+		else if (q->valid_bits)
+			slot = slots_take(q, cmd->depth, 1);
+	} else if (q->valid_bits) {
+		/* The scope began on an earlier command buffer. */
+		slot = slots_take(q, 0, 1);
+	}
+	if (!e) {
+		/* The end is lost; its scope is closed at the frame end. The
+		 * reserved slot stays unwritten, and unread. */
+		atomic_fetch_add(&ctx->dropped, 1);
+	} else {
+		e->type = EVENT_END;
+		e->slot = slot;
+		if (slot != NO_SLOT)
+			ctx->devices[q->device].fn.CmdWriteTimestamp(cmd->cb,
+				VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, q->pool, slot);
+	}
+	if (ctx->mirror_labels)
+		ctx->ifn.CmdEndDebugUtilsLabel(cmd->cb);
+}
+
+void crumbs_count_(crumbs_cmd *cmd, uint64_t draws, uint64_t dispatches, uint64_t prims,
+		   uint64_t verts)
+{
+	crumbs_context *ctx = cmd->ctx;
+	if (cmd->kind != HANDLE_CAPTURE)
+		return;
+	uint32_t i = atomic_fetch_add(&ctx->counts_next, 1);
+	struct event *e = i < ctx->counts_cap ? event_add(cmd) : NULL;
+	if (!e)
+		return;
+	ctx->counts[i] = (struct counts_record){ draws, dispatches, prims, verts };
+	e->type = EVENT_COUNTS;
+	e->slot = NO_SLOT;
+	e->u.counts = i;
+}
+
+void crumbs_cmd_execute(crumbs_cmd *cmd, uint32_t count, const VkCommandBuffer *secondaries)
+{
+	crumbs_context *ctx = cmd->ctx;
+	if (cmd->kind != HANDLE_CAPTURE)
+		return;
+	for (uint32_t i = 0; i < count; i++) {
+		struct event *e = event_add(cmd);
+		if (!e) {
+			atomic_fetch_add(&ctx->dropped, 1);
+			return;
+		}
+		e->type = EVENT_EXECUTE;
+		e->slot = NO_SLOT;
+		e->u.secondary = secondaries[i];
+	}
+}

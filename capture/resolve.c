@@ -1,0 +1,449 @@
+/*
+ * resolve.c: the end of a capture. Each frame after it, the query results
+ * are read without waiting; once every timestamp the capture wrote is
+ * available (or time is up, or the device is lost) the frame is written
+ * to a capture file, read back, and its tables are printed.
+ */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include "capture_internal.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_EXECUTE_DEPTH 4 /* secondaries inside secondaries, bounded */
+
+/* ------------------------------------------------------------------------ */
+/* Results                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static bool available(const struct queue_state *q, uint32_t slot)
+{
+	return slot != NO_SLOT && slot < q->slot_count && q->results[2 * slot + 1] != 0;
+}
+
+static uint64_t ticks_of(const struct queue_state *q, uint32_t slot)
+{
+	if (!available(q, slot))
+		return CRUMBS_NO_TICKS;
+	uint64_t mask = q->valid_bits >= 64 ? UINT64_MAX : ((uint64_t)1 << q->valid_bits) - 1;
+	return q->results[2 * slot] & mask;
+}
+
+/* Marks the slots the events of cmd (and of the secondaries it executed)
+ * wrote, in their queues' maps. */
+static void mark_events(crumbs_context *ctx, const struct crumbs_cmd *cmd, int depth)
+{
+	struct queue_state *q = &ctx->queues[cmd->queue];
+	for (const struct event_block *b = cmd->first; b; b = b->next)
+		for (uint32_t i = 0; i < b->count; i++) {
+			const struct event *e = &b->events[i];
+			if (e->type == EVENT_EXECUTE) {
+				const struct crumbs_cmd *s = map_find(ctx, e->u.secondary);
+				if (s && depth < MAX_EXECUTE_DEPTH)
+					mark_events(ctx, s, depth + 1);
+			} else if (e->slot != NO_SLOT && q->written && e->slot < q->slot_count) {
+				q->written[e->slot] = 1;
+			}
+		}
+}
+
+/* Records the copy of a queue's written slots: after everything before it
+ * on the queue, waiting for each to be available (some drivers report a
+ * written timestamp unavailable otherwise; only slots that are written are
+ * copied, since a slot that never is would stall the queue), then made
+ * visible to the host. */
+static VkResult record_copy(struct device_state *d, struct queue_state *q)
+{
+	VkCommandBufferBeginInfo bi = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL,
+					VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL };
+	VkMemoryBarrier before = { VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, 0, 0 };
+	VkMemoryBarrier after = { VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL,
+				  VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_HOST_READ_BIT };
+	VkResult r = d->fn.BeginCommandBuffer(q->copy_cb, &bi);
+	if (r != VK_SUCCESS)
+		return r;
+	d->fn.CmdPipelineBarrier(q->copy_cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+				 VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0, NULL, 0, NULL);
+	for (uint32_t first = 0; first < q->slot_count;) {
+		if (!q->written[first]) {
+			first++;
+			continue;
+		}
+		uint32_t end = first;
+		while (end < q->slot_count && q->written[end])
+			end++;
+		d->fn.CmdCopyQueryPoolResults(q->copy_cb, q->pool, first, end - first, q->copy_buffer,
+					      sizeof(uint64_t) * 2 * first, sizeof(uint64_t) * 2,
+					      VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT |
+					      VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+		first = end;
+	}
+	d->fn.CmdPipelineBarrier(q->copy_cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
+				 VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0, NULL, 0, NULL);
+	return d->fn.EndCommandBuffer(q->copy_cb);
+}
+
+void resolve_start(crumbs_context *ctx)
+{
+	for (uint32_t i = 0; i < ctx->queue_count; i++) {
+		struct queue_state *q = &ctx->queues[i];
+		q->copy_pending = false;
+		if (!q->written)
+			continue;
+		memset(q->written, 0, q->slot_count);
+		for (uint32_t k = 0; k < q->submit_count; k++) {
+			q->written[q->submits[k].begin_slot] = 1;
+			q->written[q->submits[k].end_slot] = 1;
+		}
+		if (q->ready_slot != NO_SLOT)
+			q->written[q->ready_slot] = 1;
+	}
+	for (uint32_t c = 0; c < ctx->submit_cmd_count; c++)
+		mark_events(ctx, ctx->submit_cmds[c], 0);
+	for (uint32_t i = 0; i < ctx->queue_count; i++) {
+		struct queue_state *q = &ctx->queues[i];
+		struct device_state *d = &ctx->devices[q->device];
+		if (!q->copy_cb || (!q->submit_count && q->ready_slot == NO_SLOT))
+			continue;
+		VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL, 1, &q->copy_cb,
+				    0, NULL };
+		VkResult r = record_copy(d, q);
+		if (r == VK_SUCCESS)
+			r = d->fn.ResetFences(d->device, 1, &q->copy_fence);
+		if (r == VK_SUCCESS)
+			r = d->fn.QueueSubmit(q->queue, 1, &si, q->copy_fence);
+		if (r == VK_SUCCESS)
+			q->copy_pending = true;
+		else if (r == VK_ERROR_DEVICE_LOST)
+			ctx->device_lost = true;
+	}
+}
+
+/* Reads a queue's results. Returns false when the device is lost. */
+static bool poll_queue(crumbs_context *ctx, struct queue_state *q)
+{
+	struct device_state *d = &ctx->devices[q->device];
+	if (q->copy_cb) {
+		/* The copy's fence says when the mapped buffer holds them. */
+		if (!q->copy_pending)
+			return true;
+		VkResult r = d->fn.GetFenceStatus(d->device, q->copy_fence);
+		if (r == VK_NOT_READY)
+			return true;
+		if (r != VK_SUCCESS) {
+			memset(q->results, 0, sizeof(uint64_t) * 2 * q->slot_count);
+			return false;
+		}
+		if (!q->copy_coherent) {
+			VkMappedMemoryRange range = { VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL,
+						      q->copy_memory, 0, VK_WHOLE_SIZE };
+			d->fn.InvalidateMappedMemoryRanges(d->device, 1, &range);
+		}
+		/* Only the copied slots: the rest of the buffer is stale. */
+		memset(q->results, 0, sizeof(uint64_t) * 2 * q->slot_count);
+		for (uint32_t i = 0; i < q->slot_count; i++)
+			if (q->written[i]) {
+				q->results[2 * i] = q->copy_mapped[2 * i];
+				q->results[2 * i + 1] = q->copy_mapped[2 * i + 1];
+			}
+		q->copy_pending = false;
+		return true;
+	}
+	/* Without VK_QUERY_RESULT_WAIT_BIT: slots not written yet report
+	 * unavailable, and the call returns VK_NOT_READY. */
+	VkResult r = d->fn.GetQueryPoolResults(d->device, q->pool, 0, q->slot_count,
+					       sizeof(uint64_t) * 2 * q->slot_count, q->results,
+					       sizeof(uint64_t) * 2,
+					       VK_QUERY_RESULT_64_BIT |
+					       VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+	if (r == VK_SUCCESS || r == VK_NOT_READY)
+		return true;
+	if (r != VK_ERROR_DEVICE_LOST)
+		ctx_log(ctx, CRUMBS_LOG_ERROR, "vkGetQueryPoolResults failed (%d)", (int)r);
+	/* What was read before is undefined now; nothing of it is kept. */
+	memset(q->results, 0, sizeof(uint64_t) * 2 * q->slot_count);
+	return false;
+}
+
+/* Whether every slot the events of cmd (and its secondaries) wrote is
+ * available. */
+static bool events_ready(crumbs_context *ctx, const struct crumbs_cmd *cmd, int depth)
+{
+	const struct queue_state *q = &ctx->queues[cmd->queue];
+	for (const struct event_block *b = cmd->first; b; b = b->next)
+		for (uint32_t i = 0; i < b->count; i++) {
+			const struct event *e = &b->events[i];
+			if (e->type == EVENT_EXECUTE) {
+				const struct crumbs_cmd *s = map_find(ctx, e->u.secondary);
+				if (s && depth < MAX_EXECUTE_DEPTH && !events_ready(ctx, s, depth + 1))
+					return false;
+			} else if (e->slot != NO_SLOT && !available(q, e->slot)) {
+				return false;
+			}
+		}
+	return true;
+}
+
+static bool all_ready(crumbs_context *ctx)
+{
+	for (uint32_t i = 0; i < ctx->queue_count; i++) {
+		const struct queue_state *q = &ctx->queues[i];
+		if (!q->valid_bits)
+			continue;
+		if (q->ready_slot != NO_SLOT && !available(q, q->ready_slot))
+			return false;
+		for (uint32_t k = 0; k < q->submit_count; k++) {
+			const struct submit_record *s = &q->submits[k];
+			if (!available(q, s->begin_slot) || !available(q, s->end_slot))
+				return false;
+			for (uint32_t c = 0; c < s->cmd_count; c++)
+				if (!events_ready(ctx, ctx->submit_cmds[s->first_cmd + c], 0))
+					return false;
+		}
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Writing                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static enum crumbs_result write_events(crumbs_context *ctx, crumbs_writer *w,
+				       const struct crumbs_cmd *cmd, int depth)
+{
+	const struct queue_state *q = &ctx->queues[cmd->queue];
+	char name[4097];
+	enum crumbs_result r = CRUMBS_OK;
+
+	for (const struct event_block *b = cmd->first; b; b = b->next) {
+		for (uint32_t i = 0; i < b->count && r == CRUMBS_OK; i++) {
+			const struct event *e = &b->events[i];
+			switch (e->type) {
+			case EVENT_BEGIN:
+				snprintf(name, sizeof(name), "%.*s", (int)e->u.name.len,
+					 ctx->names + e->u.name.offset);
+				r = crumbs_writer_scope_begin(w, name, e->level, ticks_of(q, e->slot));
+				break;
+			case EVENT_END:
+				r = crumbs_writer_scope_end(w, ticks_of(q, e->slot));
+				break;
+			case EVENT_COUNTS: {
+				const struct counts_record *c = &ctx->counts[e->u.counts];
+				r = crumbs_writer_counts(w, c->draws, c->dispatches, c->prims,
+							 c->verts);
+				break;
+			}
+			case EVENT_EXECUTE: {
+				const struct crumbs_cmd *s = map_find(ctx, e->u.secondary);
+				if (s && depth < MAX_EXECUTE_DEPTH)
+					r = write_events(ctx, w, s, depth + 1);
+				break;
+			}
+			}
+			/* Scopes nested past the format's limit are dropped by
+			 * the writer, which counts them; nothing else fails. */
+			if (r == CRUMBS_ERROR_LIMIT)
+				r = CRUMBS_OK;
+		}
+	}
+	return r;
+}
+
+static void ops_of(const crumbs_context *ctx, const struct submit_record *s,
+		   struct crumbs_semaphore_op *waits, struct crumbs_semaphore_op *signals)
+{
+	for (uint32_t i = 0; i < s->wait_count; i++)
+		waits[i] = (struct crumbs_semaphore_op){ ctx->ops[s->first_op + i].semaphore,
+							 ctx->ops[s->first_op + i].value };
+	for (uint32_t i = 0; i < s->signal_count; i++) {
+		const struct semaphore_op *op = &ctx->ops[s->first_op + s->wait_count + i];
+		signals[i] = (struct crumbs_semaphore_op){ op->semaphore, op->value };
+	}
+}
+
+static enum crumbs_result write_capture(crumbs_context *ctx, const char *path, uint32_t flags)
+{
+	char producer[128];
+	crumbs_writer *w;
+	enum crumbs_result r;
+
+	snprintf(producer, sizeof(producer), "libcrumbs 1.0 (%s)", ctx->program_name);
+	struct crumbs_writer_desc desc = { 0 };
+	desc.path = path;
+	desc.producer = producer;
+	if ((r = crumbs_writer_open(&desc, &w)) != CRUMBS_OK)
+		return r;
+
+	for (uint32_t i = 0; i < ctx->device_count && r == CRUMBS_OK; i++) {
+		const struct device_state *d = &ctx->devices[i];
+		struct crumbs_gpu_desc g = { d->props.deviceName, "", d->props.vendorID,
+					     d->props.deviceID, d->props.driverVersion,
+					     d->props.apiVersion };
+		r = crumbs_writer_add_gpu(w, &g, NULL);
+		if (r == CRUMBS_OK && d->bracketed.valid)
+			r = crumbs_writer_calibration(w, i, d->bracketed.ticks,
+						      (uint64_t)d->bracketed.cpu_ns,
+						      d->bracketed.deviation_ns);
+	}
+	for (uint32_t i = 0; i < ctx->queue_count && r == CRUMBS_OK; i++) {
+		const struct queue_state *q = &ctx->queues[i];
+		struct crumbs_queue_desc qd = { q->device, q->family, q->index, q->flags,
+						ctx->devices[q->device].props.limits.timestampPeriod,
+						q->valid_bits };
+		if (!(qd.timestamp_period > 0.0f))
+			qd.timestamp_period = 1.0f;
+		r = crumbs_writer_add_queue(w, &qd, NULL);
+	}
+	if (r == CRUMBS_OK)
+		r = crumbs_writer_frame_begin(w, ctx->capture_frame, (uint64_t)ctx->capture_begin_ns);
+	for (uint32_t i = 0; i < ctx->device_count && r == CRUMBS_OK; i++) {
+		const struct device_state *d = &ctx->devices[i];
+		const struct calibration_sample *samples[2] = { &d->start, &d->end };
+		for (int k = 0; k < 2 && r == CRUMBS_OK; k++)
+			if (samples[k]->valid)
+				r = crumbs_writer_calibration(w, i, samples[k]->ticks,
+							      (uint64_t)samples[k]->cpu_ns,
+							      samples[k]->deviation_ns);
+	}
+	for (uint32_t i = 0; i < ctx->queue_count && r == CRUMBS_OK; i++) {
+		const struct queue_state *q = &ctx->queues[i];
+		if (q->valid_bits && q->ready_slot != NO_SLOT)
+			r = crumbs_writer_queue_ready(w, i, ticks_of(q, q->ready_slot));
+	}
+	for (uint32_t i = 0; i < ctx->queue_count && r == CRUMBS_OK; i++) {
+		const struct queue_state *q = &ctx->queues[i];
+		for (uint32_t k = 0; k < q->submit_count && r == CRUMBS_OK; k++) {
+			const struct submit_record *s = &q->submits[k];
+			struct crumbs_semaphore_op waits[64], signals[64];
+			if (s->wait_count > 64 || s->signal_count > 64)
+				continue; /* the capture has room for them; the stack has not */
+			ops_of(ctx, s, waits, signals);
+			struct crumbs_submit_desc sd = { i, (uint64_t)s->cpu_ns, ticks_of(q, s->begin_slot),
+							 waits, s->wait_count, signals,
+							 s->signal_count };
+			r = crumbs_writer_submit_begin(w, &sd);
+			for (uint32_t c = 0; c < s->cmd_count && r == CRUMBS_OK; c++)
+				r = write_events(ctx, w, ctx->submit_cmds[s->first_cmd + c], 0);
+			if (r == CRUMBS_OK)
+				r = crumbs_writer_submit_end(w, ticks_of(q, s->end_slot));
+		}
+	}
+	for (uint32_t i = 0; i < ctx->host_signal_count && r == CRUMBS_OK; i++) {
+		const struct host_signal *h = &ctx->host_signals[i];
+		r = crumbs_writer_host_signal(w, h->semaphore, h->value, (uint64_t)h->cpu_ns);
+	}
+	uint32_t dropped = atomic_load(&ctx->dropped);
+	if (dropped)
+		flags |= CRUMBS_FRAME_SCOPES_DROPPED;
+	if (r == CRUMBS_OK)
+		r = crumbs_writer_frame_end(w, (uint64_t)ctx->capture_end_ns,
+					    flags | CRUMBS_FRAME_FULL_DETAIL, dropped);
+	if (r != CRUMBS_OK) {
+		crumbs_writer_free(w);
+		return r;
+	}
+	return crumbs_writer_close(w);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The table                                                                */
+/* ------------------------------------------------------------------------ */
+
+static int log_sink(void *user, const char *text, size_t len)
+{
+	crumbs_context *ctx = user;
+	/* One message per block, without its last line break. */
+	while (len > 0 && text[len - 1] == '\n')
+		len--;
+	char *copy = malloc(len + 1);
+	if (!copy)
+		return -1;
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	if (ctx->log)
+		ctx->log(ctx->log_user, CRUMBS_LOG_INFO, copy);
+	else
+		fprintf(stderr, "%s\n", copy);
+	free(copy);
+	return 0;
+}
+
+static void print_table(crumbs_context *ctx, const char *path)
+{
+	capture *c = NULL;
+	struct analyze_error err;
+	const struct frame *f;
+	struct report_sink sink = { log_sink, ctx };
+
+	if (capture_open_file(path, &c, &err) != CRUMBS_OK ||
+	    capture_next_frame(c, &f, &err) != CRUMBS_OK || !f) {
+		ctx_log(ctx, CRUMBS_LOG_ERROR, "cannot read back '%s': %s", path, err.text);
+		capture_free(c);
+		return;
+	}
+	if (report_frame(&ctx->settings, capture_meta(c), f, &sink) != 0)
+		ctx_log(ctx, CRUMBS_LOG_ERROR, "cannot print the tables of '%s'", path);
+	capture_free(c);
+}
+
+bool resolve_try(crumbs_context *ctx, bool force)
+{
+	bool lost = ctx->device_lost;
+	for (uint32_t i = 0; i < ctx->queue_count && !lost; i++)
+		if (ctx->queues[i].valid_bits && !poll_queue(ctx, &ctx->queues[i]))
+			lost = true;
+	bool ready = !lost && all_ready(ctx);
+	/* By time, not frames: a program may run many fast frames while the
+	 * GPU still works through a long one. */
+	bool late = now_ns() - ctx->capture_end_ns >= RESOLVE_NS;
+	if (!ready && !force && !lost && !late)
+		return false;
+
+	uint32_t flags = 0;
+	if (lost) {
+		flags |= CRUMBS_FRAME_DEVICE_LOST;
+		ctx_log(ctx, CRUMBS_LOG_ERROR, "the device was lost during the capture of frame %llu; "
+			"writing what was resolved", (unsigned long long)ctx->capture_frame);
+	} else if (!ready) {
+		flags |= CRUMBS_FRAME_INCOMPLETE;
+		ctx_log(ctx, CRUMBS_LOG_WARNING, "some timestamps of frame %llu never became available "
+			"(a command buffer recorded but not submitted?); writing the rest",
+			(unsigned long long)ctx->capture_frame);
+	}
+
+	char path[PATH_MAX];
+	int n = snprintf(path, sizeof(path), "%s/%s-frame-%llu.crumbs", ctx->capture_dir,
+			 ctx->program_name, (unsigned long long)ctx->capture_frame);
+	enum crumbs_result r = n > 0 && (size_t)n < sizeof(path) ?
+		write_capture(ctx, path, flags) : CRUMBS_ERROR_INVALID_ARGUMENT;
+	if (r != CRUMBS_OK) {
+		ctx_log(ctx, CRUMBS_LOG_ERROR, "cannot write '%s': %s", path, crumbs_result_str(r));
+		if (ctx->has_peer) {
+			char reply[PATH_MAX + 64];
+			snprintf(reply, sizeof(reply), "error cannot write '%s': %s", path,
+				 crumbs_result_str(r));
+			trigger_reply(&ctx->trigger, &ctx->peer, reply);
+		}
+		ctx->has_peer = false;
+		return true;
+	}
+	print_table(ctx, path);
+
+	char full[PATH_MAX];
+	const char *shown = realpath(path, full) ? full : path;
+	free(ctx->last_capture);
+	ctx->last_capture = malloc(strlen(shown) + 1);
+	if (ctx->last_capture)
+		memcpy(ctx->last_capture, shown, strlen(shown) + 1);
+	ctx_log(ctx, CRUMBS_LOG_INFO, "frame %llu captured to '%s'",
+		(unsigned long long)ctx->capture_frame, shown);
+	if (ctx->has_peer) {
+		char reply[PATH_MAX + 16];
+		snprintf(reply, sizeof(reply), "captured %s", shown);
+		trigger_reply(&ctx->trigger, &ctx->peer, reply);
+		ctx->has_peer = false;
+	}
+	return true;
+}

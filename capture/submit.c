@@ -1,0 +1,329 @@
+/*
+ * submit.c: the submission wrappers. In a capture frame every batch is
+ * bracketed by crumbs' own pre-recorded timestamp command buffers and
+ * recorded with its CPU time, its command buffers' scopes and its
+ * semaphores; in the pre-roll, each submission's end is timed. Otherwise
+ * the call passes straight through.
+ */
+#include "capture_internal.h"
+
+#include <string.h>
+
+/* Binary waits whose signal came before the capture: an id no signal
+ * has, so the analyzer resolves them when the work starts. */
+#define UNSIGNALLED_SEMAPHORE UINT32_MAX
+
+void submit_reset(crumbs_context *ctx)
+{
+	ctx->submit_cmd_count = 0;
+	ctx->op_count = 0;
+	ctx->semaphore_count = 0;
+	ctx->host_signal_count = 0;
+	ctx->has_peer = false;
+	for (uint32_t i = 0; i < ctx->queue_count; i++)
+		ctx->queues[i].submit_count = 0;
+}
+
+/* One batch of either submit call, read the same way. */
+struct batch_view {
+	uint32_t cb_count;
+	const VkCommandBuffer *cbs;                /* vkQueueSubmit */
+	const VkCommandBufferSubmitInfo *cbinfos;  /* vkQueueSubmit2 */
+	uint32_t wait_count;
+	uint32_t signal_count;
+	const VkSemaphore *waits;
+	const VkSemaphore *signals;
+	const VkTimelineSemaphoreSubmitInfo *timeline;
+	const VkSemaphoreSubmitInfo *wait_infos;
+	const VkSemaphoreSubmitInfo *signal_infos;
+};
+
+static void view_v1(const VkSubmitInfo *s, struct batch_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->cb_count = s->commandBufferCount;
+	v->cbs = s->pCommandBuffers;
+	v->wait_count = s->waitSemaphoreCount;
+	v->waits = s->pWaitSemaphores;
+	v->signal_count = s->signalSemaphoreCount;
+	v->signals = s->pSignalSemaphores;
+	for (const VkBaseInStructure *p = s->pNext; p; p = p->pNext)
+		if (p->sType == VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO)
+			v->timeline = (const VkTimelineSemaphoreSubmitInfo *)(const void *)p;
+}
+
+static void view_v2(const VkSubmitInfo2 *s, struct batch_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->cb_count = s->commandBufferInfoCount;
+	v->cbinfos = s->pCommandBufferInfos;
+	v->wait_count = s->waitSemaphoreInfoCount;
+	v->wait_infos = s->pWaitSemaphoreInfos;
+	v->signal_count = s->signalSemaphoreInfoCount;
+	v->signal_infos = s->pSignalSemaphoreInfos;
+}
+
+static VkCommandBuffer view_cb(const struct batch_view *v, uint32_t i)
+{
+	return v->cbs ? v->cbs[i] : v->cbinfos[i].commandBuffer;
+}
+
+/* A semaphore of the batch and its value: 0 when binary (a timeline value
+ * of 0 is never waited for or signalled usefully). */
+static VkSemaphore view_semaphore(const struct batch_view *v, bool signal, uint32_t i,
+				  uint64_t *value)
+{
+	*value = 0;
+	if (v->wait_infos || v->signal_infos) {
+		const VkSemaphoreSubmitInfo *info = signal ? &v->signal_infos[i] : &v->wait_infos[i];
+		*value = info->value;
+		return info->semaphore;
+	}
+	if (v->timeline) {
+		uint32_t n = signal ? v->timeline->signalSemaphoreValueCount :
+				      v->timeline->waitSemaphoreValueCount;
+		const uint64_t *values = signal ? v->timeline->pSignalSemaphoreValues :
+						  v->timeline->pWaitSemaphoreValues;
+		if (i < n && values)
+			*value = values[i];
+	}
+	return signal ? v->signals[i] : v->waits[i];
+}
+
+static struct semaphore_entry *semaphore_find(crumbs_context *ctx, VkSemaphore s)
+{
+	for (uint32_t i = 0; i < ctx->semaphore_count; i++)
+		if (ctx->semaphores[i].semaphore == s)
+			return &ctx->semaphores[i];
+	if (ctx->semaphore_count == ctx->semaphore_cap)
+		return NULL;
+	struct semaphore_entry *e = &ctx->semaphores[ctx->semaphore_count];
+	*e = (struct semaphore_entry){ s, ctx->semaphore_count, 0 };
+	ctx->semaphore_count++;
+	return e;
+}
+
+/* The semaphore operation as the capture file numbers it: timeline
+ * values as they are; binary signals counted 1, 2, ..., and a binary wait
+ * naming the latest signal. */
+static bool op_add(crumbs_context *ctx, VkSemaphore s, uint64_t value, bool signal)
+{
+	struct semaphore_entry *e = semaphore_find(ctx, s);
+	if (!e || ctx->op_count == ctx->op_cap)
+		return false;
+	struct semaphore_op *op = &ctx->ops[ctx->op_count++];
+	op->semaphore = e->id;
+	op->value = value;
+	if (value == 0) {
+		if (signal) {
+			op->value = ++e->signals;
+		} else if (e->signals == 0) {
+			op->semaphore = UNSIGNALLED_SEMAPHORE;
+		} else {
+			op->value = e->signals;
+		}
+	}
+	return true;
+}
+
+/* Records one batch of a capture frame as submission k of the queue. */
+static void record_batch(crumbs_context *ctx, struct queue_state *q, const struct batch_view *v,
+			 uint32_t k, int64_t cpu_ns)
+{
+	struct submit_record *rec = &q->submits[k];
+	rec->cpu_ns = cpu_ns;
+	rec->begin_slot = q->valid_bits ? q->submit_base + 2 * k : NO_SLOT;
+	rec->end_slot = q->valid_bits ? q->submit_base + 2 * k + 1 : NO_SLOT;
+
+	pthread_mutex_lock(&ctx->submit_lock);
+	rec->first_cmd = ctx->submit_cmd_count;
+	rec->cmd_count = 0;
+	for (uint32_t i = 0; i < v->cb_count; i++) {
+		struct crumbs_cmd *cmd = map_find(ctx, view_cb(v, i));
+		if (cmd && ctx->submit_cmd_count < ctx->submit_cmd_cap) {
+			ctx->submit_cmds[ctx->submit_cmd_count++] = cmd;
+			rec->cmd_count++;
+		}
+	}
+	rec->first_op = ctx->op_count;
+	rec->wait_count = rec->signal_count = 0;
+	for (uint32_t i = 0; i < v->wait_count; i++) {
+		uint64_t value;
+		VkSemaphore s = view_semaphore(v, false, i, &value);
+		rec->wait_count += op_add(ctx, s, value, false);
+	}
+	for (uint32_t i = 0; i < v->signal_count; i++) {
+		uint64_t value;
+		VkSemaphore s = view_semaphore(v, true, i, &value);
+		rec->signal_count += op_add(ctx, s, value, true);
+	}
+	pthread_mutex_unlock(&ctx->submit_lock);
+}
+
+/*
+ * Copies the batches with crumbs' command buffers around the program's:
+ * the pool reset in front of the first batch when it is due, a begin and
+ * an end timestamp around each batch of a capture frame, an end timestamp
+ * after the last batch of the pre-roll. Returns false when the copy does
+ * not fit the room set aside, and the call then goes through unrecorded.
+ */
+static bool rebuild(crumbs_context *ctx, struct queue_state *q, bool v2, const void *submits,
+		    uint32_t count, bool capturing, int64_t cpu_ns, uint32_t *recorded)
+{
+	uint32_t used = 0;
+	*recorded = 0;
+	if (count > q->scratch_submit_cap)
+		return false;
+	for (uint32_t b = 0; b < count; b++) {
+		struct batch_view v;
+		if (v2)
+			view_v2(&((const VkSubmitInfo2 *)submits)[b], &v);
+		else
+			view_v1(&((const VkSubmitInfo *)submits)[b], &v);
+		bool reset = b == 0 && q->reset_pending;
+		bool timed = capturing && q->submit_count + *recorded < ctx->max_submissions;
+		bool ready = !capturing && b + 1 == count && q->ready_next < READY_RING;
+		uint32_t n = v.cb_count + reset + 2 * timed + ready;
+		if (used + n > q->scratch_cb_cap)
+			return false;
+		VkCommandBuffer *out = q->scratch_cbs + used;
+		uint32_t k = q->submit_count + *recorded, m = 0;
+		if (reset)
+			out[m++] = q->reset_cb;
+		if (timed)
+			out[m++] = q->begin_cbs[k];
+		for (uint32_t i = 0; i < v.cb_count; i++)
+			out[m++] = view_cb(&v, i);
+		if (timed)
+			out[m++] = q->end_cbs[k];
+		if (ready)
+			out[m++] = q->ready_cbs[q->ready_next];
+		if (v2) {
+			VkCommandBufferSubmitInfo *infos = q->scratch_cbinfos + used;
+			for (uint32_t i = 0; i < m; i++) {
+				/* The program's own entries keep their device masks. */
+				bool own = i >= (uint32_t)(reset + timed) && i < (uint32_t)(reset + timed) + v.cb_count;
+				infos[i] = own ? v.cbinfos[i - reset - timed] :
+					  (VkCommandBufferSubmitInfo){
+						  VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, NULL, out[i], 0 };
+			}
+			VkSubmitInfo2 *s = &((VkSubmitInfo2 *)q->scratch_submits)[b];
+			*s = ((const VkSubmitInfo2 *)submits)[b];
+			s->commandBufferInfoCount = m;
+			s->pCommandBufferInfos = infos;
+		} else {
+			VkSubmitInfo *s = &((VkSubmitInfo *)q->scratch_submits)[b];
+			*s = ((const VkSubmitInfo *)submits)[b];
+			s->commandBufferCount = m;
+			s->pCommandBuffers = out;
+		}
+		used += m;
+		if (timed) {
+			record_batch(ctx, q, &v, k, cpu_ns);
+			(*recorded)++;
+		} else if (capturing) {
+			atomic_fetch_add(&ctx->dropped, 1);
+		}
+	}
+	return true;
+}
+
+static VkResult submit(crumbs_context *ctx, VkQueue queue, uint32_t count, const void *submits,
+		       VkFence fence, bool v2)
+{
+	struct queue_state *q = queue_find(ctx, queue);
+	if (!q) {
+		ctx_log(ctx, CRUMBS_LOG_ERROR, "a submission to a queue crumbs_create was not given");
+		return VK_ERROR_INITIALIZATION_FAILED;
+	}
+	struct device_fns *fn = &ctx->devices[q->device].fn;
+	if (v2 && !fn->QueueSubmit2)
+		return VK_ERROR_EXTENSION_NOT_PRESENT;
+#define PASS_THROUGH(subs)                                                                    \
+	(v2 ? fn->QueueSubmit2(queue, count, (const VkSubmitInfo2 *)(subs), fence) :          \
+	      fn->QueueSubmit(queue, count, (const VkSubmitInfo *)(subs), fence))
+
+	ctx->submitted = true;
+	int state = atomic_load(&ctx->state);
+	bool capturing = state == STATE_CAPTURING;
+	if (!(capturing || (state == STATE_PREROLL && q->valid_bits)) || count == 0)
+		return PASS_THROUGH(submits);
+	if (!q->valid_bits && !capturing)
+		return PASS_THROUGH(submits);
+
+	uint32_t saved_cmds = ctx->submit_cmd_count, saved_ops = ctx->op_count;
+	uint32_t recorded;
+	int64_t cpu_ns = now_ns();
+	if (!q->valid_bits) {
+		/* Untimed queue: record the batches, change nothing. */
+		if (!rebuild(ctx, q, v2, submits, count, capturing, cpu_ns, &recorded)) {
+			atomic_fetch_add(&ctx->dropped, count);
+			return PASS_THROUGH(submits);
+		}
+		VkResult r = PASS_THROUGH(submits);
+		if (r == VK_SUCCESS)
+			q->submit_count += recorded;
+		return r;
+	}
+	if (!rebuild(ctx, q, v2, submits, count, capturing, cpu_ns, &recorded)) {
+		ctx_log(ctx, CRUMBS_LOG_WARNING, "a submission of %u batches is too large to time", count);
+		ctx->submit_cmd_count = saved_cmds;
+		ctx->op_count = saved_ops;
+		return PASS_THROUGH(submits);
+	}
+	VkResult r = PASS_THROUGH(q->scratch_submits);
+	if (r != VK_SUCCESS) {
+		/* Nothing was submitted: forget what was recorded of it. */
+		ctx->submit_cmd_count = saved_cmds;
+		ctx->op_count = saved_ops;
+		if (r == VK_ERROR_DEVICE_LOST)
+			ctx->device_lost = true;
+		return r;
+	}
+	q->reset_pending = false;
+	if (capturing) {
+		q->submit_count += recorded;
+	} else if (q->ready_next < READY_RING) {
+		q->ready_slot = q->ready_base + q->ready_next;
+		q->ready_next++;
+	}
+	return r;
+#undef PASS_THROUGH
+}
+
+VkResult crumbs_queue_submit(crumbs_context *ctx, VkQueue queue, uint32_t count,
+			     const VkSubmitInfo *submits, VkFence fence)
+{
+	return submit(ctx, queue, count, submits, fence, false);
+}
+
+VkResult crumbs_queue_submit2(crumbs_context *ctx, VkQueue queue, uint32_t count,
+			      const VkSubmitInfo2 *submits, VkFence fence)
+{
+	return submit(ctx, queue, count, submits, fence, true);
+}
+
+VkResult crumbs_signal_semaphore(crumbs_context *ctx, VkDevice device,
+				 const VkSemaphoreSignalInfo *info)
+{
+	struct device_state *d = NULL;
+	for (uint32_t i = 0; i < ctx->device_count; i++)
+		if (ctx->devices[i].device == device)
+			d = &ctx->devices[i];
+	if (!d || !d->fn.SignalSemaphore) {
+		ctx_log(ctx, CRUMBS_LOG_ERROR, "vkSignalSemaphore on a device crumbs_create was not given");
+		return VK_ERROR_INITIALIZATION_FAILED;
+	}
+	/* The time is taken before the call: the signal happens during it. */
+	int64_t cpu_ns = now_ns();
+	VkResult r = d->fn.SignalSemaphore(device, info);
+	if (r != VK_SUCCESS || atomic_load(&ctx->state) != STATE_CAPTURING)
+		return r;
+	pthread_mutex_lock(&ctx->submit_lock);
+	struct semaphore_entry *e = semaphore_find(ctx, info->semaphore);
+	if (e && ctx->host_signal_count < ctx->host_signal_cap)
+		ctx->host_signals[ctx->host_signal_count++] =
+			(struct host_signal){ e->id, info->value, cpu_ns };
+	pthread_mutex_unlock(&ctx->submit_lock);
+	return r;
+}

@@ -1,0 +1,76 @@
+/*
+ * trigger_internal.h: the library's side of `crumbs trigger`: a datagram
+ * socket per process that a running program polls once a frame for
+ * capture requests, and answers. The protocol is in capture/TRIGGER.md.
+ */
+#ifndef CRUMBS_TRIGGER_INTERNAL_H
+#define CRUMBS_TRIGGER_INTERNAL_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+/* The largest datagram, request or answer, in bytes. A command line is
+ * shorter: the request's header and line feed take 18 of them. */
+#define TRIGGER_MAX_COMMAND 4096
+
+/* Nothing else holds state: the functions below keep all of it here. */
+struct trigger {
+	int fd;                              /* -1: not listening */
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+};
+
+/* Who asked, so that the answer goes back to them. A plain value: copy it
+ * to answer later (e.g. "captured PATH" frames after "queued frame N"). */
+struct trigger_peer {
+	struct sockaddr_un addr;
+	socklen_t len;
+};
+
+/* Binds this process's socket. Returns 0, or -1 with a message in err
+ * (the program then runs on, without the trigger).
+ *
+ * Creates the directory (crumbs_trigger_path()) with mode 0700 if needed
+ * and refuses one that is not a real directory, not owned by the effective
+ * user or writable by group or others. A socket file of this process's
+ * name that nothing listens on (left by a crashed process with the same
+ * pid) is replaced. The socket is non-blocking and close-on-exec. t is
+ * always initialised: trigger_close() and trigger_poll() may be called
+ * after a failure, and do nothing. */
+int trigger_open(struct trigger *t, char *err, size_t err_size);
+
+/* The next request, without blocking: 1 with its command line (e.g.
+ * "profilegpu --root *Post*", without its line feed, NUL-terminated) and
+ * who sent it, 0 when there is none. A malformed request is answered with
+ * an error and skipped. Costs one recvfrom() when nothing is pending, so
+ * it may be called every frame; reads at most a few datagrams per call.
+ * command_size: TRIGGER_MAX_COMMAND holds any request; a longer command
+ * than fits is answered "error command too long". */
+int trigger_poll(struct trigger *t, char *command, size_t command_size,
+		 struct trigger_peer *peer);
+
+/* Answers a request ("queued frame N", "captured PATH", "error TEXT"):
+ * one datagram, sent without blocking. Control characters in the message
+ * become spaces (an answer is one line); one that is too long is cut. A
+ * requester that went away, or that has no address, is ignored. */
+void trigger_reply(struct trigger *t, const struct trigger_peer *peer, const char *message);
+
+/* Closes and removes the socket. A no-op when not open. In a child forked
+ * from the process that opened it, closes without removing its parent's
+ * socket file. */
+void trigger_close(struct trigger *t);
+
+/*
+ * Splits a command line into arguments, in place, by the rule of
+ * capture/TRIGGER.md (a subset of the POSIX shell's): arguments are
+ * separated by spaces or tabs; within one, '...' quotes every character up
+ * to the next single quote and a backslash outside quotes takes the next
+ * character literally (so 'it'\''s' is "it's", and '' an empty argument).
+ * argv has room for max_args pointers, the last used one NULL. Returns the
+ * number of arguments, or -1 on an unterminated quote, a backslash at the
+ * end, or more than max_args - 1 arguments; line is then partly rewritten.
+ * The arguments point into line.
+ */
+int trigger_split(char *line, char **argv, int max_args);
+
+#endif
