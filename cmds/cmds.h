@@ -15,6 +15,7 @@ enum { EXIT_OK = 0, EXIT_FAILURE_ = 1, EXIT_USAGE = 2 };
 
 int cmd_report(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_trigger(int argc, char **argv);
 
 /* "crumbs: <message>" on standard error. */
 __attribute__((format(printf, 1, 2)))
@@ -44,6 +45,11 @@ int cmd_stdout_sink(void *user, const char *text, size_t len);
 /* Flushes standard output; on a write error says so and returns
  * EXIT_FAILURE_, else `status`. */
 int cmd_finish(int status);
+
+/* Whether --gpu and --queue name something the capture has; says what
+ * it has when not (the tables would be silently empty). */
+bool cmd_check_selection(const char *path, const struct report_settings *s,
+			 const struct capture_meta *meta);
 
 /* A message for a capture that could not be read. */
 void cmd_capture_error(const char *path, const char *text, bool frames_before);

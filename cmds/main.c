@@ -20,6 +20,7 @@ struct command {
 static const struct command commands[] = {
 	{ "report", cmd_report, "print the profilegpu tables of a capture" },
 	{ "info", cmd_info, "describe a capture: devices, queues, frames, sizes, frame times" },
+	{ "trigger", cmd_trigger, "capture the next frame of a running program and print its tables" },
 };
 
 void cmd_error(const char *fmt, ...)

@@ -23,9 +23,8 @@ static const struct option_spec own_options[] = {
 	{ "help", 'h', NULL, "show this help", set_help },
 };
 
-/* --gpu and --queue must name something the capture has. */
-static bool check_selection(const char *path, const struct report_settings *s,
-			    const struct capture_meta *meta)
+bool cmd_check_selection(const char *path, const struct report_settings *s,
+			 const struct capture_meta *meta)
 {
 	if (s->gpu >= 0 && (uint32_t)s->gpu >= meta->gpu_count) {
 		cmd_error("GPU %d is not in '%s' (it has %u GPU%s, numbered from 0)", s->gpu, path,
@@ -124,7 +123,7 @@ int cmd_report(int argc, char **argv)
 		if ((r = capture_next_frame(c, &f, &err)) != CRUMBS_OK || !f)
 			break;
 		const struct capture_meta *meta = capture_meta(c);
-		if (shown == 0 && !check_selection(path, &s, meta)) {
+		if (shown == 0 && !cmd_check_selection(path, &s, meta)) {
 			status = EXIT_FAILURE_;
 			goto out;
 		}

@@ -1,0 +1,688 @@
+/*
+ * trigger.c: `crumbs trigger PID [options]`: asks a running program that
+ * uses libcrumbs to capture its next frame (capture/TRIGGER.md), waits for
+ * the file and prints its profilegpu tables with the report options given.
+ */
+#include "cmds.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The protocol's constants (capture/TRIGGER.md); capture/'s internal
+ * header is not for the tool to include. */
+#define REQUEST_HEADER "crumbs-trigger 1\n"
+#define REPLY_HEADER "crumbs-reply 1\n"
+#define MAX_DATAGRAM 4096
+
+struct trigger_args {
+	bool help;
+	bool no_wait;
+	double timeout_s;
+};
+
+static int set_help(void *t, const char *v, char *err, size_t n)
+{
+	(void)v, (void)err, (void)n;
+	((struct trigger_args *)t)->help = true;
+	return 0;
+}
+
+static int set_no_wait(void *t, const char *v, char *err, size_t n)
+{
+	(void)v, (void)err, (void)n;
+	((struct trigger_args *)t)->no_wait = true;
+	return 0;
+}
+
+static int set_timeout(void *t, const char *v, char *err, size_t n)
+{
+	char *end;
+	errno = 0;
+	double x = strtod(v, &end);
+	if (end == v || *end != '\0' || errno != 0 || !(x > 0 && x <= 1e6)) {
+		snprintf(err, n, "'%s' is not a number of seconds above 0", v);
+		return -1;
+	}
+	((struct trigger_args *)t)->timeout_s = x;
+	return 0;
+}
+
+static const struct option_spec own_options[] = {
+	{ "help", 'h', NULL, "show this help", set_help },
+	{ "timeout", 0, "SECONDS", "give up after SECONDS in all (default 30)", set_timeout },
+	{ "no-wait", 0, NULL, "return once the capture is queued; the program prints the tables", set_no_wait },
+};
+
+/* ------------------------------------------------------------------------ */
+/* The request                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* The spec an option argument names; options_parse has accepted it. */
+static const struct option_spec *find_spec(const struct option_table *tables, size_t count,
+					   const char *arg, size_t *table, bool *inline_value)
+{
+	for (size_t t = 0; t < count; t++)
+		for (size_t i = 0; i < tables[t].count; i++) {
+			const struct option_spec *o = &tables[t].specs[i];
+			if (arg[1] == '-') {
+				const char *eq = strchr(arg + 2, '=');
+				size_t len = eq ? (size_t)(eq - (arg + 2)) : strlen(arg + 2);
+				if (strlen(o->name) != len || strncmp(o->name, arg + 2, len) != 0)
+					continue;
+				*inline_value = eq != NULL;
+			} else {
+				if (o->short_name != arg[1])
+					continue;
+				*inline_value = arg[2] != '\0';
+			}
+			*table = t;
+			return o;
+		}
+	return NULL;
+}
+
+/* One argument, quoted so that trigger_split() gives it back: as is when
+ * it has only characters no rule touches, else in single quotes, with
+ * '\'' for a quote inside. */
+static void add_quoted(struct sbuf *b, const char *arg)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789-_./=:,+@%";
+	sbuf_adds(b, " ");
+	if (*arg && strspn(arg, plain) == strlen(arg)) {
+		sbuf_adds(b, arg);
+		return;
+	}
+	sbuf_adds(b, "'");
+	for (const char *p = arg; *p; p++)
+		if (*p == '\'')
+			sbuf_adds(b, "'\\''");
+		else
+			sbuf_add(b, p, 1);
+	sbuf_adds(b, "'");
+}
+
+/*
+ * The request: the header, then "profilegpu" and the report options of
+ * argv exactly as given (tables[1] is the report settings table). Usage
+ * errors (a line feed in an option, a request too long) are printed,
+ * returning EXIT_USAGE; else 0.
+ */
+static int build_request(const struct option_table *tables, size_t count, int argc,
+			 char **argv, struct sbuf *req)
+{
+	sbuf_adds(req, REQUEST_HEADER "profilegpu");
+	for (int i = 0; i < argc; i++) {
+		const char *arg = argv[i];
+		if (strcmp(arg, "--") == 0)
+			break;
+		if (arg[0] != '-' || arg[1] == '\0')
+			continue;
+		size_t table = 0;
+		bool inline_value = false;
+		const struct option_spec *o = find_spec(tables, count, arg, &table, &inline_value);
+		if (!o)
+			continue; /* cannot happen: options_parse accepted argv */
+		const char *value = o->value && !inline_value && i + 1 < argc ? argv[++i] : NULL;
+		if (table != 1)
+			continue;
+		if (strchr(arg, '\n') || (value && strchr(value, '\n')))
+			return cmd_usage_error("trigger", "option '--%s' holds a line feed, "
+					       "which a request cannot carry", o->name);
+		add_quoted(req, arg);
+		if (value)
+			add_quoted(req, value);
+	}
+	sbuf_adds(req, "\n");
+	if (req->failed) {
+		cmd_error("out of memory");
+		return EXIT_FAILURE_;
+	}
+	if (req->len > MAX_DATAGRAM)
+		return cmd_usage_error("trigger", "the options are too long for a request "
+				       "(%zu bytes, at most %d)", req->len, MAX_DATAGRAM);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sockets                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static const char *why(int errnum, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", strerror(errnum));
+	if (buf[0] >= 'A' && buf[0] <= 'Z' && !(buf[1] >= 'A' && buf[1] <= 'Z'))
+		buf[0] = (char)(buf[0] - 'A' + 'a');
+	return buf;
+}
+
+/* The directory keeps other users out of the conversation: trusted only
+ * as the program trusts it (a real directory, ours, closed to others).
+ * Returns 0, 1 if it does not exist, or -1 after saying why not. */
+static int check_dir(const char *dir)
+{
+	struct stat st;
+	char buf[128];
+	if (lstat(dir, &st) != 0) {
+		if (errno == ENOENT)
+			return 1;
+		cmd_error("cannot use '%s': %s", dir, why(errno, buf, sizeof(buf)));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		cmd_error("not using '%s': it is not a directory%s (remove it)", dir,
+			  S_ISLNK(st.st_mode) ? " but a symbolic link" : "");
+		return -1;
+	}
+	if (st.st_uid != geteuid()) {
+		cmd_error("not using '%s': it belongs to user %lu, not %lu (remove it, or set "
+			  "XDG_RUNTIME_DIR)", dir, (unsigned long)st.st_uid, (unsigned long)geteuid());
+		return -1;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		cmd_error("not using '%s': it is writable by group or others (chmod 700 it)", dir);
+		return -1;
+	}
+	return 0;
+}
+
+static int set_path(struct sockaddr_un *addr, const char *path)
+{
+	size_t len = strlen(path);
+	memset(addr, 0, sizeof(*addr));
+	addr->sun_family = AF_UNIX;
+	if (len >= sizeof(addr->sun_path))
+		return -1;
+	memcpy(addr->sun_path, path, len + 1);
+	return 0;
+}
+
+/* Whether a socket file is left by a process that is gone: nothing is
+ * bound to it. */
+static bool is_stale(const struct sockaddr_un *addr)
+{
+	struct stat st;
+	if (lstat(addr->sun_path, &st) != 0 || !S_ISSOCK(st.st_mode))
+		return false;
+	int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+	if (fd < 0)
+		return false;
+	int r = connect(fd, (const struct sockaddr *)addr, sizeof(*addr));
+	int e = errno;
+	close(fd);
+	return r != 0 && e == ECONNREFUSED;
+}
+
+/* "no process PID", removing the socket a crashed process left. */
+static int no_process(long pid, const struct sockaddr_un *target)
+{
+	if (is_stale(target) && unlink(target->sun_path) == 0)
+		cmd_error("no process %ld (removed the stale socket '%s' it left)", pid,
+			  target->sun_path);
+	else
+		cmd_error("no process %ld", pid);
+	return EXIT_FAILURE_;
+}
+
+/* The requester's own socket, where the answers come: the first free
+ * DIR/trigger-OURPID-N.sock. A name in use is left alone. */
+static int bind_reply(const char *dir, struct sockaddr_un *addr)
+{
+	char buf[128];
+	int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+	if (fd < 0) {
+		cmd_error("cannot create a socket: %s", why(errno, buf, sizeof(buf)));
+		return -1;
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0) {
+		cmd_error("cannot create a socket: %s", why(errno, buf, sizeof(buf)));
+		close(fd);
+		return -1;
+	}
+	for (int n = 0; n < 100; n++) {
+		char path[sizeof(addr->sun_path) + 128];
+		snprintf(path, sizeof(path), "%s/trigger-%ld-%d.sock", dir, (long)getpid(), n);
+		if (set_path(addr, path) != 0) {
+			cmd_error("'%s' is too long for a socket path (set XDG_RUNTIME_DIR to a "
+				  "shorter one)", path);
+			break;
+		}
+		if (bind(fd, (const struct sockaddr *)addr, sizeof(*addr)) == 0)
+			return fd;
+		if (errno != EADDRINUSE) {
+			cmd_error("cannot create '%s': %s", path, why(errno, buf, sizeof(buf)));
+			break;
+		}
+	}
+	if (errno == EADDRINUSE)
+		cmd_error("cannot create a socket in '%s': 100 names in use", dir);
+	addr->sun_path[0] = '\0';
+	close(fd);
+	return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Waiting for answers                                                      */
+/* ------------------------------------------------------------------------ */
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+static const int caught[] = { SIGINT, SIGTERM, SIGHUP };
+
+struct signals {
+	sigset_t unblocked; /* the mask while waiting */
+	struct sigaction old[3];
+};
+
+/* Catches interruptions until signals_restore(), so that the reply
+ * socket is removed: they stay blocked except inside pselect(). */
+static void signals_catch(struct signals *s)
+{
+	sigset_t block;
+	struct sigaction sa;
+	sigemptyset(&block);
+	for (int i = 0; i < 3; i++)
+		sigaddset(&block, caught[i]);
+	sigprocmask(SIG_BLOCK, &block, &s->unblocked);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 3; i++) {
+		sigaction(caught[i], NULL, &s->old[i]);
+		/* Ignored ones stay ignored (a shell's background job). */
+		if (s->old[i].sa_handler != SIG_IGN)
+			sigaction(caught[i], &sa, NULL);
+	}
+}
+
+/* Puts the handlers back; a signal caught meanwhile then takes its
+ * ordinary course. */
+static void signals_restore(struct signals *s)
+{
+	for (int i = 0; i < 3; i++)
+		sigaction(caught[i], &s->old[i], NULL);
+	if (interrupted)
+		raise(interrupted);
+	sigprocmask(SIG_SETMASK, &s->unblocked, NULL);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Control characters from another program do not reach the terminal. */
+static void printable(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7F)
+			*s = '?';
+}
+
+enum answer { ANSWER_NONE, ANSWER_QUEUED, ANSWER_CAPTURED, ANSWER_ERROR };
+
+/* An answer's line in line[], if the datagram is one from the program;
+ * anything else (a stranger, another version, an answer this crumbs does
+ * not know) is ANSWER_NONE and ignored. */
+static enum answer read_answer(const char *data, size_t len, char *line, size_t line_size,
+			       uint64_t *frame)
+{
+	size_t header = sizeof(REPLY_HEADER) - 1;
+	if (len <= header || memcmp(data, REPLY_HEADER, header) != 0 ||
+	    memchr(data, '\0', len) || data[len - 1] != '\n' ||
+	    memchr(data + header, '\n', len - header - 1) || len - header > line_size)
+		return ANSWER_NONE;
+	memcpy(line, data + header, len - header - 1);
+	line[len - header - 1] = '\0';
+	if (strncmp(line, "queued frame ", 13) == 0) {
+		const char *n = line + 13;
+		char *end;
+		if (*n < '0' || *n > '9')
+			return ANSWER_NONE;
+		errno = 0;
+		unsigned long long x = strtoull(n, &end, 10);
+		if (*end != '\0' || errno != 0)
+			return ANSWER_NONE;
+		*frame = x;
+		return ANSWER_QUEUED;
+	}
+	if (strncmp(line, "captured ", 9) == 0 && line[9] != '\0') {
+		memmove(line, line + 9, strlen(line + 9) + 1);
+		printable(line);
+		return ANSWER_CAPTURED;
+	}
+	if (strncmp(line, "error ", 6) == 0) {
+		memmove(line, line + 6, strlen(line + 6) + 1);
+		printable(line);
+		return ANSWER_ERROR;
+	}
+	return ANSWER_NONE;
+}
+
+/*
+ * Waits for the answers until the capture is written (or, with no_wait,
+ * queued). Returns EXIT_OK with the file in capture_path, or says what
+ * went wrong and returns EXIT_FAILURE_ (also when interrupted).
+ */
+static int wait_answers(int fd, long pid, const struct sockaddr_un *target,
+			const struct trigger_args *args, const struct signals *sig,
+			char *capture_path, size_t path_size, uint64_t *frame)
+{
+	double deadline = now_s() + args->timeout_s;
+	bool queued = false;
+	char data[MAX_DATAGRAM + 1];
+	char line[MAX_DATAGRAM];
+
+	for (;;) {
+		if (interrupted)
+			return EXIT_FAILURE_;
+		double left = deadline - now_s();
+		if (left <= 0) {
+			cmd_error(queued ? "process %ld did not finish the capture within %g s" :
+				  "process %ld did not answer within %g s", pid, args->timeout_s);
+			return EXIT_FAILURE_;
+		}
+		struct timespec ts = { (time_t)left, (long)((left - (double)(time_t)left) * 1e9) };
+		fd_set rd;
+		FD_ZERO(&rd);
+		FD_SET(fd, &rd);
+		/* Signals are let in only while waiting here: one caught just
+		 * before the wait cannot be missed by it. */
+		int r = pselect(fd + 1, &rd, NULL, NULL, &ts, &sig->unblocked);
+		if (r <= 0)
+			continue; /* timed out, or interrupted: checked above */
+
+		struct sockaddr_un from;
+		socklen_t from_len = sizeof(from);
+		memset(&from, 0, sizeof(from));
+		ssize_t n = recvfrom(fd, data, sizeof(data), 0, (struct sockaddr *)&from, &from_len);
+		if (n < 0)
+			continue;
+		/* Only the program's socket speaks for it. */
+		if (from_len <= offsetof(struct sockaddr_un, sun_path) ||
+		    strncmp(from.sun_path, target->sun_path, sizeof(from.sun_path)) != 0)
+			continue;
+		switch (read_answer(data, (size_t)n, line, sizeof(line), frame)) {
+		case ANSWER_QUEUED:
+			if (queued)
+				break;
+			queued = true;
+			fflush(stdout);
+			fprintf(stderr, "crumbs: capturing frame %llu of process %ld\n",
+				(unsigned long long)*frame, pid);
+			if (args->no_wait)
+				return EXIT_OK;
+			break;
+		case ANSWER_CAPTURED:
+			if (!queued)
+				break; /* out of order: not ours to trust */
+			snprintf(capture_path, path_size, "%s", line);
+			return EXIT_OK;
+		case ANSWER_ERROR:
+			cmd_error("process %ld: %s", pid, line);
+			return EXIT_FAILURE_;
+		case ANSWER_NONE:
+			break;
+		}
+	}
+}
+
+/*
+ * Sends the request and waits. Returns EXIT_OK with the file in
+ * capture_path (empty with --no-wait), or says what went wrong.
+ */
+static int request(long pid, const char *dir, const struct sockaddr_un *target,
+		   const struct sbuf *req, const struct trigger_args *args,
+		   char *capture_path, size_t path_size, uint64_t *frame)
+{
+	struct sockaddr_un reply;
+	struct signals sig;
+	char buf[128];
+	int status;
+
+	signals_catch(&sig);
+	int fd = bind_reply(dir, &reply);
+	if (fd < 0) {
+		status = EXIT_FAILURE_;
+		goto out;
+	}
+	ssize_t n;
+	do
+		n = sendto(fd, req->data, req->len, 0, (const struct sockaddr *)target,
+			   sizeof(*target));
+	while (n < 0 && errno == EINTR && !interrupted);
+	if (n < 0) {
+		int e = errno;
+		if (e == ECONNREFUSED && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+			status = no_process(pid, target);
+		else if (e == ECONNREFUSED || e == ENOENT) {
+			/* Refused: the file was left by an earlier process that had
+			 * this id; the program removes it when it starts listening. */
+			cmd_error(e == ENOENT ? "process %ld does not use crumbs (no '%s')" :
+				  "process %ld does not use crumbs ('%s' was left by an earlier "
+				  "process)", pid, target->sun_path);
+			status = EXIT_FAILURE_;
+		} else if (e == EAGAIN || e == EWOULDBLOCK) {
+			cmd_error("process %ld is not reading its requests ('%s' is full)", pid,
+				  target->sun_path);
+			status = EXIT_FAILURE_;
+		} else {
+			cmd_error("cannot send to '%s': %s", target->sun_path,
+				  why(e, buf, sizeof(buf)));
+			status = EXIT_FAILURE_;
+		}
+		goto out;
+	}
+	status = wait_answers(fd, pid, target, args, &sig, capture_path, path_size, frame);
+out:
+	if (fd >= 0) {
+		close(fd);
+		unlink(reply.sun_path);
+	}
+	signals_restore(&sig);
+	return status;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The command                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* The report settings without --frame: the program captures one frame,
+ * its next. Returns the count, or 0 when out of memory. */
+static size_t trigger_report_options(struct option_spec **out)
+{
+	size_t n = 0;
+	*out = malloc(report_option_count * sizeof(**out));
+	if (!*out)
+		return 0;
+	for (size_t i = 0; i < report_option_count; i++)
+		if (strcmp(report_options[i].name, "frame") != 0)
+			(*out)[n++] = report_options[i];
+	return n;
+}
+
+static int parse_pid(const char *s, long *pid)
+{
+	long x = 0;
+	if (!*s)
+		return -1;
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9' || x > (INT_MAX - (*p - '0')) / 10)
+			return -1;
+		x = x * 10 + (*p - '0');
+	}
+	if (x == 0)
+		return -1;
+	*pid = x;
+	return 0;
+}
+
+/* Prints the tables of the capture's frame with the settings. */
+static int report_capture(const char *path, uint64_t number, struct report_settings *s)
+{
+	struct analyze_error err;
+	capture *c = NULL;
+	const struct frame *f = NULL;
+	int status = EXIT_OK;
+	enum crumbs_result r;
+
+	if ((r = capture_open_file(path, &c, &err)) != CRUMBS_OK) {
+		cmd_capture_error(path, err.text, false);
+		return EXIT_FAILURE_;
+	}
+	if ((r = capture_seek_frame(c, number, &err)) == CRUMBS_OK)
+		r = capture_next_frame(c, &f, &err);
+	if (r == CRUMBS_ERROR_NOT_FOUND || (r == CRUMBS_OK && !f)) {
+		cmd_error("'%s' does not hold frame %llu", path, (unsigned long long)number);
+		status = EXIT_FAILURE_;
+	} else if (r != CRUMBS_OK) {
+		cmd_capture_error(path, err.text, false);
+		status = EXIT_FAILURE_;
+	} else if (!cmd_check_selection(path, s, capture_meta(c))) {
+		status = EXIT_FAILURE_;
+	} else {
+		struct report_sink sink = { cmd_stdout_sink, NULL };
+		if (report_frame(s, capture_meta(c), f, &sink) != 0)
+			status = EXIT_FAILURE_; /* cmd_finish says why */
+		else if (capture_damage(c)->code != CRUMBS_OK) {
+			cmd_capture_error(path, capture_damage(c)->text, false);
+			status = EXIT_FAILURE_;
+		}
+	}
+	capture_free(c);
+	return status;
+}
+
+int cmd_trigger(int argc, char **argv)
+{
+	struct report_settings s;
+	struct trigger_args args = { false, false, 30 };
+	struct sbuf req = { 0 };
+	int status = EXIT_OK;
+	char **positional = calloc((size_t)argc + 1, sizeof(*positional));
+	char perr[300];
+	char target_path[sizeof(((struct sockaddr_un *)0)->sun_path) + 64];
+	char capture_path[MAX_DATAGRAM];
+	struct sockaddr_un target;
+	uint64_t frame = 0;
+	long pid;
+
+	struct option_spec *settings_options = NULL;
+	size_t settings_count = trigger_report_options(&settings_options);
+
+	report_settings_init(&s);
+	struct option_table tables[] = {
+		{ own_options, sizeof(own_options) / sizeof(own_options[0]), &args },
+		{ settings_options, settings_count, &s },
+	};
+	if (!positional || !settings_options) {
+		cmd_error("out of memory");
+		status = EXIT_FAILURE_;
+		goto out;
+	}
+	int n = cmd_parse("trigger", tables, 2, argc - 1, argv + 1, false, positional);
+	if (n < 0) {
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (args.help) {
+		cmd_help("crumbs trigger PID [options]",
+			 "Asks a running program that uses libcrumbs to capture its next frame,\n"
+			 "waits until the capture is written and prints its profilegpu tables with\n"
+			 "the report options given, which the program also uses for its own. The\n"
+			 "program must run as the same user, with the same XDG_RUNTIME_DIR.",
+			 tables, 2);
+		status = cmd_finish(EXIT_OK);
+		goto out;
+	}
+	if (n != 1) {
+		status = cmd_usage_error("trigger", n == 0 ? "expected a process id" :
+					 "expected one process id, got %d arguments", n);
+		goto out;
+	}
+	if (parse_pid(positional[0], &pid) != 0) {
+		status = cmd_usage_error("trigger", "'%s' is not a process id", positional[0]);
+		goto out;
+	}
+	if ((status = build_request(tables, 2, argc - 1, argv + 1, &req)) != 0)
+		goto out;
+	if (report_settings_prepare(&s, perr, sizeof(perr)) != CRUMBS_OK) {
+		status = cmd_usage_error("trigger", "%s", perr);
+		goto out;
+	}
+
+	if (crumbs_trigger_path(pid, target_path, sizeof(target_path)) != 0 ||
+	    set_path(&target, target_path) != 0) {
+		cmd_error("the socket path of process %ld is too long ('%s'; set XDG_RUNTIME_DIR "
+			  "to a shorter one)", pid, target_path);
+		status = EXIT_FAILURE_;
+		goto out;
+	}
+	/* No signal: kill(pid, 0) only asks whether the process exists. */
+	bool other_user = false;
+	if (kill((pid_t)pid, 0) != 0) {
+		if (errno == ESRCH) {
+			status = no_process(pid, &target);
+			goto out;
+		}
+		other_user = errno == EPERM;
+	}
+	char dir[sizeof(target_path)];
+	snprintf(dir, sizeof(dir), "%s", target_path);
+	*strrchr(dir, '/') = '\0';
+	int d = check_dir(dir);
+	struct stat st;
+	if (d < 0) {
+		status = EXIT_FAILURE_;
+		goto out;
+	}
+	if (d == 0 && lstat(target_path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+		cmd_error("process %ld does not use crumbs ('%s' is not a socket)", pid, target_path);
+		status = EXIT_FAILURE_;
+		goto out;
+	}
+	if (d == 1 || lstat(target_path, &st) != 0) {
+		if (other_user)
+			cmd_error("process %ld does not use crumbs (no '%s'), or belongs to another "
+				  "user (run 'crumbs trigger' as that user)", pid, target_path);
+		else
+			cmd_error("process %ld does not use crumbs (no '%s')", pid, target_path);
+		status = EXIT_FAILURE_;
+		goto out;
+	}
+
+	capture_path[0] = '\0';
+	status = request(pid, dir, &target, &req, &args, capture_path, sizeof(capture_path),
+			 &frame);
+	if (status != EXIT_OK || args.no_wait)
+		goto out;
+	fflush(stdout);
+	fprintf(stderr, "crumbs: frame %llu of process %ld captured to '%s'\n",
+		(unsigned long long)frame, pid, capture_path);
+	status = cmd_finish(report_capture(capture_path, frame, &s));
+out:
+	sbuf_release(&req);
+	report_settings_release(&s);
+	free(settings_options);
+	free(positional);
+	return status;
+}
