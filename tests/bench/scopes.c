@@ -1,0 +1,114 @@
+/*
+ * scopes.c: the CPU cost of a scope's begin and end, outside the capture
+ * frame and inside it, without the driver's own vkCmdWriteTimestamp (a
+ * no-op stands in for it). Each scope sits between two calls the compiler
+ * cannot see through, as a program's vkCmd calls would be; their own cost
+ * is measured alone and taken off. Prints, for outside and inside, the
+ * ns per scope and the ns per iteration of both loops it comes from.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "../vulkan/vkt.h"
+
+#define OUTSIDE_REPS 50000000
+#define INSIDE_REPS 200000
+
+/* Stands for the program's own commands between scopes. */
+__attribute__((noinline)) void opaque(VkCommandBuffer cb);
+__attribute__((noinline)) void opaque(VkCommandBuffer cb)
+{
+	__asm__ volatile("" : : "r"(cb) : "memory");
+}
+
+static VKAPI_ATTR void VKAPI_CALL no_timestamp(VkCommandBuffer cb, VkPipelineStageFlagBits stage,
+					       VkQueryPool pool, uint32_t query)
+{
+	(void)cb, (void)stage, (void)pool, (void)query;
+}
+
+static bool use_driver_timestamps;
+
+static PFN_vkVoidFunction stub_timestamps(const char *name)
+{
+	if (use_driver_timestamps)
+		return NULL;
+	return strcmp(name, "vkCmdWriteTimestamp") == 0 ? (PFN_vkVoidFunction)no_timestamp : NULL;
+}
+
+static double seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ns per scope: the loop with scopes less the bare loop, each the best of
+ * five runs. *bare and *with get their ns per iteration. */
+static double measure(crumbs_cmd *h, VkCommandBuffer cb, long reps, double *bare, double *with)
+{
+	*bare = *with = 1e9;
+	for (int run = 0; run < 5; run++) {
+		double t0 = seconds();
+		for (long i = 0; i < reps; i++) {
+			opaque(cb);
+			opaque(cb);
+		}
+		double t1 = seconds();
+		for (long i = 0; i < reps; i++) {
+			opaque(cb);
+			crumbs_scope_begin(h, 2, "Mesh Batch");
+			opaque(cb);
+			crumbs_scope_end(h);
+		}
+		double t2 = seconds();
+		double b = (t1 - t0) / (double)reps * 1e9, w = (t2 - t1) / (double)reps * 1e9;
+		*bare = b < *bare ? b : *bare;
+		*with = w < *with ? w : *with;
+	}
+	return *with > *bare ? *with - *bare : 0;
+}
+
+static void scope_cost(void **state)
+{
+	(void)state;
+	struct vkt t;
+	struct crumbs_desc d = { 0 };
+	d.max_scopes = 5 * INSIDE_REPS + 16;
+	d.name_bytes = 5 * INSIDE_REPS * 16;
+	vkt_validation = false;
+	vkt_override = stub_timestamps;
+	vkt_init(&t, &d);
+
+	VkCommandBuffer cb = vkt_begin(&t);
+	crumbs_cmd *off = crumbs_cmd_begin(t.crumbs, cb, t.queue);
+	double out_bare, out_with, in_bare, in_with;
+	double outside = measure(off, cb, OUTSIDE_REPS, &out_bare, &out_with);
+	crumbs_cmd_end(off);
+	vkEndCommandBuffer(cb);
+
+	assert_int_equal(crumbs_capture(t.crumbs, NULL), CRUMBS_OK);
+	crumbs_frame(t.crumbs);
+	cb = vkt_begin(&t);
+	crumbs_cmd *in = crumbs_cmd_begin(t.crumbs, cb, t.queue);
+	double inside = measure(in, cb, INSIDE_REPS, &in_bare, &in_with);
+	crumbs_cmd_end(in);
+	vkEndCommandBuffer(cb);
+	printf("outside %.3f %.3f %.3f inside %.3f %.3f %.3f\n", outside, out_bare, out_with,
+	       inside, in_bare, in_with);
+	vkt_destroy(&t);
+}
+
+int main(int argc, char **argv)
+{
+	/* --driver: with the driver's vkCmdWriteTimestamp, for comparison. */
+	use_driver_timestamps = argc > 1 && strcmp(argv[1], "--driver") == 0;
+	const struct CMUnitTest tests[] = { cmocka_unit_test(scope_cost) };
+	return cmocka_run_group_tests_name("scope cost", tests, NULL, NULL);
+}

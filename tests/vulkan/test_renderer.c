@@ -1,0 +1,163 @@
+/*
+ * test_renderer.c: the sample renderer, end to end: run under the
+ * validation layer (it exits 1 on any message), capture one frame, and
+ * check the capture's tree: names, nesting, scopes of all four detail
+ * levels, counts, and what the pre-roll told about the queues.
+ */
+#include <setjmp.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "vkt.h"
+
+extern char **environ;
+
+static const char *renderer_path(void)
+{
+	const char *p = getenv("CRUMBS_RENDERER");
+	return p ? p : "build/sample-renderer";
+}
+
+/* Runs the renderer with arguments; returns its exit status. Under the
+ * sanitizers it gets the options tests/run-tests chose for it. */
+static int run(char *const argv[])
+{
+	pid_t pid;
+	int status;
+	const char *asan = getenv("CRUMBS_RENDERER_ASAN_OPTIONS");
+	if (asan)
+		setenv("ASAN_OPTIONS", asan, 1);
+	if (posix_spawn(&pid, argv[0], NULL, NULL, argv, environ) != 0)
+		fail_msg("cannot run %s", argv[0]);
+	if (waitpid(pid, &status, 0) != pid)
+		fail_msg("cannot wait for %s", argv[0]);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static unsigned count_levels(const struct node *n, unsigned *levels, unsigned *batches)
+{
+	unsigned scopes = 0;
+	for (const struct node *c = n->child; c; c = c->next) {
+		if (c->kind == CRUMBS_EVENT_SCOPE) {
+			scopes++;
+			levels[c->level & 3]++;
+			if (c->name_len > 11 && memcmp(c->name, "Mesh Batch ", 11) == 0) {
+				(*batches)++;
+				assert_int_equal(c->level, 3);
+			}
+		}
+		scopes += count_levels(c, levels, batches);
+	}
+	return scopes;
+}
+
+static void capture_under_validation(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/crumbs-renderer-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char *argv[] = { (char *)(uintptr_t)renderer_path(), (char[]){ "--validate" },
+			 (char[]){ "--quiet" }, (char[]){ "--frames" }, (char[]){ "4" },
+			 (char[]){ "--capture-frame" }, (char[]){ "2" }, (char[]){ "--capture-dir" },
+			 dir, NULL };
+	assert_int_equal(run(argv), 0);
+
+	char path[128];
+	snprintf(path, sizeof(path), "%s/sample-renderer-frame-2.crumbs", dir);
+	capture *c;
+	const struct frame *f = vkt_read(path, &c);
+	assert_int_equal(f->number, 2);
+	assert_true(f->flags & CRUMBS_FRAME_FULL_DETAIL);
+	assert_false(f->flags & (CRUMBS_FRAME_SCOPES_DROPPED | CRUMBS_FRAME_INCOMPLETE));
+
+	const struct frame_queue *gfx = &f->queues[0];
+	const struct node *frame = vkt_find(gfx->root, "Frame 2");
+	assert_non_null(frame);
+	assert_int_equal(frame->level, 0);
+	/* The deferred frame, in order. */
+	static const char *const passes[] = { "Shadow Depths", "Base Pass", "Lighting",
+					      "Post Processing" };
+	const struct node *n = frame->child;
+	for (size_t i = 0; i < 4; i++, n = n ? n->next : NULL) {
+		assert_non_null(n);
+		assert_int_equal(n->name_len, strlen(passes[i]));
+		assert_memory_equal(n->name, passes[i], n->name_len);
+		assert_int_equal(n->level, 1);
+	}
+	const struct node *shadows = vkt_find(frame, "Shadow Depths");
+	for (int v = 0; v < 4; v++) {
+		char name[32];
+		snprintf(name, sizeof(name), "Shadow View %d", v);
+		const struct node *view = vkt_find(shadows, name);
+		assert_non_null(view);
+		assert_ptr_equal(view->parent, shadows);
+	}
+	const struct node *post = vkt_find(frame, "Post Processing");
+	for (int k = 0; k < 5; k++) {
+		char name[32];
+		snprintf(name, sizeof(name), "Bloom Down %d", k);
+		assert_non_null(vkt_find(post, name));
+		snprintf(name, sizeof(name), "Bloom Up %d", k);
+		assert_non_null(vkt_find(post, name));
+	}
+	assert_non_null(vkt_find(post, "Tonemap"));
+	assert_non_null(vkt_find(frame, "Tiled Deferred Lighting"));
+
+	/* Scopes of every level; the finest are the base pass's batches. */
+	unsigned levels[4] = { 0, 0, 0, 0 }, batches = 0, scopes = 0;
+	for (uint32_t q = 0; q < f->queue_count; q++)
+		scopes += count_levels(f->queues[q].root, levels, &batches);
+	for (int l = 0; l < 4; l++)
+		assert_true(levels[l] > 0);
+	assert_true(batches > 0);
+	assert_int_equal(scopes, f->scopes);
+	/* Counts of the draws and the lighting dispatch. */
+	assert_true(vkt_find(frame, "Base Pass")->inclusive.draws >= 100);
+	assert_true(vkt_find(f->queues[f->queue_count - 1].root, "Tiled Deferred Lighting")
+			    ->inclusive.dispatches >= 1);
+	/* The pre-roll said when each queue that worked last finished. */
+	for (uint32_t q = 0; q < f->queue_count; q++)
+		if (f->queues[q].submissions)
+			assert_false(f->queues[q].flags & FRAME_QUEUE_NO_READY);
+	assert_true(gfx->submissions >= 2);
+	assert_true(f->gpus[0].calibrated);
+	capture_free(c);
+
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* Same options, same image, byte for byte. */
+static void deterministic_image(void **state)
+{
+	(void)state;
+	char *a[] = { (char *)(uintptr_t)renderer_path(), (char[]){ "--quiet" },
+		      (char[]){ "--frames" }, (char[]){ "2" }, (char[]){ "--output" },
+		      (char[]){ "/tmp/crumbs-renderer-a.ppm" }, NULL };
+	char *b[] = { (char *)(uintptr_t)renderer_path(), (char[]){ "--quiet" },
+		      (char[]){ "--frames" }, (char[]){ "2" }, (char[]){ "--output" },
+		      (char[]){ "/tmp/crumbs-renderer-b.ppm" }, NULL };
+	assert_int_equal(run(a), 0);
+	assert_int_equal(run(b), 0);
+	assert_int_equal(system("cmp -s /tmp/crumbs-renderer-a.ppm /tmp/crumbs-renderer-b.ppm"), 0);
+	unlink("/tmp/crumbs-renderer-a.ppm");
+	unlink("/tmp/crumbs-renderer-b.ppm");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(capture_under_validation),
+		cmocka_unit_test(deterministic_image),
+	};
+	return cmocka_run_group_tests_name("sample renderer", tests, NULL, NULL);
+}
