@@ -8,6 +8,7 @@
 #define CRUMBS_CAPTURE_INTERNAL_H
 
 #include "crumbs.h"
+#include <vulkan/vk_layer.h>
 #include "trigger_internal.h"
 #include "../report/report.h"
 
@@ -152,7 +153,10 @@ struct queue_state {
 /* Command buffers and events                                               */
 /* ------------------------------------------------------------------------ */
 
-enum event_type { EVENT_BEGIN, EVENT_END, EVENT_COUNTS, EVENT_EXECUTE };
+/* EVENT_PASS: a render pass, a scope whose level is its kind. EVENT_LEAF:
+ * one command between two slots (slot, slot + 1), its kind in level and
+ * its counts in u.counts. */
+enum event_type { EVENT_BEGIN, EVENT_END, EVENT_COUNTS, EVENT_EXECUTE, EVENT_PASS, EVENT_LEAF };
 
 struct event {
 	uint8_t type;
@@ -225,6 +229,8 @@ enum capture_state {
 
 struct crumbs_context {
 	VkAllocationCallbacks allocator;
+	PFN_vkSetDeviceLoaderData set_loader_data; /* this is the layer's */
+	bool under_layer;               /* the layer records this program */
 	bool has_allocator;
 	void (*log)(void *user, enum crumbs_log_level level, const char *message);
 	void *log_user;
@@ -308,12 +314,25 @@ void ctx_log(crumbs_context *ctx, enum crumbs_log_level level, const char *fmt, 
 int64_t now_ns(void);
 /* Calibration samples of every device with calibrated timestamps. */
 void calibrate(crumbs_context *ctx, bool at_start);
+/* Command buffers crumbs allocated, made dispatchable under a layer. */
+void ctx_new_cbs(crumbs_context *ctx, const struct device_state *d, VkCommandBuffer *cbs,
+		 uint32_t count);
 /* The queue that is `queue`, or NULL. */
 struct queue_state *queue_find(crumbs_context *ctx, VkQueue queue);
 
 /* record.c */
 void record_reset(crumbs_context *ctx);
 struct crumbs_cmd *map_find(crumbs_context *ctx, VkCommandBuffer cb);
+
+/* For the layer: leaf events and render passes at full detail. A leaf
+ * is recorded around its command: record_leaf_begin() writes its first
+ * timestamp and returns its slot (NO_SLOT: untimed), record_leaf_end()
+ * the second and the event. */
+bool record_full_detail(const struct crumbs_cmd *cmd);
+uint32_t record_leaf_begin(struct crumbs_cmd *cmd);
+void record_leaf_end(struct crumbs_cmd *cmd, uint32_t slot, enum crumbs_event_kind kind,
+		     uint64_t draws, uint64_t dispatches, uint64_t prims, uint64_t verts);
+void record_pass_begin(struct crumbs_cmd *cmd, enum crumbs_event_kind kind);
 
 /* submit.c */
 void submit_reset(crumbs_context *ctx);
@@ -324,5 +343,12 @@ void resolve_start(crumbs_context *ctx);
 /* Reads back what is available; when everything is (or time is up, or
  * `force`), writes the capture, prints its table and returns true. */
 bool resolve_try(crumbs_context *ctx, bool force);
+
+/* crumbs_create() for the layer: the loader's callback that makes the
+ * command buffers crumbs allocates dispatchable, and the next layer's
+ * vkGetDeviceProcAddr. */
+enum crumbs_result crumbs_create_layered(const struct crumbs_desc *desc,
+					 PFN_vkSetDeviceLoaderData set_loader_data,
+					 PFN_vkGetDeviceProcAddr next_gdpa, crumbs_context **out);
 
 #endif

@@ -142,6 +142,16 @@ void calibrate(crumbs_context *ctx, bool at_start)
  * between two CPU clock reads. Done once at creation, where waiting on a
  * fence costs the program nothing; the narrowest of a few brackets is kept.
  */
+void ctx_new_cbs(crumbs_context *ctx, const struct device_state *d, VkCommandBuffer *cbs,
+		 uint32_t count)
+{
+	/* Under a layer, objects made below it need the loader's dispatch
+	 * table set by hand. */
+	if (ctx->set_loader_data)
+		for (uint32_t i = 0; i < count; i++)
+			ctx->set_loader_data(d->device, cbs[i]);
+}
+
 static void bracketed_sample(crumbs_context *ctx, struct device_state *d, struct queue_state *q)
 {
 	struct device_fns *fn = &d->fn;
@@ -155,6 +165,7 @@ static void bracketed_sample(crumbs_context *ctx, struct device_state *d, struct
 
 	if (fn->AllocateCommandBuffers(d->device, &ai, &cb) != VK_SUCCESS)
 		return;
+	ctx_new_cbs(ctx, d, &cb, 1);
 	if (fn->CreateFence(d->device, &fi, alloc, &fence) != VK_SUCCESS)
 		return;
 	for (int attempt = 0; attempt < 5; attempt++) {
@@ -380,6 +391,7 @@ static void setup_copy(crumbs_context *ctx, struct device_state *d, struct queue
 	q->written = ctx_alloc(ctx, q->slot_count);
 	if (!q->written || d->fn.AllocateCommandBuffers(d->device, &ci, &q->copy_cb) != VK_SUCCESS)
 		goto fail;
+	ctx_new_cbs(ctx, d, &q->copy_cb, 1);
 	return;
 fail:
 	ctx_log(ctx, CRUMBS_LOG_WARNING, "cannot set up reading results on the GPU; "
@@ -477,6 +489,7 @@ static enum crumbs_result setup_queue(crumbs_context *ctx, struct queue_state *q
 		ctx_log(ctx, CRUMBS_LOG_ERROR, "vkAllocateCommandBuffers failed (%s)", vk_result_str(r));
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
 	}
+	ctx_new_cbs(ctx, d, cbs, count);
 	for (uint32_t i = 0; i < ctx->max_submissions && r == VK_SUCCESS; i++) {
 		q->begin_cbs[i] = cbs[2 * i];
 		q->end_cbs[i] = cbs[2 * i + 1];
@@ -551,7 +564,9 @@ static enum crumbs_result create(const struct crumbs_desc *desc, crumbs_context 
 
 	/* Instance-level functions. */
 	PFN_vkGetInstanceProcAddr gipa = desc->get_instance_proc_addr;
-	ctx->ifn.GetDeviceProcAddr = (PFN_vkGetDeviceProcAddr)gipa(desc->instance, "vkGetDeviceProcAddr");
+	if (!ctx->ifn.GetDeviceProcAddr) /* a layer gives the next layer's */
+		ctx->ifn.GetDeviceProcAddr = (PFN_vkGetDeviceProcAddr)
+			gipa(desc->instance, "vkGetDeviceProcAddr");
 	ctx->ifn.GetPhysicalDeviceProperties = (PFN_vkGetPhysicalDeviceProperties)
 		gipa(desc->instance, "vkGetPhysicalDeviceProperties");
 	ctx->ifn.GetPhysicalDeviceMemoryProperties = (PFN_vkGetPhysicalDeviceMemoryProperties)
@@ -589,6 +604,20 @@ static enum crumbs_result create(const struct crumbs_desc *desc, crumbs_context 
 			return r;
 		d->calibrated = desc->calibration != CRUMBS_CALIBRATION_BRACKETED && can_calibrate(ctx, d);
 		any_labels |= (d->features & CRUMBS_FEATURE_DEBUG_UTILS) != 0;
+	}
+	/* Under the crumbs layer, the layer records: every scope becomes a
+	 * label for it, and it alone captures, so nothing is counted twice. */
+	for (uint32_t i = 0; i < desc->device_count && !ctx->set_loader_data; i++)
+		if (ctx->ifn.GetDeviceProcAddr(ctx->devices[i].device, "vkCrumbsLayerCRUMBS"))
+			ctx->under_layer = true;
+	if (ctx->under_layer && any_labels && ctx->ifn.CmdBeginDebugUtilsLabel) {
+		ctx->mirror_labels = CRUMBS_DETAIL_MAX + 1;
+		ctx_log(ctx, CRUMBS_LOG_INFO, "the crumbs layer records this program; "
+			"libcrumbs hands it every scope as a label");
+	} else if (ctx->under_layer) {
+		ctx->mirror_labels = 0;
+		ctx_log(ctx, CRUMBS_LOG_WARNING, "the crumbs layer records this program, but "
+			"without VK_EXT_debug_utils it cannot see libcrumbs' scopes");
 	}
 	if (ctx->mirror_labels && (!any_labels || !ctx->ifn.CmdBeginDebugUtilsLabel)) {
 		ctx_log(ctx, CRUMBS_LOG_WARNING, "labels need VK_EXT_debug_utils; not mirroring scopes");
@@ -660,7 +689,7 @@ static enum crumbs_result create(const struct crumbs_desc *desc, crumbs_context 
 	report_settings_init(&ctx->settings);
 
 	ctx->trigger.fd = -1;
-	if (!desc->no_trigger) {
+	if (!desc->no_trigger && !ctx->under_layer) {
 		char err[256];
 		if (trigger_open(&ctx->trigger, err, sizeof(err)) != 0)
 			ctx_log(ctx, CRUMBS_LOG_WARNING, "`crumbs trigger` will not reach this process: %s",
@@ -673,6 +702,13 @@ static void begin_preroll(crumbs_context *ctx);
 static void start_capture(crumbs_context *ctx, int64_t now);
 
 enum crumbs_result crumbs_create(const struct crumbs_desc *desc, crumbs_context **out)
+{
+	return crumbs_create_layered(desc, NULL, NULL, out);
+}
+
+enum crumbs_result crumbs_create_layered(const struct crumbs_desc *desc,
+					 PFN_vkSetDeviceLoaderData set_loader_data,
+					 PFN_vkGetDeviceProcAddr next_gdpa, crumbs_context **out)
 {
 	crumbs_context *ctx;
 	enum crumbs_result r;
@@ -695,6 +731,8 @@ enum crumbs_result crumbs_create(const struct crumbs_desc *desc, crumbs_context 
 	if (!ctx)
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
 	ctx->trigger.fd = -1;
+	ctx->set_loader_data = set_loader_data;
+	ctx->ifn.GetDeviceProcAddr = next_gdpa;
 	if ((r = create(desc, ctx)) != CRUMBS_OK) {
 		if (r == CRUMBS_ERROR_OUT_OF_MEMORY)
 			ctx_log(ctx, CRUMBS_LOG_ERROR, "cannot create the context: out of memory");
@@ -703,7 +741,7 @@ enum crumbs_result crumbs_create(const struct crumbs_desc *desc, crumbs_context 
 	}
 
 	/* A scripted run asks for its capture in the environment. */
-	const char *at = getenv("CRUMBS_CAPTURE_FRAME");
+	const char *at = ctx->under_layer ? NULL : getenv("CRUMBS_CAPTURE_FRAME");
 	if (at && *at) {
 		char *end;
 		errno = 0;
@@ -867,8 +905,15 @@ static int parse_settings(crumbs_context *ctx, const char *settings, char *err, 
 }
 
 /* A capture request from any source; `err` gets what went wrong. */
+#define UNDER_LAYER "the crumbs layer records this program: capture with `crumbs trigger PID` " \
+	"or `crumbs capture`"
+
 static enum crumbs_result request(crumbs_context *ctx, const char *settings, char *err, size_t n)
 {
+	if (ctx->under_layer) {
+		snprintf(err, n, UNDER_LAYER);
+		return CRUMBS_ERROR_BAD_STATE;
+	}
 	if (atomic_load(&ctx->state) != STATE_IDLE) {
 		snprintf(err, n, "a capture (of frame %llu) is already under way",
 			 (unsigned long long)(ctx->state == STATE_PREROLL ? ctx->frame + 1 :
@@ -886,7 +931,10 @@ enum crumbs_result crumbs_capture_at(crumbs_context *ctx, uint64_t frame, const 
 	char err[300];
 	enum crumbs_result r = CRUMBS_OK;
 
-	if (atomic_load(&ctx->state) != STATE_IDLE || ctx->capture_at != UINT64_MAX) {
+	if (ctx->under_layer) {
+		snprintf(err, sizeof(err), UNDER_LAYER);
+		r = CRUMBS_ERROR_BAD_STATE;
+	} else if (atomic_load(&ctx->state) != STATE_IDLE || ctx->capture_at != UINT64_MAX) {
 		snprintf(err, sizeof(err), "a capture is already asked for or under way");
 		r = CRUMBS_ERROR_BAD_STATE;
 	} else if (frame == 0 && ctx->frame == 0 && !ctx->submitted) {

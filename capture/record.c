@@ -187,7 +187,8 @@ static void label_begin(crumbs_context *ctx, VkCommandBuffer cb, const char *nam
 	ctx->ifn.CmdBeginDebugUtilsLabel(cb, &label);
 }
 
-static void record_begin(struct crumbs_cmd *cmd, unsigned level, const char *name, size_t len)
+static void record_begin(struct crumbs_cmd *cmd, uint8_t type, unsigned level, const char *name,
+			 size_t len)
 {
 	crumbs_context *ctx = cmd->ctx;
 
@@ -204,7 +205,7 @@ static void record_begin(struct crumbs_cmd *cmd, unsigned level, const char *nam
 		return;
 	}
 	struct queue_state *q = &ctx->queues[cmd->queue];
-	e->type = EVENT_BEGIN;
+	e->type = type;
 	e->level = (uint8_t)level;
 	e->slot = NO_SLOT;
 	name_store(ctx, e, name, len);
@@ -231,7 +232,7 @@ void crumbs_scope_record_(crumbs_cmd *cmd, unsigned level, const char *name)
 {
 	if (level > CRUMBS_DETAIL_MAX)
 		level = CRUMBS_DETAIL_MAX;
-	record_begin(cmd, level, name ? name : "", name ? strlen(name) : 0);
+	record_begin(cmd, EVENT_BEGIN, level, name ? name : "", name ? strlen(name) : 0);
 }
 
 void crumbs_scope_recordf_(crumbs_cmd *cmd, unsigned level, const char *fmt, ...)
@@ -245,7 +246,7 @@ void crumbs_scope_recordf_(crumbs_cmd *cmd, unsigned level, const char *fmt, ...
 		n = 0;
 	if (level > CRUMBS_DETAIL_MAX)
 		level = CRUMBS_DETAIL_MAX;
-	record_begin(cmd, level, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+	record_begin(cmd, EVENT_BEGIN, level, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
 void crumbs_scope_close_(crumbs_cmd *cmd)
@@ -319,4 +320,58 @@ void crumbs_cmd_execute(crumbs_cmd *cmd, uint32_t count, const VkCommandBuffer *
 		e->slot = NO_SLOT;
 		e->u.secondary = secondaries[i];
 	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Leaf events and render passes (the layer)                                */
+/* ------------------------------------------------------------------------ */
+
+bool record_full_detail(const struct crumbs_cmd *cmd)
+{
+	return cmd->kind == HANDLE_CAPTURE && !cmd->state.skipped;
+}
+
+void record_pass_begin(struct crumbs_cmd *cmd, enum crumbs_event_kind kind)
+{
+	const char *name = crumbs_event_kind_name(kind);
+	record_begin(cmd, EVENT_PASS, (unsigned)kind, name, strlen(name));
+}
+
+uint32_t record_leaf_begin(struct crumbs_cmd *cmd)
+{
+	struct queue_state *q = &cmd->ctx->queues[cmd->queue];
+	if (!q->valid_bits)
+		return NO_SLOT;
+	/* A leaf is one level deeper than the scopes around it. */
+	uint32_t s = slots_take(q, cmd->depth + 1, 2);
+	if (s == NO_SLOT) {
+		atomic_fetch_add(&cmd->ctx->dropped, 1);
+		return NO_SLOT;
+	}
+	cmd->ctx->devices[q->device].fn.CmdWriteTimestamp(cmd->cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+							   q->pool, s);
+	return s;
+}
+
+void record_leaf_end(struct crumbs_cmd *cmd, uint32_t slot, enum crumbs_event_kind kind,
+		     uint64_t draws, uint64_t dispatches, uint64_t prims, uint64_t verts)
+{
+	crumbs_context *ctx = cmd->ctx;
+	struct queue_state *q = &ctx->queues[cmd->queue];
+	if (slot != NO_SLOT)
+		ctx->devices[q->device].fn.CmdWriteTimestamp(cmd->cb,
+			VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, q->pool, slot + 1);
+	uint32_t i = atomic_fetch_add(&ctx->counts_next, 1);
+	struct event *e = i < ctx->counts_cap ? event_add(cmd) : NULL;
+	if (!e) {
+		/* Its slots stay written but unread: the leaf is lost, its
+		 * time stays with its parent. */
+		atomic_fetch_add(&ctx->dropped, 1);
+		return;
+	}
+	ctx->counts[i] = (struct counts_record){ draws, dispatches, prims, verts };
+	e->type = EVENT_LEAF;
+	e->level = (uint8_t)kind;
+	e->slot = slot;
+	e->u.counts = i;
 }

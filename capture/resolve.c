@@ -45,6 +45,8 @@ static void mark_events(crumbs_context *ctx, const struct crumbs_cmd *cmd, int d
 					mark_events(ctx, s, depth + 1);
 			} else if (e->slot != NO_SLOT && q->written && e->slot < q->slot_count) {
 				q->written[e->slot] = 1;
+				if (e->type == EVENT_LEAF && e->slot + 1 < q->slot_count)
+					q->written[e->slot + 1] = 1;
 			}
 		}
 }
@@ -179,7 +181,8 @@ static bool events_ready(crumbs_context *ctx, const struct crumbs_cmd *cmd, int 
 				const struct crumbs_cmd *s = map_find(ctx, e->u.secondary);
 				if (s && depth < MAX_EXECUTE_DEPTH && !events_ready(ctx, s, depth + 1))
 					return false;
-			} else if (e->slot != NO_SLOT && !available(q, e->slot)) {
+			} else if (e->slot != NO_SLOT && (!available(q, e->slot) ||
+				   (e->type == EVENT_LEAF && !available(q, e->slot + 1)))) {
 				return false;
 			}
 		}
@@ -226,6 +229,20 @@ static enum crumbs_result write_events(crumbs_context *ctx, crumbs_writer *w,
 					 ctx->names + e->u.name.offset);
 				r = crumbs_writer_scope_begin(w, name, e->level, ticks_of(q, e->slot));
 				break;
+			case EVENT_PASS:
+				r = crumbs_writer_event_begin(w, (enum crumbs_event_kind)e->level, NULL,
+							      ticks_of(q, e->slot));
+				break;
+			case EVENT_LEAF: {
+				const struct counts_record *c = &ctx->counts[e->u.counts];
+				struct crumbs_leaf_desc leaf = {
+					(enum crumbs_event_kind)e->level, NULL, c->draws,
+					c->dispatches, c->prims, c->verts, ticks_of(q, e->slot),
+					e->slot == NO_SLOT ? CRUMBS_NO_TICKS : ticks_of(q, e->slot + 1)
+				};
+				r = crumbs_writer_leaf(w, &leaf);
+				break;
+			}
 			case EVENT_END:
 				r = crumbs_writer_scope_end(w, ticks_of(q, e->slot));
 				break;
