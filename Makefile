@@ -1,6 +1,7 @@
 # crumbs: one non-recursive Makefile.
 #
-#   make                 build/crumbs and build/crumbs-gen
+#   make                 build/crumbs, crumbs-gen, libcrumbs.a, the layer, sample-renderer
+#   make install         PREFIX=/usr/local: crumbs and the layer with its manifest
 #   make demo            the main job: report a frame's profilegpu tables
 #   make deps            install the Debian packages (tests/install-deps)
 #   make test            build and run every test; ends with "N passed, N failed"
@@ -36,8 +37,9 @@ VULKAN_LIBS := $(shell $(PKG_CONFIG) --libs vulkan 2>/dev/null)
 CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
+# -fPIC: the recorder also goes into the layer, a shared library.
 ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARNINGS) $(CFLAGS) \
-	$(SAN_FLAGS) $(PKG_CFLAGS) -MMD -MP
+	$(SAN_FLAGS) $(PKG_CFLAGS) -fPIC -MMD -MP
 ALL_LDFLAGS := $(LDFLAGS) $(SAN_FLAGS)
 LIBS := $(PKG_LIBS) -lm -pthread
 
@@ -46,7 +48,7 @@ RECORDER_SRC := capture/context.c capture/record.c capture/submit.c capture/reso
 	capture/trigger.c
 ANALYZE_SRC := analyze/arena.c analyze/reader.c analyze/model.c
 REPORT_SRC := report/settings.c report/filter.c report/table.c report/text.c
-CMDS_SRC := cmds/main.c cmds/report.c cmds/info.c cmds/trigger.c
+CMDS_SRC := cmds/main.c cmds/report.c cmds/info.c cmds/trigger.c cmds/capture.c
 GEN_SRC := samples/gen.c
 RENDERER_SRC := samples/renderer.c
 SHADERS := $(wildcard samples/shaders/*.vert samples/shaders/*.frag samples/shaders/*.comp)
@@ -66,8 +68,10 @@ VULKAN_TESTS := $(patsubst tests/vulkan/%.c,$(BUILD)/tests/vk_%,$(wildcard tests
 FUZZ_TARGETS := reader records
 FUZZ_REPLAY := $(patsubst %,$(BUILD)/tests/fuzz_%_replay,$(FUZZ_TARGETS))
 
-.PHONY: all clean test bench fuzz deps demo
-all: $(BUILD)/crumbs $(BUILD)/crumbs-gen $(LIBCRUMBS) $(BUILD)/sample-renderer
+.PHONY: all clean test bench fuzz deps demo install
+LAYER := $(BUILD)/libVkLayer_crumbs.so
+LAYER_JSON := $(BUILD)/VkLayer_crumbs.json
+all: $(BUILD)/crumbs $(BUILD)/crumbs-gen $(LIBCRUMBS) $(LAYER) $(LAYER_JSON) $(BUILD)/sample-renderer
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -82,6 +86,25 @@ $(BUILD)/crumbs-gen: $(GEN_OBJ)
 $(LIBCRUMBS): $(CORE_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
+
+# The layer: only the loader's entry points are exported, so the
+# recorder inside cannot clash with a libcrumbs the program links.
+$(LAYER): $(BUILD)/obj/capture/layer.o $(CORE_OBJ) capture/layer.map
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,--version-script=capture/layer.map -Wl,-Bsymbolic \
+		-o $@ $(BUILD)/obj/capture/layer.o $(CORE_OBJ) $(LIBS)
+
+# The manifest beside it: VK_LAYER_PATH=build finds the layer.
+$(LAYER_JSON): capture/VkLayer_crumbs.json.in
+	sed 's|@LIBRARY@|./libVkLayer_crumbs.so|' $< >$@
+
+PREFIX ?= /usr/local
+install: $(BUILD)/crumbs $(LAYER)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
+		$(DESTDIR)$(PREFIX)/share/vulkan/explicit_layer.d
+	install -m 755 $(BUILD)/crumbs $(DESTDIR)$(PREFIX)/bin/crumbs
+	install -m 644 $(LAYER) $(DESTDIR)$(PREFIX)/lib/libVkLayer_crumbs.so
+	sed 's|@LIBRARY@|$(PREFIX)/lib/libVkLayer_crumbs.so|' capture/VkLayer_crumbs.json.in \
+		>$(DESTDIR)$(PREFIX)/share/vulkan/explicit_layer.d/VkLayer_crumbs.json
 
 # Shaders become C arrays of SPIR-V words, compiled into the renderer.
 $(BUILD)/shaders/%.h: samples/shaders/%
