@@ -16,6 +16,7 @@ enum { EXIT_OK = 0, EXIT_FAILURE_ = 1, EXIT_USAGE = 2 };
 int cmd_report(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_trigger(int argc, char **argv);
+int cmd_capture(int argc, char **argv);
 
 /* "crumbs: <message>" on standard error. */
 __attribute__((format(printf, 1, 2)))
@@ -50,6 +51,10 @@ int cmd_finish(int status);
  * it has when not (the tables would be silently empty). */
 bool cmd_check_selection(const char *path, const struct report_settings *s,
 			 const struct capture_meta *meta);
+
+/* Prints the tables of frame `number` of a capture (UINT64_MAX: its
+ * first) with the settings; says what went wrong. Returns an exit status. */
+int cmd_report_capture(const char *path, uint64_t number, struct report_settings *s);
 
 /* A message for a capture that could not be read. */
 void cmd_capture_error(const char *path, const char *text, bool frames_before);

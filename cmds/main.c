@@ -20,6 +20,7 @@ struct command {
 static const struct command commands[] = {
 	{ "report", cmd_report, "print the profilegpu tables of a capture" },
 	{ "info", cmd_info, "describe a capture: devices, queues, frames, sizes, frame times" },
+	{ "capture", cmd_capture, "run a program under the crumbs layer, capture a frame, print its tables" },
 	{ "trigger", cmd_trigger, "capture the next frame of a running program and print its tables" },
 };
 
@@ -97,7 +98,7 @@ void cmd_capture_error(const char *path, const char *text, bool frames_before)
 static void usage(FILE *to)
 {
 	fprintf(to, "usage: crumbs COMMAND [ARGS]\n\n"
-		    "crumbs reads GPU frame captures and prints their timing tables.\n\n"
+		    "crumbs captures GPU frames of Vulkan programs and prints their timing tables.\n\n"
 		    "commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(to, "  %-8s  %s\n", commands[i].name, commands[i].help);

@@ -160,3 +160,39 @@ out:
 	free(positional);
 	return status;
 }
+
+int cmd_report_capture(const char *path, uint64_t number, struct report_settings *s)
+{
+	struct analyze_error err;
+	capture *c = NULL;
+	const struct frame *f = NULL;
+	int status = EXIT_OK;
+	enum crumbs_result r;
+
+	if ((r = capture_open_file(path, &c, &err)) != CRUMBS_OK) {
+		cmd_capture_error(path, err.text, false);
+		return EXIT_FAILURE_;
+	}
+	r = number == UINT64_MAX ? CRUMBS_OK : capture_seek_frame(c, number, &err);
+	if (r == CRUMBS_OK)
+		r = capture_next_frame(c, &f, &err);
+	if (r == CRUMBS_ERROR_NOT_FOUND || (r == CRUMBS_OK && !f)) {
+		cmd_error("'%s' does not hold frame %llu", path, (unsigned long long)number);
+		status = EXIT_FAILURE_;
+	} else if (r != CRUMBS_OK) {
+		cmd_capture_error(path, err.text, false);
+		status = EXIT_FAILURE_;
+	} else if (!cmd_check_selection(path, s, capture_meta(c))) {
+		status = EXIT_FAILURE_;
+	} else {
+		struct report_sink sink = { cmd_stdout_sink, NULL };
+		if (report_frame(s, capture_meta(c), f, &sink) != 0)
+			status = EXIT_FAILURE_; /* cmd_finish says why */
+		else if (capture_damage(c)->code != CRUMBS_OK) {
+			cmd_capture_error(path, capture_damage(c)->text, false);
+			status = EXIT_FAILURE_;
+		}
+	}
+	capture_free(c);
+	return status;
+}

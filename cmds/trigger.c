@@ -536,42 +536,6 @@ static int parse_pid(const char *s, long *pid)
 	return 0;
 }
 
-/* Prints the tables of the capture's frame with the settings. */
-static int report_capture(const char *path, uint64_t number, struct report_settings *s)
-{
-	struct analyze_error err;
-	capture *c = NULL;
-	const struct frame *f = NULL;
-	int status = EXIT_OK;
-	enum crumbs_result r;
-
-	if ((r = capture_open_file(path, &c, &err)) != CRUMBS_OK) {
-		cmd_capture_error(path, err.text, false);
-		return EXIT_FAILURE_;
-	}
-	if ((r = capture_seek_frame(c, number, &err)) == CRUMBS_OK)
-		r = capture_next_frame(c, &f, &err);
-	if (r == CRUMBS_ERROR_NOT_FOUND || (r == CRUMBS_OK && !f)) {
-		cmd_error("'%s' does not hold frame %llu", path, (unsigned long long)number);
-		status = EXIT_FAILURE_;
-	} else if (r != CRUMBS_OK) {
-		cmd_capture_error(path, err.text, false);
-		status = EXIT_FAILURE_;
-	} else if (!cmd_check_selection(path, s, capture_meta(c))) {
-		status = EXIT_FAILURE_;
-	} else {
-		struct report_sink sink = { cmd_stdout_sink, NULL };
-		if (report_frame(s, capture_meta(c), f, &sink) != 0)
-			status = EXIT_FAILURE_; /* cmd_finish says why */
-		else if (capture_damage(c)->code != CRUMBS_OK) {
-			cmd_capture_error(path, capture_damage(c)->text, false);
-			status = EXIT_FAILURE_;
-		}
-	}
-	capture_free(c);
-	return status;
-}
-
 int cmd_trigger(int argc, char **argv)
 {
 	struct report_settings s;
@@ -678,7 +642,7 @@ int cmd_trigger(int argc, char **argv)
 	fflush(stdout);
 	fprintf(stderr, "crumbs: frame %llu of process %ld captured to '%s'\n",
 		(unsigned long long)frame, pid, capture_path);
-	status = cmd_finish(report_capture(capture_path, frame, &s));
+	status = cmd_finish(cmd_report_capture(capture_path, frame, &s));
 out:
 	sbuf_release(&req);
 	report_settings_release(&s);

@@ -912,10 +912,16 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(
 	VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT types,
 	const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
 {
-	(void)types;
 	struct renderer *r = user;
-	r->validation_messages++;
 	fflush(stdout);
+	/* The loader's own notes (a layer enabled from the environment, as
+	 * `crumbs capture` does) are not validation messages. */
+	if (types == VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT && data->pMessageIdName &&
+	    strcmp(data->pMessageIdName, "Loader Message") == 0) {
+		fprintf(stderr, PROGRAM ": loader: %s\n", data->pMessage ? data->pMessage : "");
+		return VK_FALSE;
+	}
+	r->validation_messages++;
 	fprintf(stderr, PROGRAM ": validation %s: %s\n",
 		severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT ? "error" : "warning",
 		data->pMessage ? data->pMessage : "(no message)");

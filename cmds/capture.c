@@ -1,0 +1,336 @@
+/*
+ * capture.c: `crumbs capture [options] -- PROGRAM [ARGS]`: runs a program
+ * with the crumbs layer (VK_LAYER_CRUMBS_capture) enabled, captures one of
+ * its frames, prints the tables and returns the program's exit status.
+ */
+#include "cmds.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define LAYER_NAME "VK_LAYER_CRUMBS_capture"
+#define MANIFEST "VkLayer_crumbs.json"
+#define DEFAULT_FRAME 10
+
+struct capture_args {
+	bool help;
+	bool on_trigger;
+	bool frame_given;
+	uint64_t frame;
+	const char *output;
+};
+
+static int set_help(void *t, const char *v, char *err, size_t n)
+{
+	(void)v, (void)err, (void)n;
+	((struct capture_args *)t)->help = true;
+	return 0;
+}
+
+static int set_on_trigger(void *t, const char *v, char *err, size_t n)
+{
+	(void)v, (void)err, (void)n;
+	((struct capture_args *)t)->on_trigger = true;
+	return 0;
+}
+
+static int set_frame(void *t, const char *v, char *err, size_t n)
+{
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(v, &end, 10);
+	if (end == v || *end || errno || v[0] == '-' || x > (1ull << 48)) {
+		snprintf(err, n, "'%s' is not a frame number", v);
+		return -1;
+	}
+	((struct capture_args *)t)->frame = x;
+	((struct capture_args *)t)->frame_given = true;
+	return 0;
+}
+
+static int set_output(void *t, const char *v, char *err, size_t n)
+{
+	if (!*v) {
+		snprintf(err, n, "the file name is empty");
+		return -1;
+	}
+	((struct capture_args *)t)->output = v;
+	return 0;
+}
+
+static const struct option_spec own_options[] = {
+	{ "help", 'h', NULL, "show this help", set_help },
+	{ "frame", 0, "N", "capture frame N, counted from 0 (default 10, after warm-up)", set_frame },
+	{ "output", 'o', "FILE", "write the capture to FILE (default PROGRAM-frame-N.crumbs)",
+	  set_output },
+	{ "on-trigger", 0, NULL, "capture when `crumbs trigger PID` asks, not at a frame", set_on_trigger },
+};
+
+/* The folder of the layer's manifest: beside this program (the build
+ * tree), or the installed ../share/vulkan/explicit_layer.d. */
+static bool find_layer(char *dir, size_t size)
+{
+	char exe[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (len <= 0)
+		return false;
+	exe[len] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (!slash)
+		return false;
+	*slash = '\0';
+	const char *tries[] = { "", "/../share/vulkan/explicit_layer.d" };
+	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+		char path[PATH_MAX + 64];
+		snprintf(path, sizeof(path), "%s%s/" MANIFEST, exe, tries[i]);
+		if (access(path, R_OK) == 0) {
+			/* The folder: the path without its last part. */
+			*strrchr(path, '/') = '\0';
+			if (strlen(path) >= size)
+				return false;
+			memcpy(dir, path, strlen(path) + 1);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Sets name to value, or value:OLD when `join` and it is set already. */
+static int set_env(const char *name, const char *value, bool first)
+{
+	const char *old = getenv(name);
+	if (!old || !*old)
+		return setenv(name, value, 1);
+	size_t n = strlen(old) + strlen(value) + 2;
+	char *joined = malloc(n);
+	if (!joined)
+		return -1;
+	if (first)
+		snprintf(joined, n, "%s:%s", value, old);
+	else
+		snprintf(joined, n, "%s:%s", old, value);
+	int r = setenv(name, joined, 1);
+	free(joined);
+	return r;
+}
+
+/* Runs the program and returns its exit status, as a shell reports it. */
+static int run(char **argv)
+{
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0) {
+		cmd_error("cannot start '%s': %s", argv[0], strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		fprintf(stderr, "crumbs: cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	/* ^C goes to the program; crumbs waits to report what it left. */
+	struct sigaction ignore = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	sigemptyset(&ignore.sa_mask);
+	sigaction(SIGINT, &ignore, &old_int);
+	sigaction(SIGQUIT, &ignore, &old_quit);
+	int status = 0;
+	pid_t w;
+	while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	if (w < 0) {
+		cmd_error("cannot wait for '%s': %s", argv[0], strerror(errno));
+		return -1;
+	}
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status)) {
+		cmd_error("'%s' was killed by signal %d", argv[0], WTERMSIG(status));
+		return 128 + WTERMSIG(status);
+	}
+	return 1;
+}
+
+/* The one capture the layer left in `dir`, moved to `dest` (or, without
+ * one, to its own name in `out_dir`); returns its path (malloc'd). */
+static char *take_capture(const char *dir, const char *dest, const char *out_dir)
+{
+	DIR *d = opendir(dir);
+	char *found = NULL;
+	struct dirent *e;
+	while (d && (e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+		if (len > 7 && strcmp(e->d_name + len - 7, ".crumbs") == 0 && e->d_name[0] != '.') {
+			free(found);
+			found = strdup(e->d_name);
+		}
+	}
+	if (d)
+		closedir(d);
+	if (!found)
+		return NULL;
+	char from[PATH_MAX], to[PATH_MAX];
+	snprintf(from, sizeof(from), "%s/%s", dir, found);
+	if (dest)
+		snprintf(to, sizeof(to), "%s", dest);
+	else
+		snprintf(to, sizeof(to), "%s/%s", out_dir, found);
+	free(found);
+	if (rename(from, to) != 0) {
+		cmd_error("cannot move the capture to '%s': %s", to, strerror(errno));
+		unlink(from);
+		return NULL;
+	}
+	return strdup(to);
+}
+
+/* Removes the temporary folder and anything the layer left in it. */
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+int cmd_capture(int argc, char **argv)
+{
+	struct report_settings s;
+	struct capture_args args = { .frame = DEFAULT_FRAME };
+	char **positional = calloc((size_t)argc + 1, sizeof(*positional));
+	char perr[300], layer_dir[PATH_MAX], tmp[PATH_MAX] = "";
+	int status = EXIT_OK;
+
+	report_settings_init(&s);
+	struct option_table tables[] = {
+		{ own_options, sizeof(own_options) / sizeof(own_options[0]), &args },
+		{ report_options, report_option_count, &s },
+	};
+	if (!positional) {
+		cmd_error("out of memory");
+		status = EXIT_FAILURE_;
+		goto out;
+	}
+	int n = cmd_parse("capture", tables, 2, argc - 1, argv + 1, true, positional);
+	if (n < 0) {
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (args.help) {
+		cmd_help("crumbs capture [options] [--] PROGRAM [ARGS...]",
+			 "Runs PROGRAM with the crumbs Vulkan layer, which times the program's debug\n"
+			 "labels and, in the capture frame, every render pass, draw, dispatch, copy,\n"
+			 "blit, clear and resolve. Frame N is captured (frames end at each\n"
+			 "vkQueuePresentKHR; a program that never presents ends one at each submission\n"
+			 "with a fence), written to a file, and its tables are printed with the report\n"
+			 "options. Returns the program's exit status (1 if it exited 0 but no frame\n"
+			 "was captured).",
+			 tables, 2);
+		status = cmd_finish(EXIT_OK);
+		goto out;
+	}
+	if (n == 0) {
+		status = cmd_usage_error("capture", "expected a program to run (crumbs capture "
+				       "[options] -- PROGRAM [ARGS])");
+		goto out;
+	}
+	if (args.on_trigger && (args.frame_given || args.output)) {
+		status = cmd_usage_error("capture", "--on-trigger captures when asked: it takes no "
+				       "--frame, and captures keep their own names (no --output)");
+		goto out;
+	}
+	if (report_settings_prepare(&s, perr, sizeof(perr)) != CRUMBS_OK) {
+		status = cmd_usage_error("capture", "%s", perr);
+		goto out;
+	}
+	if (!find_layer(layer_dir, sizeof(layer_dir))) {
+		cmd_error("cannot find the crumbs layer (" MANIFEST " beside the crumbs program or "
+			  "in ../share/vulkan/explicit_layer.d)");
+		status = EXIT_FAILURE_;
+		goto out;
+	}
+
+	/* Where the capture goes: a folder beside its destination, so that
+	 * taking it is a rename. */
+	char out_dir[PATH_MAX] = ".";
+	if (args.output) {
+		snprintf(out_dir, sizeof(out_dir), "%s", args.output);
+		char *slash = strrchr(out_dir, '/');
+		if (slash == out_dir)
+			out_dir[1] = '\0';
+		else if (slash)
+			*slash = '\0';
+		else
+			snprintf(out_dir, sizeof(out_dir), ".");
+	}
+	char frame[32];
+	snprintf(frame, sizeof(frame), "%llu", (unsigned long long)args.frame);
+	if (!args.on_trigger) {
+		snprintf(tmp, sizeof(tmp), "%s/.crumbs-capture-XXXXXX", out_dir);
+		if (!mkdtemp(tmp)) {
+			cmd_error("cannot create a folder in '%s': %s", out_dir, strerror(errno));
+			tmp[0] = '\0';
+			status = EXIT_FAILURE_;
+			goto out;
+		}
+	}
+	/* The layer below any the program or the user enabled, so that
+	 * the validation layer sees what crumbs records too. */
+	if (set_env("VK_ADD_LAYER_PATH", layer_dir, true) != 0 ||
+	    set_env("VK_LOADER_LAYERS_ENABLE", LAYER_NAME, false) != 0 ||
+	    setenv("CRUMBS_CAPTURE_DIR", args.on_trigger ? out_dir : tmp, 1) != 0 ||
+	    (!args.on_trigger && setenv("CRUMBS_CAPTURE_FRAME", frame, 1) != 0) ||
+	    (args.on_trigger && unsetenv("CRUMBS_CAPTURE_FRAME") != 0) ||
+	    (!args.on_trigger && setenv("CRUMBS_LAYER_QUIET", "1", 1) != 0)) {
+		cmd_error("cannot set the environment: %s", strerror(errno));
+		status = EXIT_FAILURE_;
+		goto out;
+	}
+
+	int program = run(positional);
+	if (program < 0) {
+		status = EXIT_FAILURE_;
+		goto out;
+	}
+	status = program;
+	if (args.on_trigger)
+		goto out;
+	char *path = take_capture(tmp, args.output, out_dir);
+	if (!path) {
+		cmd_error("'%s' ended before frame %s was captured (did it use Vulkan, and run "
+			  "that many frames?)", positional[0], frame);
+		if (status == 0)
+			status = EXIT_FAILURE_;
+		goto out;
+	}
+	fflush(stdout);
+	fprintf(stderr, "crumbs: frame %s of '%s' captured to '%s'\n", frame, positional[0], path);
+	int shown = cmd_finish(cmd_report_capture(path, UINT64_MAX, &s));
+	free(path);
+	if (status == 0)
+		status = shown;
+out:
+	if (tmp[0])
+		remove_dir(tmp);
+	report_settings_release(&s);
+	free(positional);
+	return status;
+}
