@@ -1046,6 +1046,31 @@ static VKAPI_ATTR void VKAPI_CALL layer_CmdDrawIndexedIndirectCount(
 	indirect_end(l);
 }
 
+/* The two multi-draw structures hold their vertex and index counts at
+ * the same place. */
+_Static_assert(offsetof(VkMultiDrawInfoEXT, vertexCount) ==
+	       offsetof(VkMultiDrawIndexedInfoEXT, indexCount), "multi-draw counts");
+
+/* The leaf of a multi-draw: `count` elements `stride` bytes apart, each
+ * with its vertex (or index) count where VkMultiDrawInfoEXT has it. */
+static void multi_draw_end(struct leaf l, uint32_t count, const void *info, uint32_t stride,
+			   uint32_t instances)
+{
+	if (!l.s)
+		return;
+	uint64_t verts = 0, prims = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		uint32_t n;
+		memcpy(&n, (const char *)info + (size_t)i * stride +
+			   offsetof(VkMultiDrawInfoEXT, vertexCount), sizeof(n));
+		uint64_t p = prims_of(l.s->topology, n);
+		verts += (uint64_t)n * instances;
+		prims = (p == CRUMBS_COUNT_UNKNOWN || prims == CRUMBS_COUNT_UNKNOWN) ?
+				CRUMBS_COUNT_UNKNOWN : prims + p * instances;
+	}
+	leaf_end(l, CRUMBS_EVENT_DRAW, count, 0, prims, verts);
+}
+
 /* One leaf for the whole call: its draws are one command. */
 static VKAPI_ATTR void VKAPI_CALL layer_CmdDrawMultiEXT(VkCommandBuffer cb, uint32_t count,
 							const VkMultiDrawInfoEXT *info,
@@ -1055,18 +1080,7 @@ static VKAPI_ATTR void VKAPI_CALL layer_CmdDrawMultiEXT(VkCommandBuffer cb, uint
 	struct layer_device *d = device_of(cb);
 	struct leaf l = leaf_begin(d, cb);
 	d->next.CmdDrawMultiEXT(cb, count, info, instances, first_instance, stride);
-	if (!l.s)
-		return;
-	uint64_t verts = 0, prims = 0;
-	for (uint32_t i = 0; i < count; i++) {
-		const VkMultiDrawInfoEXT *di =
-			(const VkMultiDrawInfoEXT *)(const void *)((const char *)info + (size_t)i * stride);
-		uint64_t p = prims_of(l.s->topology, di->vertexCount);
-		verts += (uint64_t)di->vertexCount * instances;
-		prims = (p == CRUMBS_COUNT_UNKNOWN || prims == CRUMBS_COUNT_UNKNOWN) ?
-				CRUMBS_COUNT_UNKNOWN : prims + p * instances;
-	}
-	leaf_end(l, CRUMBS_EVENT_DRAW, count, 0, prims, verts);
+	multi_draw_end(l, count, info, stride, instances);
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_CmdDrawMultiIndexedEXT(VkCommandBuffer cb, uint32_t count,
@@ -1080,18 +1094,7 @@ static VKAPI_ATTR void VKAPI_CALL layer_CmdDrawMultiIndexedEXT(VkCommandBuffer c
 	struct leaf l = leaf_begin(d, cb);
 	d->next.CmdDrawMultiIndexedEXT(cb, count, info, instances, first_instance, stride,
 				       vertex_offset);
-	if (!l.s)
-		return;
-	uint64_t verts = 0, prims = 0;
-	for (uint32_t i = 0; i < count; i++) {
-		const VkMultiDrawIndexedInfoEXT *di = (const VkMultiDrawIndexedInfoEXT *)(const void *)
-			((const char *)info + (size_t)i * stride);
-		uint64_t p = prims_of(l.s->topology, di->indexCount);
-		verts += (uint64_t)di->indexCount * instances;
-		prims = (p == CRUMBS_COUNT_UNKNOWN || prims == CRUMBS_COUNT_UNKNOWN) ?
-				CRUMBS_COUNT_UNKNOWN : prims + p * instances;
-	}
-	leaf_end(l, CRUMBS_EVENT_DRAW, count, 0, prims, verts);
+	multi_draw_end(l, count, info, stride, instances);
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_CmdDispatch(VkCommandBuffer cb, uint32_t x, uint32_t y,
