@@ -218,6 +218,9 @@ static void across_command_buffers(void **state)
 	crumbs_scope_end(h2); /* ends "Outer", begun on cb1 */
 	crumbs_cmd_end(h2);
 	assert_int_equal(vkEndCommandBuffer(cb2), VK_SUCCESS);
+	/* The first submission has finished before the sleep (a slow run,
+	 * under the sanitizers, may still be on it), so the gap is idle. */
+	assert_int_equal(vkQueueWaitIdle(t.queue), VK_SUCCESS);
 	vkt_sleep_ms(2);
 	vkt_submit(&t, cb2, VK_NULL_HANDLE, 0, VK_NULL_HANDLE, 0);
 	crumbs_frame(t.crumbs);
