@@ -18,6 +18,12 @@ PKG_CONFIG ?= pkg-config
 ifneq ($(SANITIZE),)
 BUILD ?= build/sanitize
 SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
+# Programs not built here (vkcube, glxgears) load the sanitized layer with
+# the runtimes preloaded: tests/cli/layer-programs.
+comma := ,
+SAN_RUNTIMES := $(patsubst address,asan,$(patsubst undefined,ubsan,$(patsubst thread,tsan,\
+	$(subst $(comma), ,$(SANITIZE)))))
+export CRUMBS_LAYER_PRELOAD := $(foreach r,$(SAN_RUNTIMES),$(shell $(CC) -print-file-name=lib$(r).so))
 else
 BUILD ?= build
 SAN_FLAGS :=
@@ -44,8 +50,8 @@ ALL_LDFLAGS := $(LDFLAGS) $(SAN_FLAGS)
 LIBS := $(PKG_LIBS) -lm -pthread
 
 CAPTURE_SRC := capture/result.c capture/crc32c.c capture/format.c capture/writer.c
-RECORDER_SRC := capture/context.c capture/record.c capture/submit.c capture/resolve.c \
-	capture/trigger.c
+RECORDER_SRC := capture/context.c capture/record.c capture/standing.c capture/submit.c \
+	capture/resolve.c capture/trigger.c
 ANALYZE_SRC := analyze/arena.c analyze/reader.c analyze/model.c
 REPORT_SRC := report/settings.c report/filter.c report/table.c report/text.c
 CMDS_SRC := cmds/main.c cmds/report.c cmds/info.c cmds/trigger.c cmds/capture.c

@@ -21,6 +21,9 @@
 #define END_STACK 32           /* reserved end slots a handle remembers */
 #define EVENTS_PER_BLOCK 30
 #define RESOLVE_NS 10000000000ll /* how long results may take before giving up */
+#define STANDING_RANGE 128     /* query slots per range of a standing pool */
+#define STANDING_RANGES 128    /* ranges per device */
+#define STANDING_MAX_RANGES 32 /* ranges one recording may take */
 
 /* ------------------------------------------------------------------------ */
 /* Vulkan functions                                                         */
@@ -81,6 +84,14 @@ struct calibration_sample {
 	bool valid;
 };
 
+/* A device's query pool for standing recordings (standing.c), in ranges
+ * that each recording takes for its life. */
+struct standing_pool {
+	VkQueryPool pool;
+	struct crumbs_cmd *owner[STANDING_RANGES]; /* NULL: free */
+	bool held[STANDING_RANGES];  /* a capture copies from it until resolved */
+};
+
 struct device_state {
 	VkPhysicalDevice physical;
 	VkDevice device;
@@ -90,6 +101,7 @@ struct device_state {
 	bool calibrated;                   /* calibrated timestamps usable */
 	struct calibration_sample bracketed; /* the fallback's, from creation */
 	struct calibration_sample start, end; /* around the capture frame */
+	struct standing_pool *standing;    /* NULL: no standing recordings */
 };
 
 /* Submissions of one queue in a capture. */
@@ -147,16 +159,28 @@ struct queue_state {
 	VkCommandBufferSubmitInfo *scratch_cbinfos;
 	void *scratch_submits;      /* VkSubmitInfo or VkSubmitInfo2 */
 	uint32_t scratch_submit_cap;
+	/* Standing recordings: [max_submissions] command buffers that copy
+	 * the results of those a capture-frame batch ran, from their own
+	 * pool, so that crumbs' other buffers need no lock. */
+	VkCommandPool standing_cmd_pool;
+	VkCommandBuffer *standing_cbs;
+	/* Queue labels of a capture frame since the last submission: they
+	 * happen at the start of the next one (submit.c). */
+	struct crumbs_cmd *labels;
 };
 
 /* ------------------------------------------------------------------------ */
 /* Command buffers and events                                               */
 /* ------------------------------------------------------------------------ */
 
+struct counts_record {
+	uint64_t draws, dispatches, prims, verts;
+};
+
 /* EVENT_PASS: a render pass, a scope whose level is its kind. EVENT_LEAF:
  * one command between two slots (slot, slot + 1), its kind in level and
  * its counts in u.counts. */
-enum event_type { EVENT_BEGIN, EVENT_END, EVENT_COUNTS, EVENT_EXECUTE, EVENT_PASS, EVENT_LEAF };
+enum event_type { EVENT_NONE, EVENT_BEGIN, EVENT_END, EVENT_COUNTS, EVENT_EXECUTE, EVENT_PASS, EVENT_LEAF };
 
 struct event {
 	uint8_t type;
@@ -179,7 +203,23 @@ struct event_block {
 	struct event events[EVENTS_PER_BLOCK];
 };
 
-enum handle_kind { HANDLE_OFF, HANDLE_LABELS, HANDLE_CAPTURE };
+/* HANDLE_STANDING: a recording kept across frames (standing.c). */
+enum handle_kind { HANDLE_OFF, HANDLE_LABELS, HANDLE_CAPTURE, HANDLE_STANDING };
+
+/* What a standing recording keeps on the heap: its events with slots in
+ * its device's standing pool, names and counts indexing its own arrays. */
+struct standing {
+	uint32_t device;
+	uint32_t first_range, range_count;
+	uint32_t slot_first, slot_end, slot_next;
+	struct event *events;
+	uint32_t event_count, event_cap;
+	char *names;
+	uint32_t name_len, name_cap;
+	struct counts_record *counts;
+	uint32_t count_len, count_cap;
+	bool lost;                    /* events or slots did not fit */
+};
 
 struct crumbs_cmd {
 	struct crumbs_cmd_state_ state; /* first: the inline functions read it */
@@ -191,10 +231,8 @@ struct crumbs_cmd {
 	uint32_t end_slots[END_STACK];  /* reserved for them */
 	struct event_block *first;
 	struct event_block *last;
-};
-
-struct counts_record {
-	uint64_t draws, dispatches, prims, verts;
+	bool adopted;                   /* copied from a standing recording */
+	struct standing *standing;      /* HANDLE_STANDING's own storage */
 };
 
 /* Semaphores seen in a capture: their id in the file and, for binary
@@ -300,6 +338,10 @@ struct crumbs_context {
 	uint32_t host_signal_cap;
 	pthread_mutex_t submit_lock;    /* ops, semaphores, submit_cmds across queues */
 
+	/* Standing recordings: the layer's lookup of a command buffer's. */
+	struct crumbs_cmd *(*standing_of)(void *user, VkCommandBuffer cb);
+	void *standing_user;
+
 	/* `crumbs trigger`. */
 	struct trigger trigger;
 	struct trigger_peer peer;
@@ -334,8 +376,42 @@ void record_leaf_end(struct crumbs_cmd *cmd, uint32_t slot, enum crumbs_event_ki
 		     uint64_t draws, uint64_t dispatches, uint64_t prims, uint64_t verts);
 void record_pass_begin(struct crumbs_cmd *cmd, enum crumbs_event_kind kind);
 
+/* standing.c */
+/* Sets up standing recordings on every device and queue that can have
+ * them (graphics and compute families with timestamps and the GPU copy);
+ * `lookup` finds the one a command buffer holds. False: none can. */
+bool standing_setup(crumbs_context *ctx, struct crumbs_cmd *(*lookup)(void *, VkCommandBuffer),
+		    void *user);
+/* A standing recording of the primary command buffer cb, just begun, for
+ * queues like `queue`: its timestamps' range is reset first thing in cb.
+ * `hint`: the slots its last recording used. NULL when it cannot have one. */
+struct crumbs_cmd *standing_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue queue,
+				  uint32_t hint);
+/* The slots it used, a hint for its next recording. */
+uint32_t standing_used(const struct crumbs_cmd *h);
+void standing_free(crumbs_context *ctx, struct crumbs_cmd *h);
+/* For a capture-frame submission of h's command buffer to q: a capture
+ * handle with h's events, whose results `copy` (being recorded) copies
+ * into q's copy buffer. NULL when there is no room. */
+struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct queue_state *q,
+				  struct crumbs_cmd *h, VkCommandBuffer copy);
+/* After a capture is resolved: its ranges may be reused. */
+void standing_unhold(crumbs_context *ctx);
+/* At destruction: every standing recording and pool. */
+void standing_destroy(crumbs_context *ctx);
+
+/* record.c, for standing.c */
+struct event *event_add(struct crumbs_cmd *cmd);
+void name_store(crumbs_context *ctx, struct event *e, const char *name, size_t len);
+/* A counts record of the capture, or UINT32_MAX when they are full. */
+uint32_t counts_add(crumbs_context *ctx, const struct counts_record *c);
+uint32_t slots_take(struct queue_state *q, uint32_t depth, uint32_t count);
+
 /* submit.c */
 void submit_reset(crumbs_context *ctx);
+/* A queue label of the layer: begins `name`, or ends the innermost when
+ * `name` is NULL. Recorded in capture frames only. */
+void submit_queue_label(crumbs_context *ctx, VkQueue queue, const char *name);
 
 /* resolve.c */
 /* At the end of the capture frame: each queue's copy of its results. */

@@ -780,6 +780,7 @@ void crumbs_destroy(crumbs_context *ctx)
 	if (state == STATE_RESOLVING && ctx->queues && ctx->handles)
 		resolve_try(ctx, true);
 	const VkAllocationCallbacks *alloc = ctx->has_allocator ? &ctx->allocator : NULL;
+	standing_destroy(ctx);
 	for (uint32_t i = 0; ctx->queues && i < ctx->queue_count; i++) {
 		struct queue_state *q = &ctx->queues[i];
 		struct device_state *d = &ctx->devices[q->device];

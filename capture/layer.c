@@ -106,6 +106,16 @@ static void *hmap_get(struct handle_map *m, uint64_t key)
 	return value;
 }
 
+/* Calls fn on every value, under the map's lock. */
+static void hmap_each(struct handle_map *m, void (*fn)(void *value, void *arg), void *arg)
+{
+	pthread_mutex_lock(&m->lock);
+	for (uint32_t i = 0; i < m->cap; i++)
+		if (m->keys[i])
+			fn(m->values[i], arg);
+	pthread_mutex_unlock(&m->lock);
+}
+
 static void hmap_free(struct handle_map *m, bool free_values)
 {
 	if (free_values)
@@ -134,8 +144,14 @@ struct layer_instance {
 /* A command buffer the layer has seen allocated. */
 struct cb_state {
 	uint32_t family;
+	VkCommandPool pool;
+	bool secondary;
 	crumbs_cmd *cmd;        /* while recorded */
 	bool capturing;         /* cmd records at full detail */
+	crumbs_cmd *standing;   /* its standing recording (capture/standing.c) */
+	uint64_t standing_frame; /* the frame it was begun in */
+	bool standing_reused;   /* recorded without ONE_TIME_SUBMIT */
+	uint32_t standing_hint; /* the slots the last one used */
 	VkPrimitiveTopology topology;
 	uint32_t view_mask;     /* of the render pass being recorded */
 };
@@ -146,6 +162,10 @@ struct next_fns {
 	PFN_vkGetDeviceQueue GetDeviceQueue;
 	PFN_vkCreateCommandPool CreateCommandPool;
 	PFN_vkAllocateCommandBuffers AllocateCommandBuffers;
+	PFN_vkFreeCommandBuffers FreeCommandBuffers;
+	PFN_vkResetCommandBuffer ResetCommandBuffer;
+	PFN_vkResetCommandPool ResetCommandPool;
+	PFN_vkDestroyCommandPool DestroyCommandPool;
 	PFN_vkBeginCommandBuffer BeginCommandBuffer;
 	PFN_vkEndCommandBuffer EndCommandBuffer;
 	PFN_vkCreateGraphicsPipelines CreateGraphicsPipelines;
@@ -155,6 +175,9 @@ struct next_fns {
 	PFN_vkCmdBeginDebugUtilsLabelEXT CmdBeginDebugUtilsLabelEXT;
 	PFN_vkCmdEndDebugUtilsLabelEXT CmdEndDebugUtilsLabelEXT;
 	PFN_vkCmdInsertDebugUtilsLabelEXT CmdInsertDebugUtilsLabelEXT;
+	PFN_vkQueueBeginDebugUtilsLabelEXT QueueBeginDebugUtilsLabelEXT;
+	PFN_vkQueueEndDebugUtilsLabelEXT QueueEndDebugUtilsLabelEXT;
+	PFN_vkQueueInsertDebugUtilsLabelEXT QueueInsertDebugUtilsLabelEXT;
 	PFN_vkCmdDebugMarkerBeginEXT CmdDebugMarkerBeginEXT;
 	PFN_vkCmdDebugMarkerEndEXT CmdDebugMarkerEndEXT;
 	PFN_vkCmdDebugMarkerInsertEXT CmdDebugMarkerInsertEXT;
@@ -225,6 +248,11 @@ struct layer_device {
 	struct handle_map pipelines;    /* VkPipeline -> topology + 1 */
 	_Atomic uint32_t recording;     /* command buffers recorded at full detail */
 	_Atomic bool presented;
+	_Atomic uint64_t frames;        /* frames ended */
+	bool standing;                  /* standing recordings can be made */
+	_Atomic bool standing_off;      /* the program records every frame */
+	_Atomic uint32_t standing_live; /* standing recordings held */
+	_Atomic uint32_t rerecorded;    /* of them, replaced within a few frames */
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -410,6 +438,10 @@ static void load_next(struct layer_device *d)
 	NEXT(GetDeviceQueue, "vkGetDeviceQueue");
 	NEXT(CreateCommandPool, "vkCreateCommandPool");
 	NEXT(AllocateCommandBuffers, "vkAllocateCommandBuffers");
+	NEXT(FreeCommandBuffers, "vkFreeCommandBuffers");
+	NEXT(ResetCommandBuffer, "vkResetCommandBuffer");
+	NEXT(ResetCommandPool, "vkResetCommandPool");
+	NEXT(DestroyCommandPool, "vkDestroyCommandPool");
 	NEXT(BeginCommandBuffer, "vkBeginCommandBuffer");
 	NEXT(EndCommandBuffer, "vkEndCommandBuffer");
 	NEXT(CreateGraphicsPipelines, "vkCreateGraphicsPipelines");
@@ -419,6 +451,9 @@ static void load_next(struct layer_device *d)
 	NEXT(CmdBeginDebugUtilsLabelEXT, "vkCmdBeginDebugUtilsLabelEXT");
 	NEXT(CmdEndDebugUtilsLabelEXT, "vkCmdEndDebugUtilsLabelEXT");
 	NEXT(CmdInsertDebugUtilsLabelEXT, "vkCmdInsertDebugUtilsLabelEXT");
+	NEXT(QueueBeginDebugUtilsLabelEXT, "vkQueueBeginDebugUtilsLabelEXT");
+	NEXT(QueueEndDebugUtilsLabelEXT, "vkQueueEndDebugUtilsLabelEXT");
+	NEXT(QueueInsertDebugUtilsLabelEXT, "vkQueueInsertDebugUtilsLabelEXT");
 	NEXT(CmdDebugMarkerBeginEXT, "vkCmdDebugMarkerBeginEXT");
 	NEXT(CmdDebugMarkerEndEXT, "vkCmdDebugMarkerEndEXT");
 	NEXT(CmdDebugMarkerInsertEXT, "vkCmdDebugMarkerInsertEXT");
@@ -469,6 +504,14 @@ static void load_next(struct layer_device *d)
 	NEXT(QueuePresentKHR, "vkQueuePresentKHR");
 	NEXT(SignalSemaphore, "vkSignalSemaphore");
 	NEXT(SignalSemaphoreKHR, "vkSignalSemaphoreKHR");
+}
+
+/* The standing recording of a command buffer (capture/standing.c). */
+static struct crumbs_cmd *standing_of(void *user, VkCommandBuffer cb)
+{
+	struct layer_device *d = user;
+	struct cb_state *s = hmap_get(&d->cbs, (uint64_t)(uintptr_t)cb);
+	return s ? s->standing : NULL;
 }
 
 /* The recorder for a new device: every queue the program created. */
@@ -522,7 +565,13 @@ static void profile_device(struct layer_device *d, VkPhysicalDevice physical,
 	if (r != CRUMBS_OK) {
 		d->ctx = NULL;
 		say("cannot profile this device (%s); it runs unprofiled", crumbs_result_str(r));
+		return;
 	}
+	/* CRUMBS_LAYER_STANDING=0: command buffers recorded once are not
+	 * timed, and cost nothing outside captures (capture/LAYER.md). */
+	const char *standing = getenv("CRUMBS_LAYER_STANDING");
+	if (!standing || strcmp(standing, "0") != 0)
+		d->standing = standing_setup(d->ctx, standing_of, d);
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physical,
@@ -659,6 +708,35 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateCommandPool(VkDevice device,
 	return r;
 }
 
+/*
+ * Frees the standing recording of a command buffer that is recorded
+ * again, reset or freed. One replaced within a few frames of its
+ * recording says the program records every frame; after enough of those
+ * the device makes no more, and its command buffers are timed in capture
+ * frames only (capture/LAYER.md).
+ */
+#define RERECORD_FRAMES 4
+#define RERECORD_LIMIT 16
+
+static void standing_release(struct layer_device *d, struct cb_state *s)
+{
+	if (!s->standing)
+		return;
+	if (s->cmd == s->standing) {
+		if (s->capturing)
+			atomic_fetch_sub(&d->recording, 1);
+		s->capturing = false;
+		s->cmd = NULL;
+	}
+	if (s->standing_reused && atomic_load(&d->frames) - s->standing_frame < RERECORD_FRAMES &&
+	    atomic_fetch_add(&d->rerecorded, 1) + 1 == RERECORD_LIMIT)
+		atomic_store(&d->standing_off, true);
+	s->standing_hint = standing_used(s->standing);
+	standing_free(d->ctx, s->standing);
+	s->standing = NULL;
+	atomic_fetch_sub(&d->standing_live, 1);
+}
+
 static VKAPI_ATTR VkResult VKAPI_CALL layer_AllocateCommandBuffers(VkDevice device,
 								    const VkCommandBufferAllocateInfo *ai,
 								    VkCommandBuffer *out)
@@ -676,11 +754,75 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_AllocateCommandBuffers(VkDevice devi
 				continue; /* this one is recorded unprofiled */
 			hmap_set(&d->cbs, (uint64_t)(uintptr_t)out[i], s);
 		}
+		standing_release(d, s); /* a handle the driver gave out again */
 		s->family = family ? (uint32_t)(family - 1) : UINT32_MAX;
+		s->pool = ai->commandPool;
+		s->secondary = ai->level == VK_COMMAND_BUFFER_LEVEL_SECONDARY;
 		s->cmd = NULL;
 		s->capturing = false;
+		s->standing_hint = 0;
 	}
 	return r;
+}
+
+/* The command buffers of a pool, when some have standing recordings. */
+struct pool_walk {
+	struct layer_device *d;
+	VkCommandPool pool;
+};
+
+static void release_in_pool(void *value, void *arg)
+{
+	struct cb_state *s = value;
+	struct pool_walk *w = arg;
+	if (s->pool == w->pool && s->standing)
+		standing_release(w->d, s);
+}
+
+static void release_pool(struct layer_device *d, VkCommandPool pool)
+{
+	if (!d->ctx || !atomic_load(&d->standing_live))
+		return;
+	struct pool_walk w = { d, pool };
+	hmap_each(&d->cbs, release_in_pool, &w);
+}
+
+static VKAPI_ATTR void VKAPI_CALL layer_FreeCommandBuffers(VkDevice device, VkCommandPool pool,
+							   uint32_t count, const VkCommandBuffer *cbs)
+{
+	struct layer_device *d = device_of(device);
+	for (uint32_t i = 0; d->ctx && i < count; i++) {
+		struct cb_state *s = cbs[i] ? hmap_get(&d->cbs, (uint64_t)(uintptr_t)cbs[i]) : NULL;
+		if (s)
+			standing_release(d, s);
+	}
+	d->next.FreeCommandBuffers(device, pool, count, cbs);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL layer_ResetCommandBuffer(VkCommandBuffer cb,
+								VkCommandBufferResetFlags flags)
+{
+	struct layer_device *d = device_of(cb);
+	struct cb_state *s = d->ctx ? hmap_get(&d->cbs, (uint64_t)(uintptr_t)cb) : NULL;
+	if (s)
+		standing_release(d, s);
+	return d->next.ResetCommandBuffer(cb, flags);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL layer_ResetCommandPool(VkDevice device, VkCommandPool pool,
+							      VkCommandPoolResetFlags flags)
+{
+	struct layer_device *d = device_of(device);
+	release_pool(d, pool);
+	return d->next.ResetCommandPool(device, pool, flags);
+}
+
+static VKAPI_ATTR void VKAPI_CALL layer_DestroyCommandPool(VkDevice device, VkCommandPool pool,
+							   const VkAllocationCallbacks *alloc)
+{
+	struct layer_device *d = device_of(device);
+	release_pool(d, pool);
+	d->next.DestroyCommandPool(device, pool, alloc);
 }
 
 static VkQueue queue_for_family(const struct layer_device *d, uint32_t family)
@@ -703,7 +845,25 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_BeginCommandBuffer(VkCommandBuffer c
 		return r;
 	if (s->capturing)
 		atomic_fetch_sub(&d->recording, 1);
-	s->cmd = crumbs_cmd_begin(d->ctx, cb, queue_for_family(d, s->family));
+	s->capturing = false;
+	s->cmd = NULL;
+	standing_release(d, s);
+	VkQueue queue = queue_for_family(d, s->family);
+	/* One that may be submitted again without being recorded again
+	 * records for every frame it may run in; so does one begun in the
+	 * frame before a capture, which may be submitted in the capture. */
+	bool reused = !(bi->flags & VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT) &&
+		      !atomic_load(&d->standing_off);
+	bool preroll = atomic_load(&d->ctx->state) == STATE_PREROLL;
+	if (d->standing && !s->secondary && (reused || preroll) &&
+	    (s->standing = standing_begin(d->ctx, cb, queue, s->standing_hint)) != NULL) {
+		s->cmd = s->standing;
+		s->standing_reused = reused;
+		s->standing_frame = atomic_load(&d->frames);
+		atomic_fetch_add(&d->standing_live, 1);
+	} else {
+		s->cmd = crumbs_cmd_begin(d->ctx, cb, queue);
+	}
 	s->capturing = record_full_detail(s->cmd);
 	s->topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
 	s->view_mask = 0;
@@ -820,6 +980,35 @@ static VKAPI_ATTR void VKAPI_CALL layer_CmdInsertDebugUtilsLabelEXT(VkCommandBuf
 	d->next.CmdInsertDebugUtilsLabelEXT(cb, l);
 	label_begin(d, cb, l->pLabelName);
 	label_end(d, cb);
+}
+
+/* Queue labels wrap submissions: capture/submit.c places them. */
+static VKAPI_ATTR void VKAPI_CALL layer_QueueBeginDebugUtilsLabelEXT(VkQueue queue,
+								     const VkDebugUtilsLabelEXT *l)
+{
+	struct layer_device *d = device_of(queue);
+	d->next.QueueBeginDebugUtilsLabelEXT(queue, l);
+	if (d->ctx)
+		submit_queue_label(d->ctx, queue, l->pLabelName ? l->pLabelName : "");
+}
+
+static VKAPI_ATTR void VKAPI_CALL layer_QueueEndDebugUtilsLabelEXT(VkQueue queue)
+{
+	struct layer_device *d = device_of(queue);
+	d->next.QueueEndDebugUtilsLabelEXT(queue);
+	if (d->ctx)
+		submit_queue_label(d->ctx, queue, NULL);
+}
+
+static VKAPI_ATTR void VKAPI_CALL layer_QueueInsertDebugUtilsLabelEXT(VkQueue queue,
+								      const VkDebugUtilsLabelEXT *l)
+{
+	struct layer_device *d = device_of(queue);
+	d->next.QueueInsertDebugUtilsLabelEXT(queue, l);
+	if (d->ctx) {
+		submit_queue_label(d->ctx, queue, l->pLabelName ? l->pLabelName : "");
+		submit_queue_label(d->ctx, queue, NULL);
+	}
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_CmdDebugMarkerBeginEXT(VkCommandBuffer cb,
@@ -1203,6 +1392,12 @@ static VKAPI_ATTR void VKAPI_CALL layer_CmdExecuteCommands(VkCommandBuffer cb, u
 /* Queues and frames                                                        */
 /* ------------------------------------------------------------------------ */
 
+static void frame_end(struct layer_device *d)
+{
+	crumbs_frame(d->ctx);
+	atomic_fetch_add(&d->frames, 1);
+}
+
 static VKAPI_ATTR VkResult VKAPI_CALL layer_QueueSubmit(VkQueue queue, uint32_t count,
 							const VkSubmitInfo *submits, VkFence fence)
 {
@@ -1211,7 +1406,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_QueueSubmit(VkQueue queue, uint32_t 
 		return d->next.QueueSubmit(queue, count, submits, fence);
 	VkResult r = crumbs_queue_submit(d->ctx, queue, count, submits, fence);
 	if (r == VK_SUCCESS && fence && !atomic_load(&d->presented))
-		crumbs_frame(d->ctx);
+		frame_end(d);
 	return r;
 }
 
@@ -1224,7 +1419,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_QueueSubmit2(VkQueue queue, uint32_t
 			queue, count, submits, fence);
 	VkResult r = crumbs_queue_submit2(d->ctx, queue, count, submits, fence);
 	if (r == VK_SUCCESS && fence && !atomic_load(&d->presented))
-		crumbs_frame(d->ctx);
+		frame_end(d);
 	return r;
 }
 
@@ -1235,7 +1430,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_QueuePresentKHR(VkQueue queue,
 	VkResult r = d->next.QueuePresentKHR(queue, info);
 	if (d->ctx) {
 		atomic_store(&d->presented, true);
-		crumbs_frame(d->ctx);
+		frame_end(d);
 	}
 	return r;
 }
@@ -1273,6 +1468,10 @@ static const struct intercept device_intercepts[] = {
 	I(DestroyDevice),
 	I(CreateCommandPool),
 	I(AllocateCommandBuffers),
+	I(FreeCommandBuffers),
+	I(ResetCommandBuffer),
+	I(ResetCommandPool),
+	I(DestroyCommandPool),
 	I(BeginCommandBuffer),
 	I(EndCommandBuffer),
 	I(CreateGraphicsPipelines),
@@ -1282,6 +1481,9 @@ static const struct intercept device_intercepts[] = {
 	I(CmdBeginDebugUtilsLabelEXT),
 	I(CmdEndDebugUtilsLabelEXT),
 	I(CmdInsertDebugUtilsLabelEXT),
+	I(QueueBeginDebugUtilsLabelEXT),
+	I(QueueEndDebugUtilsLabelEXT),
+	I(QueueInsertDebugUtilsLabelEXT),
 	I(CmdDebugMarkerBeginEXT),
 	I(CmdDebugMarkerEndEXT),
 	I(CmdDebugMarkerInsertEXT),

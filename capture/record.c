@@ -8,12 +8,12 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Every handle outside captures: detail -1, so the inline functions
  * return before they touch it, and threads can share it. */
-static struct crumbs_cmd off_handle = { { -1, 0 }, NULL, HANDLE_OFF, VK_NULL_HANDLE, 0, 0,
-					{ 0 }, NULL, NULL };
+static struct crumbs_cmd off_handle = { .state = { -1, 0 }, .kind = HANDLE_OFF };
 
 /* Forgets the events, names and handles of the last capture. */
 void record_reset(crumbs_context *ctx)
@@ -111,6 +111,8 @@ crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue qu
 	h->queue = (uint32_t)(q - ctx->queues);
 	h->depth = 0;
 	h->first = h->last = NULL;
+	h->adopted = false;
+	h->standing = NULL;
 	return h;
 }
 
@@ -124,9 +126,34 @@ void crumbs_cmd_end(crumbs_cmd *cmd)
 /* Events                                                                   */
 /* ------------------------------------------------------------------------ */
 
-static struct event *event_add(struct crumbs_cmd *cmd)
+/* Grows a standing recording's array to hold `need` items of `size`. */
+static bool standing_grow(void **items, uint32_t *cap, uint32_t need, size_t size)
+{
+	if (need <= *cap)
+		return true;
+	uint32_t n = *cap ? *cap : 16;
+	while (n < need)
+		n *= 2;
+	void *p = realloc(*items, size * n);
+	if (!p)
+		return false;
+	*items = p;
+	*cap = n;
+	return true;
+}
+
+struct event *event_add(struct crumbs_cmd *cmd)
 {
 	crumbs_context *ctx = cmd->ctx;
+	if (cmd->standing) {
+		struct standing *st = cmd->standing;
+		if (!standing_grow((void **)&st->events, &st->event_cap, st->event_count + 1,
+				   sizeof(*st->events))) {
+			st->lost = true;
+			return NULL;
+		}
+		return &st->events[st->event_count++];
+	}
 	struct event_block *b = cmd->last;
 	if (!b || b->count == EVENTS_PER_BLOCK) {
 		uint32_t i = atomic_fetch_add(&ctx->block_next, 1);
@@ -145,7 +172,7 @@ static struct event *event_add(struct crumbs_cmd *cmd)
 }
 
 /* A copy of the name in the capture's arena. */
-static void name_store(crumbs_context *ctx, struct event *e, const char *name, size_t len)
+void name_store(crumbs_context *ctx, struct event *e, const char *name, size_t len)
 {
 	if (len > 4096)
 		len = 4096;
@@ -160,13 +187,58 @@ static void name_store(crumbs_context *ctx, struct event *e, const char *name, s
 	e->u.name.len = (uint32_t)len;
 }
 
+/* The name in the capture's arena or, for a standing recording, its own. */
+static void name_keep(struct crumbs_cmd *cmd, struct event *e, const char *name, size_t len)
+{
+	struct standing *st = cmd->standing;
+	if (!st) {
+		name_store(cmd->ctx, e, name, len);
+		return;
+	}
+	if (len > 4096)
+		len = 4096;
+	e->u.name.offset = st->name_len;
+	e->u.name.len = 0;
+	if (!standing_grow((void **)&st->names, &st->name_cap, st->name_len + (uint32_t)len, 1)) {
+		st->lost = true;
+		return;
+	}
+	memcpy(st->names + st->name_len, name, len);
+	st->name_len += (uint32_t)len;
+	e->u.name.len = (uint32_t)len;
+}
+
+uint32_t counts_add(crumbs_context *ctx, const struct counts_record *c)
+{
+	uint32_t i = atomic_fetch_add(&ctx->counts_next, 1);
+	if (i >= ctx->counts_cap)
+		return UINT32_MAX;
+	ctx->counts[i] = *c;
+	return i;
+}
+
+/* The counts record of an event of cmd, or UINT32_MAX. */
+static uint32_t counts_keep(struct crumbs_cmd *cmd, const struct counts_record *c)
+{
+	struct standing *st = cmd->standing;
+	if (!st)
+		return counts_add(cmd->ctx, c);
+	if (!standing_grow((void **)&st->counts, &st->count_cap, st->count_len + 1,
+			   sizeof(*st->counts))) {
+		st->lost = true;
+		return UINT32_MAX;
+	}
+	st->counts[st->count_len] = *c;
+	return st->count_len++;
+}
+
 /*
  * Two query slots, for the scope's begin and end, so that a scope that
  * began timed can always end timed. As the pool fills, deeper scopes need
  * more free slots to get any: when slots run out, the deepest scopes are
  * the ones recorded untimed.
  */
-static uint32_t slots_take(struct queue_state *q, uint32_t depth, uint32_t count)
+uint32_t slots_take(struct queue_state *q, uint32_t depth, uint32_t count)
 {
 	uint32_t reserve = (q->scope_slots / 64) * depth;
 	uint32_t used = atomic_load(&q->scope_next);
@@ -178,6 +250,40 @@ static uint32_t slots_take(struct queue_state *q, uint32_t depth, uint32_t count
 	return at;
 }
 
+/* Slots for cmd: from its queue's pool in a capture, from its own range
+ * for a standing recording (one thread records it: no atomics). NO_SLOT
+ * when its queue has no timestamps or the slots ran out. */
+static uint32_t slots_for(struct crumbs_cmd *cmd, uint32_t depth, uint32_t count)
+{
+	struct queue_state *q = &cmd->ctx->queues[cmd->queue];
+	if (!q->valid_bits)
+		return NO_SLOT;
+	uint32_t s;
+	struct standing *st = cmd->standing;
+	if (st) {
+		s = st->slot_next + count <= st->slot_end ? st->slot_next : NO_SLOT;
+		if (s == NO_SLOT)
+			st->lost = true;
+		else
+			st->slot_next += count;
+		return s;
+	}
+	s = slots_take(q, depth, count);
+	if (s == NO_SLOT)
+		atomic_fetch_add(&cmd->ctx->dropped, 1);
+	return s;
+}
+
+/* A timestamp into slot of cmd's pool. */
+static void stamp(struct crumbs_cmd *cmd, uint32_t slot)
+{
+	crumbs_context *ctx = cmd->ctx;
+	struct queue_state *q = &ctx->queues[cmd->queue];
+	struct device_state *d = &ctx->devices[q->device];
+	VkQueryPool pool = cmd->standing ? d->standing->pool : q->pool;
+	d->fn.CmdWriteTimestamp(cmd->cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, slot);
+}
+
 static void label_begin(crumbs_context *ctx, VkCommandBuffer cb, const char *name, size_t len)
 {
 	char buf[256];
@@ -185,6 +291,16 @@ static void label_begin(crumbs_context *ctx, VkCommandBuffer cb, const char *nam
 	VkDebugUtilsLabelEXT label = { VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT, NULL, buf,
 				       { 0, 0, 0, 0 } };
 	ctx->ifn.CmdBeginDebugUtilsLabel(cb, &label);
+}
+
+/* A scope's events lost for want of room: counted in the capture, or
+ * kept with the standing recording until a capture adopts it. */
+static void lost(struct crumbs_cmd *cmd)
+{
+	if (cmd->standing)
+		cmd->standing->lost = true;
+	else
+		atomic_fetch_add(&cmd->ctx->dropped, 1);
 }
 
 static void record_begin(struct crumbs_cmd *cmd, uint8_t type, unsigned level, const char *name,
@@ -200,26 +316,20 @@ static void record_begin(struct crumbs_cmd *cmd, uint8_t type, unsigned level, c
 	struct event *e = event_add(cmd);
 	if (!e) {
 		/* No room for events: this scope and its end are skipped. */
-		atomic_fetch_add(&ctx->dropped, 1);
+		lost(cmd);
 		cmd->state.skipped++;
 		return;
 	}
-	struct queue_state *q = &ctx->queues[cmd->queue];
 	e->type = type;
 	e->level = (uint8_t)level;
 	e->slot = NO_SLOT;
-	name_store(ctx, e, name, len);
+	name_keep(cmd, e, name, len);
 	uint32_t end_slot = NO_SLOT;
-	if (q->valid_bits) {
-		uint32_t s = slots_take(q, cmd->depth, 2);
-		if (s == NO_SLOT) {
-			atomic_fetch_add(&ctx->dropped, 1);
-		} else {
-			e->slot = s;
-			end_slot = s + 1;
-			ctx->devices[q->device].fn.CmdWriteTimestamp(cmd->cb,
-				VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, q->pool, s);
-		}
+	uint32_t s = slots_for(cmd, cmd->depth, 2);
+	if (s != NO_SLOT) {
+		e->slot = s;
+		end_slot = s + 1;
+		stamp(cmd, s);
 	}
 	if (cmd->depth < END_STACK)
 		cmd->end_slots[cmd->depth] = end_slot;
@@ -262,44 +372,47 @@ void crumbs_scope_close_(crumbs_cmd *cmd)
 		return;
 	}
 	struct event *e = event_add(cmd);
-	struct queue_state *q = &ctx->queues[cmd->queue];
 	uint32_t slot = NO_SLOT;
 	if (cmd->depth > 0) {
 		cmd->depth--;
 		if (cmd->depth < END_STACK)
 			slot = cmd->end_slots[cmd->depth];
-		else if (q->valid_bits)
-			slot = slots_take(q, cmd->depth, 1);
-	} else if (q->valid_bits) {
+		else
+			slot = slots_for(cmd, cmd->depth, 1);
+	} else {
 		/* The scope began on an earlier command buffer. */
-		slot = slots_take(q, 0, 1);
+		slot = slots_for(cmd, 0, 1);
 	}
 	if (!e) {
 		/* The end is lost; its scope is closed at the frame end. The
 		 * reserved slot stays unwritten, and unread. */
-		atomic_fetch_add(&ctx->dropped, 1);
+		lost(cmd);
 	} else {
 		e->type = EVENT_END;
 		e->slot = slot;
 		if (slot != NO_SLOT)
-			ctx->devices[q->device].fn.CmdWriteTimestamp(cmd->cb,
-				VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, q->pool, slot);
+			stamp(cmd, slot);
 	}
 	if (ctx->mirror_labels)
 		ctx->ifn.CmdEndDebugUtilsLabel(cmd->cb);
 }
 
+/* Whether cmd keeps events: in a capture or a standing recording. */
+static bool keeps_events(const struct crumbs_cmd *cmd)
+{
+	return cmd->kind == HANDLE_CAPTURE || cmd->kind == HANDLE_STANDING;
+}
+
 void crumbs_count_(crumbs_cmd *cmd, uint64_t draws, uint64_t dispatches, uint64_t prims,
 		   uint64_t verts)
 {
-	crumbs_context *ctx = cmd->ctx;
-	if (cmd->kind != HANDLE_CAPTURE)
+	if (!keeps_events(cmd))
 		return;
-	uint32_t i = atomic_fetch_add(&ctx->counts_next, 1);
-	struct event *e = i < ctx->counts_cap ? event_add(cmd) : NULL;
+	struct counts_record c = { draws, dispatches, prims, verts };
+	uint32_t i = counts_keep(cmd, &c);
+	struct event *e = i != UINT32_MAX ? event_add(cmd) : NULL;
 	if (!e)
 		return;
-	ctx->counts[i] = (struct counts_record){ draws, dispatches, prims, verts };
 	e->type = EVENT_COUNTS;
 	e->slot = NO_SLOT;
 	e->u.counts = i;
@@ -307,13 +420,12 @@ void crumbs_count_(crumbs_cmd *cmd, uint64_t draws, uint64_t dispatches, uint64_
 
 void crumbs_cmd_execute(crumbs_cmd *cmd, uint32_t count, const VkCommandBuffer *secondaries)
 {
-	crumbs_context *ctx = cmd->ctx;
-	if (cmd->kind != HANDLE_CAPTURE)
+	if (!keeps_events(cmd))
 		return;
 	for (uint32_t i = 0; i < count; i++) {
 		struct event *e = event_add(cmd);
 		if (!e) {
-			atomic_fetch_add(&ctx->dropped, 1);
+			lost(cmd);
 			return;
 		}
 		e->type = EVENT_EXECUTE;
@@ -328,7 +440,7 @@ void crumbs_cmd_execute(crumbs_cmd *cmd, uint32_t count, const VkCommandBuffer *
 
 bool record_full_detail(const struct crumbs_cmd *cmd)
 {
-	return cmd->kind == HANDLE_CAPTURE && !cmd->state.skipped;
+	return keeps_events(cmd) && !cmd->state.skipped;
 }
 
 void record_pass_begin(struct crumbs_cmd *cmd, enum crumbs_event_kind kind)
@@ -339,37 +451,27 @@ void record_pass_begin(struct crumbs_cmd *cmd, enum crumbs_event_kind kind)
 
 uint32_t record_leaf_begin(struct crumbs_cmd *cmd)
 {
-	struct queue_state *q = &cmd->ctx->queues[cmd->queue];
-	if (!q->valid_bits)
-		return NO_SLOT;
 	/* A leaf is one level deeper than the scopes around it. */
-	uint32_t s = slots_take(q, cmd->depth + 1, 2);
-	if (s == NO_SLOT) {
-		atomic_fetch_add(&cmd->ctx->dropped, 1);
-		return NO_SLOT;
-	}
-	cmd->ctx->devices[q->device].fn.CmdWriteTimestamp(cmd->cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
-							   q->pool, s);
+	uint32_t s = slots_for(cmd, cmd->depth + 1, 2);
+	if (s != NO_SLOT)
+		stamp(cmd, s);
 	return s;
 }
 
 void record_leaf_end(struct crumbs_cmd *cmd, uint32_t slot, enum crumbs_event_kind kind,
 		     uint64_t draws, uint64_t dispatches, uint64_t prims, uint64_t verts)
 {
-	crumbs_context *ctx = cmd->ctx;
-	struct queue_state *q = &ctx->queues[cmd->queue];
 	if (slot != NO_SLOT)
-		ctx->devices[q->device].fn.CmdWriteTimestamp(cmd->cb,
-			VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, q->pool, slot + 1);
-	uint32_t i = atomic_fetch_add(&ctx->counts_next, 1);
-	struct event *e = i < ctx->counts_cap ? event_add(cmd) : NULL;
+		stamp(cmd, slot + 1);
+	struct counts_record c = { draws, dispatches, prims, verts };
+	uint32_t i = counts_keep(cmd, &c);
+	struct event *e = i != UINT32_MAX ? event_add(cmd) : NULL;
 	if (!e) {
 		/* Its slots stay written but unread: the leaf is lost, its
 		 * time stays with its parent. */
-		atomic_fetch_add(&ctx->dropped, 1);
+		lost(cmd);
 		return;
 	}
-	ctx->counts[i] = (struct counts_record){ draws, dispatches, prims, verts };
 	e->type = EVENT_LEAF;
 	e->level = (uint8_t)kind;
 	e->slot = slot;

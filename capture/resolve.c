@@ -32,10 +32,14 @@ static uint64_t ticks_of(const struct queue_state *q, uint32_t slot)
 }
 
 /* Marks the slots the events of cmd (and of the secondaries it executed)
- * wrote, in their queues' maps. */
+ * wrote, in their queues' maps: WRITTEN in the queue's pool, or COPIED
+ * there already from a standing recording's. */
+enum { WRITTEN = 1, COPIED = 2 };
+
 static void mark_events(crumbs_context *ctx, const struct crumbs_cmd *cmd, int depth)
 {
 	struct queue_state *q = &ctx->queues[cmd->queue];
+	uint8_t mark = cmd->adopted ? COPIED : WRITTEN;
 	for (const struct event_block *b = cmd->first; b; b = b->next)
 		for (uint32_t i = 0; i < b->count; i++) {
 			const struct event *e = &b->events[i];
@@ -44,9 +48,9 @@ static void mark_events(crumbs_context *ctx, const struct crumbs_cmd *cmd, int d
 				if (s && depth < MAX_EXECUTE_DEPTH)
 					mark_events(ctx, s, depth + 1);
 			} else if (e->slot != NO_SLOT && q->written && e->slot < q->slot_count) {
-				q->written[e->slot] = 1;
+				q->written[e->slot] = mark;
 				if (e->type == EVENT_LEAF && e->slot + 1 < q->slot_count)
-					q->written[e->slot + 1] = 1;
+					q->written[e->slot + 1] = mark;
 			}
 		}
 }
@@ -69,12 +73,12 @@ static VkResult record_copy(struct device_state *d, struct queue_state *q)
 	d->fn.CmdPipelineBarrier(q->copy_cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
 				 VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0, NULL, 0, NULL);
 	for (uint32_t first = 0; first < q->slot_count;) {
-		if (!q->written[first]) {
+		if (q->written[first] != WRITTEN) {
 			first++;
 			continue;
 		}
 		uint32_t end = first;
-		while (end < q->slot_count && q->written[end])
+		while (end < q->slot_count && q->written[end] == WRITTEN)
 			end++;
 		d->fn.CmdCopyQueryPoolResults(q->copy_cb, q->pool, first, end - first, q->copy_buffer,
 					      sizeof(uint64_t) * 2 * first, sizeof(uint64_t) * 2,
@@ -96,11 +100,11 @@ void resolve_start(crumbs_context *ctx)
 			continue;
 		memset(q->written, 0, q->slot_count);
 		for (uint32_t k = 0; k < q->submit_count; k++) {
-			q->written[q->submits[k].begin_slot] = 1;
-			q->written[q->submits[k].end_slot] = 1;
+			q->written[q->submits[k].begin_slot] = WRITTEN;
+			q->written[q->submits[k].end_slot] = WRITTEN;
 		}
 		if (q->ready_slot != NO_SLOT)
-			q->written[q->ready_slot] = 1;
+			q->written[q->ready_slot] = WRITTEN;
 	}
 	for (uint32_t c = 0; c < ctx->submit_cmd_count; c++)
 		mark_events(ctx, ctx->submit_cmds[c], 0);
@@ -417,6 +421,7 @@ bool resolve_try(crumbs_context *ctx, bool force)
 	bool late = now_ns() - ctx->capture_end_ns >= RESOLVE_NS;
 	if (!ready && !force && !lost && !late)
 		return false;
+	standing_unhold(ctx);
 
 	uint32_t flags = 0;
 	if (lost) {

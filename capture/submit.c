@@ -20,8 +20,48 @@ void submit_reset(crumbs_context *ctx)
 	ctx->semaphore_count = 0;
 	ctx->host_signal_count = 0;
 	ctx->has_peer = false;
-	for (uint32_t i = 0; i < ctx->queue_count; i++)
+	for (uint32_t i = 0; i < ctx->queue_count; i++) {
 		ctx->queues[i].submit_count = 0;
+		ctx->queues[i].labels = NULL;
+	}
+}
+
+/*
+ * Queue labels (vkQueueBeginDebugUtilsLabelEXT and its end) wrap
+ * submissions. Their events wait in a handle of their own and go in front
+ * of the next batch on the queue, timed by that batch's begin timestamp:
+ * a label begins when the work after it does, and one that ends between
+ * submissions ends when the next starts, which adds no busy time to it.
+ * The program synchronises its use of a queue, so no lock is needed.
+ */
+void submit_queue_label(crumbs_context *ctx, VkQueue queue, const char *name)
+{
+	struct queue_state *q = queue_find(ctx, queue);
+	if (!q || atomic_load(&ctx->state) != STATE_CAPTURING)
+		return;
+	if (!q->labels) {
+		uint32_t i = atomic_fetch_add(&ctx->handle_next, 1);
+		if (i >= ctx->max_command_buffers) {
+			atomic_fetch_add(&ctx->dropped, 1);
+			return;
+		}
+		q->labels = &ctx->handles[i];
+		memset(q->labels, 0, sizeof(*q->labels));
+		q->labels->state.detail = CRUMBS_DETAIL_MAX;
+		q->labels->ctx = ctx;
+		q->labels->kind = HANDLE_CAPTURE;
+		q->labels->queue = (uint32_t)(q - ctx->queues);
+	}
+	struct event *e = event_add(q->labels);
+	if (!e) {
+		atomic_fetch_add(&ctx->dropped, 1);
+		return;
+	}
+	e->type = name ? EVENT_BEGIN : EVENT_END;
+	e->level = 0;
+	e->slot = NO_SLOT;
+	if (name)
+		name_store(ctx, e, name, strlen(name));
 }
 
 /* One batch of either submit call, read the same way. */
@@ -126,20 +166,46 @@ static bool op_add(crumbs_context *ctx, VkSemaphore s, uint64_t value, bool sign
 	return true;
 }
 
-/* Records one batch of a capture frame as submission k of the queue. */
-static void record_batch(crumbs_context *ctx, struct queue_state *q, const struct batch_view *v,
-			 uint32_t k, int64_t cpu_ns)
+/* Begins the command buffer that copies the results of the standing
+ * recordings batch k of q runs. */
+static bool copy_begin(crumbs_context *ctx, struct queue_state *q, uint32_t k)
+{
+	VkCommandBufferBeginInfo bi = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL,
+					VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL };
+	return ctx->devices[q->device].fn.BeginCommandBuffer(q->standing_cbs[k], &bi) == VK_SUCCESS;
+}
+
+/* Records one batch of a capture frame as submission k of the queue.
+ * Returns the command buffer that copies the results of the standing
+ * recordings it runs, to go after it, or VK_NULL_HANDLE. */
+static VkCommandBuffer record_batch(crumbs_context *ctx, struct queue_state *q,
+				    const struct batch_view *v, uint32_t k, int64_t cpu_ns)
 {
 	struct submit_record *rec = &q->submits[k];
 	rec->cpu_ns = cpu_ns;
 	rec->begin_slot = q->valid_bits ? q->submit_base + 2 * k : NO_SLOT;
 	rec->end_slot = q->valid_bits ? q->submit_base + 2 * k + 1 : NO_SLOT;
+	VkCommandBuffer copy = VK_NULL_HANDLE;
 
 	pthread_mutex_lock(&ctx->submit_lock);
 	rec->first_cmd = ctx->submit_cmd_count;
 	rec->cmd_count = 0;
+	if (q->labels && ctx->submit_cmd_count < ctx->submit_cmd_cap) {
+		for (struct event_block *b = q->labels->first; b; b = b->next)
+			for (uint32_t i = 0; i < b->count; i++)
+				b->events[i].slot = rec->begin_slot;
+		ctx->submit_cmds[ctx->submit_cmd_count++] = q->labels;
+		rec->cmd_count++;
+	}
+	q->labels = NULL;
 	for (uint32_t i = 0; i < v->cb_count; i++) {
-		struct crumbs_cmd *cmd = map_find(ctx, view_cb(v, i));
+		VkCommandBuffer cb = view_cb(v, i);
+		struct crumbs_cmd *cmd = map_find(ctx, cb), *st;
+		if (!cmd && ctx->standing_of && (st = ctx->standing_of(ctx->standing_user, cb))) {
+			if (q->standing_cbs && !copy && copy_begin(ctx, q, k))
+				copy = q->standing_cbs[k];
+			cmd = standing_adopt(ctx, q, st, copy);
+		}
 		if (cmd && ctx->submit_cmd_count < ctx->submit_cmd_cap) {
 			ctx->submit_cmds[ctx->submit_cmd_count++] = cmd;
 			rec->cmd_count++;
@@ -158,6 +224,9 @@ static void record_batch(crumbs_context *ctx, struct queue_state *q, const struc
 		rec->signal_count += op_add(ctx, s, value, true);
 	}
 	pthread_mutex_unlock(&ctx->submit_lock);
+	if (copy && ctx->devices[q->device].fn.EndCommandBuffer(copy) != VK_SUCCESS)
+		copy = VK_NULL_HANDLE;
+	return copy;
 }
 
 /*
@@ -183,11 +252,11 @@ static bool rebuild(crumbs_context *ctx, struct queue_state *q, bool v2, const v
 		bool reset = b == 0 && q->reset_pending;
 		bool timed = capturing && q->submit_count + *recorded < ctx->max_submissions;
 		bool ready = !capturing && b + 1 == count && q->ready_next < READY_RING;
-		uint32_t n = v.cb_count + reset + 2 * timed + ready;
-		if (used + n > q->scratch_cb_cap)
-			return false;
-		VkCommandBuffer *out = q->scratch_cbs + used;
 		uint32_t k = q->submit_count + *recorded, m = 0;
+		if (used + v.cb_count + reset + 3 * timed + ready > q->scratch_cb_cap)
+			return false;
+		VkCommandBuffer copy = timed ? record_batch(ctx, q, &v, k, cpu_ns) : VK_NULL_HANDLE;
+		VkCommandBuffer *out = q->scratch_cbs + used;
 		if (reset)
 			out[m++] = q->reset_cb;
 		if (timed)
@@ -196,6 +265,8 @@ static bool rebuild(crumbs_context *ctx, struct queue_state *q, bool v2, const v
 			out[m++] = view_cb(&v, i);
 		if (timed)
 			out[m++] = q->end_cbs[k];
+		if (copy)
+			out[m++] = copy;
 		if (ready)
 			out[m++] = q->ready_cbs[q->ready_next];
 		if (v2) {
@@ -219,7 +290,6 @@ static bool rebuild(crumbs_context *ctx, struct queue_state *q, bool v2, const v
 		}
 		used += m;
 		if (timed) {
-			record_batch(ctx, q, &v, k, cpu_ns);
 			(*recorded)++;
 		} else if (capturing) {
 			atomic_fetch_add(&ctx->dropped, 1);

@@ -77,6 +77,7 @@ struct options {
 	bool timings;
 	bool stub_timestamps;
 	int64_t mirror_labels;
+	const char *queue_label;
 	bool help;
 };
 
@@ -120,6 +121,9 @@ static const struct option_spec option_specs[] = {
 	  "physical device, in vkEnumeratePhysicalDevices order (default: a GPU, else the first)" },
 	{ "--mirror-labels", "N", OPTION_NUMBER, OPT(mirror_labels), 0, CRUMBS_DETAIL_MAX + 1,
 	  "outside captures, scopes of levels below N become debug labels (default 0)" },
+	{ "--queue-label", "NAME", OPTION_TEXT, OPT(queue_label), 0, 0,
+	  "wrap each frame's lighting submission in a debug-utils queue label NAME "
+	  "(the crumbs layer times it)" },
 	{ "--validate", NULL, OPTION_FLAG, OPT(validate), 0, 0,
 	  "enable the Khronos validation layer; any warning or error fails the run" },
 	{ "--output", "FILE", OPTION_TEXT, OPT(output), 0, 0,
@@ -871,6 +875,8 @@ struct renderer {
 
 	VkInstance instance;
 	bool debug_utils;
+	PFN_vkQueueBeginDebugUtilsLabelEXT queue_label_begin; /* --queue-label */
+	PFN_vkQueueEndDebugUtilsLabelEXT queue_label_end;
 	VkDebugUtilsMessengerEXT messenger;
 	uint32_t validation_messages;
 
@@ -1052,6 +1058,8 @@ static bool create_instance(struct renderer *r)
 			return fail("--validate needs %s to report messages",
 				    VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
 	}
+	if (r->opt.queue_label && !r->debug_utils)
+		return fail("--queue-label needs %s", VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
 
 	VkDebugUtilsMessengerCreateInfoEXT messenger_info = {
 		.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
@@ -1336,6 +1344,14 @@ static bool create_device(struct renderer *r)
 		.ppEnabledExtensionNames = &calibrated,
 	};
 	VK_TRY(vkCreateDevice(r->physical_device, &info, NULL, &r->device));
+	if (r->opt.queue_label) {
+		r->queue_label_begin = (PFN_vkQueueBeginDebugUtilsLabelEXT)vkGetDeviceProcAddr(
+			r->device, "vkQueueBeginDebugUtilsLabelEXT");
+		r->queue_label_end = (PFN_vkQueueEndDebugUtilsLabelEXT)vkGetDeviceProcAddr(
+			r->device, "vkQueueEndDebugUtilsLabelEXT");
+		if (!r->queue_label_begin || !r->queue_label_end)
+			return fail("--queue-label: the device has no queue labels");
+	}
 	vkGetDeviceQueue(r->device, r->graphics_family, 0, &r->graphics_queue);
 	if (r->async_compute)
 		vkGetDeviceQueue(r->device, r->compute_family, 0, &r->compute_queue);
@@ -2662,7 +2678,14 @@ static bool submit_frame(struct renderer *r, struct frame_slot *s, uint64_t fram
 		.signalSemaphoreCount = async ? 1u : 0u,
 		.pSignalSemaphores = async ? &r->lighting_done : NULL,
 	};
+	if (r->opt.queue_label) {
+		VkDebugUtilsLabelEXT label = { .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT,
+					       .pLabelName = r->opt.queue_label };
+		r->queue_label_begin(r->compute_queue, &label);
+	}
 	VK_TRY(crumbs_queue_submit(r->crumbs, r->compute_queue, 1, &lighting, VK_NULL_HANDLE));
+	if (r->opt.queue_label)
+		r->queue_label_end(r->compute_queue);
 
 	VkTimelineSemaphoreSubmitInfo post_values = {
 		.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,

@@ -1,0 +1,276 @@
+/*
+ * standing.c: recordings that stay valid across frames, for command
+ * buffers a program records once and submits every frame (the layer makes
+ * one for each primary command buffer recorded without
+ * VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT). Such a recording writes its
+ * timestamps into its own range of a per-device query pool, which it
+ * resets first thing, so each execution of it is timed; its events, names
+ * and counts are kept on the heap. A submission of it in a capture frame
+ * adopts it: its events are copied into the capture with slots taken from
+ * the queue's pool, and right after the batch the GPU copies its results
+ * into the queue's copy buffer where those slots are read. A later
+ * execution's reset is ordered after that copy, as vkCmdResetQueryPool
+ * orders every earlier command that references the same queries.
+ */
+#include "capture_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t standing_lock = PTHREAD_MUTEX_INITIALIZER;
+
+bool standing_setup(crumbs_context *ctx, struct crumbs_cmd *(*lookup)(void *, VkCommandBuffer),
+		    void *user)
+{
+	const VkAllocationCallbacks *alloc = ctx->has_allocator ? &ctx->allocator : NULL;
+	bool any = false;
+
+	for (uint32_t i = 0; i < ctx->queue_count; i++) {
+		struct queue_state *q = &ctx->queues[i];
+		struct device_state *d = &ctx->devices[q->device];
+		if (!q->copy_cb || !q->valid_bits || !q->can_reset_in_cmd)
+			continue;
+		if (!d->standing) {
+			struct standing_pool *p = ctx_alloc(ctx, sizeof(*p));
+			VkQueryPoolCreateInfo qi = { VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO, NULL, 0,
+						     VK_QUERY_TYPE_TIMESTAMP,
+						     STANDING_RANGE * STANDING_RANGES, 0 };
+			if (!p || d->fn.CreateQueryPool(d->device, &qi, alloc, &p->pool) != VK_SUCCESS) {
+				ctx_free(ctx, p);
+				continue;
+			}
+			d->standing = p;
+		}
+		VkCommandPoolCreateInfo pi = { VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, NULL,
+					       VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+					       q->family };
+		q->standing_cbs = ctx_alloc(ctx, sizeof(VkCommandBuffer) * ctx->max_submissions);
+		VkCommandBufferAllocateInfo ai = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL,
+						   VK_NULL_HANDLE, VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+						   ctx->max_submissions };
+		if (!q->standing_cbs ||
+		    d->fn.CreateCommandPool(d->device, &pi, alloc, &q->standing_cmd_pool) != VK_SUCCESS)
+			goto no_queue;
+		ai.commandPool = q->standing_cmd_pool;
+		if (d->fn.AllocateCommandBuffers(d->device, &ai, q->standing_cbs) != VK_SUCCESS)
+			goto no_queue;
+		ctx_new_cbs(ctx, d, q->standing_cbs, ctx->max_submissions);
+		any = true;
+		continue;
+no_queue:
+		if (q->standing_cmd_pool)
+			d->fn.DestroyCommandPool(d->device, q->standing_cmd_pool, alloc);
+		q->standing_cmd_pool = VK_NULL_HANDLE;
+		ctx_free(ctx, q->standing_cbs);
+		q->standing_cbs = NULL;
+	}
+	ctx->standing_of = lookup;
+	ctx->standing_user = user;
+	return any;
+}
+
+/* Ranges [first, first + n) of p are free and not held by a capture. */
+static bool ranges_free(const struct standing_pool *p, uint32_t first, uint32_t n)
+{
+	for (uint32_t i = first; i < first + n; i++)
+		if (p->owner[i] || p->held[i])
+			return false;
+	return true;
+}
+
+struct crumbs_cmd *standing_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue queue,
+				  uint32_t hint)
+{
+	struct queue_state *q = queue_find(ctx, queue);
+	if (!q || !q->standing_cbs)
+		return NULL;
+	struct device_state *d = &ctx->devices[q->device];
+	struct standing_pool *p = d->standing;
+	uint32_t n = (hint + hint / 4 + STANDING_RANGE - 1) / STANDING_RANGE;
+	if (n == 0)
+		n = 1;
+	if (n > STANDING_MAX_RANGES)
+		n = STANDING_MAX_RANGES;
+
+	struct crumbs_cmd *h = calloc(1, sizeof(*h));
+	struct standing *st = calloc(1, sizeof(*st));
+	if (!h || !st) {
+		free(h);
+		free(st);
+		return NULL;
+	}
+	pthread_mutex_lock(&standing_lock);
+	uint32_t first = STANDING_RANGES;
+	for (uint32_t i = 0; i + n <= STANDING_RANGES; i++)
+		if (ranges_free(p, i, n)) {
+			first = i;
+			break;
+		}
+	if (first < STANDING_RANGES)
+		for (uint32_t i = first; i < first + n; i++)
+			p->owner[i] = h;
+	pthread_mutex_unlock(&standing_lock);
+	if (first == STANDING_RANGES) {
+		free(h);
+		free(st);
+		return NULL;
+	}
+	st->device = q->device;
+	st->first_range = first;
+	st->range_count = n;
+	st->slot_first = st->slot_next = first * STANDING_RANGE;
+	st->slot_end = (first + n) * STANDING_RANGE;
+	h->state.detail = CRUMBS_DETAIL_MAX;
+	h->ctx = ctx;
+	h->kind = HANDLE_STANDING;
+	h->cb = cb;
+	h->queue = (uint32_t)(q - ctx->queues);
+	h->standing = st;
+	d->fn.CmdResetQueryPool(cb, p->pool, st->slot_first, st->slot_end - st->slot_first);
+	return h;
+}
+
+uint32_t standing_used(const struct crumbs_cmd *h)
+{
+	return h->standing->slot_next - h->standing->slot_first;
+}
+
+void standing_free(crumbs_context *ctx, struct crumbs_cmd *h)
+{
+	if (!h)
+		return;
+	struct standing *st = h->standing;
+	struct standing_pool *p = ctx->devices[st->device].standing;
+	pthread_mutex_lock(&standing_lock);
+	for (uint32_t i = st->first_range; i < st->first_range + st->range_count; i++)
+		if (p->owner[i] == h)
+			p->owner[i] = NULL;
+	pthread_mutex_unlock(&standing_lock);
+	free(st->events);
+	free(st->names);
+	free(st->counts);
+	free(st);
+	free(h);
+}
+
+struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct queue_state *q,
+				  struct crumbs_cmd *h, VkCommandBuffer copy)
+{
+	const struct standing *st = h->standing;
+	uint32_t i = atomic_fetch_add(&ctx->handle_next, 1);
+	if (i >= ctx->max_command_buffers) {
+		atomic_fetch_add(&ctx->dropped, 1);
+		return NULL;
+	}
+	struct crumbs_cmd *a = &ctx->handles[i];
+	memset(a, 0, sizeof(*a));
+	a->state.detail = CRUMBS_DETAIL_MAX;
+	a->ctx = ctx;
+	a->kind = HANDLE_CAPTURE;
+	a->cb = h->cb;
+	a->queue = (uint32_t)(q - ctx->queues);
+	a->adopted = true;
+	if (st->lost)
+		atomic_fetch_add(&ctx->dropped, 1);
+
+	/* Its slots, in the same order, from the queue's pool: the range's
+	 * results are copied as they lie. */
+	uint32_t used = st->slot_next - st->slot_first;
+	uint32_t base = NO_SLOT;
+	if (used && q->valid_bits && q->written && q->device == st->device) {
+		base = slots_take(q, 0, used);
+		if (base == NO_SLOT)
+			atomic_fetch_add(&ctx->dropped, 1);
+	}
+	uint8_t marks[STANDING_RANGE * STANDING_MAX_RANGES];
+	uint8_t *read = base != NO_SLOT ? marks : NULL; /* the slots its events wrote */
+	if (read)
+		memset(read, 0, used);
+	for (uint32_t k = 0; k < st->event_count; k++) {
+		const struct event *e = &st->events[k];
+		struct event *c = event_add(a);
+		if (!c) {
+			atomic_fetch_add(&ctx->dropped, 1);
+			break;
+		}
+		*c = *e;
+		c->slot = NO_SLOT;
+		if (e->slot != NO_SLOT && read) {
+			c->slot = base + (e->slot - st->slot_first);
+			read[e->slot - st->slot_first] = 1;
+			if (e->type == EVENT_LEAF)
+				read[e->slot + 1 - st->slot_first] = 1;
+		}
+		if (e->type == EVENT_BEGIN || e->type == EVENT_PASS)
+			name_store(ctx, c, st->names + e->u.name.offset, e->u.name.len);
+		if (e->type == EVENT_LEAF || e->type == EVENT_COUNTS) {
+			c->u.counts = counts_add(ctx, &st->counts[e->u.counts]);
+			if (c->u.counts == UINT32_MAX) {
+				c->type = EVENT_NONE;
+				atomic_fetch_add(&ctx->dropped, 1);
+			}
+		}
+	}
+	if (!read)
+		return a;
+
+	/* Only the slots its events wrote: a copy that waits on one never
+	 * written would wait forever. */
+	struct device_state *d = &ctx->devices[q->device];
+	for (uint32_t first = 0; first < used;) {
+		if (!read[first]) {
+			first++;
+			continue;
+		}
+		uint32_t end = first;
+		while (end < used && read[end])
+			end++;
+		d->fn.CmdCopyQueryPoolResults(copy, d->standing->pool, st->slot_first + first,
+					      end - first, q->copy_buffer,
+					      sizeof(uint64_t) * 2 * (base + first),
+					      sizeof(uint64_t) * 2,
+					      VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT |
+					      VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+		first = end;
+	}
+	pthread_mutex_lock(&standing_lock);
+	for (uint32_t r = st->first_range; r < st->first_range + st->range_count; r++)
+		d->standing->held[r] = true;
+	pthread_mutex_unlock(&standing_lock);
+	return a;
+}
+
+void standing_unhold(crumbs_context *ctx)
+{
+	pthread_mutex_lock(&standing_lock);
+	for (uint32_t i = 0; i < ctx->device_count; i++)
+		if (ctx->devices[i].standing)
+			memset(ctx->devices[i].standing->held, 0, sizeof(ctx->devices[i].standing->held));
+	pthread_mutex_unlock(&standing_lock);
+}
+
+void standing_destroy(crumbs_context *ctx)
+{
+	const VkAllocationCallbacks *alloc = ctx->has_allocator ? &ctx->allocator : NULL;
+	for (uint32_t i = 0; ctx->queues && i < ctx->queue_count; i++) {
+		struct queue_state *q = &ctx->queues[i];
+		if (q->standing_cmd_pool)
+			ctx->devices[q->device].fn.DestroyCommandPool(ctx->devices[q->device].device,
+								      q->standing_cmd_pool, alloc);
+		ctx_free(ctx, q->standing_cbs);
+	}
+	for (uint32_t i = 0; ctx->devices && i < ctx->device_count; i++) {
+		struct device_state *d = &ctx->devices[i];
+		struct standing_pool *p = d->standing;
+		if (!p)
+			continue;
+		for (uint32_t r = 0; r < STANDING_RANGES; r++) {
+			struct crumbs_cmd *h = p->owner[r];
+			if (h)
+				standing_free(ctx, h); /* clears its other ranges */
+		}
+		d->fn.DestroyQueryPool(d->device, p->pool, alloc);
+		ctx_free(ctx, p);
+		d->standing = NULL;
+	}
+}
