@@ -232,6 +232,7 @@ struct crumbs_cmd {
 	struct event_block *first;
 	struct event_block *last;
 	bool adopted;                   /* copied from a standing recording */
+	bool untimed;                   /* inside a multiview pass: no timestamps */
 	struct standing *standing;      /* HANDLE_STANDING's own storage */
 };
 
@@ -375,6 +376,8 @@ uint32_t record_leaf_begin(struct crumbs_cmd *cmd);
 void record_leaf_end(struct crumbs_cmd *cmd, uint32_t slot, enum crumbs_event_kind kind,
 		     uint64_t draws, uint64_t dispatches, uint64_t prims, uint64_t verts);
 void record_pass_begin(struct crumbs_cmd *cmd, enum crumbs_event_kind kind);
+/* Until called again with false, cmd writes no timestamps. */
+void record_untimed(struct crumbs_cmd *cmd, bool untimed);
 
 /* standing.c */
 /* Sets up standing recordings on every device and queue that can have

@@ -169,6 +169,9 @@ struct next_fns {
 	PFN_vkBeginCommandBuffer BeginCommandBuffer;
 	PFN_vkEndCommandBuffer EndCommandBuffer;
 	PFN_vkCreateGraphicsPipelines CreateGraphicsPipelines;
+	PFN_vkCreateRenderPass CreateRenderPass;
+	PFN_vkCreateRenderPass2 CreateRenderPass2;
+	PFN_vkCreateRenderPass2 CreateRenderPass2KHR;
 	PFN_vkCmdBindPipeline CmdBindPipeline;
 	PFN_vkCmdSetPrimitiveTopology CmdSetPrimitiveTopology;
 	PFN_vkCmdSetPrimitiveTopology CmdSetPrimitiveTopologyEXT;
@@ -246,6 +249,7 @@ struct layer_device {
 	struct handle_map pools;        /* VkCommandPool -> family + 1 */
 	struct handle_map cbs;          /* VkCommandBuffer -> struct cb_state */
 	struct handle_map pipelines;    /* VkPipeline -> topology + 1 */
+	struct handle_map multiview;    /* VkRenderPass -> 1 when it uses multiview */
 	_Atomic uint32_t recording;     /* command buffers recorded at full detail */
 	_Atomic bool presented;
 	_Atomic uint64_t frames;        /* frames ended */
@@ -445,6 +449,9 @@ static void load_next(struct layer_device *d)
 	NEXT(BeginCommandBuffer, "vkBeginCommandBuffer");
 	NEXT(EndCommandBuffer, "vkEndCommandBuffer");
 	NEXT(CreateGraphicsPipelines, "vkCreateGraphicsPipelines");
+	NEXT(CreateRenderPass, "vkCreateRenderPass");
+	NEXT(CreateRenderPass2, "vkCreateRenderPass2");
+	NEXT(CreateRenderPass2KHR, "vkCreateRenderPass2KHR");
 	NEXT(CmdBindPipeline, "vkCmdBindPipeline");
 	NEXT(CmdSetPrimitiveTopology, "vkCmdSetPrimitiveTopology");
 	NEXT(CmdSetPrimitiveTopologyEXT, "vkCmdSetPrimitiveTopologyEXT");
@@ -647,6 +654,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	pthread_mutex_init(&d->pools.lock, NULL);
 	pthread_mutex_init(&d->cbs.lock, NULL);
 	pthread_mutex_init(&d->pipelines.lock, NULL);
+	pthread_mutex_init(&d->multiview.lock, NULL);
 	load_next(d);
 	profile_device(d, physical, ci, features, data->u.pfnSetDeviceLoaderData);
 
@@ -688,6 +696,7 @@ static VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device,
 	hmap_free(&d->pools, false);
 	hmap_free(&d->cbs, true);
 	hmap_free(&d->pipelines, false);
+	hmap_free(&d->multiview, false);
 	free(d->queues);
 	free(d);
 }
@@ -912,6 +921,43 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateGraphicsPipelines(
 	return r;
 }
 
+/* Render passes with multiview: a timestamp inside one takes a query per
+ * view, so the layer records no timestamps there. */
+static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateRenderPass(VkDevice device,
+							      const VkRenderPassCreateInfo *ci,
+							      const VkAllocationCallbacks *alloc,
+							      VkRenderPass *out)
+{
+	struct layer_device *d = device_of(device);
+	VkResult r = d->next.CreateRenderPass(device, ci, alloc, out);
+	bool multiview = false;
+	for (const VkBaseInStructure *p = ci->pNext; p; p = p->pNext)
+		if (p->sType == VK_STRUCTURE_TYPE_RENDER_PASS_MULTIVIEW_CREATE_INFO) {
+			const VkRenderPassMultiviewCreateInfo *m = (const void *)p;
+			for (uint32_t i = 0; i < m->subpassCount; i++)
+				multiview |= m->pViewMasks[i] != 0;
+		}
+	if (r == VK_SUCCESS)
+		hmap_set(&d->multiview, (uint64_t)*out, (void *)(uintptr_t)multiview);
+	return r;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateRenderPass2(VkDevice device,
+							       const VkRenderPassCreateInfo2 *ci,
+							       const VkAllocationCallbacks *alloc,
+							       VkRenderPass *out)
+{
+	struct layer_device *d = device_of(device);
+	VkResult r = (d->next.CreateRenderPass2 ? d->next.CreateRenderPass2 :
+		      d->next.CreateRenderPass2KHR)(device, ci, alloc, out);
+	bool multiview = false;
+	for (uint32_t i = 0; i < ci->subpassCount; i++)
+		multiview |= ci->pSubpasses[i].viewMask != 0;
+	if (r == VK_SUCCESS)
+		hmap_set(&d->multiview, (uint64_t)*out, (void *)(uintptr_t)multiview);
+	return r;
+}
+
 static VKAPI_ATTR void VKAPI_CALL layer_CmdBindPipeline(VkCommandBuffer cb,
 							VkPipelineBindPoint point, VkPipeline p)
 {
@@ -1045,6 +1091,9 @@ static void pass_begin(struct layer_device *d, VkCommandBuffer cb, uint32_t view
 	if (s) {
 		record_pass_begin(s->cmd, CRUMBS_EVENT_RENDER_PASS);
 		s->view_mask = view_mask;
+		/* Inside a multiview pass a timestamp takes a query per view:
+		 * what is recorded there is untimed. */
+		record_untimed(s->cmd, view_mask != 0);
 	}
 }
 
@@ -1053,21 +1102,26 @@ static void pass_end(struct layer_device *d, VkCommandBuffer cb)
 	struct cb_state *s = capturing(d, cb);
 	if (s) {
 		s->view_mask = 0;
+		record_untimed(s->cmd, false);
 		crumbs_scope_end(s->cmd);
 	}
 }
 
-/* Classic render passes are timed around, not inside, when multiview may
- * be on: a timestamp there takes one query per view. The pass's create
- * info is not tracked, so inside every classic pass leaves are counted
- * untimed only when the program uses multiview (VK_KHR_multiview), which
- * the layer does not yet follow: see LAYER.md. */
+/* A classic pass's view mask, as far as timing goes: nonzero with
+ * multiview. Looked up only while something records at full detail. */
+static uint32_t classic_views(struct layer_device *d, VkRenderPass rp)
+{
+	if (!atomic_load_explicit(&d->recording, memory_order_relaxed))
+		return 0;
+	return hmap_get(&d->multiview, (uint64_t)rp) ? 1 : 0;
+}
+
 static VKAPI_ATTR void VKAPI_CALL layer_CmdBeginRenderPass(VkCommandBuffer cb,
 							   const VkRenderPassBeginInfo *bi,
 							   VkSubpassContents contents)
 {
 	struct layer_device *d = device_of(cb);
-	pass_begin(d, cb, 0);
+	pass_begin(d, cb, classic_views(d, bi->renderPass));
 	d->next.CmdBeginRenderPass(cb, bi, contents);
 }
 
@@ -1076,7 +1130,7 @@ static VKAPI_ATTR void VKAPI_CALL layer_CmdBeginRenderPass2(VkCommandBuffer cb,
 							    const VkSubpassBeginInfo *si)
 {
 	struct layer_device *d = device_of(cb);
-	pass_begin(d, cb, 0);
+	pass_begin(d, cb, classic_views(d, bi->renderPass));
 	(d->next.CmdBeginRenderPass2 ? d->next.CmdBeginRenderPass2 : d->next.CmdBeginRenderPass2KHR)(cb, bi, si);
 }
 
@@ -1475,6 +1529,9 @@ static const struct intercept device_intercepts[] = {
 	I(BeginCommandBuffer),
 	I(EndCommandBuffer),
 	I(CreateGraphicsPipelines),
+	I(CreateRenderPass),
+	I(CreateRenderPass2),
+	I_AS(CreateRenderPass2KHR, CreateRenderPass2),
 	I(CmdBindPipeline),
 	I(CmdSetPrimitiveTopology),
 	I_AS(CmdSetPrimitiveTopologyEXT, CmdSetPrimitiveTopology),

@@ -112,6 +112,7 @@ crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue qu
 	h->depth = 0;
 	h->first = h->last = NULL;
 	h->adopted = false;
+	h->untimed = false;
 	h->standing = NULL;
 	return h;
 }
@@ -256,7 +257,7 @@ uint32_t slots_take(struct queue_state *q, uint32_t depth, uint32_t count)
 static uint32_t slots_for(struct crumbs_cmd *cmd, uint32_t depth, uint32_t count)
 {
 	struct queue_state *q = &cmd->ctx->queues[cmd->queue];
-	if (!q->valid_bits)
+	if (!q->valid_bits || cmd->untimed)
 		return NO_SLOT;
 	uint32_t s;
 	struct standing *st = cmd->standing;
@@ -383,6 +384,8 @@ void crumbs_scope_close_(crumbs_cmd *cmd)
 		/* The scope began on an earlier command buffer. */
 		slot = slots_for(cmd, 0, 1);
 	}
+	if (cmd->untimed)
+		slot = NO_SLOT; /* its reserved slot stays unwritten, and unread */
 	if (!e) {
 		/* The end is lost; its scope is closed at the frame end. The
 		 * reserved slot stays unwritten, and unread. */
@@ -441,6 +444,12 @@ void crumbs_cmd_execute(crumbs_cmd *cmd, uint32_t count, const VkCommandBuffer *
 bool record_full_detail(const struct crumbs_cmd *cmd)
 {
 	return keeps_events(cmd) && !cmd->state.skipped;
+}
+
+void record_untimed(struct crumbs_cmd *cmd, bool untimed)
+{
+	if (keeps_events(cmd))
+		cmd->untimed = untimed;
 }
 
 void record_pass_begin(struct crumbs_cmd *cmd, enum crumbs_event_kind kind)
