@@ -403,7 +403,10 @@ void standing_unhold(crumbs_context *ctx);
 /* At destruction: every standing recording and pool. */
 void standing_destroy(crumbs_context *ctx);
 
-/* record.c, for standing.c */
+/* record.c, for standing.c and submit.c */
+/* A capture handle of queue q with no command buffer or events yet, or
+ * NULL (counted as dropped) when the capture has no more. */
+struct crumbs_cmd *record_handle(crumbs_context *ctx, struct queue_state *q);
 struct event *event_add(struct crumbs_cmd *cmd);
 void name_store(crumbs_context *ctx, struct event *e, const char *name, size_t len);
 /* A counts record of the capture, or UINT32_MAX when they are full. */
@@ -417,6 +420,12 @@ void submit_reset(crumbs_context *ctx);
 void submit_queue_label(crumbs_context *ctx, VkQueue queue, const char *name);
 
 /* resolve.c */
+/* Records into cb the copy of queries first_query + i of pool, for each
+ * run of i < count where marks[i] == mark, into buffer's slots
+ * first_slot + i, waiting for each to be available. */
+void copy_marked(const struct device_state *d, VkCommandBuffer cb, VkQueryPool pool,
+		 uint32_t first_query, const uint8_t *marks, uint8_t mark, uint32_t count,
+		 VkBuffer buffer, uint32_t first_slot);
 /* At the end of the capture frame: each queue's copy of its results. */
 void resolve_start(crumbs_context *ctx);
 /* Reads back what is available; when everything is (or time is up, or

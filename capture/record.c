@@ -87,33 +87,38 @@ crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue qu
 	struct crumbs_cmd *h;
 
 	if (state == STATE_CAPTURING && q) {
-		uint32_t i = atomic_fetch_add(&ctx->handle_next, 1);
-		if (i >= ctx->max_command_buffers) {
-			atomic_fetch_add(&ctx->dropped, 1);
+		if (!(h = record_handle(ctx, q)))
 			return &off_handle;
-		}
-		h = &ctx->handles[i];
-		h->kind = HANDLE_CAPTURE;
-		h->state.detail = CRUMBS_DETAIL_MAX;
 	} else if (ctx->mirror_labels && q && (ctx->devices[q->device].features & CRUMBS_FEATURE_DEBUG_UTILS)) {
 		/* A ring: a label handle is only needed while its command
 		 * buffer is recorded, long before the ring comes round. */
 		uint32_t i = atomic_fetch_add(&ctx->label_next, 1) % ctx->max_command_buffers;
 		h = &ctx->label_handles[i];
+		memset(h, 0, sizeof(*h));
 		h->kind = HANDLE_LABELS;
 		h->state.detail = ctx->mirror_labels - 1;
+		h->ctx = ctx;
+		h->queue = (uint32_t)(q - ctx->queues);
 	} else {
 		return &off_handle;
 	}
-	h->state.skipped = 0;
-	h->ctx = ctx;
 	h->cb = cb;
+	return h;
+}
+
+struct crumbs_cmd *record_handle(crumbs_context *ctx, struct queue_state *q)
+{
+	uint32_t i = atomic_fetch_add(&ctx->handle_next, 1);
+	if (i >= ctx->max_command_buffers) {
+		atomic_fetch_add(&ctx->dropped, 1);
+		return NULL;
+	}
+	struct crumbs_cmd *h = &ctx->handles[i];
+	memset(h, 0, sizeof(*h));
+	h->state.detail = CRUMBS_DETAIL_MAX;
+	h->ctx = ctx;
+	h->kind = HANDLE_CAPTURE;
 	h->queue = (uint32_t)(q - ctx->queues);
-	h->depth = 0;
-	h->first = h->last = NULL;
-	h->adopted = false;
-	h->untimed = false;
-	h->standing = NULL;
 	return h;
 }
 

@@ -55,6 +55,27 @@ static void mark_events(crumbs_context *ctx, const struct crumbs_cmd *cmd, int d
 		}
 }
 
+void copy_marked(const struct device_state *d, VkCommandBuffer cb, VkQueryPool pool,
+		 uint32_t first_query, const uint8_t *marks, uint8_t mark, uint32_t count,
+		 VkBuffer buffer, uint32_t first_slot)
+{
+	for (uint32_t first = 0; first < count;) {
+		if (marks[first] != mark) {
+			first++;
+			continue;
+		}
+		uint32_t end = first;
+		while (end < count && marks[end] == mark)
+			end++;
+		d->fn.CmdCopyQueryPoolResults(cb, pool, first_query + first, end - first, buffer,
+					      sizeof(uint64_t) * 2 * (first_slot + first),
+					      sizeof(uint64_t) * 2,
+					      VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT |
+					      VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+		first = end;
+	}
+}
+
 /* Records the copy of a queue's written slots: after everything before it
  * on the queue, waiting for each to be available (some drivers report a
  * written timestamp unavailable otherwise; only slots that are written are
@@ -72,20 +93,7 @@ static VkResult record_copy(struct device_state *d, struct queue_state *q)
 		return r;
 	d->fn.CmdPipelineBarrier(q->copy_cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
 				 VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0, NULL, 0, NULL);
-	for (uint32_t first = 0; first < q->slot_count;) {
-		if (q->written[first] != WRITTEN) {
-			first++;
-			continue;
-		}
-		uint32_t end = first;
-		while (end < q->slot_count && q->written[end] == WRITTEN)
-			end++;
-		d->fn.CmdCopyQueryPoolResults(q->copy_cb, q->pool, first, end - first, q->copy_buffer,
-					      sizeof(uint64_t) * 2 * first, sizeof(uint64_t) * 2,
-					      VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT |
-					      VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
-		first = end;
-	}
+	copy_marked(d, q->copy_cb, q->pool, 0, q->written, WRITTEN, q->slot_count, q->copy_buffer, 0);
 	d->fn.CmdPipelineBarrier(q->copy_cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
 				 VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0, NULL, 0, NULL);
 	return d->fn.EndCommandBuffer(q->copy_cb);

@@ -157,18 +157,10 @@ struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct queue_state *q,
 				  struct crumbs_cmd *h, VkCommandBuffer copy)
 {
 	const struct standing *st = h->standing;
-	uint32_t i = atomic_fetch_add(&ctx->handle_next, 1);
-	if (i >= ctx->max_command_buffers) {
-		atomic_fetch_add(&ctx->dropped, 1);
+	struct crumbs_cmd *a = record_handle(ctx, q);
+	if (!a)
 		return NULL;
-	}
-	struct crumbs_cmd *a = &ctx->handles[i];
-	memset(a, 0, sizeof(*a));
-	a->state.detail = CRUMBS_DETAIL_MAX;
-	a->ctx = ctx;
-	a->kind = HANDLE_CAPTURE;
 	a->cb = h->cb;
-	a->queue = (uint32_t)(q - ctx->queues);
 	a->adopted = true;
 	if (st->lost)
 		atomic_fetch_add(&ctx->dropped, 1);
@@ -217,22 +209,7 @@ struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct queue_state *q,
 	/* Only the slots its events wrote: a copy that waits on one never
 	 * written would wait forever. */
 	struct device_state *d = &ctx->devices[q->device];
-	for (uint32_t first = 0; first < used;) {
-		if (!read[first]) {
-			first++;
-			continue;
-		}
-		uint32_t end = first;
-		while (end < used && read[end])
-			end++;
-		d->fn.CmdCopyQueryPoolResults(copy, d->standing->pool, st->slot_first + first,
-					      end - first, q->copy_buffer,
-					      sizeof(uint64_t) * 2 * (base + first),
-					      sizeof(uint64_t) * 2,
-					      VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT |
-					      VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
-		first = end;
-	}
+	copy_marked(d, copy, d->standing->pool, st->slot_first, read, 1, used, q->copy_buffer, base);
 	pthread_mutex_lock(&standing_lock);
 	for (uint32_t r = st->first_range; r < st->first_range + st->range_count; r++)
 		d->standing->held[r] = true;

@@ -39,19 +39,8 @@ void submit_queue_label(crumbs_context *ctx, VkQueue queue, const char *name)
 	struct queue_state *q = queue_find(ctx, queue);
 	if (!q || atomic_load(&ctx->state) != STATE_CAPTURING)
 		return;
-	if (!q->labels) {
-		uint32_t i = atomic_fetch_add(&ctx->handle_next, 1);
-		if (i >= ctx->max_command_buffers) {
-			atomic_fetch_add(&ctx->dropped, 1);
-			return;
-		}
-		q->labels = &ctx->handles[i];
-		memset(q->labels, 0, sizeof(*q->labels));
-		q->labels->state.detail = CRUMBS_DETAIL_MAX;
-		q->labels->ctx = ctx;
-		q->labels->kind = HANDLE_CAPTURE;
-		q->labels->queue = (uint32_t)(q - ctx->queues);
-	}
+	if (!q->labels && !(q->labels = record_handle(ctx, q)))
+		return;
 	struct event *e = event_add(q->labels);
 	if (!e) {
 		atomic_fetch_add(&ctx->dropped, 1);
