@@ -2,8 +2,11 @@
  * vkt.c: the Vulkan tests' shared setup (see vkt.h). Everything runs under
  * VK_LAYER_KHRONOS_validation; a test fails on any message it prints.
  */
+#define _GNU_SOURCE /* dl_iterate_phdr, RTLD_NOLOAD, RTLD_NODELETE */
 #include "vkt.h"
 
+#include <dlfcn.h>
+#include <link.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +20,23 @@
 unsigned vkt_validation_messages;
 bool vkt_validation = true;
 PFN_vkVoidFunction (*vkt_override)(const char *name);
+
+/*
+ * Keeps a Vulkan driver or layer the loader opened loaded until the test
+ * exits. Some keep allocations made once per load in their globals; once
+ * vkDestroyInstance unloads them, LeakSanitizer no longer sees those
+ * globals and reports the allocations as crumbs' leaks would be. Pinned,
+ * they stay reachable, and a leak of crumbs' own is still reported.
+ */
+static int pin_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size, (void)data;
+	const char *base = strrchr(info->dlpi_name, '/');
+	base = base ? base + 1 : info->dlpi_name;
+	if (strncmp(base, "libvulkan_", 10) == 0 || strncmp(base, "libVkLayer_", 11) == 0)
+		dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+	return 0;
+}
 
 #define CHECK(call)                                                             \
 	do {                                                                    \
@@ -104,6 +124,7 @@ void vkt_init(struct vkt *t, const struct crumbs_desc *wanted)
 	VkInstanceCreateInfo ii = { VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, &mi, 0, &app,
 				    vkt_validation ? 1 : 0, &layer, 1, &ext };
 	CHECK(vkCreateInstance(&ii, NULL, &t->instance));
+	dl_iterate_phdr(pin_module, NULL);
 	PFN_vkCreateDebugUtilsMessengerEXT create_messenger = (PFN_vkCreateDebugUtilsMessengerEXT)
 		vkGetInstanceProcAddr(t->instance, "vkCreateDebugUtilsMessengerEXT");
 	assert_non_null(create_messenger);
