@@ -152,6 +152,7 @@ struct queue_state {
 	VkCommandBuffer copy_cb;
 	VkFence copy_fence;
 	bool copy_pending;          /* copy_cb submitted, fence not seen yet */
+	bool copy_stale;            /* ... and it copies an earlier capture's */
 	uint8_t *written;           /* [slot_count]: slots the capture wrote */
 	/* Room to rebuild a submission with crumbs' command buffers. */
 	VkCommandBuffer *scratch_cbs;
@@ -263,7 +264,8 @@ enum capture_state {
 	STATE_IDLE,
 	STATE_PREROLL,   /* the rest of the frame before the capture */
 	STATE_CAPTURING, /* the capture frame */
-	STATE_RESOLVING  /* waiting for its timestamps */
+	STATE_RESOLVING, /* waiting for its timestamps */
+	STATE_WRITING    /* the writer thread writes the file and the tables */
 };
 
 struct crumbs_context {
@@ -343,6 +345,17 @@ struct crumbs_context {
 	struct crumbs_cmd *(*standing_of)(void *user, VkCommandBuffer cb);
 	void *standing_user;
 
+	/* The writer thread of a resolved capture (resolve.c): it writes the
+	 * file and prints the tables into `writer_log`, which the program's
+	 * own thread hands to the log callback when the writer is done. */
+	pthread_t writer;
+	bool writer_started;            /* a thread to join */
+	_Atomic bool writer_done;
+	enum crumbs_result writer_result;
+	uint32_t writer_flags;
+	char *writer_path;              /* the capture file's */
+	struct sbuf writer_log;         /* messages: a level byte, the text, a NUL */
+
 	/* `crumbs trigger`. */
 	struct trigger trigger;
 	struct trigger_peer peer;
@@ -354,6 +367,8 @@ void *ctx_alloc(crumbs_context *ctx, size_t size);
 void ctx_free(crumbs_context *ctx, void *p);
 __attribute__((format(printf, 3, 4)))
 void ctx_log(crumbs_context *ctx, enum crumbs_log_level level, const char *fmt, ...);
+/* A message of any length, unformatted, to the log callback or stderr. */
+void ctx_log_text(crumbs_context *ctx, enum crumbs_log_level level, const char *text);
 int64_t now_ns(void);
 /* Calibration samples of every device with calibrated timestamps. */
 void calibrate(crumbs_context *ctx, bool at_start);
@@ -420,6 +435,15 @@ void submit_reset(crumbs_context *ctx);
 void submit_queue_label(crumbs_context *ctx, VkQueue queue, const char *name);
 
 /* resolve.c */
+/* The runs of q's pool a capture can have written: the scope slots handed
+ * out, two per submission, and the pre-roll's last end. Clearing, copying,
+ * reading and resetting only these keeps the end of a capture from
+ * touching every slot of the pool (tens of thousands). Returns how many of
+ * runs[3] it filled. */
+struct slot_run {
+	uint32_t first, count;
+};
+uint32_t capture_runs(const struct queue_state *q, struct slot_run runs[3]);
 /* Records into cb the copy of queries first_query + i of pool, for each
  * run of i < count where marks[i] == mark, into buffer's slots
  * first_slot + i, waiting for each to be available. */
@@ -429,8 +453,14 @@ void copy_marked(const struct device_state *d, VkCommandBuffer cb, VkQueryPool p
 /* At the end of the capture frame: each queue's copy of its results. */
 void resolve_start(crumbs_context *ctx);
 /* Reads back what is available; when everything is (or time is up, or
- * `force`), writes the capture, prints its table and returns true. */
+ * `force`), starts writing the capture and printing its tables, and
+ * returns true: the capture is then STATE_WRITING. With `force` (or when
+ * no thread can be started) the writing is done before it returns. */
 bool resolve_try(crumbs_context *ctx, bool force);
+/* Whether the writing is done (after waiting for it, with `wait`); when it
+ * is, its messages go to the log, the trigger's peer gets its answer, and
+ * crumbs_last_capture() names the file. */
+bool resolve_written(crumbs_context *ctx, bool wait);
 
 /* crumbs_create() for the layer: the loader's callback that makes the
  * command buffers crumbs allocates dispatchable, and the next layer's

@@ -58,10 +58,15 @@ void ctx_log(crumbs_context *ctx, enum crumbs_log_level level, const char *fmt, 
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	ctx_log_text(ctx, level, buf);
+}
+
+void ctx_log_text(crumbs_context *ctx, enum crumbs_log_level level, const char *text)
+{
 	if (ctx->log)
-		ctx->log(ctx->log_user, level, buf);
+		ctx->log(ctx->log_user, level, text);
 	else
-		fprintf(stderr, "%s%s\n", level == CRUMBS_LOG_INFO ? "" : "crumbs: ", buf);
+		fprintf(stderr, "%s%s\n", level == CRUMBS_LOG_INFO ? "" : "crumbs: ", text);
 }
 
 int64_t now_ns(void)
@@ -777,8 +782,12 @@ void crumbs_destroy(crumbs_context *ctx)
 		state = STATE_RESOLVING;
 		resolve_start(ctx);
 	}
-	if (state == STATE_RESOLVING && ctx->queues && ctx->handles)
+	if (state == STATE_RESOLVING && ctx->queues && ctx->handles) {
 		resolve_try(ctx, true);
+		state = STATE_WRITING;
+	}
+	if (state == STATE_WRITING)
+		resolve_written(ctx, true);
 	const VkAllocationCallbacks *alloc = ctx->has_allocator ? &ctx->allocator : NULL;
 	standing_destroy(ctx);
 	for (uint32_t i = 0; ctx->queues && i < ctx->queue_count; i++) {
@@ -824,6 +833,8 @@ void crumbs_destroy(crumbs_context *ctx)
 	ctx_free(ctx, ctx->capture_dir);
 	ctx_free(ctx, ctx->program_name);
 	free(ctx->last_capture);
+	free(ctx->writer_path);
+	sbuf_release(&ctx->writer_log);
 	if (ctx->has_allocator) {
 		VkAllocationCallbacks a = ctx->allocator;
 		a.pfnFree(a.pUserData, ctx);
@@ -836,7 +847,7 @@ void crumbs_destroy(crumbs_context *ctx)
 /* Frames and requests                                                      */
 /* ------------------------------------------------------------------------ */
 
-/* The rest of this frame is the pre-roll: every query slot is reset, and
+/* The rest of this frame is the pre-roll: the query slots are reset, and
  * each submission's end is timed so the capture knows when each queue was
  * last busy. */
 static void begin_preroll(crumbs_context *ctx)
@@ -844,16 +855,22 @@ static void begin_preroll(crumbs_context *ctx)
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
 		struct queue_state *q = &ctx->queues[i];
 		struct device_state *d = &ctx->devices[q->device];
+		bool host_reset = (d->features & CRUMBS_FEATURE_HOST_QUERY_RESET) != 0;
+		if (q->valid_bits && host_reset) {
+			/* What the last capture and its pre-roll wrote: every
+			 * other slot is still reset, since creation. */
+			struct slot_run runs[3];
+			for (uint32_t k = 0, n = capture_runs(q, runs); k < n; k++)
+				d->fn.ResetQueryPool(d->device, q->pool, runs[k].first, runs[k].count);
+			if (q->ready_next)
+				d->fn.ResetQueryPool(d->device, q->pool, q->ready_base, q->ready_next);
+		} else if (q->valid_bits) {
+			q->reset_pending = true;
+		}
 		q->ready_next = 0;
 		q->ready_slot = NO_SLOT;
 		q->submit_count = 0;
 		atomic_store(&q->scope_next, 0);
-		if (!q->valid_bits)
-			continue;
-		if (d->features & CRUMBS_FEATURE_HOST_QUERY_RESET)
-			d->fn.ResetQueryPool(d->device, q->pool, 0, q->slot_count);
-		else
-			q->reset_pending = true;
 	}
 	record_reset(ctx);
 	submit_reset(ctx);
@@ -1052,10 +1069,10 @@ void crumbs_frame(crumbs_context *ctx)
 	if (state == STATE_PREROLL)
 		start_capture(ctx, now);
 
-	if (atomic_load(&ctx->state) == STATE_RESOLVING) {
-		if (resolve_try(ctx, false))
-			atomic_store(&ctx->state, STATE_IDLE);
-	}
+	if (atomic_load(&ctx->state) == STATE_RESOLVING && resolve_try(ctx, false))
+		atomic_store(&ctx->state, STATE_WRITING);
+	if (atomic_load(&ctx->state) == STATE_WRITING && resolve_written(ctx, false))
+		atomic_store(&ctx->state, STATE_IDLE);
 	poll_trigger(ctx);
 	/* A capture asked for frame N: frame N-1 is its pre-roll. The settings
 	 * were taken when it was asked for. */

@@ -8,6 +8,7 @@
 #include "capture_internal.h"
 
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,20 @@ static void mark_events(crumbs_context *ctx, const struct crumbs_cmd *cmd, int d
 		}
 }
 
+uint32_t capture_runs(const struct queue_state *q, struct slot_run runs[3])
+{
+	uint32_t n = 0, scopes = atomic_load(&q->scope_next);
+	if (scopes > q->scope_slots)
+		scopes = q->scope_slots; /* takes past the end were refused */
+	if (scopes)
+		runs[n++] = (struct slot_run){ 0, scopes };
+	if (q->submit_count)
+		runs[n++] = (struct slot_run){ q->submit_base, 2 * q->submit_count };
+	if (q->ready_slot != NO_SLOT)
+		runs[n++] = (struct slot_run){ q->ready_slot, 1 };
+	return n;
+}
+
 void copy_marked(const struct device_state *d, VkCommandBuffer cb, VkQueryPool pool,
 		 uint32_t first_query, const uint8_t *marks, uint8_t mark, uint32_t count,
 		 VkBuffer buffer, uint32_t first_slot)
@@ -93,20 +108,49 @@ static VkResult record_copy(struct device_state *d, struct queue_state *q)
 		return r;
 	d->fn.CmdPipelineBarrier(q->copy_cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
 				 VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0, NULL, 0, NULL);
-	copy_marked(d, q->copy_cb, q->pool, 0, q->written, WRITTEN, q->slot_count, q->copy_buffer, 0);
+	struct slot_run runs[3];
+	for (uint32_t k = 0, n = capture_runs(q, runs); k < n; k++)
+		copy_marked(d, q->copy_cb, q->pool, runs[k].first, q->written + runs[k].first,
+			    WRITTEN, runs[k].count, q->copy_buffer, runs[k].first);
 	d->fn.CmdPipelineBarrier(q->copy_cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
 				 VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0, NULL, 0, NULL);
 	return d->fn.EndCommandBuffer(q->copy_cb);
+}
+
+/* Forgets what was read of the capture's slots: those of an earlier
+ * capture are stale, and a lost device leaves them undefined. The capture
+ * reads no other slot. */
+static void results_clear(struct queue_state *q)
+{
+	struct slot_run runs[3];
+	for (uint32_t k = 0, n = capture_runs(q, runs); k < n; k++)
+		memset(q->results + 2 * runs[k].first, 0, sizeof(uint64_t) * 2 * runs[k].count);
 }
 
 void resolve_start(crumbs_context *ctx)
 {
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
 		struct queue_state *q = &ctx->queues[i];
+		struct device_state *d = &ctx->devices[q->device];
+		if (q->results)
+			results_clear(q);
+		/* The copy of a capture that gave up waiting may still be
+		 * queued: its buffer and fence stay its own until it is done. */
+		if (q->copy_pending &&
+		    d->fn.GetFenceStatus(d->device, q->copy_fence) == VK_NOT_READY) {
+			q->copy_stale = true;
+			ctx_log(ctx, CRUMBS_LOG_WARNING, "the results of an earlier capture are still "
+				"being copied on queue family %u; this capture's there are not read",
+				q->family);
+			continue;
+		}
 		q->copy_pending = false;
+		q->copy_stale = false;
 		if (!q->written)
 			continue;
-		memset(q->written, 0, q->slot_count);
+		struct slot_run runs[3];
+		for (uint32_t k = 0, n = capture_runs(q, runs); k < n; k++)
+			memset(q->written + runs[k].first, 0, runs[k].count);
 		for (uint32_t k = 0; k < q->submit_count; k++) {
 			q->written[q->submits[k].begin_slot] = WRITTEN;
 			q->written[q->submits[k].end_slot] = WRITTEN;
@@ -119,7 +163,7 @@ void resolve_start(crumbs_context *ctx)
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
 		struct queue_state *q = &ctx->queues[i];
 		struct device_state *d = &ctx->devices[q->device];
-		if (!q->copy_cb || (!q->submit_count && q->ready_slot == NO_SLOT))
+		if (!q->copy_cb || q->copy_stale || (!q->submit_count && q->ready_slot == NO_SLOT))
 			continue;
 		VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL, 1, &q->copy_cb,
 				    0, NULL };
@@ -139,6 +183,8 @@ void resolve_start(crumbs_context *ctx)
 static bool poll_queue(crumbs_context *ctx, struct queue_state *q)
 {
 	struct device_state *d = &ctx->devices[q->device];
+	struct slot_run runs[3];
+	uint32_t run_count = capture_runs(q, runs);
 	if (q->copy_cb) {
 		/* The copy's fence says when the mapped buffer holds them. */
 		if (!q->copy_pending)
@@ -147,8 +193,13 @@ static bool poll_queue(crumbs_context *ctx, struct queue_state *q)
 		if (r == VK_NOT_READY)
 			return true;
 		if (r != VK_SUCCESS) {
-			memset(q->results, 0, sizeof(uint64_t) * 2 * q->slot_count);
+			results_clear(q);
 			return false;
+		}
+		if (q->copy_stale) {
+			/* An earlier capture's copy: nothing of this one. */
+			q->copy_pending = q->copy_stale = false;
+			return true;
 		}
 		if (!q->copy_coherent) {
 			VkMappedMemoryRange range = { VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL,
@@ -156,28 +207,30 @@ static bool poll_queue(crumbs_context *ctx, struct queue_state *q)
 			d->fn.InvalidateMappedMemoryRanges(d->device, 1, &range);
 		}
 		/* Only the copied slots: the rest of the buffer is stale. */
-		memset(q->results, 0, sizeof(uint64_t) * 2 * q->slot_count);
-		for (uint32_t i = 0; i < q->slot_count; i++)
-			if (q->written[i]) {
-				q->results[2 * i] = q->copy_mapped[2 * i];
-				q->results[2 * i + 1] = q->copy_mapped[2 * i + 1];
+		for (uint32_t k = 0; k < run_count; k++)
+			for (uint32_t i = runs[k].first; i < runs[k].first + runs[k].count; i++) {
+				bool copied = q->written[i] != 0;
+				q->results[2 * i] = copied ? q->copy_mapped[2 * i] : 0;
+				q->results[2 * i + 1] = copied ? q->copy_mapped[2 * i + 1] : 0;
 			}
 		q->copy_pending = false;
 		return true;
 	}
 	/* Without VK_QUERY_RESULT_WAIT_BIT: slots not written yet report
 	 * unavailable, and the call returns VK_NOT_READY. */
-	VkResult r = d->fn.GetQueryPoolResults(d->device, q->pool, 0, q->slot_count,
-					       sizeof(uint64_t) * 2 * q->slot_count, q->results,
-					       sizeof(uint64_t) * 2,
-					       VK_QUERY_RESULT_64_BIT |
-					       VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+	VkResult r = VK_SUCCESS;
+	for (uint32_t k = 0; k < run_count && (r == VK_SUCCESS || r == VK_NOT_READY); k++)
+		r = d->fn.GetQueryPoolResults(d->device, q->pool, runs[k].first, runs[k].count,
+					      sizeof(uint64_t) * 2 * runs[k].count,
+					      q->results + 2 * runs[k].first, sizeof(uint64_t) * 2,
+					      VK_QUERY_RESULT_64_BIT |
+					      VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
 	if (r == VK_SUCCESS || r == VK_NOT_READY)
 		return true;
 	if (r != VK_ERROR_DEVICE_LOST)
 		ctx_log(ctx, CRUMBS_LOG_ERROR, "vkGetQueryPoolResults failed (%d)", (int)r);
 	/* What was read before is undefined now; nothing of it is kept. */
-	memset(q->results, 0, sizeof(uint64_t) * 2 * q->slot_count);
+	results_clear(q);
 	return false;
 }
 
@@ -377,25 +430,25 @@ static enum crumbs_result write_capture(crumbs_context *ctx, const char *path, u
 }
 
 /* ------------------------------------------------------------------------ */
-/* The table                                                                */
+/* The writer thread                                                        */
 /* ------------------------------------------------------------------------ */
 
-static int log_sink(void *user, const char *text, size_t len)
+/* A message for the program's log, handed over when the writer is done. */
+static void log_later(crumbs_context *ctx, enum crumbs_log_level level, const char *text,
+		      size_t len)
 {
-	crumbs_context *ctx = user;
+	char byte = (char)level;
+	sbuf_add(&ctx->writer_log, &byte, 1);
+	sbuf_add(&ctx->writer_log, text, len);
+	sbuf_add(&ctx->writer_log, "", 1);
+}
+
+static int table_sink(void *user, const char *text, size_t len)
+{
 	/* One message per block, without its last line break. */
 	while (len > 0 && text[len - 1] == '\n')
 		len--;
-	char *copy = malloc(len + 1);
-	if (!copy)
-		return -1;
-	memcpy(copy, text, len);
-	copy[len] = '\0';
-	if (ctx->log)
-		ctx->log(ctx->log_user, CRUMBS_LOG_INFO, copy);
-	else
-		fprintf(stderr, "%s\n", copy);
-	free(copy);
+	log_later(user, CRUMBS_LOG_INFO, text, len);
 	return 0;
 }
 
@@ -404,17 +457,47 @@ static void print_table(crumbs_context *ctx, const char *path)
 	capture *c = NULL;
 	struct analyze_error err;
 	const struct frame *f;
-	struct report_sink sink = { log_sink, ctx };
+	struct report_sink sink = { table_sink, ctx };
+	char msg[PATH_MAX + 400];
 
 	if (capture_open_file(path, &c, &err) != CRUMBS_OK ||
 	    capture_next_frame(c, &f, &err) != CRUMBS_OK || !f) {
-		ctx_log(ctx, CRUMBS_LOG_ERROR, "cannot read back '%s': %s", path, err.text);
-		capture_free(c);
-		return;
+		snprintf(msg, sizeof(msg), "cannot read back '%s': %s", path, err.text);
+		log_later(ctx, CRUMBS_LOG_ERROR, msg, strlen(msg));
+	} else if (report_frame(&ctx->settings, capture_meta(c), f, &sink) != 0) {
+		snprintf(msg, sizeof(msg), "cannot print the tables of '%s'", path);
+		log_later(ctx, CRUMBS_LOG_ERROR, msg, strlen(msg));
 	}
-	if (report_frame(&ctx->settings, capture_meta(c), f, &sink) != 0)
-		ctx_log(ctx, CRUMBS_LOG_ERROR, "cannot print the tables of '%s'", path);
 	capture_free(c);
+}
+
+/*
+ * Compressing, writing and reading the capture back for its tables take a
+ * millisecond or more: on the program's thread that would be a hitch a
+ * few frames after every capture. The writer reads only what the capture
+ * left, which nothing changes until the capture is back to STATE_IDLE.
+ */
+static void *writer_main(void *arg)
+{
+	crumbs_context *ctx = arg;
+	ctx->writer_result = write_capture(ctx, ctx->writer_path, ctx->writer_flags);
+	if (ctx->writer_result == CRUMBS_OK)
+		print_table(ctx, ctx->writer_path);
+	atomic_store(&ctx->writer_done, true);
+	return NULL;
+}
+
+/* Starts the writer thread, with every signal blocked so that the
+ * program's handlers run on its own threads; false when it cannot. */
+static bool writer_start(crumbs_context *ctx)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	if (pthread_sigmask(SIG_SETMASK, &all, &old) != 0)
+		return false;
+	ctx->writer_started = pthread_create(&ctx->writer, NULL, writer_main, ctx) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ctx->writer_started;
 }
 
 bool resolve_try(crumbs_context *ctx, bool force)
@@ -446,8 +529,43 @@ bool resolve_try(crumbs_context *ctx, bool force)
 	char path[PATH_MAX];
 	int n = snprintf(path, sizeof(path), "%s/%s-frame-%llu.crumbs", ctx->capture_dir,
 			 ctx->program_name, (unsigned long long)ctx->capture_frame);
-	enum crumbs_result r = n > 0 && (size_t)n < sizeof(path) ?
-		write_capture(ctx, path, flags) : CRUMBS_ERROR_INVALID_ARGUMENT;
+	size_t len = strlen(path);
+	free(ctx->writer_path);
+	if ((ctx->writer_path = malloc(len + 1)))
+		memcpy(ctx->writer_path, path, len + 1);
+	ctx->writer_flags = flags;
+	ctx->writer_started = false;
+	atomic_store(&ctx->writer_done, false);
+	if (!ctx->writer_path || n <= 0 || (size_t)n >= sizeof(path)) {
+		ctx->writer_result = ctx->writer_path ? CRUMBS_ERROR_INVALID_ARGUMENT :
+			CRUMBS_ERROR_OUT_OF_MEMORY;
+		atomic_store(&ctx->writer_done, true);
+		return true;
+	}
+	if (force || !writer_start(ctx))
+		writer_main(ctx);
+	return true;
+}
+
+bool resolve_written(crumbs_context *ctx, bool wait)
+{
+	if (!wait && !atomic_load(&ctx->writer_done))
+		return false;
+	if (ctx->writer_started)
+		pthread_join(ctx->writer, NULL);
+	ctx->writer_started = false;
+
+	const char *path = ctx->writer_path ? ctx->writer_path : "";
+	for (size_t at = 0; at < ctx->writer_log.len;) {
+		const char *text = ctx->writer_log.data + at + 1;
+		ctx_log_text(ctx, (enum crumbs_log_level)ctx->writer_log.data[at], text);
+		at += 1 + strlen(text) + 1;
+	}
+	if (ctx->writer_log.failed)
+		ctx_log(ctx, CRUMBS_LOG_ERROR, "out of memory for the tables of '%s'", path);
+	sbuf_release(&ctx->writer_log);
+
+	enum crumbs_result r = ctx->writer_result;
 	if (r != CRUMBS_OK) {
 		ctx_log(ctx, CRUMBS_LOG_ERROR, "cannot write '%s': %s", path, crumbs_result_str(r));
 		if (ctx->has_peer) {
@@ -459,7 +577,6 @@ bool resolve_try(crumbs_context *ctx, bool force)
 		ctx->has_peer = false;
 		return true;
 	}
-	print_table(ctx, path);
 
 	char full[PATH_MAX];
 	const char *shown = realpath(path, full) ? full : path;

@@ -296,6 +296,58 @@ static void out_of_query_slots(void **state)
 	check_no_validation_messages();
 }
 
+/*
+ * Captures one after another in one context, each with a different number
+ * of scopes and submissions: each resets only the query slots the one
+ * before wrote, and every scope of each is timed (the validation layer
+ * reports any slot written without a reset).
+ */
+static void captures_in_a_row(void **state)
+{
+	(void)state;
+	static const int scopes[] = { 3, 40, 2, 25 }, submissions[] = { 1, 3, 1, 2 };
+	struct vkt t;
+	char previous[4096] = "";
+	vkt_init(&t, NULL);
+	for (int k = 0; k < 4; k++) {
+		assert_int_equal(crumbs_capture(t.crumbs, NULL), CRUMBS_OK);
+		crumbs_frame(t.crumbs);
+		for (int s = 0; s < submissions[k]; s++) {
+			VkCommandBuffer cb = vkt_begin(&t);
+			crumbs_cmd *h = crumbs_cmd_begin(t.crumbs, cb, t.queue);
+			for (int i = s; i < scopes[k]; i += submissions[k]) {
+				crumbs_scope_beginf(h, 0, "Capture %d pass %d", k, i);
+				vkt_fill(&t, cb, 4096);
+				crumbs_scope_end(h);
+			}
+			crumbs_cmd_end(h);
+			assert_int_equal(vkEndCommandBuffer(cb), VK_SUCCESS);
+			vkt_submit(&t, cb, VK_NULL_HANDLE, 0, VK_NULL_HANDLE, 0);
+		}
+		crumbs_frame(t.crumbs);
+		const char *path = vkt_finish_capture(&t, previous[0] ? previous : NULL);
+		snprintf(previous, sizeof(previous), "%s", path);
+		capture *c;
+		const struct frame *f = vkt_read(path, &c);
+		int found = 0;
+		for (const struct node *n = f->queues[0].root->child; n; n = n->next) {
+			char want[64];
+			snprintf(want, sizeof(want), "Capture %d pass ", k);
+			assert_true(n->name_len > strlen(want));
+			assert_memory_equal(n->name, want, strlen(want));
+			assert_false(n->flags & NODE_UNTIMED);
+			assert_true(n->inclusive_ns > 0);
+			found++;
+		}
+		assert_int_equal(found, scopes[k]);
+		assert_int_equal(f->queues[0].submissions, (unsigned)submissions[k]);
+		assert_false(f->flags & CRUMBS_FRAME_SCOPES_DROPPED);
+		capture_free(c);
+	}
+	vkt_destroy(&t);
+	check_no_validation_messages();
+}
+
 static VKAPI_ATTR VkResult VKAPI_CALL lost_results(VkDevice device, VkQueryPool pool, uint32_t first,
 						   uint32_t count, size_t size, void *data,
 						   VkDeviceSize stride, VkQueryResultFlags flags)
@@ -513,6 +565,7 @@ int main(void)
 		cmocka_unit_test(wait_for_host),
 		cmocka_unit_test(across_command_buffers),
 		cmocka_unit_test(out_of_query_slots),
+		cmocka_unit_test(captures_in_a_row),
 		cmocka_unit_test(device_lost),
 		cmocka_unit_test(bracketed_calibration),
 		cmocka_unit_test(labels),
