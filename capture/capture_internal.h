@@ -462,6 +462,20 @@ bool resolve_try(crumbs_context *ctx, bool force);
  * crumbs_last_capture() names the file. */
 bool resolve_written(crumbs_context *ctx, bool wait);
 
+/* unprofilable.c */
+/*
+ * Whether the layer must leave alone a device created with `ci` on a
+ * physical device with queue families `families[family_count]` and
+ * `timestamp_period`: it enables an extension whose GPU work the layer
+ * cannot see, or one named in `skip` (CRUMBS_LAYER_SKIP: names separated
+ * by commas or spaces; may be NULL), it groups several GPUs, or none of
+ * its queues has timestamps. When it must, `why` gets the reason (a
+ * clause for "... runs unprofiled: WHY") and it returns true.
+ */
+bool layer_unprofilable(const VkDeviceCreateInfo *ci, const VkQueueFamilyProperties *families,
+			uint32_t family_count, float timestamp_period, const char *skip,
+			char *why, size_t n);
+
 /* crumbs_create() for the layer: the loader's callback that makes the
  * command buffers crumbs allocates dispatchable, and the next layer's
  * vkGetDeviceProcAddr. */

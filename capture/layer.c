@@ -139,6 +139,7 @@ struct layer_instance {
 	PFN_vkCreateDevice CreateDevice;
 	PFN_vkEnumerateDeviceExtensionProperties EnumerateDeviceExtensionProperties;
 	PFN_vkGetPhysicalDeviceQueueFamilyProperties GetPhysicalDeviceQueueFamilyProperties;
+	PFN_vkGetPhysicalDeviceProperties GetPhysicalDeviceProperties;
 };
 
 /* A command buffer the layer has seen allocated. */
@@ -352,6 +353,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
 			gipa(*out, "vkEnumerateDeviceExtensionProperties");
 		li->GetPhysicalDeviceQueueFamilyProperties = (PFN_vkGetPhysicalDeviceQueueFamilyProperties)
 			gipa(*out, "vkGetPhysicalDeviceQueueFamilyProperties");
+		li->GetPhysicalDeviceProperties = (PFN_vkGetPhysicalDeviceProperties)
+			gipa(*out, "vkGetPhysicalDeviceProperties");
 	}
 	pthread_mutex_lock(&registry_lock);
 	int i = 0;
@@ -581,6 +584,25 @@ static void profile_device(struct layer_device *d, VkPhysicalDevice physical,
 		d->standing = standing_setup(d->ctx, standing_of, d);
 }
 
+/* Whether the device is one the layer leaves alone; says why if so. */
+static bool unprofilable(struct layer_instance *li, VkPhysicalDevice physical,
+			 const VkDeviceCreateInfo *ci)
+{
+	VkPhysicalDeviceProperties props;
+	VkQueueFamilyProperties families[64];
+	uint32_t count = 64;
+	char why[256];
+	if (!li->GetPhysicalDeviceProperties || !li->GetPhysicalDeviceQueueFamilyProperties)
+		return false; /* profile_device says what goes wrong */
+	li->GetPhysicalDeviceProperties(physical, &props);
+	li->GetPhysicalDeviceQueueFamilyProperties(physical, &count, families);
+	if (!layer_unprofilable(ci, families, count, props.limits.timestampPeriod,
+				getenv("CRUMBS_LAYER_SKIP"), why, sizeof(why)))
+		return false;
+	say("device '%s' runs unprofiled: %s", props.deviceName, why);
+	return true;
+}
+
 static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physical,
 							  const VkDeviceCreateInfo *ci,
 							  const VkAllocationCallbacks *alloc,
@@ -598,13 +620,17 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	if (!create)
 		return VK_ERROR_INITIALIZATION_FAILED;
 
+	/* A device the layer cannot profile is created as the program asked
+	 * and only passed through. */
+	bool leave = unprofilable(li, physical, ci);
+
 	/* Calibrated timestamps, where the device has them and the program
 	 * did not ask for them itself. */
 	uint32_t features = 0;
 	const char *calibrated = NULL;
 	uint32_t count = 0;
 	VkExtensionProperties *props = NULL;
-	if (li->EnumerateDeviceExtensionProperties &&
+	if (!leave && li->EnumerateDeviceExtensionProperties &&
 	    li->EnumerateDeviceExtensionProperties(physical, NULL, &count, NULL) == VK_SUCCESS &&
 	    (props = calloc(count ? count : 1, sizeof(*props))) != NULL &&
 	    li->EnumerateDeviceExtensionProperties(physical, NULL, &count, props) == VK_SUCCESS) {
@@ -656,7 +682,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	pthread_mutex_init(&d->pipelines.lock, NULL);
 	pthread_mutex_init(&d->multiview.lock, NULL);
 	load_next(d);
-	profile_device(d, physical, ci, features, data->u.pfnSetDeviceLoaderData);
+	if (!leave)
+		profile_device(d, physical, ci, features, data->u.pfnSetDeviceLoaderData);
 
 	int i = 0;
 	pthread_mutex_lock(&registry_lock);
