@@ -51,7 +51,8 @@ LIBS := $(PKG_LIBS) -lm -pthread
 
 CAPTURE_SRC := capture/result.c capture/crc32c.c capture/format.c capture/writer.c
 RECORDER_SRC := capture/context.c capture/record.c capture/standing.c capture/submit.c \
-	capture/resolve.c capture/trigger.c capture/unprofilable.c
+	capture/resolve.c capture/trigger.c capture/unprofilable.c \
+	capture/namefmt.c
 ANALYZE_SRC := analyze/arena.c analyze/reader.c analyze/model.c
 REPORT_SRC := report/settings.c report/filter.c report/table.c report/text.c
 CMDS_SRC := cmds/main.c cmds/report.c cmds/info.c cmds/trigger.c cmds/capture.c

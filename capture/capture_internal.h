@@ -13,6 +13,7 @@
 #include "../report/report.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 
@@ -461,6 +462,12 @@ bool resolve_try(crumbs_context *ctx, bool force);
  * is, its messages go to the log, the trigger's peer gets its answer, and
  * crumbs_last_capture() names the file. */
 bool resolve_written(crumbs_context *ctx, bool wait);
+
+/* namefmt.c */
+/* vsnprintf(buf, size, fmt, ap) for a scope name, size >= 1: the same
+ * text, faster for the conversions names use. Returns the length stored
+ * (at most size - 1). */
+size_t name_vformat(char *buf, size_t size, const char *fmt, va_list ap);
 
 /* unprofilable.c */
 /*

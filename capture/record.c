@@ -356,13 +356,11 @@ void crumbs_scope_recordf_(crumbs_cmd *cmd, unsigned level, const char *fmt, ...
 	char buf[512];
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	size_t n = name_vformat(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		n = 0;
 	if (level > CRUMBS_DETAIL_MAX)
 		level = CRUMBS_DETAIL_MAX;
-	record_begin(cmd, EVENT_BEGIN, level, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+	record_begin(cmd, EVENT_BEGIN, level, buf, n);
 }
 
 void crumbs_scope_close_(crumbs_cmd *cmd)
