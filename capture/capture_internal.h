@@ -346,11 +346,16 @@ struct crumbs_context {
 	struct crumbs_cmd *(*standing_of)(void *user, VkCommandBuffer cb);
 	void *standing_user;
 
-	/* The writer thread of a resolved capture (resolve.c): it writes the
+	/* The writer thread of resolved captures (resolve.c): it writes the
 	 * file and prints the tables into `writer_log`, which the program's
 	 * own thread hands to the log callback when the writer is done. */
 	pthread_t writer;
-	bool writer_started;            /* a thread to join */
+	bool writer_ready;              /* writer_init succeeded */
+	bool writer_sync;               /* no thread: captures are written in place */
+	pthread_mutex_t writer_lock;    /* writer_job, writer_quit */
+	pthread_cond_t writer_wake;     /* either changed */
+	bool writer_job;                /* a capture to write */
+	bool writer_quit;
 	_Atomic bool writer_done;
 	enum crumbs_result writer_result;
 	uint32_t writer_flags;
@@ -458,6 +463,10 @@ void resolve_start(crumbs_context *ctx);
  * returns true: the capture is then STATE_WRITING. With `force` (or when
  * no thread can be started) the writing is done before it returns. */
 bool resolve_try(crumbs_context *ctx, bool force);
+/* The writer thread, at creation (false: out of resources); at
+ * destruction, once nothing is being written. */
+bool writer_init(crumbs_context *ctx);
+void writer_release(crumbs_context *ctx);
 /* Whether the writing is done (after waiting for it, with `wait`); when it
  * is, its messages go to the log, the trigger's peer gets its answer, and
  * crumbs_last_capture() names the file. */

@@ -692,6 +692,8 @@ static enum crumbs_result create(const struct crumbs_desc *desc, crumbs_context 
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
 	}
 	report_settings_init(&ctx->settings);
+	if (!(ctx->writer_ready = writer_init(ctx)))
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
 
 	ctx->trigger.fd = -1;
 	if (!desc->no_trigger && !ctx->under_layer) {
@@ -788,6 +790,8 @@ void crumbs_destroy(crumbs_context *ctx)
 	}
 	if (state == STATE_WRITING)
 		resolve_written(ctx, true);
+	if (ctx->writer_ready)
+		writer_release(ctx);
 	const VkAllocationCallbacks *alloc = ctx->has_allocator ? &ctx->allocator : NULL;
 	standing_destroy(ctx);
 	for (uint32_t i = 0; ctx->queues && i < ctx->queue_count; i++) {

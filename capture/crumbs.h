@@ -333,8 +333,10 @@ void crumbs_writer_sizes(const crumbs_writer *w, uint64_t *file_bytes,
  * for (crumbs_capture(), crumbs_command("profilegpu"), `crumbs trigger PID`
  * or CRUMBS_CAPTURE_FRAME=N): then the next frame is recorded at the
  * maximum detail, its timestamps are read back a few frames later without
- * waiting on the GPU, the capture is written to a file and its table is
- * printed through the log callback.
+ * waiting on the GPU, and a thread of crumbs' own writes the capture to a
+ * file and prints its table, which crumbs_frame() then hands to the log
+ * callback: the log callback is only ever called from the threads that
+ * call crumbs, never from that writer.
  *
  * Threads: command buffers may be recorded with scopes on many threads at
  * once; submissions to one queue must not run concurrently (Vulkan's own
@@ -386,9 +388,10 @@ struct crumbs_desc {
 	uint32_t queue_count;
 	/* Used for every Vulkan object and every allocation of crumbs. */
 	const VkAllocationCallbacks *allocator;
-	/* Messages and tables, one call per line or table; may be called
-	 * from crumbs_frame() and from crumbs_create(). NULL: standard
-	 * error. */
+	/* Messages and tables, one call per line or table; called only
+	 * from within crumbs' functions, on the thread that called them
+	 * (crumbs_frame(), crumbs_create(), crumbs_destroy(), the capture
+	 * requests). NULL: standard error. */
 	void (*log)(void *user, enum crumbs_log_level level, const char *message);
 	void *log_user;
 	/* Where captures go; NULL: $CRUMBS_CAPTURE_DIR, else the current
@@ -424,8 +427,9 @@ void crumbs_destroy(crumbs_context *ctx);
 
 /*
  * The frame boundary: call once a frame, after its last submission. Ends
- * a capture frame, reads back results of earlier ones, writes finished
- * captures and prints their tables, answers `crumbs trigger`.
+ * a capture frame, reads back results of earlier ones, starts writing a
+ * resolved capture on crumbs' writer thread and, once it is written,
+ * hands its tables to the log, answers `crumbs trigger`.
  */
 void crumbs_frame(crumbs_context *ctx);
 

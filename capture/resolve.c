@@ -471,33 +471,73 @@ static void print_table(crumbs_context *ctx, const char *path)
 	capture_free(c);
 }
 
+/* Writes the capture named by writer_path and prints its tables. */
+static void write_job(crumbs_context *ctx)
+{
+	ctx->writer_result = write_capture(ctx, ctx->writer_path, ctx->writer_flags);
+	if (ctx->writer_result == CRUMBS_OK)
+		print_table(ctx, ctx->writer_path);
+}
+
 /*
  * Compressing, writing and reading the capture back for its tables take a
  * millisecond or more: on the program's thread that would be a hitch a
  * few frames after every capture. The writer reads only what the capture
- * left, which nothing changes until the capture is back to STATE_IDLE.
+ * left, which nothing changes until the capture is back to STATE_IDLE. It
+ * waits from crumbs_create on, since starting a thread costs the caller
+ * about 0.1 ms.
  */
 static void *writer_main(void *arg)
 {
 	crumbs_context *ctx = arg;
-	ctx->writer_result = write_capture(ctx, ctx->writer_path, ctx->writer_flags);
-	if (ctx->writer_result == CRUMBS_OK)
-		print_table(ctx, ctx->writer_path);
-	atomic_store(&ctx->writer_done, true);
+	pthread_mutex_lock(&ctx->writer_lock);
+	for (;;) {
+		while (!ctx->writer_job && !ctx->writer_quit)
+			pthread_cond_wait(&ctx->writer_wake, &ctx->writer_lock);
+		if (!ctx->writer_job)
+			break;
+		pthread_mutex_unlock(&ctx->writer_lock);
+		write_job(ctx);
+		pthread_mutex_lock(&ctx->writer_lock);
+		ctx->writer_job = false;
+		atomic_store(&ctx->writer_done, true);
+		pthread_cond_broadcast(&ctx->writer_wake);
+	}
+	pthread_mutex_unlock(&ctx->writer_lock);
 	return NULL;
 }
 
-/* Starts the writer thread, with every signal blocked so that the
- * program's handlers run on its own threads; false when it cannot. */
-static bool writer_start(crumbs_context *ctx)
+bool writer_init(crumbs_context *ctx)
 {
 	sigset_t all, old;
-	sigfillset(&all);
-	if (pthread_sigmask(SIG_SETMASK, &all, &old) != 0)
+	if (pthread_mutex_init(&ctx->writer_lock, NULL) != 0)
 		return false;
-	ctx->writer_started = pthread_create(&ctx->writer, NULL, writer_main, ctx) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return ctx->writer_started;
+	if (pthread_cond_init(&ctx->writer_wake, NULL) != 0) {
+		pthread_mutex_destroy(&ctx->writer_lock);
+		return false;
+	}
+	ctx->writer_sync = true;
+	/* Every signal blocked, so that the program's handlers run on its
+	 * own threads. Without a thread, captures are written in place. */
+	sigfillset(&all);
+	if (pthread_sigmask(SIG_SETMASK, &all, &old) == 0) {
+		ctx->writer_sync = pthread_create(&ctx->writer, NULL, writer_main, ctx) != 0;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	return true;
+}
+
+void writer_release(crumbs_context *ctx)
+{
+	if (!ctx->writer_sync) {
+		pthread_mutex_lock(&ctx->writer_lock);
+		ctx->writer_quit = true;
+		pthread_cond_broadcast(&ctx->writer_wake);
+		pthread_mutex_unlock(&ctx->writer_lock);
+		pthread_join(ctx->writer, NULL);
+	}
+	pthread_cond_destroy(&ctx->writer_wake);
+	pthread_mutex_destroy(&ctx->writer_lock);
 }
 
 bool resolve_try(crumbs_context *ctx, bool force)
@@ -534,16 +574,20 @@ bool resolve_try(crumbs_context *ctx, bool force)
 	if ((ctx->writer_path = malloc(len + 1)))
 		memcpy(ctx->writer_path, path, len + 1);
 	ctx->writer_flags = flags;
-	ctx->writer_started = false;
-	atomic_store(&ctx->writer_done, false);
 	if (!ctx->writer_path || n <= 0 || (size_t)n >= sizeof(path)) {
 		ctx->writer_result = ctx->writer_path ? CRUMBS_ERROR_INVALID_ARGUMENT :
 			CRUMBS_ERROR_OUT_OF_MEMORY;
 		atomic_store(&ctx->writer_done, true);
-		return true;
+	} else if (force || ctx->writer_sync) {
+		write_job(ctx);
+		atomic_store(&ctx->writer_done, true);
+	} else {
+		atomic_store(&ctx->writer_done, false);
+		pthread_mutex_lock(&ctx->writer_lock);
+		ctx->writer_job = true;
+		pthread_cond_broadcast(&ctx->writer_wake);
+		pthread_mutex_unlock(&ctx->writer_lock);
 	}
-	if (force || !writer_start(ctx))
-		writer_main(ctx);
 	return true;
 }
 
@@ -551,9 +595,12 @@ bool resolve_written(crumbs_context *ctx, bool wait)
 {
 	if (!wait && !atomic_load(&ctx->writer_done))
 		return false;
-	if (ctx->writer_started)
-		pthread_join(ctx->writer, NULL);
-	ctx->writer_started = false;
+	if (!ctx->writer_sync) {
+		pthread_mutex_lock(&ctx->writer_lock);
+		while (ctx->writer_job)
+			pthread_cond_wait(&ctx->writer_wake, &ctx->writer_lock);
+		pthread_mutex_unlock(&ctx->writer_lock);
+	}
 
 	const char *path = ctx->writer_path ? ctx->writer_path : "";
 	for (size_t at = 0; at < ctx->writer_log.len;) {
