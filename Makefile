@@ -156,7 +156,13 @@ $(BUILD)/tests/fuzz_%_replay: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/test
 demo: all
 	@$(BUILD)/sample-renderer --frames 5 --capture-frame 2 --capture-dir $(BUILD)
 
-test: all $(UNIT_TESTS) $(VULKAN_TESTS) $(TSAN_TEST) $(FUZZ_REPLAY)
+# A program that knows nothing of crumbs, for the layer's tests.
+TWO_DEVICES := $(BUILD)/tests/two-devices
+$(TWO_DEVICES): $(BUILD)/obj/tests/layer/two_devices.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(VULKAN_LIBS)
+
+test: all $(UNIT_TESTS) $(VULKAN_TESTS) $(TSAN_TEST) $(FUZZ_REPLAY) $(TWO_DEVICES)
 	@tests/run-tests $(BUILD)
 
 BENCH_SCOPES := $(BUILD)/bench/scopes

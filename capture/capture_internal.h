@@ -376,6 +376,8 @@ void ctx_log(crumbs_context *ctx, enum crumbs_log_level level, const char *fmt, 
 /* A message of any length, unformatted, to the log callback or stderr. */
 void ctx_log_text(crumbs_context *ctx, enum crumbs_log_level level, const char *text);
 int64_t now_ns(void);
+/* The process's own name, made safe for file names. */
+void default_program_name(char *buf, size_t size);
 /* Calibration samples of every device with calibrated timestamps. */
 void calibrate(crumbs_context *ctx, bool at_start);
 /* Command buffers crumbs allocated, made dispatchable under a layer. */

@@ -520,8 +520,7 @@ static enum crumbs_result setup_queue(crumbs_context *ctx, struct queue_state *q
 	return CRUMBS_OK;
 }
 
-/* The process's own name, for file names. */
-static void default_program_name(char *buf, size_t size)
+void default_program_name(char *buf, size_t size)
 {
 	FILE *f = fopen("/proc/self/comm", "r");
 	snprintf(buf, size, "program");

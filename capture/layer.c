@@ -524,10 +524,13 @@ static struct crumbs_cmd *standing_of(void *user, VkCommandBuffer cb)
 	return s ? s->standing : NULL;
 }
 
-/* The recorder for a new device: every queue the program created. */
+/* The recorder for a new device: every queue the program created. The
+ * `ordinal`-th of the devices alive at once writes its captures under the
+ * program's name with "-deviceN" after it, so that devices capturing the
+ * same frame do not write the same file. */
 static void profile_device(struct layer_device *d, VkPhysicalDevice physical,
 			   const VkDeviceCreateInfo *ci, uint32_t features,
-			   PFN_vkSetDeviceLoaderData set_loader_data)
+			   PFN_vkSetDeviceLoaderData set_loader_data, int ordinal)
 {
 	uint32_t total = 0;
 	for (uint32_t i = 0; i < ci->queueCreateInfoCount; i++)
@@ -569,6 +572,13 @@ static void profile_device(struct layer_device *d, VkPhysicalDevice physical,
 		.log = layer_log,
 		.no_trigger = !listen,
 	};
+	char name[96];
+	if (ordinal > 0) {
+		char program[64];
+		default_program_name(program, sizeof(program));
+		snprintf(name, sizeof(name), "%s-device%d", program, ordinal);
+		desc.program_name = name;
+	}
 	enum crumbs_result r = crumbs_create_layered(&desc, set_loader_data, d->next.GetDeviceProcAddr,
 						       &d->ctx);
 	free(cq);
@@ -682,9 +692,9 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	pthread_mutex_init(&d->pipelines.lock, NULL);
 	pthread_mutex_init(&d->multiview.lock, NULL);
 	load_next(d);
-	if (!leave)
-		profile_device(d, physical, ci, features, data->u.pfnSetDeviceLoaderData);
 
+	/* Registered before it is profiled: its slot numbers its captures.
+	 * The program cannot use the device before this returns. */
 	int i = 0;
 	pthread_mutex_lock(&registry_lock);
 	while (i < MAX_DEVICES && atomic_load(&layer_devices[i]))
@@ -694,12 +704,12 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	pthread_mutex_unlock(&registry_lock);
 	if (i == MAX_DEVICES) {
 		say("too many Vulkan devices (at most %d)", MAX_DEVICES);
-		crumbs_destroy(d->ctx);
 		d->next.DestroyDevice(*out, alloc);
-		free(d->queues);
 		free(d);
 		return VK_ERROR_INITIALIZATION_FAILED;
 	}
+	if (!leave)
+		profile_device(d, physical, ci, features, data->u.pfnSetDeviceLoaderData, i);
 	return VK_SUCCESS;
 }
 

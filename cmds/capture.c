@@ -161,37 +161,89 @@ static int run(char **argv)
 	return 1;
 }
 
-/* The one capture the layer left in `dir`, moved to `dest` (or, without
- * one, to its own name in `out_dir`); returns its path (malloc'd). */
-static char *take_capture(const char *dir, const char *dest, const char *out_dir)
+/* The device a capture's file name says it came from: N of
+ * "PROGRAM-deviceN-frame-F.crumbs", 0 for "PROGRAM-frame-F.crumbs" (the
+ * layer's naming, capture/LAYER.md). */
+static unsigned long device_of_name(const char *name)
+{
+	const char *frame = strstr(name, "-frame-");
+	const char *p = frame;
+	while (p && p > name && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	if (!p || p == frame || p - name < 7 || strncmp(p - 7, "-device", 7) != 0)
+		return 0;
+	return strtoul(p, NULL, 10);
+}
+
+static int by_device(const void *a, const void *b)
+{
+	unsigned long x = device_of_name(*(char *const *)a), y = device_of_name(*(char *const *)b);
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Moves the captures the layer wrote into `dir` to their destinations:
+ * the first device's to `dest` (or its own name in `out_dir`), another
+ * device's to `dest` with "-deviceN" before its extension (or its own
+ * name). Returns their paths, first device first, NULL-terminated; the
+ * caller frees each and the array. NULL when there is none.
+ */
+static char **take_captures(const char *dir, const char *dest, const char *out_dir)
 {
 	DIR *d = opendir(dir);
-	char *found = NULL;
+	char **found = NULL;
+	size_t count = 0;
 	struct dirent *e;
 	while (d && (e = readdir(d)) != NULL) {
 		size_t len = strlen(e->d_name);
-		if (len > 7 && strcmp(e->d_name + len - 7, ".crumbs") == 0 && e->d_name[0] != '.') {
-			free(found);
-			found = strdup(e->d_name);
-		}
+		if (len <= 7 || strcmp(e->d_name + len - 7, ".crumbs") != 0 || e->d_name[0] == '.')
+			continue;
+		char **more = realloc(found, (count + 2) * sizeof(*found));
+		if (!more)
+			break;
+		found = more;
+		if ((found[count] = strdup(e->d_name)))
+			count++;
 	}
 	if (d)
 		closedir(d);
-	if (!found)
-		return NULL;
-	char from[PATH_MAX], to[PATH_MAX];
-	snprintf(from, sizeof(from), "%s/%s", dir, found);
-	if (dest)
-		snprintf(to, sizeof(to), "%s", dest);
-	else
-		snprintf(to, sizeof(to), "%s/%s", out_dir, found);
-	free(found);
-	if (rename(from, to) != 0) {
-		cmd_error("cannot move the capture to '%s': %s", to, strerror(errno));
-		unlink(from);
+	if (!count) {
+		free(found);
 		return NULL;
 	}
-	return strdup(to);
+	found[count] = NULL;
+	qsort(found, count, sizeof(*found), by_device);
+	size_t taken = 0;
+	for (size_t k = 0; k < count; k++) {
+		char from[PATH_MAX], to[PATH_MAX];
+		unsigned long device = device_of_name(found[k]);
+		snprintf(from, sizeof(from), "%s/%s", dir, found[k]);
+		if (dest && device == 0) {
+			snprintf(to, sizeof(to), "%s", dest);
+		} else if (dest) {
+			const char *slash = strrchr(dest, '/'), *dot = strrchr(dest, '.');
+			int stem = dot && (!slash || dot > slash + 1) ? (int)(dot - dest) : (int)strlen(dest);
+			snprintf(to, sizeof(to), "%.*s-device%lu%s", stem, dest, device, dest + stem);
+		} else {
+			snprintf(to, sizeof(to), "%s/%s", out_dir, found[k]);
+		}
+		free(found[k]);
+		found[k] = NULL;
+		if (rename(from, to) != 0) {
+			cmd_error("cannot move the capture to '%s': %s", to, strerror(errno));
+			unlink(from);
+			continue;
+		}
+		found[taken] = strdup(to);
+		if (found[taken])
+			taken++;
+	}
+	found[taken] = NULL;
+	if (!taken) {
+		free(found);
+		return NULL;
+	}
+	return found;
 }
 
 /* Removes the temporary folder and anything the layer left in it. */
@@ -241,8 +293,10 @@ int cmd_capture(int argc, char **argv)
 			 "blit, clear and resolve. Frame N is captured (frames end at each\n"
 			 "vkQueuePresentKHR; a program that never presents ends one at each submission\n"
 			 "with a fence), written to a file, and its tables are printed with the report\n"
-			 "options. Returns the program's exit status (1 if it exited 0 but no frame\n"
-			 "was captured).",
+			 "options. A program with several devices alive at once gets a capture per\n"
+			 "device: FILE, then FILE with -device1, -device2... before its extension.\n"
+			 "Returns the program's exit status (1 if it exited 0 but no frame was\n"
+			 "captured).",
 			 tables, 2);
 		status = cmd_finish(EXIT_OK);
 		goto out;
@@ -313,18 +367,27 @@ int cmd_capture(int argc, char **argv)
 	status = program;
 	if (args.on_trigger)
 		goto out;
-	char *path = take_capture(tmp, args.output, out_dir);
-	if (!path) {
+	char **paths = take_captures(tmp, args.output, out_dir);
+	if (!paths) {
 		cmd_error("'%s' ended before frame %s was captured (did it use Vulkan, and run "
 			  "that many frames?)", positional[0], frame);
 		if (status == 0)
 			status = EXIT_FAILURE_;
 		goto out;
 	}
-	fflush(stdout);
-	fprintf(stderr, "crumbs: frame %s of '%s' captured to '%s'\n", frame, positional[0], path);
-	int shown = cmd_finish(cmd_report_capture(path, UINT64_MAX, &s));
-	free(path);
+	/* One capture per device that ran frame N, each with its tables. */
+	int shown = EXIT_OK;
+	for (size_t k = 0; paths[k]; k++) {
+		fflush(stdout);
+		fprintf(stderr, "crumbs: frame %s of '%s' captured to '%s'\n", frame, positional[0],
+			paths[k]);
+		int r = cmd_report_capture(paths[k], UINT64_MAX, &s);
+		if (r != EXIT_OK)
+			shown = r;
+		free(paths[k]);
+	}
+	free(paths);
+	shown = cmd_finish(shown);
 	if (status == 0)
 		status = shown;
 out:
