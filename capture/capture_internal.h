@@ -357,6 +357,7 @@ struct crumbs_context {
 	bool writer_job;                /* a capture to write */
 	bool writer_quit;
 	_Atomic bool writer_done;
+	crumbs_context *writer_next;    /* the list of contexts with a writer */
 	enum crumbs_result writer_result;
 	uint32_t writer_flags;
 	char *writer_path;              /* the capture file's */

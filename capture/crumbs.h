@@ -422,7 +422,9 @@ enum crumbs_result crumbs_create(const struct crumbs_desc *desc, crumbs_context 
 
 /* Destroys the context. The GPU must be done with everything submitted
  * through it (vkDeviceWaitIdle). A capture not yet written is written
- * with what was resolved. NULL is a no-op. */
+ * with what was resolved. NULL is a no-op. A program that exits without
+ * it still gets the capture crumbs' writer thread was writing: the exit
+ * waits for it (without printing its tables). */
 void crumbs_destroy(crumbs_context *ctx);
 
 /*

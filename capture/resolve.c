@@ -507,6 +507,33 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
+/*
+ * A program that exits without crumbs_destroy (many never destroy their
+ * Vulkan device) would lose a capture its writer is still writing: at
+ * exit, each writer still at work is waited for, so the file lands. Its
+ * tables are not printed then; the program's log may be gone.
+ */
+static pthread_mutex_t writers_lock = PTHREAD_MUTEX_INITIALIZER;
+static crumbs_context *writers;   /* contexts with a writer thread */
+static pthread_once_t writers_once = PTHREAD_ONCE_INIT;
+
+static void writers_finish(void)
+{
+	pthread_mutex_lock(&writers_lock);
+	for (crumbs_context *ctx = writers; ctx; ctx = ctx->writer_next) {
+		pthread_mutex_lock(&ctx->writer_lock);
+		while (ctx->writer_job)
+			pthread_cond_wait(&ctx->writer_wake, &ctx->writer_lock);
+		pthread_mutex_unlock(&ctx->writer_lock);
+	}
+	pthread_mutex_unlock(&writers_lock);
+}
+
+static void writers_at_exit(void)
+{
+	atexit(writers_finish);
+}
+
 bool writer_init(crumbs_context *ctx)
 {
 	sigset_t all, old;
@@ -524,12 +551,26 @@ bool writer_init(crumbs_context *ctx)
 		ctx->writer_sync = pthread_create(&ctx->writer, NULL, writer_main, ctx) != 0;
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
+	if (!ctx->writer_sync) {
+		pthread_once(&writers_once, writers_at_exit);
+		pthread_mutex_lock(&writers_lock);
+		ctx->writer_next = writers;
+		writers = ctx;
+		pthread_mutex_unlock(&writers_lock);
+	}
 	return true;
 }
 
 void writer_release(crumbs_context *ctx)
 {
 	if (!ctx->writer_sync) {
+		pthread_mutex_lock(&writers_lock);
+		for (crumbs_context **p = &writers; *p; p = &(*p)->writer_next)
+			if (*p == ctx) {
+				*p = ctx->writer_next;
+				break;
+			}
+		pthread_mutex_unlock(&writers_lock);
 		pthread_mutex_lock(&ctx->writer_lock);
 		ctx->writer_quit = true;
 		pthread_cond_broadcast(&ctx->writer_wake);

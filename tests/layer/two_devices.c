@@ -5,6 +5,9 @@
  * and waits for it on a fence, so the crumbs layer sees one frame per
  * device per submission (capture/LAYER.md). With --validate, the Khronos
  * validation layer is enabled and any message it prints fails the run.
+ * With --no-cleanup it exits after its last frame without destroying
+ * anything, as many programs do; --labels N puts N more labels inside
+ * each device's, for captures that take a while to write.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,7 +85,8 @@ static int make_device(VkPhysicalDevice physical, uint32_t family, struct device
 	return 0;
 }
 
-static int run_frame(struct device *d, int index, PFN_vkCmdBeginDebugUtilsLabelEXT begin_label,
+static int run_frame(struct device *d, int index, int labels,
+		     PFN_vkCmdBeginDebugUtilsLabelEXT begin_label,
 		     PFN_vkCmdEndDebugUtilsLabelEXT end_label)
 {
 	char name[32];
@@ -94,6 +98,14 @@ static int run_frame(struct device *d, int index, PFN_vkCmdBeginDebugUtilsLabelE
 	TRY(vkBeginCommandBuffer(d->cb, &bi));
 	begin_label(d->cb, &label);
 	vkCmdFillBuffer(d->cb, d->buffer, 0, VK_WHOLE_SIZE, (uint32_t)index);
+	for (int i = 0; i < labels; i++) {
+		char pass[32];
+		snprintf(pass, sizeof(pass), "Pass %d", i);
+		VkDebugUtilsLabelEXT inner = { VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT, NULL, pass,
+					       { 0, 0, 0, 0 } };
+		begin_label(d->cb, &inner);
+		end_label(d->cb);
+	}
 	end_label(d->cb);
 	TRY(vkEndCommandBuffer(d->cb));
 	VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL, 1, &d->cb, 0, NULL };
@@ -106,14 +118,19 @@ static int run_frame(struct device *d, int index, PFN_vkCmdBeginDebugUtilsLabelE
 int main(int argc, char **argv)
 {
 	int frames = 5;
-	int validate = 0;
+	int validate = 0, cleanup = 1, labels = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc) {
 			frames = atoi(argv[++i]);
 		} else if (strcmp(argv[i], "--validate") == 0) {
 			validate = 1;
+		} else if (strcmp(argv[i], "--no-cleanup") == 0) {
+			cleanup = 0;
+		} else if (strcmp(argv[i], "--labels") == 0 && i + 1 < argc) {
+			labels = atoi(argv[++i]);
 		} else {
-			fprintf(stderr, "usage: two-devices [--frames N] [--validate]\n");
+			fprintf(stderr, "usage: two-devices [--frames N] [--labels N] [--validate] "
+				"[--no-cleanup]\n");
 			return 2;
 		}
 	}
@@ -170,8 +187,10 @@ int main(int argc, char **argv)
 			return 1;
 	for (int f = 0; f < frames; f++)
 		for (int k = 0; k < DEVICES; k++)
-			if (run_frame(&devices[k], k, begin_label, end_label) != 0)
+			if (run_frame(&devices[k], k, labels, begin_label, end_label) != 0)
 				return 1;
+	if (!cleanup)
+		return messages ? 1 : 0;
 	for (int k = 0; k < DEVICES; k++) {
 		struct device *d = &devices[k];
 		vkDeviceWaitIdle(d->device);
