@@ -235,6 +235,7 @@ struct crumbs_cmd {
 	struct event_block *last;
 	bool adopted;                   /* copied from a standing recording */
 	bool untimed;                   /* inside a multiview pass: no timestamps */
+	uint32_t map_slot;              /* 1 + its entry in the capture's map, or 0 */
 	struct standing *standing;      /* HANDLE_STANDING's own storage */
 };
 

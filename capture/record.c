@@ -18,13 +18,19 @@ static struct crumbs_cmd off_handle = { .state = { -1, 0 }, .kind = HANDLE_OFF }
 /* Forgets the events, names and handles of the last capture. */
 void record_reset(crumbs_context *ctx)
 {
-	atomic_store(&ctx->handle_next, 0);
 	atomic_store(&ctx->block_next, 0);
 	atomic_store(&ctx->name_next, 0);
 	atomic_store(&ctx->counts_next, 0);
 	atomic_store(&ctx->dropped, 0);
+	/* Only the entries the last capture's handles made: the rest of
+	 * the map (tens of KiB) is empty already. */
+	uint32_t used = atomic_exchange(&ctx->handle_next, 0);
+	if (used > ctx->max_command_buffers)
+		used = ctx->max_command_buffers;
 	pthread_mutex_lock(&ctx->map_lock);
-	memset(ctx->map_keys, 0, sizeof(*ctx->map_keys) * ctx->map_cap);
+	for (uint32_t i = 0; i < used; i++)
+		if (ctx->handles[i].map_slot)
+			ctx->map_keys[ctx->handles[i].map_slot - 1] = VK_NULL_HANDLE;
 	pthread_mutex_unlock(&ctx->map_lock);
 }
 
@@ -51,6 +57,7 @@ static void map_put(crumbs_context *ctx, struct crumbs_cmd *cmd)
 		if (ctx->map_keys[i] == VK_NULL_HANDLE || ctx->map_keys[i] == cmd->cb) {
 			ctx->map_keys[i] = cmd->cb;
 			ctx->map_values[i] = cmd;
+			cmd->map_slot = i + 1;
 			break;
 		}
 	}

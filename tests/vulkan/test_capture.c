@@ -300,7 +300,9 @@ static void out_of_query_slots(void **state)
  * Captures one after another in one context, each with a different number
  * of scopes and submissions: each resets only the query slots the one
  * before wrote, and every scope of each is timed (the validation layer
- * reports any slot written without a reset).
+ * reports any slot written without a reset). Each also submits a command
+ * buffer the one before recorded with scopes, recorded again since
+ * without: it must bring none of the old scopes along.
  */
 static void captures_in_a_row(void **state)
 {
@@ -308,12 +310,25 @@ static void captures_in_a_row(void **state)
 	static const int scopes[] = { 3, 40, 2, 25 }, submissions[] = { 1, 3, 1, 2 };
 	struct vkt t;
 	char previous[4096] = "";
+	VkCommandBuffer reused = VK_NULL_HANDLE;
 	vkt_init(&t, NULL);
 	for (int k = 0; k < 4; k++) {
+		if (reused) {
+			VkCommandBufferBeginInfo bi = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+							NULL, 0, NULL };
+			assert_int_equal(vkQueueWaitIdle(t.queue), VK_SUCCESS);
+			assert_int_equal(vkBeginCommandBuffer(reused, &bi), VK_SUCCESS);
+			vkt_fill(&t, reused, 4096);
+			assert_int_equal(vkEndCommandBuffer(reused), VK_SUCCESS);
+		}
 		assert_int_equal(crumbs_capture(t.crumbs, NULL), CRUMBS_OK);
 		crumbs_frame(t.crumbs);
+		if (reused)
+			vkt_submit(&t, reused, VK_NULL_HANDLE, 0, VK_NULL_HANDLE, 0);
 		for (int s = 0; s < submissions[k]; s++) {
 			VkCommandBuffer cb = vkt_begin(&t);
+			if (s == 0)
+				reused = cb;
 			crumbs_cmd *h = crumbs_cmd_begin(t.crumbs, cb, t.queue);
 			for (int i = s; i < scopes[k]; i += submissions[k]) {
 				crumbs_scope_beginf(h, 0, "Capture %d pass %d", k, i);
@@ -340,7 +355,7 @@ static void captures_in_a_row(void **state)
 			found++;
 		}
 		assert_int_equal(found, scopes[k]);
-		assert_int_equal(f->queues[0].submissions, (unsigned)submissions[k]);
+		assert_int_equal(f->queues[0].submissions, (unsigned)submissions[k] + (k > 0));
 		assert_false(f->flags & CRUMBS_FRAME_SCOPES_DROPPED);
 		capture_free(c);
 	}
