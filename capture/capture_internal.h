@@ -355,9 +355,8 @@ struct crumbs_context {
 	bool writer_sync;               /* no thread: captures are written in place */
 	pthread_mutex_t writer_lock;    /* writer_job, writer_quit */
 	pthread_cond_t writer_wake;     /* either changed */
-	bool writer_job;                /* a capture to write */
+	bool writer_job;                /* a capture to write or being written */
 	bool writer_quit;
-	_Atomic bool writer_done;
 	crumbs_context *writer_next;    /* the list of contexts with a writer */
 	enum crumbs_result writer_result;
 	uint32_t writer_flags;

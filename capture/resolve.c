@@ -500,7 +500,6 @@ static void *writer_main(void *arg)
 		write_job(ctx);
 		pthread_mutex_lock(&ctx->writer_lock);
 		ctx->writer_job = false;
-		atomic_store(&ctx->writer_done, true);
 		pthread_cond_broadcast(&ctx->writer_wake);
 	}
 	pthread_mutex_unlock(&ctx->writer_lock);
@@ -618,12 +617,9 @@ bool resolve_try(crumbs_context *ctx, bool force)
 	if (!ctx->writer_path || n <= 0 || (size_t)n >= sizeof(path)) {
 		ctx->writer_result = ctx->writer_path ? CRUMBS_ERROR_INVALID_ARGUMENT :
 			CRUMBS_ERROR_OUT_OF_MEMORY;
-		atomic_store(&ctx->writer_done, true);
 	} else if (force || ctx->writer_sync) {
 		write_job(ctx);
-		atomic_store(&ctx->writer_done, true);
 	} else {
-		atomic_store(&ctx->writer_done, false);
 		pthread_mutex_lock(&ctx->writer_lock);
 		ctx->writer_job = true;
 		pthread_cond_broadcast(&ctx->writer_wake);
@@ -634,13 +630,14 @@ bool resolve_try(crumbs_context *ctx, bool force)
 
 bool resolve_written(crumbs_context *ctx, bool wait)
 {
-	if (!wait && !atomic_load(&ctx->writer_done))
-		return false;
 	if (!ctx->writer_sync) {
 		pthread_mutex_lock(&ctx->writer_lock);
-		while (ctx->writer_job)
+		while (wait && ctx->writer_job)
 			pthread_cond_wait(&ctx->writer_wake, &ctx->writer_lock);
+		bool busy = ctx->writer_job;
 		pthread_mutex_unlock(&ctx->writer_lock);
+		if (busy)
+			return false;
 	}
 
 	const char *path = ctx->writer_path ? ctx->writer_path : "";
