@@ -96,9 +96,10 @@ $(LIBCRUMBS): $(CORE_OBJ)
 
 # The layer: only the loader's entry points are exported, so the
 # recorder inside cannot clash with a libcrumbs the program links.
-$(LAYER): $(BUILD)/obj/capture/layer.o $(CORE_OBJ) capture/layer.map
+LAYER_OBJ := $(call obj,capture/layer.c capture/layer_names.c)
+$(LAYER): $(LAYER_OBJ) $(CORE_OBJ) capture/layer.map
 	$(CC) $(ALL_LDFLAGS) -shared -Wl,--version-script=capture/layer.map -Wl,-Bsymbolic \
-		-o $@ $(BUILD)/obj/capture/layer.o $(CORE_OBJ) $(LIBS)
+		-o $@ $(LAYER_OBJ) $(CORE_OBJ) $(LIBS)
 
 # The manifest beside it: VK_LAYER_PATH=build finds the layer.
 $(LAYER_JSON): capture/VkLayer_crumbs.json.in

@@ -180,8 +180,8 @@ struct counts_record {
 };
 
 /* EVENT_PASS: a render pass, a scope whose level is its kind. EVENT_LEAF:
- * one command between two slots (slot, slot + 1), its kind in level and
- * its counts in u.counts. */
+ * one command between two slots (slot, slot + 1), its kind in level, its
+ * name in u.name and its counts in counts. */
 enum event_type { EVENT_NONE, EVENT_BEGIN, EVENT_END, EVENT_COUNTS, EVENT_EXECUTE, EVENT_PASS, EVENT_LEAF };
 
 struct event {
@@ -189,12 +189,12 @@ struct event {
 	uint8_t level;
 	uint8_t pad[2];
 	uint32_t slot;    /* query slot written, or NO_SLOT */
+	uint32_t counts;  /* EVENT_LEAF, EVENT_COUNTS: index in context.counts */
 	union {
 		struct {
 			uint32_t offset; /* in the name arena */
 			uint32_t len;
 		} name;
-		uint32_t counts;        /* index in context.counts */
 		VkCommandBuffer secondary;
 	} u;
 };
@@ -397,9 +397,12 @@ struct crumbs_cmd *map_find(crumbs_context *ctx, VkCommandBuffer cb);
  * the second and the event. */
 bool record_full_detail(const struct crumbs_cmd *cmd);
 uint32_t record_leaf_begin(struct crumbs_cmd *cmd);
+/* `name` (len bytes) names the event; an empty one is named by its kind. */
 void record_leaf_end(struct crumbs_cmd *cmd, uint32_t slot, enum crumbs_event_kind kind,
-		     uint64_t draws, uint64_t dispatches, uint64_t prims, uint64_t verts);
-void record_pass_begin(struct crumbs_cmd *cmd, enum crumbs_event_kind kind);
+		     const char *name, size_t len, uint64_t draws, uint64_t dispatches,
+		     uint64_t prims, uint64_t verts);
+void record_pass_begin(struct crumbs_cmd *cmd, enum crumbs_event_kind kind, const char *name,
+		       size_t len);
 /* Until called again with false, cmd writes no timestamps. */
 void record_untimed(struct crumbs_cmd *cmd, bool untimed);
 

@@ -7,7 +7,7 @@
  * device that has never presented, at each submission that signals a
  * fence. See capture/LAYER.md.
  */
-#include "capture_internal.h"
+#include "layer_internal.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -155,84 +155,131 @@ struct cb_state {
 	uint32_t standing_hint; /* the slots the last one used */
 	VkPrimitiveTopology topology;
 	uint32_t view_mask;     /* of the render pass being recorded */
+	/* Names of the bound graphics, compute and ray-tracing pipelines,
+	 * kept only while the command buffer records at full detail. */
+	char pipeline[3][OBJECT_NAME_MAX + 1];
 };
 
+/*
+ * The device functions of the next layer or driver that the layer calls:
+ * one list, from which come the table of them (struct next_fns), their
+ * loading (load_next) and the layer's answers to vkGetDeviceProcAddr and
+ * vkGetInstanceProcAddr (intercepts[]).
+ *
+ * X(Name, FROM, ALIAS, ALIAS2, HAND_OUT)
+ * - Name: the command without "vk"; layer_Name intercepts it, and
+ *   next.Name is the next layer's.
+ * - FROM: the core version or the extension it belongs to.
+ * - ALIAS, ALIAS2: the names it had before promotion (NULL for none): the
+ *   first one the next layer has fills next.Name, once, at device
+ *   creation, and the layer answers to every name.
+ * - HAND_OUT: NEXT, the layer hands out layer_Name only where next.Name
+ *   exists (a program must not see a command its device lacks); ALWAYS,
+ *   always, forwarding nothing where next.Name is NULL: labels and object
+ *   names a program gives without enabling their extension are still
+ *   recorded.
+ * N(Name, FROM, ALIAS) is one the layer calls but does not intercept.
+ */
+#define LAYER_DEVICE_FUNCTIONS(X, N)                                                                  \
+	N(GetDeviceQueue, "1.0", NULL)                                                                \
+	X(DestroyDevice, "1.0", NULL, NULL, NEXT)                                                     \
+	X(CreateCommandPool, "1.0", NULL, NULL, NEXT)                                                 \
+	X(AllocateCommandBuffers, "1.0", NULL, NULL, NEXT)                                            \
+	X(FreeCommandBuffers, "1.0", NULL, NULL, NEXT)                                                \
+	X(ResetCommandBuffer, "1.0", NULL, NULL, NEXT)                                                \
+	X(ResetCommandPool, "1.0", NULL, NULL, NEXT)                                                  \
+	X(DestroyCommandPool, "1.0", NULL, NULL, NEXT)                                                \
+	X(BeginCommandBuffer, "1.0", NULL, NULL, NEXT)                                                \
+	X(EndCommandBuffer, "1.0", NULL, NULL, NEXT)                                                  \
+	X(CreateGraphicsPipelines, "1.0", NULL, NULL, NEXT)                                           \
+	X(DestroyPipeline, "1.0", NULL, NULL, NEXT)                                                   \
+	X(CreateRenderPass, "1.0", NULL, NULL, NEXT)                                                  \
+	X(CreateRenderPass2, "1.2", "vkCreateRenderPass2KHR", NULL, NEXT)                             \
+	X(DestroyRenderPass, "1.0", NULL, NULL, NEXT)                                                 \
+	X(DestroyFramebuffer, "1.0", NULL, NULL, NEXT)                                                \
+	X(DestroyImage, "1.0", NULL, NULL, NEXT)                                                      \
+	X(DestroyImageView, "1.0", NULL, NULL, NEXT)                                                  \
+	X(DestroyBuffer, "1.0", NULL, NULL, NEXT)                                                     \
+	X(SetDebugUtilsObjectNameEXT, "VK_EXT_debug_utils", NULL, NULL, ALWAYS)                       \
+	X(DebugMarkerSetObjectNameEXT, "VK_EXT_debug_marker", NULL, NULL, ALWAYS)                     \
+	X(CmdBindPipeline, "1.0", NULL, NULL, NEXT)                                                   \
+	X(CmdSetPrimitiveTopology, "1.3", "vkCmdSetPrimitiveTopologyEXT", NULL, NEXT)                 \
+	X(CmdBeginDebugUtilsLabelEXT, "VK_EXT_debug_utils", NULL, NULL, ALWAYS)                       \
+	X(CmdEndDebugUtilsLabelEXT, "VK_EXT_debug_utils", NULL, NULL, ALWAYS)                         \
+	X(CmdInsertDebugUtilsLabelEXT, "VK_EXT_debug_utils", NULL, NULL, ALWAYS)                      \
+	X(QueueBeginDebugUtilsLabelEXT, "VK_EXT_debug_utils", NULL, NULL, ALWAYS)                     \
+	X(QueueEndDebugUtilsLabelEXT, "VK_EXT_debug_utils", NULL, NULL, ALWAYS)                       \
+	X(QueueInsertDebugUtilsLabelEXT, "VK_EXT_debug_utils", NULL, NULL, ALWAYS)                    \
+	X(CmdDebugMarkerBeginEXT, "VK_EXT_debug_marker", NULL, NULL, ALWAYS)                          \
+	X(CmdDebugMarkerEndEXT, "VK_EXT_debug_marker", NULL, NULL, ALWAYS)                            \
+	X(CmdDebugMarkerInsertEXT, "VK_EXT_debug_marker", NULL, NULL, ALWAYS)                         \
+	X(CmdBeginRenderPass, "1.0", NULL, NULL, NEXT)                                                \
+	X(CmdBeginRenderPass2, "1.2", "vkCmdBeginRenderPass2KHR", NULL, NEXT)                         \
+	X(CmdEndRenderPass, "1.0", NULL, NULL, NEXT)                                                  \
+	X(CmdEndRenderPass2, "1.2", "vkCmdEndRenderPass2KHR", NULL, NEXT)                             \
+	X(CmdBeginRendering, "1.3", "vkCmdBeginRenderingKHR", NULL, NEXT)                             \
+	X(CmdEndRendering, "1.3", "vkCmdEndRenderingKHR", NULL, NEXT)                                 \
+	X(CmdDraw, "1.0", NULL, NULL, NEXT)                                                           \
+	X(CmdDrawIndexed, "1.0", NULL, NULL, NEXT)                                                    \
+	X(CmdDrawIndirect, "1.0", NULL, NULL, NEXT)                                                   \
+	X(CmdDrawIndexedIndirect, "1.0", NULL, NULL, NEXT)                                            \
+	X(CmdDrawIndirectCount, "1.2", "vkCmdDrawIndirectCountKHR", "vkCmdDrawIndirectCountAMD", NEXT) \
+	X(CmdDrawIndexedIndirectCount, "1.2", "vkCmdDrawIndexedIndirectCountKHR",                     \
+	  "vkCmdDrawIndexedIndirectCountAMD", NEXT)                                                   \
+	X(CmdDrawMultiEXT, "VK_EXT_multi_draw", NULL, NULL, NEXT)                                     \
+	X(CmdDrawMultiIndexedEXT, "VK_EXT_multi_draw", NULL, NULL, NEXT)                              \
+	X(CmdDrawMeshTasksEXT, "VK_EXT_mesh_shader", NULL, NULL, NEXT)                                \
+	X(CmdDrawMeshTasksIndirectEXT, "VK_EXT_mesh_shader", NULL, NULL, NEXT)                        \
+	X(CmdDrawMeshTasksIndirectCountEXT, "VK_EXT_mesh_shader", NULL, NULL, NEXT)                   \
+	X(CmdDispatch, "1.0", NULL, NULL, NEXT)                                                       \
+	X(CmdDispatchBase, "1.1", "vkCmdDispatchBaseKHR", NULL, NEXT)                                 \
+	X(CmdDispatchIndirect, "1.0", NULL, NULL, NEXT)                                               \
+	X(CmdTraceRaysKHR, "VK_KHR_ray_tracing_pipeline", NULL, NULL, NEXT)                           \
+	X(CmdTraceRaysIndirectKHR, "VK_KHR_ray_tracing_pipeline", NULL, NULL, NEXT)                   \
+	X(CmdCopyBuffer, "1.0", NULL, NULL, NEXT)                                                     \
+	X(CmdCopyImage, "1.0", NULL, NULL, NEXT)                                                      \
+	X(CmdCopyBufferToImage, "1.0", NULL, NULL, NEXT)                                              \
+	X(CmdCopyImageToBuffer, "1.0", NULL, NULL, NEXT)                                              \
+	X(CmdCopyBuffer2, "1.3", "vkCmdCopyBuffer2KHR", NULL, NEXT)                                   \
+	X(CmdCopyImage2, "1.3", "vkCmdCopyImage2KHR", NULL, NEXT)                                     \
+	X(CmdCopyBufferToImage2, "1.3", "vkCmdCopyBufferToImage2KHR", NULL, NEXT)                     \
+	X(CmdCopyImageToBuffer2, "1.3", "vkCmdCopyImageToBuffer2KHR", NULL, NEXT)                     \
+	X(CmdUpdateBuffer, "1.0", NULL, NULL, NEXT)                                                   \
+	X(CmdFillBuffer, "1.0", NULL, NULL, NEXT)                                                     \
+	X(CmdBlitImage, "1.0", NULL, NULL, NEXT)                                                      \
+	X(CmdBlitImage2, "1.3", "vkCmdBlitImage2KHR", NULL, NEXT)                                     \
+	X(CmdClearColorImage, "1.0", NULL, NULL, NEXT)                                                \
+	X(CmdClearDepthStencilImage, "1.0", NULL, NULL, NEXT)                                         \
+	X(CmdClearAttachments, "1.0", NULL, NULL, NEXT)                                               \
+	X(CmdResolveImage, "1.0", NULL, NULL, NEXT)                                                   \
+	X(CmdResolveImage2, "1.3", "vkCmdResolveImage2KHR", NULL, NEXT)                               \
+	X(CmdExecuteCommands, "1.0", NULL, NULL, NEXT)                                                \
+	X(QueueSubmit, "1.0", NULL, NULL, NEXT)                                                       \
+	X(QueueSubmit2, "1.3", "vkQueueSubmit2KHR", NULL, NEXT)                                       \
+	X(QueuePresentKHR, "VK_KHR_swapchain", NULL, NULL, NEXT)                                      \
+	X(SignalSemaphore, "1.2", "vkSignalSemaphoreKHR", NULL, NEXT)
+
+#define FIELD(name, from, alias, alias2, hand_out) PFN_vk##name name;
+#define FIELD_N(name, from, alias) PFN_vk##name name;
 struct next_fns {
 	PFN_vkGetDeviceProcAddr GetDeviceProcAddr;
-	PFN_vkDestroyDevice DestroyDevice;
-	PFN_vkGetDeviceQueue GetDeviceQueue;
-	PFN_vkCreateCommandPool CreateCommandPool;
-	PFN_vkAllocateCommandBuffers AllocateCommandBuffers;
-	PFN_vkFreeCommandBuffers FreeCommandBuffers;
-	PFN_vkResetCommandBuffer ResetCommandBuffer;
-	PFN_vkResetCommandPool ResetCommandPool;
-	PFN_vkDestroyCommandPool DestroyCommandPool;
-	PFN_vkBeginCommandBuffer BeginCommandBuffer;
-	PFN_vkEndCommandBuffer EndCommandBuffer;
-	PFN_vkCreateGraphicsPipelines CreateGraphicsPipelines;
-	PFN_vkCreateRenderPass CreateRenderPass;
-	PFN_vkCreateRenderPass2 CreateRenderPass2;
-	PFN_vkCreateRenderPass2 CreateRenderPass2KHR;
-	PFN_vkCmdBindPipeline CmdBindPipeline;
-	PFN_vkCmdSetPrimitiveTopology CmdSetPrimitiveTopology;
-	PFN_vkCmdSetPrimitiveTopology CmdSetPrimitiveTopologyEXT;
-	PFN_vkCmdBeginDebugUtilsLabelEXT CmdBeginDebugUtilsLabelEXT;
-	PFN_vkCmdEndDebugUtilsLabelEXT CmdEndDebugUtilsLabelEXT;
-	PFN_vkCmdInsertDebugUtilsLabelEXT CmdInsertDebugUtilsLabelEXT;
-	PFN_vkQueueBeginDebugUtilsLabelEXT QueueBeginDebugUtilsLabelEXT;
-	PFN_vkQueueEndDebugUtilsLabelEXT QueueEndDebugUtilsLabelEXT;
-	PFN_vkQueueInsertDebugUtilsLabelEXT QueueInsertDebugUtilsLabelEXT;
-	PFN_vkCmdDebugMarkerBeginEXT CmdDebugMarkerBeginEXT;
-	PFN_vkCmdDebugMarkerEndEXT CmdDebugMarkerEndEXT;
-	PFN_vkCmdDebugMarkerInsertEXT CmdDebugMarkerInsertEXT;
-	PFN_vkCmdBeginRenderPass CmdBeginRenderPass;
-	PFN_vkCmdBeginRenderPass2 CmdBeginRenderPass2;
-	PFN_vkCmdBeginRenderPass2 CmdBeginRenderPass2KHR;
-	PFN_vkCmdEndRenderPass CmdEndRenderPass;
-	PFN_vkCmdEndRenderPass2 CmdEndRenderPass2;
-	PFN_vkCmdEndRenderPass2 CmdEndRenderPass2KHR;
-	PFN_vkCmdBeginRendering CmdBeginRendering;
-	PFN_vkCmdBeginRendering CmdBeginRenderingKHR;
-	PFN_vkCmdEndRendering CmdEndRendering;
-	PFN_vkCmdEndRendering CmdEndRenderingKHR;
-	PFN_vkCmdDraw CmdDraw;
-	PFN_vkCmdDrawIndexed CmdDrawIndexed;
-	PFN_vkCmdDrawIndirect CmdDrawIndirect;
-	PFN_vkCmdDrawIndexedIndirect CmdDrawIndexedIndirect;
-	PFN_vkCmdDrawIndirectCount CmdDrawIndirectCount;
-	PFN_vkCmdDrawIndirectCount CmdDrawIndirectCountKHR;
-	PFN_vkCmdDrawIndexedIndirectCount CmdDrawIndexedIndirectCount;
-	PFN_vkCmdDrawIndexedIndirectCount CmdDrawIndexedIndirectCountKHR;
-	PFN_vkCmdDrawMultiEXT CmdDrawMultiEXT;
-	PFN_vkCmdDrawMultiIndexedEXT CmdDrawMultiIndexedEXT;
-	PFN_vkCmdDispatch CmdDispatch;
-	PFN_vkCmdDispatchBase CmdDispatchBase;
-	PFN_vkCmdDispatchIndirect CmdDispatchIndirect;
-	PFN_vkCmdCopyBuffer CmdCopyBuffer;
-	PFN_vkCmdCopyImage CmdCopyImage;
-	PFN_vkCmdCopyBufferToImage CmdCopyBufferToImage;
-	PFN_vkCmdCopyImageToBuffer CmdCopyImageToBuffer;
-	PFN_vkCmdCopyBuffer2 CmdCopyBuffer2;
-	PFN_vkCmdCopyImage2 CmdCopyImage2;
-	PFN_vkCmdCopyBufferToImage2 CmdCopyBufferToImage2;
-	PFN_vkCmdCopyImageToBuffer2 CmdCopyImageToBuffer2;
-	PFN_vkCmdUpdateBuffer CmdUpdateBuffer;
-	PFN_vkCmdFillBuffer CmdFillBuffer;
-	PFN_vkCmdBlitImage CmdBlitImage;
-	PFN_vkCmdBlitImage2 CmdBlitImage2;
-	PFN_vkCmdClearColorImage CmdClearColorImage;
-	PFN_vkCmdClearDepthStencilImage CmdClearDepthStencilImage;
-	PFN_vkCmdClearAttachments CmdClearAttachments;
-	PFN_vkCmdResolveImage CmdResolveImage;
-	PFN_vkCmdResolveImage2 CmdResolveImage2;
-	PFN_vkCmdExecuteCommands CmdExecuteCommands;
-	PFN_vkQueueSubmit QueueSubmit;
-	PFN_vkQueueSubmit2 QueueSubmit2;
-	PFN_vkQueueSubmit2 QueueSubmit2KHR;
-	PFN_vkQueuePresentKHR QueuePresentKHR;
-	PFN_vkSignalSemaphore SignalSemaphore;
-	PFN_vkSignalSemaphore SignalSemaphoreKHR;
+	LAYER_DEVICE_FUNCTIONS(FIELD, FIELD_N)
 };
+#undef FIELD
+#undef FIELD_N
+
+/* Calls the next layer's command where it has one, and nothing where it
+ * has not: the layer hands out label and name commands whatever the
+ * program enabled, and a program may call any command it got through
+ * vkGetInstanceProcAddr. */
+#define FORWARD(d, name, ...)                           \
+	do {                                            \
+		if ((d)->next.name)                     \
+			(d)->next.name(__VA_ARGS__);    \
+	} while (0)
+/* The same for commands that return a VkResult: `missing` without one. */
+#define FORWARD_RESULT(d, missing, name, ...) \
+	((d)->next.name ? (d)->next.name(__VA_ARGS__) : (missing))
 
 struct layer_queue {
 	VkQueue queue;
@@ -250,10 +297,14 @@ struct layer_device {
 	struct handle_map pools;        /* VkCommandPool -> family + 1 */
 	struct handle_map cbs;          /* VkCommandBuffer -> struct cb_state */
 	struct handle_map pipelines;    /* VkPipeline -> topology + 1 */
-	struct handle_map multiview;    /* VkRenderPass -> 1 when it uses multiview */
+	struct handle_map passes;       /* VkRenderPass -> its pass_info */
+	struct object_names names;      /* what the program named its objects */
 	_Atomic uint32_t recording;     /* command buffers recorded at full detail */
 	_Atomic bool presented;
 	_Atomic uint64_t frames;        /* frames ended */
+	int64_t window_ns;              /* CRUMBS_LAYER_WINDOW_MS; 0: frames end at presents */
+	_Atomic int64_t window_start_ns; /* the first submission on the CPU clock; 0: none yet */
+	pthread_rwlock_t window_lock;   /* held to end windows; read-held by submissions */
 	bool standing;                  /* standing recordings can be made */
 	_Atomic bool standing_off;      /* the program records every frame */
 	_Atomic uint32_t standing_live; /* standing recordings held */
@@ -436,84 +487,27 @@ static bool host_reset_enabled(const VkDeviceCreateInfo *ci)
 	return false;
 }
 
-#define NEXT(field, name) \
-	(d->next.field = (__typeof__(d->next.field))d->next.GetDeviceProcAddr(d->device, name))
+/* The next layer's functions, each under the first of its names the
+ * next layer has: aliases are resolved here, once. */
+static PFN_vkVoidFunction next_proc(struct layer_device *d, const char *name, const char *alias,
+				    const char *alias2)
+{
+	PFN_vkVoidFunction f = d->next.GetDeviceProcAddr(d->device, name);
+	if (!f && alias)
+		f = d->next.GetDeviceProcAddr(d->device, alias);
+	if (!f && alias2)
+		f = d->next.GetDeviceProcAddr(d->device, alias2);
+	return f;
+}
 
 static void load_next(struct layer_device *d)
 {
-	NEXT(DestroyDevice, "vkDestroyDevice");
-	NEXT(GetDeviceQueue, "vkGetDeviceQueue");
-	NEXT(CreateCommandPool, "vkCreateCommandPool");
-	NEXT(AllocateCommandBuffers, "vkAllocateCommandBuffers");
-	NEXT(FreeCommandBuffers, "vkFreeCommandBuffers");
-	NEXT(ResetCommandBuffer, "vkResetCommandBuffer");
-	NEXT(ResetCommandPool, "vkResetCommandPool");
-	NEXT(DestroyCommandPool, "vkDestroyCommandPool");
-	NEXT(BeginCommandBuffer, "vkBeginCommandBuffer");
-	NEXT(EndCommandBuffer, "vkEndCommandBuffer");
-	NEXT(CreateGraphicsPipelines, "vkCreateGraphicsPipelines");
-	NEXT(CreateRenderPass, "vkCreateRenderPass");
-	NEXT(CreateRenderPass2, "vkCreateRenderPass2");
-	NEXT(CreateRenderPass2KHR, "vkCreateRenderPass2KHR");
-	NEXT(CmdBindPipeline, "vkCmdBindPipeline");
-	NEXT(CmdSetPrimitiveTopology, "vkCmdSetPrimitiveTopology");
-	NEXT(CmdSetPrimitiveTopologyEXT, "vkCmdSetPrimitiveTopologyEXT");
-	NEXT(CmdBeginDebugUtilsLabelEXT, "vkCmdBeginDebugUtilsLabelEXT");
-	NEXT(CmdEndDebugUtilsLabelEXT, "vkCmdEndDebugUtilsLabelEXT");
-	NEXT(CmdInsertDebugUtilsLabelEXT, "vkCmdInsertDebugUtilsLabelEXT");
-	NEXT(QueueBeginDebugUtilsLabelEXT, "vkQueueBeginDebugUtilsLabelEXT");
-	NEXT(QueueEndDebugUtilsLabelEXT, "vkQueueEndDebugUtilsLabelEXT");
-	NEXT(QueueInsertDebugUtilsLabelEXT, "vkQueueInsertDebugUtilsLabelEXT");
-	NEXT(CmdDebugMarkerBeginEXT, "vkCmdDebugMarkerBeginEXT");
-	NEXT(CmdDebugMarkerEndEXT, "vkCmdDebugMarkerEndEXT");
-	NEXT(CmdDebugMarkerInsertEXT, "vkCmdDebugMarkerInsertEXT");
-	NEXT(CmdBeginRenderPass, "vkCmdBeginRenderPass");
-	NEXT(CmdBeginRenderPass2, "vkCmdBeginRenderPass2");
-	NEXT(CmdBeginRenderPass2KHR, "vkCmdBeginRenderPass2KHR");
-	NEXT(CmdEndRenderPass, "vkCmdEndRenderPass");
-	NEXT(CmdEndRenderPass2, "vkCmdEndRenderPass2");
-	NEXT(CmdEndRenderPass2KHR, "vkCmdEndRenderPass2KHR");
-	NEXT(CmdBeginRendering, "vkCmdBeginRendering");
-	NEXT(CmdBeginRenderingKHR, "vkCmdBeginRenderingKHR");
-	NEXT(CmdEndRendering, "vkCmdEndRendering");
-	NEXT(CmdEndRenderingKHR, "vkCmdEndRenderingKHR");
-	NEXT(CmdDraw, "vkCmdDraw");
-	NEXT(CmdDrawIndexed, "vkCmdDrawIndexed");
-	NEXT(CmdDrawIndirect, "vkCmdDrawIndirect");
-	NEXT(CmdDrawIndexedIndirect, "vkCmdDrawIndexedIndirect");
-	NEXT(CmdDrawIndirectCount, "vkCmdDrawIndirectCount");
-	NEXT(CmdDrawIndirectCountKHR, "vkCmdDrawIndirectCountKHR");
-	NEXT(CmdDrawIndexedIndirectCount, "vkCmdDrawIndexedIndirectCount");
-	NEXT(CmdDrawIndexedIndirectCountKHR, "vkCmdDrawIndexedIndirectCountKHR");
-	NEXT(CmdDrawMultiEXT, "vkCmdDrawMultiEXT");
-	NEXT(CmdDrawMultiIndexedEXT, "vkCmdDrawMultiIndexedEXT");
-	NEXT(CmdDispatch, "vkCmdDispatch");
-	NEXT(CmdDispatchBase, "vkCmdDispatchBase");
-	NEXT(CmdDispatchIndirect, "vkCmdDispatchIndirect");
-	NEXT(CmdCopyBuffer, "vkCmdCopyBuffer");
-	NEXT(CmdCopyImage, "vkCmdCopyImage");
-	NEXT(CmdCopyBufferToImage, "vkCmdCopyBufferToImage");
-	NEXT(CmdCopyImageToBuffer, "vkCmdCopyImageToBuffer");
-	NEXT(CmdCopyBuffer2, "vkCmdCopyBuffer2");
-	NEXT(CmdCopyImage2, "vkCmdCopyImage2");
-	NEXT(CmdCopyBufferToImage2, "vkCmdCopyBufferToImage2");
-	NEXT(CmdCopyImageToBuffer2, "vkCmdCopyImageToBuffer2");
-	NEXT(CmdUpdateBuffer, "vkCmdUpdateBuffer");
-	NEXT(CmdFillBuffer, "vkCmdFillBuffer");
-	NEXT(CmdBlitImage, "vkCmdBlitImage");
-	NEXT(CmdBlitImage2, "vkCmdBlitImage2");
-	NEXT(CmdClearColorImage, "vkCmdClearColorImage");
-	NEXT(CmdClearDepthStencilImage, "vkCmdClearDepthStencilImage");
-	NEXT(CmdClearAttachments, "vkCmdClearAttachments");
-	NEXT(CmdResolveImage, "vkCmdResolveImage");
-	NEXT(CmdResolveImage2, "vkCmdResolveImage2");
-	NEXT(CmdExecuteCommands, "vkCmdExecuteCommands");
-	NEXT(QueueSubmit, "vkQueueSubmit");
-	NEXT(QueueSubmit2, "vkQueueSubmit2");
-	NEXT(QueueSubmit2KHR, "vkQueueSubmit2KHR");
-	NEXT(QueuePresentKHR, "vkQueuePresentKHR");
-	NEXT(SignalSemaphore, "vkSignalSemaphore");
-	NEXT(SignalSemaphoreKHR, "vkSignalSemaphoreKHR");
+#define LOAD(name, from, alias, alias2, hand_out) \
+	d->next.name = (PFN_vk##name)next_proc(d, "vk" #name, alias, alias2);
+#define LOAD_N(name, from, alias) d->next.name = (PFN_vk##name)next_proc(d, "vk" #name, alias, NULL);
+	LAYER_DEVICE_FUNCTIONS(LOAD, LOAD_N)
+#undef LOAD
+#undef LOAD_N
 }
 
 /* The standing recording of a command buffer (capture/standing.c). */
@@ -592,6 +586,18 @@ static void profile_device(struct layer_device *d, VkPhysicalDevice physical,
 	const char *standing = getenv("CRUMBS_LAYER_STANDING");
 	if (!standing || strcmp(standing, "0") != 0)
 		d->standing = standing_setup(d->ctx, standing_of, d);
+	/* CRUMBS_LAYER_WINDOW_MS=MS: frames of fixed length (capture/LAYER.md). */
+	enum { WINDOW_MAX_MS = 10000 }; /* as `crumbs capture --window` allows */
+	const char *window = getenv("CRUMBS_LAYER_WINDOW_MS");
+	if (window && *window) {
+		char *end = NULL;
+		long ms = window[0] >= '0' && window[0] <= '9' ? strtol(window, &end, 10) : 0;
+		if (ms < 1 || ms > WINDOW_MAX_MS || *end)
+			say("CRUMBS_LAYER_WINDOW_MS='%s' is not a number of milliseconds from 1 to %d; "
+			    "frames end at presents", window, WINDOW_MAX_MS);
+		else if (pthread_rwlock_init(&d->window_lock, NULL) == 0)
+			d->window_ns = ms * 1000000ll;
+	}
 }
 
 /* Whether the device is one the layer leaves alone; says why if so. */
@@ -690,7 +696,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	pthread_mutex_init(&d->pools.lock, NULL);
 	pthread_mutex_init(&d->cbs.lock, NULL);
 	pthread_mutex_init(&d->pipelines.lock, NULL);
-	pthread_mutex_init(&d->multiview.lock, NULL);
+	pthread_mutex_init(&d->passes.lock, NULL);
+	object_names_init(&d->names);
 	load_next(d);
 
 	/* Registered before it is profiled: its slot numbers its captures.
@@ -733,7 +740,8 @@ static VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device,
 	hmap_free(&d->pools, false);
 	hmap_free(&d->cbs, true);
 	hmap_free(&d->pipelines, false);
-	hmap_free(&d->multiview, false);
+	hmap_free(&d->passes, false);
+	object_names_release(&d->names);
 	free(d->queues);
 	free(d);
 }
@@ -742,13 +750,22 @@ static VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device,
 /* Command pools, buffers and pipelines                                     */
 /* ------------------------------------------------------------------------ */
 
+/* The device of a dispatchable object; returns (with `fail`, if any) from
+ * the intercept when the layer does not know it, since then it has no
+ * next function to call. */
+#define DEVICE_OF(object, fail)                              \
+	struct layer_device *d = device_of(object);          \
+	if (!d)                                              \
+		return fail
+
 static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateCommandPool(VkDevice device,
 							       const VkCommandPoolCreateInfo *ci,
 							       const VkAllocationCallbacks *alloc,
 							       VkCommandPool *out)
 {
-	struct layer_device *d = device_of(device);
-	VkResult r = d->next.CreateCommandPool(device, ci, alloc, out);
+	DEVICE_OF(device, VK_ERROR_INITIALIZATION_FAILED);
+	VkResult r = FORWARD_RESULT(d, VK_ERROR_INITIALIZATION_FAILED, CreateCommandPool, device,
+				    ci, alloc, out);
 	if (r == VK_SUCCESS)
 		hmap_set(&d->pools, (uint64_t)*out, (void *)(uintptr_t)(ci->queueFamilyIndex + 1u));
 	return r;
@@ -787,8 +804,9 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_AllocateCommandBuffers(VkDevice devi
 								    const VkCommandBufferAllocateInfo *ai,
 								    VkCommandBuffer *out)
 {
-	struct layer_device *d = device_of(device);
-	VkResult r = d->next.AllocateCommandBuffers(device, ai, out);
+	DEVICE_OF(device, VK_ERROR_INITIALIZATION_FAILED);
+	VkResult r = FORWARD_RESULT(d, VK_ERROR_INITIALIZATION_FAILED, AllocateCommandBuffers,
+				    device, ai, out);
 	if (r != VK_SUCCESS)
 		return r;
 	uintptr_t family = (uintptr_t)hmap_get(&d->pools, (uint64_t)ai->commandPool);
@@ -836,39 +854,40 @@ static void release_pool(struct layer_device *d, VkCommandPool pool)
 static VKAPI_ATTR void VKAPI_CALL layer_FreeCommandBuffers(VkDevice device, VkCommandPool pool,
 							   uint32_t count, const VkCommandBuffer *cbs)
 {
-	struct layer_device *d = device_of(device);
-	for (uint32_t i = 0; d->ctx && i < count; i++) {
+	DEVICE_OF(device, );
+	for (uint32_t i = 0; d->ctx && cbs && i < count; i++) {
 		struct cb_state *s = cbs[i] ? hmap_get(&d->cbs, (uint64_t)(uintptr_t)cbs[i]) : NULL;
 		if (s)
 			standing_release(d, s);
 	}
-	d->next.FreeCommandBuffers(device, pool, count, cbs);
+	FORWARD(d, FreeCommandBuffers, device, pool, count, cbs);
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL layer_ResetCommandBuffer(VkCommandBuffer cb,
 								VkCommandBufferResetFlags flags)
 {
-	struct layer_device *d = device_of(cb);
+	DEVICE_OF(cb, VK_ERROR_INITIALIZATION_FAILED);
 	struct cb_state *s = d->ctx ? hmap_get(&d->cbs, (uint64_t)(uintptr_t)cb) : NULL;
 	if (s)
 		standing_release(d, s);
-	return d->next.ResetCommandBuffer(cb, flags);
+	return FORWARD_RESULT(d, VK_ERROR_INITIALIZATION_FAILED, ResetCommandBuffer, cb, flags);
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL layer_ResetCommandPool(VkDevice device, VkCommandPool pool,
 							      VkCommandPoolResetFlags flags)
 {
-	struct layer_device *d = device_of(device);
+	DEVICE_OF(device, VK_ERROR_INITIALIZATION_FAILED);
 	release_pool(d, pool);
-	return d->next.ResetCommandPool(device, pool, flags);
+	return FORWARD_RESULT(d, VK_ERROR_INITIALIZATION_FAILED, ResetCommandPool, device, pool,
+			      flags);
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_DestroyCommandPool(VkDevice device, VkCommandPool pool,
 							   const VkAllocationCallbacks *alloc)
 {
-	struct layer_device *d = device_of(device);
+	DEVICE_OF(device, );
 	release_pool(d, pool);
-	d->next.DestroyCommandPool(device, pool, alloc);
+	FORWARD(d, DestroyCommandPool, device, pool, alloc);
 }
 
 static VkQueue queue_for_family(const struct layer_device *d, uint32_t family)
@@ -882,9 +901,9 @@ static VkQueue queue_for_family(const struct layer_device *d, uint32_t family)
 static VKAPI_ATTR VkResult VKAPI_CALL layer_BeginCommandBuffer(VkCommandBuffer cb,
 								const VkCommandBufferBeginInfo *bi)
 {
-	struct layer_device *d = device_of(cb);
-	VkResult r = d->next.BeginCommandBuffer(cb, bi);
-	if (r != VK_SUCCESS || !d->ctx)
+	DEVICE_OF(cb, VK_ERROR_INITIALIZATION_FAILED);
+	VkResult r = FORWARD_RESULT(d, VK_ERROR_INITIALIZATION_FAILED, BeginCommandBuffer, cb, bi);
+	if (r != VK_SUCCESS || !d->ctx || !bi)
 		return r;
 	struct cb_state *s = hmap_get(&d->cbs, (uint64_t)(uintptr_t)cb);
 	if (!s)
@@ -913,6 +932,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_BeginCommandBuffer(VkCommandBuffer c
 	s->capturing = record_full_detail(s->cmd);
 	s->topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
 	s->view_mask = 0;
+	for (int i = 0; i < 3; i++)
+		s->pipeline[i][0] = '\0';
 	if (s->capturing)
 		atomic_fetch_add(&d->recording, 1);
 	return r;
@@ -920,7 +941,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_BeginCommandBuffer(VkCommandBuffer c
 
 static VKAPI_ATTR VkResult VKAPI_CALL layer_EndCommandBuffer(VkCommandBuffer cb)
 {
-	struct layer_device *d = device_of(cb);
+	DEVICE_OF(cb, VK_ERROR_INITIALIZATION_FAILED);
 	if (d->ctx) {
 		struct cb_state *s = hmap_get(&d->cbs, (uint64_t)(uintptr_t)cb);
 		if (s && s->cmd) {
@@ -930,7 +951,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_EndCommandBuffer(VkCommandBuffer cb)
 			s->capturing = false;
 		}
 	}
-	return d->next.EndCommandBuffer(cb);
+	return FORWARD_RESULT(d, VK_ERROR_INITIALIZATION_FAILED, EndCommandBuffer, cb);
 }
 
 /* The state of cb when it records at full detail; NULL otherwise, after
@@ -943,39 +964,190 @@ static struct cb_state *capturing(struct layer_device *d, VkCommandBuffer cb)
 	return s && s->capturing && s->cmd ? s : NULL;
 }
 
+/*
+ * The topology a graphics pipeline draws with, or 0 when it does not say.
+ * pStages and pInputAssemblyState may be left as garbage where the
+ * specification says they are ignored: in parts of a pipeline library
+ * without those states, and in pipelines linked from libraries (whose
+ * topology is the libraries'). So they are read only where they count.
+ */
+static uintptr_t pipeline_topology(struct layer_device *d, const VkGraphicsPipelineCreateInfo *ci)
+{
+	VkGraphicsPipelineLibraryFlagsEXT parts = VK_GRAPHICS_PIPELINE_LIBRARY_VERTEX_INPUT_INTERFACE_BIT_EXT |
+						  VK_GRAPHICS_PIPELINE_LIBRARY_PRE_RASTERIZATION_SHADERS_BIT_EXT;
+	for (const VkBaseInStructure *p = ci->pNext; p; p = p->pNext) {
+		if (p->sType == VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT)
+			parts = ((const VkGraphicsPipelineLibraryCreateInfoEXT *)(const void *)p)->flags;
+		if (p->sType == VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR) {
+			const VkPipelineLibraryCreateInfoKHR *l = (const void *)p;
+			for (uint32_t i = 0; l->pLibraries && i < l->libraryCount; i++) {
+				uintptr_t t = (uintptr_t)hmap_get(&d->pipelines,
+								  (uint64_t)l->pLibraries[i]);
+				if (t)
+					return t;
+			}
+			return 0;
+		}
+	}
+	if ((parts & VK_GRAPHICS_PIPELINE_LIBRARY_PRE_RASTERIZATION_SHADERS_BIT_EXT) && ci->pStages)
+		for (uint32_t i = 0; i < ci->stageCount; i++)
+			if (ci->pStages[i].stage & (VK_SHADER_STAGE_MESH_BIT_EXT | VK_SHADER_STAGE_TASK_BIT_EXT))
+				return 0; /* no input assembly */
+	if (!(parts & VK_GRAPHICS_PIPELINE_LIBRARY_VERTEX_INPUT_INTERFACE_BIT_EXT) ||
+	    !ci->pInputAssemblyState)
+		return 0;
+	return (uintptr_t)ci->pInputAssemblyState->topology + 1;
+}
+
 static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateGraphicsPipelines(
 	VkDevice device, VkPipelineCache cache, uint32_t count,
 	const VkGraphicsPipelineCreateInfo *ci, const VkAllocationCallbacks *alloc, VkPipeline *out)
 {
-	struct layer_device *d = device_of(device);
-	VkResult r = d->next.CreateGraphicsPipelines(device, cache, count, ci, alloc, out);
-	for (uint32_t i = 0; i < count; i++) {
-		if (!out[i] || !ci[i].pInputAssemblyState)
-			continue;
-		uintptr_t topology = (uintptr_t)ci[i].pInputAssemblyState->topology + 1;
-		hmap_set(&d->pipelines, (uint64_t)out[i], (void *)topology);
+	DEVICE_OF(device, VK_ERROR_INITIALIZATION_FAILED);
+	VkResult r = FORWARD_RESULT(d, VK_ERROR_INITIALIZATION_FAILED, CreateGraphicsPipelines,
+				    device, cache, count, ci, alloc, out);
+	for (uint32_t i = 0; r >= 0 && ci && out && i < count; i++) {
+		uintptr_t topology = out[i] ? pipeline_topology(d, &ci[i]) : 0;
+		if (topology)
+			hmap_set(&d->pipelines, (uint64_t)out[i], (void *)topology);
 	}
 	return r;
 }
 
-/* Render passes with multiview: a timestamp inside one takes a query per
- * view, so the layer records no timestamps there. */
+/* Objects whose names the layer keeps forget them when destroyed. */
+#define DESTROY(name, type, handle_type)                                                       \
+	static VKAPI_ATTR void VKAPI_CALL layer_Destroy##name(VkDevice device, handle_type h,  \
+							      const VkAllocationCallbacks *alloc) \
+	{                                                                                      \
+		DEVICE_OF(device, );                                                             \
+		object_names_forget(&d->names, type, (uint64_t)h);                             \
+		FORWARD(d, Destroy##name, device, h, alloc);                                   \
+	}
+
+DESTROY(Pipeline, VK_OBJECT_TYPE_PIPELINE, VkPipeline)
+DESTROY(RenderPass, VK_OBJECT_TYPE_RENDER_PASS, VkRenderPass)
+DESTROY(Framebuffer, VK_OBJECT_TYPE_FRAMEBUFFER, VkFramebuffer)
+DESTROY(Image, VK_OBJECT_TYPE_IMAGE, VkImage)
+DESTROY(ImageView, VK_OBJECT_TYPE_IMAGE_VIEW, VkImageView)
+DESTROY(Buffer, VK_OBJECT_TYPE_BUFFER, VkBuffer)
+
+/* ------------------------------------------------------------------------ */
+/* Object names                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* Names are kept whether or not the program enabled the extension, and
+ * passed on only where the next layer has the command. */
+static VKAPI_ATTR VkResult VKAPI_CALL layer_SetDebugUtilsObjectNameEXT(
+	VkDevice device, const VkDebugUtilsObjectNameInfoEXT *info)
+{
+	DEVICE_OF(device, VK_SUCCESS);
+	if (info)
+		object_names_set(&d->names, info->objectType, info->objectHandle, info->pObjectName);
+	return FORWARD_RESULT(d, VK_SUCCESS, SetDebugUtilsObjectNameEXT, device, info);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL layer_DebugMarkerSetObjectNameEXT(
+	VkDevice device, const VkDebugMarkerObjectNameInfoEXT *info)
+{
+	DEVICE_OF(device, VK_SUCCESS);
+	if (info)
+		object_names_set(&d->names, object_type_of_report(info->objectType), info->object,
+				 info->pObjectName);
+	return FORWARD_RESULT(d, VK_SUCCESS, DebugMarkerSetObjectNameEXT, device, info);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Render pass objects                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* What a render pass object says of itself, packed into a map value
+ * (never 0): the attachments its subpasses write and whether any uses
+ * multiview. */
+#define PASS_KNOWN (1u << 0)
+#define PASS_MULTIVIEW (1u << 1)
+#define PASS_DEPTH (1u << 2)
+#define PASS_STENCIL (1u << 3)
+#define PASS_COLORS_SHIFT 8   /* 8 bits: color attachments, at most 255 */
+#define PASS_SUBPASSES_SHIFT 16 /* 8 bits: subpasses, at most 255 */
+
+static uintptr_t pass_pack(bool multiview, uint32_t colors, bool depth, bool stencil,
+			   uint32_t subpasses)
+{
+	return PASS_KNOWN | (multiview ? PASS_MULTIVIEW : 0) | (depth ? PASS_DEPTH : 0) |
+	       (stencil ? PASS_STENCIL : 0) | (uintptr_t)(colors > 255 ? 255 : colors) << PASS_COLORS_SHIFT |
+	       (uintptr_t)(subpasses > 255 ? 255 : subpasses) << PASS_SUBPASSES_SHIFT;
+}
+
+static bool format_has_depth(VkFormat f)
+{
+	return f == VK_FORMAT_D16_UNORM || f == VK_FORMAT_X8_D24_UNORM_PACK32 ||
+	       f == VK_FORMAT_D32_SFLOAT || f == VK_FORMAT_D16_UNORM_S8_UINT ||
+	       f == VK_FORMAT_D24_UNORM_S8_UINT || f == VK_FORMAT_D32_SFLOAT_S8_UINT;
+}
+
+static bool format_has_stencil(VkFormat f)
+{
+	return f == VK_FORMAT_S8_UINT || f == VK_FORMAT_D16_UNORM_S8_UINT ||
+	       f == VK_FORMAT_D24_UNORM_S8_UINT || f == VK_FORMAT_D32_SFLOAT_S8_UINT;
+}
+
+/* Collects the attachments of subpasses: `seen` marks color attachments
+ * counted (the first 64; beyond that each reference counts). */
+struct pass_count {
+	uint64_t seen;
+	uint32_t colors;
+	bool depth, stencil;
+};
+
+static void pass_color(struct pass_count *c, uint32_t attachment)
+{
+	if (attachment == VK_ATTACHMENT_UNUSED)
+		return;
+	if (attachment < 64) {
+		if (c->seen & (1ull << attachment))
+			return;
+		c->seen |= 1ull << attachment;
+	}
+	c->colors++;
+}
+
+static void pass_depth(struct pass_count *c, uint32_t attachment, VkFormat format)
+{
+	if (attachment == VK_ATTACHMENT_UNUSED)
+		return;
+	c->depth |= format_has_depth(format);
+	c->stencil |= format_has_stencil(format);
+}
+
 static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateRenderPass(VkDevice device,
 							      const VkRenderPassCreateInfo *ci,
 							      const VkAllocationCallbacks *alloc,
 							      VkRenderPass *out)
 {
-	struct layer_device *d = device_of(device);
-	VkResult r = d->next.CreateRenderPass(device, ci, alloc, out);
+	DEVICE_OF(device, VK_ERROR_INITIALIZATION_FAILED);
+	VkResult r = FORWARD_RESULT(d, VK_ERROR_INITIALIZATION_FAILED, CreateRenderPass, device,
+				    ci, alloc, out);
+	if (r != VK_SUCCESS)
+		return r;
 	bool multiview = false;
 	for (const VkBaseInStructure *p = ci->pNext; p; p = p->pNext)
 		if (p->sType == VK_STRUCTURE_TYPE_RENDER_PASS_MULTIVIEW_CREATE_INFO) {
 			const VkRenderPassMultiviewCreateInfo *m = (const void *)p;
-			for (uint32_t i = 0; i < m->subpassCount; i++)
+			for (uint32_t i = 0; m->pViewMasks && i < m->subpassCount; i++)
 				multiview |= m->pViewMasks[i] != 0;
 		}
-	if (r == VK_SUCCESS)
-		hmap_set(&d->multiview, (uint64_t)*out, (void *)(uintptr_t)multiview);
+	struct pass_count c = { 0, 0, false, false };
+	for (uint32_t i = 0; ci->pSubpasses && i < ci->subpassCount; i++) {
+		const VkSubpassDescription *sp = &ci->pSubpasses[i];
+		for (uint32_t k = 0; sp->pColorAttachments && k < sp->colorAttachmentCount; k++)
+			pass_color(&c, sp->pColorAttachments[k].attachment);
+		uint32_t ds = sp->pDepthStencilAttachment ? sp->pDepthStencilAttachment->attachment :
+							    VK_ATTACHMENT_UNUSED;
+		if (ds < ci->attachmentCount && ci->pAttachments)
+			pass_depth(&c, ds, ci->pAttachments[ds].format);
+	}
+	hmap_set(&d->passes, (uint64_t)*out,
+		 (void *)pass_pack(multiview, c.colors, c.depth, c.stencil, ci->subpassCount));
 	return r;
 }
 
@@ -984,24 +1156,44 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateRenderPass2(VkDevice device,
 							       const VkAllocationCallbacks *alloc,
 							       VkRenderPass *out)
 {
-	struct layer_device *d = device_of(device);
-	VkResult r = (d->next.CreateRenderPass2 ? d->next.CreateRenderPass2 :
-		      d->next.CreateRenderPass2KHR)(device, ci, alloc, out);
+	DEVICE_OF(device, VK_ERROR_INITIALIZATION_FAILED);
+	VkResult r = FORWARD_RESULT(d, VK_ERROR_INITIALIZATION_FAILED, CreateRenderPass2, device,
+				    ci, alloc, out);
+	if (r != VK_SUCCESS)
+		return r;
 	bool multiview = false;
-	for (uint32_t i = 0; i < ci->subpassCount; i++)
-		multiview |= ci->pSubpasses[i].viewMask != 0;
-	if (r == VK_SUCCESS)
-		hmap_set(&d->multiview, (uint64_t)*out, (void *)(uintptr_t)multiview);
+	struct pass_count c = { 0, 0, false, false };
+	for (uint32_t i = 0; ci->pSubpasses && i < ci->subpassCount; i++) {
+		const VkSubpassDescription2 *sp = &ci->pSubpasses[i];
+		multiview |= sp->viewMask != 0;
+		for (uint32_t k = 0; sp->pColorAttachments && k < sp->colorAttachmentCount; k++)
+			pass_color(&c, sp->pColorAttachments[k].attachment);
+		uint32_t ds = sp->pDepthStencilAttachment ? sp->pDepthStencilAttachment->attachment :
+							    VK_ATTACHMENT_UNUSED;
+		if (ds < ci->attachmentCount && ci->pAttachments)
+			pass_depth(&c, ds, ci->pAttachments[ds].format);
+	}
+	hmap_set(&d->passes, (uint64_t)*out,
+		 (void *)pass_pack(multiview, c.colors, c.depth, c.stencil, ci->subpassCount));
 	return r;
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_CmdBindPipeline(VkCommandBuffer cb,
 							VkPipelineBindPoint point, VkPipeline p)
 {
-	struct layer_device *d = device_of(cb);
-	d->next.CmdBindPipeline(cb, point, p);
-	struct cb_state *s;
-	if (point == VK_PIPELINE_BIND_POINT_GRAPHICS && (s = capturing(d, cb)) != NULL) {
+	DEVICE_OF(cb, );
+	FORWARD(d, CmdBindPipeline, cb, point, p);
+	struct cb_state *s = capturing(d, cb);
+	if (!s)
+		return;
+	int i = point == VK_PIPELINE_BIND_POINT_GRAPHICS ? 0 :
+		point == VK_PIPELINE_BIND_POINT_COMPUTE ? 1 :
+		point == VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR ? 2 : -1;
+	if (i < 0)
+		return;
+	object_names_get(&d->names, VK_OBJECT_TYPE_PIPELINE, (uint64_t)p, s->pipeline[i],
+			 sizeof(s->pipeline[i]));
+	if (i == 0) {
 		uintptr_t t = (uintptr_t)hmap_get(&d->pipelines, (uint64_t)p);
 		if (t)
 			s->topology = (VkPrimitiveTopology)(t - 1);
@@ -1011,11 +1203,8 @@ static VKAPI_ATTR void VKAPI_CALL layer_CmdBindPipeline(VkCommandBuffer cb,
 static VKAPI_ATTR void VKAPI_CALL layer_CmdSetPrimitiveTopology(VkCommandBuffer cb,
 								VkPrimitiveTopology t)
 {
-	struct layer_device *d = device_of(cb);
-	if (d->next.CmdSetPrimitiveTopology)
-		d->next.CmdSetPrimitiveTopology(cb, t);
-	else
-		d->next.CmdSetPrimitiveTopologyEXT(cb, t);
+	DEVICE_OF(cb, );
+	FORWARD(d, CmdSetPrimitiveTopology, cb, t);
 	struct cb_state *s = capturing(d, cb);
 	if (s)
 		s->topology = t;
@@ -1025,6 +1214,7 @@ static VKAPI_ATTR void VKAPI_CALL layer_CmdSetPrimitiveTopology(VkCommandBuffer 
 /* Labels                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* A label's name: real programs pass NULL too, which is an empty name. */
 static void label_begin(struct layer_device *d, VkCommandBuffer cb, const char *name)
 {
 	struct cb_state *s = capturing(d, cb);
@@ -1032,6 +1222,9 @@ static void label_begin(struct layer_device *d, VkCommandBuffer cb, const char *
 		crumbs_scope_begin(s->cmd, 0, name ? name : "");
 }
 
+/* An end with nothing open on cb ends a label of an earlier command
+ * buffer on the same queue, as debug utils allows; the recorder keeps it
+ * (and the analyzer reports one that matches nothing). */
 static void label_end(struct layer_device *d, VkCommandBuffer cb)
 {
 	struct cb_state *s = capturing(d, cb);
@@ -1042,15 +1235,15 @@ static void label_end(struct layer_device *d, VkCommandBuffer cb)
 static VKAPI_ATTR void VKAPI_CALL layer_CmdBeginDebugUtilsLabelEXT(VkCommandBuffer cb,
 								   const VkDebugUtilsLabelEXT *l)
 {
-	struct layer_device *d = device_of(cb);
-	d->next.CmdBeginDebugUtilsLabelEXT(cb, l);
-	label_begin(d, cb, l->pLabelName);
+	DEVICE_OF(cb, );
+	FORWARD(d, CmdBeginDebugUtilsLabelEXT, cb, l);
+	label_begin(d, cb, l ? l->pLabelName : NULL);
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_CmdEndDebugUtilsLabelEXT(VkCommandBuffer cb)
 {
-	struct layer_device *d = device_of(cb);
-	d->next.CmdEndDebugUtilsLabelEXT(cb);
+	DEVICE_OF(cb, );
+	FORWARD(d, CmdEndDebugUtilsLabelEXT, cb);
 	label_end(d, cb);
 }
 
@@ -1059,9 +1252,9 @@ static VKAPI_ATTR void VKAPI_CALL layer_CmdEndDebugUtilsLabelEXT(VkCommandBuffer
 static VKAPI_ATTR void VKAPI_CALL layer_CmdInsertDebugUtilsLabelEXT(VkCommandBuffer cb,
 								    const VkDebugUtilsLabelEXT *l)
 {
-	struct layer_device *d = device_of(cb);
-	d->next.CmdInsertDebugUtilsLabelEXT(cb, l);
-	label_begin(d, cb, l->pLabelName);
+	DEVICE_OF(cb, );
+	FORWARD(d, CmdInsertDebugUtilsLabelEXT, cb, l);
+	label_begin(d, cb, l ? l->pLabelName : NULL);
 	label_end(d, cb);
 }
 
@@ -1069,16 +1262,16 @@ static VKAPI_ATTR void VKAPI_CALL layer_CmdInsertDebugUtilsLabelEXT(VkCommandBuf
 static VKAPI_ATTR void VKAPI_CALL layer_QueueBeginDebugUtilsLabelEXT(VkQueue queue,
 								     const VkDebugUtilsLabelEXT *l)
 {
-	struct layer_device *d = device_of(queue);
-	d->next.QueueBeginDebugUtilsLabelEXT(queue, l);
+	DEVICE_OF(queue, );
+	FORWARD(d, QueueBeginDebugUtilsLabelEXT, queue, l);
 	if (d->ctx)
-		submit_queue_label(d->ctx, queue, l->pLabelName ? l->pLabelName : "");
+		submit_queue_label(d->ctx, queue, l && l->pLabelName ? l->pLabelName : "");
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_QueueEndDebugUtilsLabelEXT(VkQueue queue)
 {
-	struct layer_device *d = device_of(queue);
-	d->next.QueueEndDebugUtilsLabelEXT(queue);
+	DEVICE_OF(queue, );
+	FORWARD(d, QueueEndDebugUtilsLabelEXT, queue);
 	if (d->ctx)
 		submit_queue_label(d->ctx, queue, NULL);
 }
@@ -1086,10 +1279,10 @@ static VKAPI_ATTR void VKAPI_CALL layer_QueueEndDebugUtilsLabelEXT(VkQueue queue
 static VKAPI_ATTR void VKAPI_CALL layer_QueueInsertDebugUtilsLabelEXT(VkQueue queue,
 								      const VkDebugUtilsLabelEXT *l)
 {
-	struct layer_device *d = device_of(queue);
-	d->next.QueueInsertDebugUtilsLabelEXT(queue, l);
+	DEVICE_OF(queue, );
+	FORWARD(d, QueueInsertDebugUtilsLabelEXT, queue, l);
 	if (d->ctx) {
-		submit_queue_label(d->ctx, queue, l->pLabelName ? l->pLabelName : "");
+		submit_queue_label(d->ctx, queue, l && l->pLabelName ? l->pLabelName : "");
 		submit_queue_label(d->ctx, queue, NULL);
 	}
 }
@@ -1097,41 +1290,127 @@ static VKAPI_ATTR void VKAPI_CALL layer_QueueInsertDebugUtilsLabelEXT(VkQueue qu
 static VKAPI_ATTR void VKAPI_CALL layer_CmdDebugMarkerBeginEXT(VkCommandBuffer cb,
 							       const VkDebugMarkerMarkerInfoEXT *m)
 {
-	struct layer_device *d = device_of(cb);
-	d->next.CmdDebugMarkerBeginEXT(cb, m);
-	label_begin(d, cb, m->pMarkerName);
+	DEVICE_OF(cb, );
+	FORWARD(d, CmdDebugMarkerBeginEXT, cb, m);
+	label_begin(d, cb, m ? m->pMarkerName : NULL);
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_CmdDebugMarkerEndEXT(VkCommandBuffer cb)
 {
-	struct layer_device *d = device_of(cb);
-	d->next.CmdDebugMarkerEndEXT(cb);
+	DEVICE_OF(cb, );
+	FORWARD(d, CmdDebugMarkerEndEXT, cb);
 	label_end(d, cb);
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_CmdDebugMarkerInsertEXT(VkCommandBuffer cb,
 								const VkDebugMarkerMarkerInfoEXT *m)
 {
-	struct layer_device *d = device_of(cb);
-	d->next.CmdDebugMarkerInsertEXT(cb, m);
-	label_begin(d, cb, m->pMarkerName);
+	DEVICE_OF(cb, );
+	FORWARD(d, CmdDebugMarkerInsertEXT, cb, m);
+	label_begin(d, cb, m ? m->pMarkerName : NULL);
 	label_end(d, cb);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Names of events                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* A render pass or leaf event's name, as RenderDoc's event browser would
+ * show it: the command, its main parameters, and the name of what it
+ * works with. Bounded: an object's name is at most OBJECT_NAME_MAX. */
+#define EVENT_NAME_MAX 256
+
+struct event_name {
+	char text[EVENT_NAME_MAX];
+	size_t len;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void name_add(struct event_name *n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	n->len += name_vformat(n->text + n->len, sizeof(n->text) - n->len, fmt, ap);
+	va_end(ap);
+}
+
+/* " · NAME" when `name` is one. */
+static void name_add_object(struct event_name *n, const char *name)
+{
+	if (name && *name)
+		name_add(n, " \u00b7 %s", name);
+}
+
+static void name_add_named(struct event_name *n, struct layer_device *d, VkObjectType type,
+			   uint64_t handle)
+{
+	char name[OBJECT_NAME_MAX + 1];
+	if (object_names_get(&d->names, type, handle, name, sizeof(name)))
+		name_add_object(n, name);
+}
+
+/* "N things", singular for one. */
+static void name_add_count(struct event_name *n, uint64_t count, const char *one,
+			   const char *many)
+{
+	name_add(n, " %llu %s", (unsigned long long)count, count == 1 ? one : many);
+}
+
+/* A byte count as people read it: 256 B, 64 KiB, 1.5 MiB. */
+static void name_add_bytes(struct event_name *n, VkDeviceSize bytes)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
+	if (bytes == VK_WHOLE_SIZE) {
+		name_add(n, " whole");
+		return;
+	}
+	if (bytes < 1024) {
+		name_add(n, " %llu B", (unsigned long long)bytes);
+		return;
+	}
+	int u = 0;
+	uint64_t scale = 1024;
+	while (u < 3 && bytes >= scale * 1024) {
+		scale *= 1024;
+		u++;
+	}
+	uint64_t whole = bytes / scale;
+	uint64_t tenth = (bytes % scale) * 10 / scale;
+	if (tenth)
+		name_add(n, " %llu.%llu %s", (unsigned long long)whole, (unsigned long long)tenth,
+			 units[u]);
+	else
+		name_add(n, " %llu %s", (unsigned long long)whole, units[u]);
+}
+
+static void name_add_extent(struct event_name *n, uint32_t w, uint32_t h, uint32_t depth)
+{
+	if (depth > 1)
+		name_add(n, " %ux%ux%u", w, h, depth);
+	else
+		name_add(n, " %ux%u", w, h);
+}
+
+/* " (N regions)" for more than one. */
+static void name_add_regions(struct event_name *n, uint32_t regions)
+{
+	if (regions > 1)
+		name_add(n, " (%u regions)", regions);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Render passes                                                            */
 /* ------------------------------------------------------------------------ */
 
-static void pass_begin(struct layer_device *d, VkCommandBuffer cb, uint32_t view_mask)
+static void pass_begin(struct layer_device *d, struct cb_state *s, const struct event_name *n,
+		       uint32_t view_mask)
 {
-	struct cb_state *s = capturing(d, cb);
-	if (s) {
-		record_pass_begin(s->cmd, CRUMBS_EVENT_RENDER_PASS);
-		s->view_mask = view_mask;
-		/* Inside a multiview pass a timestamp takes a query per view:
-		 * what is recorded there is untimed. */
-		record_untimed(s->cmd, view_mask != 0);
-	}
+	record_pass_begin(s->cmd, CRUMBS_EVENT_RENDER_PASS, n->text, n->len);
+	s->view_mask = view_mask;
+	/* Inside a multiview pass a timestamp takes a query per view:
+	 * what is recorded there is untimed. */
+	record_untimed(s->cmd, view_mask != 0);
+	(void)d;
 }
 
 static void pass_end(struct layer_device *d, VkCommandBuffer cb)
@@ -1144,62 +1423,124 @@ static void pass_end(struct layer_device *d, VkCommandBuffer cb)
 	}
 }
 
-/* A classic pass's view mask, as far as timing goes: nonzero with
- * multiview. Looked up only while something records at full detail. */
-static uint32_t classic_views(struct layer_device *d, VkRenderPass rp)
+/* "Render Pass 1280x720 (2 color + depth)": what a pass draws to. */
+static void name_add_targets(struct event_name *n, uint32_t colors, bool depth, bool stencil,
+			     uint32_t subpasses, bool multiview)
 {
-	if (!atomic_load_explicit(&d->recording, memory_order_relaxed))
-		return 0;
-	return hmap_get(&d->multiview, (uint64_t)rp) ? 1 : 0;
+	name_add(n, " (");
+	size_t start = n->len;
+	if (colors)
+		name_add(n, "%u color", colors);
+	if (depth || stencil)
+		name_add(n, "%s%s", n->len > start ? " + " : "",
+			 depth && stencil ? "depth/stencil" : depth ? "depth" : "stencil");
+	if (n->len == start)
+		name_add(n, "no attachments");
+	if (subpasses > 1)
+		name_add(n, ", %u subpasses", subpasses);
+	if (multiview)
+		name_add(n, ", multiview");
+	name_add(n, ")");
+}
+
+/* A classic pass: the program's name for its render pass, else for its
+ * framebuffer, else its size and attachments. */
+static void classic_pass_begin(struct layer_device *d, VkCommandBuffer cb,
+			       const VkRenderPassBeginInfo *bi)
+{
+	struct cb_state *s = capturing(d, cb);
+	if (!s || !bi)
+		return;
+	uintptr_t info = (uintptr_t)hmap_get(&d->passes, (uint64_t)bi->renderPass);
+	struct event_name n = { "", 0 };
+	char name[OBJECT_NAME_MAX + 1];
+	if (object_names_get(&d->names, VK_OBJECT_TYPE_RENDER_PASS, (uint64_t)bi->renderPass,
+			     name, sizeof(name)) ||
+	    object_names_get(&d->names, VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)bi->framebuffer,
+			     name, sizeof(name))) {
+		name_add(&n, "%s", name);
+	} else {
+		name_add(&n, "Render Pass");
+		name_add_extent(&n, bi->renderArea.extent.width, bi->renderArea.extent.height, 1);
+		if (info)
+			name_add_targets(&n, (uint32_t)(info >> PASS_COLORS_SHIFT) & 255,
+					 info & PASS_DEPTH, info & PASS_STENCIL,
+					 (uint32_t)(info >> PASS_SUBPASSES_SHIFT) & 255,
+					 info & PASS_MULTIVIEW);
+	}
+	pass_begin(d, s, &n, info & PASS_MULTIVIEW ? 1 : 0);
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_CmdBeginRenderPass(VkCommandBuffer cb,
 							   const VkRenderPassBeginInfo *bi,
 							   VkSubpassContents contents)
 {
-	struct layer_device *d = device_of(cb);
-	pass_begin(d, cb, classic_views(d, bi->renderPass));
-	d->next.CmdBeginRenderPass(cb, bi, contents);
+	DEVICE_OF(cb, );
+	classic_pass_begin(d, cb, bi);
+	FORWARD(d, CmdBeginRenderPass, cb, bi, contents);
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_CmdBeginRenderPass2(VkCommandBuffer cb,
 							    const VkRenderPassBeginInfo *bi,
 							    const VkSubpassBeginInfo *si)
 {
-	struct layer_device *d = device_of(cb);
-	pass_begin(d, cb, classic_views(d, bi->renderPass));
-	(d->next.CmdBeginRenderPass2 ? d->next.CmdBeginRenderPass2 : d->next.CmdBeginRenderPass2KHR)(cb, bi, si);
+	DEVICE_OF(cb, );
+	classic_pass_begin(d, cb, bi);
+	FORWARD(d, CmdBeginRenderPass2, cb, bi, si);
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_CmdEndRenderPass(VkCommandBuffer cb)
 {
-	struct layer_device *d = device_of(cb);
-	d->next.CmdEndRenderPass(cb);
+	DEVICE_OF(cb, );
+	FORWARD(d, CmdEndRenderPass, cb);
 	pass_end(d, cb);
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_CmdEndRenderPass2(VkCommandBuffer cb,
 							  const VkSubpassEndInfo *ei)
 {
-	struct layer_device *d = device_of(cb);
-	(d->next.CmdEndRenderPass2 ? d->next.CmdEndRenderPass2 : d->next.CmdEndRenderPass2KHR)(cb, ei);
+	DEVICE_OF(cb, );
+	FORWARD(d, CmdEndRenderPass2, cb, ei);
 	pass_end(d, cb);
 }
 
+/* Dynamic rendering has no object to name: its size and attachments,
+ * and the name of its first named attachment's view. A pass resumed from
+ * another command buffer continues one event there; one that is
+ * suspended ends here. Each part is its own. */
 static VKAPI_ATTR void VKAPI_CALL layer_CmdBeginRendering(VkCommandBuffer cb,
 							  const VkRenderingInfo *ri)
 {
-	struct layer_device *d = device_of(cb);
-	/* A pass resumed from another command buffer continues one event
-	 * there; one that is suspended ends here. Each part is its own. */
-	pass_begin(d, cb, ri->viewMask);
-	(d->next.CmdBeginRendering ? d->next.CmdBeginRendering : d->next.CmdBeginRenderingKHR)(cb, ri);
+	DEVICE_OF(cb, );
+	struct cb_state *s = ri ? capturing(d, cb) : NULL;
+	if (s) {
+		struct event_name n = { "", 0 };
+		uint32_t colors = 0;
+		VkImageView first = VK_NULL_HANDLE;
+		for (uint32_t i = 0; ri->pColorAttachments && i < ri->colorAttachmentCount; i++)
+			if (ri->pColorAttachments[i].imageView) {
+				colors++;
+				first = first ? first : ri->pColorAttachments[i].imageView;
+			}
+		VkImageView depth = ri->pDepthAttachment ? ri->pDepthAttachment->imageView : VK_NULL_HANDLE;
+		VkImageView stencil = ri->pStencilAttachment ? ri->pStencilAttachment->imageView :
+							       VK_NULL_HANDLE;
+		name_add(&n, "%s", ri->flags & VK_RENDERING_RESUMING_BIT ? "Render Pass (resumed)" :
+									  "Render Pass");
+		name_add_extent(&n, ri->renderArea.extent.width, ri->renderArea.extent.height, 1);
+		name_add_targets(&n, colors, depth != VK_NULL_HANDLE, stencil != VK_NULL_HANDLE, 1,
+				 ri->viewMask != 0);
+		first = first ? first : depth ? depth : stencil;
+		name_add_named(&n, d, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)first);
+		pass_begin(d, s, &n, ri->viewMask);
+	}
+	FORWARD(d, CmdBeginRendering, cb, ri);
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_CmdEndRendering(VkCommandBuffer cb)
 {
-	struct layer_device *d = device_of(cb);
-	(d->next.CmdEndRendering ? d->next.CmdEndRendering : d->next.CmdEndRenderingKHR)(cb);
+	DEVICE_OF(cb, );
+	FORWARD(d, CmdEndRendering, cb);
 	pass_end(d, cb);
 }
 
@@ -1225,39 +1566,62 @@ static uint64_t prims_of(VkPrimitiveTopology t, uint64_t verts)
 	}
 }
 
+/* A leaf being recorded: its command buffer's state (NULL when it does
+ * not record at full detail), its first slot and its name. */
 struct leaf {
 	struct cb_state *s;
 	uint32_t slot;
+	struct layer_device *d;
+	struct event_name name;
 };
 
-static struct leaf leaf_begin(struct layer_device *d, VkCommandBuffer cb)
+static void leaf_begin(struct leaf *l, struct layer_device *d, VkCommandBuffer cb)
 {
-	struct leaf l = { capturing(d, cb), NO_SLOT };
+	l->s = capturing(d, cb);
+	l->slot = NO_SLOT;
+	l->d = d;
+	l->name.len = 0;
+	l->name.text[0] = '\0';
 	/* Inside a multiview pass a timestamp takes a query per view. */
-	if (l.s && !l.s->view_mask)
-		l.slot = record_leaf_begin(l.s->cmd);
-	return l;
+	if (l->s && !l->s->view_mask)
+		l->slot = record_leaf_begin(l->s->cmd);
 }
 
-static void leaf_end(struct leaf l, enum crumbs_event_kind kind, uint64_t draws,
+static void leaf_end(struct leaf *l, enum crumbs_event_kind kind, uint64_t draws,
 		     uint64_t dispatches, uint64_t prims, uint64_t verts)
 {
-	if (l.s)
-		record_leaf_end(l.s->cmd, l.slot, kind, draws, dispatches, prims, verts);
+	if (l->s)
+		record_leaf_end(l->s->cmd, l->slot, kind, l->name.text, l->name.len, draws,
+				dispatches, prims, verts);
 }
 
-static void draw_end(struct leaf l, uint64_t verts_per_instance, uint64_t instances)
+/* "Draw 36 vertices x4 · Name": the command, what it draws and the
+ * bound pipeline's name. */
+static void draw_end(struct leaf *l, const char *command, const char *what, uint64_t count,
+		     uint32_t instances)
 {
-	if (!l.s)
+	if (!l->s)
 		return;
-	uint64_t prims = prims_of(l.s->topology, verts_per_instance);
+	name_add(&l->name, "%s", command);
+	name_add_count(&l->name, count, what, what[0] == 'v' ? "vertices" : "indices");
+	if (instances != 1)
+		name_add(&l->name, " x%u", instances);
+	name_add_object(&l->name, l->s->pipeline[0]);
+	uint64_t prims = prims_of(l->s->topology, count);
 	if (prims != CRUMBS_COUNT_UNKNOWN)
 		prims *= instances;
-	leaf_end(l, CRUMBS_EVENT_DRAW, 1, 0, prims, verts_per_instance * instances);
+	leaf_end(l, CRUMBS_EVENT_DRAW, 1, 0, prims, count * instances);
 }
 
-static void indirect_end(struct leaf l)
+/* Draws whose parameters the GPU reads: "DrawIndirect 4 draws · Name",
+ * "DrawIndirectCount up to 64 draws · Name". */
+static void indirect_end(struct leaf *l, const char *command, const char *up_to, uint32_t count)
 {
+	if (!l->s)
+		return;
+	name_add(&l->name, "%s%s", command, up_to);
+	name_add_count(&l->name, count, "draw", "draws");
+	name_add_object(&l->name, l->s->pipeline[0]);
 	leaf_end(l, CRUMBS_EVENT_DRAW, CRUMBS_COUNT_UNKNOWN, 0, CRUMBS_COUNT_UNKNOWN,
 		 CRUMBS_COUNT_UNKNOWN);
 }
@@ -1266,40 +1630,45 @@ static VKAPI_ATTR void VKAPI_CALL layer_CmdDraw(VkCommandBuffer cb, uint32_t ver
 						uint32_t instances, uint32_t first_vertex,
 						uint32_t first_instance)
 {
-	struct layer_device *d = device_of(cb);
-	struct leaf l = leaf_begin(d, cb);
-	d->next.CmdDraw(cb, verts, instances, first_vertex, first_instance);
-	draw_end(l, verts, instances);
+	DEVICE_OF(cb, );
+	struct leaf l;
+	leaf_begin(&l, d, cb);
+	FORWARD(d, CmdDraw, cb, verts, instances, first_vertex, first_instance);
+	draw_end(&l, "Draw", "vertex", verts, instances);
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_CmdDrawIndexed(VkCommandBuffer cb, uint32_t indices,
 						       uint32_t instances, uint32_t first_index,
 						       int32_t vertex_offset, uint32_t first_instance)
 {
-	struct layer_device *d = device_of(cb);
-	struct leaf l = leaf_begin(d, cb);
-	d->next.CmdDrawIndexed(cb, indices, instances, first_index, vertex_offset, first_instance);
-	draw_end(l, indices, instances);
+	DEVICE_OF(cb, );
+	struct leaf l;
+	leaf_begin(&l, d, cb);
+	FORWARD(d, CmdDrawIndexed, cb, indices, instances, first_index, vertex_offset,
+		first_instance);
+	draw_end(&l, "DrawIndexed", "index", indices, instances);
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_CmdDrawIndirect(VkCommandBuffer cb, VkBuffer buffer,
 							VkDeviceSize offset, uint32_t count,
 							uint32_t stride)
 {
-	struct layer_device *d = device_of(cb);
-	struct leaf l = leaf_begin(d, cb);
-	d->next.CmdDrawIndirect(cb, buffer, offset, count, stride);
-	indirect_end(l);
+	DEVICE_OF(cb, );
+	struct leaf l;
+	leaf_begin(&l, d, cb);
+	FORWARD(d, CmdDrawIndirect, cb, buffer, offset, count, stride);
+	indirect_end(&l, "DrawIndirect", "", count);
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_CmdDrawIndexedIndirect(VkCommandBuffer cb, VkBuffer buffer,
 							       VkDeviceSize offset, uint32_t count,
 							       uint32_t stride)
 {
-	struct layer_device *d = device_of(cb);
-	struct leaf l = leaf_begin(d, cb);
-	d->next.CmdDrawIndexedIndirect(cb, buffer, offset, count, stride);
-	indirect_end(l);
+	DEVICE_OF(cb, );
+	struct leaf l;
+	leaf_begin(&l, d, cb);
+	FORWARD(d, CmdDrawIndexedIndirect, cb, buffer, offset, count, stride);
+	indirect_end(&l, "DrawIndexedIndirect", "", count);
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_CmdDrawIndirectCount(VkCommandBuffer cb, VkBuffer buffer,
@@ -1307,23 +1676,24 @@ static VKAPI_ATTR void VKAPI_CALL layer_CmdDrawIndirectCount(VkCommandBuffer cb,
 							     VkDeviceSize count_offset,
 							     uint32_t max_count, uint32_t stride)
 {
-	struct layer_device *d = device_of(cb);
-	struct leaf l = leaf_begin(d, cb);
-	(d->next.CmdDrawIndirectCount ? d->next.CmdDrawIndirectCount : d->next.CmdDrawIndirectCountKHR)(
-		cb, buffer, offset, count_buffer, count_offset, max_count, stride);
-	indirect_end(l);
+	DEVICE_OF(cb, );
+	struct leaf l;
+	leaf_begin(&l, d, cb);
+	FORWARD(d, CmdDrawIndirectCount, cb, buffer, offset, count_buffer, count_offset,
+		max_count, stride);
+	indirect_end(&l, "DrawIndirectCount", " up to", max_count);
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_CmdDrawIndexedIndirectCount(
 	VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset, VkBuffer count_buffer,
 	VkDeviceSize count_offset, uint32_t max_count, uint32_t stride)
 {
-	struct layer_device *d = device_of(cb);
-	struct leaf l = leaf_begin(d, cb);
-	(d->next.CmdDrawIndexedIndirectCount ? d->next.CmdDrawIndexedIndirectCount :
-					       d->next.CmdDrawIndexedIndirectCountKHR)(
-		cb, buffer, offset, count_buffer, count_offset, max_count, stride);
-	indirect_end(l);
+	DEVICE_OF(cb, );
+	struct leaf l;
+	leaf_begin(&l, d, cb);
+	FORWARD(d, CmdDrawIndexedIndirectCount, cb, buffer, offset, count_buffer, count_offset,
+		max_count, stride);
+	indirect_end(&l, "DrawIndexedIndirectCount", " up to", max_count);
 }
 
 /* The two multi-draw structures hold their vertex and index counts at
@@ -1332,35 +1702,45 @@ _Static_assert(offsetof(VkMultiDrawInfoEXT, vertexCount) ==
 	       offsetof(VkMultiDrawIndexedInfoEXT, indexCount), "multi-draw counts");
 
 /* The leaf of a multi-draw: `count` elements `stride` bytes apart, each
- * with its vertex (or index) count where VkMultiDrawInfoEXT has it. */
-static void multi_draw_end(struct leaf l, uint32_t count, const void *info, uint32_t stride,
-			   uint32_t instances)
+ * with its vertex (or index) count where VkMultiDrawInfoEXT has it. One
+ * leaf for the whole call: its draws are one command. */
+static void multi_draw_end(struct leaf *l, const char *command, bool indexed, uint32_t count,
+			   const void *info, uint32_t stride, uint32_t instances)
 {
-	if (!l.s)
+	if (!l->s)
 		return;
 	uint64_t verts = 0, prims = 0;
-	for (uint32_t i = 0; i < count; i++) {
+	for (uint32_t i = 0; info && i < count; i++) {
 		uint32_t n;
 		memcpy(&n, (const char *)info + (size_t)i * stride +
 			   offsetof(VkMultiDrawInfoEXT, vertexCount), sizeof(n));
-		uint64_t p = prims_of(l.s->topology, n);
+		uint64_t p = prims_of(l->s->topology, n);
 		verts += (uint64_t)n * instances;
 		prims = (p == CRUMBS_COUNT_UNKNOWN || prims == CRUMBS_COUNT_UNKNOWN) ?
 				CRUMBS_COUNT_UNKNOWN : prims + p * instances;
 	}
+	/* "DrawMultiIndexed 3 draws 840 indices x2 · Name" */
+	name_add(&l->name, "%s", command);
+	if (count != 1)
+		name_add_count(&l->name, count, "draw", "draws");
+	name_add_count(&l->name, verts / (instances ? instances : 1), indexed ? "index" : "vertex",
+		       indexed ? "indices" : "vertices");
+	if (instances != 1)
+		name_add(&l->name, " x%u", instances);
+	name_add_object(&l->name, l->s->pipeline[0]);
 	leaf_end(l, CRUMBS_EVENT_DRAW, count, 0, prims, verts);
 }
 
-/* One leaf for the whole call: its draws are one command. */
 static VKAPI_ATTR void VKAPI_CALL layer_CmdDrawMultiEXT(VkCommandBuffer cb, uint32_t count,
 							const VkMultiDrawInfoEXT *info,
 							uint32_t instances, uint32_t first_instance,
 							uint32_t stride)
 {
-	struct layer_device *d = device_of(cb);
-	struct leaf l = leaf_begin(d, cb);
-	d->next.CmdDrawMultiEXT(cb, count, info, instances, first_instance, stride);
-	multi_draw_end(l, count, info, stride, instances);
+	DEVICE_OF(cb, );
+	struct leaf l;
+	leaf_begin(&l, d, cb);
+	FORWARD(d, CmdDrawMultiEXT, cb, count, info, instances, first_instance, stride);
+	multi_draw_end(&l, "DrawMulti", false, count, info, stride, instances);
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_CmdDrawMultiIndexedEXT(VkCommandBuffer cb, uint32_t count,
@@ -1370,112 +1750,313 @@ static VKAPI_ATTR void VKAPI_CALL layer_CmdDrawMultiIndexedEXT(VkCommandBuffer c
 							       uint32_t stride,
 							       const int32_t *vertex_offset)
 {
-	struct layer_device *d = device_of(cb);
-	struct leaf l = leaf_begin(d, cb);
-	d->next.CmdDrawMultiIndexedEXT(cb, count, info, instances, first_instance, stride,
-				       vertex_offset);
-	multi_draw_end(l, count, info, stride, instances);
+	DEVICE_OF(cb, );
+	struct leaf l;
+	leaf_begin(&l, d, cb);
+	FORWARD(d, CmdDrawMultiIndexedEXT, cb, count, info, instances, first_instance, stride,
+		vertex_offset);
+	multi_draw_end(&l, "DrawMultiIndexed", true, count, info, stride, instances);
+}
+
+/* Mesh shading: the task or mesh workgroups launched; its primitives
+ * are the shaders' to decide. */
+static void mesh_end(struct leaf *l)
+{
+	if (!l->s)
+		return;
+	name_add_object(&l->name, l->s->pipeline[0]);
+	leaf_end(l, CRUMBS_EVENT_DRAW, 1, 0, CRUMBS_COUNT_UNKNOWN, CRUMBS_COUNT_UNKNOWN);
+}
+
+static VKAPI_ATTR void VKAPI_CALL layer_CmdDrawMeshTasksEXT(VkCommandBuffer cb, uint32_t x,
+							    uint32_t y, uint32_t z)
+{
+	DEVICE_OF(cb, );
+	struct leaf l;
+	leaf_begin(&l, d, cb);
+	FORWARD(d, CmdDrawMeshTasksEXT, cb, x, y, z);
+	if (l.s)
+		name_add(&l.name, "DrawMeshTasks %ux%ux%u", x, y, z);
+	mesh_end(&l);
+}
+
+static VKAPI_ATTR void VKAPI_CALL layer_CmdDrawMeshTasksIndirectEXT(VkCommandBuffer cb,
+								    VkBuffer buffer,
+								    VkDeviceSize offset,
+								    uint32_t count, uint32_t stride)
+{
+	DEVICE_OF(cb, );
+	struct leaf l;
+	leaf_begin(&l, d, cb);
+	FORWARD(d, CmdDrawMeshTasksIndirectEXT, cb, buffer, offset, count, stride);
+	indirect_end(&l, "DrawMeshTasksIndirect", "", count);
+}
+
+static VKAPI_ATTR void VKAPI_CALL layer_CmdDrawMeshTasksIndirectCountEXT(
+	VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset, VkBuffer count_buffer,
+	VkDeviceSize count_offset, uint32_t max_count, uint32_t stride)
+{
+	DEVICE_OF(cb, );
+	struct leaf l;
+	leaf_begin(&l, d, cb);
+	FORWARD(d, CmdDrawMeshTasksIndirectCountEXT, cb, buffer, offset, count_buffer,
+		count_offset, max_count, stride);
+	indirect_end(&l, "DrawMeshTasksIndirectCount", " up to", max_count);
+}
+
+/* "Dispatch 40x23x1 · Name", with the bound compute pipeline's name. */
+static void dispatch_end(struct leaf *l, int point)
+{
+	if (!l->s)
+		return;
+	name_add_object(&l->name, l->s->pipeline[point]);
+	leaf_end(l, point == 2 ? CRUMBS_EVENT_TRACE_RAYS : CRUMBS_EVENT_DISPATCH, 0, 1, 0, 0);
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_CmdDispatch(VkCommandBuffer cb, uint32_t x, uint32_t y,
 						    uint32_t z)
 {
-	struct layer_device *d = device_of(cb);
-	struct leaf l = leaf_begin(d, cb);
-	d->next.CmdDispatch(cb, x, y, z);
-	leaf_end(l, CRUMBS_EVENT_DISPATCH, 0, 1, 0, 0);
+	DEVICE_OF(cb, );
+	struct leaf l;
+	leaf_begin(&l, d, cb);
+	FORWARD(d, CmdDispatch, cb, x, y, z);
+	if (l.s)
+		name_add(&l.name, "Dispatch %ux%ux%u", x, y, z);
+	dispatch_end(&l, 1);
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_CmdDispatchBase(VkCommandBuffer cb, uint32_t bx,
 							uint32_t by, uint32_t bz, uint32_t x,
 							uint32_t y, uint32_t z)
 {
-	struct layer_device *d = device_of(cb);
-	struct leaf l = leaf_begin(d, cb);
-	d->next.CmdDispatchBase(cb, bx, by, bz, x, y, z);
-	leaf_end(l, CRUMBS_EVENT_DISPATCH, 0, 1, 0, 0);
+	DEVICE_OF(cb, );
+	struct leaf l;
+	leaf_begin(&l, d, cb);
+	FORWARD(d, CmdDispatchBase, cb, bx, by, bz, x, y, z);
+	if (l.s)
+		name_add(&l.name, "DispatchBase %ux%ux%u from %u,%u,%u", x, y, z, bx, by, bz);
+	dispatch_end(&l, 1);
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_CmdDispatchIndirect(VkCommandBuffer cb, VkBuffer buffer,
 							    VkDeviceSize offset)
 {
-	struct layer_device *d = device_of(cb);
-	struct leaf l = leaf_begin(d, cb);
-	d->next.CmdDispatchIndirect(cb, buffer, offset);
-	leaf_end(l, CRUMBS_EVENT_DISPATCH, 0, 1, 0, 0);
+	DEVICE_OF(cb, );
+	struct leaf l;
+	leaf_begin(&l, d, cb);
+	FORWARD(d, CmdDispatchIndirect, cb, buffer, offset);
+	if (l.s)
+		name_add(&l.name, "DispatchIndirect");
+	dispatch_end(&l, 1);
 }
 
-/* Transfers: a leaf of `kind` around the call. */
-#define TRANSFER(name, kind, params, args)                                    \
+static VKAPI_ATTR void VKAPI_CALL layer_CmdTraceRaysKHR(
+	VkCommandBuffer cb, const VkStridedDeviceAddressRegionKHR *raygen,
+	const VkStridedDeviceAddressRegionKHR *miss, const VkStridedDeviceAddressRegionKHR *hit,
+	const VkStridedDeviceAddressRegionKHR *callable, uint32_t w, uint32_t h, uint32_t depth)
+{
+	DEVICE_OF(cb, );
+	struct leaf l;
+	leaf_begin(&l, d, cb);
+	FORWARD(d, CmdTraceRaysKHR, cb, raygen, miss, hit, callable, w, h, depth);
+	if (l.s)
+		name_add(&l.name, "TraceRays %ux%ux%u", w, h, depth);
+	dispatch_end(&l, 2);
+}
+
+static VKAPI_ATTR void VKAPI_CALL layer_CmdTraceRaysIndirectKHR(
+	VkCommandBuffer cb, const VkStridedDeviceAddressRegionKHR *raygen,
+	const VkStridedDeviceAddressRegionKHR *miss, const VkStridedDeviceAddressRegionKHR *hit,
+	const VkStridedDeviceAddressRegionKHR *callable, VkDeviceAddress address)
+{
+	DEVICE_OF(cb, );
+	struct leaf l;
+	leaf_begin(&l, d, cb);
+	FORWARD(d, CmdTraceRaysIndirectKHR, cb, raygen, miss, hit, callable, address);
+	if (l.s)
+		name_add(&l.name, "TraceRaysIndirect");
+	dispatch_end(&l, 2);
+}
+
+/*
+ * Transfers: a leaf of `kind` around the call, named by `describe`, a
+ * statement that may use l (a struct leaf, l.s set) and d. Named by what
+ * the program called the destination (else the source).
+ */
+#define TRANSFER(name, kind, params, args, describe)                          \
 	static VKAPI_ATTR void VKAPI_CALL layer_##name params                 \
 	{                                                                     \
-		struct layer_device *d = device_of(cb);                       \
-		struct leaf l = leaf_begin(d, cb);                            \
-		d->next.name args;                                            \
-		leaf_end(l, kind, 0, 0, 0, 0);                                \
+		DEVICE_OF(cb, );                                                \
+		struct leaf l;                                                \
+		leaf_begin(&l, d, cb);                                        \
+		FORWARD(d, name, UNPAREN args);                               \
+		if (l.s) {                                                    \
+			describe;                                             \
+			leaf_end(&l, kind, 0, 0, 0, 0);                       \
+		}                                                             \
 	}
+#define UNPAREN(...) __VA_ARGS__
+
+/* " · NAME" of the first of two objects that has one. */
+static void name_add_either(struct leaf *l, VkObjectType t1, uint64_t h1, VkObjectType t2,
+			    uint64_t h2)
+{
+	size_t len = l->name.len;
+	name_add_named(&l->name, l->d, t1, h1);
+	if (l->name.len == len)
+		name_add_named(&l->name, l->d, t2, h2);
+}
+
+static VkDeviceSize copy_bytes(const VkBufferCopy *r, uint32_t n)
+{
+	VkDeviceSize sum = 0;
+	for (uint32_t i = 0; r && i < n; i++)
+		sum += r[i].size;
+	return sum;
+}
+
+static VkDeviceSize copy2_bytes(const VkBufferCopy2 *r, uint32_t n)
+{
+	VkDeviceSize sum = 0;
+	for (uint32_t i = 0; r && i < n; i++)
+		sum += r[i].size;
+	return sum;
+}
+
+/* The extent of a blit region (its offsets may run either way). */
+static void name_add_blit_extent(struct event_name *n, const VkOffset3D o[2])
+{
+	int64_t w = (int64_t)o[1].x - o[0].x, h = (int64_t)o[1].y - o[0].y;
+	int64_t dz = (int64_t)o[1].z - o[0].z;
+	name_add_extent(n, (uint32_t)(w < 0 ? -w : w), (uint32_t)(h < 0 ? -h : h),
+			(uint32_t)(dz < 0 ? -dz : dz));
+}
+
+#define BUF(h) VK_OBJECT_TYPE_BUFFER, (uint64_t)(h)
+#define IMG(h) VK_OBJECT_TYPE_IMAGE, (uint64_t)(h)
 
 TRANSFER(CmdCopyBuffer, CRUMBS_EVENT_COPY,
 	 (VkCommandBuffer cb, VkBuffer src, VkBuffer dst, uint32_t n, const VkBufferCopy *r),
-	 (cb, src, dst, n, r))
+	 (cb, src, dst, n, r),
+	 (name_add(&l.name, "Copy buffer"), name_add_bytes(&l.name, copy_bytes(r, n)),
+	  name_add_regions(&l.name, n), name_add_either(&l, BUF(dst), BUF(src))))
 TRANSFER(CmdCopyImage, CRUMBS_EVENT_COPY,
 	 (VkCommandBuffer cb, VkImage src, VkImageLayout sl, VkImage dst, VkImageLayout dl,
 	  uint32_t n, const VkImageCopy *r),
-	 (cb, src, sl, dst, dl, n, r))
+	 (cb, src, sl, dst, dl, n, r),
+	 (name_add(&l.name, "Copy image"),
+	  n && r ? name_add_extent(&l.name, r->extent.width, r->extent.height, r->extent.depth) : (void)0,
+	  name_add_regions(&l.name, n), name_add_either(&l, IMG(dst), IMG(src))))
 TRANSFER(CmdCopyBufferToImage, CRUMBS_EVENT_COPY,
 	 (VkCommandBuffer cb, VkBuffer src, VkImage dst, VkImageLayout dl, uint32_t n,
 	  const VkBufferImageCopy *r),
-	 (cb, src, dst, dl, n, r))
+	 (cb, src, dst, dl, n, r),
+	 (name_add(&l.name, "Copy buffer to image"),
+	  n && r ? name_add_extent(&l.name, r->imageExtent.width, r->imageExtent.height,
+				   r->imageExtent.depth) : (void)0,
+	  name_add_regions(&l.name, n), name_add_either(&l, IMG(dst), BUF(src))))
 TRANSFER(CmdCopyImageToBuffer, CRUMBS_EVENT_COPY,
 	 (VkCommandBuffer cb, VkImage src, VkImageLayout sl, VkBuffer dst, uint32_t n,
 	  const VkBufferImageCopy *r),
-	 (cb, src, sl, dst, n, r))
+	 (cb, src, sl, dst, n, r),
+	 (name_add(&l.name, "Copy image to buffer"),
+	  n && r ? name_add_extent(&l.name, r->imageExtent.width, r->imageExtent.height,
+				   r->imageExtent.depth) : (void)0,
+	  name_add_regions(&l.name, n), name_add_either(&l, BUF(dst), IMG(src))))
 TRANSFER(CmdCopyBuffer2, CRUMBS_EVENT_COPY, (VkCommandBuffer cb, const VkCopyBufferInfo2 *i),
-	 (cb, i))
+	 (cb, i),
+	 (name_add(&l.name, "Copy buffer"),
+	  i ? (name_add_bytes(&l.name, copy2_bytes(i->pRegions, i->regionCount)),
+	       name_add_regions(&l.name, i->regionCount),
+	       name_add_either(&l, BUF(i->dstBuffer), BUF(i->srcBuffer))) : (void)0))
 TRANSFER(CmdCopyImage2, CRUMBS_EVENT_COPY, (VkCommandBuffer cb, const VkCopyImageInfo2 *i),
-	 (cb, i))
+	 (cb, i),
+	 (name_add(&l.name, "Copy image"),
+	  i && i->regionCount && i->pRegions ?
+		  name_add_extent(&l.name, i->pRegions->extent.width, i->pRegions->extent.height,
+				  i->pRegions->extent.depth) : (void)0,
+	  i ? (name_add_regions(&l.name, i->regionCount),
+	       name_add_either(&l, IMG(i->dstImage), IMG(i->srcImage))) : (void)0))
 TRANSFER(CmdCopyBufferToImage2, CRUMBS_EVENT_COPY,
-	 (VkCommandBuffer cb, const VkCopyBufferToImageInfo2 *i), (cb, i))
+	 (VkCommandBuffer cb, const VkCopyBufferToImageInfo2 *i), (cb, i),
+	 (name_add(&l.name, "Copy buffer to image"),
+	  i && i->regionCount && i->pRegions ?
+		  name_add_extent(&l.name, i->pRegions->imageExtent.width,
+				  i->pRegions->imageExtent.height, i->pRegions->imageExtent.depth) : (void)0,
+	  i ? (name_add_regions(&l.name, i->regionCount),
+	       name_add_either(&l, IMG(i->dstImage), BUF(i->srcBuffer))) : (void)0))
 TRANSFER(CmdCopyImageToBuffer2, CRUMBS_EVENT_COPY,
-	 (VkCommandBuffer cb, const VkCopyImageToBufferInfo2 *i), (cb, i))
+	 (VkCommandBuffer cb, const VkCopyImageToBufferInfo2 *i), (cb, i),
+	 (name_add(&l.name, "Copy image to buffer"),
+	  i && i->regionCount && i->pRegions ?
+		  name_add_extent(&l.name, i->pRegions->imageExtent.width,
+				  i->pRegions->imageExtent.height, i->pRegions->imageExtent.depth) : (void)0,
+	  i ? (name_add_regions(&l.name, i->regionCount),
+	       name_add_either(&l, BUF(i->dstBuffer), IMG(i->srcImage))) : (void)0))
 TRANSFER(CmdUpdateBuffer, CRUMBS_EVENT_COPY,
 	 (VkCommandBuffer cb, VkBuffer dst, VkDeviceSize off, VkDeviceSize size, const void *data),
-	 (cb, dst, off, size, data))
+	 (cb, dst, off, size, data),
+	 (name_add(&l.name, "Update buffer"), name_add_bytes(&l.name, size),
+	  name_add_named(&l.name, d, BUF(dst))))
 TRANSFER(CmdFillBuffer, CRUMBS_EVENT_CLEAR,
 	 (VkCommandBuffer cb, VkBuffer dst, VkDeviceSize off, VkDeviceSize size, uint32_t data),
-	 (cb, dst, off, size, data))
+	 (cb, dst, off, size, data),
+	 (name_add(&l.name, "Fill buffer"), name_add_bytes(&l.name, size),
+	  name_add_named(&l.name, d, BUF(dst))))
 TRANSFER(CmdBlitImage, CRUMBS_EVENT_BLIT,
 	 (VkCommandBuffer cb, VkImage src, VkImageLayout sl, VkImage dst, VkImageLayout dl,
 	  uint32_t n, const VkImageBlit *r, VkFilter f),
-	 (cb, src, sl, dst, dl, n, r, f))
+	 (cb, src, sl, dst, dl, n, r, f),
+	 (name_add(&l.name, "Blit"),
+	  n && r ? (name_add_blit_extent(&l.name, r->srcOffsets), name_add(&l.name, " to"),
+		    name_add_blit_extent(&l.name, r->dstOffsets)) : (void)0,
+	  name_add_regions(&l.name, n), name_add_either(&l, IMG(dst), IMG(src))))
 TRANSFER(CmdBlitImage2, CRUMBS_EVENT_BLIT, (VkCommandBuffer cb, const VkBlitImageInfo2 *i),
-	 (cb, i))
+	 (cb, i),
+	 (name_add(&l.name, "Blit"),
+	  i && i->regionCount && i->pRegions ?
+		  (name_add_blit_extent(&l.name, i->pRegions->srcOffsets), name_add(&l.name, " to"),
+		   name_add_blit_extent(&l.name, i->pRegions->dstOffsets)) : (void)0,
+	  i ? (name_add_regions(&l.name, i->regionCount),
+	       name_add_either(&l, IMG(i->dstImage), IMG(i->srcImage))) : (void)0))
 TRANSFER(CmdClearColorImage, CRUMBS_EVENT_CLEAR,
 	 (VkCommandBuffer cb, VkImage img, VkImageLayout il, const VkClearColorValue *c,
 	  uint32_t n, const VkImageSubresourceRange *r),
-	 (cb, img, il, c, n, r))
+	 (cb, img, il, c, n, r),
+	 (name_add(&l.name, "Clear color image"), name_add_named(&l.name, d, IMG(img))))
 TRANSFER(CmdClearDepthStencilImage, CRUMBS_EVENT_CLEAR,
 	 (VkCommandBuffer cb, VkImage img, VkImageLayout il, const VkClearDepthStencilValue *c,
 	  uint32_t n, const VkImageSubresourceRange *r),
-	 (cb, img, il, c, n, r))
+	 (cb, img, il, c, n, r),
+	 (name_add(&l.name, "Clear depth/stencil image"), name_add_named(&l.name, d, IMG(img))))
 TRANSFER(CmdClearAttachments, CRUMBS_EVENT_CLEAR,
 	 (VkCommandBuffer cb, uint32_t n, const VkClearAttachment *a, uint32_t nr,
 	  const VkClearRect *r),
-	 (cb, n, a, nr, r))
+	 (cb, n, a, nr, r),
+	 (name_add(&l.name, "Clear"), name_add_count(&l.name, n, "attachment", "attachments")))
 TRANSFER(CmdResolveImage, CRUMBS_EVENT_RESOLVE,
 	 (VkCommandBuffer cb, VkImage src, VkImageLayout sl, VkImage dst, VkImageLayout dl,
 	  uint32_t n, const VkImageResolve *r),
-	 (cb, src, sl, dst, dl, n, r))
+	 (cb, src, sl, dst, dl, n, r),
+	 (name_add(&l.name, "Resolve"),
+	  n && r ? name_add_extent(&l.name, r->extent.width, r->extent.height, r->extent.depth) : (void)0,
+	  name_add_regions(&l.name, n), name_add_either(&l, IMG(dst), IMG(src))))
 TRANSFER(CmdResolveImage2, CRUMBS_EVENT_RESOLVE,
-	 (VkCommandBuffer cb, const VkResolveImageInfo2 *i), (cb, i))
+	 (VkCommandBuffer cb, const VkResolveImageInfo2 *i), (cb, i),
+	 (name_add(&l.name, "Resolve"),
+	  i && i->regionCount && i->pRegions ?
+		  name_add_extent(&l.name, i->pRegions->extent.width, i->pRegions->extent.height,
+				  i->pRegions->extent.depth) : (void)0,
+	  i ? (name_add_regions(&l.name, i->regionCount),
+	       name_add_either(&l, IMG(i->dstImage), IMG(i->srcImage))) : (void)0))
 
 static VKAPI_ATTR void VKAPI_CALL layer_CmdExecuteCommands(VkCommandBuffer cb, uint32_t count,
 							   const VkCommandBuffer *secondaries)
 {
-	struct layer_device *d = device_of(cb);
-	d->next.CmdExecuteCommands(cb, count, secondaries);
+	DEVICE_OF(cb, );
+	FORWARD(d, CmdExecuteCommands, cb, count, secondaries);
 	struct cb_state *s = capturing(d, cb);
-	if (s)
+	if (s && secondaries)
 		crumbs_cmd_execute(s->cmd, count, secondaries);
 }
 
@@ -1489,39 +2070,99 @@ static void frame_end(struct layer_device *d)
 	atomic_fetch_add(&d->frames, 1);
 }
 
+/* The capture frame last said to end at a fence: devices that capture the
+ * same frame say it once. */
+static _Atomic uint64_t fence_rule_said = UINT64_MAX;
+
+/* A frame ended by a fenced submission. When it is a capture frame, says
+ * which rule made it, once a capture: a compute job's or a video filter's
+ * fenced submission may be a small part of what its user calls a frame. */
+static void fenced_frame_end(struct layer_device *d)
+{
+	uint64_t frame = atomic_load(&d->frames);
+	if (atomic_load(&d->ctx->state) == STATE_CAPTURING &&
+	    atomic_exchange(&fence_rule_said, frame) != frame) {
+		char program[64];
+		default_program_name(program, sizeof(program));
+		say("frames of '%s' ended at fenced submissions (it never presented); use --window MS "
+		    "(CRUMBS_LAYER_WINDOW_MS=MS) for frames of fixed length", program);
+	}
+	frame_end(d);
+}
+
+/*
+ * With a window, before the layer records a submission: ends the frame of
+ * every window that has passed since the first submission, so that frame N
+ * is the Nth window and the submission lands in its own window's frame.
+ * Windows without a submission end one frame each (an idle crumbs_frame
+ * reads the clock and polls the trigger socket). The capture of window N
+ * thus completes at the first submission after it. Frames end under the
+ * write lock, since crumbs_frame must not run during another queue's
+ * submission; submissions hold the read lock until window_leave.
+ */
+static void window_enter(struct layer_device *d)
+{
+	int64_t now = now_ns(), start = 0;
+	if (atomic_compare_exchange_strong(&d->window_start_ns, &start, now))
+		start = now;
+	uint64_t due = now > start ? (uint64_t)((now - start) / d->window_ns) : 0;
+	if (atomic_load(&d->frames) < due) {
+		pthread_rwlock_wrlock(&d->window_lock);
+		while (atomic_load(&d->frames) < due)
+			frame_end(d);
+		pthread_rwlock_unlock(&d->window_lock);
+	}
+	pthread_rwlock_rdlock(&d->window_lock);
+}
+
+static void window_leave(struct layer_device *d)
+{
+	pthread_rwlock_unlock(&d->window_lock);
+}
+
 static VKAPI_ATTR VkResult VKAPI_CALL layer_QueueSubmit(VkQueue queue, uint32_t count,
 							const VkSubmitInfo *submits, VkFence fence)
 {
-	struct layer_device *d = device_of(queue);
+	DEVICE_OF(queue, VK_ERROR_DEVICE_LOST);
 	if (!d->ctx)
-		return d->next.QueueSubmit(queue, count, submits, fence);
+		return FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, QueueSubmit, queue, count, submits,
+				      fence);
+	if (d->window_ns)
+		window_enter(d);
 	VkResult r = crumbs_queue_submit(d->ctx, queue, count, submits, fence);
-	if (r == VK_SUCCESS && fence && !atomic_load(&d->presented))
-		frame_end(d);
+	if (d->window_ns)
+		window_leave(d);
+	else if (r == VK_SUCCESS && fence && !atomic_load(&d->presented))
+		fenced_frame_end(d);
 	return r;
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL layer_QueueSubmit2(VkQueue queue, uint32_t count,
 							 const VkSubmitInfo2 *submits, VkFence fence)
 {
-	struct layer_device *d = device_of(queue);
+	DEVICE_OF(queue, VK_ERROR_DEVICE_LOST);
 	if (!d->ctx)
-		return (d->next.QueueSubmit2 ? d->next.QueueSubmit2 : d->next.QueueSubmit2KHR)(
-			queue, count, submits, fence);
+		return FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, QueueSubmit2, queue, count, submits,
+				      fence);
+	if (d->window_ns)
+		window_enter(d);
 	VkResult r = crumbs_queue_submit2(d->ctx, queue, count, submits, fence);
-	if (r == VK_SUCCESS && fence && !atomic_load(&d->presented))
-		frame_end(d);
+	if (d->window_ns)
+		window_leave(d);
+	else if (r == VK_SUCCESS && fence && !atomic_load(&d->presented))
+		fenced_frame_end(d);
 	return r;
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL layer_QueuePresentKHR(VkQueue queue,
 							    const VkPresentInfoKHR *info)
 {
-	struct layer_device *d = device_of(queue);
-	VkResult r = d->next.QueuePresentKHR(queue, info);
+	DEVICE_OF(queue, VK_ERROR_DEVICE_LOST);
+	VkResult r = FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, QueuePresentKHR, queue, info);
 	if (d->ctx) {
 		atomic_store(&d->presented, true);
-		frame_end(d);
+		if (!d->window_ns) /* windows end frames by the clock alone */
+			frame_end(d);
 	}
 	return r;
 }
@@ -1529,11 +2170,15 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_QueuePresentKHR(VkQueue queue,
 static VKAPI_ATTR VkResult VKAPI_CALL layer_SignalSemaphore(VkDevice device,
 							    const VkSemaphoreSignalInfo *info)
 {
-	struct layer_device *d = device_of(device);
+	DEVICE_OF(device, VK_ERROR_DEVICE_LOST);
 	if (!d->ctx)
-		return (d->next.SignalSemaphore ? d->next.SignalSemaphore : d->next.SignalSemaphoreKHR)(
-			device, info);
-	return crumbs_signal_semaphore(d->ctx, device, info);
+		return FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, SignalSemaphore, device, info);
+	if (!d->window_ns)
+		return crumbs_signal_semaphore(d->ctx, device, info);
+	window_enter(d);
+	VkResult r = crumbs_signal_semaphore(d->ctx, device, info);
+	window_leave(d);
+	return r;
 }
 
 /* A program that links libcrumbs asks for this to learn that the layer
@@ -1546,96 +2191,47 @@ static VKAPI_ATTR void VKAPI_CALL layer_CrumbsLayerCRUMBS(void)
 /* Dispatch                                                                 */
 /* ------------------------------------------------------------------------ */
 
+/* One name the layer answers to: its intercept, where next_fns keeps the
+ * next layer's, and whether it is handed out without one. */
 struct intercept {
-	const char *name;
+	const char *name;       /* NULL: an alias the command does not have */
 	PFN_vkVoidFunction fn;
-	size_t next;   /* offset of the next layer's function in next_fns */
+	size_t next;
+	bool always;
+	const char *from;       /* core version or extension */
 };
 
-#define I(name) { "vk" #name, (PFN_vkVoidFunction)layer_##name, offsetof(struct next_fns, name) }
-#define I_AS(alias, name) { "vk" #alias, (PFN_vkVoidFunction)layer_##name, offsetof(struct next_fns, alias) }
+#define NEXT false
+#define ALWAYS true
+#define ENTRY(name, from, alias, alias2, hand_out)                                             \
+	{ "vk" #name, (PFN_vkVoidFunction)layer_##name, offsetof(struct next_fns, name),       \
+	  hand_out, from },                                                                    \
+	{ alias, (PFN_vkVoidFunction)layer_##name, offsetof(struct next_fns, name), hand_out,  \
+	  from },                                                                              \
+	{ alias2, (PFN_vkVoidFunction)layer_##name, offsetof(struct next_fns, name), hand_out, \
+	  from },
+#define ENTRY_N(name, from, alias)
 
-static const struct intercept device_intercepts[] = {
-	I(DestroyDevice),
-	I(CreateCommandPool),
-	I(AllocateCommandBuffers),
-	I(FreeCommandBuffers),
-	I(ResetCommandBuffer),
-	I(ResetCommandPool),
-	I(DestroyCommandPool),
-	I(BeginCommandBuffer),
-	I(EndCommandBuffer),
-	I(CreateGraphicsPipelines),
-	I(CreateRenderPass),
-	I(CreateRenderPass2),
-	I_AS(CreateRenderPass2KHR, CreateRenderPass2),
-	I(CmdBindPipeline),
-	I(CmdSetPrimitiveTopology),
-	I_AS(CmdSetPrimitiveTopologyEXT, CmdSetPrimitiveTopology),
-	I(CmdBeginDebugUtilsLabelEXT),
-	I(CmdEndDebugUtilsLabelEXT),
-	I(CmdInsertDebugUtilsLabelEXT),
-	I(QueueBeginDebugUtilsLabelEXT),
-	I(QueueEndDebugUtilsLabelEXT),
-	I(QueueInsertDebugUtilsLabelEXT),
-	I(CmdDebugMarkerBeginEXT),
-	I(CmdDebugMarkerEndEXT),
-	I(CmdDebugMarkerInsertEXT),
-	I(CmdBeginRenderPass),
-	I(CmdBeginRenderPass2),
-	I_AS(CmdBeginRenderPass2KHR, CmdBeginRenderPass2),
-	I(CmdEndRenderPass),
-	I(CmdEndRenderPass2),
-	I_AS(CmdEndRenderPass2KHR, CmdEndRenderPass2),
-	I(CmdBeginRendering),
-	I_AS(CmdBeginRenderingKHR, CmdBeginRendering),
-	I(CmdEndRendering),
-	I_AS(CmdEndRenderingKHR, CmdEndRendering),
-	I(CmdDraw),
-	I(CmdDrawIndexed),
-	I(CmdDrawIndirect),
-	I(CmdDrawIndexedIndirect),
-	I(CmdDrawIndirectCount),
-	I_AS(CmdDrawIndirectCountKHR, CmdDrawIndirectCount),
-	I(CmdDrawIndexedIndirectCount),
-	I_AS(CmdDrawIndexedIndirectCountKHR, CmdDrawIndexedIndirectCount),
-	I(CmdDrawMultiEXT),
-	I(CmdDrawMultiIndexedEXT),
-	I(CmdDispatch),
-	I(CmdDispatchBase),
-	I(CmdDispatchIndirect),
-	I(CmdCopyBuffer),
-	I(CmdCopyImage),
-	I(CmdCopyBufferToImage),
-	I(CmdCopyImageToBuffer),
-	I(CmdCopyBuffer2),
-	I(CmdCopyImage2),
-	I(CmdCopyBufferToImage2),
-	I(CmdCopyImageToBuffer2),
-	I(CmdUpdateBuffer),
-	I(CmdFillBuffer),
-	I(CmdBlitImage),
-	I(CmdBlitImage2),
-	I(CmdClearColorImage),
-	I(CmdClearDepthStencilImage),
-	I(CmdClearAttachments),
-	I(CmdResolveImage),
-	I(CmdResolveImage2),
-	I(CmdExecuteCommands),
-	I(QueueSubmit),
-	I(QueueSubmit2),
-	I_AS(QueueSubmit2KHR, QueueSubmit2),
-	I(QueuePresentKHR),
-	I(SignalSemaphore),
-	I_AS(SignalSemaphoreKHR, SignalSemaphore),
-};
+static const struct intercept intercepts[] = { LAYER_DEVICE_FUNCTIONS(ENTRY, ENTRY_N) };
+
+#undef ENTRY
+#undef ENTRY_N
+#undef NEXT
+#undef ALWAYS
 
 static const struct intercept *find_intercept(const char *name)
 {
-	for (size_t i = 0; i < sizeof(device_intercepts) / sizeof(device_intercepts[0]); i++)
-		if (strcmp(device_intercepts[i].name, name) == 0)
-			return &device_intercepts[i];
+	for (size_t i = 0; i < sizeof(intercepts) / sizeof(intercepts[0]); i++)
+		if (intercepts[i].name && strcmp(intercepts[i].name, name) == 0)
+			return &intercepts[i];
 	return NULL;
+}
+
+static PFN_vkVoidFunction next_of(const struct layer_device *d, const struct intercept *in)
+{
+	PFN_vkVoidFunction f;
+	memcpy(&f, (const char *)&d->next + in->next, sizeof(f));
+	return f;
 }
 
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL crumbs_layer_GetDeviceProcAddr(VkDevice device,
@@ -1654,9 +2250,9 @@ EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL crumbs_layer_GetDeviceProcAddr(V
 	if (!d)
 		return NULL;
 	const struct intercept *in = find_intercept(name);
-	/* Only what the device has: a function the next layer lacks is
-	 * one the program must not see. */
-	if (in && *(PFN_vkVoidFunction *)((char *)&d->next + in->next))
+	/* A command the next layer lacks is one the program must not see,
+	 * except labels and names, which the layer records by itself. */
+	if (in && (in->always || next_of(d, in)))
 		return in->fn;
 	return d->next.GetDeviceProcAddr(device, name);
 }
@@ -1684,11 +2280,12 @@ EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL crumbs_layer_GetInstanceProcAddr
 		return (PFN_vkVoidFunction)layer_DestroyInstance;
 	if (strcmp(name, "vkCreateDevice") == 0)
 		return (PFN_vkVoidFunction)layer_CreateDevice;
-	/* Device functions asked of the instance: ours where the next
-	 * layer has them. */
+	/* Device commands asked of the instance: ours where the next layer
+	 * has them (or for labels and names, always); each intercept
+	 * forwards only what its device has. */
 	PFN_vkVoidFunction next = li->gipa(instance, name);
 	const struct intercept *in = find_intercept(name);
-	if (in && next)
+	if (in && (next || in->always))
 		return in->fn;
 	return next;
 }

@@ -428,7 +428,7 @@ void crumbs_count_(crumbs_cmd *cmd, uint64_t draws, uint64_t dispatches, uint64_
 		return;
 	e->type = EVENT_COUNTS;
 	e->slot = NO_SLOT;
-	e->u.counts = i;
+	e->counts = i;
 }
 
 void crumbs_cmd_execute(crumbs_cmd *cmd, uint32_t count, const VkCommandBuffer *secondaries)
@@ -462,10 +462,14 @@ void record_untimed(struct crumbs_cmd *cmd, bool untimed)
 		cmd->untimed = untimed;
 }
 
-void record_pass_begin(struct crumbs_cmd *cmd, enum crumbs_event_kind kind)
+void record_pass_begin(struct crumbs_cmd *cmd, enum crumbs_event_kind kind, const char *name,
+		       size_t len)
 {
-	const char *name = crumbs_event_kind_name(kind);
-	record_begin(cmd, EVENT_PASS, (unsigned)kind, name, strlen(name));
+	if (!len) {
+		name = crumbs_event_kind_name(kind);
+		len = strlen(name);
+	}
+	record_begin(cmd, EVENT_PASS, (unsigned)kind, name, len);
 }
 
 uint32_t record_leaf_begin(struct crumbs_cmd *cmd)
@@ -478,7 +482,8 @@ uint32_t record_leaf_begin(struct crumbs_cmd *cmd)
 }
 
 void record_leaf_end(struct crumbs_cmd *cmd, uint32_t slot, enum crumbs_event_kind kind,
-		     uint64_t draws, uint64_t dispatches, uint64_t prims, uint64_t verts)
+		     const char *name, size_t len, uint64_t draws, uint64_t dispatches,
+		     uint64_t prims, uint64_t verts)
 {
 	if (slot != NO_SLOT)
 		stamp(cmd, slot + 1);
@@ -494,5 +499,6 @@ void record_leaf_end(struct crumbs_cmd *cmd, uint32_t slot, enum crumbs_event_ki
 	e->type = EVENT_LEAF;
 	e->level = (uint8_t)kind;
 	e->slot = slot;
-	e->u.counts = i;
+	e->counts = i;
+	name_keep(cmd, e, name, len);
 }

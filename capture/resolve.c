@@ -295,13 +295,18 @@ static enum crumbs_result write_events(crumbs_context *ctx, crumbs_writer *w,
 				r = crumbs_writer_scope_begin(w, name, e->level, ticks_of(q, e->slot));
 				break;
 			case EVENT_PASS:
-				r = crumbs_writer_event_begin(w, (enum crumbs_event_kind)e->level, NULL,
+				snprintf(name, sizeof(name), "%.*s", (int)e->u.name.len,
+					 ctx->names + e->u.name.offset);
+				r = crumbs_writer_event_begin(w, (enum crumbs_event_kind)e->level,
+							      name[0] ? name : NULL,
 							      ticks_of(q, e->slot));
 				break;
 			case EVENT_LEAF: {
-				const struct counts_record *c = &ctx->counts[e->u.counts];
+				const struct counts_record *c = &ctx->counts[e->counts];
+				snprintf(name, sizeof(name), "%.*s", (int)e->u.name.len,
+					 ctx->names + e->u.name.offset);
 				struct crumbs_leaf_desc leaf = {
-					(enum crumbs_event_kind)e->level, NULL, c->draws,
+					(enum crumbs_event_kind)e->level, name[0] ? name : NULL, c->draws,
 					c->dispatches, c->prims, c->verts, ticks_of(q, e->slot),
 					e->slot == NO_SLOT ? CRUMBS_NO_TICKS : ticks_of(q, e->slot + 1)
 				};
@@ -312,7 +317,7 @@ static enum crumbs_result write_events(crumbs_context *ctx, crumbs_writer *w,
 				r = crumbs_writer_scope_end(w, ticks_of(q, e->slot));
 				break;
 			case EVENT_COUNTS: {
-				const struct counts_record *c = &ctx->counts[e->u.counts];
+				const struct counts_record *c = &ctx->counts[e->counts];
 				r = crumbs_writer_counts(w, c->draws, c->dispatches, c->prims,
 							 c->verts);
 				break;
