@@ -396,31 +396,51 @@ static double leaf_weight(enum leaf_style style, uint64_t h)
 	return 0.4 + unit(mix64(h));
 }
 
-/* What a Vulkan layer would record for each leaf style. */
+/* What a Vulkan layer would record for each leaf style, named the way
+ * the layer names them: the command, its main parameters and the bound
+ * pipeline's (or the target's) name. */
 static const struct crumbs_leaf_desc leaf_templates[] = {
-	[LEAF_MESH] = { CRUMBS_EVENT_DRAW, "vkCmdDrawIndexed", 1, 0, 0, 0, 0, 0 },
-	[LEAF_FULLSCREEN] = { CRUMBS_EVENT_DRAW, "vkCmdDraw", 1, 0, 1, 3, 0, 0 },
-	[LEAF_INDIRECT] = { CRUMBS_EVENT_DRAW, "vkCmdDrawIndirect", 1, 0, CRUMBS_COUNT_UNKNOWN,
+	[LEAF_MESH] = { CRUMBS_EVENT_DRAW, NULL, 1, 0, 0, 0, 0, 0 },
+	[LEAF_FULLSCREEN] = { CRUMBS_EVENT_DRAW, NULL, 1, 0, 1, 3, 0, 0 },
+	[LEAF_INDIRECT] = { CRUMBS_EVENT_DRAW, NULL, 1, 0, CRUMBS_COUNT_UNKNOWN,
 			    CRUMBS_COUNT_UNKNOWN, 0, 0 },
-	[LEAF_DISPATCH] = { CRUMBS_EVENT_DISPATCH, "vkCmdDispatch", 0, 1, 0, 0, 0, 0 },
-	[LEAF_COPY] = { CRUMBS_EVENT_COPY, "vkCmdCopyBufferToImage", 0, 0, 0, 0, 0, 0 },
+	[LEAF_DISPATCH] = { CRUMBS_EVENT_DISPATCH, NULL, 0, 1, 0, 0, 0, 0 },
+	[LEAF_COPY] = { CRUMBS_EVENT_COPY, NULL, 0, 0, 0, 0, 0, 0 },
 };
 
-/* A draw, dispatch or copy in [begin_ns, end_ns]. `h` picks its mesh, the
- * same in every frame. */
+/* A draw, dispatch or copy in [begin_ns, end_ns], in a scope whose
+ * pipeline is called `pipeline`. `h` picks its mesh, the same in every
+ * frame. */
 static enum crumbs_result write_leaf(struct gen *g, unsigned queue, enum leaf_style style,
-				    uint64_t h, int64_t begin_ns, int64_t end_ns)
+				    uint64_t h, const char *pipeline, int64_t begin_ns,
+				    int64_t end_ns)
 {
 	struct crumbs_leaf_desc leaf = leaf_templates[style];
+	char name[160];
 
 	if (style == LEAF_MESH && h % 6 == 0) {
 		/* GPU-driven: the CPU never learns the counts. */
-		leaf.name = "vkCmdDrawIndexedIndirect";
+		snprintf(name, sizeof(name), "DrawIndexedIndirect 1 draw \u00b7 %s", pipeline);
 		leaf.prims = leaf.verts = CRUMBS_COUNT_UNKNOWN;
 	} else if (style == LEAF_MESH) {
+		/* A triangle list: vertices are the indices drawn, as the
+		 * layer counts them. */
 		leaf.prims = mesh_prims(h);
-		leaf.verts = leaf.prims * 5 / 8 + 24;
+		leaf.verts = leaf.prims * 3;
+		snprintf(name, sizeof(name), "DrawIndexed %" PRIu64 " indices \u00b7 %s", leaf.verts,
+			 pipeline);
+	} else if (style == LEAF_FULLSCREEN) {
+		snprintf(name, sizeof(name), "Draw 3 vertices \u00b7 %s", pipeline);
+	} else if (style == LEAF_INDIRECT) {
+		snprintf(name, sizeof(name), "DrawIndirect 1 draw \u00b7 %s", pipeline);
+	} else if (style == LEAF_DISPATCH) {
+		snprintf(name, sizeof(name), "Dispatch %ux%ux1 \u00b7 %s", 40u >> (h % 3),
+			 23u >> (h % 3), pipeline);
+	} else {
+		snprintf(name, sizeof(name), "Copy buffer to image %ux%u \u00b7 %s",
+			 64u << (h % 4), 64u << (h % 4), pipeline);
 	}
+	leaf.name = name;
 	leaf.begin_ticks = queue_ticks(queue, begin_ns);
 	leaf.end_ticks = queue_ticks(queue, end_ns);
 	return crumbs_writer_leaf(g->w, &leaf);
@@ -462,7 +482,8 @@ static enum crumbs_result write_tree(struct gen *g, const struct plan *p, uint32
 			at += weights[k];
 			int64_t e = inner_begin + (int64_t)(len * at / total);
 			int64_t gap = (e - b) / 10;
-			r = write_leaf(g, queue, node->spec->leaf, hash3(p->seed, n, k), b + gap, e - gap / 2);
+			r = write_leaf(g, queue, node->spec->leaf, hash3(p->seed, n, k), node->spec->name,
+				       b + gap, e - gap / 2);
 			if (r != CRUMBS_OK)
 				return r;
 		}
@@ -557,7 +578,8 @@ static enum crumbs_result submit(struct gen *g, struct submission *s)
 						   queue_ticks(s->queue, t + 2 * US))) != CRUMBS_OK)
 			return r;
 		if (g->opt->leaves &&
-		    (r = write_leaf(g, s->queue, LEAF_FULLSCREEN, 0, t + 10 * US, t + 50 * US)) != CRUMBS_OK)
+		    (r = write_leaf(g, s->queue, LEAF_FULLSCREEN, 0, "Debug Overlay", t + 10 * US,
+				 t + 50 * US)) != CRUMBS_OK)
 			return r;
 	}
 	return crumbs_writer_submit_end(g->w, queue_ticks(s->queue, s->end_ns));
