@@ -131,6 +131,9 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(CORE_OBJ)
 
 $(BUILD)/obj/tests/unit/%.o: ALL_CFLAGS += $(CMOCKA_CFLAGS)
 
+# The layer's own files that unit tests reach.
+$(BUILD)/tests/test_layer_names: $(BUILD)/obj/capture/layer_names.o
+
 # Tests on a Vulkan device (lavapipe without a GPU), under validation.
 $(BUILD)/tests/vk_%: $(BUILD)/obj/tests/vulkan/%.o $(BUILD)/obj/tests/vulkan/vkt.o $(LIBCRUMBS)
 	@mkdir -p $(dir $@)
