@@ -166,7 +166,21 @@ $(TWO_DEVICES): $(BUILD)/obj/tests/layer/two_devices.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(VULKAN_LIBS)
 
-test: all $(UNIT_TESTS) $(VULKAN_TESTS) $(TSAN_TEST) $(FUZZ_REPLAY) $(TWO_DEVICES)
+# Another, that calls the debug label, marker and object-name functions
+# without enabling their extensions, with a compute shader of its own.
+CARELESS := $(BUILD)/tests/careless
+$(BUILD)/shaders/careless.comp.h: tests/layer/careless.comp
+	@mkdir -p $(dir $@)
+	glslangValidator -V --target-env vulkan1.1 --quiet --vn shader_careless_comp -o $@ $<
+
+$(BUILD)/obj/tests/layer/careless.o: $(BUILD)/shaders/careless.comp.h
+$(BUILD)/obj/tests/layer/careless.o: ALL_CFLAGS += -I$(BUILD)/shaders
+
+$(CARELESS): $(BUILD)/obj/tests/layer/careless.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(VULKAN_LIBS)
+
+test: all $(UNIT_TESTS) $(VULKAN_TESTS) $(TSAN_TEST) $(FUZZ_REPLAY) $(TWO_DEVICES) $(CARELESS)
 	@tests/run-tests $(BUILD)
 
 BENCH_SCOPES := $(BUILD)/bench/scopes
