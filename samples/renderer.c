@@ -877,6 +877,7 @@ struct renderer {
 	bool debug_utils;
 	PFN_vkQueueBeginDebugUtilsLabelEXT queue_label_begin; /* --queue-label */
 	PFN_vkQueueEndDebugUtilsLabelEXT queue_label_end;
+	PFN_vkSetDebugUtilsObjectNameEXT set_object_name; /* NULL: objects go unnamed */
 	VkDebugUtilsMessengerEXT messenger;
 	uint32_t validation_messages;
 
@@ -1344,6 +1345,9 @@ static bool create_device(struct renderer *r)
 		.ppEnabledExtensionNames = &calibrated,
 	};
 	VK_TRY(vkCreateDevice(r->physical_device, &info, NULL, &r->device));
+	if (r->debug_utils)
+		r->set_object_name = (PFN_vkSetDebugUtilsObjectNameEXT)vkGetDeviceProcAddr(
+			r->device, "vkSetDebugUtilsObjectNameEXT");
 	if (r->opt.queue_label) {
 		r->queue_label_begin = (PFN_vkQueueBeginDebugUtilsLabelEXT)vkGetDeviceProcAddr(
 			r->device, "vkQueueBeginDebugUtilsLabelEXT");
@@ -1363,6 +1367,32 @@ static bool create_device(struct renderer *r)
 /* ------------------------------------------------------------------------ */
 /* Buffers, images, pipelines                                               */
 /* ------------------------------------------------------------------------ */
+
+/* Names an object for the tools that show them (a debugger, the crumbs
+ * layer, which names render passes and draws by them); without
+ * VK_EXT_debug_utils objects go unnamed. */
+static bool name_object(struct renderer *r, VkObjectType type, uint64_t handle, const char *fmt,
+			...) __attribute__((format(printf, 4, 5)));
+
+static bool name_object(struct renderer *r, VkObjectType type, uint64_t handle, const char *fmt,
+			...)
+{
+	if (!r->set_object_name)
+		return true;
+	char name[64];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	VkDebugUtilsObjectNameInfoEXT info = {
+		.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT,
+		.objectType = type,
+		.objectHandle = handle,
+		.pObjectName = name,
+	};
+	VK_TRY(r->set_object_name(r->device, &info));
+	return true;
+}
 
 static bool find_memory_type(struct renderer *r, uint32_t type_bits, VkMemoryPropertyFlags needs,
 			     VkMemoryPropertyFlags prefers, uint32_t *out)
@@ -1571,6 +1601,8 @@ static bool create_render_passes(struct renderer *r)
 		.pDependencies = shadow_deps,
 	};
 	VK_TRY(vkCreateRenderPass(r->device, &info, NULL, &r->shadow_pass));
+	if (!name_object(r, VK_OBJECT_TYPE_RENDER_PASS, (uint64_t)r->shadow_pass, "Shadow Map"))
+		return false;
 
 	VkAttachmentDescription gbuffer[3] = { depth, depth, depth };
 	gbuffer[0].format = VK_FORMAT_R8G8B8A8_UNORM;
@@ -1611,7 +1643,7 @@ static bool create_render_passes(struct renderer *r)
 	info.pSubpasses = &gbuffer_subpass;
 	info.pDependencies = gbuffer_deps;
 	VK_TRY(vkCreateRenderPass(r->device, &info, NULL, &r->gbuffer_pass));
-	return true;
+	return name_object(r, VK_OBJECT_TYPE_RENDER_PASS, (uint64_t)r->gbuffer_pass, "GBuffer");
 }
 
 static bool create_set_layout(struct renderer *r, const VkDescriptorSetLayoutBinding *bindings,
@@ -1803,12 +1835,29 @@ static bool create_pipelines(struct renderer *r)
 		return false;
 #define COMPUTE_(name, layout, out) \
 	create_compute_pipeline(r, shader_##name##_comp, sizeof(shader_##name##_comp), layout, out)
-	return COMPUTE_(lighting, r->lighting_layout, &r->lighting_pipeline) &&
-	       COMPUTE_(bloom_down, r->post_layout, &r->bloom_down_pipeline) &&
-	       COMPUTE_(bloom_up, r->post_layout, &r->bloom_up_pipeline) &&
-	       COMPUTE_(exposure, r->post_layout, &r->exposure_pipeline) &&
-	       COMPUTE_(tonemap, r->post_layout, &r->tonemap_pipeline);
+	ok = COMPUTE_(lighting, r->lighting_layout, &r->lighting_pipeline) &&
+	     COMPUTE_(bloom_down, r->post_layout, &r->bloom_down_pipeline) &&
+	     COMPUTE_(bloom_up, r->post_layout, &r->bloom_up_pipeline) &&
+	     COMPUTE_(exposure, r->post_layout, &r->exposure_pipeline) &&
+	     COMPUTE_(tonemap, r->post_layout, &r->tonemap_pipeline);
 #undef COMPUTE_
+	/* Named after the scopes they run in. */
+	const struct {
+		VkPipeline pipeline;
+		const char *name;
+	} names[] = {
+		{ r->shadow_pipeline, "Shadow Depth" },
+		{ r->gbuffer_pipeline, "GBuffer" },
+		{ r->lighting_pipeline, "Tiled Lighting" },
+		{ r->bloom_down_pipeline, "Bloom Down" },
+		{ r->bloom_up_pipeline, "Bloom Up" },
+		{ r->exposure_pipeline, "Average Luminance" },
+		{ r->tonemap_pipeline, "Tonemap" },
+	};
+	for (size_t i = 0; ok && i < ARRAY_COUNT(names); i++)
+		ok = name_object(r, VK_OBJECT_TYPE_PIPELINE, (uint64_t)names[i].pipeline, "%s",
+				 names[i].name);
+	return ok;
 }
 
 static bool create_samplers(struct renderer *r)
@@ -1983,43 +2032,57 @@ static bool create_slot_images(struct renderer *r, struct frame_slot *s)
 	const struct {
 		struct image *image;
 		struct image_desc desc;
+		const char *name;
 	} images[] = {
 		{ &s->shadow,
 		  { r->depth_format, SHADOW_SIZE, SHADOW_SIZE, 1, SHADOW_VIEWS,
-		    VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | sampled, true } },
+		    VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | sampled, true },
+		  "Shadow Cascades" },
 		{ &s->albedo,
 		  { VK_FORMAT_R8G8B8A8_UNORM, w, h, 1, 1,
-		    VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | sampled, true } },
+		    VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | sampled, true },
+		  "GBuffer Albedo" },
 		{ &s->normal,
-		  { hdr, w, h, 1, 1, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | sampled, true } },
+		  { hdr, w, h, 1, 1, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | sampled, true },
+		  "GBuffer Normal" },
 		{ &s->depth,
 		  { r->depth_format, w, h, 1, 1,
-		    VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | sampled, true } },
-		{ &s->hdr, { hdr, w, h, 1, 1, storage | sampled, true } },
+		    VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | sampled, true },
+		  "GBuffer Depth" },
+		{ &s->hdr, { hdr, w, h, 1, 1, storage | sampled, true }, "Lit HDR" },
 		{ &s->bloom_down,
 		  { hdr, bloom_width(r, 0), bloom_height(r, 0), BLOOM_LEVELS, 1, storage | sampled,
-		    false } },
+		    false },
+		  "Bloom Down Chain" },
 		{ &s->bloom_up,
 		  { hdr, bloom_width(r, 0), bloom_height(r, 0), BLOOM_LEVELS, 1, storage | sampled,
-		    false } },
+		    false },
+		  "Bloom Up Chain" },
 		{ &s->ldr,
 		  { VK_FORMAT_R8G8B8A8_UNORM, w, h, 1, 1,
-		    storage | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, false } },
+		    storage | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, false },
+		  "Tonemapped LDR" },
 	};
 	for (size_t i = 0; i < ARRAY_COUNT(images); i++)
-		if (!create_image(r, &images[i].desc, images[i].image))
+		if (!create_image(r, &images[i].desc, images[i].image) ||
+		    !name_object(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)images[i].image->image, "%s",
+				 images[i].name))
 			return false;
 	for (uint32_t k = 0; k < SHADOW_VIEWS; k++)
 		if (!create_subview(r, &s->shadow, r->depth_format, 0, k, &s->shadow_layers[k]) ||
 		    !create_framebuffer(r, &s->shadow_layers[k], 1, r->shadow_pass, SHADOW_SIZE,
-					SHADOW_SIZE, &s->shadow_framebuffers[k]))
+					SHADOW_SIZE, &s->shadow_framebuffers[k]) ||
+		    !name_object(r, VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)s->shadow_framebuffers[k],
+				 "Shadow Cascade %" PRIu32, k))
 			return false;
 	for (uint32_t k = 0; k < BLOOM_LEVELS; k++)
 		if (!create_subview(r, &s->bloom_down, hdr, k, 0, &s->bloom_down_levels[k]) ||
 		    !create_subview(r, &s->bloom_up, hdr, k, 0, &s->bloom_up_levels[k]))
 			return false;
 	VkImageView gbuffer[3] = { s->albedo.view, s->normal.view, s->depth.view };
-	return create_framebuffer(r, gbuffer, 3, r->gbuffer_pass, w, h, &s->gbuffer_framebuffer);
+	return create_framebuffer(r, gbuffer, 3, r->gbuffer_pass, w, h, &s->gbuffer_framebuffer) &&
+	       name_object(r, VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)s->gbuffer_framebuffer,
+			   "GBuffer");
 }
 
 static bool create_slot_commands(struct renderer *r, struct frame_slot *s)
