@@ -19,6 +19,10 @@
 #define LAYER_NAME "VK_LAYER_CRUMBS_capture"
 #define MANIFEST "VkLayer_crumbs.json"
 #define DEFAULT_FRAME 10
+/* Longer windows make capture frames too large to be useful. */
+#define MAX_WINDOW_MS 10000
+#define TEXT_(x) #x
+#define TEXT(x) TEXT_(x)
 
 struct capture_args {
 	bool help;
@@ -26,6 +30,7 @@ struct capture_args {
 	bool frame_given;
 	uint64_t frame;
 	const char *output;
+	unsigned long window_ms; /* 0: frames end at presents or fences */
 };
 
 static int set_help(void *t, const char *v, char *err, size_t n)
@@ -66,12 +71,29 @@ static int set_output(void *t, const char *v, char *err, size_t n)
 	return 0;
 }
 
+static int set_window(void *t, const char *v, char *err, size_t n)
+{
+	char *end;
+	errno = 0;
+	unsigned long x = strtoul(v, &end, 10);
+	if (end == v || *end || errno || v[0] < '0' || v[0] > '9' || x == 0 ||
+	    x > MAX_WINDOW_MS) {
+		snprintf(err, n, "'%s' is not a number of milliseconds from 1 to %d", v,
+			 MAX_WINDOW_MS);
+		return -1;
+	}
+	((struct capture_args *)t)->window_ms = x;
+	return 0;
+}
+
 static const struct option_spec own_options[] = {
 	{ "help", 'h', NULL, "show this help", set_help },
 	{ "frame", 0, "N", "capture frame N, counted from 0 (default 10, after warm-up)", set_frame },
 	{ "output", 'o', "FILE", "write the capture to FILE (default PROGRAM-frame-N.crumbs)",
 	  set_output },
 	{ "on-trigger", 0, NULL, "capture when `crumbs trigger PID` asks, not at a frame", set_on_trigger },
+	{ "window", 0, "MS", "frame N is the Nth window of MS milliseconds (1 to " TEXT(MAX_WINDOW_MS) ") from the "
+	  "first submission", set_window },
 };
 
 /* The folder of the layer's manifest: beside this program (the build
@@ -290,10 +312,13 @@ int cmd_capture(int argc, char **argv)
 		cmd_help("crumbs capture [options] [--] PROGRAM [ARGS...]",
 			 "Runs PROGRAM with the crumbs Vulkan layer, which times the program's debug\n"
 			 "labels and, in the capture frame, every render pass, draw, dispatch, copy,\n"
-			 "blit, clear and resolve. Frame N is captured (frames end at each\n"
+			 "blit, clear and resolve. Frame N is captured, written to a file, and its\n"
+			 "tables are printed with the report options. Frames end at each\n"
 			 "vkQueuePresentKHR; a program that never presents ends one at each submission\n"
-			 "with a fence), written to a file, and its tables are printed with the report\n"
-			 "options. A program with several devices alive at once gets a capture per\n"
+			 "with a fence. With --window MS, frame N is instead the Nth window of MS\n"
+			 "milliseconds from the program's first submission, with every submission made\n"
+			 "in it on every queue; its capture completes at the first submission after the\n"
+			 "window ends. A program with several devices alive at once gets a capture per\n"
 			 "device: FILE, then FILE with -device1, -device2... before its extension.\n"
 			 "Returns the program's exit status (1 if it exited 0 but no frame was\n"
 			 "captured).",
@@ -335,8 +360,9 @@ int cmd_capture(int argc, char **argv)
 		else
 			snprintf(out_dir, sizeof(out_dir), ".");
 	}
-	char frame[32];
+	char frame[32], window[32];
 	snprintf(frame, sizeof(frame), "%llu", (unsigned long long)args.frame);
+	snprintf(window, sizeof(window), "%lu", args.window_ms);
 	if (!args.on_trigger) {
 		snprintf(tmp, sizeof(tmp), "%s/.crumbs-capture-XXXXXX", out_dir);
 		if (!mkdtemp(tmp)) {
@@ -353,7 +379,9 @@ int cmd_capture(int argc, char **argv)
 	    setenv("CRUMBS_CAPTURE_DIR", args.on_trigger ? out_dir : tmp, 1) != 0 ||
 	    (!args.on_trigger && setenv("CRUMBS_CAPTURE_FRAME", frame, 1) != 0) ||
 	    (args.on_trigger && unsetenv("CRUMBS_CAPTURE_FRAME") != 0) ||
-	    (!args.on_trigger && setenv("CRUMBS_LAYER_QUIET", "1", 1) != 0)) {
+	    (!args.on_trigger && setenv("CRUMBS_LAYER_QUIET", "1", 1) != 0) ||
+	    (args.window_ms && setenv("CRUMBS_LAYER_WINDOW_MS", window, 1) != 0) ||
+	    (!args.window_ms && unsetenv("CRUMBS_LAYER_WINDOW_MS") != 0)) {
 		cmd_error("cannot set the environment: %s", strerror(errno));
 		status = EXIT_FAILURE_;
 		goto out;
@@ -368,6 +396,16 @@ int cmd_capture(int argc, char **argv)
 	if (args.on_trigger)
 		goto out;
 	char **paths = take_captures(tmp, args.output, out_dir);
+	if (!paths && args.window_ms) {
+		/* The window's capture completes at the next submission (or
+		 * when the device is destroyed). */
+		cmd_error("'%s' ended before frame %s was captured (did it use Vulkan, and submit "
+			  "work after %llu ms, the end of that window?)", positional[0], frame,
+			  (unsigned long long)(args.frame + 1) * args.window_ms);
+		if (status == 0)
+			status = EXIT_FAILURE_;
+		goto out;
+	}
 	if (!paths) {
 		cmd_error("'%s' ended before frame %s was captured (did it use Vulkan, and run "
 			  "that many frames?)", positional[0], frame);
