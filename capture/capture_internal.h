@@ -135,8 +135,16 @@ struct queue_state {
 	VkCommandBuffer *begin_cbs; /* [max_submissions]: timestamp into slot */
 	VkCommandBuffer *end_cbs;
 	VkCommandBuffer ready_cbs[READY_RING];
-	VkCommandBuffer reset_cb;   /* resets the whole pool, when no host reset */
-	bool reset_pending;         /* reset_cb goes in front of the next submission */
+	/* Without host reset: reset_cb resets the slots only this queue
+	 * writes (its submissions', the pre-roll's), in front of its next
+	 * submission; scope_reset_cb the scope slots, which command buffers
+	 * run on any queue of the family write, in front of the next
+	 * submission on any queue of the family (submit.c). */
+	VkCommandBuffer reset_cb;
+	bool reset_pending;
+	VkCommandBuffer scope_reset_cb;
+	_Atomic bool scope_reset_pending;
+	uint32_t scope_resets_taken; /* scope_reset_cbs in front of its scratch_cbs */
 	uint32_t ready_next;
 	uint32_t ready_slot;        /* last pre-roll end written, or NO_SLOT */
 	struct submit_record *submits;
@@ -145,7 +153,9 @@ struct queue_state {
 	/* The GPU copies the results here after the capture frame, so that
 	 * reading them never waits (some drivers' vkGetQueryPoolResults
 	 * waits for the device to be idle). Graphics and compute families
-	 * only; others fall back to vkGetQueryPoolResults. */
+	 * only; others fall back to vkGetQueryPoolResults. A slot is copied
+	 * by the queue that wrote it, which may be any queue of the family
+	 * (resolve.c), so copy_cb may copy into other queues' buffers. */
 	VkBuffer copy_buffer;
 	VkDeviceMemory copy_memory;
 	const uint64_t *copy_mapped;
@@ -154,6 +164,9 @@ struct queue_state {
 	VkFence copy_fence;
 	bool copy_pending;          /* copy_cb submitted, fence not seen yet */
 	bool copy_stale;            /* ... and it copies an earlier capture's */
+	bool copy_unread;           /* copies of this capture go into copy_buffer */
+	bool read_pool;             /* this capture reads the pool instead */
+	bool marked;                /* resolve_start: slots marked for a copy */
 	uint8_t *written;           /* [slot_count]: slots the capture wrote */
 	/* Room to rebuild a submission with crumbs' command buffers. */
 	VkCommandBuffer *scratch_cbs;
@@ -386,6 +399,8 @@ void ctx_new_cbs(crumbs_context *ctx, const struct device_state *d, VkCommandBuf
 		 uint32_t count);
 /* The queue that is `queue`, or NULL. */
 struct queue_state *queue_find(crumbs_context *ctx, VkQueue queue);
+/* Whether a and b are queues of the same family of the same device. */
+bool queue_same_family(const struct queue_state *a, const struct queue_state *b);
 
 /* record.c */
 void record_reset(crumbs_context *ctx);
@@ -462,7 +477,8 @@ uint32_t capture_runs(const struct queue_state *q, struct slot_run runs[3]);
 void copy_marked(const struct device_state *d, VkCommandBuffer cb, VkQueryPool pool,
 		 uint32_t first_query, const uint8_t *marks, uint8_t mark, uint32_t count,
 		 VkBuffer buffer, uint32_t first_slot);
-/* At the end of the capture frame: each queue's copy of its results. */
+/* At the end of the capture frame: each queue's copy of the results it
+ * wrote, into the buffers of the pools they lie in. */
 void resolve_start(crumbs_context *ctx);
 /* Reads back what is available; when everything is (or time is up, or
  * `force`), starts writing the capture and printing its tables, and

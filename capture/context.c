@@ -84,6 +84,11 @@ struct queue_state *queue_find(crumbs_context *ctx, VkQueue queue)
 	return NULL;
 }
 
+bool queue_same_family(const struct queue_state *a, const struct queue_state *b)
+{
+	return a->device == b->device && a->family == b->family;
+}
+
 static const char *vk_result_str(VkResult r)
 {
 	switch (r) {
@@ -327,10 +332,11 @@ static uint32_t queue_flags(VkQueueFlags f)
 	return flags;
 }
 
-/* Records a command buffer that writes one timestamp (or resets the
- * pool). Pre-recorded once: submitted again in every capture. */
+/* Records a command buffer that writes one timestamp into slot (or, with
+ * `reset`, resets that many slots from it). Pre-recorded once: submitted
+ * again in every capture. */
 static VkResult record_fixed(struct device_state *d, struct queue_state *q, VkCommandBuffer cb,
-			     uint32_t slot, bool reset)
+			     uint32_t slot, uint32_t reset)
 {
 	VkCommandBufferBeginInfo bi = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL,
 					VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT, NULL };
@@ -338,7 +344,7 @@ static VkResult record_fixed(struct device_state *d, struct queue_state *q, VkCo
 	if (r != VK_SUCCESS)
 		return r;
 	if (reset)
-		d->fn.CmdResetQueryPool(cb, q->pool, 0, q->slot_count);
+		d->fn.CmdResetQueryPool(cb, q->pool, slot, reset);
 	else
 		/* Bottom of pipe: written once all earlier work on the queue
 		 * is done, like every timestamp crumbs writes. */
@@ -483,7 +489,7 @@ static enum crumbs_result setup_queue(crumbs_context *ctx, struct queue_state *q
 	if (d->features & CRUMBS_FEATURE_HOST_QUERY_RESET)
 		d->fn.ResetQueryPool(d->device, q->pool, 0, q->slot_count);
 
-	uint32_t count = 2 * ctx->max_submissions + READY_RING + 1;
+	uint32_t count = 2 * ctx->max_submissions + READY_RING + 2;
 	VkCommandBuffer *cbs = ctx_alloc(ctx, sizeof(*cbs) * count);
 	if (!cbs)
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
@@ -498,17 +504,23 @@ static enum crumbs_result setup_queue(crumbs_context *ctx, struct queue_state *q
 	for (uint32_t i = 0; i < ctx->max_submissions && r == VK_SUCCESS; i++) {
 		q->begin_cbs[i] = cbs[2 * i];
 		q->end_cbs[i] = cbs[2 * i + 1];
-		r = record_fixed(d, q, q->begin_cbs[i], q->submit_base + 2 * i, false);
+		r = record_fixed(d, q, q->begin_cbs[i], q->submit_base + 2 * i, 0);
 		if (r == VK_SUCCESS)
-			r = record_fixed(d, q, q->end_cbs[i], q->submit_base + 2 * i + 1, false);
+			r = record_fixed(d, q, q->end_cbs[i], q->submit_base + 2 * i + 1, 0);
 	}
 	for (uint32_t i = 0; i < READY_RING && r == VK_SUCCESS; i++) {
 		q->ready_cbs[i] = cbs[2 * ctx->max_submissions + i];
-		r = record_fixed(d, q, q->ready_cbs[i], q->ready_base + i, false);
+		r = record_fixed(d, q, q->ready_cbs[i], q->ready_base + i, 0);
 	}
-	q->reset_cb = cbs[count - 1];
-	if (r == VK_SUCCESS && q->can_reset_in_cmd)
-		r = record_fixed(d, q, q->reset_cb, 0, true);
+	if (q->can_reset_in_cmd) {
+		q->reset_cb = cbs[count - 2];
+		q->scope_reset_cb = cbs[count - 1];
+		if (r == VK_SUCCESS)
+			r = record_fixed(d, q, q->reset_cb, q->scope_slots,
+					 q->slot_count - q->scope_slots);
+		if (r == VK_SUCCESS)
+			r = record_fixed(d, q, q->scope_reset_cb, 0, q->scope_slots);
+	}
 	ctx_free(ctx, cbs);
 	if (r == VK_SUCCESS && q->can_reset_in_cmd)
 		setup_copy(ctx, d, q);
@@ -869,6 +881,7 @@ static void begin_preroll(crumbs_context *ctx)
 				d->fn.ResetQueryPool(d->device, q->pool, q->ready_base, q->ready_next);
 		} else if (q->valid_bits) {
 			q->reset_pending = true;
+			atomic_store(&q->scope_reset_pending, true);
 		}
 		q->ready_next = 0;
 		q->ready_slot = NO_SLOT;

@@ -474,10 +474,11 @@ typedef struct crumbs_cmd crumbs_cmd;
 
 /*
  * Starts scopes on a command buffer being recorded for `queue` (crumbs
- * needs the queue to choose its query pool). Call after
- * vkBeginCommandBuffer; end with crumbs_cmd_end() before
- * vkEndCommandBuffer. Never NULL: outside captures (and when out of
- * handles) a shared handle on which every scope costs one branch.
+ * needs the queue to choose its query pool); it may be submitted on any
+ * queue of `queue`'s family. Call after vkBeginCommandBuffer; end with
+ * crumbs_cmd_end() before vkEndCommandBuffer. Never NULL: outside
+ * captures (and when out of handles) a shared handle on which every
+ * scope costs one branch.
  */
 crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue queue);
 void crumbs_cmd_end(crumbs_cmd *cmd);

@@ -219,8 +219,55 @@ static VkCommandBuffer record_batch(crumbs_context *ctx, struct queue_state *q,
 }
 
 /*
+ * Without host query resets, a pool's scope slots are reset in front of
+ * the first submission after the pre-roll begins on any queue of its
+ * family, which takes the resets of every pool of the family: command
+ * buffers recorded for one queue may run on another queue of the family
+ * (the layer records a family's for its first queue), so a reset in front
+ * of the pool's own queue's first submission could come after they wrote
+ * their timestamps, erase them, and leave the copy that waits for them
+ * waiting. Taking them atomically has each done once when queues submit
+ * on several threads. A reset on one queue comes before work on another
+ * only by the program's own ordering of the two, as in a frame that
+ * follows the pre-roll. Returns how many were put in out.
+ */
+static uint32_t scope_resets_take(crumbs_context *ctx, struct queue_state *q, VkCommandBuffer *out)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < ctx->queue_count; i++) {
+		struct queue_state *p = &ctx->queues[i];
+		if (p->scope_reset_cb && queue_same_family(p, q) &&
+		    atomic_exchange(&p->scope_reset_pending, false))
+			out[n++] = p->scope_reset_cb;
+	}
+	q->scope_resets_taken = n;
+	return n;
+}
+
+/* The most scope_resets_take() can take now. */
+static uint32_t scope_resets_due(crumbs_context *ctx, const struct queue_state *q)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < ctx->queue_count; i++)
+		n += queue_same_family(&ctx->queues[i], q) &&
+		     atomic_load(&ctx->queues[i].scope_reset_pending);
+	return n;
+}
+
+/* The resets taken for a submission that was not made, for the next. They
+ * lie at the front of q's scratch command buffers. */
+static void scope_resets_return(crumbs_context *ctx, struct queue_state *q)
+{
+	for (uint32_t k = 0; k < q->scope_resets_taken; k++)
+		for (uint32_t i = 0; i < ctx->queue_count; i++)
+			if (ctx->queues[i].scope_reset_cb == q->scratch_cbs[k])
+				atomic_store(&ctx->queues[i].scope_reset_pending, true);
+	q->scope_resets_taken = 0;
+}
+
+/*
  * Copies the batches with crumbs' command buffers around the program's:
- * the pool reset in front of the first batch when it is due, a begin and
+ * the pool resets in front of the first batch when they are due, a begin and
  * an end timestamp around each batch of a capture frame, an end timestamp
  * after the last batch of the pre-roll. Returns false when the copy does
  * not fit the room set aside, and the call then goes through unrecorded.
@@ -230,6 +277,7 @@ static bool rebuild(crumbs_context *ctx, struct queue_state *q, bool v2, const v
 {
 	uint32_t used = 0;
 	*recorded = 0;
+	q->scope_resets_taken = 0;
 	if (count > q->scratch_submit_cap)
 		return false;
 	for (uint32_t b = 0; b < count; b++) {
@@ -238,16 +286,25 @@ static bool rebuild(crumbs_context *ctx, struct queue_state *q, bool v2, const v
 			view_v2(&((const VkSubmitInfo2 *)submits)[b], &v);
 		else
 			view_v1(&((const VkSubmitInfo *)submits)[b], &v);
-		bool reset = b == 0 && q->reset_pending;
+		/* Untimed queues have no resets, and their batches are
+		 * submitted as they are. */
+		uint32_t reset = b == 0 && q->valid_bits ? q->reset_pending + scope_resets_due(ctx, q) : 0;
 		bool timed = capturing && q->submit_count + *recorded < ctx->max_submissions;
 		bool ready = !capturing && b + 1 == count && q->ready_next < READY_RING;
 		uint32_t k = q->submit_count + *recorded, m = 0;
-		if (used + v.cb_count + reset + 3 * timed + ready > q->scratch_cb_cap)
+		if (used + v.cb_count + reset + 3 * timed + ready > q->scratch_cb_cap) {
+			scope_resets_return(ctx, q);
 			return false;
+		}
 		VkCommandBuffer copy = timed ? record_batch(ctx, q, &v, k, cpu_ns) : VK_NULL_HANDLE;
 		VkCommandBuffer *out = q->scratch_cbs + used;
-		if (reset)
-			out[m++] = q->reset_cb;
+		if (reset) {
+			/* At the front: scope_resets_return() finds them there. */
+			m = scope_resets_take(ctx, q, out);
+			if (q->reset_pending)
+				out[m++] = q->reset_cb;
+			reset = m;
+		}
 		if (timed)
 			out[m++] = q->begin_cbs[k];
 		for (uint32_t i = 0; i < v.cb_count; i++)
@@ -262,7 +319,7 @@ static bool rebuild(crumbs_context *ctx, struct queue_state *q, bool v2, const v
 			VkCommandBufferSubmitInfo *infos = q->scratch_cbinfos + used;
 			for (uint32_t i = 0; i < m; i++) {
 				/* The program's own entries keep their device masks. */
-				bool own = i >= (uint32_t)(reset + timed) && i < (uint32_t)(reset + timed) + v.cb_count;
+				bool own = i >= reset + timed && i < reset + timed + v.cb_count;
 				infos[i] = own ? v.cbinfos[i - reset - timed] :
 					  (VkCommandBufferSubmitInfo){
 						  VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, NULL, out[i], 0 };
@@ -333,6 +390,7 @@ static VkResult submit(crumbs_context *ctx, VkQueue queue, uint32_t count, const
 	VkResult r = PASS_THROUGH(q->scratch_submits);
 	if (r != VK_SUCCESS) {
 		/* Nothing was submitted: forget what was recorded of it. */
+		scope_resets_return(ctx, q);
 		ctx->submit_cmd_count = saved_cmds;
 		ctx->op_count = saved_ops;
 		if (r == VK_ERROR_DEVICE_LOST)

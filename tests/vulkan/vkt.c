@@ -64,8 +64,7 @@ static PFN_vkVoidFunction VKAPI_CALL vkt_gdpa(VkDevice device, const char *name)
 	return f ? f : vkGetDeviceProcAddr(device, name);
 }
 
-/* What crumbs is given as the loader's vkGetInstanceProcAddr. */
-static PFN_vkVoidFunction VKAPI_CALL vkt_gipa(VkInstance instance, const char *name)
+PFN_vkVoidFunction VKAPI_CALL vkt_gipa(VkInstance instance, const char *name)
 {
 	PFN_vkVoidFunction f = vkt_override ? vkt_override(name) : NULL;
 	if (f)

@@ -42,6 +42,10 @@ extern bool vkt_validation;
  * one (by name) before vkt_init, e.g. vkGetQueryPoolResults. */
 extern PFN_vkVoidFunction (*vkt_override)(const char *name);
 
+/* What vkt_init gives crumbs as vkGetInstanceProcAddr: the loader's, with
+ * vkt_override's replacements; for a test that makes a context of its own. */
+PFN_vkVoidFunction VKAPI_CALL vkt_gipa(VkInstance instance, const char *name);
+
 /* Creates everything; fails the test (cmocka) when something is missing.
  * `features` of crumbs_vk_device are the ones enabled, plus `desc` fields
  * the test wants (may be NULL). */
