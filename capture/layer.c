@@ -3,9 +3,11 @@
  * for programs that were not changed for crumbs. Debug labels (debug utils
  * and debug marker) become scopes; in a capture frame render passes become
  * events and draws, dispatches, copies, blits, clears and resolves leaf
- * events with their counts. Frames end at vkQueuePresentKHR, or, on a
- * device that has never presented, at each submission that signals a
- * fence. See capture/LAYER.md.
+ * events with their counts, each named from what the program recorded.
+ * Frames end at vkQueuePresentKHR, or, on a device that has never
+ * presented, at each submission that signals a fence, or, with
+ * CRUMBS_LAYER_WINDOW_MS, every so many milliseconds. Every command it
+ * hands out is safe whatever the program enabled. See capture/LAYER.md.
  */
 #include "layer_internal.h"
 
@@ -518,6 +520,29 @@ static struct crumbs_cmd *standing_of(void *user, VkCommandBuffer cb)
 	return s ? s->standing : NULL;
 }
 
+/* CRUMBS_LAYER_WINDOW_MS=MS: frames of fixed length (capture/LAYER.md);
+ * 0 when unset or not a valid length. */
+static int64_t window_from_env(void)
+{
+	enum { WINDOW_MAX_MS = 10000 }; /* as `crumbs capture --window` allows */
+	static _Atomic bool window_refused; /* said once, not once a device */
+	const char *window = getenv("CRUMBS_LAYER_WINDOW_MS");
+	if (!window || !*window)
+		return 0;
+	char *end = NULL;
+	long ms = window[0] >= '0' && window[0] <= '9' ? strtol(window, &end, 10) : 0;
+	if (ms >= 1 && ms <= WINDOW_MAX_MS && !*end)
+		return ms * 1000000ll;
+	if (!atomic_exchange(&window_refused, true))
+		say("CRUMBS_LAYER_WINDOW_MS='%s' is not a number of milliseconds from 1 to %d; "
+		    "frames end at presents and fences", window, WINDOW_MAX_MS);
+	return 0;
+}
+
+/* A window holds every submission made in it, far more than a frame's:
+ * room for this many per queue. */
+#define WINDOW_SUBMISSIONS 512
+
 /* The recorder for a new device: every queue the program created. The
  * `ordinal`-th of the devices alive at once writes its captures under the
  * program's name with "-deviceN" after it, so that devices capturing the
@@ -551,6 +576,7 @@ static void profile_device(struct layer_device *d, VkPhysicalDevice physical,
 			d->queue_count++;
 		}
 	}
+	int64_t window_ns = window_from_env();
 	struct crumbs_vk_device dev = { physical, d->device, features };
 	pthread_mutex_lock(&registry_lock);
 	bool listen = !trigger_taken;
@@ -565,6 +591,7 @@ static void profile_device(struct layer_device *d, VkPhysicalDevice physical,
 		.queue_count = d->queue_count,
 		.log = layer_log,
 		.no_trigger = !listen,
+		.max_submissions = window_ns ? WINDOW_SUBMISSIONS : 0,
 	};
 	char name[96];
 	if (ordinal > 0) {
@@ -586,20 +613,8 @@ static void profile_device(struct layer_device *d, VkPhysicalDevice physical,
 	const char *standing = getenv("CRUMBS_LAYER_STANDING");
 	if (!standing || strcmp(standing, "0") != 0)
 		d->standing = standing_setup(d->ctx, standing_of, d);
-	/* CRUMBS_LAYER_WINDOW_MS=MS: frames of fixed length (capture/LAYER.md). */
-	enum { WINDOW_MAX_MS = 10000 }; /* as `crumbs capture --window` allows */
-	static _Atomic bool window_refused; /* said once, not once a device */
-	const char *window = getenv("CRUMBS_LAYER_WINDOW_MS");
-	if (window && *window) {
-		char *end = NULL;
-		long ms = window[0] >= '0' && window[0] <= '9' ? strtol(window, &end, 10) : 0;
-		bool valid = ms >= 1 && ms <= WINDOW_MAX_MS && !*end;
-		if (!valid && !atomic_exchange(&window_refused, true))
-			say("CRUMBS_LAYER_WINDOW_MS='%s' is not a number of milliseconds from 1 to %d; "
-			    "frames end at presents and fences", window, WINDOW_MAX_MS);
-		else if (valid && pthread_rwlock_init(&d->window_lock, NULL) == 0)
-			d->window_ns = ms * 1000000ll;
-	}
+	if (window_ns && pthread_rwlock_init(&d->window_lock, NULL) == 0)
+		d->window_ns = window_ns;
 }
 
 /* Whether the device is one the layer leaves alone; says why if so. */
@@ -738,6 +753,8 @@ static VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device,
 	/* The program waited for the device to be idle, as it must before
 	 * destroying it: what crumbs submitted is done too. */
 	crumbs_destroy(d->ctx);
+	if (d->window_ns)
+		pthread_rwlock_destroy(&d->window_lock);
 	d->next.DestroyDevice(device, alloc);
 	hmap_free(&d->pools, false);
 	hmap_free(&d->cbs, true);
@@ -892,6 +909,8 @@ static VKAPI_ATTR void VKAPI_CALL layer_DestroyCommandPool(VkDevice device, VkCo
 	FORWARD(d, DestroyCommandPool, device, pool, alloc);
 }
 
+static void window_advance(struct layer_device *d);
+
 static VkQueue queue_for_family(const struct layer_device *d, uint32_t family)
 {
 	for (uint32_t i = 0; i < d->queue_count; i++)
@@ -907,6 +926,11 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_BeginCommandBuffer(VkCommandBuffer c
 	VkResult r = FORWARD_RESULT(d, VK_ERROR_INITIALIZATION_FAILED, BeginCommandBuffer, cb, bi);
 	if (r != VK_SUCCESS || !d->ctx || !bi)
 		return r;
+	/* With windows, a command buffer begun after a window's end is
+	 * recorded in the next window's frame (a capture frame, maybe): the
+	 * frames that passed end first, as they would at its submission. */
+	if (d->window_ns && atomic_load(&d->window_start_ns))
+		window_advance(d);
 	struct cb_state *s = hmap_get(&d->cbs, (uint64_t)(uintptr_t)cb);
 	if (!s)
 		return r;
