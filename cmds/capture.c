@@ -125,8 +125,9 @@ static bool find_layer(char *dir, size_t size)
 	return false;
 }
 
-/* Sets name to value, or value:OLD when `join` and it is set already. */
-static int set_env(const char *name, const char *value, bool first)
+/* Sets name to value or, when it is set already, joins value to the
+ * list it holds with `separator`: first or last. */
+static int set_env(const char *name, const char *value, char separator, bool first)
 {
 	const char *old = getenv(name);
 	if (!old || !*old)
@@ -136,9 +137,9 @@ static int set_env(const char *name, const char *value, bool first)
 	if (!joined)
 		return -1;
 	if (first)
-		snprintf(joined, n, "%s:%s", value, old);
+		snprintf(joined, n, "%s%c%s", value, separator, old);
 	else
-		snprintf(joined, n, "%s:%s", old, value);
+		snprintf(joined, n, "%s%c%s", old, separator, value);
 	int r = setenv(name, joined, 1);
 	free(joined);
 	return r;
@@ -374,8 +375,9 @@ int cmd_capture(int argc, char **argv)
 	}
 	/* The layer below any the program or the user enabled, so that
 	 * the validation layer sees what crumbs records too. */
-	if (set_env("VK_ADD_LAYER_PATH", layer_dir, true) != 0 ||
-	    set_env("VK_LOADER_LAYERS_ENABLE", LAYER_NAME, false) != 0 ||
+	/* A path list takes ':', the loader's list of layers ','. */
+	if (set_env("VK_ADD_LAYER_PATH", layer_dir, ':', true) != 0 ||
+	    set_env("VK_LOADER_LAYERS_ENABLE", LAYER_NAME, ',', false) != 0 ||
 	    setenv("CRUMBS_CAPTURE_DIR", args.on_trigger ? out_dir : tmp, 1) != 0 ||
 	    (!args.on_trigger && setenv("CRUMBS_CAPTURE_FRAME", frame, 1) != 0) ||
 	    (args.on_trigger && unsetenv("CRUMBS_CAPTURE_FRAME") != 0) ||
