@@ -410,7 +410,9 @@ int cmd_capture(int argc, char **argv)
 	}
 	if (!paths) {
 		cmd_error("'%s' ended before frame %s was captured (did it use Vulkan, and run "
-			  "that many frames?)", positional[0], frame);
+			  "that many frames? Frames end at presents, or at fenced submissions when "
+			  "it never presents; for a program that does neither, use --window MS)",
+			  positional[0], frame);
 		if (status == 0)
 			status = EXIT_FAILURE_;
 		goto out;
