@@ -1045,7 +1045,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateGraphicsPipelines(
 	static VKAPI_ATTR void VKAPI_CALL layer_Destroy##name(VkDevice device, handle_type h,  \
 							      const VkAllocationCallbacks *alloc) \
 	{                                                                                      \
-		DEVICE_OF(device, );                                                             \
+		DEVICE_OF(device, );                                                           \
 		object_names_forget(&d->names, type, (uint64_t)h);                             \
 		FORWARD(d, Destroy##name, device, h, alloc);                                   \
 	}
