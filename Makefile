@@ -96,7 +96,8 @@ $(LIBCRUMBS): $(CORE_OBJ)
 
 # The layer: only the loader's entry points are exported, so the
 # recorder inside cannot clash with a libcrumbs the program links.
-LAYER_OBJ := $(call obj,capture/layer.c capture/layer_names.c)
+LAYER_OBJ := $(call obj,capture/layer.c capture/layer_record.c capture/layer_events.c \
+	capture/layer_names.c)
 $(LAYER): $(LAYER_OBJ) $(CORE_OBJ) capture/layer.map
 	$(CC) $(ALL_LDFLAGS) -shared -Wl,--version-script=capture/layer.map -Wl,-Bsymbolic \
 		-o $@ $(LAYER_OBJ) $(CORE_OBJ) $(LIBS)

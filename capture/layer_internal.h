@@ -1,7 +1,9 @@
 /*
- * layer_internal.h: what the layer's files share: the names a program
- * gave its objects (layer_names.c), kept for naming render passes and
- * leaf events in captures.
+ * layer_internal.h: what the layer's files share: the one list of the
+ * commands it intercepts and the table of the next layer's, its devices
+ * and command buffers (layer.c), what command buffers record
+ * (layer_record.c, layer_events.c), and the names a program gave its
+ * objects (layer_names.c).
  */
 #ifndef CRUMBS_LAYER_INTERNAL_H
 #define CRUMBS_LAYER_INTERNAL_H
@@ -40,5 +42,262 @@ size_t object_names_get(struct object_names *n, VkObjectType type, uint64_t hand
 			size_t size);
 /* The VkObjectType of a VK_EXT_debug_marker object type. */
 VkObjectType object_type_of_report(VkDebugReportObjectTypeEXT type);
+
+
+/* ------------------------------------------------------------------------ */
+/* The commands the layer intercepts                                        */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The device functions of the next layer or driver that the layer calls:
+ * one list, from which come the table of them (struct next_fns), their
+ * loading (load_next) and the layer's answers to vkGetDeviceProcAddr and
+ * vkGetInstanceProcAddr (intercepts[]).
+ *
+ * X(Name, FROM, ALIAS, ALIAS2, HAND_OUT)
+ * - Name: the command without "vk"; layer_Name intercepts it, and
+ *   next.Name is the next layer's.
+ * - FROM: the core version or the extension it belongs to.
+ * - ALIAS, ALIAS2: the names it had before promotion (NULL for none): the
+ *   first one the next layer has fills next.Name, once, at device
+ *   creation, and the layer answers to every name.
+ * - HAND_OUT: NEXT, the layer hands out layer_Name only where next.Name
+ *   exists (a program must not see a command its device lacks); ALWAYS,
+ *   always, forwarding nothing where next.Name is NULL: labels and object
+ *   names a program gives without enabling their extension are still
+ *   recorded.
+ * N(Name, FROM, ALIAS) is one the layer calls but does not intercept.
+ */
+#define LAYER_DEVICE_FUNCTIONS(X, N)                                                                  \
+	N(GetDeviceQueue, "1.0", NULL)                                                                \
+	X(DestroyDevice, "1.0", NULL, NULL, NEXT)                                                     \
+	X(CreateCommandPool, "1.0", NULL, NULL, NEXT)                                                 \
+	X(AllocateCommandBuffers, "1.0", NULL, NULL, NEXT)                                            \
+	X(FreeCommandBuffers, "1.0", NULL, NULL, NEXT)                                                \
+	X(ResetCommandBuffer, "1.0", NULL, NULL, NEXT)                                                \
+	X(ResetCommandPool, "1.0", NULL, NULL, NEXT)                                                  \
+	X(DestroyCommandPool, "1.0", NULL, NULL, NEXT)                                                \
+	X(BeginCommandBuffer, "1.0", NULL, NULL, NEXT)                                                \
+	X(EndCommandBuffer, "1.0", NULL, NULL, NEXT)                                                  \
+	X(CreateGraphicsPipelines, "1.0", NULL, NULL, NEXT)                                           \
+	X(DestroyPipeline, "1.0", NULL, NULL, NEXT)                                                   \
+	X(CreateRenderPass, "1.0", NULL, NULL, NEXT)                                                  \
+	X(CreateRenderPass2, "1.2", "vkCreateRenderPass2KHR", NULL, NEXT)                             \
+	X(DestroyRenderPass, "1.0", NULL, NULL, NEXT)                                                 \
+	X(DestroyFramebuffer, "1.0", NULL, NULL, NEXT)                                                \
+	X(DestroyImage, "1.0", NULL, NULL, NEXT)                                                      \
+	X(DestroyImageView, "1.0", NULL, NULL, NEXT)                                                  \
+	X(DestroyBuffer, "1.0", NULL, NULL, NEXT)                                                     \
+	X(SetDebugUtilsObjectNameEXT, "VK_EXT_debug_utils", NULL, NULL, ALWAYS)                       \
+	X(DebugMarkerSetObjectNameEXT, "VK_EXT_debug_marker", NULL, NULL, ALWAYS)                     \
+	X(CmdBindPipeline, "1.0", NULL, NULL, NEXT)                                                   \
+	X(CmdSetPrimitiveTopology, "1.3", "vkCmdSetPrimitiveTopologyEXT", NULL, NEXT)                 \
+	X(CmdBeginDebugUtilsLabelEXT, "VK_EXT_debug_utils", NULL, NULL, ALWAYS)                       \
+	X(CmdEndDebugUtilsLabelEXT, "VK_EXT_debug_utils", NULL, NULL, ALWAYS)                         \
+	X(CmdInsertDebugUtilsLabelEXT, "VK_EXT_debug_utils", NULL, NULL, ALWAYS)                      \
+	X(QueueBeginDebugUtilsLabelEXT, "VK_EXT_debug_utils", NULL, NULL, ALWAYS)                     \
+	X(QueueEndDebugUtilsLabelEXT, "VK_EXT_debug_utils", NULL, NULL, ALWAYS)                       \
+	X(QueueInsertDebugUtilsLabelEXT, "VK_EXT_debug_utils", NULL, NULL, ALWAYS)                    \
+	X(CmdDebugMarkerBeginEXT, "VK_EXT_debug_marker", NULL, NULL, ALWAYS)                          \
+	X(CmdDebugMarkerEndEXT, "VK_EXT_debug_marker", NULL, NULL, ALWAYS)                            \
+	X(CmdDebugMarkerInsertEXT, "VK_EXT_debug_marker", NULL, NULL, ALWAYS)                         \
+	X(CmdBeginRenderPass, "1.0", NULL, NULL, NEXT)                                                \
+	X(CmdBeginRenderPass2, "1.2", "vkCmdBeginRenderPass2KHR", NULL, NEXT)                         \
+	X(CmdEndRenderPass, "1.0", NULL, NULL, NEXT)                                                  \
+	X(CmdEndRenderPass2, "1.2", "vkCmdEndRenderPass2KHR", NULL, NEXT)                             \
+	X(CmdBeginRendering, "1.3", "vkCmdBeginRenderingKHR", NULL, NEXT)                             \
+	X(CmdEndRendering, "1.3", "vkCmdEndRenderingKHR", NULL, NEXT)                                 \
+	X(CmdDraw, "1.0", NULL, NULL, NEXT)                                                           \
+	X(CmdDrawIndexed, "1.0", NULL, NULL, NEXT)                                                    \
+	X(CmdDrawIndirect, "1.0", NULL, NULL, NEXT)                                                   \
+	X(CmdDrawIndexedIndirect, "1.0", NULL, NULL, NEXT)                                            \
+	X(CmdDrawIndirectCount, "1.2", "vkCmdDrawIndirectCountKHR", "vkCmdDrawIndirectCountAMD", NEXT) \
+	X(CmdDrawIndexedIndirectCount, "1.2", "vkCmdDrawIndexedIndirectCountKHR",                     \
+	  "vkCmdDrawIndexedIndirectCountAMD", NEXT)                                                   \
+	X(CmdDrawMultiEXT, "VK_EXT_multi_draw", NULL, NULL, NEXT)                                     \
+	X(CmdDrawMultiIndexedEXT, "VK_EXT_multi_draw", NULL, NULL, NEXT)                              \
+	X(CmdDrawMeshTasksEXT, "VK_EXT_mesh_shader", NULL, NULL, NEXT)                                \
+	X(CmdDrawMeshTasksIndirectEXT, "VK_EXT_mesh_shader", NULL, NULL, NEXT)                        \
+	X(CmdDrawMeshTasksIndirectCountEXT, "VK_EXT_mesh_shader", NULL, NULL, NEXT)                   \
+	X(CmdDispatch, "1.0", NULL, NULL, NEXT)                                                       \
+	X(CmdDispatchBase, "1.1", "vkCmdDispatchBaseKHR", NULL, NEXT)                                 \
+	X(CmdDispatchIndirect, "1.0", NULL, NULL, NEXT)                                               \
+	X(CmdTraceRaysKHR, "VK_KHR_ray_tracing_pipeline", NULL, NULL, NEXT)                           \
+	X(CmdTraceRaysIndirectKHR, "VK_KHR_ray_tracing_pipeline", NULL, NULL, NEXT)                   \
+	X(CmdCopyBuffer, "1.0", NULL, NULL, NEXT)                                                     \
+	X(CmdCopyImage, "1.0", NULL, NULL, NEXT)                                                      \
+	X(CmdCopyBufferToImage, "1.0", NULL, NULL, NEXT)                                              \
+	X(CmdCopyImageToBuffer, "1.0", NULL, NULL, NEXT)                                              \
+	X(CmdCopyBuffer2, "1.3", "vkCmdCopyBuffer2KHR", NULL, NEXT)                                   \
+	X(CmdCopyImage2, "1.3", "vkCmdCopyImage2KHR", NULL, NEXT)                                     \
+	X(CmdCopyBufferToImage2, "1.3", "vkCmdCopyBufferToImage2KHR", NULL, NEXT)                     \
+	X(CmdCopyImageToBuffer2, "1.3", "vkCmdCopyImageToBuffer2KHR", NULL, NEXT)                     \
+	X(CmdUpdateBuffer, "1.0", NULL, NULL, NEXT)                                                   \
+	X(CmdFillBuffer, "1.0", NULL, NULL, NEXT)                                                     \
+	X(CmdBlitImage, "1.0", NULL, NULL, NEXT)                                                      \
+	X(CmdBlitImage2, "1.3", "vkCmdBlitImage2KHR", NULL, NEXT)                                     \
+	X(CmdClearColorImage, "1.0", NULL, NULL, NEXT)                                                \
+	X(CmdClearDepthStencilImage, "1.0", NULL, NULL, NEXT)                                         \
+	X(CmdClearAttachments, "1.0", NULL, NULL, NEXT)                                               \
+	X(CmdResolveImage, "1.0", NULL, NULL, NEXT)                                                   \
+	X(CmdResolveImage2, "1.3", "vkCmdResolveImage2KHR", NULL, NEXT)                               \
+	X(CmdExecuteCommands, "1.0", NULL, NULL, NEXT)                                                \
+	X(QueueSubmit, "1.0", NULL, NULL, NEXT)                                                       \
+	X(QueueSubmit2, "1.3", "vkQueueSubmit2KHR", NULL, NEXT)                                       \
+	X(QueuePresentKHR, "VK_KHR_swapchain", NULL, NULL, NEXT)                                      \
+	X(SignalSemaphore, "1.2", "vkSignalSemaphoreKHR", NULL, NEXT)
+
+#define FIELD(name, from, alias, alias2, hand_out) PFN_vk##name name;
+#define FIELD_N(name, from, alias) PFN_vk##name name;
+struct next_fns {
+	PFN_vkGetDeviceProcAddr GetDeviceProcAddr;
+	LAYER_DEVICE_FUNCTIONS(FIELD, FIELD_N)
+};
+#undef FIELD
+#undef FIELD_N
+
+/* Calls the next layer's command where it has one, and nothing where it
+ * has not: the layer hands out label and name commands whatever the
+ * program enabled, and a program may call any command it got through
+ * vkGetInstanceProcAddr. */
+#define FORWARD(d, name, ...)                           \
+	do {                                            \
+		if ((d)->next.name)                     \
+			(d)->next.name(__VA_ARGS__);    \
+	} while (0)
+/* The same for commands that return a VkResult: `missing` without one. */
+#define FORWARD_RESULT(d, missing, name, ...) \
+	((d)->next.name ? (d)->next.name(__VA_ARGS__) : (missing))
+
+/* Every intercept, declared from the list: layer_Name has the type of
+ * PFN_vkName, which the compiler checks against its definition. */
+#define LAYER_DECLARE(name, from, alias, alias2, hand_out) \
+	extern __typeof__(*(PFN_vk##name)0) layer_##name;
+#define LAYER_DECLARE_N(name, from, alias)
+LAYER_DEVICE_FUNCTIONS(LAYER_DECLARE, LAYER_DECLARE_N)
+#undef LAYER_DECLARE
+#undef LAYER_DECLARE_N
+
+/* A program that links libcrumbs asks for this to learn that the layer
+ * records its device (capture/LAYER.md). */
+VKAPI_ATTR void VKAPI_CALL layer_CrumbsLayerCRUMBS(void);
+
+/* ------------------------------------------------------------------------ */
+/* Maps, instances, devices and command buffers (layer.c)                   */
+/* ------------------------------------------------------------------------ */
+
+/* A map from 64-bit handles to small values, under a lock. */
+struct handle_map {
+	pthread_mutex_t lock;
+	uint64_t *keys;
+	void **values;
+	uint32_t cap;
+	uint32_t count;
+};
+
+/* Sets key to value (entries are overwritten, never removed: a handle
+ * that comes back is set again when it does). */
+void handle_map_set(struct handle_map *m, uint64_t key, void *value);
+/* The value of key, or NULL. */
+void *handle_map_get(struct handle_map *m, uint64_t key);
+/* Calls fn on every value, under the map's lock. */
+void handle_map_each(struct handle_map *m, void (*fn)(void *value, void *arg), void *arg);
+/* Frees the map and, with free_values, its values. */
+void handle_map_release(struct handle_map *m, bool free_values);
+
+struct layer_instance {
+	void *key;
+	VkInstance instance;
+	PFN_vkGetInstanceProcAddr gipa;
+	PFN_vkDestroyInstance DestroyInstance;
+	PFN_vkCreateDevice CreateDevice;
+	PFN_vkEnumerateDeviceExtensionProperties EnumerateDeviceExtensionProperties;
+	PFN_vkGetPhysicalDeviceQueueFamilyProperties GetPhysicalDeviceQueueFamilyProperties;
+	PFN_vkGetPhysicalDeviceProperties GetPhysicalDeviceProperties;
+};
+
+/* A command buffer the layer has seen allocated. */
+struct cb_state {
+	uint32_t family;
+	VkCommandPool pool;
+	bool secondary;
+	crumbs_cmd *cmd;        /* while recorded */
+	bool capturing;         /* cmd records at full detail */
+	crumbs_cmd *standing;   /* its standing recording (capture/standing.c) */
+	uint64_t standing_frame; /* the frame it was begun in */
+	bool standing_reused;   /* recorded without ONE_TIME_SUBMIT */
+	uint32_t standing_hint; /* the slots the last one used */
+	VkPrimitiveTopology topology;
+	uint32_t view_mask;     /* of the render pass being recorded */
+	/* Names of the bound graphics, compute and ray-tracing pipelines,
+	 * kept only while the command buffer records at full detail. */
+	char pipeline[3][OBJECT_NAME_MAX + 1];
+};
+
+struct layer_queue {
+	VkQueue queue;
+	uint32_t family;
+};
+
+struct layer_device {
+	void *key;
+	VkDevice device;
+	struct layer_instance *inst;
+	struct next_fns next;
+	crumbs_context *ctx;            /* NULL: unprofiled */
+	struct layer_queue *queues;
+	uint32_t queue_count;
+	struct handle_map pools;        /* VkCommandPool -> family + 1 */
+	struct handle_map cbs;          /* VkCommandBuffer -> struct cb_state */
+	struct handle_map pipelines;    /* VkPipeline -> topology + 1 */
+	struct handle_map passes;       /* VkRenderPass -> its pass_info */
+	struct object_names names;      /* what the program named its objects */
+	_Atomic uint32_t recording;     /* command buffers recorded at full detail */
+	_Atomic bool presented;
+	_Atomic uint64_t frames;        /* frames ended */
+	int64_t window_ns;              /* CRUMBS_LAYER_WINDOW_MS; 0: frames end at presents */
+	_Atomic int64_t window_start_ns; /* the first submission on the CPU clock; 0: none yet */
+	pthread_rwlock_t window_lock;   /* held to end windows; read-held by submissions */
+	bool standing;                  /* standing recordings can be made */
+	_Atomic bool standing_off;      /* the program records every frame */
+	_Atomic uint32_t standing_live; /* standing recordings held */
+	_Atomic uint32_t rerecorded;    /* of them, replaced within a few frames */
+};
+
+/* The device of a dispatchable object (a device, queue or command
+ * buffer), or NULL when the layer does not know it. */
+struct layer_device *device_of(const void *dispatchable);
+/* One line on standard error, "crumbs: " first. */
+__attribute__((format(printf, 1, 2)))
+void say(const char *fmt, ...);
+/* With windows of fixed length: ends the frames of the windows that have
+ * passed since the device's first submission. */
+void window_advance(struct layer_device *d);
+
+/* The device of a dispatchable object; returns (with `fail`, if any) from
+ * the intercept when the layer does not know it, since then it has no
+ * next function to call. */
+#define DEVICE_OF(object, fail)                              \
+	struct layer_device *d = device_of(object);          \
+	if (!d)                                              \
+		return fail
+
+/* ------------------------------------------------------------------------ */
+/* Command buffers (layer_record.c)                                         */
+/* ------------------------------------------------------------------------ */
+
+/* The state of cb when it records at full detail; NULL otherwise, after
+ * one atomic load when nothing does. */
+struct cb_state *capturing(struct layer_device *d, VkCommandBuffer cb);
+
+/* What a render pass object says of itself, packed into a map value
+ * (never 0): the attachments its subpasses write and whether any uses
+ * multiview. */
+#define PASS_KNOWN (1u << 0)
+#define PASS_MULTIVIEW (1u << 1)
+#define PASS_DEPTH (1u << 2)
+#define PASS_STENCIL (1u << 3)
+#define PASS_COLORS_SHIFT 8   /* 8 bits: color attachments, at most 255 */
+#define PASS_SUBPASSES_SHIFT 16 /* 8 bits: subpasses, at most 255 */
 
 #endif
