@@ -188,13 +188,22 @@ struct queue_state {
 /* Command buffers and events                                               */
 /* ------------------------------------------------------------------------ */
 
+/* A name in the capture's arena (or a standing recording's own). */
+struct name_ref {
+	uint32_t offset;
+	uint32_t len;
+};
+
+/* A leaf's or a COUNTS event's counts; a leaf's name too, kept here so
+ * that every event stays 16 bytes. */
 struct counts_record {
 	uint64_t draws, dispatches, prims, verts;
+	struct name_ref name;
 };
 
 /* EVENT_PASS: a render pass, a scope whose level is its kind. EVENT_LEAF:
- * one command between two slots (slot, slot + 1), its kind in level, its
- * name in u.name and its counts in counts. */
+ * one command between two slots (slot, slot + 1), its kind in level and
+ * its counts and name in u.counts. */
 enum event_type { EVENT_NONE, EVENT_BEGIN, EVENT_END, EVENT_COUNTS, EVENT_EXECUTE, EVENT_PASS, EVENT_LEAF };
 
 struct event {
@@ -202,12 +211,9 @@ struct event {
 	uint8_t level;
 	uint8_t pad[2];
 	uint32_t slot;    /* query slot written, or NO_SLOT */
-	uint32_t counts;  /* EVENT_LEAF, EVENT_COUNTS: index in context.counts */
 	union {
-		struct {
-			uint32_t offset; /* in the name arena */
-			uint32_t len;
-		} name;
+		struct name_ref name;
+		uint32_t counts;        /* index in context.counts */
 		VkCommandBuffer secondary;
 	} u;
 };
@@ -450,7 +456,7 @@ void standing_destroy(crumbs_context *ctx);
  * NULL (counted as dropped) when the capture has no more. */
 struct crumbs_cmd *record_handle(crumbs_context *ctx, struct queue_state *q);
 struct event *event_add(struct crumbs_cmd *cmd);
-void name_store(crumbs_context *ctx, struct event *e, const char *name, size_t len);
+void name_store(crumbs_context *ctx, struct name_ref *ref, const char *name, size_t len);
 /* A counts record of the capture, or UINT32_MAX when they are full. */
 uint32_t counts_add(crumbs_context *ctx, const struct counts_record *c);
 uint32_t slots_take(struct queue_state *q, uint32_t depth, uint32_t count);

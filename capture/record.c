@@ -185,40 +185,41 @@ struct event *event_add(struct crumbs_cmd *cmd)
 }
 
 /* A copy of the name in the capture's arena. */
-void name_store(crumbs_context *ctx, struct event *e, const char *name, size_t len)
+void name_store(crumbs_context *ctx, struct name_ref *ref, const char *name, size_t len)
 {
 	if (len > 4096)
 		len = 4096;
+	if (!len) {
+		*ref = (struct name_ref){ 0, 0 };
+		return;
+	}
 	uint32_t at = atomic_fetch_add(&ctx->name_next, (uint32_t)len);
 	if ((uint64_t)at + len > ctx->name_bytes) {
-		e->u.name.offset = 0;
-		e->u.name.len = 0; /* out of room: the name is lost, not the scope */
+		*ref = (struct name_ref){ 0, 0 }; /* out of room: the name is lost, not the scope */
 		return;
 	}
 	memcpy(ctx->names + at, name, len);
-	e->u.name.offset = at;
-	e->u.name.len = (uint32_t)len;
+	*ref = (struct name_ref){ at, (uint32_t)len };
 }
 
 /* The name in the capture's arena or, for a standing recording, its own. */
-static void name_keep(struct crumbs_cmd *cmd, struct event *e, const char *name, size_t len)
+static void name_keep(struct crumbs_cmd *cmd, struct name_ref *ref, const char *name, size_t len)
 {
 	struct standing *st = cmd->standing;
 	if (!st) {
-		name_store(cmd->ctx, e, name, len);
+		name_store(cmd->ctx, ref, name, len);
 		return;
 	}
 	if (len > 4096)
 		len = 4096;
-	e->u.name.offset = st->name_len;
-	e->u.name.len = 0;
+	*ref = (struct name_ref){ st->name_len, 0 };
 	if (!standing_grow((void **)&st->names, &st->name_cap, st->name_len + (uint32_t)len, 1)) {
 		st->lost = true;
 		return;
 	}
 	memcpy(st->names + st->name_len, name, len);
 	st->name_len += (uint32_t)len;
-	e->u.name.len = (uint32_t)len;
+	ref->len = (uint32_t)len;
 }
 
 uint32_t counts_add(crumbs_context *ctx, const struct counts_record *c)
@@ -336,7 +337,7 @@ static void record_begin(struct crumbs_cmd *cmd, uint8_t type, unsigned level, c
 	e->type = type;
 	e->level = (uint8_t)level;
 	e->slot = NO_SLOT;
-	name_keep(cmd, e, name, len);
+	name_keep(cmd, &e->u.name, name, len);
 	uint32_t end_slot = NO_SLOT;
 	uint32_t s = slots_for(cmd, cmd->depth, 2);
 	if (s != NO_SLOT) {
@@ -421,14 +422,14 @@ void crumbs_count_(crumbs_cmd *cmd, uint64_t draws, uint64_t dispatches, uint64_
 {
 	if (!keeps_events(cmd))
 		return;
-	struct counts_record c = { draws, dispatches, prims, verts };
+	struct counts_record c = { draws, dispatches, prims, verts, { 0, 0 } };
 	uint32_t i = counts_keep(cmd, &c);
 	struct event *e = i != UINT32_MAX ? event_add(cmd) : NULL;
 	if (!e)
 		return;
 	e->type = EVENT_COUNTS;
 	e->slot = NO_SLOT;
-	e->counts = i;
+	e->u.counts = i;
 }
 
 void crumbs_cmd_execute(crumbs_cmd *cmd, uint32_t count, const VkCommandBuffer *secondaries)
@@ -487,7 +488,8 @@ void record_leaf_end(struct crumbs_cmd *cmd, uint32_t slot, enum crumbs_event_ki
 {
 	if (slot != NO_SLOT)
 		stamp(cmd, slot + 1);
-	struct counts_record c = { draws, dispatches, prims, verts };
+	struct counts_record c = { draws, dispatches, prims, verts, { 0, 0 } };
+	name_keep(cmd, &c.name, name, len);
 	uint32_t i = counts_keep(cmd, &c);
 	struct event *e = i != UINT32_MAX ? event_add(cmd) : NULL;
 	if (!e) {
@@ -499,6 +501,5 @@ void record_leaf_end(struct crumbs_cmd *cmd, uint32_t slot, enum crumbs_event_ki
 	e->type = EVENT_LEAF;
 	e->level = (uint8_t)kind;
 	e->slot = slot;
-	e->counts = i;
-	name_keep(cmd, e, name, len);
+	e->u.counts = i;
 }

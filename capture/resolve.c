@@ -395,9 +395,9 @@ static enum crumbs_result write_events(crumbs_context *ctx, crumbs_writer *w,
 							      ticks_of(q, e->slot));
 				break;
 			case EVENT_LEAF: {
-				const struct counts_record *c = &ctx->counts[e->counts];
-				snprintf(name, sizeof(name), "%.*s", (int)e->u.name.len,
-					 ctx->names + e->u.name.offset);
+				const struct counts_record *c = &ctx->counts[e->u.counts];
+				snprintf(name, sizeof(name), "%.*s", (int)c->name.len,
+					 ctx->names + c->name.offset);
 				struct crumbs_leaf_desc leaf = {
 					(enum crumbs_event_kind)e->level, name[0] ? name : NULL, c->draws,
 					c->dispatches, c->prims, c->verts, ticks_of(q, e->slot),
@@ -410,7 +410,7 @@ static enum crumbs_result write_events(crumbs_context *ctx, crumbs_writer *w,
 				r = crumbs_writer_scope_end(w, ticks_of(q, e->slot));
 				break;
 			case EVENT_COUNTS: {
-				const struct counts_record *c = &ctx->counts[e->counts];
+				const struct counts_record *c = &ctx->counts[e->u.counts];
 				r = crumbs_writer_counts(w, c->draws, c->dispatches, c->prims,
 							 c->verts);
 				break;

@@ -193,11 +193,13 @@ struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct queue_state *q,
 			if (e->type == EVENT_LEAF)
 				read[e->slot + 1 - st->slot_first] = 1;
 		}
-		if (e->type == EVENT_BEGIN || e->type == EVENT_PASS || e->type == EVENT_LEAF)
-			name_store(ctx, c, st->names + e->u.name.offset, e->u.name.len);
+		if (e->type == EVENT_BEGIN || e->type == EVENT_PASS)
+			name_store(ctx, &c->u.name, st->names + e->u.name.offset, e->u.name.len);
 		if (e->type == EVENT_LEAF || e->type == EVENT_COUNTS) {
-			c->counts = counts_add(ctx, &st->counts[e->counts]);
-			if (c->counts == UINT32_MAX) {
+			struct counts_record counts = st->counts[e->u.counts];
+			name_store(ctx, &counts.name, st->names + counts.name.offset, counts.name.len);
+			c->u.counts = counts_add(ctx, &counts);
+			if (c->u.counts == UINT32_MAX) {
 				c->type = EVENT_NONE;
 				atomic_fetch_add(&ctx->dropped, 1);
 			}

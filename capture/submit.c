@@ -50,7 +50,7 @@ void submit_queue_label(crumbs_context *ctx, VkQueue queue, const char *name)
 	e->level = 0;
 	e->slot = NO_SLOT;
 	if (name)
-		name_store(ctx, e, name, strlen(name));
+		name_store(ctx, &e->u.name, name, strlen(name));
 }
 
 /* One batch of either submit call, read the same way. */
