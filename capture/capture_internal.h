@@ -486,6 +486,9 @@ void copy_marked(const struct device_state *d, VkCommandBuffer cb, VkQueryPool p
 /* At the end of the capture frame: each queue's copy of the results it
  * wrote, into the buffers of the pools they lie in. */
 void resolve_start(crumbs_context *ctx);
+/* At destruction, when the program is done with the device: waits (a
+ * bounded time) for the copies of the results still under way. */
+void resolve_wait(crumbs_context *ctx);
 /* Reads back what is available; when everything is (or time is up, or
  * `force`), starts writing the capture and printing its tables, and
  * returns true: the capture is then STATE_WRITING. With `force` (or when

@@ -796,6 +796,12 @@ void crumbs_destroy(crumbs_context *ctx)
 		resolve_start(ctx);
 	}
 	if (state == STATE_RESOLVING && ctx->queues && ctx->handles) {
+		/* The program is done with the device, and what it submitted is
+		 * done: the copies of the results (submitted just above when
+		 * the capture frame ends here) may be waited for, so that a
+		 * capture of the program's last frame is whole. */
+		if (!ctx->device_lost)
+			resolve_wait(ctx);
 		resolve_try(ctx, true);
 		state = STATE_WRITING;
 	}

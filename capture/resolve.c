@@ -678,6 +678,19 @@ void writer_release(crumbs_context *ctx)
 	pthread_mutex_destroy(&ctx->writer_lock);
 }
 
+void resolve_wait(crumbs_context *ctx)
+{
+	for (uint32_t i = 0; i < ctx->queue_count; i++) {
+		struct queue_state *q = &ctx->queues[i];
+		if (!q->copy_pending || !q->copy_fence)
+			continue;
+		struct device_state *d = &ctx->devices[q->device];
+		/* What it returns is read by copies_done() next. */
+		(void)d->fn.WaitForFences(d->device, 1, &q->copy_fence, VK_TRUE,
+					  (uint64_t)RESOLVE_NS);
+	}
+}
+
 bool resolve_try(crumbs_context *ctx, bool force)
 {
 	bool lost = ctx->device_lost;
