@@ -361,6 +361,7 @@ struct crumbs_context {
 	uint32_t host_signal_count;
 	uint32_t host_signal_cap;
 	pthread_mutex_t submit_lock;    /* ops, semaphores, submit_cmds across queues */
+	bool locks_ready;               /* map_lock and submit_lock initialised */
 
 	/* Standing recordings: the layer's lookup of a command buffer's. */
 	struct crumbs_cmd *(*standing_of)(void *user, VkCommandBuffer cb);

@@ -702,6 +702,7 @@ static enum crumbs_result create(const struct crumbs_desc *desc, crumbs_context 
 		pthread_mutex_destroy(&ctx->map_lock);
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
 	}
+	ctx->locks_ready = true;
 	report_settings_init(&ctx->settings);
 	if (!(ctx->writer_ready = writer_init(ctx)))
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
@@ -832,7 +833,9 @@ void crumbs_destroy(crumbs_context *ctx)
 		ctx_free(ctx, q->scratch_submits);
 		ctx_free(ctx, q->written);
 	}
-	if (ctx->blocks) {
+	/* A creation that failed part-way may have allocated the tables
+	 * without reaching the locks. */
+	if (ctx->locks_ready) {
 		pthread_mutex_destroy(&ctx->map_lock);
 		pthread_mutex_destroy(&ctx->submit_lock);
 	}

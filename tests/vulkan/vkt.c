@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 unsigned vkt_validation_messages;
+bool vkt_expect_out_of_memory;
 bool vkt_validation = true;
 PFN_vkVoidFunction (*vkt_override)(const char *name);
 
@@ -51,6 +52,9 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlag
 						 void *user)
 {
 	(void)types, (void)user;
+	if (vkt_expect_out_of_memory && data->pMessage &&
+	    strcmp(data->pMessage, "VK_ERROR_OUT_OF_HOST_MEMORY") == 0)
+		return VK_FALSE;
 	if (severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) {
 		vkt_validation_messages++;
 		fprintf(stderr, "validation: %s\n", data->pMessage);

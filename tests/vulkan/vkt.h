@@ -34,6 +34,11 @@ struct vkt {
 /* Validation messages seen since the start (warnings and errors). */
 extern unsigned vkt_validation_messages;
 
+/* While set, the layer's report that a call returned
+ * VK_ERROR_OUT_OF_HOST_MEMORY is not counted: a test that fails
+ * allocations on purpose expects it. */
+extern bool vkt_expect_out_of_memory;
+
 /* Whether vkt_init enables the validation layer (benchmarks turn it off:
  * it costs more than what they measure). */
 extern bool vkt_validation;
