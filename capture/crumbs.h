@@ -404,7 +404,7 @@ struct crumbs_desc {
 	 * scope does. Needs CRUMBS_FEATURE_DEBUG_UTILS. */
 	int mirror_labels;
 	uint32_t max_scopes;          /* per queue and capture; 0: 16384 */
-	uint32_t max_submissions;     /* per queue and capture; 0: 256 */
+	uint32_t max_submissions;     /* per queue and capture; 0: 128 */
 	uint32_t max_command_buffers; /* recorded during a capture; 0: 4096 */
 	uint32_t name_bytes;          /* scope names of a capture; 0: 1 MiB */
 	int no_trigger;               /* do not listen for `crumbs trigger` */
