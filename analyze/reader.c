@@ -237,10 +237,14 @@ static ssize_t read_at(const capture *c, uint64_t off, void *buf, size_t n)
 	return (ssize_t)done;
 }
 
-/* strerror's text, lowercased to read as the rest of crumbs' messages. */
+/* strerror's text, lowercased to read as the rest of crumbs' messages.
+ * strerror_r: crumbs' writer thread reads captures back while the
+ * program's threads may call strerror. _POSIX_C_SOURCE gives the XSI
+ * strerror_r, which returns 0 on success. */
 static void system_error(char *buf, size_t n, int code)
 {
-	snprintf(buf, n, "%s", strerror(code));
+	if (strerror_r(code, buf, n) != 0)
+		snprintf(buf, n, "error %d", code);
 	if (buf[0] >= 'A' && buf[0] <= 'Z' && !(buf[1] >= 'A' && buf[1] <= 'Z'))
 		buf[0] = (char)(buf[0] - 'A' + 'a');
 }
