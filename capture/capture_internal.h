@@ -266,11 +266,6 @@ struct semaphore_entry {
 	uint64_t signals;
 };
 
-struct semaphore_op {
-	uint32_t semaphore;
-	uint64_t value;
-};
-
 struct host_signal {
 	uint32_t semaphore;
 	uint64_t value;
@@ -351,7 +346,7 @@ struct crumbs_context {
 	struct crumbs_cmd **submit_cmds;
 	uint32_t submit_cmd_count;
 	uint32_t submit_cmd_cap;
-	struct semaphore_op *ops;
+	struct crumbs_semaphore_op *ops; /* as the writer takes them */
 	uint32_t op_count;
 	uint32_t op_cap;
 	struct semaphore_entry *semaphores;

@@ -431,23 +431,12 @@ static enum crumbs_result write_events(crumbs_context *ctx, crumbs_writer *w,
 	return r;
 }
 
-static void ops_of(const crumbs_context *ctx, const struct submit_record *s,
-		   struct crumbs_semaphore_op *waits, struct crumbs_semaphore_op *signals)
-{
-	for (uint32_t i = 0; i < s->wait_count; i++)
-		waits[i] = (struct crumbs_semaphore_op){ ctx->ops[s->first_op + i].semaphore,
-							 ctx->ops[s->first_op + i].value };
-	for (uint32_t i = 0; i < s->signal_count; i++) {
-		const struct semaphore_op *op = &ctx->ops[s->first_op + s->wait_count + i];
-		signals[i] = (struct crumbs_semaphore_op){ op->semaphore, op->value };
-	}
-}
-
 static enum crumbs_result write_capture(crumbs_context *ctx, const char *path, uint32_t flags)
 {
 	char producer[128];
 	crumbs_writer *w;
 	enum crumbs_result r;
+	uint32_t lost_ops = 0; /* submissions written without their semaphores */
 
 	snprintf(producer, sizeof(producer), "libcrumbs 1.0 (%s)", ctx->program_name);
 	struct crumbs_writer_desc desc = { 0 };
@@ -496,14 +485,19 @@ static enum crumbs_result write_capture(crumbs_context *ctx, const char *path, u
 		const struct queue_state *q = &ctx->queues[i];
 		for (uint32_t k = 0; k < q->submit_count && r == CRUMBS_OK; k++) {
 			const struct submit_record *s = &q->submits[k];
-			struct crumbs_semaphore_op waits[64], signals[64];
-			if (s->wait_count > 64 || s->signal_count > 64)
-				continue; /* the capture has room for them; the stack has not */
-			ops_of(ctx, s, waits, signals);
+			const struct crumbs_semaphore_op *ops = ctx->ops + s->first_op;
 			struct crumbs_submit_desc sd = { i, (uint64_t)s->cpu_ns, ticks_of(q, s->begin_slot),
-							 waits, s->wait_count, signals,
+							 ops, s->wait_count, ops + s->wait_count,
 							 s->signal_count };
 			r = crumbs_writer_submit_begin(w, &sd);
+			if (r == CRUMBS_ERROR_LIMIT) {
+				/* More semaphore operations than the format
+				 * holds: the work is kept, its waits and
+				 * signals are not, and the frame says so. */
+				sd.wait_count = sd.signal_count = 0;
+				lost_ops++;
+				r = crumbs_writer_submit_begin(w, &sd);
+			}
 			for (uint32_t c = 0; c < s->cmd_count && r == CRUMBS_OK; c++)
 				r = write_events(ctx, w, ctx->submit_cmds[s->first_cmd + c], 0);
 			if (r == CRUMBS_OK)
@@ -514,7 +508,7 @@ static enum crumbs_result write_capture(crumbs_context *ctx, const char *path, u
 		const struct host_signal *h = &ctx->host_signals[i];
 		r = crumbs_writer_host_signal(w, h->semaphore, h->value, (uint64_t)h->cpu_ns);
 	}
-	uint32_t dropped = atomic_load(&ctx->dropped);
+	uint32_t dropped = atomic_load(&ctx->dropped) + lost_ops;
 	if (dropped)
 		flags |= CRUMBS_FRAME_SCOPES_DROPPED;
 	if (r == CRUMBS_OK)

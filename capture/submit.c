@@ -140,7 +140,7 @@ static bool op_add(crumbs_context *ctx, VkSemaphore s, uint64_t value, bool sign
 	struct semaphore_entry *e = semaphore_find(ctx, s);
 	if (!e || ctx->op_count == ctx->op_cap)
 		return false;
-	struct semaphore_op *op = &ctx->ops[ctx->op_count++];
+	struct crumbs_semaphore_op *op = &ctx->ops[ctx->op_count++];
 	op->semaphore = e->id;
 	op->value = value;
 	if (value == 0) {

@@ -174,6 +174,61 @@ static void wait_for_host(void **state)
 	check_no_validation_messages();
 }
 
+/* A submission waiting on 65 timeline semaphores, which the host signals
+ * 5 ms later: it is in the capture with its scope, and its waits count. */
+static void many_waits(void **state)
+{
+	(void)state;
+	enum { WAITS = 65 };
+	struct vkt t;
+	vkt_init(&t, NULL);
+	VkSemaphoreTypeCreateInfo ti = { VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO, NULL,
+					 VK_SEMAPHORE_TYPE_TIMELINE, 0 };
+	VkSemaphoreCreateInfo si = { VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &ti, 0 };
+	VkSemaphore sems[WAITS];
+	uint64_t values[WAITS];
+	VkPipelineStageFlags stages[WAITS];
+	for (int i = 0; i < WAITS; i++) {
+		assert_int_equal(vkCreateSemaphore(t.device, &si, NULL, &sems[i]), VK_SUCCESS);
+		values[i] = 1;
+		stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+	}
+
+	assert_int_equal(crumbs_capture(t.crumbs, NULL), CRUMBS_OK);
+	crumbs_frame(t.crumbs);
+	VkCommandBuffer cb = vkt_begin(&t);
+	crumbs_cmd *h = crumbs_cmd_begin(t.crumbs, cb, t.queue);
+	crumbs_scope_begin(h, 0, "Many Waits");
+	vkt_fill(&t, cb, 1 << 20);
+	crumbs_scope_end(h);
+	crumbs_cmd_end(h);
+	assert_int_equal(vkEndCommandBuffer(cb), VK_SUCCESS);
+	VkTimelineSemaphoreSubmitInfo tsi = { VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+					      NULL, WAITS, values, 0, NULL };
+	VkSubmitInfo submit = { VK_STRUCTURE_TYPE_SUBMIT_INFO, &tsi, WAITS, sems, stages, 1, &cb,
+				0, NULL };
+	assert_int_equal(crumbs_queue_submit(t.crumbs, t.queue, 1, &submit, VK_NULL_HANDLE),
+			 VK_SUCCESS);
+	vkt_sleep_ms(5);
+	for (int i = 0; i < WAITS; i++) {
+		VkSemaphoreSignalInfo sig = { VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO, NULL, sems[i],
+					      1 };
+		assert_int_equal(crumbs_signal_semaphore(t.crumbs, t.device, &sig), VK_SUCCESS);
+	}
+	crumbs_frame(t.crumbs);
+	capture *c;
+	const struct frame *f = vkt_read(vkt_finish_capture(&t, NULL), &c);
+	assert_int_equal(f->queues[0].submissions, 1);
+	assert_non_null(vkt_find(f->queues[0].root, "Many Waits"));
+	assert_int_equal(f->dropped_scopes, 0);
+	assert_true((double)f->queues[0].wait_ns / MS > 4.0);
+	capture_free(c);
+	for (int i = 0; i < WAITS; i++)
+		vkDestroySemaphore(t.device, sems[i], NULL);
+	vkt_destroy(&t);
+	check_no_validation_messages();
+}
+
 /* A scope that begins in one command buffer and ends in a later
  * submission; a secondary's scopes placed where it is executed. */
 static void across_command_buffers(void **state)
@@ -578,6 +633,7 @@ int main(void)
 		cmocka_unit_test(accuracy),
 		cmocka_unit_test(idle_from_sleep),
 		cmocka_unit_test(wait_for_host),
+		cmocka_unit_test(many_waits),
 		cmocka_unit_test(across_command_buffers),
 		cmocka_unit_test(out_of_query_slots),
 		cmocka_unit_test(captures_in_a_row),
