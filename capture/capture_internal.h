@@ -385,7 +385,10 @@ struct crumbs_context {
 };
 
 /* context.c */
+/* Memory through the program's allocation callbacks, if it gave any:
+ * ctx_alloc's is cleared; ctx_realloc keeps p when it fails. */
 void *ctx_alloc(crumbs_context *ctx, size_t size);
+void *ctx_realloc(crumbs_context *ctx, void *p, size_t size);
 void ctx_free(crumbs_context *ctx, void *p);
 __attribute__((format(printf, 3, 4)))
 void ctx_log(crumbs_context *ctx, enum crumbs_log_level level, const char *fmt, ...);

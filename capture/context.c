@@ -32,6 +32,19 @@ void *ctx_alloc(crumbs_context *ctx, size_t size)
 	return p;
 }
 
+/* Unlike ctx_alloc, the bytes past the old size are not cleared. */
+void *ctx_realloc(crumbs_context *ctx, void *p, size_t size)
+{
+	if (size == 0)
+		size = 1;
+	if (!p)
+		return ctx_alloc(ctx, size);
+	if (ctx->has_allocator)
+		return ctx->allocator.pfnReallocation(ctx->allocator.pUserData, p, size, 16,
+						      VK_SYSTEM_ALLOCATION_SCOPE_OBJECT);
+	return realloc(p, size);
+}
+
 void ctx_free(crumbs_context *ctx, void *p)
 {
 	if (!p)
@@ -856,8 +869,8 @@ void crumbs_destroy(crumbs_context *ctx)
 	ctx_free(ctx, ctx->host_signals);
 	ctx_free(ctx, ctx->capture_dir);
 	ctx_free(ctx, ctx->program_name);
-	free(ctx->last_capture);
-	free(ctx->writer_path);
+	ctx_free(ctx, ctx->last_capture);
+	ctx_free(ctx, ctx->writer_path);
 	sbuf_release(&ctx->writer_log);
 	if (ctx->has_allocator) {
 		VkAllocationCallbacks a = ctx->allocator;

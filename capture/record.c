@@ -140,14 +140,15 @@ void crumbs_cmd_end(crumbs_cmd *cmd)
 /* ------------------------------------------------------------------------ */
 
 /* Grows a standing recording's array to hold `need` items of `size`. */
-static bool standing_grow(void **items, uint32_t *cap, uint32_t need, size_t size)
+static bool standing_grow(crumbs_context *ctx, void **items, uint32_t *cap, uint32_t need,
+			  size_t size)
 {
 	if (need <= *cap)
 		return true;
 	uint32_t n = *cap ? *cap : 16;
 	while (n < need)
 		n *= 2;
-	void *p = realloc(*items, size * n);
+	void *p = ctx_realloc(ctx, *items, size * n);
 	if (!p)
 		return false;
 	*items = p;
@@ -160,7 +161,7 @@ struct event *event_add(struct crumbs_cmd *cmd)
 	crumbs_context *ctx = cmd->ctx;
 	if (cmd->standing) {
 		struct standing *st = cmd->standing;
-		if (!standing_grow((void **)&st->events, &st->event_cap, st->event_count + 1,
+		if (!standing_grow(ctx, (void **)&st->events, &st->event_cap, st->event_count + 1,
 				   sizeof(*st->events))) {
 			st->lost = true;
 			return NULL;
@@ -213,7 +214,7 @@ static void name_keep(struct crumbs_cmd *cmd, struct name_ref *ref, const char *
 	if (len > 4096)
 		len = 4096;
 	*ref = (struct name_ref){ st->name_len, 0 };
-	if (!standing_grow((void **)&st->names, &st->name_cap, st->name_len + (uint32_t)len, 1)) {
+	if (!standing_grow(cmd->ctx, (void **)&st->names, &st->name_cap, st->name_len + (uint32_t)len, 1)) {
 		st->lost = true;
 		return;
 	}
@@ -237,7 +238,7 @@ static uint32_t counts_keep(struct crumbs_cmd *cmd, const struct counts_record *
 	struct standing *st = cmd->standing;
 	if (!st)
 		return counts_add(cmd->ctx, c);
-	if (!standing_grow((void **)&st->counts, &st->count_cap, st->count_len + 1,
+	if (!standing_grow(cmd->ctx, (void **)&st->counts, &st->count_cap, st->count_len + 1,
 			   sizeof(*st->counts))) {
 		st->lost = true;
 		return UINT32_MAX;

@@ -715,8 +715,8 @@ bool resolve_try(crumbs_context *ctx, bool force)
 	int n = snprintf(path, sizeof(path), "%s/%s-frame-%llu.crumbs", ctx->capture_dir,
 			 ctx->program_name, (unsigned long long)ctx->capture_frame);
 	size_t len = strlen(path);
-	free(ctx->writer_path);
-	if ((ctx->writer_path = malloc(len + 1)))
+	ctx_free(ctx, ctx->writer_path);
+	if ((ctx->writer_path = ctx_alloc(ctx, len + 1)))
 		memcpy(ctx->writer_path, path, len + 1);
 	ctx->writer_flags = flags;
 	if (!ctx->writer_path || n <= 0 || (size_t)n >= sizeof(path)) {
@@ -770,8 +770,8 @@ bool resolve_written(crumbs_context *ctx, bool wait)
 
 	char full[PATH_MAX];
 	const char *shown = realpath(path, full) ? full : path;
-	free(ctx->last_capture);
-	ctx->last_capture = malloc(strlen(shown) + 1);
+	ctx_free(ctx, ctx->last_capture);
+	ctx->last_capture = ctx_alloc(ctx, strlen(shown) + 1);
 	if (ctx->last_capture)
 		memcpy(ctx->last_capture, shown, strlen(shown) + 1);
 	ctx_log(ctx, CRUMBS_LOG_INFO, "frame %llu captured to '%s'",

@@ -92,11 +92,11 @@ struct crumbs_cmd *standing_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQue
 	if (n > STANDING_MAX_RANGES)
 		n = STANDING_MAX_RANGES;
 
-	struct crumbs_cmd *h = calloc(1, sizeof(*h));
-	struct standing *st = calloc(1, sizeof(*st));
+	struct crumbs_cmd *h = ctx_alloc(ctx, sizeof(*h));
+	struct standing *st = ctx_alloc(ctx, sizeof(*st));
 	if (!h || !st) {
-		free(h);
-		free(st);
+		ctx_free(ctx, h);
+		ctx_free(ctx, st);
 		return NULL;
 	}
 	pthread_mutex_lock(&standing_lock);
@@ -111,8 +111,8 @@ struct crumbs_cmd *standing_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQue
 			p->owner[i] = h;
 	pthread_mutex_unlock(&standing_lock);
 	if (first == STANDING_RANGES) {
-		free(h);
-		free(st);
+		ctx_free(ctx, h);
+		ctx_free(ctx, st);
 		return NULL;
 	}
 	st->device = q->device;
@@ -146,11 +146,11 @@ void standing_free(crumbs_context *ctx, struct crumbs_cmd *h)
 		if (p->owner[i] == h)
 			p->owner[i] = NULL;
 	pthread_mutex_unlock(&standing_lock);
-	free(st->events);
-	free(st->names);
-	free(st->counts);
-	free(st);
-	free(h);
+	ctx_free(ctx, st->events);
+	ctx_free(ctx, st->names);
+	ctx_free(ctx, st->counts);
+	ctx_free(ctx, st);
+	ctx_free(ctx, h);
 }
 
 struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct queue_state *q,

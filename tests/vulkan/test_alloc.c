@@ -1,8 +1,8 @@
 /*
  * test_alloc.c: libcrumbs with the program's VkAllocationCallbacks: every
  * allocation of crumbs_create failed in turn leaves nothing behind and
- * destroys only what was set up, and a capture allocates through the
- * callbacks alone.
+ * destroys only what was set up, and what a capture keeps is allocated
+ * through the callbacks.
  */
 #define _GNU_SOURCE /* RTLD_NEXT */
 #include "vkt.h"
@@ -246,10 +246,50 @@ static void create_fails_at_each_allocation(void **state)
 	check_no_validation_messages();
 }
 
+/*
+ * A capture with the counting callbacks: what crumbs keeps of it (the
+ * path it reports) lies in memory they handed out, and at destruction
+ * everything they handed out is back.
+ */
+static void capture_allocates_through_callbacks(void **state)
+{
+	(void)state;
+	struct vkt t;
+	vkt_init(&t, NULL);
+	crumbs_destroy(t.crumbs);
+	assert_int_equal(create(&t, &t.crumbs), CRUMBS_OK);
+
+	assert_int_equal(crumbs_capture(t.crumbs, NULL), CRUMBS_OK);
+	crumbs_frame(t.crumbs);
+	VkCommandBuffer cb = vkt_begin(&t);
+	crumbs_cmd *h = crumbs_cmd_begin(t.crumbs, cb, t.queue);
+	crumbs_scope_begin(h, 0, "Work");
+	vkt_fill(&t, cb, 1 << 20);
+	crumbs_scope_end(h);
+	crumbs_cmd_end(h);
+	assert_int_equal(vkEndCommandBuffer(cb), VK_SUCCESS);
+	vkt_submit(&t, cb, VK_NULL_HANDLE, 0, VK_NULL_HANDLE, 0);
+	crumbs_frame(t.crumbs);
+	const char *path = vkt_finish_capture(&t, NULL);
+	pthread_mutex_lock(&blocks_lock);
+	bool ours = in_block(path);
+	pthread_mutex_unlock(&blocks_lock);
+	if (!ours)
+		fail_msg("crumbs_last_capture() is not in memory of the allocation callbacks");
+
+	assert_int_equal(vkDeviceWaitIdle(t.device), VK_SUCCESS);
+	crumbs_destroy(t.crumbs);
+	t.crumbs = NULL;
+	assert_int_equal(block_count, 0);
+	vkt_destroy(&t);
+	check_no_validation_messages();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(create_fails_at_each_allocation),
+		cmocka_unit_test(capture_allocates_through_callbacks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
