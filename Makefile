@@ -1,7 +1,10 @@
 # crumbs: one non-recursive Makefile.
 #
-#   make                 build/crumbs, crumbs-gen, libcrumbs.a, the layer, sample-renderer
-#   make install         PREFIX=/usr/local: crumbs and the layer with its manifest
+#   make                 build/crumbs, crumbs-gen, libcrumbs.a and .so, the layer,
+#                        sample-renderer
+#   make install         PREFIX=/usr/local: crumbs, the layer with its manifest,
+#                        libcrumbs (static and shared), crumbs.h, crumbs.pc
+#   make uninstall       removes what install put there
 #   make demo            the main job: report a frame's profilegpu tables
 #   make deps            install the Debian packages (tests/install-deps)
 #   make test            build and run every test; ends with "N passed, N failed"
@@ -11,6 +14,7 @@
 #   make DEVELOPER=1     warnings are errors
 
 CC ?= cc
+PREFIX ?= /usr/local
 CLANG ?= clang
 CFLAGS ?= -O2 -g
 PKG_CONFIG ?= pkg-config
@@ -24,6 +28,9 @@ comma := ,
 SAN_RUNTIMES := $(patsubst address,asan,$(patsubst undefined,ubsan,$(patsubst thread,tsan,\
 	$(subst $(comma), ,$(SANITIZE)))))
 export CRUMBS_LAYER_PRELOAD := $(foreach r,$(SAN_RUNTIMES),$(shell $(CC) -print-file-name=lib$(r).so))
+# A program that links the sanitized libcrumbs is built with the same
+# sanitizers: tests/cli/library-consumer.
+export CRUMBS_SANITIZE := $(SANITIZE)
 else
 BUILD ?= build
 SAN_FLAGS :=
@@ -68,17 +75,28 @@ CRUMBS_OBJ := $(call obj,$(CMDS_SRC)) $(CORE_OBJ)
 GEN_OBJ := $(call obj,$(GEN_SRC) $(CAPTURE_SRC))
 # libcrumbs: what a program links. It loads Vulkan through the loader's
 # vkGetInstanceProcAddr that the program hands it, so it needs no -lvulkan.
+# Its objects are compiled once more with -fvisibility=hidden, so that only
+# what crumbs.h declares CRUMBS_API is global; the archive holds one
+# partially linked object in which everything else is made local, so a
+# program's own now_ns or map_find never meets crumbs' (tests/cli/
+# library-symbols).
 LIBCRUMBS := $(BUILD)/libcrumbs.a
+LIBCRUMBS_VERSION := 1.0.0
+LIBCRUMBS_SONAME := libcrumbs.so.1
+LIBCRUMBS_SO := $(BUILD)/libcrumbs.so.$(LIBCRUMBS_VERSION)
+LIBCRUMBS_LINKS := $(BUILD)/$(LIBCRUMBS_SONAME) $(BUILD)/libcrumbs.so
+LIB_OBJ := $(patsubst $(BUILD)/obj/%,$(BUILD)/obj-hidden/%,$(CORE_OBJ))
+OBJCOPY ?= objcopy
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 VULKAN_TESTS := $(patsubst tests/vulkan/%.c,$(BUILD)/tests/vk_%,$(wildcard tests/vulkan/test_*.c))
 FUZZ_TARGETS := reader records
 FUZZ_REPLAY := $(patsubst %,$(BUILD)/tests/fuzz_%_replay,$(FUZZ_TARGETS))
 
-.PHONY: all clean test bench fuzz deps demo install
+.PHONY: all clean test bench fuzz deps demo install uninstall
 LAYER := $(BUILD)/libVkLayer_crumbs.so
 LAYER_JSON := $(BUILD)/VkLayer_crumbs.json
-all: $(BUILD)/crumbs $(BUILD)/crumbs-gen $(LIBCRUMBS) $(LAYER) $(LAYER_JSON) $(BUILD)/sample-renderer
+all: $(BUILD)/crumbs $(BUILD)/crumbs-gen $(LIBCRUMBS) $(LIBCRUMBS_LINKS) $(LAYER) $(LAYER_JSON) $(BUILD)/sample-renderer
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -90,9 +108,24 @@ $(BUILD)/crumbs: $(CRUMBS_OBJ)
 $(BUILD)/crumbs-gen: $(GEN_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
-$(LIBCRUMBS): $(CORE_OBJ)
+$(BUILD)/obj-hidden/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c $< -o $@
+
+$(BUILD)/libcrumbs.o: $(LIB_OBJ)
+	$(LD) -r -o $@.tmp $^
+	$(OBJCOPY) --localize-hidden $@.tmp $@
+	@rm -f $@.tmp
+
+$(LIBCRUMBS): $(BUILD)/libcrumbs.o
 	@rm -f $@
 	$(AR) rcs $@ $^
+
+$(LIBCRUMBS_SO): $(LIB_OBJ)
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,$(LIBCRUMBS_SONAME) -o $@ $^ $(LIBS)
+
+$(LIBCRUMBS_LINKS): $(LIBCRUMBS_SO)
+	ln -sf $(notdir $<) $@
 
 # The layer: only the loader's entry points are exported, so the
 # recorder inside cannot clash with a libcrumbs the program links.
@@ -106,14 +139,30 @@ $(LAYER): $(LAYER_OBJ) $(CORE_OBJ) capture/layer.map
 $(LAYER_JSON): capture/VkLayer_crumbs.json.in
 	sed 's|@LIBRARY@|./libVkLayer_crumbs.so|' $< >$@
 
-PREFIX ?= /usr/local
-install: $(BUILD)/crumbs $(LAYER)
+# crumbs.pc: its Requires.private are what a program that links
+# libcrumbs.a needs too (pkg-config --static).
+install: $(BUILD)/crumbs $(LAYER) $(LIBCRUMBS) $(LIBCRUMBS_SO)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
-		$(DESTDIR)$(PREFIX)/share/vulkan/explicit_layer.d
+		$(DESTDIR)$(PREFIX)/share/vulkan/explicit_layer.d \
+		$(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 $(BUILD)/crumbs $(DESTDIR)$(PREFIX)/bin/crumbs
 	install -m 644 $(LAYER) $(DESTDIR)$(PREFIX)/lib/libVkLayer_crumbs.so
 	sed 's|@LIBRARY@|$(PREFIX)/lib/libVkLayer_crumbs.so|' capture/VkLayer_crumbs.json.in \
 		>$(DESTDIR)$(PREFIX)/share/vulkan/explicit_layer.d/VkLayer_crumbs.json
+	install -m 644 $(LIBCRUMBS) $(DESTDIR)$(PREFIX)/lib/libcrumbs.a
+	install -m 755 $(LIBCRUMBS_SO) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBCRUMBS_SO))
+	ln -sf $(notdir $(LIBCRUMBS_SO)) $(DESTDIR)$(PREFIX)/lib/$(LIBCRUMBS_SONAME)
+	ln -sf $(LIBCRUMBS_SONAME) $(DESTDIR)$(PREFIX)/lib/libcrumbs.so
+	install -m 644 capture/crumbs.h $(DESTDIR)$(PREFIX)/include/crumbs.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIBCRUMBS_VERSION)|' capture/crumbs.pc.in \
+		>$(DESTDIR)$(PREFIX)/lib/pkgconfig/crumbs.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/crumbs $(DESTDIR)$(PREFIX)/lib/libVkLayer_crumbs.so \
+		$(DESTDIR)$(PREFIX)/share/vulkan/explicit_layer.d/VkLayer_crumbs.json \
+		$(DESTDIR)$(PREFIX)/lib/libcrumbs.a $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBCRUMBS_SO)) \
+		$(DESTDIR)$(PREFIX)/lib/$(LIBCRUMBS_SONAME) $(DESTDIR)$(PREFIX)/lib/libcrumbs.so \
+		$(DESTDIR)$(PREFIX)/include/crumbs.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/crumbs.pc
 
 # Shaders become C arrays of SPIR-V words, compiled into the renderer.
 $(BUILD)/shaders/%.h: samples/shaders/%
@@ -136,7 +185,9 @@ $(BUILD)/obj/tests/unit/%.o: ALL_CFLAGS += $(CMOCKA_CFLAGS)
 $(BUILD)/tests/test_layer_names: $(BUILD)/obj/capture/layer_names.o
 
 # Tests on a Vulkan device (lavapipe without a GPU), under validation.
-$(BUILD)/tests/vk_%: $(BUILD)/obj/tests/vulkan/%.o $(BUILD)/obj/tests/vulkan/vkt.o $(LIBCRUMBS)
+# They read captures back with the analyzer, which libcrumbs.a hides, so
+# they link the objects.
+$(BUILD)/tests/vk_%: $(BUILD)/obj/tests/vulkan/%.o $(BUILD)/obj/tests/vulkan/vkt.o $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS) $(VULKAN_LIBS)
 
@@ -185,7 +236,7 @@ test: all $(UNIT_TESTS) $(VULKAN_TESTS) $(TSAN_TEST) $(FUZZ_REPLAY) $(TWO_DEVICE
 	@tests/run-tests $(BUILD)
 
 BENCH_SCOPES := $(BUILD)/bench/scopes
-$(BENCH_SCOPES): $(BUILD)/obj/tests/bench/scopes.o $(BUILD)/obj/tests/vulkan/vkt.o $(LIBCRUMBS)
+$(BENCH_SCOPES): $(BUILD)/obj/tests/bench/scopes.o $(BUILD)/obj/tests/vulkan/vkt.o $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS) $(VULKAN_LIBS)
 
@@ -215,4 +266,4 @@ deps:
 clean:
 	rm -rf build
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/obj-hidden -name '*.d' 2>/dev/null)

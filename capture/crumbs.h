@@ -18,6 +18,17 @@
 extern "C" {
 #endif
 
+/*
+ * What libcrumbs exports. The library is built with -fvisibility=hidden;
+ * the functions declared with CRUMBS_API are the only ones a program sees,
+ * so its own names never clash with crumbs' internals.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define CRUMBS_API __attribute__((visibility("default")))
+#else
+#define CRUMBS_API
+#endif
+
 /* ------------------------------------------------------------------------ */
 /* Results                                                                  */
 /* ------------------------------------------------------------------------ */
@@ -43,7 +54,7 @@ enum crumbs_result { CRUMBS_RESULTS(CRUMBS_RESULT_ENUM_) CRUMBS_RESULT_COUNT };
 #undef CRUMBS_RESULT_ENUM_
 
 /* A short lowercase description of a result; never NULL, static storage. */
-const char *crumbs_result_str(enum crumbs_result result);
+CRUMBS_API const char *crumbs_result_str(enum crumbs_result result);
 
 /* ------------------------------------------------------------------------ */
 /* Capture file format constants (capture/FORMAT.md)                        */
@@ -82,7 +93,7 @@ enum crumbs_event_kind {
 };
 
 /* The name of an event kind ("Draw", "Render Pass", ...); static. */
-const char *crumbs_event_kind_name(enum crumbs_event_kind kind);
+CRUMBS_API const char *crumbs_event_kind_name(enum crumbs_event_kind kind);
 
 /* Detail levels of scopes, like r.RDG.Events: 0 coarsest, 3 finest. */
 #define CRUMBS_DETAIL_MAX 3
@@ -110,7 +121,7 @@ enum crumbs_frame_flags {
  * CRC-32C (Castagnoli) as the capture format uses it: pass 0 to start, and
  * the previous result to continue over more bytes.
  */
-uint32_t crumbs_crc32c(uint32_t crc, const void *data, size_t size);
+CRUMBS_API uint32_t crumbs_crc32c(uint32_t crc, const void *data, size_t size);
 
 /*
  * The difference ticks − base of two timestamps of a counter with `bits`
@@ -133,7 +144,7 @@ static inline int64_t crumbs_ticks_delta(uint64_t ticks, uint64_t base, unsigned
  * if it is one valid character as capture files allow (shortest form, no
  * surrogates, at most U+10FFFF, not NUL), else 0.
  */
-size_t crumbs_utf8_sequence(const unsigned char *p, size_t avail);
+CRUMBS_API size_t crumbs_utf8_sequence(const unsigned char *p, size_t avail);
 
 /* ------------------------------------------------------------------------ */
 /* Capture file writer                                                      */
@@ -229,62 +240,62 @@ struct crumbs_leaf_desc {
  * until crumbs_writer_close() or crumbs_writer_free(). The file header is
  * written at once.
  */
-enum crumbs_result crumbs_writer_open(const struct crumbs_writer_desc *desc,
-				      crumbs_writer **out);
+CRUMBS_API enum crumbs_result crumbs_writer_open(const struct crumbs_writer_desc *desc,
+						 crumbs_writer **out);
 
 /*
  * Writes what is pending and the index, then (with a path) renames the
  * temporary file into place, and frees the writer, also on failure. An
  * unfinished frame is discarded. Returns the first error the writer met.
  */
-enum crumbs_result crumbs_writer_close(crumbs_writer *w);
+CRUMBS_API enum crumbs_result crumbs_writer_close(crumbs_writer *w);
 
 /* Frees the writer without finishing the file; a temporary file is
  * removed. NULL is a no-op. */
-void crumbs_writer_free(crumbs_writer *w);
+CRUMBS_API void crumbs_writer_free(crumbs_writer *w);
 
 /* Devices and queues, numbered from 0 in the order they are added. They
  * may be added at any time outside a frame. Strings are copied. */
-enum crumbs_result crumbs_writer_add_gpu(crumbs_writer *w,
-					 const struct crumbs_gpu_desc *gpu,
-					 uint32_t *gpu_index);
-enum crumbs_result crumbs_writer_add_queue(crumbs_writer *w,
-					   const struct crumbs_queue_desc *queue,
-					   uint32_t *queue_index);
+CRUMBS_API enum crumbs_result crumbs_writer_add_gpu(crumbs_writer *w,
+						    const struct crumbs_gpu_desc *gpu,
+						    uint32_t *gpu_index);
+CRUMBS_API enum crumbs_result crumbs_writer_add_queue(crumbs_writer *w,
+						      const struct crumbs_queue_desc *queue,
+						      uint32_t *queue_index);
 
 /* A calibration sample: at cpu_ns on the CPU clock the GPU's counter read
  * gpu_ticks, within deviation_ns. Outside a frame it holds for the frames
  * that follow; inside one, for that frame. */
-enum crumbs_result crumbs_writer_calibration(crumbs_writer *w, uint32_t gpu,
-					     uint64_t gpu_ticks, uint64_t cpu_ns,
-					     uint64_t deviation_ns);
+CRUMBS_API enum crumbs_result crumbs_writer_calibration(crumbs_writer *w, uint32_t gpu,
+							uint64_t gpu_ticks, uint64_t cpu_ns,
+							uint64_t deviation_ns);
 
 /* Frames. Numbers must increase. The frame's flags (enum
  * crumbs_frame_flags) and how many scopes lost their timestamps are given
  * at its end. */
-enum crumbs_result crumbs_writer_frame_begin(crumbs_writer *w,
-					     uint64_t frame_number,
-					     uint64_t cpu_ns);
-enum crumbs_result crumbs_writer_frame_end(crumbs_writer *w, uint64_t cpu_ns,
-					   uint32_t flags,
-					   uint32_t dropped_scopes);
+CRUMBS_API enum crumbs_result crumbs_writer_frame_begin(crumbs_writer *w,
+							uint64_t frame_number,
+							uint64_t cpu_ns);
+CRUMBS_API enum crumbs_result crumbs_writer_frame_end(crumbs_writer *w, uint64_t cpu_ns,
+						      uint32_t flags,
+						      uint32_t dropped_scopes);
 
 /* When `queue` finished the work submitted before this frame; lets the
  * analyzer count idle time before the frame's first submission. */
-enum crumbs_result crumbs_writer_queue_ready(crumbs_writer *w, uint32_t queue,
-					     uint64_t gpu_ticks);
+CRUMBS_API enum crumbs_result crumbs_writer_queue_ready(crumbs_writer *w, uint32_t queue,
+							uint64_t gpu_ticks);
 
 /* A submission: begin, its scopes and events in GPU order, then end with
  * the GPU time it finished (or CRUMBS_NO_TICKS). */
-enum crumbs_result crumbs_writer_submit_begin(crumbs_writer *w,
-					      const struct crumbs_submit_desc *s);
-enum crumbs_result crumbs_writer_submit_end(crumbs_writer *w,
-					    uint64_t gpu_ticks);
+CRUMBS_API enum crumbs_result crumbs_writer_submit_begin(crumbs_writer *w,
+							 const struct crumbs_submit_desc *s);
+CRUMBS_API enum crumbs_result crumbs_writer_submit_end(crumbs_writer *w,
+						       uint64_t gpu_ticks);
 
 /* A host-side signal (vkSignalSemaphore) at cpu_ns. */
-enum crumbs_result crumbs_writer_host_signal(crumbs_writer *w,
-					     uint32_t semaphore,
-					     uint64_t value, uint64_t cpu_ns);
+CRUMBS_API enum crumbs_result crumbs_writer_host_signal(crumbs_writer *w,
+							uint32_t semaphore,
+							uint64_t value, uint64_t cpu_ns);
 
 /*
  * Scopes. Inside a submission they belong to its queue and may carry a
@@ -293,34 +304,35 @@ enum crumbs_result crumbs_writer_host_signal(crumbs_writer *w,
  * none. A scope may end in a later submission on the same queue. Names are
  * UTF-8; invalid bytes are replaced with U+FFFD.
  */
-enum crumbs_result crumbs_writer_select_queue(crumbs_writer *w,
-					      uint32_t queue);
-enum crumbs_result crumbs_writer_scope_begin(crumbs_writer *w,
-					     const char *name, unsigned level,
-					     uint64_t gpu_ticks);
-enum crumbs_result crumbs_writer_scope_end(crumbs_writer *w,
-					   uint64_t gpu_ticks);
+CRUMBS_API enum crumbs_result crumbs_writer_select_queue(crumbs_writer *w,
+							 uint32_t queue);
+CRUMBS_API enum crumbs_result crumbs_writer_scope_begin(crumbs_writer *w,
+							const char *name, unsigned level,
+							uint64_t gpu_ticks);
+CRUMBS_API enum crumbs_result crumbs_writer_scope_end(crumbs_writer *w,
+						      uint64_t gpu_ticks);
 
 /* An event that contains others (a render pass), ended by
  * crumbs_writer_scope_end(). */
-enum crumbs_result crumbs_writer_event_begin(crumbs_writer *w,
-					     enum crumbs_event_kind kind,
-					     const char *name,
-					     uint64_t gpu_ticks);
+CRUMBS_API enum crumbs_result crumbs_writer_event_begin(crumbs_writer *w,
+							enum crumbs_event_kind kind,
+							const char *name,
+							uint64_t gpu_ticks);
 
 /* A leaf event: one draw, dispatch, copy, ... with its counts. */
-enum crumbs_result crumbs_writer_leaf(crumbs_writer *w,
-				      const struct crumbs_leaf_desc *leaf);
+CRUMBS_API enum crumbs_result crumbs_writer_leaf(crumbs_writer *w,
+						 const struct crumbs_leaf_desc *leaf);
 
 /* Counts of work in the innermost open scope of the current queue (the
  * queue's own when none is open), where no leaf events were recorded.
  * CRUMBS_COUNT_UNKNOWN is allowed. */
-enum crumbs_result crumbs_writer_counts(crumbs_writer *w, uint64_t draws, uint64_t dispatches,
-					uint64_t prims, uint64_t verts);
+CRUMBS_API enum crumbs_result crumbs_writer_counts(crumbs_writer *w, uint64_t draws,
+						   uint64_t dispatches,
+						   uint64_t prims, uint64_t verts);
 
 /* Bytes written so far, compressed and uncompressed (statistics). */
-void crumbs_writer_sizes(const crumbs_writer *w, uint64_t *file_bytes,
-			 uint64_t *raw_bytes);
+CRUMBS_API void crumbs_writer_sizes(const crumbs_writer *w, uint64_t *file_bytes,
+				    uint64_t *raw_bytes);
 
 /* ------------------------------------------------------------------------ */
 /* Capturing a Vulkan program                                               */
@@ -418,14 +430,14 @@ struct crumbs_desc {
  * the caller. CRUMBS_CAPTURE_FRAME=N in the environment asks for a
  * capture of frame N (frames count from 0 at creation).
  */
-enum crumbs_result crumbs_create(const struct crumbs_desc *desc, crumbs_context **out);
+CRUMBS_API enum crumbs_result crumbs_create(const struct crumbs_desc *desc, crumbs_context **out);
 
 /* Destroys the context. The GPU must be done with everything submitted
  * through it (vkDeviceWaitIdle). A capture not yet written is written
  * with what was resolved. NULL is a no-op. A program that exits without
  * it still gets the capture crumbs' writer thread was writing: the exit
  * waits for it (without printing its tables). */
-void crumbs_destroy(crumbs_context *ctx);
+CRUMBS_API void crumbs_destroy(crumbs_context *ctx);
 
 /*
  * The frame boundary: call once a frame, after its last submission. Ends
@@ -433,38 +445,39 @@ void crumbs_destroy(crumbs_context *ctx);
  * resolved capture on crumbs' writer thread and, once it is written,
  * hands its tables to the log, answers `crumbs trigger`.
  */
-void crumbs_frame(crumbs_context *ctx);
+CRUMBS_API void crumbs_frame(crumbs_context *ctx);
 
 /* Asks for the next frame to be captured, with report settings as for
  * `crumbs report` (NULL: defaults). CRUMBS_ERROR_BAD_STATE if a capture is
  * already under way; CRUMBS_ERROR_INVALID_ARGUMENT (logged) for bad
  * settings. */
-enum crumbs_result crumbs_capture(crumbs_context *ctx, const char *settings);
+CRUMBS_API enum crumbs_result crumbs_capture(crumbs_context *ctx, const char *settings);
 
 /* Asks for frame `frame` to be captured: frame N-1 is its pre-roll. Right
  * after crumbs_create, frame 0 may be asked for. CRUMBS_ERROR_INVALID_ARGUMENT
  * for a frame that has begun, CRUMBS_ERROR_BAD_STATE while another capture
  * is asked for or under way. */
-enum crumbs_result crumbs_capture_at(crumbs_context *ctx, uint64_t frame, const char *settings);
+CRUMBS_API enum crumbs_result crumbs_capture_at(crumbs_context *ctx, uint64_t frame,
+						const char *settings);
 
 /* The console command: "profilegpu [settings]" captures the next frame;
  * "help" lists the settings. Replies through the log callback. */
-enum crumbs_result crumbs_command(crumbs_context *ctx, const char *command_line);
+CRUMBS_API enum crumbs_result crumbs_command(crumbs_context *ctx, const char *command_line);
 
 /* The detail level recorded now: CRUMBS_DETAIL_MAX in a capture frame,
  * mirror_labels - 1 outside one, -1 when nothing is recorded (then a
  * program can skip building fine-grained names at all). */
-int crumbs_detail(const crumbs_context *ctx);
+CRUMBS_API int crumbs_detail(const crumbs_context *ctx);
 
 /* The path of the last capture written, or NULL; valid until the next. */
-const char *crumbs_last_capture(const crumbs_context *ctx);
+CRUMBS_API const char *crumbs_last_capture(const crumbs_context *ctx);
 
 /*
  * Where the process `pid` listens for `crumbs trigger` (capture/TRIGGER.md):
  * $XDG_RUNTIME_DIR/crumbs/PID.sock, or /tmp/crumbs-UID/PID.sock without it.
  * Returns 0, or -1 if the path does not fit in `size` bytes.
  */
-int crumbs_trigger_path(long pid, char *buf, size_t size);
+CRUMBS_API int crumbs_trigger_path(long pid, char *buf, size_t size);
 
 /* ------------------------------------------------------------------------ */
 /* Scopes on command buffers                                                */
@@ -480,14 +493,15 @@ typedef struct crumbs_cmd crumbs_cmd;
  * captures (and when out of handles) a shared handle on which every
  * scope costs one branch.
  */
-crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue queue);
-void crumbs_cmd_end(crumbs_cmd *cmd);
+CRUMBS_API crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue queue);
+CRUMBS_API void crumbs_cmd_end(crumbs_cmd *cmd);
 
 /* Call beside vkCmdExecuteCommands (which the program still calls): the
  * scopes recorded on the secondaries are placed here in the tree. Only for
  * secondaries that really are executed there: crumbs waits on the GPU for
  * their timestamps when it reads the capture back. */
-void crumbs_cmd_execute(crumbs_cmd *cmd, uint32_t count, const VkCommandBuffer *secondaries);
+CRUMBS_API void crumbs_cmd_execute(crumbs_cmd *cmd, uint32_t count,
+				   const VkCommandBuffer *secondaries);
 
 /* What the inline functions below read; the first member of every
  * crumbs_cmd. Not for programs. */
@@ -496,10 +510,10 @@ struct crumbs_cmd_state_ {
 	uint32_t skipped;  /* open scopes not recorded */
 };
 
-void crumbs_scope_record_(crumbs_cmd *cmd, unsigned level, const char *name);
-void crumbs_scope_recordf_(crumbs_cmd *cmd, unsigned level, const char *fmt, ...)
+CRUMBS_API void crumbs_scope_record_(crumbs_cmd *cmd, unsigned level, const char *name);
+CRUMBS_API void crumbs_scope_recordf_(crumbs_cmd *cmd, unsigned level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-void crumbs_scope_close_(crumbs_cmd *cmd);
+CRUMBS_API void crumbs_scope_close_(crumbs_cmd *cmd);
 
 /* Whether a scope of `level` would be recorded; counts it as skipped if
  * not. */
@@ -552,8 +566,8 @@ static inline void crumbs_scope_end(crumbs_cmd *cmd)
  * primitives and vertices, dispatches), shown in the Draws, Dispatches,
  * Prims and Verts columns. Recorded in capture frames only. A count may be
  * CRUMBS_COUNT_UNKNOWN (an indirect draw). */
-void crumbs_count_(crumbs_cmd *cmd, uint64_t draws, uint64_t dispatches, uint64_t prims,
-		   uint64_t verts);
+CRUMBS_API void crumbs_count_(crumbs_cmd *cmd, uint64_t draws, uint64_t dispatches, uint64_t prims,
+			      uint64_t verts);
 
 static inline void crumbs_count(crumbs_cmd *cmd, uint64_t draws, uint64_t dispatches,
 				uint64_t prims, uint64_t verts)
@@ -580,14 +594,14 @@ static inline void crumbs_dispatches(crumbs_cmd *cmd, uint64_t dispatches)
 
 /* vkQueueSubmit and vkQueueSubmit2, recording in a capture frame when the
  * work ran and which semaphores it waited on and signalled. */
-VkResult crumbs_queue_submit(crumbs_context *ctx, VkQueue queue, uint32_t count,
-			     const VkSubmitInfo *submits, VkFence fence);
-VkResult crumbs_queue_submit2(crumbs_context *ctx, VkQueue queue, uint32_t count,
-			      const VkSubmitInfo2 *submits, VkFence fence);
+CRUMBS_API VkResult crumbs_queue_submit(crumbs_context *ctx, VkQueue queue, uint32_t count,
+					const VkSubmitInfo *submits, VkFence fence);
+CRUMBS_API VkResult crumbs_queue_submit2(crumbs_context *ctx, VkQueue queue, uint32_t count,
+					 const VkSubmitInfo2 *submits, VkFence fence);
 
 /* vkSignalSemaphore, recording the host's signal. */
-VkResult crumbs_signal_semaphore(crumbs_context *ctx, VkDevice device,
-				 const VkSemaphoreSignalInfo *info);
+CRUMBS_API VkResult crumbs_signal_semaphore(crumbs_context *ctx, VkDevice device,
+					    const VkSemaphoreSignalInfo *info);
 
 #ifdef __cplusplus
 }
