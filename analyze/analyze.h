@@ -23,7 +23,7 @@ struct analyze_error {
 	char text[256];   /* e.g. "truncated at byte 4096" */
 };
 
-typedef struct capture capture;
+typedef struct reader reader;
 
 struct capture_gpu {
 	const char *name;
@@ -71,22 +71,22 @@ struct capture_meta {
  * capture). Reads and checks the header and the index, or walks the chunk
  * headers when there is no index. Fails only when nothing can be read: not
  * a capture, unsupported version, unreadable header. Damage further in is
- * kept and reported by capture_damage() and by the read that reaches it.
- * On success *out is owned by the caller; free it with capture_free().
+ * kept and reported by reader_damage() and by the read that reaches it.
+ * On success *out is owned by the caller; free it with reader_free().
  */
-enum crumbs_result capture_open_file(const char *path, capture **out,
-				     struct analyze_error *err);
-enum crumbs_result capture_open_memory(const void *data, size_t size,
-				       capture **out, struct analyze_error *err);
+enum crumbs_result reader_open_file(const char *path, reader **out,
+				    struct analyze_error *err);
+enum crumbs_result reader_open_memory(const void *data, size_t size,
+				      reader **out, struct analyze_error *err);
 
 /* Frees the capture and every frame read from it. NULL is a no-op. */
-void capture_free(capture *c);
+void reader_free(reader *c);
 
 /* What the capture holds; valid until the next call on c. */
-const struct capture_meta *capture_meta(const capture *c);
+const struct capture_meta *reader_meta(const reader *c);
 
 /* The first damage found so far (code CRUMBS_OK when none). */
-const struct analyze_error *capture_damage(const capture *c);
+const struct analyze_error *reader_damage(const reader *c);
 
 /* ------------------------------------------------------------------------ */
 /* The model of a frame                                                     */
@@ -187,22 +187,22 @@ struct frame {
  * read, seek or free. At damage, returns its code with err filled in; the
  * frames before it were returned intact.
  */
-enum crumbs_result capture_next_frame(capture *c, const struct frame **out,
-				      struct analyze_error *err);
+enum crumbs_result reader_next_frame(reader *c, const struct frame **out,
+				     struct analyze_error *err);
 
 /* Positions the capture so that the next read returns frame `number`.
  * CRUMBS_ERROR_NOT_FOUND if the capture has no such frame. */
-enum crumbs_result capture_seek_frame(capture *c, uint64_t number,
-				      struct analyze_error *err);
+enum crumbs_result reader_seek_frame(reader *c, uint64_t number,
+				     struct analyze_error *err);
 
 /* Positions at the last frame that can be read (decoding the last chunk
  * to find it when the file is cut). */
-enum crumbs_result capture_seek_last(capture *c, struct analyze_error *err);
+enum crumbs_result reader_seek_last(reader *c, struct analyze_error *err);
 
 /* Back to the first frame. */
-enum crumbs_result capture_rewind(capture *c, struct analyze_error *err);
+enum crumbs_result reader_rewind(reader *c, struct analyze_error *err);
 
 /* Uncompressed bytes decoded so far (for statistics). */
-uint64_t capture_raw_bytes(const capture *c);
+uint64_t reader_raw_bytes(const reader *c);
 
 #endif

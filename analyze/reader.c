@@ -91,7 +91,7 @@ struct chunk_state {
 	size_t len;
 	size_t pos;
 	uint64_t body_offset;  /* where its body starts in the file */
-	size_t index;          /* in capture.chunks */
+	size_t index;          /* in reader.chunks */
 	uint32_t frames_done;
 	uint64_t prev_frame;
 	uint64_t cpu_cursor;
@@ -100,7 +100,7 @@ struct chunk_state {
 	struct vec name_lens;  /* uint32_t */
 };
 
-struct capture {
+struct reader {
 	int fd;
 	const unsigned char *mem;
 	uint64_t size;
@@ -173,7 +173,7 @@ static enum crumbs_result out_of_memory(struct analyze_error *e)
 }
 
 /* Keeps the earliest damage of the file. */
-static void note_damage(capture *c, const struct analyze_error *e)
+static void note_damage(reader *c, const struct analyze_error *e)
 {
 	if (c->damage.code == CRUMBS_OK || e->byte < c->damage.byte)
 		c->damage = *e;
@@ -213,7 +213,7 @@ static bool buffer_reserve(struct buffer *b, size_t size)
 
 /* Reads up to n bytes at off; returns how many were read (fewer only at
  * the end of the file), or -1 on an I/O error (errno set). */
-static ssize_t read_at(const capture *c, uint64_t off, void *buf, size_t n)
+static ssize_t read_at(const reader *c, uint64_t off, void *buf, size_t n)
 {
 	if (off >= c->size)
 		return 0;
@@ -278,7 +278,7 @@ static const char *queue_type_name(uint32_t flags)
 	return "Queue";
 }
 
-static void refresh_meta(capture *c)
+static void refresh_meta(reader *c)
 {
 	c->meta.gpus = c->gpus.data;
 	c->meta.gpu_count = (uint32_t)c->gpus.len;
@@ -286,7 +286,7 @@ static void refresh_meta(capture *c)
 	c->meta.queue_count = (uint32_t)c->queues.len;
 }
 
-static void reset_setup(capture *c)
+static void reset_setup(reader *c)
 {
 	c->gpus.len = 0;
 	c->queues.len = 0;
@@ -296,7 +296,7 @@ static void reset_setup(capture *c)
 	refresh_meta(c);
 }
 
-static const char *copy_name(capture *c, const unsigned char *s, uint32_t len)
+static const char *copy_name(reader *c, const unsigned char *s, uint32_t len)
 {
 	char *d = arena_alloc(&c->arena, (size_t)len + 1);
 	if (d)
@@ -477,7 +477,7 @@ static bool parse_string(struct cursor *k, struct chunk_state *cs)
 	return true;
 }
 
-static bool parse_calibration(struct cursor *k, capture *c, struct raw_calibration *out)
+static bool parse_calibration(struct cursor *k, reader *c, struct raw_calibration *out)
 {
 	uint64_t cpu;
 	if (!get_index(k, &out->gpu, c->gpus.len, "calibration of an unknown gpu") ||
@@ -491,7 +491,7 @@ static bool parse_calibration(struct cursor *k, capture *c, struct raw_calibrati
 }
 
 /* Applies one decoded setup chunk. */
-static bool parse_setup(capture *c, struct cursor *k, struct chunk_state *cs)
+static bool parse_setup(reader *c, struct cursor *k, struct chunk_state *cs)
 {
 	while (k->p < k->end) {
 		unsigned tag;
@@ -611,7 +611,7 @@ static bool get_counts(struct cursor *k, struct raw_frame *raw)
 }
 
 /* Reads one frame of the loaded frames chunk into c->raw. */
-static bool parse_frame(capture *c, struct cursor *k)
+static bool parse_frame(reader *c, struct cursor *k)
 {
 	struct chunk_state *cs = &c->cs;
 	struct raw_frame *raw = &c->raw;
@@ -969,7 +969,7 @@ static bool follows(const struct vec *chunks, const struct chunk_ref *ref)
 	return true;
 }
 
-static enum crumbs_result add_chunk(capture *c, const struct chunk_ref *ref,
+static enum crumbs_result add_chunk(reader *c, const struct chunk_ref *ref,
 				    struct analyze_error *err)
 {
 	struct chunk_ref *slot = vec_push(&c->chunks, sizeof(*slot));
@@ -991,7 +991,7 @@ static enum crumbs_result add_chunk(capture *c, const struct chunk_ref *ref,
 
 /* Finds the chunks by their headers, front to back. Stops at the first
  * damage, which it records: a file without an index was cut. */
-static enum crumbs_result walk_chunks(capture *c, uint64_t off, struct analyze_error *err)
+static enum crumbs_result walk_chunks(reader *c, uint64_t off, struct analyze_error *err)
 {
 	unsigned char h[CHUNK_HEADER_BYTES];
 	struct analyze_error e = { 0 };
@@ -1042,7 +1042,7 @@ static enum crumbs_result walk_chunks(capture *c, uint64_t off, struct analyze_e
 
 /* Reads the index at the end of the file. Returns false (with the damage
  * noted when there was an index to find) if it cannot be used. */
-static bool read_index(capture *c, uint64_t chunks_start)
+static bool read_index(reader *c, uint64_t chunks_start)
 {
 	unsigned char t[INDEX_TRAILER_BYTES];
 	struct analyze_error e = { 0 };
@@ -1137,7 +1137,7 @@ static bool zstd_frame_as_specified(const unsigned char *p, size_t size)
  * capture but what is fixed once it is open (the chunk list, the file), so
  * the prefetch thread runs it too.
  */
-static enum crumbs_result decode_chunk(const capture *c, size_t i, struct chunk_data *d,
+static enum crumbs_result decode_chunk(const reader *c, size_t i, struct chunk_data *d,
 				       struct analyze_error *err)
 {
 	const struct chunk_ref *ref = (const struct chunk_ref *)c->chunks.data + i;
@@ -1212,7 +1212,7 @@ static enum crumbs_result decode_chunk(const capture *c, size_t i, struct chunk_
 
 static void *prefetch_main(void *arg)
 {
-	capture *c = arg;
+	reader *c = arg;
 	struct prefetch *p = &c->prefetch;
 
 	pthread_mutex_lock(&p->lock);
@@ -1240,7 +1240,7 @@ static void *prefetch_main(void *arg)
 
 /* Asks for chunk i to be decoded in the background. Without a thread
  * (one could not be started) chunks are simply decoded when needed. */
-static void prefetch_start(capture *c, size_t i)
+static void prefetch_start(reader *c, size_t i)
 {
 	struct prefetch *p = &c->prefetch;
 	if (i >= c->chunks.len)
@@ -1275,7 +1275,7 @@ static void prefetch_start(capture *c, size_t i)
 
 /* If chunk i was decoded in the background, swaps its buffers with d and
  * returns true with its result. */
-static bool prefetch_take(capture *c, size_t i, struct chunk_data *d, enum crumbs_result *r,
+static bool prefetch_take(reader *c, size_t i, struct chunk_data *d, enum crumbs_result *r,
 			  struct analyze_error *err)
 {
 	struct prefetch *p = &c->prefetch;
@@ -1302,7 +1302,7 @@ static bool prefetch_take(capture *c, size_t i, struct chunk_data *d, enum crumb
 	return got;
 }
 
-static void prefetch_stop(capture *c)
+static void prefetch_stop(reader *c)
 {
 	struct prefetch *p = &c->prefetch;
 	if (p->started) {
@@ -1319,7 +1319,7 @@ static void prefetch_stop(capture *c)
 }
 
 /* Makes chunk i the loaded one, and starts on the one after it. */
-static enum crumbs_result load_chunk(capture *c, size_t i, struct analyze_error *err)
+static enum crumbs_result load_chunk(reader *c, size_t i, struct analyze_error *err)
 {
 	enum crumbs_result r;
 
@@ -1347,7 +1347,7 @@ static enum crumbs_result load_chunk(capture *c, size_t i, struct analyze_error 
 	return CRUMBS_OK;
 }
 
-static enum crumbs_result cursor_error(capture *c, const struct cursor *k,
+static enum crumbs_result cursor_error(reader *c, const struct cursor *k,
 				       struct analyze_error *err)
 {
 	const struct chunk_ref *ref = (const struct chunk_ref *)c->chunks.data + c->cs.index;
@@ -1359,7 +1359,7 @@ static enum crumbs_result cursor_error(capture *c, const struct cursor *k,
 		       k->fail, (size_t)(k->p - k->start));
 }
 
-static void cursor_init(capture *c, struct cursor *k)
+static void cursor_init(reader *c, struct cursor *k)
 {
 	k->start = c->cs.data;
 	k->p = c->cs.data + c->cs.pos;
@@ -1370,7 +1370,7 @@ static void cursor_init(capture *c, struct cursor *k)
 }
 
 /* Applies setup chunk i (loading it). */
-static enum crumbs_result apply_setup(capture *c, size_t i, struct analyze_error *err)
+static enum crumbs_result apply_setup(reader *c, size_t i, struct analyze_error *err)
 {
 	struct cursor k;
 	enum crumbs_result r = load_chunk(c, i, err);
@@ -1389,7 +1389,7 @@ static enum crumbs_result apply_setup(capture *c, size_t i, struct analyze_error
 }
 
 /* Applies every setup chunk before chunk i that is not applied yet. */
-static enum crumbs_result setup_before(capture *c, size_t i, struct analyze_error *err)
+static enum crumbs_result setup_before(reader *c, size_t i, struct analyze_error *err)
 {
 	const struct chunk_ref *all = c->chunks.data;
 	if (c->setup_applied > i)
@@ -1408,7 +1408,7 @@ static enum crumbs_result setup_before(capture *c, size_t i, struct analyze_erro
 /* Open                                                                     */
 /* ------------------------------------------------------------------------ */
 
-static enum crumbs_result open_common(capture *c, struct analyze_error *err)
+static enum crumbs_result open_common(reader *c, struct analyze_error *err)
 {
 	unsigned char h[8 + HEADER_MAX];
 	ssize_t n = read_at(c, 0, h, sizeof(h));
@@ -1471,22 +1471,22 @@ static enum crumbs_result open_common(capture *c, struct analyze_error *err)
 	return CRUMBS_OK;
 }
 
-static enum crumbs_result open_finish(capture *c, capture **out, struct analyze_error *err)
+static enum crumbs_result open_finish(reader *c, reader **out, struct analyze_error *err)
 {
 	enum crumbs_result r = open_common(c, err);
 	if (r != CRUMBS_OK) {
-		capture_free(c);
+		reader_free(c);
 		return r;
 	}
 	*out = c;
 	return CRUMBS_OK;
 }
 
-enum crumbs_result capture_open_file(const char *path, capture **out,
-				     struct analyze_error *err)
+enum crumbs_result reader_open_file(const char *path, reader **out,
+				    struct analyze_error *err)
 {
 	struct stat st;
-	capture *c;
+	reader *c;
 
 	*out = NULL;
 	memset(err, 0, sizeof(*err));
@@ -1498,21 +1498,21 @@ enum crumbs_result capture_open_file(const char *path, capture **out,
 		char why[128];
 		system_error(why, sizeof(why), errno);
 		enum crumbs_result r = set_error(err, CRUMBS_ERROR_IO, 0, "%s", why);
-		capture_free(c);
+		reader_free(c);
 		return r;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		capture_free(c);
+		reader_free(c);
 		return set_error(err, CRUMBS_ERROR_IO, 0, "is a directory");
 	}
 	c->size = (uint64_t)st.st_size;
 	return open_finish(c, out, err);
 }
 
-enum crumbs_result capture_open_memory(const void *data, size_t size, capture **out,
-				       struct analyze_error *err)
+enum crumbs_result reader_open_memory(const void *data, size_t size, reader **out,
+				      struct analyze_error *err)
 {
-	capture *c;
+	reader *c;
 
 	*out = NULL;
 	memset(err, 0, sizeof(*err));
@@ -1525,7 +1525,7 @@ enum crumbs_result capture_open_memory(const void *data, size_t size, capture **
 	return open_finish(c, out, err);
 }
 
-void capture_free(capture *c)
+void reader_free(reader *c)
 {
 	if (!c)
 		return;
@@ -1553,17 +1553,17 @@ void capture_free(capture *c)
 	free(c);
 }
 
-const struct capture_meta *capture_meta(const capture *c)
+const struct capture_meta *reader_meta(const reader *c)
 {
 	return &c->meta;
 }
 
-const struct analyze_error *capture_damage(const capture *c)
+const struct analyze_error *reader_damage(const reader *c)
 {
 	return &c->damage;
 }
 
-uint64_t capture_raw_bytes(const capture *c)
+uint64_t reader_raw_bytes(const reader *c)
 {
 	return c->raw_bytes;
 }
@@ -1572,7 +1572,7 @@ uint64_t capture_raw_bytes(const capture *c)
 /* Frames                                                                   */
 /* ------------------------------------------------------------------------ */
 
-static enum crumbs_result stop(capture *c, struct analyze_error *err)
+static enum crumbs_result stop(reader *c, struct analyze_error *err)
 {
 	c->stopped = true;
 	c->stop = *err;
@@ -1583,7 +1583,7 @@ static enum crumbs_result stop(capture *c, struct analyze_error *err)
 
 /* Decodes the next frame into c->raw. Returns CRUMBS_OK with *got false at
  * the end of the capture. */
-static enum crumbs_result next_raw(capture *c, bool *got, struct analyze_error *err)
+static enum crumbs_result next_raw(reader *c, bool *got, struct analyze_error *err)
 {
 	*got = false;
 	if (c->stopped) {
@@ -1647,8 +1647,8 @@ static enum crumbs_result next_raw(capture *c, bool *got, struct analyze_error *
 	}
 }
 
-enum crumbs_result capture_next_frame(capture *c, const struct frame **out,
-				      struct analyze_error *err)
+enum crumbs_result reader_next_frame(reader *c, const struct frame **out,
+				     struct analyze_error *err)
 {
 	struct frame *f;
 	enum crumbs_result r;
@@ -1672,7 +1672,7 @@ enum crumbs_result capture_next_frame(capture *c, const struct frame **out,
 	return CRUMBS_OK;
 }
 
-static void restart(capture *c, size_t chunk)
+static void restart(reader *c, size_t chunk)
 {
 	c->next_chunk = chunk;
 	c->loaded = false;
@@ -1681,7 +1681,7 @@ static void restart(capture *c, size_t chunk)
 	memset(&c->stop, 0, sizeof(c->stop));
 }
 
-enum crumbs_result capture_rewind(capture *c, struct analyze_error *err)
+enum crumbs_result reader_rewind(reader *c, struct analyze_error *err)
 {
 	memset(err, 0, sizeof(*err));
 	reset_setup(c);
@@ -1689,7 +1689,7 @@ enum crumbs_result capture_rewind(capture *c, struct analyze_error *err)
 	return CRUMBS_OK;
 }
 
-static enum crumbs_result not_found(capture *c, uint64_t number, struct analyze_error *err)
+static enum crumbs_result not_found(reader *c, uint64_t number, struct analyze_error *err)
 {
 	if (c->meta.frame_count == 0)
 		return set_error(err, CRUMBS_ERROR_NOT_FOUND, 0,
@@ -1701,7 +1701,7 @@ static enum crumbs_result not_found(capture *c, uint64_t number, struct analyze_
 			 (unsigned long long)c->meta.last_frame);
 }
 
-enum crumbs_result capture_seek_frame(capture *c, uint64_t number, struct analyze_error *err)
+enum crumbs_result reader_seek_frame(reader *c, uint64_t number, struct analyze_error *err)
 {
 	const size_t *fc = c->frame_chunks.data;
 	const struct chunk_ref *all = c->chunks.data;
@@ -1734,7 +1734,7 @@ enum crumbs_result capture_seek_frame(capture *c, uint64_t number, struct analyz
 	return CRUMBS_OK;
 }
 
-enum crumbs_result capture_seek_last(capture *c, struct analyze_error *err)
+enum crumbs_result reader_seek_last(reader *c, struct analyze_error *err)
 {
 	const size_t *fc = c->frame_chunks.data;
 	const struct chunk_ref *all = c->chunks.data;
@@ -1745,7 +1745,7 @@ enum crumbs_result capture_seek_last(capture *c, struct analyze_error *err)
 		return set_error(err, CRUMBS_ERROR_NOT_FOUND, 0, "the capture holds no frames");
 	size_t last = fc[c->frame_chunks.len - 1];
 	if (!all[last].partial)
-		return capture_seek_frame(c, all[last].last, err);
+		return reader_seek_frame(c, all[last].last, err);
 	/* A cut chunk: its last whole frame is found by decoding it. Fall back
 	 * to the chunk before when none of it decodes. */
 	for (size_t k = c->frame_chunks.len; k-- > 0;) {
@@ -1762,7 +1762,7 @@ enum crumbs_result capture_seek_last(capture *c, struct analyze_error *err)
 			number = c->raw.number;
 		}
 		if (any)
-			return capture_seek_frame(c, number, err);
+			return reader_seek_frame(c, number, err);
 		if (!all[fc[k]].partial)
 			break;
 	}

@@ -546,21 +546,21 @@ static int table_sink(void *user, const char *text, size_t len)
 
 static void print_table(crumbs_context *ctx, const char *path)
 {
-	capture *c = NULL;
+	reader *c = NULL;
 	struct analyze_error err;
 	const struct frame *f;
 	struct report_sink sink = { table_sink, ctx };
 	char msg[PATH_MAX + 400];
 
-	if (capture_open_file(path, &c, &err) != CRUMBS_OK ||
-	    capture_next_frame(c, &f, &err) != CRUMBS_OK || !f) {
+	if (reader_open_file(path, &c, &err) != CRUMBS_OK ||
+	    reader_next_frame(c, &f, &err) != CRUMBS_OK || !f) {
 		snprintf(msg, sizeof(msg), "cannot read back '%s': %s", path, err.text);
 		log_later(ctx, CRUMBS_LOG_ERROR, msg, strlen(msg));
-	} else if (report_frame(&ctx->settings, capture_meta(c), f, &sink) != 0) {
+	} else if (report_frame(&ctx->settings, reader_meta(c), f, &sink) != 0) {
 		snprintf(msg, sizeof(msg), "cannot print the tables of '%s'", path);
 		log_later(ctx, CRUMBS_LOG_ERROR, msg, strlen(msg));
 	}
-	capture_free(c);
+	reader_free(c);
 }
 
 /* Writes the capture named by writer_path and prints its tables. */

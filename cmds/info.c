@@ -129,7 +129,7 @@ int cmd_info(int argc, char **argv)
 {
 	struct info_args args = { 0 };
 	struct analyze_error err;
-	capture *c = NULL;
+	reader *c = NULL;
 	struct times *times = NULL;
 	int status = EXIT_OK;
 	char **positional = calloc((size_t)argc + 1, sizeof(*positional));
@@ -161,7 +161,7 @@ int cmd_info(int argc, char **argv)
 		goto out;
 	}
 	const char *path = positional[0];
-	if (capture_open_file(path, &c, &err) != CRUMBS_OK) {
+	if (reader_open_file(path, &c, &err) != CRUMBS_OK) {
 		cmd_capture_error(path, err.text, false);
 		status = EXIT_FAILURE_;
 		goto out;
@@ -177,7 +177,7 @@ int cmd_info(int argc, char **argv)
 	enum crumbs_result r;
 	for (;;) {
 		const struct frame *f;
-		if ((r = capture_next_frame(c, &f, &err)) != CRUMBS_OK || !f)
+		if ((r = reader_next_frame(c, &f, &err)) != CRUMBS_OK || !f)
 			break;
 		if (frames++ == 0)
 			first = f->number;
@@ -193,8 +193,8 @@ int cmd_info(int argc, char **argv)
 			}
 	}
 
-	const struct capture_meta *m = capture_meta(c);
-	print_meta(path, m, capture_raw_bytes(c), r == CRUMBS_OK);
+	const struct capture_meta *m = reader_meta(c);
+	print_meta(path, m, reader_raw_bytes(c), r == CRUMBS_OK);
 	if (frames)
 		printf("frames       %llu, numbered %llu to %llu\n", (unsigned long long)frames,
 		       (unsigned long long)first, (unsigned long long)last);
@@ -238,7 +238,7 @@ out:
 		for (int g = 0; g < 64; g++)
 			free(times[g].ns);
 	free(times);
-	capture_free(c);
+	reader_free(c);
 	free(positional);
 	return status;
 }

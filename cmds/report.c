@@ -60,7 +60,7 @@ int cmd_report(int argc, char **argv)
 	struct report_settings s;
 	struct report_args args = { 0 };
 	struct analyze_error err;
-	capture *c = NULL;
+	reader *c = NULL;
 	int status = EXIT_OK;
 	char **positional = calloc((size_t)argc + 1, sizeof(*positional));
 	char perr[300];
@@ -98,7 +98,7 @@ int cmd_report(int argc, char **argv)
 		status = cmd_usage_error("report", "%s", perr);
 		goto out;
 	}
-	if (capture_open_file(path, &c, &err) != CRUMBS_OK) {
+	if (reader_open_file(path, &c, &err) != CRUMBS_OK) {
 		cmd_capture_error(path, err.text, false);
 		status = EXIT_FAILURE_;
 		goto out;
@@ -106,9 +106,9 @@ int cmd_report(int argc, char **argv)
 
 	enum crumbs_result r = CRUMBS_OK;
 	if (s.frames == FRAMES_LAST)
-		r = capture_seek_last(c, &err);
+		r = reader_seek_last(c, &err);
 	else if (s.frames == FRAMES_NUMBER)
-		r = capture_seek_frame(c, s.frame_number, &err);
+		r = reader_seek_frame(c, s.frame_number, &err);
 	if (r == CRUMBS_ERROR_NOT_FOUND) {
 		cmd_error("'%s': %s", path, err.text);
 		status = EXIT_FAILURE_;
@@ -120,9 +120,9 @@ int cmd_report(int argc, char **argv)
 	bool write_failed = false;
 	while (r == CRUMBS_OK) {
 		const struct frame *f;
-		if ((r = capture_next_frame(c, &f, &err)) != CRUMBS_OK || !f)
+		if ((r = reader_next_frame(c, &f, &err)) != CRUMBS_OK || !f)
 			break;
-		const struct capture_meta *meta = capture_meta(c);
+		const struct capture_meta *meta = reader_meta(c);
 		if (shown == 0 && !cmd_check_selection(path, &s, meta)) {
 			status = EXIT_FAILURE_;
 			goto out;
@@ -143,19 +143,19 @@ int cmd_report(int argc, char **argv)
 	} else if (shown == 0) {
 		cmd_error("'%s' holds no frames", path);
 		status = EXIT_FAILURE_;
-	} else if (capture_damage(c)->code != CRUMBS_OK) {
+	} else if (reader_damage(c)->code != CRUMBS_OK) {
 		/* The frames shown are intact, but the file is not. */
-		cmd_capture_error(path, capture_damage(c)->text, false);
+		cmd_capture_error(path, reader_damage(c)->text, false);
 		status = EXIT_FAILURE_;
-	} else if (s.frames == FRAMES_FIRST && capture_meta(c)->frame_count > 1) {
+	} else if (s.frames == FRAMES_FIRST && reader_meta(c)->frame_count > 1) {
 		fflush(stdout);
 		fprintf(stderr, "crumbs: '%s' holds %llu frames; this was the first (choose with "
 				"--frame N, last or all)\n",
-			path, (unsigned long long)capture_meta(c)->frame_count);
+			path, (unsigned long long)reader_meta(c)->frame_count);
 	}
 	status = cmd_finish(status);
 out:
-	capture_free(c);
+	reader_free(c);
 	report_settings_release(&s);
 	free(positional);
 	return status;
@@ -164,35 +164,35 @@ out:
 int cmd_report_capture(const char *path, uint64_t number, struct report_settings *s)
 {
 	struct analyze_error err;
-	capture *c = NULL;
+	reader *c = NULL;
 	const struct frame *f = NULL;
 	int status = EXIT_OK;
 	enum crumbs_result r;
 
-	if ((r = capture_open_file(path, &c, &err)) != CRUMBS_OK) {
+	if ((r = reader_open_file(path, &c, &err)) != CRUMBS_OK) {
 		cmd_capture_error(path, err.text, false);
 		return EXIT_FAILURE_;
 	}
-	r = number == UINT64_MAX ? CRUMBS_OK : capture_seek_frame(c, number, &err);
+	r = number == UINT64_MAX ? CRUMBS_OK : reader_seek_frame(c, number, &err);
 	if (r == CRUMBS_OK)
-		r = capture_next_frame(c, &f, &err);
+		r = reader_next_frame(c, &f, &err);
 	if (r == CRUMBS_ERROR_NOT_FOUND || (r == CRUMBS_OK && !f)) {
 		cmd_error("'%s' does not hold frame %llu", path, (unsigned long long)number);
 		status = EXIT_FAILURE_;
 	} else if (r != CRUMBS_OK) {
 		cmd_capture_error(path, err.text, false);
 		status = EXIT_FAILURE_;
-	} else if (!cmd_check_selection(path, s, capture_meta(c))) {
+	} else if (!cmd_check_selection(path, s, reader_meta(c))) {
 		status = EXIT_FAILURE_;
 	} else {
 		struct report_sink sink = { cmd_stdout_sink, NULL };
-		if (report_frame(s, capture_meta(c), f, &sink) != 0)
+		if (report_frame(s, reader_meta(c), f, &sink) != 0)
 			status = EXIT_FAILURE_; /* cmd_finish says why */
-		else if (capture_damage(c)->code != CRUMBS_OK) {
-			cmd_capture_error(path, capture_damage(c)->text, false);
+		else if (reader_damage(c)->code != CRUMBS_OK) {
+			cmd_capture_error(path, reader_damage(c)->text, false);
 			status = EXIT_FAILURE_;
 		}
 	}
-	capture_free(c);
+	reader_free(c);
 	return status;
 }

@@ -19,14 +19,14 @@ static int discard(void *user, const char *text, size_t len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	capture *c = NULL;
+	reader *c = NULL;
 	struct analyze_error e;
 	const struct frame *f;
 	struct report_sink sink = { discard, NULL };
 	struct report_settings plain, filtered;
 	char err[200];
 
-	if (capture_open_memory(data, size, &c, &e) != CRUMBS_OK)
+	if (reader_open_memory(data, size, &c, &e) != CRUMBS_OK)
 		return 0;
 	report_settings_init(&plain);
 	report_settings_init(&filtered);
@@ -39,15 +39,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (report_settings_prepare(&plain, err, sizeof(err)) == CRUMBS_OK &&
 	    report_settings_prepare(&filtered, err, sizeof(err)) == CRUMBS_OK) {
 		unsigned frames = 0;
-		while (capture_next_frame(c, &f, &e) == CRUMBS_OK && f && frames++ < 64) {
-			report_frame(&plain, capture_meta(c), f, &sink);
-			report_frame(&filtered, capture_meta(c), f, &sink);
+		while (reader_next_frame(c, &f, &e) == CRUMBS_OK && f && frames++ < 64) {
+			report_frame(&plain, reader_meta(c), f, &sink);
+			report_frame(&filtered, reader_meta(c), f, &sink);
 		}
-		if (capture_seek_last(c, &e) == CRUMBS_OK)
-			capture_next_frame(c, &f, &e);
+		if (reader_seek_last(c, &e) == CRUMBS_OK)
+			reader_next_frame(c, &f, &e);
 	}
 	report_settings_release(&plain);
 	report_settings_release(&filtered);
-	capture_free(c);
+	reader_free(c);
 	return 0;
 }

@@ -143,10 +143,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(trailer + 12, "CRIX", 4);
 	put(&o, trailer, sizeof(trailer));
 
-	capture *c = NULL;
+	reader *c = NULL;
 	struct analyze_error e;
 	const struct frame *f;
-	if (capture_open_memory(o.p, o.len, &c, &e) == CRUMBS_OK) {
+	if (reader_open_memory(o.p, o.len, &c, &e) == CRUMBS_OK) {
 		struct report_settings s;
 		struct report_sink sink = { discard, NULL };
 		char err[200];
@@ -155,11 +155,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		s.threshold_pct = data[0] & 2 ? 3 : 0;
 		s.sort = (enum report_sort)(data[0] % 5);
 		if (report_settings_prepare(&s, err, sizeof(err)) == CRUMBS_OK)
-			while (capture_next_frame(c, &f, &e) == CRUMBS_OK && f)
-				report_frame(&s, capture_meta(c), f, &sink);
+			while (reader_next_frame(c, &f, &e) == CRUMBS_OK && f)
+				report_frame(&s, reader_meta(c), f, &sink);
 		report_settings_release(&s);
 	}
-	capture_free(c);
+	reader_free(c);
 	free(o.p);
 	return 0;
 }

@@ -102,22 +102,22 @@ static inline void submit(crumbs_writer *w, uint32_t queue, uint64_t cpu_ns, uin
 }
 
 /* A capture opened from the writer's bytes; the bytes stay in m. */
-static inline capture *mem_read(struct membuf *m, crumbs_writer *w)
+static inline reader *mem_read(struct membuf *m, crumbs_writer *w)
 {
-	capture *c = NULL;
+	reader *c = NULL;
 	struct analyze_error e;
 	assert_int_equal(crumbs_writer_close(w), CRUMBS_OK);
-	enum crumbs_result r = capture_open_memory(m->data, m->len, &c, &e);
+	enum crumbs_result r = reader_open_memory(m->data, m->len, &c, &e);
 	if (r != CRUMBS_OK)
 		fail_msg("open: %s", e.text);
 	return c;
 }
 
-static inline const struct frame *next_frame(capture *c)
+static inline const struct frame *next_frame(reader *c)
 {
 	const struct frame *f = NULL;
 	struct analyze_error e;
-	enum crumbs_result r = capture_next_frame(c, &f, &e);
+	enum crumbs_result r = reader_next_frame(c, &f, &e);
 	if (r != CRUMBS_OK)
 		fail_msg("read: %s", e.text);
 	assert_non_null(f);

@@ -51,7 +51,7 @@ static void counter_wrap_36_bits(void **state)
 	crumbs_writer_scope_end(w, 500);                           /* 1 005 500 */
 	crumbs_writer_submit_end(w, 1000);                         /* 1 006 000 */
 	crumbs_writer_frame_end(w, 1010000, 0, 0);
-	capture *c = mem_read(&m, w);
+	reader *c = mem_read(&m, w);
 	const struct frame *f = next_frame(c);
 	const struct frame_queue *fq = &f->queues[q];
 	const struct node *n = must_find(fq->root, "Wrap");
@@ -64,7 +64,7 @@ static void counter_wrap_36_bits(void **state)
 	assert_int_equal(fq->root->exclusive_ns, 4500);
 	assert_int_equal(fq->idle_ns, 0);
 	assert_int_equal(f->gpus[g].frame_ns, 6000);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -86,14 +86,14 @@ static void period_conversion(void **state)
 	crumbs_writer_scope_end(w, 3920);                     /* 5 152 083 */
 	crumbs_writer_submit_end(w, 3920);
 	crumbs_writer_frame_end(w, 5200000, 0, 0);
-	capture *c = mem_read(&m, w);
+	reader *c = mem_read(&m, w);
 	const struct frame *f = next_frame(c);
 	const struct node *n = must_find(f->queues[q].root, "Pass");
 
 	assert_int_equal(n->begin_ns, 5052083);
 	assert_int_equal(n->inclusive_ns, 100000);
 	assert_int_equal(f->queues[q].busy_ns, 152083);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -118,7 +118,7 @@ static void calibration_fit_drift(void **state)
 	crumbs_writer_scope_end(w, 500100000);
 	crumbs_writer_submit_end(w, 500100000);
 	crumbs_writer_frame_end(w, T + 600000000, 0, 0);
-	capture *c = mem_read(&m, w);
+	reader *c = mem_read(&m, w);
 	const struct frame *f = next_frame(c);
 	const struct node *n = must_find(f->queues[q].root, "Drift");
 
@@ -130,7 +130,7 @@ static void calibration_fit_drift(void **state)
 	/* Tick 5*10^8 maps to T + 5*10^8 * 1.00005 = T + 500 025 000. */
 	assert_int_equal(n->begin_ns, (int64_t)T + 500025000);
 	assert_int_equal(n->inclusive_ns, 100005);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -154,14 +154,14 @@ static void calibration_fit_least_squares(void **state)
 	submit(w, q, T, 100, NULL, NULL);
 	crumbs_writer_submit_end(w, 200);
 	crumbs_writer_frame_end(w, T + 1000, 0, 0);
-	capture *c = mem_read(&m, w);
+	reader *c = mem_read(&m, w);
 	const struct frame *f = next_frame(c);
 
 	assert_int_equal(f->gpus[g].calibration_samples, 3);
 	assert_true(f->gpus[g].drift_ppm > -0.001 && f->gpus[g].drift_ppm < 0.001);
 	assert_int_equal(f->gpus[g].begin_ns, (int64_t)T + 133);
 	assert_int_equal(f->gpus[g].end_ns, (int64_t)T + 233);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -187,7 +187,7 @@ static void idle_from_late_submit(void **state)
 	crumbs_writer_scope_end(w, T + 4100);
 	crumbs_writer_submit_end(w, T + 4100);
 	crumbs_writer_frame_end(w, T + 5000, 0, 0);
-	capture *c = mem_read(&m, w);
+	reader *c = mem_read(&m, w);
 	const struct frame_queue *fq = &next_frame(c)->queues[q];
 
 	assert_int_equal(fq->idle_ns, 2000);
@@ -196,7 +196,7 @@ static void idle_from_late_submit(void **state)
 	assert_int_equal(fq->root->exclusive_ns, 100);
 	assert_int_equal(must_find(fq->root, "Second")->inclusive_ns, 1000);
 	assert_int_equal(fq->submissions, 2);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -212,12 +212,12 @@ static void idle_before_first_submission(void **state)
 	submit(w, q, T, T + 50, NULL, NULL);
 	crumbs_writer_submit_end(w, T + 1050);
 	crumbs_writer_frame_end(w, T + 5000, 0, 0);
-	capture *c = mem_read(&m, w);
+	reader *c = mem_read(&m, w);
 	const struct frame_queue *fq = &next_frame(c)->queues[q];
 	assert_int_equal(fq->idle_ns, 700);
 	assert_int_equal(fq->busy_ns, 1050);
 	assert_false(fq->flags & FRAME_QUEUE_NO_READY);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -247,7 +247,7 @@ static void wait_for_other_queue(void **state)
 	crumbs_writer_scope_end(w, T + 5000);
 	crumbs_writer_submit_end(w, T + 5000);
 	crumbs_writer_frame_end(w, T + 10000, 0, 0);
-	capture *c = mem_read(&m, w);
+	reader *c = mem_read(&m, w);
 	const struct frame *f = next_frame(c);
 	const struct frame_queue *cq = &f->queues[comp];
 	const struct frame_queue *gq = &f->queues[gfx];
@@ -261,7 +261,7 @@ static void wait_for_other_queue(void **state)
 	assert_int_equal(gq->wait_ns, 0);
 	/* Union: graphics T+200..T+5000, compute T+5000..T+6200. */
 	assert_int_equal(f->gpus[0].frame_ns, 6000);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -280,12 +280,12 @@ static void wait_for_host_signal(void **state)
 	/* Signalling value 4 satisfies a wait for 3. */
 	crumbs_writer_host_signal(w, 9, 4, T + 5000);
 	crumbs_writer_frame_end(w, T + 10000, 0, 0);
-	capture *c = mem_read(&m, w);
+	reader *c = mem_read(&m, w);
 	const struct frame_queue *fq = &next_frame(c)->queues[q];
 	assert_int_equal(fq->idle_ns, 1000);
 	assert_int_equal(fq->wait_ns, 4000);
 	assert_int_equal(fq->busy_ns, 1020);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -307,11 +307,11 @@ static void wait_clamped_to_start(void **state)
 	crumbs_writer_submit_end(w, T + 5000);
 	crumbs_writer_host_signal(w, 9, 1, T + 4500);
 	crumbs_writer_frame_end(w, T + 10000, 0, 0);
-	capture *c = mem_read(&m, w);
+	reader *c = mem_read(&m, w);
 	const struct frame_queue *fq = &next_frame(c)->queues[q];
 	assert_int_equal(fq->wait_ns, 3000);
 	assert_int_equal(fq->busy_ns, 1000);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -332,13 +332,13 @@ static void first_submission_waits_without_ready(void **state)
 	crumbs_writer_submit_end(w, T + 7100);
 	crumbs_writer_host_signal(w, 9, 1, T + 6000);
 	crumbs_writer_frame_end(w, T + 10000, 0, 0);
-	capture *c = mem_read(&m, w);
+	reader *c = mem_read(&m, w);
 	const struct frame_queue *fq = &next_frame(c)->queues[q];
 	assert_true(fq->flags & FRAME_QUEUE_NO_READY);
 	assert_int_equal(fq->idle_ns, 0);
 	assert_int_equal(fq->wait_ns, 5000);
 	assert_int_equal(fq->busy_ns, 1100);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -356,11 +356,11 @@ static void wait_for_unknown_signal(void **state)
 	submit(w, q, T, T + 3000, &op, NULL);
 	crumbs_writer_submit_end(w, T + 4000);
 	crumbs_writer_frame_end(w, T + 10000, 0, 0);
-	capture *c = mem_read(&m, w);
+	reader *c = mem_read(&m, w);
 	const struct frame_queue *fq = &next_frame(c)->queues[q];
 	assert_int_equal(fq->wait_ns, 3000);
 	assert_int_equal(fq->busy_ns, 1000);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -383,7 +383,7 @@ static void scope_spanning_submissions(void **state)
 	crumbs_writer_scope_end(w, T + 5400);
 	crumbs_writer_submit_end(w, T + 5500);
 	crumbs_writer_frame_end(w, T + 6000, 0, 0);
-	capture *c = mem_read(&m, w);
+	reader *c = mem_read(&m, w);
 	const struct frame_queue *fq = &next_frame(c)->queues[q];
 	const struct node *n = must_find(fq->root, "Span");
 
@@ -393,7 +393,7 @@ static void scope_spanning_submissions(void **state)
 	assert_int_equal(fq->idle_ns, 4000);
 	assert_int_equal(fq->busy_ns, 1500);
 	assert_int_equal(fq->open_scopes, 0);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -417,7 +417,7 @@ static void overlapping_queues_union(void **state)
 	submit(w, gfx, T + 2000, T + 2000, NULL, NULL);
 	crumbs_writer_submit_end(w, T + 3000);
 	crumbs_writer_frame_end(w, T + 4000, 0, 0);
-	capture *c = mem_read(&m, w);
+	reader *c = mem_read(&m, w);
 	const struct frame *f = next_frame(c);
 
 	assert_int_equal(f->queues[gfx].busy_ns, 2000);
@@ -426,7 +426,7 @@ static void overlapping_queues_union(void **state)
 	assert_int_equal(f->gpus[0].frame_ns, 3000);
 	assert_int_equal(f->gpus[0].begin_ns, (int64_t)T);
 	assert_int_equal(f->gpus[0].end_ns, (int64_t)T + 3000);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -447,13 +447,13 @@ static void two_gpus(void **state)
 	submit(w, q1, T, 0, NULL, NULL);
 	crumbs_writer_submit_end(w, 3000);
 	crumbs_writer_frame_end(w, T + 9000, 0, 0);
-	capture *c = mem_read(&m, w);
+	reader *c = mem_read(&m, w);
 	const struct frame *f = next_frame(c);
 	assert_int_equal(f->gpu_count, 2);
 	assert_int_equal(f->gpus[g0].frame_ns, 1000);
 	assert_int_equal(f->gpus[g1].frame_ns, 6000);
-	assert_string_equal(capture_meta(c)->queues[q1].name, "Graphics 0");
-	capture_free(c);
+	assert_string_equal(reader_meta(c)->queues[q1].name, "Graphics 0");
+	reader_free(c);
 	free(m.data);
 }
 
@@ -474,7 +474,7 @@ static void scope_left_open(void **state)
 	crumbs_writer_scope_end(w, T + 300);
 	crumbs_writer_submit_end(w, T + 1000);
 	crumbs_writer_frame_end(w, T + 2000, 0, 0);
-	capture *c = mem_read(&m, w);
+	reader *c = mem_read(&m, w);
 	const struct frame_queue *fq = &next_frame(c)->queues[q];
 	const struct node *outer = must_find(fq->root, "Outer");
 	const struct node *inner = must_find(fq->root, "Inner");
@@ -489,7 +489,7 @@ static void scope_left_open(void **state)
 	assert_int_equal(fq->root->exclusive_ns, 100);
 	assert_int_equal(fq->busy_ns, 1000);
 	check_inclusive_is_sum(fq->root);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -521,7 +521,7 @@ static void leaf_counts(void **state)
 	crumbs_writer_scope_end(w, T + 300);
 	crumbs_writer_submit_end(w, T + 300);
 	crumbs_writer_frame_end(w, T + 400, 0, 0);
-	capture *c = mem_read(&m, w);
+	reader *c = mem_read(&m, w);
 	const struct frame *f = next_frame(c);
 	const struct frame_queue *fq = &f->queues[q];
 	const struct node *pass = must_find(fq->root, "Pass");
@@ -553,7 +553,7 @@ static void leaf_counts(void **state)
 	assert_int_equal(fq->events, 4);
 	assert_int_equal(f->events, 4);
 	check_inclusive_is_sum(fq->root);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -576,7 +576,7 @@ static void counts_of_scopes(void **state)
 	crumbs_writer_scope_end(w, T + 40);
 	crumbs_writer_submit_end(w, T + 50);
 	crumbs_writer_frame_end(w, T + 100, 0, 0);
-	capture *c = mem_read(&m, w);
+	reader *c = mem_read(&m, w);
 	const struct frame_queue *fq = &next_frame(c)->queues[q];
 	const struct node *pass = must_find(fq->root, "Pass");
 	const struct node *inner = must_find(fq->root, "Inner");
@@ -590,7 +590,7 @@ static void counts_of_scopes(void **state)
 	assert_int_equal(pass->inclusive.unknown, COUNT_PRIMS);
 	assert_int_equal(fq->root->inclusive.draws, 4);
 	assert_int_equal(fq->events, 0);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -612,13 +612,13 @@ static void queue_label(void **state)
 	crumbs_writer_submit_end(w, T + 3250);
 	crumbs_writer_scope_end(w, CRUMBS_NO_TICKS);
 	crumbs_writer_frame_end(w, T + 4000, 0, 0);
-	capture *c = mem_read(&m, w);
+	reader *c = mem_read(&m, w);
 	const struct frame_queue *fq = &next_frame(c)->queues[q];
 	const struct node *n = must_find(fq->root, "Queue Label");
 	assert_int_equal(n->inclusive_ns, 750);
 	assert_true(n->flags & NODE_UNTIMED);
 	assert_int_equal(fq->idle_ns, 2500);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -638,7 +638,7 @@ static void queue_without_timestamps(void **state)
 	crumbs_writer_scope_end(w, 99);
 	crumbs_writer_submit_end(w, 100);
 	crumbs_writer_frame_end(w, T + 10, 0, 0);
-	capture *c = mem_read(&m, w);
+	reader *c = mem_read(&m, w);
 	const struct frame_queue *fq = &next_frame(c)->queues[q];
 	assert_true(fq->flags & FRAME_QUEUE_NO_TIMESTAMPS);
 	assert_int_equal(fq->busy_ns, 0);
@@ -647,7 +647,7 @@ static void queue_without_timestamps(void **state)
 	const struct node *n = must_find(fq->root, "Upload");
 	assert_int_equal(n->child_count, 1);
 	assert_int_equal(n->inclusive_ns, 0);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -664,13 +664,13 @@ static void uncalibrated(void **state)
 	submit(w, q, T + 10, 123456, NULL, NULL);
 	crumbs_writer_submit_end(w, 124456);
 	crumbs_writer_frame_end(w, T + 5000, 0, 0);
-	capture *c = mem_read(&m, w);
+	reader *c = mem_read(&m, w);
 	const struct frame *f = next_frame(c);
 	assert_false(f->gpus[g].calibrated);
 	assert_int_equal(f->gpus[g].begin_ns, (int64_t)T + 10);
 	assert_int_equal(f->gpus[g].frame_ns, 1000);
 	assert_true(f->queues[q].flags & FRAME_QUEUE_NO_READY);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -699,8 +699,8 @@ static void frames_seek_and_setup(void **state)
 		crumbs_writer_submit_end(w, t + 1000 + i);
 		crumbs_writer_frame_end(w, t + 50000, 0, 0);
 	}
-	capture *c = mem_read(&m, w);
-	const struct capture_meta *meta = capture_meta(c);
+	reader *c = mem_read(&m, w);
+	const struct capture_meta *meta = reader_meta(c);
 	struct analyze_error e;
 	const struct frame *f;
 
@@ -715,27 +715,27 @@ static void frames_seek_and_setup(void **state)
 		assert_int_equal(f->queues[q].busy_ns, 1000 + (int64_t)i);
 		assert_int_equal(f->gpu_count, i < 60 ? 1 : 2);
 	}
-	assert_int_equal(capture_next_frame(c, &f, &e), CRUMBS_OK);
+	assert_int_equal(reader_next_frame(c, &f, &e), CRUMBS_OK);
 	assert_null(f);
 
-	assert_int_equal(capture_seek_frame(c, 10 + 2 * 37, &e), CRUMBS_OK);
+	assert_int_equal(reader_seek_frame(c, 10 + 2 * 37, &e), CRUMBS_OK);
 	assert_int_equal(next_frame(c)->number, 84);
 	assert_int_equal(next_frame(c)->number, 86);
-	assert_int_equal(capture_seek_frame(c, 11, &e), CRUMBS_ERROR_NOT_FOUND);
+	assert_int_equal(reader_seek_frame(c, 11, &e), CRUMBS_ERROR_NOT_FOUND);
 	assert_non_null(strstr(e.text, "holds frames 10 to 208"));
-	assert_int_equal(capture_seek_frame(c, 9999, &e), CRUMBS_ERROR_NOT_FOUND);
-	assert_int_equal(capture_seek_frame(c, 10 + 2 * 70, &e), CRUMBS_OK);
+	assert_int_equal(reader_seek_frame(c, 9999, &e), CRUMBS_ERROR_NOT_FOUND);
+	assert_int_equal(reader_seek_frame(c, 10 + 2 * 70, &e), CRUMBS_OK);
 	f = next_frame(c);
 	assert_int_equal(f->gpu_count, 2);
 	/* Back before the device was added: it is not known there. */
-	assert_int_equal(capture_seek_frame(c, 10 + 2 * 59, &e), CRUMBS_OK);
+	assert_int_equal(reader_seek_frame(c, 10 + 2 * 59, &e), CRUMBS_OK);
 	f = next_frame(c);
 	assert_int_equal(f->gpu_count, 1);
-	assert_int_equal(capture_seek_last(c, &e), CRUMBS_OK);
+	assert_int_equal(reader_seek_last(c, &e), CRUMBS_OK);
 	assert_int_equal(next_frame(c)->number, 208);
-	assert_int_equal(capture_rewind(c, &e), CRUMBS_OK);
+	assert_int_equal(reader_rewind(c, &e), CRUMBS_OK);
 	assert_int_equal(next_frame(c)->number, 10);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 

@@ -44,20 +44,20 @@ static void small_capture(struct membuf *m)
 static enum crumbs_result read_all(const unsigned char *data, size_t len,
 				   struct analyze_error *e, unsigned *frames)
 {
-	capture *c = NULL;
+	reader *c = NULL;
 	const struct frame *f;
-	enum crumbs_result r = capture_open_memory(data, len, &c, e);
+	enum crumbs_result r = reader_open_memory(data, len, &c, e);
 	*frames = 0;
 	if (r != CRUMBS_OK)
 		return r;
-	while ((r = capture_next_frame(c, &f, e)) == CRUMBS_OK && f) {
+	while ((r = reader_next_frame(c, &f, e)) == CRUMBS_OK && f) {
 		assert_int_equal(f->number, *frames);
 		assert_int_equal(f->queue_count, 2);
 		assert_int_equal(f->queues[0].busy_ns, 1000);
 		assert_int_equal(f->queues[1].busy_ns, 500); /* 100 start-up after the wait, 400 of scope */
 		(*frames)++;
 	}
-	capture_free(c);
+	reader_free(c);
 	return r;
 }
 
@@ -163,17 +163,17 @@ static void no_index(void **state)
 	assert_int_equal(frames, 3);
 	assert_int_equal(e.byte, len);
 
-	capture *c;
-	assert_int_equal(capture_open_memory(m.data, len, &c, &e), CRUMBS_OK);
-	assert_false(capture_meta(c)->has_index);
-	assert_int_equal(capture_meta(c)->frame_count, 3);
-	assert_int_equal(capture_damage(c)->code, CRUMBS_ERROR_TRUNCATED);
+	reader *c;
+	assert_int_equal(reader_open_memory(m.data, len, &c, &e), CRUMBS_OK);
+	assert_false(reader_meta(c)->has_index);
+	assert_int_equal(reader_meta(c)->frame_count, 3);
+	assert_int_equal(reader_damage(c)->code, CRUMBS_ERROR_TRUNCATED);
 	/* Seeking works from the chunk headers alone. */
-	assert_int_equal(capture_seek_frame(c, 1, &e), CRUMBS_OK);
+	assert_int_equal(reader_seek_frame(c, 1, &e), CRUMBS_OK);
 	assert_int_equal(next_frame(c)->number, 1);
-	assert_int_equal(capture_seek_last(c, &e), CRUMBS_OK);
+	assert_int_equal(reader_seek_last(c, &e), CRUMBS_OK);
 	assert_int_equal(next_frame(c)->number, 2);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -205,22 +205,22 @@ static void cut_chunk_keeps_whole_frames(void **state)
 		crumbs_writer_frame_end(w, t + 2000, 0, 0);
 	}
 	assert_int_equal(crumbs_writer_close(w), CRUMBS_OK);
-	capture *c;
+	reader *c;
 	struct analyze_error e;
 	const struct frame *f;
 	size_t cut = m.len * 3 / 4;
-	assert_int_equal(capture_open_memory(m.data, cut, &c, &e), CRUMBS_OK);
-	assert_int_equal(capture_meta(c)->chunk_count, 2);
+	assert_int_equal(reader_open_memory(m.data, cut, &c, &e), CRUMBS_OK);
+	assert_int_equal(reader_meta(c)->chunk_count, 2);
 	unsigned frames = 0;
 	enum crumbs_result r;
-	while ((r = capture_next_frame(c, &f, &e)) == CRUMBS_OK && f) {
+	while ((r = reader_next_frame(c, &f, &e)) == CRUMBS_OK && f) {
 		assert_int_equal(f->number, frames);
 		assert_int_equal(f->queues[q].root->child_count, 40);
 		frames++;
 	}
 	assert_int_equal(r, CRUMBS_ERROR_TRUNCATED);
 	assert_true(frames > 100 && frames < 400);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -237,22 +237,22 @@ static void newer_version(void **state)
 	(void)state;
 	struct membuf m;
 	struct analyze_error e;
-	capture *c;
+	reader *c;
 	small_capture(&m);
 	m.data[8 + 8] = 2; /* major */
 	m.data[8 + 10] = 0; /* minor */
 	patch_header_crc(m.data);
-	assert_int_equal(capture_open_memory(m.data, m.len, &c, &e), CRUMBS_ERROR_VERSION);
+	assert_int_equal(reader_open_memory(m.data, m.len, &c, &e), CRUMBS_ERROR_VERSION);
 	assert_string_equal(e.text, "unsupported version 2.0 (this crumbs reads 1.1)");
 	m.data[8 + 8] = 1;
 	m.data[8 + 10] = 7; /* a newer minor of this major */
 	patch_header_crc(m.data);
-	assert_int_equal(capture_open_memory(m.data, m.len, &c, &e), CRUMBS_ERROR_VERSION);
+	assert_int_equal(reader_open_memory(m.data, m.len, &c, &e), CRUMBS_ERROR_VERSION);
 	assert_string_equal(e.text, "unsupported version 1.7 (this crumbs reads 1.1)");
 	m.data[8 + 10] = 0; /* an older minor is read */
 	patch_header_crc(m.data);
-	assert_int_equal(capture_open_memory(m.data, m.len, &c, &e), CRUMBS_OK);
-	capture_free(c);
+	assert_int_equal(reader_open_memory(m.data, m.len, &c, &e), CRUMBS_OK);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -260,17 +260,17 @@ static void not_a_capture(void **state)
 {
 	(void)state;
 	struct analyze_error e;
-	capture *c;
+	reader *c;
 	static const unsigned char zstd_frame[] = { 0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x48, 0x01, 0x00, 0x00 };
 	const char *text = "GPU profile for frame 1\nnot a capture at all\n";
-	assert_int_equal(capture_open_memory(text, strlen(text), &c, &e), CRUMBS_ERROR_NOT_CAPTURE);
+	assert_int_equal(reader_open_memory(text, strlen(text), &c, &e), CRUMBS_ERROR_NOT_CAPTURE);
 	assert_string_equal(e.text, "not a crumbs capture");
-	assert_int_equal(capture_open_memory(zstd_frame, sizeof(zstd_frame), &c, &e),
+	assert_int_equal(reader_open_memory(zstd_frame, sizeof(zstd_frame), &c, &e),
 			 CRUMBS_ERROR_NOT_CAPTURE);
-	assert_int_equal(capture_open_memory("", 0, &c, &e), CRUMBS_ERROR_TRUNCATED);
+	assert_int_equal(reader_open_memory("", 0, &c, &e), CRUMBS_ERROR_TRUNCATED);
 	assert_string_equal(e.text, "truncated at byte 0");
-	assert_int_equal(capture_open_file("/nonexistent/x.crumbs", &c, &e), CRUMBS_ERROR_IO);
-	assert_int_equal(capture_open_file("/", &c, &e), CRUMBS_ERROR_IO);
+	assert_int_equal(reader_open_file("/nonexistent/x.crumbs", &c, &e), CRUMBS_ERROR_IO);
+	assert_int_equal(reader_open_file("/", &c, &e), CRUMBS_ERROR_IO);
 }
 
 /* Two captures concatenated are not one capture: the second header is

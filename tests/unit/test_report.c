@@ -25,8 +25,8 @@ struct scope_spec {
  * its own_ns, children follow in order, and a scope ends where its last
  * descendant ended. Queue busy time is then the sum of own_ns.
  */
-static capture *tree_capture(struct membuf *m, const struct scope_spec *specs, size_t n,
-			     bool with_leaf)
+static reader *tree_capture(struct membuf *m, const struct scope_spec *specs, size_t n,
+			    bool with_leaf)
 {
 	crumbs_writer *w = mem_writer(m, 0);
 	uint32_t g = add_gpu(w, "Test GPU");
@@ -65,7 +65,7 @@ static int sink_to_sbuf(void *user, const char *text, size_t len)
 }
 
 /* The report of the capture's first frame under the given settings. */
-static char *render(capture *c, struct report_settings *s)
+static char *render(reader *c, struct report_settings *s)
 {
 	struct sbuf out = { 0 };
 	struct report_sink sink = { sink_to_sbuf, &out };
@@ -73,8 +73,8 @@ static char *render(capture *c, struct report_settings *s)
 	if (report_settings_prepare(s, err, sizeof(err)) != CRUMBS_OK)
 		fail_msg("prepare: %s", err);
 	struct analyze_error e;
-	assert_int_equal(capture_rewind(c, &e), CRUMBS_OK);
-	assert_int_equal(report_frame(s, capture_meta(c), next_frame(c), &sink), 0);
+	assert_int_equal(reader_rewind(c, &e), CRUMBS_OK);
+	assert_int_equal(report_frame(s, reader_meta(c), next_frame(c), &sink), 0);
 	assert_false(out.failed);
 	return out.data ? out.data : calloc(1, 1);
 }
@@ -132,7 +132,7 @@ static void widths_in_every_script(void **state)
 {
 	(void)state;
 	struct membuf m;
-	capture *c = tree_capture(&m, scripts, sizeof(scripts) / sizeof(scripts[0]), true);
+	reader *c = tree_capture(&m, scripts, sizeof(scripts) / sizeof(scripts[0]), true);
 	for (int ascii = 0; ascii < 2; ascii++) {
 		struct report_settings s;
 		report_settings_init(&s);
@@ -160,7 +160,7 @@ static void widths_in_every_script(void **state)
 		free(text);
 		report_settings_release(&s);
 	}
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -171,7 +171,7 @@ static void ascii_mode_draws_only_ascii(void **state)
 		{ "Frame", 0, 1000 }, { "Shadows", 1, 5000 }, { "Post", 1, 3000 }, { "Bloom", 2, 100 },
 	};
 	struct membuf m;
-	capture *c = tree_capture(&m, plain, 4, true);
+	reader *c = tree_capture(&m, plain, 4, true);
 	struct report_settings s;
 	report_settings_init(&s);
 	s.ascii = true;
@@ -184,7 +184,7 @@ static void ascii_mode_draws_only_ascii(void **state)
 	assert_non_null(strstr(text, "########"));
 	free(text);
 	report_settings_release(&s);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -197,7 +197,7 @@ static void bars(void **state)
 		{ "A", 0, 32000 }, { "B", 0, 3000 }, { "C", 0, 29000 },
 	};
 	struct membuf m;
-	capture *c = tree_capture(&m, specs, 3, false);
+	reader *c = tree_capture(&m, specs, 3, false);
 	struct report_settings s;
 	report_settings_init(&s);
 	s.ascii = false;
@@ -213,7 +213,7 @@ static void bars(void **state)
 	assert_non_null(strstr(text, "-          4.7%"));
 	free(text);
 	report_settings_release(&s);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -230,7 +230,7 @@ static void threshold_folds_siblings(void **state)
 {
 	(void)state;
 	struct membuf m;
-	capture *c = tree_capture(&m, shares, 6, false);
+	reader *c = tree_capture(&m, shares, 6, false);
 	struct report_settings s;
 	report_settings_init(&s);
 	s.ascii = true;
@@ -249,7 +249,7 @@ static void threshold_folds_siblings(void **state)
 	assert_non_null(strstr(text, "Medium"));
 	free(text);
 	report_settings_release(&s);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -257,7 +257,7 @@ static void sort_by_time(void **state)
 {
 	(void)state;
 	struct membuf m;
-	capture *c = tree_capture(&m, shares, 6, false);
+	reader *c = tree_capture(&m, shares, 6, false);
 	struct report_settings s;
 	report_settings_init(&s);
 	s.ascii = true;
@@ -274,7 +274,7 @@ static void sort_by_time(void **state)
 	assert_true(strstr(text, " Rest") > strstr(text, " Small 3"));
 	free(text);
 	report_settings_release(&s);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -289,7 +289,7 @@ static const struct scope_spec nested[] = {
 	{ "[x] marker*", 1, 10 },
 };
 
-static char *render_root(capture *c, const char *pattern, bool ignore_case)
+static char *render_root(reader *c, const char *pattern, bool ignore_case)
 {
 	struct report_settings s;
 	report_settings_init(&s);
@@ -313,7 +313,7 @@ static void root_filter(void **state)
 {
 	(void)state;
 	struct membuf m;
-	capture *c = tree_capture(&m, nested, sizeof(nested) / sizeof(nested[0]), false);
+	reader *c = tree_capture(&m, nested, sizeof(nested) / sizeof(nested[0]), false);
 
 	/* Nested matches are shown once, inside the outer one. */
 	char *text = render_root(c, "*Post*", false);
@@ -357,7 +357,7 @@ static void root_filter(void **state)
 	text = render_root(c, "Nothing*", false);
 	assert_non_null(strstr(text, "No scope on this queue matches the root filter."));
 	free(text);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -384,7 +384,7 @@ static void leaf_folding(void **state)
 	(void)state;
 	static const struct scope_spec specs[] = { { "Pass", 0, 1000 } };
 	struct membuf m;
-	capture *c = tree_capture(&m, specs, 1, true);
+	reader *c = tree_capture(&m, specs, 1, true);
 	struct report_settings s;
 	report_settings_init(&s);
 	s.ascii = true;
@@ -401,7 +401,7 @@ static void leaf_folding(void **state)
 	assert_non_null(strstr(text, "leaf events folded into their scopes"));
 	free(text);
 	report_settings_release(&s);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -409,7 +409,7 @@ static void max_depth(void **state)
 {
 	(void)state;
 	struct membuf m;
-	capture *c = tree_capture(&m, nested, sizeof(nested) / sizeof(nested[0]), false);
+	reader *c = tree_capture(&m, nested, sizeof(nested) / sizeof(nested[0]), false);
 	struct report_settings s;
 	report_settings_init(&s);
 	s.ascii = true;
@@ -420,7 +420,7 @@ static void max_depth(void **state)
 	assert_non_null(strstr(text, "max depth 2"));
 	free(text);
 	report_settings_release(&s);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -486,7 +486,7 @@ static void empty_queue(void **state)
 	submit(w, q, T, T, NULL, NULL);
 	crumbs_writer_submit_end(w, T + 10);
 	crumbs_writer_frame_end(w, T + 100, 0, 0);
-	capture *c = mem_read(&m, w);
+	reader *c = mem_read(&m, w);
 	struct report_settings s;
 	report_settings_init(&s);
 	s.ascii = true;
@@ -503,7 +503,7 @@ static void empty_queue(void **state)
 	assert_non_null(strstr(text, "| Graphics 0"));
 	free(text);
 	report_settings_release(&s);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 

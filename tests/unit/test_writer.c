@@ -77,13 +77,13 @@ static void names_are_repaired(void **state)
 	crumbs_writer_scope_end(w, T + 6);
 	crumbs_writer_submit_end(w, T + 7);
 	crumbs_writer_frame_end(w, T + 8, 0, 0);
-	capture *c = mem_read(&m, w);
+	reader *c = mem_read(&m, w);
 	const struct node *root = next_frame(c)->queues[q].root;
 	must_find(root, "bad \xEF\xBF\xBD\xEF\xBF\xBD byte");
 	const struct node *n = root->child->next;
 	assert_int_equal(n->name_len, 4096);
 	assert_int_equal(root->child->next->next->name_len, 0);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -129,12 +129,12 @@ static void misuse_is_refused(void **state)
 	bad.timestamp_period = 0;
 	assert_int_equal(crumbs_writer_add_queue(w, &bad, NULL), CRUMBS_ERROR_INVALID_ARGUMENT);
 
-	capture *c = mem_read(&m, w);
+	reader *c = mem_read(&m, w);
 	const struct frame *f = next_frame(c);
 	assert_int_equal(f->number, 5);
 	assert_int_equal(f->queues[q].submissions, 1);
 	assert_int_equal(f->queues[q].busy_ns, 10);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -154,14 +154,14 @@ static void depth_limit(void **state)
 		assert_int_equal(crumbs_writer_scope_end(w, T + 300 + (uint64_t)i), CRUMBS_OK);
 	crumbs_writer_submit_end(w, T + 700);
 	crumbs_writer_frame_end(w, T + 800, 0, 0);
-	capture *c = mem_read(&m, w);
+	reader *c = mem_read(&m, w);
 	const struct frame *f = next_frame(c);
 	assert_true(f->flags & CRUMBS_FRAME_SCOPES_DROPPED);
 	assert_int_equal(f->dropped_scopes, 45);
 	assert_int_equal(f->queues[q].scopes, 255);
 	assert_int_equal(f->queues[q].unmatched_ends, 0);
 	assert_int_equal(f->queues[q].open_scopes, 0);
-	capture_free(c);
+	reader_free(c);
 	free(m.data);
 }
 
@@ -180,11 +180,11 @@ static void atomic_file(void **state)
 	assert_int_equal(crumbs_writer_open(&d, &w), CRUMBS_OK);
 	assert_int_equal(access(path, F_OK), -1);
 	assert_int_equal(crumbs_writer_close(w), CRUMBS_OK);
-	capture *c;
+	reader *c;
 	struct analyze_error e;
-	assert_int_equal(capture_open_file(path, &c, &e), CRUMBS_OK);
-	assert_int_equal(capture_meta(c)->frame_count, 0);
-	capture_free(c);
+	assert_int_equal(reader_open_file(path, &c, &e), CRUMBS_OK);
+	assert_int_equal(reader_meta(c)->frame_count, 0);
+	reader_free(c);
 	unlink(path);
 	/* Freed without closing: nothing is left behind. */
 	assert_int_equal(crumbs_writer_open(&d, &w), CRUMBS_OK);

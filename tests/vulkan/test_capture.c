@@ -77,7 +77,7 @@ static void accuracy(void **state)
 					       VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
 			 VK_SUCCESS);
 	double reference = (double)(ts[1] - ts[0]) * t.period;
-	capture *c;
+	reader *c;
 	const struct frame *f = vkt_read(path, &c);
 	const struct node *work = vkt_find(f->queues[0].root, "Work");
 	assert_non_null(work);
@@ -90,7 +90,7 @@ static void accuracy(void **state)
 		fail_msg("crumbs says %.0f ns, the test's own timestamps %.0f ns", measured, reference);
 	assert_true(f->flags & CRUMBS_FRAME_FULL_DETAIL);
 	assert_int_equal(f->gpus[0].calibrated, true);
-	capture_free(c);
+	reader_free(c);
 	vkDestroyQueryPool(t.device, own, NULL);
 	vkt_destroy(&t);
 	check_no_validation_messages();
@@ -113,7 +113,7 @@ static void idle_from_sleep(void **state)
 	slept = vkt_now_ms() - slept;
 	scoped_fill(&t, "After", 1 << 20);
 	crumbs_frame(t.crumbs);
-	capture *c;
+	reader *c;
 	const char *path = vkt_finish_capture(&t, NULL);
 	const struct frame *f = vkt_read(path, &c);
 	double idle = (double)f->queues[0].idle_ns / MS;
@@ -127,7 +127,7 @@ static void idle_from_sleep(void **state)
 	assert_true(slept >= 5.0);
 	assert_true(idle >= slept - 0.1 && idle < slept + 1.5);
 	assert_int_equal(f->queues[0].submissions, 2);
-	capture_free(c);
+	reader_free(c);
 	vkt_destroy(&t);
 	check_no_validation_messages();
 }
@@ -161,14 +161,14 @@ static void wait_for_host(void **state)
 	waited = vkt_now_ms() - waited;
 	assert_int_equal(crumbs_signal_semaphore(t.crumbs, t.device, &sig), VK_SUCCESS);
 	crumbs_frame(t.crumbs);
-	capture *c;
+	reader *c;
 	const struct frame *f = vkt_read(vkt_finish_capture(&t, NULL), &c);
 	double wait = (double)f->queues[0].wait_ns / MS;
 	fprintf(stderr, "# wait on a timeline value signalled %.3f ms later: %.3f ms\n", waited, wait);
 	assert_true(waited >= 5.0);
 	/* From the submit to the signal, both taken inside the interval. */
 	assert_true(wait > waited - 1.0 && wait <= waited + 0.1);
-	capture_free(c);
+	reader_free(c);
 	vkDestroySemaphore(t.device, sem, NULL);
 	vkt_destroy(&t);
 	check_no_validation_messages();
@@ -216,13 +216,13 @@ static void many_waits(void **state)
 		assert_int_equal(crumbs_signal_semaphore(t.crumbs, t.device, &sig), VK_SUCCESS);
 	}
 	crumbs_frame(t.crumbs);
-	capture *c;
+	reader *c;
 	const struct frame *f = vkt_read(vkt_finish_capture(&t, NULL), &c);
 	assert_int_equal(f->queues[0].submissions, 1);
 	assert_non_null(vkt_find(f->queues[0].root, "Many Waits"));
 	assert_int_equal(f->dropped_scopes, 0);
 	assert_true((double)f->queues[0].wait_ns / MS > 4.0);
-	capture_free(c);
+	reader_free(c);
 	for (int i = 0; i < WAITS; i++)
 		vkDestroySemaphore(t.device, sems[i], NULL);
 	vkt_destroy(&t);
@@ -280,7 +280,7 @@ static void across_command_buffers(void **state)
 	vkt_submit(&t, cb2, VK_NULL_HANDLE, 0, VK_NULL_HANDLE, 0);
 	crumbs_frame(t.crumbs);
 
-	capture *c;
+	reader *c;
 	const struct frame *f = vkt_read(vkt_finish_capture(&t, NULL), &c);
 	const struct frame_queue *fq = &f->queues[0];
 	const struct node *outer = vkt_find(fq->root, "Outer");
@@ -298,7 +298,7 @@ static void across_command_buffers(void **state)
 	assert_true(outer->inclusive_ns < fq->busy_ns);
 	assert_true(outer->inclusive_ns >= vkt_find(outer, "A")->inclusive_ns +
 					   b->inclusive_ns);
-	capture_free(c);
+	reader_free(c);
 	vkt_destroy(&t);
 	check_no_validation_messages();
 }
@@ -329,7 +329,7 @@ static void out_of_query_slots(void **state)
 	assert_int_equal(vkEndCommandBuffer(cb), VK_SUCCESS);
 	vkt_submit(&t, cb, VK_NULL_HANDLE, 0, VK_NULL_HANDLE, 0);
 	crumbs_frame(t.crumbs);
-	capture *c;
+	reader *c;
 	const struct frame *f = vkt_read(vkt_finish_capture(&t, NULL), &c);
 	unsigned timed[3] = { 0, 0, 0 }, total = 0;
 	for (const struct node *top = f->queues[0].root->child; top; top = top->next) {
@@ -346,7 +346,7 @@ static void out_of_query_slots(void **state)
 	assert_true(timed[0] + timed[1] + timed[2] <= 64);
 	assert_true(f->flags & CRUMBS_FRAME_SCOPES_DROPPED);
 	assert_int_equal(f->dropped_scopes, 300 - (timed[0] + timed[1] + timed[2]));
-	capture_free(c);
+	reader_free(c);
 	vkt_destroy(&t);
 	check_no_validation_messages();
 }
@@ -397,7 +397,7 @@ static void captures_in_a_row(void **state)
 		crumbs_frame(t.crumbs);
 		const char *path = vkt_finish_capture(&t, previous[0] ? previous : NULL);
 		snprintf(previous, sizeof(previous), "%s", path);
-		capture *c;
+		reader *c;
 		const struct frame *f = vkt_read(path, &c);
 		int found = 0;
 		for (const struct node *n = f->queues[0].root->child; n; n = n->next) {
@@ -412,7 +412,7 @@ static void captures_in_a_row(void **state)
 		assert_int_equal(found, scopes[k]);
 		assert_int_equal(f->queues[0].submissions, (unsigned)submissions[k] + (k > 0));
 		assert_false(f->flags & CRUMBS_FRAME_SCOPES_DROPPED);
-		capture_free(c);
+		reader_free(c);
 	}
 	vkt_destroy(&t);
 	check_no_validation_messages();
@@ -455,11 +455,11 @@ static void device_lost(void **state)
 	crumbs_frame(t.crumbs);
 	scoped_fill(&t, "Doomed", 1 << 20);
 	crumbs_frame(t.crumbs);
-	capture *c;
+	reader *c;
 	const struct frame *f = vkt_read(vkt_finish_capture(&t, NULL), &c);
 	assert_true(f->flags & CRUMBS_FRAME_DEVICE_LOST);
 	assert_non_null(vkt_find(f->queues[0].root, "Doomed"));
-	capture_free(c);
+	reader_free(c);
 	/* The program goes on, and can ask again. */
 	crumbs_frame(t.crumbs);
 	assert_int_equal(crumbs_capture(t.crumbs, NULL), CRUMBS_OK);
@@ -480,7 +480,7 @@ static void bracketed_calibration(void **state)
 	crumbs_frame(t.crumbs);
 	scoped_fill(&t, "Work", 8 << 20);
 	crumbs_frame(t.crumbs);
-	capture *c;
+	reader *c;
 	const struct frame *f = vkt_read(vkt_finish_capture(&t, NULL), &c);
 	assert_true(f->gpus[0].calibrated);
 	assert_int_equal(f->gpus[0].calibration_samples, 1);
@@ -489,7 +489,7 @@ static void bracketed_calibration(void **state)
 	const struct node *work = vkt_find(f->queues[0].root, "Work");
 	assert_true(work->begin_ns > f->cpu_begin_ns - 5000000);
 	assert_true(work->end_ns < f->cpu_end_ns + 50000000);
-	capture_free(c);
+	reader_free(c);
 	vkt_destroy(&t);
 	check_no_validation_messages();
 }
@@ -549,10 +549,10 @@ static void labels(void **state)
 		}
 		crumbs_frame(t.crumbs);
 	}
-	capture *c;
+	reader *c;
 	const struct frame *f = vkt_read(vkt_finish_capture(&t, NULL), &c);
 	assert_non_null(vkt_find(f->queues[0].root, "Medium inside Fine"));
-	capture_free(c);
+	reader_free(c);
 	vkt_destroy(&t);
 	vkt_override = NULL;
 	check_no_validation_messages();
@@ -586,7 +586,7 @@ static void commands(void **state)
 	vkt_submit(&t, cb, VK_NULL_HANDLE, 0, VK_NULL_HANDLE, 0);
 	crumbs_frame(t.crumbs);
 	scoped_fill(&t, "After the capture", 4096);
-	capture *c;
+	reader *c;
 	const char *path = vkt_finish_capture(&t, NULL);
 	assert_non_null(strstr(path, "/test-frame-1.crumbs"));
 	const struct frame *f = vkt_read(path, &c);
@@ -596,7 +596,7 @@ static void commands(void **state)
 	assert_int_equal(bloom->inclusive.dispatches, 1);
 	assert_null(vkt_find(f->queues[0].root, "Before the capture"));
 	assert_null(vkt_find(f->queues[0].root, "After the capture"));
-	capture_free(c);
+	reader_free(c);
 	vkt_destroy(&t);
 	check_no_validation_messages();
 }
@@ -615,14 +615,14 @@ static void capture_frame_from_environment(void **state)
 		scoped_fill(&t, name, 4096);
 		crumbs_frame(t.crumbs);
 	}
-	capture *c;
+	reader *c;
 	const struct frame *f = vkt_read(vkt_finish_capture(&t, NULL), &c);
 	assert_int_equal(f->number, 3);
 	assert_non_null(vkt_find(f->queues[0].root, "Frame 3"));
 	assert_null(vkt_find(f->queues[0].root, "Frame 2"));
 	/* The pre-roll (frame 2) told when the queue was last busy. */
 	assert_false(f->queues[0].flags & FRAME_QUEUE_NO_READY);
-	capture_free(c);
+	reader_free(c);
 	vkt_destroy(&t);
 	check_no_validation_messages();
 }

@@ -148,7 +148,7 @@ static void submit(struct vkt *t, VkQueue queue, VkCommandBuffer cb)
 
 /* Runs frames until a capture other than `previous` is written; fails
  * unless that was prompt and complete. Its path goes to `path`. */
-static const struct frame *finish(struct vkt *t, capture **c, char path[4096])
+static const struct frame *finish(struct vkt *t, reader **c, char path[4096])
 {
 	double start = vkt_now_ms();
 	snprintf(path, 4096, "%s", vkt_finish_capture(t, path[0] ? path : NULL));
@@ -194,7 +194,7 @@ static void on_another_queue(bool host_reset)
 	submit(&t, second_queue(), record(&t, t.queue, "Also for 0"));
 	crumbs_frame(t.crumbs);
 
-	capture *c;
+	reader *c;
 	char path[4096] = "";
 	const struct frame *f = finish(&t, &c, path);
 	assert_int_equal(f->queue_count, 2);
@@ -203,7 +203,7 @@ static void on_another_queue(bool host_reset)
 	check_timed(f, 1, "Recorded for 0");
 	check_timed(f, 1, "Also for 0");
 	assert_false(f->flags & CRUMBS_FRAME_SCOPES_DROPPED);
-	capture_free(c);
+	reader_free(c);
 	destroy_two_queues(&t);
 }
 
@@ -239,13 +239,13 @@ static void both_submit(bool host_reset)
 		submit(&t, t.queue, record(&t, t.queue, "0 on 0"));
 		submit(&t, second_queue(), record(&t, second_queue(), "1 on 1"));
 		crumbs_frame(t.crumbs);
-		capture *c;
+		reader *c;
 		const struct frame *f = finish(&t, &c, path);
 		check_timed(f, 0, "1 on 0");
 		check_timed(f, 0, "0 on 0");
 		check_timed(f, 1, "0 on 1");
 		check_timed(f, 1, "1 on 1");
-		capture_free(c);
+		reader_free(c);
 	}
 	destroy_two_queues(&t);
 }
@@ -276,12 +276,12 @@ static void without_copy(int copies)
 	crumbs_frame(t.crumbs);
 	submit(&t, second_queue(), record(&t, t.queue, "Recorded for 0"));
 	crumbs_frame(t.crumbs);
-	capture *c;
+	reader *c;
 	char path[4096] = "";
 	const struct frame *f = finish(&t, &c, path);
 	assert_int_equal(f->queues[0].submissions, 0);
 	check_timed(f, 1, "Recorded for 0");
-	capture_free(c);
+	reader_free(c);
 	destroy_two_queues(&t);
 }
 

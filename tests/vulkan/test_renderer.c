@@ -72,7 +72,7 @@ static void capture_under_validation(void **state)
 
 	char path[128];
 	snprintf(path, sizeof(path), "%s/sample-renderer-frame-2.crumbs", dir);
-	capture *c;
+	reader *c;
 	const struct frame *f = vkt_read(path, &c);
 	assert_int_equal(f->number, 2);
 	assert_true(f->flags & CRUMBS_FRAME_FULL_DETAIL);
@@ -129,7 +129,7 @@ static void capture_under_validation(void **state)
 			assert_false(f->queues[q].flags & FRAME_QUEUE_NO_READY);
 	assert_true(gfx->submissions >= 2);
 	assert_true(f->gpus[0].calibrated);
-	capture_free(c);
+	reader_free(c);
 
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

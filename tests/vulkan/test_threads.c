@@ -92,7 +92,7 @@ static void parallel_recording(void **state)
 				 VK_SUCCESS);
 	}
 	crumbs_frame(t.crumbs);
-	capture *c;
+	reader *c;
 	const struct frame *f = vkt_read(vkt_finish_capture(&t, NULL), &c);
 	const struct frame_queue *fq = &f->queues[0];
 	assert_int_equal(fq->submissions, THREADS);
@@ -110,7 +110,7 @@ static void parallel_recording(void **state)
 			assert_false(n->flags & NODE_UNTIMED);
 		}
 	assert_int_equal(f->dropped_scopes, 0);
-	capture_free(c);
+	reader_free(c);
 	vkDeviceWaitIdle(t.device);
 	for (int i = 0; i < THREADS; i++)
 		vkDestroyCommandPool(t.device, workers[i].pool, NULL);

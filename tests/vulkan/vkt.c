@@ -305,13 +305,13 @@ const char *vkt_finish_capture(struct vkt *t, const char *previous)
 	return NULL;
 }
 
-const struct frame *vkt_read(const char *path, capture **c)
+const struct frame *vkt_read(const char *path, reader **c)
 {
 	struct analyze_error e;
 	const struct frame *f = NULL;
-	if (capture_open_file(path, c, &e) != CRUMBS_OK)
+	if (reader_open_file(path, c, &e) != CRUMBS_OK)
 		fail_msg("cannot read '%s': %s", path, e.text);
-	if (capture_next_frame(*c, &f, &e) != CRUMBS_OK || !f)
+	if (reader_next_frame(*c, &f, &e) != CRUMBS_OK || !f)
 		fail_msg("no frame in '%s': %s", path, e.text);
 	return f;
 }

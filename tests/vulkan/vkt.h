@@ -72,7 +72,7 @@ void vkt_sleep_ms(double ms);
 double vkt_now_ms(void);
 
 /* The first frame of a capture file (the capture stays open in *c). */
-const struct frame *vkt_read(const char *path, capture **c);
+const struct frame *vkt_read(const char *path, reader **c);
 const struct node *vkt_find(const struct node *n, const char *name);
 
 #endif
