@@ -6,6 +6,7 @@
  * bounded however long the run. Devices and queues go to setup chunks.
  */
 #include "crumbs.h"
+#include "format.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,46 +16,8 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#define SKIPPABLE_HEADER 0x184D2A50u
-#define SKIPPABLE_CHUNK 0x184D2A51u
-#define SKIPPABLE_INDEX 0x184D2A52u
-
-#define CHUNK_SETUP 1
-#define CHUNK_FRAMES 2
-
+/* Writer tuning; the format's own limits are in format.h. */
 #define DEFAULT_CHUNK_BYTES (1u << 20)
-#define MAX_CHUNK_BYTES (64u << 20)
-#define MAX_PRODUCER 256
-#define MAX_STRING 4096
-#define MAX_GPUS 64
-#define MAX_QUEUES 256
-#define MAX_SEMAPHORE_OPS 1024
-#define MAX_DEPTH 255
-
-enum {
-	TAG_STRING = 0x01,
-	TAG_GPU = 0x02,
-	TAG_QUEUE = 0x03,
-	TAG_CALIBRATION = 0x04,
-	TAG_FRAME_BEGIN = 0x10,
-	TAG_FRAME_END = 0x11,
-	TAG_QUEUE_READY = 0x12,
-	TAG_SUBMIT = 0x13,
-	TAG_SUBMIT_NO_TICKS = 0x14,
-	TAG_SUBMIT_END = 0x15,
-	TAG_SUBMIT_END_NO_TICKS = 0x16,
-	TAG_HOST_SIGNAL = 0x17,
-	TAG_SELECT_QUEUE = 0x18,
-	TAG_SCOPE_BEGIN = 0x20,
-	TAG_SCOPE_BEGIN_NO_TICKS = 0x24,
-	TAG_EVENT_BEGIN = 0x28,
-	TAG_EVENT_BEGIN_NO_TICKS = 0x29,
-	TAG_SCOPE_END = 0x30,
-	TAG_SCOPE_END_NO_TICKS = 0x31,
-	TAG_LEAF = 0x38,
-	TAG_LEAF_NO_TICKS = 0x39,
-	TAG_COUNTS = 0x3A
-};
 
 /* A growable byte buffer. */
 struct bytes {
@@ -90,7 +53,7 @@ struct writer_queue {
 	uint8_t valid_bits;
 	uint64_t base;     /* previous ticks in this chunk */
 	uint32_t depth;    /* scopes open in the current frame */
-	uint32_t skipped;  /* scopes refused beyond MAX_DEPTH, still open */
+	uint32_t skipped;  /* scopes refused beyond FORMAT_MAX_DEPTH, still open */
 };
 
 struct index_entry {
@@ -129,7 +92,7 @@ struct crumbs_writer {
 	size_t index_cap;
 
 	uint32_t gpu_count;
-	struct writer_queue queues[MAX_QUEUES];
+	struct writer_queue queues[FORMAT_MAX_QUEUES];
 	uint32_t queue_count;
 
 	int in_frame;
@@ -297,7 +260,7 @@ static enum crumbs_result intern(struct encoder *e, const unsigned char *name,
 	}
 	if (bytes_reserve(&e->buf, 1 + VARINT_MAX + len))
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
-	put_u8(&e->buf, TAG_STRING);
+	put_u8(&e->buf, FORMAT_TAG_STRING);
 	put_varint(&e->buf, len);
 	s->entries[s->count] = (struct string_entry){ e->buf.len, (uint32_t)len, h };
 	put_raw(&e->buf, name, len);
@@ -310,8 +273,8 @@ static enum crumbs_result intern(struct encoder *e, const unsigned char *name,
 	return CRUMBS_OK;
 }
 
-/* Copies name into w->scratch as valid UTF-8 of at most MAX_STRING bytes,
- * with U+FFFD for every byte that starts no valid sequence, cut at a
+/* Copies name into w->scratch as valid UTF-8 of at most FORMAT_MAX_STRING
+ * bytes, with U+FFFD for every byte that starts no valid sequence, cut at a
  * character boundary. */
 static enum crumbs_result sanitize(crumbs_writer *w, const char *name,
 				   const unsigned char **out, size_t *out_len)
@@ -322,13 +285,13 @@ static enum crumbs_result sanitize(crumbs_writer *w, const char *name,
 	struct bytes *s = &w->scratch;
 
 	s->len = 0;
-	if (bytes_reserve(s, MAX_STRING + 4))
+	if (bytes_reserve(s, FORMAT_MAX_STRING + 4))
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
 	for (size_t i = 0; i < len;) {
 		size_t n = crumbs_utf8_sequence(p + i, len - i);
 		const unsigned char *src = n ? p + i : replacement;
 		size_t src_len = n ? n : 3;
-		if (s->len + src_len > MAX_STRING)
+		if (s->len + src_len > FORMAT_MAX_STRING)
 			break;
 		memcpy(s->data + s->len, src, src_len);
 		s->len += src_len;
@@ -403,7 +366,7 @@ static enum crumbs_result write_chunk(crumbs_writer *w, struct encoder *e,
 
 	if (len == 0)
 		return CRUMBS_OK;
-	if (len > MAX_CHUNK_BYTES)
+	if (len > FORMAT_MAX_CHUNK_BYTES)
 		return CRUMBS_ERROR_LIMIT;
 	w->compressed.len = 0;
 	if (bytes_reserve(&w->compressed, bound))
@@ -412,7 +375,7 @@ static enum crumbs_result write_chunk(crumbs_writer *w, struct encoder *e,
 	if (ZSTD_isError(c) || c > UINT32_MAX)
 		return CRUMBS_ERROR_COMPRESSION;
 
-	unsigned char h[40] = { 0 };
+	unsigned char h[FORMAT_CHUNK_HEADER_BYTES] = { 0 };
 	h[0] = type;
 	le32(h + 4, (uint32_t)c);
 	le32(h + 8, (uint32_t)len);
@@ -425,7 +388,7 @@ static enum crumbs_result write_chunk(crumbs_writer *w, struct encoder *e,
 	struct index_entry entry = { w->offset, first, last, frame_count, type };
 	if ((r = index_add(w, entry)) != CRUMBS_OK)
 		return r;
-	if ((r = emit_skippable_header(w, SKIPPABLE_CHUNK, sizeof(h))) != CRUMBS_OK ||
+	if ((r = emit_skippable_header(w, FORMAT_MAGIC_CHUNK, sizeof(h))) != CRUMBS_OK ||
 	    (r = emit(w, h, sizeof(h))) != CRUMBS_OK ||
 	    (r = emit(w, w->compressed.data, c)) != CRUMBS_OK)
 		return r;
@@ -451,7 +414,7 @@ static enum crumbs_result flush_frames(crumbs_writer *w)
 {
 	enum crumbs_result r = CRUMBS_OK;
 	if (w->frames_in_chunk > 0)
-		r = write_chunk(w, &w->frames, w->frames.buf.len, CHUNK_FRAMES,
+		r = write_chunk(w, &w->frames, w->frames.buf.len, FORMAT_CHUNK_FRAMES,
 				w->frames_in_chunk, w->chunk_first_frame,
 				w->chunk_last_frame);
 	encoder_reset(&w->frames);
@@ -465,7 +428,7 @@ static enum crumbs_result flush_frames(crumbs_writer *w)
 static enum crumbs_result flush_setup(crumbs_writer *w)
 {
 	enum crumbs_result r = write_chunk(w, &w->setup, w->setup.buf.len,
-					   CHUNK_SETUP, 0, 0, 0);
+					   FORMAT_CHUNK_SETUP, 0, 0, 0);
 	encoder_reset(&w->setup);
 	return r;
 }
@@ -505,7 +468,7 @@ enum crumbs_result crumbs_writer_open(const struct crumbs_writer_desc *desc,
 		return CRUMBS_ERROR_INVALID_ARGUMENT;
 	/* A chunk is flushed once it passes chunk_bytes, so keeping this well
 	 * below the format's limit leaves room for any sane frame after it. */
-	if (desc->chunk_bytes > MAX_CHUNK_BYTES / 4)
+	if (desc->chunk_bytes > FORMAT_MAX_CHUNK_BYTES / 4)
 		return CRUMBS_ERROR_INVALID_ARGUMENT;
 
 	w = calloc(1, sizeof(*w));
@@ -554,13 +517,12 @@ enum crumbs_result crumbs_writer_open(const struct crumbs_writer_desc *desc,
 		size_t plen;
 		if ((r = sanitize(w, desc->producer, &producer, &plen)) != CRUMBS_OK)
 			goto out;
-		if (plen > MAX_PRODUCER)
-			plen = MAX_PRODUCER;
+		if (plen > FORMAT_MAX_PRODUCER)
+			plen = FORMAT_MAX_PRODUCER;
 		while (plen > 0 && plen < w->scratch.len && (producer[plen] & 0xC0) == 0x80)
 			plen--; /* never cut inside a character */
-		unsigned char h[30 + MAX_PRODUCER];
-		static const unsigned char signature[8] = { 'C', 'R', 'U', 'M', 'B', 'S', 0x1A, 0x0A };
-		memcpy(h, signature, 8);
+		unsigned char h[FORMAT_HEADER_MAX_BYTES];
+		memcpy(h, FORMAT_SIGNATURE, FORMAT_SIGNATURE_BYTES);
 		le16(h + 8, CRUMBS_FORMAT_MAJOR);
 		le16(h + 10, CRUMBS_FORMAT_MINOR);
 		le32(h + 12, 0);
@@ -571,8 +533,9 @@ enum crumbs_result crumbs_writer_open(const struct crumbs_writer_desc *desc,
 		le16(h + 24, (uint32_t)plen);
 		memcpy(h + 26, producer, plen);
 		le32(h + 26 + plen, crumbs_crc32c(0, h, 26 + plen));
-		if ((r = emit_skippable_header(w, SKIPPABLE_HEADER, (uint32_t)(30 + plen))) != CRUMBS_OK ||
-		    (r = emit(w, h, 30 + plen)) != CRUMBS_OK)
+		size_t size = FORMAT_HEADER_MIN_BYTES + plen;
+		if ((r = emit_skippable_header(w, FORMAT_MAGIC_HEADER, (uint32_t)size)) != CRUMBS_OK ||
+		    (r = emit(w, h, size)) != CRUMBS_OK)
 			goto out;
 	}
 out:
@@ -587,28 +550,29 @@ out:
 static enum crumbs_result write_index(crumbs_writer *w)
 {
 	enum crumbs_result r;
-	size_t size = w->index_count * 32 + 16;
+	size_t entries = w->index_count * FORMAT_INDEX_ENTRY_BYTES;
+	size_t size = entries + FORMAT_INDEX_TRAILER_BYTES;
 	unsigned char *p;
 
-	if (size + 8 > UINT32_MAX)
+	if (size + FORMAT_SKIPPABLE_BYTES > UINT32_MAX)
 		return CRUMBS_ERROR_LIMIT;
 	p = calloc(1, size);
 	if (!p)
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
 	for (size_t i = 0; i < w->index_count; i++) {
-		unsigned char *e = p + 32 * i;
+		unsigned char *e = p + FORMAT_INDEX_ENTRY_BYTES * i;
 		le64(e, w->index[i].offset);
 		le64(e + 8, w->index[i].first_frame);
 		le64(e + 16, w->index[i].last_frame);
 		le32(e + 24, w->index[i].frame_count);
 		e[28] = w->index[i].type;
 	}
-	unsigned char *t = p + 32 * w->index_count;
+	unsigned char *t = p + entries;
 	le32(t, (uint32_t)w->index_count);
-	le32(t + 4, crumbs_crc32c(0, p, 32 * w->index_count + 4));
-	le32(t + 8, (uint32_t)(size + 8));
-	memcpy(t + 12, "CRIX", 4);
-	r = emit_skippable_header(w, SKIPPABLE_INDEX, (uint32_t)size);
+	le32(t + 4, crumbs_crc32c(0, p, entries + 4));
+	le32(t + 8, (uint32_t)(size + FORMAT_SKIPPABLE_BYTES));
+	memcpy(t + 12, FORMAT_INDEX_SIGNATURE, FORMAT_INDEX_SIGNATURE_BYTES);
+	r = emit_skippable_header(w, FORMAT_MAGIC_INDEX, (uint32_t)size);
 	if (r == CRUMBS_OK)
 		r = emit(w, p, size);
 	free(p);
@@ -696,7 +660,7 @@ enum crumbs_result crumbs_writer_add_gpu(crumbs_writer *w,
 		return CRUMBS_ERROR_INVALID_ARGUMENT;
 	if (w->in_frame)
 		return CRUMBS_ERROR_BAD_STATE;
-	if (w->gpu_count >= MAX_GPUS)
+	if (w->gpu_count >= FORMAT_MAX_GPUS)
 		return CRUMBS_ERROR_LIMIT;
 	if ((r = intern_name(w, &w->setup, gpu->name, &name)) != CRUMBS_OK ||
 	    (r = intern_name(w, &w->setup, gpu->driver_name, &driver)) != CRUMBS_OK)
@@ -704,7 +668,7 @@ enum crumbs_result crumbs_writer_add_gpu(crumbs_writer *w,
 	if (bytes_reserve(&w->setup.buf, RECORD_MAX))
 		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
 	struct bytes *b = &w->setup.buf;
-	put_u8(b, TAG_GPU);
+	put_u8(b, FORMAT_TAG_GPU);
 	put_varint(b, name);
 	put_varint(b, driver);
 	put_varint(b, gpu->vendor_id);
@@ -721,9 +685,6 @@ enum crumbs_result crumbs_writer_add_queue(crumbs_writer *w,
 					   const struct crumbs_queue_desc *queue,
 					   uint32_t *queue_index)
 {
-	const uint32_t known = CRUMBS_QUEUE_GRAPHICS | CRUMBS_QUEUE_COMPUTE |
-			       CRUMBS_QUEUE_TRANSFER | CRUMBS_QUEUE_VIDEO_DECODE |
-			       CRUMBS_QUEUE_VIDEO_ENCODE | CRUMBS_QUEUE_OPTICAL_FLOW;
 	unsigned char period[4];
 	float p;
 
@@ -733,16 +694,16 @@ enum crumbs_result crumbs_writer_add_queue(crumbs_writer *w,
 		return CRUMBS_ERROR_INVALID_ARGUMENT;
 	if (w->in_frame)
 		return CRUMBS_ERROR_BAD_STATE;
-	if (w->queue_count >= MAX_QUEUES)
+	if (w->queue_count >= FORMAT_MAX_QUEUES)
 		return CRUMBS_ERROR_LIMIT;
 	p = queue->timestamp_period;
-	if (queue->gpu >= w->gpu_count || queue->timestamp_valid_bits > 64 ||
-	    (queue->flags & ~known) || !(p > 0.0f && p <= 1e6f))
+	if (queue->gpu >= w->gpu_count || queue->timestamp_valid_bits > FORMAT_MAX_VALID_BITS ||
+	    (queue->flags & ~FORMAT_QUEUE_FLAGS_KNOWN) || !(p > 0.0f && p <= FORMAT_MAX_PERIOD_NS))
 		return CRUMBS_ERROR_INVALID_ARGUMENT;
 	if (bytes_reserve(&w->setup.buf, RECORD_MAX))
 		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
 	struct bytes *b = &w->setup.buf;
-	put_u8(b, TAG_QUEUE);
+	put_u8(b, FORMAT_TAG_QUEUE);
 	put_varint(b, queue->gpu);
 	put_varint(b, queue->family);
 	put_varint(b, queue->index);
@@ -778,7 +739,7 @@ enum crumbs_result crumbs_writer_calibration(crumbs_writer *w, uint32_t gpu,
 	struct bytes *b = w->in_frame ? &w->frames.buf : &w->setup.buf;
 	if (bytes_reserve(b, RECORD_MAX))
 		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
-	put_u8(b, TAG_CALIBRATION);
+	put_u8(b, FORMAT_TAG_CALIBRATION);
 	put_varint(b, gpu);
 	put_varint(b, gpu_ticks);
 	put_varint(b, cpu_ns);
@@ -824,7 +785,7 @@ enum crumbs_result crumbs_writer_frame_begin(crumbs_writer *w,
 	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
 		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
 	w->frame_start = w->frames.buf.len;
-	put_u8(&w->frames.buf, TAG_FRAME_BEGIN);
+	put_u8(&w->frames.buf, FORMAT_TAG_FRAME_BEGIN);
 	if (w->frames_in_chunk == 0) {
 		put_varint(&w->frames.buf, frame_number);
 		w->chunk_first_frame = frame_number;
@@ -849,14 +810,11 @@ enum crumbs_result crumbs_writer_frame_end(crumbs_writer *w, uint64_t cpu_ns,
 					   uint32_t flags,
 					   uint32_t dropped_scopes)
 {
-	const uint32_t known = CRUMBS_FRAME_SCOPES_DROPPED | CRUMBS_FRAME_DEVICE_LOST |
-			       CRUMBS_FRAME_INCOMPLETE | CRUMBS_FRAME_FULL_DETAIL;
-
 	if (w->error)
 		return w->error;
 	if (!w->in_frame || w->in_submit)
 		return CRUMBS_ERROR_BAD_STATE;
-	if (flags & ~known)
+	if (flags & ~FORMAT_FRAME_FLAGS_KNOWN)
 		return CRUMBS_ERROR_INVALID_ARGUMENT;
 	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
 		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
@@ -865,14 +823,14 @@ enum crumbs_result crumbs_writer_frame_end(crumbs_writer *w, uint64_t cpu_ns,
 		dropped_scopes = dropped_scopes > UINT32_MAX - w->frame_skipped ?
 				 UINT32_MAX : dropped_scopes + w->frame_skipped;
 	}
-	put_u8(&w->frames.buf, TAG_FRAME_END);
+	put_u8(&w->frames.buf, FORMAT_TAG_FRAME_END);
 	/* An end before the begin would not decode as a frame. */
 	put_cpu(w, cpu_ns > w->frame_begin_cpu && cpu_ns <= INT64_MAX ?
 		   cpu_ns : w->frame_begin_cpu);
 	put_varint(&w->frames.buf, flags);
 	put_varint(&w->frames.buf, dropped_scopes);
 	w->in_frame = 0;
-	if (w->frames.buf.len > MAX_CHUNK_BYTES) {
+	if (w->frames.buf.len > FORMAT_MAX_CHUNK_BYTES) {
 		/* One frame larger than a chunk may be: drop it rather than
 		 * write a file no reader accepts. The flush also forgets the
 		 * strings and tick bases the dropped frame left behind. */
@@ -907,7 +865,7 @@ enum crumbs_result crumbs_writer_queue_ready(crumbs_writer *w, uint32_t queue,
 		return CRUMBS_OK;
 	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
 		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
-	put_u8(&w->frames.buf, TAG_QUEUE_READY);
+	put_u8(&w->frames.buf, FORMAT_TAG_QUEUE_READY);
 	put_varint(&w->frames.buf, queue);
 	put_ticks(w, q, gpu_ticks);
 	return CRUMBS_OK;
@@ -935,13 +893,13 @@ enum crumbs_result crumbs_writer_submit_begin(crumbs_writer *w,
 		return CRUMBS_ERROR_INVALID_ARGUMENT;
 	if (!w->in_frame || w->in_submit)
 		return CRUMBS_ERROR_BAD_STATE;
-	if (s->wait_count > MAX_SEMAPHORE_OPS || s->signal_count > MAX_SEMAPHORE_OPS)
+	if (s->wait_count > FORMAT_MAX_SEMAPHORE_OPS || s->signal_count > FORMAT_MAX_SEMAPHORE_OPS)
 		return CRUMBS_ERROR_LIMIT;
 	size_t need = RECORD_MAX + 2 * VARINT_MAX * ((size_t)s->wait_count + s->signal_count);
 	if (bytes_reserve(&w->frames.buf, need))
 		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
 	int ticks = q->mask != 0 && s->gpu_ticks != CRUMBS_NO_TICKS;
-	put_u8(&w->frames.buf, ticks ? TAG_SUBMIT : TAG_SUBMIT_NO_TICKS);
+	put_u8(&w->frames.buf, ticks ? FORMAT_TAG_SUBMIT : FORMAT_TAG_SUBMIT_NO_TICKS);
 	put_varint(&w->frames.buf, s->queue);
 	put_cpu(w, s->cpu_ns);
 	if (ticks)
@@ -963,7 +921,7 @@ enum crumbs_result crumbs_writer_submit_end(crumbs_writer *w, uint64_t gpu_ticks
 	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
 		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
 	int ticks = q->mask != 0 && gpu_ticks != CRUMBS_NO_TICKS;
-	put_u8(&w->frames.buf, ticks ? TAG_SUBMIT_END : TAG_SUBMIT_END_NO_TICKS);
+	put_u8(&w->frames.buf, ticks ? FORMAT_TAG_SUBMIT_END : FORMAT_TAG_SUBMIT_END_NO_TICKS);
 	if (ticks)
 		put_ticks(w, q, gpu_ticks);
 	w->in_submit = 0;
@@ -982,7 +940,7 @@ enum crumbs_result crumbs_writer_host_signal(crumbs_writer *w,
 		return CRUMBS_ERROR_BAD_STATE;
 	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
 		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
-	put_u8(&w->frames.buf, TAG_HOST_SIGNAL);
+	put_u8(&w->frames.buf, FORMAT_TAG_HOST_SIGNAL);
 	put_varint(&w->frames.buf, semaphore);
 	put_varint(&w->frames.buf, value);
 	put_cpu(w, cpu_ns);
@@ -1001,7 +959,7 @@ enum crumbs_result crumbs_writer_select_queue(crumbs_writer *w, uint32_t queue)
 		return CRUMBS_OK;
 	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
 		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
-	put_u8(&w->frames.buf, TAG_SELECT_QUEUE);
+	put_u8(&w->frames.buf, FORMAT_TAG_SELECT_QUEUE);
 	put_varint(&w->frames.buf, queue);
 	w->current_queue = (int)queue;
 	return CRUMBS_OK;
@@ -1041,7 +999,7 @@ static enum crumbs_result open_scope(crumbs_writer *w, unsigned tag_ticks,
 
 	if (r != CRUMBS_OK)
 		return r;
-	if (q->depth >= MAX_DEPTH) {
+	if (q->depth >= FORMAT_MAX_DEPTH) {
 		/* Too deep to record: remember it so that its end is
 		 * swallowed too, and count it as dropped. */
 		q->skipped++;
@@ -1067,7 +1025,7 @@ enum crumbs_result crumbs_writer_scope_begin(crumbs_writer *w, const char *name,
 {
 	if (level > CRUMBS_DETAIL_MAX)
 		return CRUMBS_ERROR_INVALID_ARGUMENT;
-	return open_scope(w, TAG_SCOPE_BEGIN + level, TAG_SCOPE_BEGIN_NO_TICKS + level,
+	return open_scope(w, FORMAT_TAG_SCOPE_BEGIN + level, FORMAT_TAG_SCOPE_BEGIN_NO_TICKS + level,
 			  -1, name, gpu_ticks);
 }
 
@@ -1077,7 +1035,7 @@ enum crumbs_result crumbs_writer_event_begin(crumbs_writer *w,
 {
 	if (kind != CRUMBS_EVENT_RENDER_PASS && kind != CRUMBS_EVENT_OTHER)
 		return CRUMBS_ERROR_INVALID_ARGUMENT;
-	return open_scope(w, TAG_EVENT_BEGIN, TAG_EVENT_BEGIN_NO_TICKS, (int)kind,
+	return open_scope(w, FORMAT_TAG_EVENT_BEGIN, FORMAT_TAG_EVENT_BEGIN_NO_TICKS, (int)kind,
 			  name ? name : crumbs_event_kind_name(kind), gpu_ticks);
 }
 
@@ -1093,7 +1051,7 @@ enum crumbs_result crumbs_writer_scope_end(crumbs_writer *w, uint64_t gpu_ticks)
 		q->skipped--;
 		return CRUMBS_OK;
 	}
-	put_u8(&w->frames.buf, ticks ? TAG_SCOPE_END : TAG_SCOPE_END_NO_TICKS);
+	put_u8(&w->frames.buf, ticks ? FORMAT_TAG_SCOPE_END : FORMAT_TAG_SCOPE_END_NO_TICKS);
 	if (ticks)
 		put_ticks(w, q, gpu_ticks);
 	if (q->depth)
@@ -1143,7 +1101,7 @@ enum crumbs_result crumbs_writer_counts(crumbs_writer *w, uint64_t draws, uint64
 	if (r != CRUMBS_OK)
 		return r;
 	const uint64_t counts[4] = { draws, dispatches, prims, verts };
-	put_u8(&w->frames.buf, TAG_COUNTS);
+	put_u8(&w->frames.buf, FORMAT_TAG_COUNTS);
 	put_counts(&w->frames.buf, counts);
 	return CRUMBS_OK;
 }
@@ -1164,7 +1122,7 @@ enum crumbs_result crumbs_writer_leaf(crumbs_writer *w,
 		       leaf->end_ticks != CRUMBS_NO_TICKS ? leaf->begin_ticks : CRUMBS_NO_TICKS;
 	if ((r = scope_target(w, any, &q, &ticks)) != CRUMBS_OK)
 		return r;
-	if (q->depth >= MAX_DEPTH) {
+	if (q->depth >= FORMAT_MAX_DEPTH) {
 		w->frame_skipped++;
 		return CRUMBS_ERROR_LIMIT;
 	}
@@ -1176,7 +1134,7 @@ enum crumbs_result crumbs_writer_leaf(crumbs_writer *w,
 
 	const uint64_t counts[4] = { leaf->draws, leaf->dispatches, leaf->prims, leaf->verts };
 	struct bytes *b = &w->frames.buf;
-	put_u8(b, ticks ? TAG_LEAF : TAG_LEAF_NO_TICKS);
+	put_u8(b, ticks ? FORMAT_TAG_LEAF : FORMAT_TAG_LEAF_NO_TICKS);
 	put_varint(b, (uint64_t)leaf->kind);
 	put_varint(b, id);
 	put_counts(b, counts);
