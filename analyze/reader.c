@@ -7,6 +7,7 @@
  * follows the largest chunk, not the file.
  */
 #include "analyze_internal.h"
+#include "../capture/format.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,24 +20,8 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#define SKIPPABLE_HEADER 0x184D2A50u
-#define SKIPPABLE_CHUNK 0x184D2A51u
-#define SKIPPABLE_INDEX 0x184D2A52u
-
-#define CHUNK_SETUP 1
-#define CHUNK_FRAMES 2
-
-#define HEADER_MIN 30
-#define HEADER_MAX (30 + 256)
-#define CHUNK_HEADER_BYTES (8 + 40)
-#define INDEX_ENTRY_BYTES 32
-#define INDEX_TRAILER_BYTES 16
-#define MAX_CHUNK_BYTES (64u << 20)
-#define MAX_STRING 4096
-#define MAX_GPUS 64
-#define MAX_QUEUES 256
-#define MAX_SEMAPHORE_OPS 1024
-#define MAX_DEPTH 255
+/* A chunk header as a whole skippable frame. */
+#define CHUNK_HEADER_BYTES (FORMAT_SKIPPABLE_BYTES + FORMAT_CHUNK_HEADER_BYTES)
 #define MAX_SETUP_SAMPLES 64 /* per GPU; the most recent are kept */
 
 struct chunk_ref {
@@ -95,7 +80,7 @@ struct chunk_state {
 	uint32_t frames_done;
 	uint64_t prev_frame;
 	uint64_t cpu_cursor;
-	uint64_t tick_base[MAX_QUEUES];
+	uint64_t tick_base[FORMAT_MAX_QUEUES];
 	struct vec names;      /* const unsigned char *, by string id */
 	struct vec name_lens;  /* uint32_t */
 };
@@ -455,7 +440,7 @@ static bool parse_string(struct cursor *k, struct chunk_state *cs)
 	uint64_t len;
 	if (!get_varint(k, &len))
 		return false;
-	if (len > MAX_STRING)
+	if (len > FORMAT_MAX_STRING)
 		return cur_fail(k, "string longer than 4096 bytes");
 	if ((uint64_t)(k->end - k->p) < len) {
 		k->ran_out = true;
@@ -497,11 +482,11 @@ static bool parse_setup(reader *c, struct cursor *k, struct chunk_state *cs)
 		unsigned tag;
 		get_u8(k, &tag);
 		switch (tag) {
-		case 0x01:
+		case FORMAT_TAG_STRING:
 			if (!parse_string(k, cs))
 				return false;
 			break;
-		case 0x02: {
+		case FORMAT_TAG_GPU: {
 			struct capture_gpu g = { 0 };
 			uint32_t name, driver;
 			if (!get_string_id(k, cs, &name) || !get_string_id(k, cs, &driver) ||
@@ -510,7 +495,7 @@ static bool parse_setup(reader *c, struct cursor *k, struct chunk_state *cs)
 			    !get_u32(k, &g.driver_version, UINT32_MAX, "driver version out of range") ||
 			    !get_u32(k, &g.api_version, UINT32_MAX, "api version out of range"))
 				return false;
-			if (c->gpus.len >= MAX_GPUS)
+			if (c->gpus.len >= FORMAT_MAX_GPUS)
 				return cur_fail(k, "more than 64 gpus");
 			const unsigned char *const *names = cs->names.data;
 			const uint32_t *lens = cs->name_lens.data;
@@ -522,14 +507,14 @@ static bool parse_setup(reader *c, struct cursor *k, struct chunk_state *cs)
 			*slot = g;
 			break;
 		}
-		case 0x03: {
+		case FORMAT_TAG_QUEUE: {
 			struct capture_queue q = { 0 };
 			unsigned bits = 0;
 			float period;
 			if (!get_index(k, &q.gpu, c->gpus.len, "queue of an unknown gpu") ||
 			    !get_u32(k, &q.family, UINT32_MAX, "family out of range") ||
 			    !get_u32(k, &q.index, UINT32_MAX, "queue index out of range") ||
-			    !get_u32(k, &q.flags, 0x3F, "unknown queue flags"))
+			    !get_u32(k, &q.flags, FORMAT_QUEUE_FLAGS_KNOWN, "unknown queue flags"))
 				return false;
 			if (k->end - k->p < 5) {
 				k->ran_out = true;
@@ -539,11 +524,11 @@ static bool parse_setup(reader *c, struct cursor *k, struct chunk_state *cs)
 			memcpy(&period, &pbits, 4);
 			k->p += 4;
 			get_u8(k, &bits);
-			if (!(period > 0.0f && period <= 1e6f))
+			if (!(period > 0.0f && period <= FORMAT_MAX_PERIOD_NS))
 				return cur_fail(k, "timestamp period out of range");
-			if (bits > 64)
+			if (bits > FORMAT_MAX_VALID_BITS)
 				return cur_fail(k, "more than 64 timestamp valid bits");
-			if (c->queues.len >= MAX_QUEUES)
+			if (c->queues.len >= FORMAT_MAX_QUEUES)
 				return cur_fail(k, "more than 256 queues");
 			q.timestamp_period = period;
 			q.timestamp_valid_bits = bits;
@@ -560,7 +545,7 @@ static bool parse_setup(reader *c, struct cursor *k, struct chunk_state *cs)
 			*slot = q;
 			break;
 		}
-		case 0x04: {
+		case FORMAT_TAG_CALIBRATION: {
 			struct raw_calibration s;
 			if (!parse_calibration(k, c, &s))
 				return false;
@@ -617,7 +602,7 @@ static bool parse_frame(reader *c, struct cursor *k)
 	struct raw_frame *raw = &c->raw;
 	const struct capture_queue *queues = c->queues.data;
 	uint32_t queue_count = (uint32_t)c->queues.len;
-	uint32_t depth[MAX_QUEUES];
+	uint32_t depth[FORMAT_MAX_QUEUES];
 	int current = -1;
 	bool in_submit = false;
 	unsigned tag;
@@ -630,7 +615,7 @@ static bool parse_frame(reader *c, struct cursor *k)
 
 	if (!get_u8(k, &tag))
 		return false;
-	if (tag != 0x10) {
+	if (tag != FORMAT_TAG_FRAME_BEGIN) {
 		k->p--;
 		return cur_fail(k, "a frame must start with FRAME_BEGIN");
 	}
@@ -665,11 +650,11 @@ static bool parse_frame(reader *c, struct cursor *k)
 			return false;
 		struct item *it;
 		switch (tag) {
-		case 0x01:
+		case FORMAT_TAG_STRING:
 			if (!parse_string(k, cs))
 				return false;
 			break;
-		case 0x04: {
+		case FORMAT_TAG_CALIBRATION: {
 			struct raw_calibration s;
 			if (in_submit)
 				return cur_fail(k, "calibration inside a submission");
@@ -681,7 +666,7 @@ static bool parse_frame(reader *c, struct cursor *k)
 			*slot = s;
 			break;
 		}
-		case 0x11: {
+		case FORMAT_TAG_FRAME_END: {
 			uint64_t flags;
 			uint32_t dropped;
 			if (in_submit)
@@ -692,7 +677,7 @@ static bool parse_frame(reader *c, struct cursor *k)
 				return false;
 			if (raw->cpu_end_ns < raw->cpu_begin_ns)
 				return cur_fail(k, "frame ends before it begins");
-			if (flags & ~(uint64_t)0xF)
+			if (flags & ~(uint64_t)FORMAT_FRAME_FLAGS_KNOWN)
 				return cur_fail(k, "unknown frame flags");
 			raw->flags = (uint32_t)flags;
 			raw->dropped_scopes = dropped;
@@ -702,7 +687,7 @@ static bool parse_frame(reader *c, struct cursor *k)
 			raw->name_lens = cs->name_lens.data;
 			return true;
 		}
-		case 0x12: {
+		case FORMAT_TAG_QUEUE_READY: {
 			uint32_t q;
 			if (in_submit)
 				return cur_fail(k, "QUEUE_READY inside a submission");
@@ -718,8 +703,8 @@ static bool parse_frame(reader *c, struct cursor *k)
 				return false;
 			break;
 		}
-		case 0x13:
-		case 0x14: {
+		case FORMAT_TAG_SUBMIT:
+		case FORMAT_TAG_SUBMIT_NO_TICKS: {
 			uint32_t q;
 			if (in_submit)
 				return cur_fail(k, "submissions do not nest");
@@ -738,7 +723,7 @@ static bool parse_frame(reader *c, struct cursor *k)
 			in_submit = true;
 			if (!get_cpu(k, &cs->cpu_cursor, &s->cpu_ns))
 				return false;
-			if (tag == 0x13) {
+			if (tag == FORMAT_TAG_SUBMIT) {
 				uint64_t t;
 				NEED_TICKS();
 				if (!get_ticks(k, &cs->tick_base[q], queues[q].timestamp_valid_bits, &t))
@@ -749,7 +734,7 @@ static bool parse_frame(reader *c, struct cursor *k)
 			s->first_op = (uint32_t)raw->ops.len;
 			for (int pass = 0; pass < 2; pass++) {
 				uint32_t n;
-				if (!get_u32(k, &n, MAX_SEMAPHORE_OPS, "more than 1024 semaphore operations"))
+				if (!get_u32(k, &n, FORMAT_MAX_SEMAPHORE_OPS, "more than 1024 semaphore operations"))
 					return false;
 				if (pass == 0)
 					s->wait_count = n;
@@ -766,8 +751,8 @@ static bool parse_frame(reader *c, struct cursor *k)
 			}
 			break;
 		}
-		case 0x15:
-		case 0x16:
+		case FORMAT_TAG_SUBMIT_END:
+		case FORMAT_TAG_SUBMIT_END_NO_TICKS:
 			if (!in_submit)
 				return cur_fail(k, "SUBMIT_END outside a submission");
 			if (!(it = vec_push(&raw->items, sizeof(*it))))
@@ -775,7 +760,7 @@ static bool parse_frame(reader *c, struct cursor *k)
 			memset(it, 0, sizeof(*it));
 			it->type = ITEM_SUBMIT_END;
 			it->queue = (uint32_t)current;
-			if (tag == 0x15) {
+			if (tag == FORMAT_TAG_SUBMIT_END) {
 				uint64_t t;
 				NEED_TICKS();
 				if (!get_ticks(k, &cs->tick_base[current],
@@ -786,7 +771,7 @@ static bool parse_frame(reader *c, struct cursor *k)
 			}
 			in_submit = false;
 			break;
-		case 0x17: {
+		case FORMAT_TAG_HOST_SIGNAL: {
 			if (in_submit)
 				return cur_fail(k, "HOST_SIGNAL inside a submission");
 			struct raw_host_signal *h = vec_push(&raw->host_signals, sizeof(*h));
@@ -797,7 +782,7 @@ static bool parse_frame(reader *c, struct cursor *k)
 				return false;
 			break;
 		}
-		case 0x18: {
+		case FORMAT_TAG_SELECT_QUEUE: {
 			uint32_t q;
 			if (in_submit)
 				return cur_fail(k, "SELECT_QUEUE inside a submission");
@@ -806,13 +791,23 @@ static bool parse_frame(reader *c, struct cursor *k)
 			current = (int)q;
 			break;
 		}
-		case 0x20: case 0x21: case 0x22: case 0x23:
-		case 0x24: case 0x25: case 0x26: case 0x27:
-		case 0x28: case 0x29: {
-			bool ticks = tag <= 0x23 || tag == 0x28;
+		case FORMAT_TAG_SCOPE_BEGIN:
+		case FORMAT_TAG_SCOPE_BEGIN + 1:
+		case FORMAT_TAG_SCOPE_BEGIN + 2:
+		case FORMAT_TAG_SCOPE_BEGIN + 3:
+		case FORMAT_TAG_SCOPE_BEGIN_NO_TICKS:
+		case FORMAT_TAG_SCOPE_BEGIN_NO_TICKS + 1:
+		case FORMAT_TAG_SCOPE_BEGIN_NO_TICKS + 2:
+		case FORMAT_TAG_SCOPE_BEGIN_NO_TICKS + 3:
+		case FORMAT_TAG_EVENT_BEGIN:
+		case FORMAT_TAG_EVENT_BEGIN_NO_TICKS: {
+			bool event = tag == FORMAT_TAG_EVENT_BEGIN ||
+				     tag == FORMAT_TAG_EVENT_BEGIN_NO_TICKS;
+			bool ticks = tag < FORMAT_TAG_SCOPE_BEGIN_NO_TICKS ||
+				     tag == FORMAT_TAG_EVENT_BEGIN;
 			uint32_t kind = CRUMBS_EVENT_SCOPE, name;
 			NEED_QUEUE();
-			if (tag >= 0x28 &&
+			if (event &&
 			    (!get_u32(k, &kind, UINT32_MAX, "unknown event kind") ||
 			     (kind != CRUMBS_EVENT_RENDER_PASS && kind != CRUMBS_EVENT_OTHER &&
 			      !cur_fail(k, "an event that contains others must be a render pass or other"))))
@@ -824,7 +819,9 @@ static bool parse_frame(reader *c, struct cursor *k)
 			memset(it, 0, sizeof(*it));
 			it->type = ITEM_BEGIN;
 			it->kind = (uint8_t)kind;
-			it->level = tag < 0x28 ? (uint8_t)((tag - 0x20) & 3) : CRUMBS_DETAIL_MAX;
+			it->level = event ? CRUMBS_DETAIL_MAX :
+				    ticks ? (uint8_t)(tag - FORMAT_TAG_SCOPE_BEGIN) :
+				    (uint8_t)(tag - FORMAT_TAG_SCOPE_BEGIN_NO_TICKS);
 			it->queue = (uint32_t)current;
 			it->a = name;
 			if (ticks) {
@@ -836,19 +833,19 @@ static bool parse_frame(reader *c, struct cursor *k)
 				it->flags = ITEM_HAS_T1;
 				it->t1 = (int64_t)t;
 			}
-			if (++depth[current] > MAX_DEPTH)
+			if (++depth[current] > FORMAT_MAX_DEPTH)
 				return cur_fail(k, "scopes nested deeper than 255");
 			break;
 		}
-		case 0x30:
-		case 0x31:
+		case FORMAT_TAG_SCOPE_END:
+		case FORMAT_TAG_SCOPE_END_NO_TICKS:
 			NEED_QUEUE();
 			if (!(it = vec_push(&raw->items, sizeof(*it))))
 				return cur_fail(k, "out of memory");
 			memset(it, 0, sizeof(*it));
 			it->type = ITEM_END;
 			it->queue = (uint32_t)current;
-			if (tag == 0x30) {
+			if (tag == FORMAT_TAG_SCOPE_END) {
 				uint64_t t;
 				NEED_TICKS();
 				if (!get_ticks(k, &cs->tick_base[current],
@@ -860,8 +857,8 @@ static bool parse_frame(reader *c, struct cursor *k)
 			if (depth[current])
 				depth[current]--;
 			break;
-		case 0x38:
-		case 0x39: {
+		case FORMAT_TAG_LEAF:
+		case FORMAT_TAG_LEAF_NO_TICKS: {
 			uint32_t kind, name;
 			NEED_QUEUE();
 			if (!get_u32(k, &kind, UINT32_MAX, "unknown leaf kind") ||
@@ -878,7 +875,7 @@ static bool parse_frame(reader *c, struct cursor *k)
 			it->queue = (uint32_t)current;
 			it->a = name;
 			it->b = (uint32_t)(raw->counts.len - 1);
-			if (tag == 0x38) {
+			if (tag == FORMAT_TAG_LEAF) {
 				uint64_t t1, t2;
 				NEED_TICKS();
 				unsigned bits = queues[current].timestamp_valid_bits;
@@ -889,11 +886,11 @@ static bool parse_frame(reader *c, struct cursor *k)
 				it->t1 = (int64_t)t1;
 				it->t2 = (int64_t)t2;
 			}
-			if (depth[current] >= MAX_DEPTH)
+			if (depth[current] >= FORMAT_MAX_DEPTH)
 				return cur_fail(k, "scopes nested deeper than 255");
 			break;
 		}
-		case 0x3A:
+		case FORMAT_TAG_COUNTS:
 			NEED_QUEUE();
 			if (!get_counts(k, raw))
 				return false;
@@ -926,9 +923,9 @@ static enum crumbs_result check_chunk_header(const unsigned char *h, size_t have
 {
 	if (have < CHUNK_HEADER_BYTES)
 		return truncated(err, off + have);
-	if (rd32(h) != SKIPPABLE_CHUNK || rd32(h + 4) != 40)
+	if (rd32(h) != FORMAT_MAGIC_CHUNK || rd32(h + 4) != FORMAT_CHUNK_HEADER_BYTES)
 		return corrupt(err, off, "expected a chunk header");
-	const unsigned char *p = h + 8;
+	const unsigned char *p = h + FORMAT_SKIPPABLE_BYTES;
 	if (crumbs_crc32c(0, p, 36) != rd32(p + 36))
 		return corrupt(err, off, "chunk header checksum mismatch");
 	ref->offset = off;
@@ -942,12 +939,12 @@ static enum crumbs_result check_chunk_header(const unsigned char *h, size_t have
 	*body_crc = rd32(p + 32);
 	if (p[1] | p[2] | p[3])
 		return corrupt(err, off, "reserved chunk header bytes are not zero");
-	if (*compressed == 0 || *content == 0 || *content > MAX_CHUNK_BYTES)
+	if (*compressed == 0 || *content == 0 || *content > FORMAT_MAX_CHUNK_BYTES)
 		return corrupt(err, off, "chunk sizes out of range");
-	if (ref->type == CHUNK_SETUP) {
+	if (ref->type == FORMAT_CHUNK_SETUP) {
 		if (ref->frames || ref->first || ref->last)
 			return corrupt(err, off, "a setup chunk holds no frames");
-	} else if (ref->type == CHUNK_FRAMES) {
+	} else if (ref->type == FORMAT_CHUNK_FRAMES) {
 		if (ref->frames == 0 || ref->first > ref->last ||
 		    ref->last - ref->first < ref->frames - 1)
 			return corrupt(err, off, "frame numbers of the chunk are inconsistent");
@@ -960,11 +957,11 @@ static enum crumbs_result check_chunk_header(const unsigned char *h, size_t have
 /* Frame numbers increase strictly through the file. */
 static bool follows(const struct vec *chunks, const struct chunk_ref *ref)
 {
-	if (ref->type != CHUNK_FRAMES)
+	if (ref->type != FORMAT_CHUNK_FRAMES)
 		return true;
 	const struct chunk_ref *all = chunks->data;
 	for (size_t i = chunks->len; i-- > 0;)
-		if (all[i].type == CHUNK_FRAMES)
+		if (all[i].type == FORMAT_CHUNK_FRAMES)
 			return ref->first > all[i].last;
 	return true;
 }
@@ -974,12 +971,12 @@ static enum crumbs_result add_chunk(reader *c, const struct chunk_ref *ref,
 {
 	struct chunk_ref *slot = vec_push(&c->chunks, sizeof(*slot));
 	size_t *fc = NULL;
-	if (!slot || (ref->type == CHUNK_FRAMES && !(fc = vec_push(&c->frame_chunks, sizeof(*fc)))))
+	if (!slot || (ref->type == FORMAT_CHUNK_FRAMES && !(fc = vec_push(&c->frame_chunks, sizeof(*fc)))))
 		return out_of_memory(err);
 	*slot = *ref;
 	if (fc)
 		*fc = c->chunks.len - 1;
-	if (ref->type == CHUNK_FRAMES) {
+	if (ref->type == FORMAT_CHUNK_FRAMES) {
 		if (c->meta.frame_count == 0)
 			c->meta.first_frame = ref->first;
 		c->meta.last_frame = ref->last;
@@ -1004,10 +1001,10 @@ static enum crumbs_result walk_chunks(reader *c, uint64_t off, struct analyze_er
 		ssize_t n = read_at(c, off, h, sizeof(h));
 		if (n < 0)
 			return io_error(err, off);
-		if (n >= 8 && rd32(h) == SKIPPABLE_INDEX) {
+		if (n >= FORMAT_SKIPPABLE_BYTES && rd32(h) == FORMAT_MAGIC_INDEX) {
 			/* An index whose trailer did not check out: damaged if
 			 * it ends where the file does, else cut. */
-			if (off + 8 + rd32(h + 4) == c->size)
+			if (off + FORMAT_SKIPPABLE_BYTES + rd32(h + 4) == c->size)
 				corrupt(&e, off, "index trailer is damaged");
 			else
 				truncated(&e, c->size);
@@ -1044,51 +1041,55 @@ static enum crumbs_result walk_chunks(reader *c, uint64_t off, struct analyze_er
  * noted when there was an index to find) if it cannot be used. */
 static bool read_index(reader *c, uint64_t chunks_start)
 {
-	unsigned char t[INDEX_TRAILER_BYTES];
+	unsigned char t[FORMAT_INDEX_TRAILER_BYTES];
 	struct analyze_error e = { 0 };
-	uint64_t tail = c->size - INDEX_TRAILER_BYTES;
+	uint64_t tail = c->size - FORMAT_INDEX_TRAILER_BYTES;
 
-	if (c->size < chunks_start + 8 + INDEX_TRAILER_BYTES)
+	if (c->size < chunks_start + FORMAT_SKIPPABLE_BYTES + FORMAT_INDEX_TRAILER_BYTES)
 		return false;
-	if (read_at(c, tail, t, sizeof(t)) != (ssize_t)sizeof(t) || memcmp(t + 12, "CRIX", 4) != 0)
+	if (read_at(c, tail, t, sizeof(t)) != (ssize_t)sizeof(t) ||
+	    memcmp(t + 12, FORMAT_INDEX_SIGNATURE, FORMAT_INDEX_SIGNATURE_BYTES) != 0)
 		return false;
 	uint64_t entries = rd32(t);
 	uint64_t total = rd32(t + 8);
-	if (total != 8 + entries * INDEX_ENTRY_BYTES + INDEX_TRAILER_BYTES ||
+	if (total != FORMAT_SKIPPABLE_BYTES + entries * FORMAT_INDEX_ENTRY_BYTES +
+			     FORMAT_INDEX_TRAILER_BYTES ||
 	    total > c->size - chunks_start) {
 		corrupt(&e, tail, "index trailer sizes are inconsistent");
 		note_damage(c, &e);
 		return false;
 	}
 	uint64_t at = c->size - total;
-	size_t body = (size_t)(total - 8);
-	unsigned char *p = malloc(body + 8);
+	size_t body = (size_t)(total - FORMAT_SKIPPABLE_BYTES);
+	unsigned char *p = malloc((size_t)total);
 	if (!p)
 		return false;
+	const unsigned char *content = p + FORMAT_SKIPPABLE_BYTES;
+	const unsigned char *trailer = content + body - FORMAT_INDEX_TRAILER_BYTES;
 	bool ok = false;
-	if (read_at(c, at, p, body + 8) != (ssize_t)(body + 8)) {
+	if (read_at(c, at, p, (size_t)total) != (ssize_t)total) {
 		io_error(&e, at);
 		goto out;
 	}
-	if (rd32(p) != SKIPPABLE_INDEX || rd32(p + 4) != body) {
+	if (rd32(p) != FORMAT_MAGIC_INDEX || rd32(p + 4) != body) {
 		corrupt(&e, at, "expected the index");
 		goto out;
 	}
-	if (crumbs_crc32c(0, p + 8, entries * INDEX_ENTRY_BYTES + 4) != rd32(p + 8 + body - 12)) {
+	if (crumbs_crc32c(0, content, entries * FORMAT_INDEX_ENTRY_BYTES + 4) != rd32(trailer + 4)) {
 		corrupt(&e, at, "index checksum mismatch");
 		goto out;
 	}
 	uint64_t prev = 0;
 	for (uint64_t i = 0; i < entries; i++) {
-		const unsigned char *q = p + 8 + i * INDEX_ENTRY_BYTES;
+		const unsigned char *q = content + i * FORMAT_INDEX_ENTRY_BYTES;
 		struct chunk_ref ref = { rd64(q), rd64(q + 8), rd64(q + 16), rd32(q + 24), q[28], 0 };
 		bool sane = (q[29] | q[30] | q[31]) == 0 &&
 			    ref.offset == (i == 0 ? chunks_start : ref.offset) &&
 			    (i == 0 || ref.offset > prev) &&
 			    ref.offset <= at - CHUNK_HEADER_BYTES - 1 && ref.offset < at;
-		if (ref.type == CHUNK_SETUP)
+		if (ref.type == FORMAT_CHUNK_SETUP)
 			sane = sane && !ref.frames && !ref.first && !ref.last;
-		else if (ref.type == CHUNK_FRAMES)
+		else if (ref.type == FORMAT_CHUNK_FRAMES)
 			sane = sane && ref.frames && ref.first <= ref.last &&
 			       ref.last - ref.first >= ref.frames - 1 && follows(&c->chunks, &ref);
 		else
@@ -1126,7 +1127,7 @@ out:
  * stable interface. */
 static bool zstd_frame_as_specified(const unsigned char *p, size_t size)
 {
-	if (size < 6 || rd32(p) != 0xFD2FB528u)
+	if (size < 6 || rd32(p) != ZSTD_MAGICNUMBER)
 		return false;
 	unsigned descriptor = p[4];
 	return (descriptor & 0x04) && !(descriptor & 0x18) && !(descriptor & 0x03);
@@ -1395,7 +1396,7 @@ static enum crumbs_result setup_before(reader *c, size_t i, struct analyze_error
 	if (c->setup_applied > i)
 		reset_setup(c);
 	for (; c->setup_applied < i; c->setup_applied++) {
-		if (all[c->setup_applied].type != CHUNK_SETUP)
+		if (all[c->setup_applied].type != FORMAT_CHUNK_SETUP)
 			continue;
 		enum crumbs_result r = apply_setup(c, c->setup_applied, err);
 		if (r != CRUMBS_OK)
@@ -1410,32 +1411,35 @@ static enum crumbs_result setup_before(reader *c, size_t i, struct analyze_error
 
 static enum crumbs_result open_common(reader *c, struct analyze_error *err)
 {
-	unsigned char h[8 + HEADER_MAX];
+	unsigned char h[FORMAT_SKIPPABLE_BYTES + FORMAT_HEADER_MAX_BYTES];
+	const unsigned char *p = h + FORMAT_SKIPPABLE_BYTES; /* the content */
 	ssize_t n = read_at(c, 0, h, sizeof(h));
-	static const unsigned char signature[8] = { 'C', 'R', 'U', 'M', 'B', 'S', 0x1A, 0x0A };
 
 	if (n < 0)
 		return io_error(err, 0);
 	/* A prefix of a header is a cut capture; anything else is not one. */
-	static const unsigned char magic[4] = { 0x50, 0x2A, 0x4D, 0x18 };
-	if ((size_t)n < 16) {
+	if ((size_t)n < FORMAT_SKIPPABLE_BYTES + FORMAT_SIGNATURE_BYTES) {
+		unsigned char magic[4];
+		for (size_t i = 0; i < 4; i++)
+			magic[i] = (unsigned char)(FORMAT_MAGIC_HEADER >> 8 * i);
 		size_t cmp = (size_t)n < 4 ? (size_t)n : 4;
 		bool prefix = memcmp(h, magic, cmp) == 0 &&
-			      ((size_t)n <= 8 || memcmp(h + 8, signature, (size_t)n - 8) == 0);
+			      ((size_t)n <= FORMAT_SKIPPABLE_BYTES ||
+			       memcmp(p, FORMAT_SIGNATURE, (size_t)n - FORMAT_SKIPPABLE_BYTES) == 0);
 		if (n == 0 || prefix)
 			return truncated(err, (uint64_t)n);
 		return set_error(err, CRUMBS_ERROR_NOT_CAPTURE, 0, "not a crumbs capture");
 	}
-	if (rd32(h) != SKIPPABLE_HEADER || memcmp(h + 8, signature, 8) != 0)
+	if (rd32(h) != FORMAT_MAGIC_HEADER ||
+	    memcmp(p, FORMAT_SIGNATURE, FORMAT_SIGNATURE_BYTES) != 0)
 		return set_error(err, CRUMBS_ERROR_NOT_CAPTURE, 0, "not a crumbs capture");
 	uint32_t size = rd32(h + 4);
-	if (size < HEADER_MIN || size > HEADER_MAX)
+	if (size < FORMAT_HEADER_MIN_BYTES || size > FORMAT_HEADER_MAX_BYTES)
 		return corrupt(err, 0, "header size out of range");
-	if ((size_t)n < 8 + size)
+	if ((size_t)n < FORMAT_SKIPPABLE_BYTES + size)
 		return truncated(err, (uint64_t)n);
-	const unsigned char *p = h + 8;
 	uint32_t plen = rd16(p + 24);
-	if (plen != size - HEADER_MIN)
+	if (plen != size - FORMAT_HEADER_MIN_BYTES)
 		return corrupt(err, 0, "header sizes are inconsistent");
 	if (crumbs_crc32c(0, p, 26 + plen) != rd32(p + 26 + plen))
 		return corrupt(err, 0, "header checksum mismatch");
@@ -1461,7 +1465,7 @@ static enum crumbs_result open_common(reader *c, struct analyze_error *err)
 	c->meta.created_unix_s = rd64(p + 16);
 	c->meta.file_bytes = c->size;
 
-	uint64_t chunks_start = 8 + size;
+	uint64_t chunks_start = FORMAT_SKIPPABLE_BYTES + size;
 	if (!read_index(c, chunks_start)) {
 		enum crumbs_result r = walk_chunks(c, chunks_start, err);
 		if (r != CRUMBS_OK)
@@ -1636,7 +1640,7 @@ static enum crumbs_result next_raw(reader *c, bool *got, struct analyze_error *e
 		enum crumbs_result r = setup_before(c, i, err);
 		if (r != CRUMBS_OK)
 			return stop(c, err);
-		if (ref->type == CHUNK_SETUP) {
+		if (ref->type == FORMAT_CHUNK_SETUP) {
 			if ((r = apply_setup(c, i, err)) != CRUMBS_OK)
 				return stop(c, err);
 			c->setup_applied = i + 1;
