@@ -10,6 +10,7 @@
  * with three queues), then the frames content.
  */
 #include "../../analyze/analyze.h"
+#include "../../capture/format.h"
 #include "../../report/report.h"
 
 #include <stdlib.h>
@@ -20,12 +21,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* GPU 0 "G" and queues with 64, 36 and 0 valid bits. */
 static const unsigned char fixed_setup[] = {
-	0x01, 0x01, 'G', 0x01, 0x00,
-	0x02, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00,
-	0x03, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x80, 0x3F, 64,
-	0x03, 0x00, 0x01, 0x00, 0x02, 0x00, 0x00, 0x80, 0x3F, 36,
-	0x03, 0x00, 0x02, 0x00, 0x04, 0x00, 0x00, 0x80, 0x3F, 0,
-	0x04, 0x00, 0x80, 0x94, 0xEB, 0xDC, 0x03, 0x80, 0x94, 0xEB, 0xDC, 0x03, 0x00,
+	FORMAT_TAG_STRING, 0x01, 'G', FORMAT_TAG_STRING, 0x00,
+	FORMAT_TAG_GPU, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00,
+	FORMAT_TAG_QUEUE, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x80, 0x3F, 64,
+	FORMAT_TAG_QUEUE, 0x00, 0x01, 0x00, 0x02, 0x00, 0x00, 0x80, 0x3F, 36,
+	FORMAT_TAG_QUEUE, 0x00, 0x02, 0x00, 0x04, 0x00, 0x00, 0x80, 0x3F, 0,
+	FORMAT_TAG_CALIBRATION, 0x00, 0x80, 0x94, 0xEB, 0xDC, 0x03, 0x80, 0x94, 0xEB, 0xDC, 0x03,
+	0x00,
 };
 
 struct out {
@@ -62,15 +64,15 @@ static void chunk(struct out *o, ZSTD_CCtx *z, int type, const void *content, si
 	size_t c = ZSTD_compress2(z, body, bound, content, len);
 	if (ZSTD_isError(c))
 		abort();
-	unsigned char h[48] = { 0 };
-	le(h, 0x184D2A51u, 4);
-	le(h + 4, 40, 4);
+	unsigned char h[FORMAT_SKIPPABLE_BYTES + FORMAT_CHUNK_HEADER_BYTES] = { 0 };
+	le(h, FORMAT_MAGIC_CHUNK, 4);
+	le(h + 4, FORMAT_CHUNK_HEADER_BYTES, 4);
 	h[8] = (unsigned char)type;
 	le(h + 12, c, 4);
 	le(h + 16, len, 4);
 	le(h + 20, frames, 4);
 	le(h + 24, 0, 8);
-	le(h + 32, type == 2 ? UINT32_MAX : 0, 8);
+	le(h + 32, type == FORMAT_CHUNK_FRAMES ? UINT32_MAX : 0, 8);
 	le(h + 40, crumbs_crc32c(0, body, c), 4);
 	le(h + 44, crumbs_crc32c(0, h + 8, 36), 4);
 	index[(*entries)++] = o->len;
@@ -106,41 +108,42 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const uint8_t *frames_content = data + 3 + extra;
 	size_t frames_len = size - 3 - extra;
 
-	unsigned char header[8 + 30] = { 0 };
-	le(header, 0x184D2A50u, 4);
-	le(header + 4, 30, 4);
-	memcpy(header + 8, "CRUMBS\x1a\n", 8);
-	le(header + 16, 1, 2);
+	unsigned char header[FORMAT_SKIPPABLE_BYTES + FORMAT_HEADER_MIN_BYTES] = { 0 };
+	le(header, FORMAT_MAGIC_HEADER, 4);
+	le(header + 4, FORMAT_HEADER_MIN_BYTES, 4);
+	memcpy(header + 8, FORMAT_SIGNATURE, FORMAT_SIGNATURE_BYTES);
+	le(header + 16, CRUMBS_FORMAT_MAJOR, 2);
 	le(header + 34, crumbs_crc32c(0, header + 8, 26), 4);
 	put(&o, header, sizeof(header));
 
 	if (extra)
-		chunk(&o, z, 1, data + 3, extra, 0, index, &entries);
+		chunk(&o, z, FORMAT_CHUNK_SETUP, data + 3, extra, 0, index, &entries);
 	else
-		chunk(&o, z, 1, fixed_setup, sizeof(fixed_setup), 0, index, &entries);
-	chunk(&o, z, 2, frames_content, frames_len, frames, index, &entries);
+		chunk(&o, z, FORMAT_CHUNK_SETUP, fixed_setup, sizeof(fixed_setup), 0, index,
+		      &entries);
+	chunk(&o, z, FORMAT_CHUNK_FRAMES, frames_content, frames_len, frames, index, &entries);
 
-	unsigned char entry[32], trailer[16];
-	size_t index_len = 32 * entries + 16;
-	unsigned char head[8];
-	le(head, 0x184D2A52u, 4);
+	unsigned char entry[FORMAT_INDEX_ENTRY_BYTES], trailer[FORMAT_INDEX_TRAILER_BYTES];
+	size_t index_len = sizeof(entry) * entries + sizeof(trailer);
+	unsigned char head[FORMAT_SKIPPABLE_BYTES];
+	le(head, FORMAT_MAGIC_INDEX, 4);
 	le(head + 4, index_len, 4);
-	put(&o, head, 8);
+	put(&o, head, sizeof(head));
 	size_t at = o.len;
 	for (size_t i = 0; i < entries; i++) {
 		memset(entry, 0, sizeof(entry));
 		le(entry, index[i], 8);
 		le(entry + 16, i == 1 ? UINT32_MAX : 0, 8);
 		le(entry + 24, i == 1 ? frames : 0, 4);
-		entry[28] = (unsigned char)(i + 1);
+		entry[28] = i == 1 ? FORMAT_CHUNK_FRAMES : FORMAT_CHUNK_SETUP;
 		put(&o, entry, sizeof(entry));
 	}
 	le(trailer, entries, 4);
-	uint32_t crc = crumbs_crc32c(0, o.p + at, 32 * entries);
+	uint32_t crc = crumbs_crc32c(0, o.p + at, sizeof(entry) * entries);
 	crc = crumbs_crc32c(crc, trailer, 4);
 	le(trailer + 4, crc, 4);
-	le(trailer + 8, index_len + 8, 4);
-	memcpy(trailer + 12, "CRIX", 4);
+	le(trailer + 8, index_len + FORMAT_SKIPPABLE_BYTES, 4);
+	memcpy(trailer + 12, FORMAT_INDEX_SIGNATURE, FORMAT_INDEX_SIGNATURE_BYTES);
 	put(&o, trailer, sizeof(trailer));
 
 	reader *c = NULL;
