@@ -95,7 +95,8 @@ struct reader {
 	struct analyze_error stop;    /* what ended reading, sticky */
 	bool stopped;
 
-	struct arena arena;           /* names of devices */
+	struct arena arena;           /* names of devices; reset with the setup */
+	struct arena header_arena;    /* what the header names: the producer */
 	struct vec gpus;              /* struct capture_gpu */
 	struct vec queues;            /* struct capture_queue */
 	struct vec setup_samples;     /* struct raw_calibration */
@@ -281,9 +282,9 @@ static void reset_setup(reader *c)
 	refresh_meta(c);
 }
 
-static const char *copy_name(reader *c, const unsigned char *s, uint32_t len)
+static const char *copy_name(struct arena *a, const unsigned char *s, uint32_t len)
 {
-	char *d = arena_alloc(&c->arena, (size_t)len + 1);
+	char *d = arena_alloc(a, (size_t)len + 1);
 	if (d)
 		memcpy(d, s, len);
 	return d;
@@ -499,8 +500,8 @@ static bool parse_setup(reader *c, struct cursor *k, struct chunk_state *cs)
 				return cur_fail(k, "more than 64 gpus");
 			const unsigned char *const *names = cs->names.data;
 			const uint32_t *lens = cs->name_lens.data;
-			g.name = copy_name(c, names[name], lens[name]);
-			g.driver_name = copy_name(c, names[driver], lens[driver]);
+			g.name = copy_name(&c->arena, names[name], lens[name]);
+			g.driver_name = copy_name(&c->arena, names[driver], lens[driver]);
 			struct capture_gpu *slot = vec_push(&c->gpus, sizeof(*slot));
 			if (!slot || !g.name || !g.driver_name)
 				return cur_fail(k, "out of memory");
@@ -1459,7 +1460,8 @@ static enum crumbs_result open_common(reader *c, struct analyze_error *err)
 			return corrupt(err, 0, "producer is not valid UTF-8");
 		i += len;
 	}
-	c->meta.producer = copy_name(c, p + 26, plen);
+	/* Not in the devices' arena, which a rewind resets. */
+	c->meta.producer = copy_name(&c->header_arena, p + 26, plen);
 	if (!c->meta.producer)
 		return out_of_memory(err);
 	c->meta.created_unix_s = rd64(p + 16);
@@ -1538,6 +1540,7 @@ void reader_free(reader *c)
 	prefetch_stop(c);
 	chunk_data_release(&c->main);
 	arena_release(&c->arena);
+	arena_release(&c->header_arena);
 	arena_release(&c->frame_arena);
 	vec_release(&c->gpus);
 	vec_release(&c->queues);
