@@ -57,9 +57,12 @@ ALL_LDFLAGS := $(LDFLAGS) $(SAN_FLAGS)
 LIBS := $(PKG_LIBS) -lm -pthread
 
 CAPTURE_SRC := capture/result.c capture/crc32c.c capture/format.c capture/writer.c
-RECORDER_SRC := capture/context.c capture/record.c capture/standing.c capture/submit.c \
-	capture/resolve.c capture/trigger.c capture/unprofilable.c \
-	capture/namefmt.c
+# The recorder, one concept a file, from the bottom of its call graph up
+# (capture/capture_internal.h; tests/cli/capture-calls checks the order).
+RECORDER_SRC := capture/common.c capture/functions.c capture/calibrate.c capture/pools.c \
+	capture/store.c capture/standing.c capture/record.c capture/submit.c \
+	capture/readback.c capture/output.c capture/frame.c capture/context.c \
+	capture/trigger.c capture/unprofilable.c capture/namefmt.c
 ANALYZE_SRC := analyze/arena.c analyze/reader.c analyze/model.c
 REPORT_SRC := report/settings.c report/filter.c report/table.c report/text.c
 CMDS_SRC := cmds/main.c cmds/report.c cmds/info.c cmds/trigger.c cmds/capture.c
@@ -129,8 +132,8 @@ $(LIBCRUMBS_LINKS): $(LIBCRUMBS_SO)
 
 # The layer: only the loader's entry points are exported, so the
 # recorder inside cannot clash with a libcrumbs the program links.
-LAYER_OBJ := $(call obj,capture/layer.c capture/layer_record.c capture/layer_events.c \
-	capture/layer_names.c)
+LAYER_OBJ := $(call obj,capture/layer_names.c capture/layer_devices.c capture/layer_frames.c \
+	capture/layer_record.c capture/layer_events.c capture/layer.c)
 $(LAYER): $(LAYER_OBJ) $(CORE_OBJ) capture/layer.map
 	$(CC) $(ALL_LDFLAGS) -shared -Wl,--version-script=capture/layer.map -Wl,-Bsymbolic \
 		-o $@ $(LAYER_OBJ) $(CORE_OBJ) $(LIBS)

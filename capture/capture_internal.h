@@ -10,7 +10,6 @@
 #include "crumbs.h"
 #include <vulkan/vk_layer.h>
 #include "trigger_internal.h"
-#include "../report/report.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -27,52 +26,88 @@
 #define STANDING_MAX_RANGES 32 /* ranges one recording may take */
 
 /* ------------------------------------------------------------------------ */
-/* Vulkan functions                                                         */
+/* Vulkan functions (functions.c)                                           */
 /* ------------------------------------------------------------------------ */
 
-struct instance_fns {
-	PFN_vkGetDeviceProcAddr GetDeviceProcAddr;
-	PFN_vkGetPhysicalDeviceMemoryProperties GetPhysicalDeviceMemoryProperties;
-	PFN_vkGetPhysicalDeviceProperties GetPhysicalDeviceProperties;
-	PFN_vkGetPhysicalDeviceQueueFamilyProperties GetPhysicalDeviceQueueFamilyProperties;
-	PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT GetPhysicalDeviceCalibrateableTimeDomains;
-	PFN_vkCmdBeginDebugUtilsLabelEXT CmdBeginDebugUtilsLabel;
-	PFN_vkCmdEndDebugUtilsLabelEXT CmdEndDebugUtilsLabel;
-};
+/*
+ * The Vulkan functions the recorder calls: one list per table, from which
+ * come the struct of pointers, their loading and the check that each
+ * required one was found (functions.c).
+ *
+ * X(Name, PFN, LOAD, ALIAS, NEED)
+ * - Name: the field of the table, the command without "vk" or a suffix.
+ * - PFN: its type.
+ * - LOAD: the name it is loaded by; ALIAS: the name tried when LOAD gives
+ *   nothing (a promoted command's extension name), or NULL.
+ * - NEED: REQUIRED (creation fails without it), OPTIONAL, or a
+ *   CRUMBS_FEATURE_ bit: loaded only where the program said it enabled
+ *   that feature.
+ * A field already set is kept: the layer gives the next layer's
+ * vkGetDeviceProcAddr.
+ */
+#define RECORDER_INSTANCE_FUNCTIONS(X)                                                                   \
+	X(GetDeviceProcAddr, PFN_vkGetDeviceProcAddr, "vkGetDeviceProcAddr", NULL, REQUIRED)             \
+	X(GetPhysicalDeviceProperties, PFN_vkGetPhysicalDeviceProperties,                                \
+	  "vkGetPhysicalDeviceProperties", NULL, REQUIRED)                                               \
+	X(GetPhysicalDeviceMemoryProperties, PFN_vkGetPhysicalDeviceMemoryProperties,                    \
+	  "vkGetPhysicalDeviceMemoryProperties", NULL, REQUIRED)                                         \
+	X(GetPhysicalDeviceQueueFamilyProperties, PFN_vkGetPhysicalDeviceQueueFamilyProperties,          \
+	  "vkGetPhysicalDeviceQueueFamilyProperties", NULL, REQUIRED)                                    \
+	X(GetPhysicalDeviceCalibrateableTimeDomains, PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT, \
+	  "vkGetPhysicalDeviceCalibrateableTimeDomainsEXT",                                              \
+	  "vkGetPhysicalDeviceCalibrateableTimeDomainsKHR", OPTIONAL)                                    \
+	X(CmdBeginDebugUtilsLabel, PFN_vkCmdBeginDebugUtilsLabelEXT,                                     \
+	  "vkCmdBeginDebugUtilsLabelEXT", NULL, OPTIONAL)                                                \
+	X(CmdEndDebugUtilsLabel, PFN_vkCmdEndDebugUtilsLabelEXT,                                         \
+	  "vkCmdEndDebugUtilsLabelEXT", NULL, OPTIONAL)
 
-struct device_fns {
-	PFN_vkCreateQueryPool CreateQueryPool;
-	PFN_vkDestroyQueryPool DestroyQueryPool;
-	PFN_vkResetQueryPool ResetQueryPool;
-	PFN_vkGetQueryPoolResults GetQueryPoolResults;
-	PFN_vkCreateCommandPool CreateCommandPool;
-	PFN_vkDestroyCommandPool DestroyCommandPool;
-	PFN_vkAllocateCommandBuffers AllocateCommandBuffers;
-	PFN_vkBeginCommandBuffer BeginCommandBuffer;
-	PFN_vkEndCommandBuffer EndCommandBuffer;
-	PFN_vkCmdWriteTimestamp CmdWriteTimestamp;
-	PFN_vkCmdResetQueryPool CmdResetQueryPool;
-	PFN_vkCmdExecuteCommands CmdExecuteCommands;
-	PFN_vkQueueSubmit QueueSubmit;
-	PFN_vkQueueSubmit2 QueueSubmit2;
-	PFN_vkSignalSemaphore SignalSemaphore;
-	PFN_vkCreateFence CreateFence;
-	PFN_vkDestroyFence DestroyFence;
-	PFN_vkWaitForFences WaitForFences;
-	PFN_vkGetFenceStatus GetFenceStatus;
-	PFN_vkResetFences ResetFences;
-	PFN_vkCreateBuffer CreateBuffer;
-	PFN_vkDestroyBuffer DestroyBuffer;
-	PFN_vkGetBufferMemoryRequirements GetBufferMemoryRequirements;
-	PFN_vkAllocateMemory AllocateMemory;
-	PFN_vkFreeMemory FreeMemory;
-	PFN_vkBindBufferMemory BindBufferMemory;
-	PFN_vkMapMemory MapMemory;
-	PFN_vkInvalidateMappedMemoryRanges InvalidateMappedMemoryRanges;
-	PFN_vkCmdCopyQueryPoolResults CmdCopyQueryPoolResults;
-	PFN_vkCmdPipelineBarrier CmdPipelineBarrier;
-	PFN_vkGetCalibratedTimestampsEXT GetCalibratedTimestamps;
+#define RECORDER_DEVICE_FUNCTIONS(X)                                                                 \
+	X(CreateQueryPool, PFN_vkCreateQueryPool, "vkCreateQueryPool", NULL, REQUIRED)               \
+	X(DestroyQueryPool, PFN_vkDestroyQueryPool, "vkDestroyQueryPool", NULL, REQUIRED)            \
+	X(ResetQueryPool, PFN_vkResetQueryPool, "vkResetQueryPool", "vkResetQueryPoolEXT", OPTIONAL) \
+	X(GetQueryPoolResults, PFN_vkGetQueryPoolResults, "vkGetQueryPoolResults", NULL, REQUIRED)   \
+	X(CreateCommandPool, PFN_vkCreateCommandPool, "vkCreateCommandPool", NULL, REQUIRED)         \
+	X(DestroyCommandPool, PFN_vkDestroyCommandPool, "vkDestroyCommandPool", NULL, REQUIRED)      \
+	X(AllocateCommandBuffers, PFN_vkAllocateCommandBuffers, "vkAllocateCommandBuffers", NULL,    \
+	  REQUIRED)                                                                                  \
+	X(BeginCommandBuffer, PFN_vkBeginCommandBuffer, "vkBeginCommandBuffer", NULL, REQUIRED)      \
+	X(EndCommandBuffer, PFN_vkEndCommandBuffer, "vkEndCommandBuffer", NULL, REQUIRED)            \
+	X(CmdWriteTimestamp, PFN_vkCmdWriteTimestamp, "vkCmdWriteTimestamp", NULL, REQUIRED)         \
+	X(CmdResetQueryPool, PFN_vkCmdResetQueryPool, "vkCmdResetQueryPool", NULL, REQUIRED)         \
+	X(CmdExecuteCommands, PFN_vkCmdExecuteCommands, "vkCmdExecuteCommands", NULL, REQUIRED)      \
+	X(QueueSubmit, PFN_vkQueueSubmit, "vkQueueSubmit", NULL, REQUIRED)                           \
+	X(QueueSubmit2, PFN_vkQueueSubmit2, "vkQueueSubmit2", "vkQueueSubmit2KHR", OPTIONAL)         \
+	X(SignalSemaphore, PFN_vkSignalSemaphore, "vkSignalSemaphore", "vkSignalSemaphoreKHR",       \
+	  OPTIONAL)                                                                                  \
+	X(CreateFence, PFN_vkCreateFence, "vkCreateFence", NULL, REQUIRED)                           \
+	X(DestroyFence, PFN_vkDestroyFence, "vkDestroyFence", NULL, REQUIRED)                        \
+	X(WaitForFences, PFN_vkWaitForFences, "vkWaitForFences", NULL, REQUIRED)                     \
+	X(GetFenceStatus, PFN_vkGetFenceStatus, "vkGetFenceStatus", NULL, REQUIRED)                  \
+	X(ResetFences, PFN_vkResetFences, "vkResetFences", NULL, REQUIRED)                           \
+	X(CreateBuffer, PFN_vkCreateBuffer, "vkCreateBuffer", NULL, REQUIRED)                        \
+	X(DestroyBuffer, PFN_vkDestroyBuffer, "vkDestroyBuffer", NULL, REQUIRED)                     \
+	X(GetBufferMemoryRequirements, PFN_vkGetBufferMemoryRequirements,                            \
+	  "vkGetBufferMemoryRequirements", NULL, REQUIRED)                                           \
+	X(AllocateMemory, PFN_vkAllocateMemory, "vkAllocateMemory", NULL, REQUIRED)                  \
+	X(FreeMemory, PFN_vkFreeMemory, "vkFreeMemory", NULL, REQUIRED)                              \
+	X(BindBufferMemory, PFN_vkBindBufferMemory, "vkBindBufferMemory", NULL, REQUIRED)            \
+	X(MapMemory, PFN_vkMapMemory, "vkMapMemory", NULL, REQUIRED)                                 \
+	X(InvalidateMappedMemoryRanges, PFN_vkInvalidateMappedMemoryRanges,                          \
+	  "vkInvalidateMappedMemoryRanges", NULL, REQUIRED)                                          \
+	X(CmdCopyQueryPoolResults, PFN_vkCmdCopyQueryPoolResults, "vkCmdCopyQueryPoolResults",       \
+	  NULL, REQUIRED)                                                                            \
+	X(CmdPipelineBarrier, PFN_vkCmdPipelineBarrier, "vkCmdPipelineBarrier", NULL, REQUIRED)      \
+	X(GetCalibratedTimestamps, PFN_vkGetCalibratedTimestampsEXT, "vkGetCalibratedTimestampsEXT", \
+	  "vkGetCalibratedTimestampsKHR", CRUMBS_FEATURE_CALIBRATED_TIMESTAMPS)
+
+#define RECORDER_FN_FIELD(name, pfn, load, alias, need) pfn name;
+struct instance_fns {
+	RECORDER_INSTANCE_FUNCTIONS(RECORDER_FN_FIELD)
 };
+struct device_fns {
+	RECORDER_DEVICE_FUNCTIONS(RECORDER_FN_FIELD)
+};
+#undef RECORDER_FN_FIELD
 
 /* ------------------------------------------------------------------------ */
 /* Devices and queues                                                       */
@@ -314,8 +349,6 @@ struct crumbs_context {
 	uint64_t capture_frame;         /* the frame being captured */
 	int64_t capture_begin_ns;
 	int64_t capture_end_ns;
-	struct report_settings settings;
-	bool have_settings;
 	bool device_lost;
 	char *last_capture;
 
@@ -338,6 +371,7 @@ struct crumbs_context {
 
 	/* Command buffer -> the handle that recorded it, in this capture. */
 	pthread_mutex_t map_lock;
+	bool map_lock_ready;            /* initialised (store_init) */
 	VkCommandBuffer *map_keys;
 	struct crumbs_cmd **map_values;
 	uint32_t map_cap;
@@ -356,27 +390,15 @@ struct crumbs_context {
 	uint32_t host_signal_count;
 	uint32_t host_signal_cap;
 	pthread_mutex_t submit_lock;    /* ops, semaphores, submit_cmds across queues */
-	bool locks_ready;               /* map_lock and submit_lock initialised */
+	bool submit_lock_ready;         /* initialised (submit_init) */
 
 	/* Standing recordings: the layer's lookup of a command buffer's. */
 	struct crumbs_cmd *(*standing_of)(void *user, VkCommandBuffer cb);
 	void *standing_user;
 
-	/* The writer thread of resolved captures (resolve.c): it writes the
-	 * file and prints the tables into `writer_log`, which the program's
-	 * own thread hands to the log callback when the writer is done. */
-	pthread_t writer;
-	bool writer_ready;              /* writer_init succeeded */
-	bool writer_sync;               /* no thread: captures are written in place */
-	pthread_mutex_t writer_lock;    /* writer_job, writer_quit */
-	pthread_cond_t writer_wake;     /* either changed */
-	bool writer_job;                /* a capture to write or being written */
-	bool writer_quit;
-	crumbs_context *writer_next;    /* the list of contexts with a writer */
-	enum crumbs_result writer_result;
-	uint32_t writer_flags;
-	char *writer_path;              /* the capture file's */
-	struct sbuf writer_log;         /* messages: a level byte, the text, a NUL */
+	/* Writing the file and printing the tables (output.c), on the
+	 * output thread. */
+	struct output *output;
 
 	/* `crumbs trigger`. */
 	struct trigger trigger;
@@ -384,21 +406,30 @@ struct crumbs_context {
 	bool has_peer;
 };
 
-/* context.c */
+/*
+ * The recorder's files, each one concept, listed from the bottom of the
+ * call graph up: a file calls only the files listed before it (checked
+ * by tests/cli/capture-calls).
+ */
+
+/* common.c: what every file of the recorder uses */
 /* Memory through the program's allocation callbacks, if it gave any:
  * ctx_alloc's is cleared; ctx_realloc keeps p when it fails. */
 void *ctx_alloc(crumbs_context *ctx, size_t size);
 void *ctx_realloc(crumbs_context *ctx, void *p, size_t size);
 void ctx_free(crumbs_context *ctx, void *p);
+char *ctx_strdup(crumbs_context *ctx, const char *s);
+/* The callbacks to hand Vulkan: the program's, or NULL. */
+const VkAllocationCallbacks *ctx_vk_allocator(const crumbs_context *ctx);
 __attribute__((format(printf, 3, 4)))
 void ctx_log(crumbs_context *ctx, enum crumbs_log_level level, const char *fmt, ...);
 /* A message of any length, unformatted, to the log callback or stderr. */
 void ctx_log_text(crumbs_context *ctx, enum crumbs_log_level level, const char *text);
 int64_t now_ns(void);
+/* "VK_ERROR_DEVICE_LOST" and the like, for messages. */
+const char *vk_result_str(VkResult r);
 /* The process's own name, made safe for file names. */
 void default_program_name(char *buf, size_t size);
-/* Calibration samples of every device with calibrated timestamps. */
-void calibrate(crumbs_context *ctx, bool at_start);
 /* Command buffers crumbs allocated, made dispatchable under a layer. */
 void ctx_new_cbs(crumbs_context *ctx, const struct device_state *d, VkCommandBuffer *cbs,
 		 uint32_t count);
@@ -407,26 +438,84 @@ struct queue_state *queue_find(crumbs_context *ctx, VkQueue queue);
 /* Whether a and b are queues of the same family of the same device. */
 bool queue_same_family(const struct queue_state *a, const struct queue_state *b);
 
-/* record.c */
-void record_reset(crumbs_context *ctx);
-struct crumbs_cmd *map_find(crumbs_context *ctx, VkCommandBuffer cb);
+/* functions.c: the Vulkan functions of RECORDER_*_FUNCTIONS */
+/* The instance's, through the program's vkGetInstanceProcAddr. */
+enum crumbs_result functions_load_instance(crumbs_context *ctx, PFN_vkGetInstanceProcAddr gipa,
+					   VkInstance instance);
+/* d's, for the features it has (d->features, which it may narrow). */
+enum crumbs_result functions_load_device(crumbs_context *ctx, struct device_state *d);
 
-/* For the layer: leaf events and render passes at full detail. A leaf
- * is recorded around its command: record_leaf_begin() writes its first
- * timestamp and returns its slot (NO_SLOT: untimed), record_leaf_end()
- * the second and the event. */
-bool record_full_detail(const struct crumbs_cmd *cmd);
-uint32_t record_leaf_begin(struct crumbs_cmd *cmd);
-/* `name` (len bytes) names the event; an empty one is named by its kind. */
-void record_leaf_end(struct crumbs_cmd *cmd, uint32_t slot, enum crumbs_event_kind kind,
-		     const char *name, size_t len, uint64_t draws, uint64_t dispatches,
-		     uint64_t prims, uint64_t verts);
-void record_pass_begin(struct crumbs_cmd *cmd, enum crumbs_event_kind kind, const char *name,
-		       size_t len);
-/* Until called again with false, cmd writes no timestamps. */
-void record_untimed(struct crumbs_cmd *cmd, bool untimed);
+/* calibrate.c: the GPU clocks against the CPU's */
+/* Whether d can calibrate its clock against CLOCK_MONOTONIC. */
+bool calibrate_supported(crumbs_context *ctx, struct device_state *d);
+/* The bracketed sample of each device without calibrated timestamps,
+ * on its first timed queue: once, at creation (pools set up). */
+void calibrate_bracketed(crumbs_context *ctx);
+/* Calibration samples of every device with calibrated timestamps, at the
+ * start or the end of the capture frame. */
+void calibrate(crumbs_context *ctx, bool at_start);
 
-/* standing.c */
+/* pools.c: each queue's query pool, its layout in slots, the command
+ * buffers crumbs recorded once for it, its resets and the copy of its
+ * results */
+/* Sets up q (named by its device, family and index) with its pool and
+ * command buffers. */
+enum crumbs_result pools_setup_queue(crumbs_context *ctx, struct queue_state *q);
+/* Everything pools_setup_queue made, whatever it reached. */
+void pools_release_queue(crumbs_context *ctx, struct queue_state *q);
+/* The pre-roll: the slots the last capture wrote are reset (on the host,
+ * or in front of the next submissions), and the queues' counts of
+ * submissions and scope slots start again. */
+void pools_preroll(crumbs_context *ctx);
+/* The runs of q's pool a capture can have written: the scope slots handed
+ * out, two per submission, and the pre-roll's last end. Clearing, copying,
+ * reading and resetting only these keeps the end of a capture from
+ * touching every slot of the pool (tens of thousands). Returns how many of
+ * runs[3] it filled. */
+struct slot_run {
+	uint32_t first, count;
+};
+uint32_t pools_capture_runs(const struct queue_state *q, struct slot_run runs[3]);
+/* `count` scope slots of q for a scope `depth` deep, or NO_SLOT. */
+uint32_t pools_take_slots(struct queue_state *q, uint32_t depth, uint32_t count);
+/* Records into cb the copy of queries first_query + i of pool, for each
+ * run of i < count where marks[i] == mark, into buffer's slots
+ * first_slot + i, waiting for each to be available. */
+void pools_copy_marked(const struct device_state *d, VkCommandBuffer cb, VkQueryPool pool,
+		       uint32_t first_query, const uint8_t *marks, uint8_t mark, uint32_t count,
+		       VkBuffer buffer, uint32_t first_slot);
+/* Without host query reset: how many reset command buffers are due in
+ * front of q's next submission; taking them into out[] (returns how many);
+ * giving back those taken for a submission that was not made (they lie at
+ * the front of q's scratch command buffers). */
+uint32_t pools_resets_due(crumbs_context *ctx, const struct queue_state *q);
+uint32_t pools_resets_take(crumbs_context *ctx, struct queue_state *q, VkCommandBuffer *out);
+void pools_resets_return(crumbs_context *ctx, struct queue_state *q);
+
+/* store.c: a capture's handles, events, names and counts, in memory set
+ * aside at creation, and the map from command buffer to handle */
+enum crumbs_result store_init(crumbs_context *ctx);
+void store_release(crumbs_context *ctx);
+/* Forgets the events, names and handles of the last capture. */
+void store_reset(crumbs_context *ctx);
+/* A capture handle of queue q with no command buffer or events yet, or
+ * NULL (counted as dropped) when the capture has no more. */
+struct crumbs_cmd *store_handle(crumbs_context *ctx, struct queue_state *q);
+/* A label handle of queue q, from a ring (crumbs_desc.mirror_labels). */
+struct crumbs_cmd *store_label_handle(crumbs_context *ctx, struct queue_state *q);
+/* An event at the end of a capture handle's, or NULL when they are full. */
+struct event *store_event(struct crumbs_cmd *cmd);
+/* A copy of the name (cut at 4096 bytes) in the capture's names; an empty
+ * reference when they are full. */
+void store_name(crumbs_context *ctx, struct name_ref *ref, const char *name, size_t len);
+/* A counts record of the capture, or UINT32_MAX when they are full. */
+uint32_t store_counts(crumbs_context *ctx, const struct counts_record *c);
+/* The handle that recorded cb in this capture (its latest recording), or
+ * NULL; cmd's recording, from when it ends. */
+struct crumbs_cmd *store_map_find(crumbs_context *ctx, VkCommandBuffer cb);
+void store_map_put(crumbs_context *ctx, struct crumbs_cmd *cmd);
+
+/* standing.c: recordings kept across frames, with all their storage */
 /* Sets up standing recordings on every device and queue that can have
  * them (graphics and compute families with timestamps and the GPU copy);
  * `lookup` finds the one a command buffer holds. False: none can. */
@@ -437,6 +526,14 @@ bool standing_setup(crumbs_context *ctx, struct crumbs_cmd *(*lookup)(void *, Vk
  * `hint`: the slots its last recording used. NULL when it cannot have one. */
 struct crumbs_cmd *standing_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue queue,
 				  uint32_t hint);
+/* Its storage, growing on the heap: an event, or NULL; a name; a counts
+ * record, or UINT32_MAX; `count` slots of its range, or NO_SLOT. What does
+ * not fit marks it lost. */
+struct event *standing_event(crumbs_context *ctx, struct standing *st);
+void standing_name(crumbs_context *ctx, struct standing *st, struct name_ref *ref,
+		   const char *name, size_t len);
+uint32_t standing_counts(crumbs_context *ctx, struct standing *st, const struct counts_record *c);
+uint32_t standing_slots(struct standing *st, uint32_t count);
 /* The slots it used, a hint for its next recording. */
 uint32_t standing_used(const struct crumbs_cmd *h);
 void standing_free(crumbs_context *ctx, struct crumbs_cmd *h);
@@ -450,57 +547,76 @@ void standing_unhold(crumbs_context *ctx);
 /* At destruction: every standing recording and pool. */
 void standing_destroy(crumbs_context *ctx);
 
-/* record.c, for standing.c and submit.c */
-/* A capture handle of queue q with no command buffer or events yet, or
- * NULL (counted as dropped) when the capture has no more. */
-struct crumbs_cmd *record_handle(crumbs_context *ctx, struct queue_state *q);
-struct event *event_add(struct crumbs_cmd *cmd);
-void name_store(crumbs_context *ctx, struct name_ref *ref, const char *name, size_t len);
-/* A counts record of the capture, or UINT32_MAX when they are full. */
-uint32_t counts_add(crumbs_context *ctx, const struct counts_record *c);
-uint32_t slots_take(struct queue_state *q, uint32_t depth, uint32_t count);
+/* record.c: scopes on command buffers (crumbs_cmd_begin, crumbs_scope_*)
+ * and, for the layer, leaf events and render passes at full detail. A
+ * leaf is recorded around its command: record_leaf_begin() writes its
+ * first timestamp and returns its slot (NO_SLOT: untimed),
+ * record_leaf_end() the second and the event. */
+bool record_full_detail(const struct crumbs_cmd *cmd);
+uint32_t record_leaf_begin(struct crumbs_cmd *cmd);
+/* `name` (len bytes) names the event; an empty one is named by its kind. */
+void record_leaf_end(struct crumbs_cmd *cmd, uint32_t slot, enum crumbs_event_kind kind,
+		     const char *name, size_t len, uint64_t draws, uint64_t dispatches,
+		     uint64_t prims, uint64_t verts);
+void record_pass_begin(struct crumbs_cmd *cmd, enum crumbs_event_kind kind, const char *name,
+		       size_t len);
+/* Until called again with false, cmd writes no timestamps. */
+void record_untimed(struct crumbs_cmd *cmd, bool untimed);
 
-/* submit.c */
+/* submit.c: submissions (crumbs_queue_submit*, crumbs_signal_semaphore),
+ * their semaphores and queue labels */
+enum crumbs_result submit_init(crumbs_context *ctx);
+void submit_release(crumbs_context *ctx);
+/* Forgets the submissions of the last capture. */
 void submit_reset(crumbs_context *ctx);
 /* A queue label of the layer: begins `name`, or ends the innermost when
  * `name` is NULL. Recorded in capture frames only. */
 void submit_queue_label(crumbs_context *ctx, VkQueue queue, const char *name);
 
-/* resolve.c */
-/* The runs of q's pool a capture can have written: the scope slots handed
- * out, two per submission, and the pre-roll's last end. Clearing, copying,
- * reading and resetting only these keeps the end of a capture from
- * touching every slot of the pool (tens of thousands). Returns how many of
- * runs[3] it filled. */
-struct slot_run {
-	uint32_t first, count;
-};
-uint32_t capture_runs(const struct queue_state *q, struct slot_run runs[3]);
-/* Records into cb the copy of queries first_query + i of pool, for each
- * run of i < count where marks[i] == mark, into buffer's slots
- * first_slot + i, waiting for each to be available. */
-void copy_marked(const struct device_state *d, VkCommandBuffer cb, VkQueryPool pool,
-		 uint32_t first_query, const uint8_t *marks, uint8_t mark, uint32_t count,
-		 VkBuffer buffer, uint32_t first_slot);
+/* readback.c: the capture's timestamps, copied on the GPU and read
+ * without waiting */
 /* At the end of the capture frame: each queue's copy of the results it
  * wrote, into the buffers of the pools they lie in. */
-void resolve_start(crumbs_context *ctx);
+void readback_start(crumbs_context *ctx);
 /* At destruction, when the program is done with the device: waits (a
  * bounded time) for the copies of the results still under way. */
-void resolve_wait(crumbs_context *ctx);
-/* Reads back what is available; when everything is (or time is up, or
- * `force`), starts writing the capture and printing its tables, and
- * returns true: the capture is then STATE_WRITING. With `force` (or when
- * no thread can be started) the writing is done before it returns. */
-bool resolve_try(crumbs_context *ctx, bool force);
-/* The writer thread, at creation (false: out of resources); at
+void readback_wait(crumbs_context *ctx);
+/* Reads what is available. Returns whether every timestamp the capture
+ * wrote is; *lost: the device was lost, and what was read is forgotten. */
+bool readback_poll(crumbs_context *ctx, bool *lost);
+/* The ticks read from slot of q, or CRUMBS_NO_TICKS. */
+uint64_t readback_ticks(const struct queue_state *q, uint32_t slot);
+/* Whether secondaries inside secondaries are followed this deep. */
+#define MAX_EXECUTE_DEPTH 4
+
+/* output.c: the capture file, its tables and the output thread that
+ * writes and prints them, off the program's thread (the only file that
+ * uses report/ and analyze/) */
+/* The output thread, at creation (false: out of resources); at
  * destruction, once nothing is being written. */
-bool writer_init(crumbs_context *ctx);
-void writer_release(crumbs_context *ctx);
+bool output_init(crumbs_context *ctx);
+void output_release(crumbs_context *ctx);
+/* Takes the settings of the next capture's tables ("--root *Post*"; NULL:
+ * the defaults). -1 with a message in err when they are bad. */
+int output_settings(crumbs_context *ctx, const char *settings, char *err, size_t n);
+/* Logs the console's help: profilegpu and its settings. */
+void output_help(crumbs_context *ctx);
+/* Starts writing the resolved capture (frame flags `flags`) and printing
+ * its tables: on the output thread, or before it returns with `now`. */
+void output_start(crumbs_context *ctx, uint32_t flags, bool now);
 /* Whether the writing is done (after waiting for it, with `wait`); when it
  * is, its messages go to the log, the trigger's peer gets its answer, and
  * crumbs_last_capture() names the file. */
-bool resolve_written(crumbs_context *ctx, bool wait);
+bool output_done(crumbs_context *ctx, bool wait);
+
+/* frame.c: frames and the capture's state machine (crumbs_frame), and
+ * capture requests from the API, the console and the trigger */
+/* At creation: a capture the environment asks for (CRUMBS_CAPTURE_FRAME). */
+void frame_init(crumbs_context *ctx);
+/* At destruction: a capture under way is ended, resolved and written. */
+void frame_finish(crumbs_context *ctx);
+
+/* context.c: crumbs_create and crumbs_destroy, above all the others. */
 
 /* namefmt.c */
 /* vsnprintf(buf, size, fmt, ap) for a scope name, size >= 1: the same

@@ -1,13 +1,12 @@
 /*
  * layer.c: VK_LAYER_CRUMBS_capture, the recorder core as a Vulkan layer
  * for programs that were not changed for crumbs. This file is its face to
- * the loader: instances and devices (a recorder per device, or none for a
- * device it cannot profile), the answers of vkGet*ProcAddr made from the
- * one list of intercepts, submissions, and frames, which end at
- * vkQueuePresentKHR, or, on a device that has never presented, at each
- * submission that signals a fence, or, with CRUMBS_LAYER_WINDOW_MS, every
- * so many milliseconds. Command buffers are layer_record.c's and
- * layer_events.c's. See capture/LAYER.md.
+ * the loader: the creation and destruction of instances and devices (a
+ * recorder per device, or none for a device it cannot profile), the
+ * answers of vkGet*ProcAddr made from the one list of intercepts, and
+ * submissions and presents. The registry of instances and devices is
+ * layer_devices.c's, where frames end layer_frames.c's, command buffers
+ * layer_record.c's and layer_events.c's. See capture/LAYER.md.
  */
 #include "layer_internal.h"
 
@@ -18,165 +17,7 @@
 #include <string.h>
 
 #define LAYER_NAME "VK_LAYER_CRUMBS_capture"
-#define MAX_INSTANCES 16
-#define MAX_DEVICES 16
 #define EXPORT __attribute__((visibility("default")))
-
-static void *key_of(const void *dispatchable)
-{
-	return *(void *const *)dispatchable;
-}
-
-/* ------------------------------------------------------------------------ */
-/* A map from 64-bit handles to small values, under a lock                  */
-/* ------------------------------------------------------------------------ */
-
-static uint32_t slot_of(uint64_t key, uint32_t cap)
-{
-	key ^= key >> 33;
-	key *= 0xff51afd7ed558ccdull;
-	key ^= key >> 33;
-	return (uint32_t)key & (cap - 1);
-}
-
-static bool map_grow(struct handle_map *m)
-{
-	uint32_t cap = m->cap ? m->cap * 2 : 256;
-	uint64_t *keys = calloc(cap, sizeof(*keys));
-	void **values = calloc(cap, sizeof(*values));
-	if (!keys || !values) {
-		free(keys);
-		free(values);
-		return false;
-	}
-	for (uint32_t i = 0; i < m->cap; i++) {
-		if (!m->keys[i])
-			continue;
-		uint32_t k = slot_of(m->keys[i], cap);
-		while (keys[k])
-			k = (k + 1) & (cap - 1);
-		keys[k] = m->keys[i];
-		values[k] = m->values[i];
-	}
-	free(m->keys);
-	free(m->values);
-	m->keys = keys;
-	m->values = values;
-	m->cap = cap;
-	return true;
-}
-
-/* Sets key to value (entries are overwritten, never removed: a handle
- * that comes back is set again when it does). */
-void handle_map_set(struct handle_map *m, uint64_t key, void *value)
-{
-	pthread_mutex_lock(&m->lock);
-	if ((m->count + 1) * 2 > m->cap && !map_grow(m)) {
-		pthread_mutex_unlock(&m->lock);
-		return;
-	}
-	uint32_t k = slot_of(key, m->cap);
-	while (m->keys[k] && m->keys[k] != key)
-		k = (k + 1) & (m->cap - 1);
-	if (!m->keys[k])
-		m->count++;
-	m->keys[k] = key;
-	m->values[k] = value;
-	pthread_mutex_unlock(&m->lock);
-}
-
-void *handle_map_get(struct handle_map *m, uint64_t key)
-{
-	void *value = NULL;
-	pthread_mutex_lock(&m->lock);
-	if (m->cap) {
-		uint32_t k = slot_of(key, m->cap);
-		while (m->keys[k] && m->keys[k] != key)
-			k = (k + 1) & (m->cap - 1);
-		if (m->keys[k])
-			value = m->values[k];
-	}
-	pthread_mutex_unlock(&m->lock);
-	return value;
-}
-
-/* Calls fn on every value, under the map's lock. */
-void handle_map_each(struct handle_map *m, void (*fn)(void *value, void *arg), void *arg)
-{
-	pthread_mutex_lock(&m->lock);
-	for (uint32_t i = 0; i < m->cap; i++)
-		if (m->keys[i])
-			fn(m->values[i], arg);
-	pthread_mutex_unlock(&m->lock);
-}
-
-void handle_map_release(struct handle_map *m, bool free_values)
-{
-	if (free_values)
-		for (uint32_t i = 0; i < m->cap; i++)
-			if (m->keys[i])
-				free(m->values[i]);
-	free(m->keys);
-	free(m->values);
-	pthread_mutex_destroy(&m->lock);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Instances and devices                                                    */
-/* ------------------------------------------------------------------------ */
-
-
-
-
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct layer_instance *layer_instances[MAX_INSTANCES];
-static struct layer_device *_Atomic layer_devices[MAX_DEVICES];
-static bool trigger_taken; /* one context per process listens */
-
-static struct layer_instance *instance_of(const void *dispatchable)
-{
-	void *key = key_of(dispatchable);
-	pthread_mutex_lock(&registry_lock);
-	struct layer_instance *found = NULL;
-	for (int i = 0; i < MAX_INSTANCES && !found; i++)
-		if (layer_instances[i] && layer_instances[i]->key == key)
-			found = layer_instances[i];
-	pthread_mutex_unlock(&registry_lock);
-	return found;
-}
-
-/* Lock-free: devices are few and change only at creation and destruction,
- * which the program does not overlap with their use. */
-struct layer_device *device_of(const void *dispatchable)
-{
-	void *key = key_of(dispatchable);
-	for (int i = 0; i < MAX_DEVICES; i++) {
-		struct layer_device *d = atomic_load_explicit(&layer_devices[i], memory_order_acquire);
-		if (d && d->key == key)
-			return d;
-	}
-	return NULL;
-}
-
-static void layer_log(void *user, enum crumbs_log_level level, const char *message)
-{
-	(void)user;
-	const char *quiet = getenv("CRUMBS_LAYER_QUIET");
-	if (quiet && *quiet && *quiet != '0' && level == CRUMBS_LOG_INFO)
-		return;
-	fprintf(stderr, "%s%s\n", strchr(message, '\n') ? "" : "crumbs: ", message);
-	fflush(stderr);
-}
-
-void say(const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	layer_log(NULL, CRUMBS_LOG_WARNING, buf);
-}
 
 /* ------------------------------------------------------------------------ */
 /* Instance                                                                 */
@@ -211,7 +52,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
 
 	struct layer_instance *li = calloc(1, sizeof(*li));
 	if (li) {
-		li->key = key_of(*out);
+		li->key = dispatch_key(*out);
 		li->instance = *out;
 		li->gipa = gipa;
 		li->DestroyInstance = (PFN_vkDestroyInstance)gipa(*out, "vkDestroyInstance");
@@ -223,20 +64,14 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
 		li->GetPhysicalDeviceProperties = (PFN_vkGetPhysicalDeviceProperties)
 			gipa(*out, "vkGetPhysicalDeviceProperties");
 	}
-	pthread_mutex_lock(&registry_lock);
-	int i = 0;
-	while (li && i < MAX_INSTANCES && layer_instances[i])
-		i++;
-	if (li && i < MAX_INSTANCES)
-		layer_instances[i] = li;
-	pthread_mutex_unlock(&registry_lock);
-	if (!li || i == MAX_INSTANCES) {
+	if (!li || !registry_add_instance(li)) {
 		/* Without its record the layer cannot even pass calls on. */
+		if (!li)
+			say("out of memory for a Vulkan instance");
 		free(li);
 		PFN_vkDestroyInstance destroy = (PFN_vkDestroyInstance)gipa(*out, "vkDestroyInstance");
 		if (destroy)
 			destroy(*out, alloc);
-		say("too many Vulkan instances (at most %d)", MAX_INSTANCES);
 		return VK_ERROR_INITIALIZATION_FAILED;
 	}
 	return VK_SUCCESS;
@@ -250,11 +85,7 @@ static VKAPI_ATTR void VKAPI_CALL layer_DestroyInstance(VkInstance instance,
 	struct layer_instance *li = instance_of(instance);
 	if (!li)
 		return;
-	pthread_mutex_lock(&registry_lock);
-	for (int i = 0; i < MAX_INSTANCES; i++)
-		if (layer_instances[i] == li)
-			layer_instances[i] = NULL;
-	pthread_mutex_unlock(&registry_lock);
+	registry_remove_instance(li);
 	li->DestroyInstance(instance, alloc);
 	free(li);
 }
@@ -392,10 +223,7 @@ static void profile_device(struct layer_device *d, VkPhysicalDevice physical,
 	}
 	int64_t window_ns = window_from_env();
 	struct crumbs_vk_device dev = { physical, d->device, features };
-	pthread_mutex_lock(&registry_lock);
-	bool listen = !trigger_taken;
-	trigger_taken = true;
-	pthread_mutex_unlock(&registry_lock);
+	bool listen = registry_take_trigger();
 	struct crumbs_desc desc = {
 		.instance = d->inst->instance,
 		.get_instance_proc_addr = d->inst->gipa,
@@ -520,7 +348,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 		destroy(*out, alloc);
 		return VK_ERROR_OUT_OF_HOST_MEMORY;
 	}
-	d->key = key_of(*out);
+	d->key = dispatch_key(*out);
 	d->device = *out;
 	d->inst = li;
 	d->next.GetDeviceProcAddr = gdpa;
@@ -533,15 +361,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 
 	/* Registered before it is profiled: its slot numbers its captures.
 	 * The program cannot use the device before this returns. */
-	int i = 0;
-	pthread_mutex_lock(&registry_lock);
-	while (i < MAX_DEVICES && atomic_load(&layer_devices[i]))
-		i++;
-	if (i < MAX_DEVICES)
-		atomic_store_explicit(&layer_devices[i], d, memory_order_release);
-	pthread_mutex_unlock(&registry_lock);
-	if (i == MAX_DEVICES) {
-		say("too many Vulkan devices (at most %d)", MAX_DEVICES);
+	int i = registry_add_device(d);
+	if (i < 0) {
 		d->next.DestroyDevice(*out, alloc);
 		free(d);
 		return VK_ERROR_INITIALIZATION_FAILED;
@@ -559,11 +380,7 @@ VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device,
 	struct layer_device *d = device_of(device);
 	if (!d)
 		return;
-	pthread_mutex_lock(&registry_lock);
-	for (int i = 0; i < MAX_DEVICES; i++)
-		if (atomic_load(&layer_devices[i]) == d)
-			atomic_store(&layer_devices[i], NULL);
-	pthread_mutex_unlock(&registry_lock);
+	registry_remove_device(d);
 	/* The program waited for the device to be idle, as it must before
 	 * destroying it: what crumbs submitted is done too. */
 	crumbs_destroy(d->ctx);
@@ -580,71 +397,8 @@ VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device,
 }
 
 /* ------------------------------------------------------------------------ */
-/* Queues and frames                                                        */
+/* Submissions and presents                                                 */
 /* ------------------------------------------------------------------------ */
-
-static void frame_end(struct layer_device *d)
-{
-	crumbs_frame(d->ctx);
-	atomic_fetch_add(&d->frames, 1);
-}
-
-/* The capture frame last said to end at a fence: devices that capture the
- * same frame say it once. */
-static _Atomic uint64_t fence_rule_said = UINT64_MAX;
-
-/* A frame ended by a fenced submission. When it is a capture frame, says
- * which rule made it, once a capture: a compute job's or a video filter's
- * fenced submission may be a small part of what its user calls a frame. */
-static void fenced_frame_end(struct layer_device *d)
-{
-	uint64_t frame = atomic_load(&d->frames);
-	if (atomic_load(&d->ctx->state) == STATE_CAPTURING &&
-	    atomic_exchange(&fence_rule_said, frame) != frame) {
-		char program[64];
-		default_program_name(program, sizeof(program));
-		say("frames of '%s' ended at fenced submissions (it never presented); use --window MS "
-		    "(CRUMBS_LAYER_WINDOW_MS=MS) for frames of fixed length", program);
-	}
-	frame_end(d);
-}
-
-/*
- * With a window: ends the frame of every window that has passed since the
- * first submission (which starts window 0), so that frame N is the Nth
- * window. Windows without a submission end one frame each, so that the
- * numbers hold: an idle crumbs_frame costs about 0.25 us on lavapipe's
- * host (5000 windows of 1 ms idle: 1.3 ms at the next submission). Frames
- * end under the write lock, since crumbs_frame must not run during another
- * queue's submission.
- */
-void window_advance(struct layer_device *d)
-{
-	int64_t now = now_ns(), start = 0;
-	if (atomic_compare_exchange_strong(&d->window_start_ns, &start, now))
-		start = now;
-	uint64_t due = now > start ? (uint64_t)((now - start) / d->window_ns) : 0;
-	if (atomic_load(&d->frames) < due) {
-		pthread_rwlock_wrlock(&d->window_lock);
-		while (atomic_load(&d->frames) < due)
-			frame_end(d);
-		pthread_rwlock_unlock(&d->window_lock);
-	}
-}
-
-/* Before the layer records a submission: it lands in the frame of its
- * own window, so the capture of window N completes at the first
- * submission after it. The read lock is held until window_leave. */
-static void window_enter(struct layer_device *d)
-{
-	window_advance(d);
-	pthread_rwlock_rdlock(&d->window_lock);
-}
-
-static void window_leave(struct layer_device *d)
-{
-	pthread_rwlock_unlock(&d->window_lock);
-}
 
 VKAPI_ATTR VkResult VKAPI_CALL layer_QueueSubmit(VkQueue queue, uint32_t count,
 							const VkSubmitInfo *submits, VkFence fence)
@@ -659,7 +413,7 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_QueueSubmit(VkQueue queue, uint32_t count,
 	if (d->window_ns)
 		window_leave(d);
 	else if (r == VK_SUCCESS && fence && !atomic_load(&d->presented))
-		fenced_frame_end(d);
+		layer_fenced_frame_end(d);
 	return r;
 }
 
@@ -676,7 +430,7 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_QueueSubmit2(VkQueue queue, uint32_t count,
 	if (d->window_ns)
 		window_leave(d);
 	else if (r == VK_SUCCESS && fence && !atomic_load(&d->presented))
-		fenced_frame_end(d);
+		layer_fenced_frame_end(d);
 	return r;
 }
 
@@ -688,7 +442,7 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_QueuePresentKHR(VkQueue queue,
 	if (d->ctx) {
 		atomic_store(&d->presented, true);
 		if (!d->window_ns) /* windows end frames by the clock alone */
-			frame_end(d);
+			layer_frame_end(d);
 	}
 	return r;
 }

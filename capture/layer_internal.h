@@ -183,7 +183,7 @@ LAYER_DEVICE_FUNCTIONS(LAYER_DECLARE, LAYER_DECLARE_N)
 VKAPI_ATTR void VKAPI_CALL layer_CrumbsLayerCRUMBS(void);
 
 /* ------------------------------------------------------------------------ */
-/* Maps, instances, devices and command buffers (layer.c)                   */
+/* Instances, devices and their maps (layer_devices.c)                      */
 /* ------------------------------------------------------------------------ */
 
 /* A map from 64-bit handles to small values, under a lock. */
@@ -264,15 +264,46 @@ struct layer_device {
 	_Atomic uint32_t rerecorded;    /* of them, replaced within a few frames */
 };
 
+/* The loader's dispatch table pointer, which every dispatchable object of
+ * one instance or device shares: the key the registry finds them by. */
+void *dispatch_key(const void *dispatchable);
+/* Registers an instance; false (and says so) when there are too many. */
+bool registry_add_instance(struct layer_instance *li);
+void registry_remove_instance(struct layer_instance *li);
+/* The instance of a dispatchable object (an instance or physical device),
+ * or NULL. */
+struct layer_instance *instance_of(const void *dispatchable);
+/* Registers a device: its slot, which numbers its captures, or -1 (said)
+ * when there are too many. */
+int registry_add_device(struct layer_device *d);
+void registry_remove_device(struct layer_device *d);
 /* The device of a dispatchable object (a device, queue or command
  * buffer), or NULL when the layer does not know it. */
 struct layer_device *device_of(const void *dispatchable);
+/* True for the first caller in the process only: the device whose
+ * recorder listens for `crumbs trigger`. */
+bool registry_take_trigger(void);
+/* The recorders' log: standard error, quiet with CRUMBS_LAYER_QUIET. */
+void layer_log(void *user, enum crumbs_log_level level, const char *message);
 /* One line on standard error, "crumbs: " first. */
 __attribute__((format(printf, 1, 2)))
 void say(const char *fmt, ...);
+
+/* ------------------------------------------------------------------------ */
+/* Frames (layer_frames.c)                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Ends d's frame; at a fenced submission, saying once a capture that the
+ * frame ended there. */
+void layer_frame_end(struct layer_device *d);
+void layer_fenced_frame_end(struct layer_device *d);
 /* With windows of fixed length: ends the frames of the windows that have
  * passed since the device's first submission. */
 void window_advance(struct layer_device *d);
+/* Around the layer's recording of a submission: it lands in the frame of
+ * its own window (window_advance), and no frame ends during it. */
+void window_enter(struct layer_device *d);
+void window_leave(struct layer_device *d);
 
 /* The device of a dispatchable object; returns (with `fail`, if any) from
  * the intercept when the layer does not know it, since then it has no

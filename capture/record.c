@@ -1,85 +1,18 @@
 /*
- * record.c: scopes on command buffers. Outside captures a scope costs a
- * branch (or a label); in a capture frame it writes a timestamp and an
- * event into memory taken at creation, so many threads can record at once
- * without allocating or locking per scope.
+ * record.c: scopes on command buffers, and the layer's leaf events and
+ * render passes. Outside captures a scope costs a branch (or a label); in
+ * a capture frame it writes a timestamp and an event into the capture's
+ * store, and in a standing recording into the recording's own.
  */
 #include "capture_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* Every handle outside captures: detail -1, so the inline functions
  * return before they touch it, and threads can share it. */
 static struct crumbs_cmd off_handle = { .state = { -1, 0 }, .kind = HANDLE_OFF };
-
-/* Forgets the events, names and handles of the last capture. */
-void record_reset(crumbs_context *ctx)
-{
-	atomic_store(&ctx->block_next, 0);
-	atomic_store(&ctx->name_next, 0);
-	atomic_store(&ctx->counts_next, 0);
-	atomic_store(&ctx->dropped, 0);
-	/* Only the entries the last capture's handles made: the rest of
-	 * the map (tens of KiB) is empty already. */
-	uint32_t used = atomic_exchange(&ctx->handle_next, 0);
-	if (used > ctx->max_command_buffers)
-		used = ctx->max_command_buffers;
-	pthread_mutex_lock(&ctx->map_lock);
-	for (uint32_t i = 0; i < used; i++)
-		if (ctx->handles[i].map_slot)
-			ctx->map_keys[ctx->handles[i].map_slot - 1] = VK_NULL_HANDLE;
-	pthread_mutex_unlock(&ctx->map_lock);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Command buffer -> handle                                                 */
-/* ------------------------------------------------------------------------ */
-
-static uint32_t map_hash(VkCommandBuffer cb, uint32_t cap)
-{
-	uint64_t x = (uint64_t)(uintptr_t)cb;
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return (uint32_t)x & (cap - 1);
-}
-
-/* A command buffer recorded again in the same capture keeps its latest
- * recording: a submission took what it needed when it was made. */
-static void map_put(crumbs_context *ctx, struct crumbs_cmd *cmd)
-{
-	pthread_mutex_lock(&ctx->map_lock);
-	uint32_t i = map_hash(cmd->cb, ctx->map_cap);
-	for (uint32_t n = 0; n < ctx->map_cap; n++, i = (i + 1) & (ctx->map_cap - 1)) {
-		if (ctx->map_keys[i] == VK_NULL_HANDLE || ctx->map_keys[i] == cmd->cb) {
-			ctx->map_keys[i] = cmd->cb;
-			ctx->map_values[i] = cmd;
-			cmd->map_slot = i + 1;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&ctx->map_lock);
-}
-
-struct crumbs_cmd *map_find(crumbs_context *ctx, VkCommandBuffer cb)
-{
-	struct crumbs_cmd *found = NULL;
-	pthread_mutex_lock(&ctx->map_lock);
-	uint32_t i = map_hash(cb, ctx->map_cap);
-	for (uint32_t n = 0; n < ctx->map_cap; n++, i = (i + 1) & (ctx->map_cap - 1)) {
-		if (ctx->map_keys[i] == VK_NULL_HANDLE)
-			break;
-		if (ctx->map_keys[i] == cb) {
-			found = ctx->map_values[i];
-			break;
-		}
-	}
-	pthread_mutex_unlock(&ctx->map_lock);
-	return found;
-}
 
 /* ------------------------------------------------------------------------ */
 /* Handles                                                                  */
@@ -94,18 +27,10 @@ crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue qu
 	struct crumbs_cmd *h;
 
 	if (state == STATE_CAPTURING && q) {
-		if (!(h = record_handle(ctx, q)))
+		if (!(h = store_handle(ctx, q)))
 			return &off_handle;
 	} else if (ctx->mirror_labels && q && (ctx->devices[q->device].features & CRUMBS_FEATURE_DEBUG_UTILS)) {
-		/* A ring: a label handle is only needed while its command
-		 * buffer is recorded, long before the ring comes round. */
-		uint32_t i = atomic_fetch_add(&ctx->label_next, 1) % ctx->max_command_buffers;
-		h = &ctx->label_handles[i];
-		memset(h, 0, sizeof(*h));
-		h->kind = HANDLE_LABELS;
-		h->state.detail = ctx->mirror_labels - 1;
-		h->ctx = ctx;
-		h->queue = (uint32_t)(q - ctx->queues);
+		h = store_label_handle(ctx, q);
 	} else {
 		return &off_handle;
 	}
@@ -113,156 +38,36 @@ crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue qu
 	return h;
 }
 
-struct crumbs_cmd *record_handle(crumbs_context *ctx, struct queue_state *q)
-{
-	uint32_t i = atomic_fetch_add(&ctx->handle_next, 1);
-	if (i >= ctx->max_command_buffers) {
-		atomic_fetch_add(&ctx->dropped, 1);
-		return NULL;
-	}
-	struct crumbs_cmd *h = &ctx->handles[i];
-	memset(h, 0, sizeof(*h));
-	h->state.detail = CRUMBS_DETAIL_MAX;
-	h->ctx = ctx;
-	h->kind = HANDLE_CAPTURE;
-	h->queue = (uint32_t)(q - ctx->queues);
-	return h;
-}
-
 void crumbs_cmd_end(crumbs_cmd *cmd)
 {
 	if (cmd->kind == HANDLE_CAPTURE)
-		map_put(cmd->ctx, cmd);
+		store_map_put(cmd->ctx, cmd);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Events                                                                   */
 /* ------------------------------------------------------------------------ */
 
-/* Grows a standing recording's array to hold `need` items of `size`. */
-static bool standing_grow(crumbs_context *ctx, void **items, uint32_t *cap, uint32_t need,
-			  size_t size)
+/* An event of cmd, in the capture's store or its standing recording's. */
+static struct event *event_add(struct crumbs_cmd *cmd)
 {
-	if (need <= *cap)
-		return true;
-	uint32_t n = *cap ? *cap : 16;
-	while (n < need)
-		n *= 2;
-	void *p = ctx_realloc(ctx, *items, size * n);
-	if (!p)
-		return false;
-	*items = p;
-	*cap = n;
-	return true;
+	return cmd->standing ? standing_event(cmd->ctx, cmd->standing) : store_event(cmd);
 }
 
-struct event *event_add(struct crumbs_cmd *cmd)
-{
-	crumbs_context *ctx = cmd->ctx;
-	if (cmd->standing) {
-		struct standing *st = cmd->standing;
-		if (!standing_grow(ctx, (void **)&st->events, &st->event_cap, st->event_count + 1,
-				   sizeof(*st->events))) {
-			st->lost = true;
-			return NULL;
-		}
-		return &st->events[st->event_count++];
-	}
-	struct event_block *b = cmd->last;
-	if (!b || b->count == EVENTS_PER_BLOCK) {
-		uint32_t i = atomic_fetch_add(&ctx->block_next, 1);
-		if (i >= ctx->block_count)
-			return NULL;
-		struct event_block *nb = &ctx->blocks[i];
-		nb->next = NULL;
-		nb->count = 0;
-		if (b)
-			b->next = nb;
-		else
-			cmd->first = nb;
-		cmd->last = b = nb;
-	}
-	return &b->events[b->count++];
-}
-
-/* A copy of the name in the capture's arena. */
-void name_store(crumbs_context *ctx, struct name_ref *ref, const char *name, size_t len)
-{
-	if (len > 4096)
-		len = 4096;
-	if (!len) {
-		*ref = (struct name_ref){ 0, 0 };
-		return;
-	}
-	uint32_t at = atomic_fetch_add(&ctx->name_next, (uint32_t)len);
-	if ((uint64_t)at + len > ctx->name_bytes) {
-		*ref = (struct name_ref){ 0, 0 }; /* out of room: the name is lost, not the scope */
-		return;
-	}
-	memcpy(ctx->names + at, name, len);
-	*ref = (struct name_ref){ at, (uint32_t)len };
-}
-
-/* The name in the capture's arena or, for a standing recording, its own. */
 static void name_keep(struct crumbs_cmd *cmd, struct name_ref *ref, const char *name, size_t len)
 {
-	struct standing *st = cmd->standing;
-	if (!st) {
-		name_store(cmd->ctx, ref, name, len);
-		return;
-	}
-	if (len > 4096)
-		len = 4096;
-	*ref = (struct name_ref){ st->name_len, 0 };
-	if (!standing_grow(cmd->ctx, (void **)&st->names, &st->name_cap, st->name_len + (uint32_t)len, 1)) {
-		st->lost = true;
-		return;
-	}
-	memcpy(st->names + st->name_len, name, len);
-	st->name_len += (uint32_t)len;
-	ref->len = (uint32_t)len;
-}
-
-uint32_t counts_add(crumbs_context *ctx, const struct counts_record *c)
-{
-	uint32_t i = atomic_fetch_add(&ctx->counts_next, 1);
-	if (i >= ctx->counts_cap)
-		return UINT32_MAX;
-	ctx->counts[i] = *c;
-	return i;
+	if (cmd->standing)
+		standing_name(cmd->ctx, cmd->standing, ref, name, len);
+	else
+		store_name(cmd->ctx, ref, name, len);
 }
 
 /* The counts record of an event of cmd, or UINT32_MAX. */
 static uint32_t counts_keep(struct crumbs_cmd *cmd, const struct counts_record *c)
 {
-	struct standing *st = cmd->standing;
-	if (!st)
-		return counts_add(cmd->ctx, c);
-	if (!standing_grow(cmd->ctx, (void **)&st->counts, &st->count_cap, st->count_len + 1,
-			   sizeof(*st->counts))) {
-		st->lost = true;
-		return UINT32_MAX;
-	}
-	st->counts[st->count_len] = *c;
-	return st->count_len++;
-}
-
-/*
- * Two query slots, for the scope's begin and end, so that a scope that
- * began timed can always end timed. As the pool fills, deeper scopes need
- * more free slots to get any: when slots run out, the deepest scopes are
- * the ones recorded untimed.
- */
-uint32_t slots_take(struct queue_state *q, uint32_t depth, uint32_t count)
-{
-	uint32_t reserve = (q->scope_slots / 64) * depth;
-	uint32_t used = atomic_load(&q->scope_next);
-	if (used + count + reserve > q->scope_slots)
-		return NO_SLOT;
-	uint32_t at = atomic_fetch_add(&q->scope_next, count);
-	if (at + count > q->scope_slots)
-		return NO_SLOT;
-	return at;
+	if (cmd->standing)
+		return standing_counts(cmd->ctx, cmd->standing, c);
+	return store_counts(cmd->ctx, c);
 }
 
 /* Slots for cmd: from its queue's pool in a capture, from its own range
@@ -273,17 +78,9 @@ static uint32_t slots_for(struct crumbs_cmd *cmd, uint32_t depth, uint32_t count
 	struct queue_state *q = &cmd->ctx->queues[cmd->queue];
 	if (!q->valid_bits || cmd->untimed)
 		return NO_SLOT;
-	uint32_t s;
-	struct standing *st = cmd->standing;
-	if (st) {
-		s = st->slot_next + count <= st->slot_end ? st->slot_next : NO_SLOT;
-		if (s == NO_SLOT)
-			st->lost = true;
-		else
-			st->slot_next += count;
-		return s;
-	}
-	s = slots_take(q, depth, count);
+	if (cmd->standing)
+		return standing_slots(cmd->standing, count);
+	uint32_t s = pools_take_slots(q, depth, count);
 	if (s == NO_SLOT)
 		atomic_fetch_add(&cmd->ctx->dropped, 1);
 	return s;

@@ -10,11 +10,11 @@
  * the queue's pool, and right after the batch the GPU copies its results
  * into the queue's copy buffer where those slots are read. A later
  * execution's reset is ordered after that copy, as vkCmdResetQueryPool
- * orders every earlier command that references the same queries.
+ * orders every earlier command that references the same queries. Its
+ * events, names, counts and slots are kept here too.
  */
 #include "capture_internal.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 static pthread_mutex_t standing_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -22,7 +22,7 @@ static pthread_mutex_t standing_lock = PTHREAD_MUTEX_INITIALIZER;
 bool standing_setup(crumbs_context *ctx, struct crumbs_cmd *(*lookup)(void *, VkCommandBuffer),
 		    void *user)
 {
-	const VkAllocationCallbacks *alloc = ctx->has_allocator ? &ctx->allocator : NULL;
+	const VkAllocationCallbacks *alloc = ctx_vk_allocator(ctx);
 	bool any = false;
 
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
@@ -153,11 +153,83 @@ void standing_free(crumbs_context *ctx, struct crumbs_cmd *h)
 	ctx_free(ctx, h);
 }
 
+/* ------------------------------------------------------------------------ */
+/* A recording's storage                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Grows an array of a standing recording to hold `need` items of `size`. */
+static bool grow(crumbs_context *ctx, void **items, uint32_t *cap, uint32_t need, size_t size)
+{
+	if (need <= *cap)
+		return true;
+	uint32_t n = *cap ? *cap : 16;
+	while (n < need)
+		n *= 2;
+	void *p = ctx_realloc(ctx, *items, size * n);
+	if (!p)
+		return false;
+	*items = p;
+	*cap = n;
+	return true;
+}
+
+struct event *standing_event(crumbs_context *ctx, struct standing *st)
+{
+	if (!grow(ctx, (void **)&st->events, &st->event_cap, st->event_count + 1,
+		  sizeof(*st->events))) {
+		st->lost = true;
+		return NULL;
+	}
+	return &st->events[st->event_count++];
+}
+
+void standing_name(crumbs_context *ctx, struct standing *st, struct name_ref *ref,
+		   const char *name, size_t len)
+{
+	if (len > 4096)
+		len = 4096;
+	*ref = (struct name_ref){ st->name_len, 0 };
+	if (!grow(ctx, (void **)&st->names, &st->name_cap, st->name_len + (uint32_t)len, 1)) {
+		st->lost = true;
+		return;
+	}
+	memcpy(st->names + st->name_len, name, len);
+	st->name_len += (uint32_t)len;
+	ref->len = (uint32_t)len;
+}
+
+uint32_t standing_counts(crumbs_context *ctx, struct standing *st, const struct counts_record *c)
+{
+	if (!grow(ctx, (void **)&st->counts, &st->count_cap, st->count_len + 1,
+		  sizeof(*st->counts))) {
+		st->lost = true;
+		return UINT32_MAX;
+	}
+	st->counts[st->count_len] = *c;
+	return st->count_len++;
+}
+
+/* One thread records it: no atomics. */
+uint32_t standing_slots(struct standing *st, uint32_t count)
+{
+	if (st->slot_next + count > st->slot_end) {
+		st->lost = true;
+		return NO_SLOT;
+	}
+	uint32_t s = st->slot_next;
+	st->slot_next += count;
+	return s;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Adoption by a capture                                                    */
+/* ------------------------------------------------------------------------ */
+
 struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct queue_state *q,
 				  struct crumbs_cmd *h, VkCommandBuffer copy)
 {
 	const struct standing *st = h->standing;
-	struct crumbs_cmd *a = record_handle(ctx, q);
+	struct crumbs_cmd *a = store_handle(ctx, q);
 	if (!a)
 		return NULL;
 	a->cb = h->cb;
@@ -170,7 +242,7 @@ struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct queue_state *q,
 	uint32_t used = st->slot_next - st->slot_first;
 	uint32_t base = NO_SLOT;
 	if (used && q->valid_bits && q->written && q->device == st->device) {
-		base = slots_take(q, 0, used);
+		base = pools_take_slots(q, 0, used);
 		if (base == NO_SLOT)
 			atomic_fetch_add(&ctx->dropped, 1);
 	}
@@ -180,7 +252,7 @@ struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct queue_state *q,
 		memset(read, 0, used);
 	for (uint32_t k = 0; k < st->event_count; k++) {
 		const struct event *e = &st->events[k];
-		struct event *c = event_add(a);
+		struct event *c = store_event(a);
 		if (!c) {
 			atomic_fetch_add(&ctx->dropped, 1);
 			break;
@@ -194,11 +266,11 @@ struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct queue_state *q,
 				read[e->slot + 1 - st->slot_first] = 1;
 		}
 		if (e->type == EVENT_BEGIN || e->type == EVENT_PASS)
-			name_store(ctx, &c->u.name, st->names + e->u.name.offset, e->u.name.len);
+			store_name(ctx, &c->u.name, st->names + e->u.name.offset, e->u.name.len);
 		if (e->type == EVENT_LEAF || e->type == EVENT_COUNTS) {
 			struct counts_record counts = st->counts[e->u.counts];
-			name_store(ctx, &counts.name, st->names + counts.name.offset, counts.name.len);
-			c->u.counts = counts_add(ctx, &counts);
+			store_name(ctx, &counts.name, st->names + counts.name.offset, counts.name.len);
+			c->u.counts = store_counts(ctx, &counts);
 			if (c->u.counts == UINT32_MAX) {
 				c->type = EVENT_NONE;
 				atomic_fetch_add(&ctx->dropped, 1);
@@ -211,7 +283,8 @@ struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct queue_state *q,
 	/* Only the slots its events wrote: a copy that waits on one never
 	 * written would wait forever. */
 	struct device_state *d = &ctx->devices[q->device];
-	copy_marked(d, copy, d->standing->pool, st->slot_first, read, 1, used, q->copy_buffer, base);
+	pools_copy_marked(d, copy, d->standing->pool, st->slot_first, read, 1, used, q->copy_buffer,
+			  base);
 	pthread_mutex_lock(&standing_lock);
 	for (uint32_t r = st->first_range; r < st->first_range + st->range_count; r++)
 		d->standing->held[r] = true;
@@ -230,7 +303,7 @@ void standing_unhold(crumbs_context *ctx)
 
 void standing_destroy(crumbs_context *ctx)
 {
-	const VkAllocationCallbacks *alloc = ctx->has_allocator ? &ctx->allocator : NULL;
+	const VkAllocationCallbacks *alloc = ctx_vk_allocator(ctx);
 	for (uint32_t i = 0; ctx->queues && i < ctx->queue_count; i++) {
 		struct queue_state *q = &ctx->queues[i];
 		if (q->standing_cmd_pool)

@@ -13,13 +13,41 @@
  * has, so the analyzer resolves them when the work starts. */
 #define UNSIGNALLED_SEMAPHORE UINT32_MAX
 
+enum crumbs_result submit_init(crumbs_context *ctx)
+{
+	ctx->submit_cmd_cap = ctx->max_command_buffers * 2;
+	ctx->submit_cmds = ctx_alloc(ctx, sizeof(*ctx->submit_cmds) * ctx->submit_cmd_cap);
+	ctx->op_cap = 4096;
+	ctx->ops = ctx_alloc(ctx, sizeof(*ctx->ops) * ctx->op_cap);
+	ctx->semaphore_cap = 1024;
+	ctx->semaphores = ctx_alloc(ctx, sizeof(*ctx->semaphores) * ctx->semaphore_cap);
+	ctx->host_signal_cap = 1024;
+	ctx->host_signals = ctx_alloc(ctx, sizeof(*ctx->host_signals) * ctx->host_signal_cap);
+	if (!ctx->submit_cmds || !ctx->ops || !ctx->semaphores || !ctx->host_signals)
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	if (pthread_mutex_init(&ctx->submit_lock, NULL) != 0)
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	ctx->submit_lock_ready = true;
+	return CRUMBS_OK;
+}
+
+/* Whatever submit_init reached. */
+void submit_release(crumbs_context *ctx)
+{
+	if (ctx->submit_lock_ready)
+		pthread_mutex_destroy(&ctx->submit_lock);
+	ctx_free(ctx, ctx->submit_cmds);
+	ctx_free(ctx, ctx->ops);
+	ctx_free(ctx, ctx->semaphores);
+	ctx_free(ctx, ctx->host_signals);
+}
+
 void submit_reset(crumbs_context *ctx)
 {
 	ctx->submit_cmd_count = 0;
 	ctx->op_count = 0;
 	ctx->semaphore_count = 0;
 	ctx->host_signal_count = 0;
-	ctx->has_peer = false;
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
 		ctx->queues[i].submit_count = 0;
 		ctx->queues[i].labels = NULL;
@@ -39,9 +67,9 @@ void submit_queue_label(crumbs_context *ctx, VkQueue queue, const char *name)
 	struct queue_state *q = queue_find(ctx, queue);
 	if (!q || atomic_load(&ctx->state) != STATE_CAPTURING)
 		return;
-	if (!q->labels && !(q->labels = record_handle(ctx, q)))
+	if (!q->labels && !(q->labels = store_handle(ctx, q)))
 		return;
-	struct event *e = event_add(q->labels);
+	struct event *e = store_event(q->labels);
 	if (!e) {
 		atomic_fetch_add(&ctx->dropped, 1);
 		return;
@@ -50,7 +78,7 @@ void submit_queue_label(crumbs_context *ctx, VkQueue queue, const char *name)
 	e->level = 0;
 	e->slot = NO_SLOT;
 	if (name)
-		name_store(ctx, &e->u.name, name, strlen(name));
+		store_name(ctx, &e->u.name, name, strlen(name));
 }
 
 /* One batch of either submit call, read the same way. */
@@ -189,7 +217,7 @@ static VkCommandBuffer record_batch(crumbs_context *ctx, struct queue_state *q,
 	q->labels = NULL;
 	for (uint32_t i = 0; i < v->cb_count; i++) {
 		VkCommandBuffer cb = view_cb(v, i);
-		struct crumbs_cmd *cmd = map_find(ctx, cb), *st;
+		struct crumbs_cmd *cmd = store_map_find(ctx, cb), *st;
 		if (!cmd && ctx->standing_of && (st = ctx->standing_of(ctx->standing_user, cb))) {
 			if (q->standing_cbs && !copy && copy_begin(ctx, q, k))
 				copy = q->standing_cbs[k];
@@ -219,53 +247,6 @@ static VkCommandBuffer record_batch(crumbs_context *ctx, struct queue_state *q,
 }
 
 /*
- * Without host query resets, a pool's scope slots are reset in front of
- * the first submission after the pre-roll begins on any queue of its
- * family, which takes the resets of every pool of the family: command
- * buffers recorded for one queue may run on another queue of the family
- * (the layer records a family's for its first queue), so a reset in front
- * of the pool's own queue's first submission could come after they wrote
- * their timestamps, erase them, and leave the copy that waits for them
- * waiting. Taking them atomically has each done once when queues submit
- * on several threads. A reset on one queue comes before work on another
- * only by the program's own ordering of the two, as in a frame that
- * follows the pre-roll. Returns how many were put in out.
- */
-static uint32_t scope_resets_take(crumbs_context *ctx, struct queue_state *q, VkCommandBuffer *out)
-{
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < ctx->queue_count; i++) {
-		struct queue_state *p = &ctx->queues[i];
-		if (p->scope_reset_cb && queue_same_family(p, q) &&
-		    atomic_exchange(&p->scope_reset_pending, false))
-			out[n++] = p->scope_reset_cb;
-	}
-	q->scope_resets_taken = n;
-	return n;
-}
-
-/* The most scope_resets_take() can take now. */
-static uint32_t scope_resets_due(crumbs_context *ctx, const struct queue_state *q)
-{
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < ctx->queue_count; i++)
-		n += queue_same_family(&ctx->queues[i], q) &&
-		     atomic_load(&ctx->queues[i].scope_reset_pending);
-	return n;
-}
-
-/* The resets taken for a submission that was not made, for the next. They
- * lie at the front of q's scratch command buffers. */
-static void scope_resets_return(crumbs_context *ctx, struct queue_state *q)
-{
-	for (uint32_t k = 0; k < q->scope_resets_taken; k++)
-		for (uint32_t i = 0; i < ctx->queue_count; i++)
-			if (ctx->queues[i].scope_reset_cb == q->scratch_cbs[k])
-				atomic_store(&ctx->queues[i].scope_reset_pending, true);
-	q->scope_resets_taken = 0;
-}
-
-/*
  * Copies the batches with crumbs' command buffers around the program's:
  * the pool resets in front of the first batch when they are due, a begin and
  * an end timestamp around each batch of a capture frame, an end timestamp
@@ -288,19 +269,19 @@ static bool rebuild(crumbs_context *ctx, struct queue_state *q, bool v2, const v
 			view_v1(&((const VkSubmitInfo *)submits)[b], &v);
 		/* Untimed queues have no resets, and their batches are
 		 * submitted as they are. */
-		uint32_t reset = b == 0 && q->valid_bits ? q->reset_pending + scope_resets_due(ctx, q) : 0;
+		uint32_t reset = b == 0 && q->valid_bits ? q->reset_pending + pools_resets_due(ctx, q) : 0;
 		bool timed = capturing && q->submit_count + *recorded < ctx->max_submissions;
 		bool ready = !capturing && b + 1 == count && q->ready_next < READY_RING;
 		uint32_t k = q->submit_count + *recorded, m = 0;
 		if (used + v.cb_count + reset + 3 * timed + ready > q->scratch_cb_cap) {
-			scope_resets_return(ctx, q);
+			pools_resets_return(ctx, q);
 			return false;
 		}
 		VkCommandBuffer copy = timed ? record_batch(ctx, q, &v, k, cpu_ns) : VK_NULL_HANDLE;
 		VkCommandBuffer *out = q->scratch_cbs + used;
 		if (reset) {
-			/* At the front: scope_resets_return() finds them there. */
-			m = scope_resets_take(ctx, q, out);
+			/* At the front: pools_resets_return() finds them there. */
+			m = pools_resets_take(ctx, q, out);
 			if (q->reset_pending)
 				out[m++] = q->reset_cb;
 			reset = m;
@@ -390,7 +371,7 @@ static VkResult submit(crumbs_context *ctx, VkQueue queue, uint32_t count, const
 	VkResult r = PASS_THROUGH(q->scratch_submits);
 	if (r != VK_SUCCESS) {
 		/* Nothing was submitted: forget what was recorded of it. */
-		scope_resets_return(ctx, q);
+		pools_resets_return(ctx, q);
 		ctx->submit_cmd_count = saved_cmds;
 		ctx->op_count = saved_ops;
 		if (r == VK_ERROR_DEVICE_LOST)

@@ -1,0 +1,375 @@
+/*
+ * pools.c: each queue's timestamp query pool and its layout in slots (the
+ * scopes', two per submission, the pre-roll's ring, the bracketed
+ * calibration's), the command buffers crumbs records once for it, the
+ * resets of what a capture wrote, and the copy of its written runs.
+ */
+#include "capture_internal.h"
+
+#include <string.h>
+
+static uint32_t queue_flags(VkQueueFlags f)
+{
+	uint32_t flags = 0;
+	if (f & VK_QUEUE_GRAPHICS_BIT)
+		flags |= CRUMBS_QUEUE_GRAPHICS;
+	if (f & VK_QUEUE_COMPUTE_BIT)
+		flags |= CRUMBS_QUEUE_COMPUTE;
+	if (f & VK_QUEUE_TRANSFER_BIT)
+		flags |= CRUMBS_QUEUE_TRANSFER;
+	if (f & 0x20) /* VK_QUEUE_VIDEO_DECODE_BIT_KHR */
+		flags |= CRUMBS_QUEUE_VIDEO_DECODE;
+	if (f & 0x40) /* VK_QUEUE_VIDEO_ENCODE_BIT_KHR */
+		flags |= CRUMBS_QUEUE_VIDEO_ENCODE;
+	if (f & 0x100) /* VK_QUEUE_OPTICAL_FLOW_BIT_NV */
+		flags |= CRUMBS_QUEUE_OPTICAL_FLOW;
+	return flags;
+}
+
+/* Records a command buffer that writes one timestamp into slot (or, with
+ * `reset`, resets that many slots from it). Pre-recorded once: submitted
+ * again in every capture. */
+static VkResult record_fixed(struct device_state *d, struct queue_state *q, VkCommandBuffer cb,
+			     uint32_t slot, uint32_t reset)
+{
+	VkCommandBufferBeginInfo bi = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL,
+					VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT, NULL };
+	VkResult r = d->fn.BeginCommandBuffer(cb, &bi);
+	if (r != VK_SUCCESS)
+		return r;
+	if (reset)
+		d->fn.CmdResetQueryPool(cb, q->pool, slot, reset);
+	else
+		/* Bottom of pipe: written once all earlier work on the queue
+		 * is done, like every timestamp crumbs writes. */
+		d->fn.CmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, q->pool, slot);
+	return d->fn.EndCommandBuffer(cb);
+}
+
+/*
+ * A host-visible buffer the queue's results are copied into, and a command
+ * buffer for the copy, recorded when a capture ends (see resolve_start).
+ * When any of it fails, results are read with vkGetQueryPoolResults.
+ */
+static void setup_copy(crumbs_context *ctx, struct device_state *d, struct queue_state *q)
+{
+	const VkAllocationCallbacks *alloc = ctx_vk_allocator(ctx);
+	VkDeviceSize size = sizeof(uint64_t) * 2 * q->slot_count;
+	VkBufferCreateInfo bi = { VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, NULL, 0, size,
+				  VK_BUFFER_USAGE_TRANSFER_DST_BIT, VK_SHARING_MODE_EXCLUSIVE, 0, NULL };
+	VkPhysicalDeviceMemoryProperties mp;
+	VkMemoryRequirements req;
+	uint32_t type = UINT32_MAX;
+	void *mapped;
+
+	if (d->fn.CreateBuffer(d->device, &bi, alloc, &q->copy_buffer) != VK_SUCCESS) {
+		q->copy_buffer = VK_NULL_HANDLE;
+		return;
+	}
+	d->fn.GetBufferMemoryRequirements(d->device, q->copy_buffer, &req);
+	ctx->ifn.GetPhysicalDeviceMemoryProperties(d->physical, &mp);
+	/* Host-visible; cached for reading on the CPU when there is such. */
+	for (int pass = 0; pass < 2 && type == UINT32_MAX; pass++)
+		for (uint32_t i = 0; i < mp.memoryTypeCount; i++) {
+			VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+				(pass == 0 ? VK_MEMORY_PROPERTY_HOST_CACHED_BIT : 0);
+			if ((req.memoryTypeBits & (1u << i)) &&
+			    (mp.memoryTypes[i].propertyFlags & want) == want) {
+				type = i;
+				break;
+			}
+		}
+	VkMemoryAllocateInfo ai = { VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, NULL, req.size, type };
+	VkFenceCreateInfo fi = { VK_STRUCTURE_TYPE_FENCE_CREATE_INFO, NULL, 0 };
+	VkCommandBufferAllocateInfo ci = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL,
+					   q->cmd_pool, VK_COMMAND_BUFFER_LEVEL_PRIMARY, 1 };
+	if (type == UINT32_MAX ||
+	    d->fn.AllocateMemory(d->device, &ai, alloc, &q->copy_memory) != VK_SUCCESS)
+		goto fail;
+	if (d->fn.BindBufferMemory(d->device, q->copy_buffer, q->copy_memory, 0) != VK_SUCCESS ||
+	    d->fn.MapMemory(d->device, q->copy_memory, 0, VK_WHOLE_SIZE, 0, &mapped) != VK_SUCCESS ||
+	    d->fn.CreateFence(d->device, &fi, alloc, &q->copy_fence) != VK_SUCCESS)
+		goto fail;
+	q->copy_mapped = mapped;
+	q->copy_coherent = (mp.memoryTypes[type].propertyFlags &
+			    VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
+	q->written = ctx_alloc(ctx, q->slot_count);
+	if (!q->written || d->fn.AllocateCommandBuffers(d->device, &ci, &q->copy_cb) != VK_SUCCESS)
+		goto fail;
+	ctx_new_cbs(ctx, d, &q->copy_cb, 1);
+	return;
+fail:
+	ctx_log(ctx, CRUMBS_LOG_WARNING, "cannot set up reading results on the GPU; "
+		"reading them with vkGetQueryPoolResults");
+	if (q->copy_fence)
+		d->fn.DestroyFence(d->device, q->copy_fence, alloc);
+	if (q->copy_memory)
+		d->fn.FreeMemory(d->device, q->copy_memory, alloc);
+	d->fn.DestroyBuffer(d->device, q->copy_buffer, alloc);
+	q->copy_fence = VK_NULL_HANDLE;
+	q->copy_memory = VK_NULL_HANDLE;
+	q->copy_buffer = VK_NULL_HANDLE;
+	q->copy_mapped = NULL;
+	q->copy_cb = VK_NULL_HANDLE;
+	ctx_free(ctx, q->written);
+	q->written = NULL;
+}
+
+enum crumbs_result pools_setup_queue(crumbs_context *ctx, struct queue_state *q)
+{
+	struct device_state *d = &ctx->devices[q->device];
+	const VkAllocationCallbacks *alloc = ctx_vk_allocator(ctx);
+	VkQueueFamilyProperties families[64];
+	uint32_t nf = 64;
+	VkResult r;
+
+	ctx->ifn.GetPhysicalDeviceQueueFamilyProperties(d->physical, &nf, families);
+	if (q->family >= nf) {
+		ctx_log(ctx, CRUMBS_LOG_ERROR, "queue family %u is not on device '%s'", q->family,
+			d->props.deviceName);
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	}
+	q->flags = queue_flags(families[q->family].queueFlags);
+	q->valid_bits = families[q->family].timestampValidBits;
+	q->can_reset_in_cmd = (families[q->family].queueFlags &
+			       (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) != 0;
+	if (q->valid_bits && !q->can_reset_in_cmd &&
+	    !(d->features & CRUMBS_FEATURE_HOST_QUERY_RESET)) {
+		ctx_log(ctx, CRUMBS_LOG_WARNING, "queue family %u of '%s' can reset queries only "
+			"with hostQueryReset, which is not enabled: its work is recorded untimed",
+			q->family, d->props.deviceName);
+		q->valid_bits = 0;
+	}
+	q->scope_slots = 2 * ctx->max_scopes;
+	q->submit_base = q->scope_slots;
+	q->ready_base = q->submit_base + 2 * ctx->max_submissions;
+	q->slot_count = q->ready_base + READY_RING + 1; /* + the bracketed sample's */
+	q->ready_slot = NO_SLOT;
+
+	q->submits = ctx_alloc(ctx, sizeof(*q->submits) * ctx->max_submissions);
+	q->begin_cbs = ctx_alloc(ctx, sizeof(VkCommandBuffer) * ctx->max_submissions * 2);
+	q->scratch_cb_cap = 256;
+	q->scratch_submit_cap = 64;
+	q->scratch_cbs = ctx_alloc(ctx, sizeof(VkCommandBuffer) * q->scratch_cb_cap);
+	q->scratch_cbinfos = ctx_alloc(ctx, sizeof(VkCommandBufferSubmitInfo) * q->scratch_cb_cap);
+	q->scratch_submits = ctx_alloc(ctx, (sizeof(VkSubmitInfo2) > sizeof(VkSubmitInfo) ?
+					     sizeof(VkSubmitInfo2) : sizeof(VkSubmitInfo)) *
+					    q->scratch_submit_cap);
+	if (!q->submits || !q->begin_cbs || !q->scratch_cbs || !q->scratch_cbinfos ||
+	    !q->scratch_submits)
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	q->end_cbs = q->begin_cbs + ctx->max_submissions;
+
+	/* Resettable: the bracketed calibration records one buffer again. */
+	VkCommandPoolCreateInfo pi = { VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, NULL,
+				       VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, q->family };
+	if ((r = d->fn.CreateCommandPool(d->device, &pi, alloc, &q->cmd_pool)) != VK_SUCCESS) {
+		ctx_log(ctx, CRUMBS_LOG_ERROR, "vkCreateCommandPool failed (%s)", vk_result_str(r));
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	}
+	if (!q->valid_bits)
+		return CRUMBS_OK;
+
+	q->results = ctx_alloc(ctx, sizeof(uint64_t) * 2 * q->slot_count);
+	if (!q->results)
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	VkQueryPoolCreateInfo qi = { VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO, NULL, 0,
+				     VK_QUERY_TYPE_TIMESTAMP, q->slot_count, 0 };
+	if ((r = d->fn.CreateQueryPool(d->device, &qi, alloc, &q->pool)) != VK_SUCCESS) {
+		ctx_log(ctx, CRUMBS_LOG_ERROR, "vkCreateQueryPool of %u queries failed (%s)",
+			q->slot_count, vk_result_str(r));
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	}
+	if (d->features & CRUMBS_FEATURE_HOST_QUERY_RESET)
+		d->fn.ResetQueryPool(d->device, q->pool, 0, q->slot_count);
+
+	uint32_t count = 2 * ctx->max_submissions + READY_RING + 2;
+	VkCommandBuffer *cbs = ctx_alloc(ctx, sizeof(*cbs) * count);
+	if (!cbs)
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	VkCommandBufferAllocateInfo ai = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL,
+					   q->cmd_pool, VK_COMMAND_BUFFER_LEVEL_PRIMARY, count };
+	if ((r = d->fn.AllocateCommandBuffers(d->device, &ai, cbs)) != VK_SUCCESS) {
+		ctx_free(ctx, cbs);
+		ctx_log(ctx, CRUMBS_LOG_ERROR, "vkAllocateCommandBuffers failed (%s)", vk_result_str(r));
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	}
+	ctx_new_cbs(ctx, d, cbs, count);
+	for (uint32_t i = 0; i < ctx->max_submissions && r == VK_SUCCESS; i++) {
+		q->begin_cbs[i] = cbs[2 * i];
+		q->end_cbs[i] = cbs[2 * i + 1];
+		r = record_fixed(d, q, q->begin_cbs[i], q->submit_base + 2 * i, 0);
+		if (r == VK_SUCCESS)
+			r = record_fixed(d, q, q->end_cbs[i], q->submit_base + 2 * i + 1, 0);
+	}
+	for (uint32_t i = 0; i < READY_RING && r == VK_SUCCESS; i++) {
+		q->ready_cbs[i] = cbs[2 * ctx->max_submissions + i];
+		r = record_fixed(d, q, q->ready_cbs[i], q->ready_base + i, 0);
+	}
+	if (q->can_reset_in_cmd) {
+		q->reset_cb = cbs[count - 2];
+		q->scope_reset_cb = cbs[count - 1];
+		if (r == VK_SUCCESS)
+			r = record_fixed(d, q, q->reset_cb, q->scope_slots,
+					 q->slot_count - q->scope_slots);
+		if (r == VK_SUCCESS)
+			r = record_fixed(d, q, q->scope_reset_cb, 0, q->scope_slots);
+	}
+	ctx_free(ctx, cbs);
+	if (r == VK_SUCCESS && q->can_reset_in_cmd)
+		setup_copy(ctx, d, q);
+	if (r != VK_SUCCESS) {
+		ctx_log(ctx, CRUMBS_LOG_ERROR, "recording crumbs' command buffers failed (%s)",
+			vk_result_str(r));
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	}
+	return CRUMBS_OK;
+}
+
+void pools_release_queue(crumbs_context *ctx, struct queue_state *q)
+{
+	const VkAllocationCallbacks *alloc = ctx_vk_allocator(ctx);
+	struct device_state *d = &ctx->devices[q->device];
+	if (q->pool)
+		d->fn.DestroyQueryPool(d->device, q->pool, alloc);
+	if (q->copy_fence)
+		d->fn.DestroyFence(d->device, q->copy_fence, alloc);
+	if (q->copy_buffer)
+		d->fn.DestroyBuffer(d->device, q->copy_buffer, alloc);
+	if (q->copy_memory)
+		d->fn.FreeMemory(d->device, q->copy_memory, alloc);
+	if (q->cmd_pool)
+		d->fn.DestroyCommandPool(d->device, q->cmd_pool, alloc);
+	ctx_free(ctx, q->submits);
+	ctx_free(ctx, q->begin_cbs);
+	ctx_free(ctx, q->results);
+	ctx_free(ctx, q->scratch_cbs);
+	ctx_free(ctx, q->scratch_cbinfos);
+	ctx_free(ctx, q->scratch_submits);
+	ctx_free(ctx, q->written);
+}
+
+void pools_preroll(crumbs_context *ctx)
+{
+	for (uint32_t i = 0; i < ctx->queue_count; i++) {
+		struct queue_state *q = &ctx->queues[i];
+		struct device_state *d = &ctx->devices[q->device];
+		bool host_reset = (d->features & CRUMBS_FEATURE_HOST_QUERY_RESET) != 0;
+		if (q->valid_bits && host_reset) {
+			/* What the last capture and its pre-roll wrote: every
+			 * other slot is still reset, since creation. */
+			struct slot_run runs[3];
+			for (uint32_t k = 0, n = pools_capture_runs(q, runs); k < n; k++)
+				d->fn.ResetQueryPool(d->device, q->pool, runs[k].first, runs[k].count);
+			if (q->ready_next)
+				d->fn.ResetQueryPool(d->device, q->pool, q->ready_base, q->ready_next);
+		} else if (q->valid_bits) {
+			q->reset_pending = true;
+			atomic_store(&q->scope_reset_pending, true);
+		}
+		q->ready_next = 0;
+		q->ready_slot = NO_SLOT;
+		q->submit_count = 0;
+		atomic_store(&q->scope_next, 0);
+	}
+}
+
+uint32_t pools_capture_runs(const struct queue_state *q, struct slot_run runs[3])
+{
+	uint32_t n = 0, scopes = atomic_load(&q->scope_next);
+	if (scopes > q->scope_slots)
+		scopes = q->scope_slots; /* takes past the end were refused */
+	if (scopes)
+		runs[n++] = (struct slot_run){ 0, scopes };
+	if (q->submit_count)
+		runs[n++] = (struct slot_run){ q->submit_base, 2 * q->submit_count };
+	if (q->ready_slot != NO_SLOT)
+		runs[n++] = (struct slot_run){ q->ready_slot, 1 };
+	return n;
+}
+
+/*
+ * Two query slots, for the scope's begin and end, so that a scope that
+ * began timed can always end timed. As the pool fills, deeper scopes need
+ * more free slots to get any: when slots run out, the deepest scopes are
+ * the ones recorded untimed.
+ */
+uint32_t pools_take_slots(struct queue_state *q, uint32_t depth, uint32_t count)
+{
+	uint32_t reserve = (q->scope_slots / 64) * depth;
+	uint32_t used = atomic_load(&q->scope_next);
+	if (used + count + reserve > q->scope_slots)
+		return NO_SLOT;
+	uint32_t at = atomic_fetch_add(&q->scope_next, count);
+	if (at + count > q->scope_slots)
+		return NO_SLOT;
+	return at;
+}
+
+void pools_copy_marked(const struct device_state *d, VkCommandBuffer cb, VkQueryPool pool,
+		       uint32_t first_query, const uint8_t *marks, uint8_t mark, uint32_t count,
+		       VkBuffer buffer, uint32_t first_slot)
+{
+	for (uint32_t first = 0; first < count;) {
+		if (marks[first] != mark) {
+			first++;
+			continue;
+		}
+		uint32_t end = first;
+		while (end < count && marks[end] == mark)
+			end++;
+		d->fn.CmdCopyQueryPoolResults(cb, pool, first_query + first, end - first, buffer,
+					      sizeof(uint64_t) * 2 * (first_slot + first),
+					      sizeof(uint64_t) * 2,
+					      VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT |
+					      VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+		first = end;
+	}
+}
+
+/*
+ * Without host query resets, a pool's scope slots are reset in front of
+ * the first submission after the pre-roll begins on any queue of its
+ * family, which takes the resets of every pool of the family: command
+ * buffers recorded for one queue may run on another queue of the family
+ * (the layer records a family's for its first queue), so a reset in front
+ * of the pool's own queue's first submission could come after they wrote
+ * their timestamps, erase them, and leave the copy that waits for them
+ * waiting. Taking them atomically has each done once when queues submit
+ * on several threads. A reset on one queue comes before work on another
+ * only by the program's own ordering of the two, as in a frame that
+ * follows the pre-roll. Returns how many were put in out.
+ */
+uint32_t pools_resets_take(crumbs_context *ctx, struct queue_state *q, VkCommandBuffer *out)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < ctx->queue_count; i++) {
+		struct queue_state *p = &ctx->queues[i];
+		if (p->scope_reset_cb && queue_same_family(p, q) &&
+		    atomic_exchange(&p->scope_reset_pending, false))
+			out[n++] = p->scope_reset_cb;
+	}
+	q->scope_resets_taken = n;
+	return n;
+}
+
+/* The most pools_resets_take() can take now. */
+uint32_t pools_resets_due(crumbs_context *ctx, const struct queue_state *q)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < ctx->queue_count; i++)
+		n += queue_same_family(&ctx->queues[i], q) &&
+		     atomic_load(&ctx->queues[i].scope_reset_pending);
+	return n;
+}
+
+/* The resets taken for a submission that was not made, for the next. They
+ * lie at the front of q's scratch command buffers. */
+void pools_resets_return(crumbs_context *ctx, struct queue_state *q)
+{
+	for (uint32_t k = 0; k < q->scope_resets_taken; k++)
+		for (uint32_t i = 0; i < ctx->queue_count; i++)
+			if (ctx->queues[i].scope_reset_cb == q->scratch_cbs[k])
+				atomic_store(&ctx->queues[i].scope_reset_pending, true);
+	q->scope_resets_taken = 0;
+}
