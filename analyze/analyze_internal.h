@@ -1,12 +1,13 @@
 /*
- * analyze_internal.h: what the reader and the model builder share inside
- * analyze/: the arena, and a frame's records as decoded from the file
- * before they become a model.
+ * analyze_internal.h: what the files of analyze/ share: the arena, what the
+ * chunk reader (reader.c) hands the record decoder (records.c), and a
+ * frame's records as decoded from the file before they become a model.
  */
 #ifndef CRUMBS_ANALYZE_INTERNAL_H
 #define CRUMBS_ANALYZE_INTERNAL_H
 
 #include "analyze.h"
+#include "../capture/format.h"
 
 /* ------------------------------------------------------------------------ */
 /* Arena: many small allocations freed at once                              */
@@ -26,6 +27,8 @@ void *arena_alloc_uninit(struct arena *a, size_t size);
 /* Forgets every allocation but keeps one block to refill. */
 void arena_reset(struct arena *a);
 void arena_release(struct arena *a);
+/* A copy of len bytes, NUL-terminated, or NULL when out of memory. */
+const char *arena_copy_string(struct arena *a, const unsigned char *s, size_t len);
 
 /* A growable array of fixed-size elements (raw frame records). */
 struct vec {
@@ -44,6 +47,64 @@ static inline void *vec_push(struct vec *v, size_t size)
 	return vec_grow(v, size);
 }
 void vec_release(struct vec *v);
+
+/* ------------------------------------------------------------------------ */
+/* Records, as the chunk reader hands them to the record decoder            */
+/* ------------------------------------------------------------------------ */
+
+/* Little-endian fields of the file. */
+static inline uint32_t rd32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static inline uint16_t rd16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint64_t rd64(const unsigned char *p)
+{
+	return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
+
+/* What the setup chunks applied so far define; a frame refers to it. */
+struct setup {
+	struct arena arena;   /* names of devices */
+	struct vec gpus;      /* struct capture_gpu */
+	struct vec queues;    /* struct capture_queue */
+	struct vec samples;   /* struct raw_calibration, the latest of each GPU */
+};
+
+/* Forgets every device, queue and sample, to apply setup chunks again. */
+void setup_reset(struct setup *s);
+void setup_release(struct setup *s);
+
+/* Decoding state of the loaded chunk. The chunk reader fills the first
+ * fields when it loads a chunk; the record decoder keeps the rest. */
+struct chunk_state {
+	const unsigned char *data;
+	size_t len;
+	size_t pos;
+	uint64_t body_offset;  /* where its body starts in the file */
+	size_t index;          /* in reader.chunks */
+	uint32_t frames_done;
+	uint64_t prev_frame;
+	uint64_t cpu_cursor;
+	uint64_t tick_base[FORMAT_MAX_QUEUES];
+	struct vec names;      /* const unsigned char *, by string id */
+	struct vec name_lens;  /* uint32_t */
+};
+
+/* Cursor over a chunk's content; on a failure the error says where. */
+struct cursor {
+	const unsigned char *p;
+	const unsigned char *end;
+	const unsigned char *start;
+	const char *fail;  /* what was wrong, or NULL */
+	bool ran_out;      /* the content ended inside a record */
+};
 
 /* ------------------------------------------------------------------------ */
 /* A frame as decoded, before the model is built                            */
@@ -126,6 +187,24 @@ struct raw_frame {
 	const unsigned char *const *names;
 	const uint32_t *name_lens;
 };
+
+/*
+ * Applies the setup chunk whose content k covers to `setup`, checking every
+ * rule of its records; its strings go to cs. Returns false with k->fail set
+ * (and k->ran_out when the content ends inside a record), keeping what was
+ * applied before the failure.
+ */
+bool records_apply_setup(struct setup *setup, struct cursor *k, struct chunk_state *cs);
+
+/*
+ * Decodes the frame at k->p of a frames chunk into raw, whose vectors are
+ * reused, checking every rule of its records; k->p ends after its
+ * FRAME_END. Its number, times and ticks follow on from cs, and raw's names
+ * point into the chunk's content until the next chunk is loaded. Returns
+ * false with k->fail set, as records_apply_setup.
+ */
+bool records_decode_frame(const struct setup *setup, struct cursor *k,
+			  struct chunk_state *cs, struct raw_frame *raw);
 
 /* What the model builder needs of the capture. */
 struct model_context {

@@ -81,6 +81,14 @@ void arena_release(struct arena *a)
 	a->spare = NULL;
 }
 
+const char *arena_copy_string(struct arena *a, const unsigned char *s, size_t len)
+{
+	char *d = arena_alloc(a, len + 1);
+	if (d)
+		memcpy(d, s, len);
+	return d;
+}
+
 void *vec_grow(struct vec *v, size_t size)
 {
 	if (v->len == v->cap) {

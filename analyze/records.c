@@ -1,0 +1,670 @@
+/*
+ * records.c: decodes the records of a decompressed chunk (capture/FORMAT.md,
+ * "Records"): a setup chunk into the devices, queues and calibration samples
+ * it defines, a frames chunk frame by frame into the raw streams the model
+ * is built from. Every rule of the records is checked here.
+ */
+#include "analyze_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_SETUP_SAMPLES 64 /* per GPU; the most recent are kept */
+
+/* ------------------------------------------------------------------------ */
+/* The setup: devices and queues                                            */
+/* ------------------------------------------------------------------------ */
+
+static const char *queue_type_name(uint32_t flags)
+{
+	if (flags & CRUMBS_QUEUE_GRAPHICS)
+		return "Graphics";
+	if (flags & CRUMBS_QUEUE_COMPUTE)
+		return "Compute";
+	if (flags & CRUMBS_QUEUE_TRANSFER)
+		return "Transfer";
+	if (flags & CRUMBS_QUEUE_VIDEO_DECODE)
+		return "Video Decode";
+	if (flags & CRUMBS_QUEUE_VIDEO_ENCODE)
+		return "Video Encode";
+	if (flags & CRUMBS_QUEUE_OPTICAL_FLOW)
+		return "Optical Flow";
+	return "Queue";
+}
+
+void setup_reset(struct setup *s)
+{
+	s->gpus.len = 0;
+	s->queues.len = 0;
+	s->samples.len = 0;
+	arena_reset(&s->arena);
+}
+
+void setup_release(struct setup *s)
+{
+	arena_release(&s->arena);
+	vec_release(&s->gpus);
+	vec_release(&s->queues);
+	vec_release(&s->samples);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Values                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static bool cur_fail(struct cursor *k, const char *why)
+{
+	if (!k->fail)
+		k->fail = why;
+	return false;
+}
+
+static bool get_u8(struct cursor *k, unsigned *v)
+{
+	if (k->p >= k->end) {
+		k->ran_out = true;
+		return cur_fail(k, "record cut short");
+	}
+	*v = *k->p++;
+	return true;
+}
+
+static bool get_varint_slow(struct cursor *k, uint64_t *v)
+{
+	uint64_t r = 0;
+	for (unsigned shift = 0, i = 0;; i++, shift += 7) {
+		if (k->p >= k->end) {
+			k->ran_out = true;
+			return cur_fail(k, "record cut short");
+		}
+		unsigned b = *k->p++;
+		if (i == 9 && b > 1)
+			return cur_fail(k, "varint longer than 64 bits");
+		r |= (uint64_t)(b & 0x7F) << shift;
+		if (!(b & 0x80)) {
+			if (b == 0 && i > 0)
+				return cur_fail(k, "varint not in its shortest form");
+			*v = r;
+			return true;
+		}
+	}
+}
+
+/* Most values fit in one byte, timestamp differences in two or three;
+ * those stay inline. */
+static inline bool get_varint(struct cursor *k, uint64_t *v)
+{
+	const unsigned char *p = k->p;
+	if (k->end - p >= 3) {
+		if (p[0] < 0x80) {
+			*v = p[0];
+			k->p = p + 1;
+			return true;
+		}
+		if (p[1] < 0x80 && p[1] != 0) {
+			*v = (uint64_t)(p[0] & 0x7F) | (uint64_t)p[1] << 7;
+			k->p = p + 2;
+			return true;
+		}
+		if (p[1] >= 0x80 && p[2] < 0x80 && p[2] != 0) {
+			*v = (uint64_t)(p[0] & 0x7F) | (uint64_t)(p[1] & 0x7F) << 7 |
+			     (uint64_t)p[2] << 14;
+			k->p = p + 3;
+			return true;
+		}
+	}
+	return get_varint_slow(k, v);
+}
+
+static bool get_u32(struct cursor *k, uint32_t *v, uint64_t max, const char *what)
+{
+	uint64_t x;
+	if (!get_varint(k, &x))
+		return false;
+	if (x > max)
+		return cur_fail(k, what);
+	*v = (uint32_t)x;
+	return true;
+}
+
+/* A reference to one of `count` things defined earlier (strings, GPUs,
+ * queues). */
+static bool get_index(struct cursor *k, uint32_t *v, size_t count, const char *what)
+{
+	uint64_t x;
+	if (!get_varint(k, &x))
+		return false;
+	if (x >= count)
+		return cur_fail(k, what);
+	*v = (uint32_t)x;
+	return true;
+}
+
+static bool get_svarint(struct cursor *k, int64_t *v)
+{
+	uint64_t z;
+	if (!get_varint(k, &z))
+		return false;
+	*v = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+	return true;
+}
+
+static bool get_cpu(struct cursor *k, uint64_t *cursor, int64_t *out)
+{
+	int64_t d;
+	if (!get_svarint(k, &d))
+		return false;
+	uint64_t v = *cursor + (uint64_t)d;
+	/* The result must be a valid time: no wrap through zero. */
+	if ((d < 0 && (uint64_t)-(d + 1) + 1 > *cursor) || v > INT64_MAX)
+		return cur_fail(k, "cpu time out of range");
+	*cursor = v;
+	*out = (int64_t)v;
+	return true;
+}
+
+static bool get_ticks(struct cursor *k, uint64_t *base, unsigned bits, uint64_t *out)
+{
+	int64_t d;
+	if (!get_svarint(k, &d))
+		return false;
+	if (bits < 64) {
+		int64_t lim = (int64_t)1 << (bits - 1);
+		if (d < -lim || d >= lim)
+			return cur_fail(k, "timestamp difference beyond the valid bits");
+	}
+	uint64_t mask = bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+	*base = (*base + (uint64_t)d) & mask;
+	*out = *base;
+	return true;
+}
+
+static bool get_string_id(struct cursor *k, const struct chunk_state *cs, uint32_t *id)
+{
+	return get_index(k, id, cs->names.len, "unknown string id");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Records of any chunk                                                     */
+/* ------------------------------------------------------------------------ */
+
+static bool parse_string(struct cursor *k, struct chunk_state *cs)
+{
+	uint64_t len;
+	if (!get_varint(k, &len))
+		return false;
+	if (len > FORMAT_MAX_STRING)
+		return cur_fail(k, "string longer than 4096 bytes");
+	if ((uint64_t)(k->end - k->p) < len) {
+		k->ran_out = true;
+		return cur_fail(k, "record cut short");
+	}
+	for (size_t i = 0; i < len;) {
+		size_t n = crumbs_utf8_sequence(k->p + i, (size_t)len - i);
+		if (!n)
+			return cur_fail(k, "string is not valid UTF-8");
+		i += n;
+	}
+	const unsigned char **name = vec_push(&cs->names, sizeof(*name));
+	uint32_t *nlen = name ? vec_push(&cs->name_lens, sizeof(*nlen)) : NULL;
+	if (!nlen)
+		return cur_fail(k, "out of memory");
+	*name = k->p;
+	*nlen = (uint32_t)len;
+	k->p += len;
+	return true;
+}
+
+static bool parse_calibration(struct cursor *k, const struct setup *setup,
+			      struct raw_calibration *out)
+{
+	uint64_t cpu;
+	if (!get_index(k, &out->gpu, setup->gpus.len, "calibration of an unknown gpu") ||
+	    !get_varint(k, &out->gpu_ticks) || !get_varint(k, &cpu) ||
+	    !get_varint(k, &out->deviation_ns))
+		return false;
+	if (cpu > INT64_MAX)
+		return cur_fail(k, "cpu time out of range");
+	out->cpu_ns = (int64_t)cpu;
+	return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Setup chunks                                                             */
+/* ------------------------------------------------------------------------ */
+
+bool records_apply_setup(struct setup *setup, struct cursor *k, struct chunk_state *cs)
+{
+	while (k->p < k->end) {
+		unsigned tag;
+		get_u8(k, &tag);
+		switch (tag) {
+		case FORMAT_TAG_STRING:
+			if (!parse_string(k, cs))
+				return false;
+			break;
+		case FORMAT_TAG_GPU: {
+			struct capture_gpu g = { 0 };
+			uint32_t name, driver;
+			if (!get_string_id(k, cs, &name) || !get_string_id(k, cs, &driver) ||
+			    !get_u32(k, &g.vendor_id, UINT32_MAX, "vendor id out of range") ||
+			    !get_u32(k, &g.device_id, UINT32_MAX, "device id out of range") ||
+			    !get_u32(k, &g.driver_version, UINT32_MAX, "driver version out of range") ||
+			    !get_u32(k, &g.api_version, UINT32_MAX, "api version out of range"))
+				return false;
+			if (setup->gpus.len >= FORMAT_MAX_GPUS)
+				return cur_fail(k, "more than 64 gpus");
+			const unsigned char *const *names = cs->names.data;
+			const uint32_t *lens = cs->name_lens.data;
+			g.name = arena_copy_string(&setup->arena, names[name], lens[name]);
+			g.driver_name = arena_copy_string(&setup->arena, names[driver], lens[driver]);
+			struct capture_gpu *slot = vec_push(&setup->gpus, sizeof(*slot));
+			if (!slot || !g.name || !g.driver_name)
+				return cur_fail(k, "out of memory");
+			*slot = g;
+			break;
+		}
+		case FORMAT_TAG_QUEUE: {
+			struct capture_queue q = { 0 };
+			unsigned bits = 0;
+			float period;
+			if (!get_index(k, &q.gpu, setup->gpus.len, "queue of an unknown gpu") ||
+			    !get_u32(k, &q.family, UINT32_MAX, "family out of range") ||
+			    !get_u32(k, &q.index, UINT32_MAX, "queue index out of range") ||
+			    !get_u32(k, &q.flags, FORMAT_QUEUE_FLAGS_KNOWN, "unknown queue flags"))
+				return false;
+			if (k->end - k->p < 5) {
+				k->ran_out = true;
+				return cur_fail(k, "record cut short");
+			}
+			uint32_t pbits = rd32(k->p);
+			memcpy(&period, &pbits, 4);
+			k->p += 4;
+			get_u8(k, &bits);
+			if (!(period > 0.0f && period <= FORMAT_MAX_PERIOD_NS))
+				return cur_fail(k, "timestamp period out of range");
+			if (bits > FORMAT_MAX_VALID_BITS)
+				return cur_fail(k, "more than 64 timestamp valid bits");
+			if (setup->queues.len >= FORMAT_MAX_QUEUES)
+				return cur_fail(k, "more than 256 queues");
+			q.timestamp_period = period;
+			q.timestamp_valid_bits = bits;
+			const char *type = queue_type_name(q.flags);
+			unsigned ordinal = 0;
+			const struct capture_queue *qs = setup->queues.data;
+			for (size_t i = 0; i < setup->queues.len; i++)
+				if (qs[i].gpu == q.gpu && strcmp(queue_type_name(qs[i].flags), type) == 0)
+					ordinal++;
+			snprintf(q.name, sizeof(q.name), "%s %u", type, ordinal);
+			struct capture_queue *slot = vec_push(&setup->queues, sizeof(*slot));
+			if (!slot)
+				return cur_fail(k, "out of memory");
+			*slot = q;
+			break;
+		}
+		case FORMAT_TAG_CALIBRATION: {
+			struct raw_calibration s;
+			if (!parse_calibration(k, setup, &s))
+				return false;
+			/* Keep the most recent samples of each GPU. */
+			struct raw_calibration *all = setup->samples.data;
+			size_t n = 0, oldest = SIZE_MAX;
+			for (size_t i = 0; i < setup->samples.len; i++)
+				if (all[i].gpu == s.gpu && (n++, oldest == SIZE_MAX))
+					oldest = i;
+			if (n >= MAX_SETUP_SAMPLES) {
+				memmove(all + oldest, all + oldest + 1,
+					(setup->samples.len - oldest - 1) * sizeof(*all));
+				setup->samples.len--;
+			}
+			struct raw_calibration *slot = vec_push(&setup->samples, sizeof(*slot));
+			if (!slot)
+				return cur_fail(k, "out of memory");
+			*slot = s;
+			((struct capture_gpu *)setup->gpus.data)[s.gpu].calibration_samples++;
+			break;
+		}
+		default:
+			k->p--;
+			return cur_fail(k, "record not allowed in a setup chunk");
+		}
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Frames chunks                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* A count mask (bits 0-3 present, 4-7 unknown) and the counts it says
+ * are present, appended to raw->counts. */
+static bool get_counts(struct cursor *k, struct raw_frame *raw)
+{
+	unsigned mask;
+	uint64_t v[4] = { 0 };
+	if (!get_u8(k, &mask))
+		return false;
+	if ((mask & 0xF) & (mask >> 4))
+		return cur_fail(k, "a count both present and unknown");
+	for (int i = 0; i < 4; i++)
+		if ((mask & (1u << i)) && !get_varint(k, &v[i]))
+			return false;
+	struct counts *cn = vec_push(&raw->counts, sizeof(*cn));
+	if (!cn)
+		return cur_fail(k, "out of memory");
+	*cn = (struct counts){ v[0], v[1], v[2], v[3], mask >> 4 };
+	return true;
+}
+
+bool records_decode_frame(const struct setup *setup, struct cursor *k, struct chunk_state *cs,
+			  struct raw_frame *raw)
+{
+	const struct capture_queue *queues = setup->queues.data;
+	uint32_t queue_count = (uint32_t)setup->queues.len;
+	uint32_t depth[FORMAT_MAX_QUEUES];
+	int current = -1;
+	bool in_submit = false;
+	unsigned tag;
+	uint64_t d;
+
+	raw->items.len = raw->submits.len = raw->ops.len = 0;
+	raw->host_signals.len = raw->calibrations.len = raw->readies.len = 0;
+	raw->counts.len = 0;
+	memset(depth, 0, sizeof(depth[0]) * queue_count);
+
+	if (!get_u8(k, &tag))
+		return false;
+	if (tag != FORMAT_TAG_FRAME_BEGIN) {
+		k->p--;
+		return cur_fail(k, "a frame must start with FRAME_BEGIN");
+	}
+	if (!get_varint(k, &d))
+		return false;
+	if (cs->frames_done == 0) {
+		raw->number = d;
+	} else {
+		if (d >= UINT64_MAX - cs->prev_frame)
+			return cur_fail(k, "frame number out of range");
+		raw->number = cs->prev_frame + 1 + d;
+	}
+	if (!get_cpu(k, &cs->cpu_cursor, &raw->cpu_begin_ns))
+		return false;
+
+#define NEED_QUEUE()                                                              \
+	do {                                                                      \
+		if (current < 0)                                                  \
+			return cur_fail(k, "scope record with no current queue"); \
+	} while (0)
+#define NEED_TICKS()                                                                  \
+	do {                                                                          \
+		if (!in_submit)                                                       \
+			return cur_fail(k, "timestamp outside a submission");         \
+		if (queues[current].timestamp_valid_bits == 0)                        \
+			return cur_fail(k, "timestamp on a queue without timestamps"); \
+	} while (0)
+
+	for (;;) {
+		const unsigned char *record = k->p;
+		if (!get_u8(k, &tag))
+			return false;
+		struct item *it;
+		switch (tag) {
+		case FORMAT_TAG_STRING:
+			if (!parse_string(k, cs))
+				return false;
+			break;
+		case FORMAT_TAG_CALIBRATION: {
+			struct raw_calibration s;
+			if (in_submit)
+				return cur_fail(k, "calibration inside a submission");
+			if (!parse_calibration(k, setup, &s))
+				return false;
+			struct raw_calibration *slot = vec_push(&raw->calibrations, sizeof(*slot));
+			if (!slot)
+				return cur_fail(k, "out of memory");
+			*slot = s;
+			break;
+		}
+		case FORMAT_TAG_FRAME_END: {
+			uint64_t flags;
+			uint32_t dropped;
+			if (in_submit)
+				return cur_fail(k, "frame ends inside a submission");
+			if (!get_cpu(k, &cs->cpu_cursor, &raw->cpu_end_ns) ||
+			    !get_varint(k, &flags) ||
+			    !get_u32(k, &dropped, UINT32_MAX, "dropped scope count out of range"))
+				return false;
+			if (raw->cpu_end_ns < raw->cpu_begin_ns)
+				return cur_fail(k, "frame ends before it begins");
+			if (flags & ~(uint64_t)FORMAT_FRAME_FLAGS_KNOWN)
+				return cur_fail(k, "unknown frame flags");
+			raw->flags = (uint32_t)flags;
+			raw->dropped_scopes = dropped;
+			cs->prev_frame = raw->number;
+			cs->frames_done++;
+			raw->names = cs->names.data;
+			raw->name_lens = cs->name_lens.data;
+			return true;
+		}
+		case FORMAT_TAG_QUEUE_READY: {
+			uint32_t q;
+			if (in_submit)
+				return cur_fail(k, "QUEUE_READY inside a submission");
+			if (!get_index(k, &q, queue_count, "unknown queue"))
+				return false;
+			if (queues[q].timestamp_valid_bits == 0)
+				return cur_fail(k, "timestamp on a queue without timestamps");
+			struct raw_ready *r = vec_push(&raw->readies, sizeof(*r));
+			if (!r)
+				return cur_fail(k, "out of memory");
+			r->queue = q;
+			if (!get_ticks(k, &cs->tick_base[q], queues[q].timestamp_valid_bits, &r->ticks))
+				return false;
+			break;
+		}
+		case FORMAT_TAG_SUBMIT:
+		case FORMAT_TAG_SUBMIT_NO_TICKS: {
+			uint32_t q;
+			if (in_submit)
+				return cur_fail(k, "submissions do not nest");
+			if (!get_index(k, &q, queue_count, "unknown queue"))
+				return false;
+			struct raw_submit *s = vec_push(&raw->submits, sizeof(*s));
+			it = s ? vec_push(&raw->items, sizeof(*it)) : NULL;
+			if (!it)
+				return cur_fail(k, "out of memory");
+			memset(it, 0, sizeof(*it));
+			memset(s, 0, sizeof(*s));
+			it->type = ITEM_SUBMIT;
+			it->queue = q;
+			it->a = (uint32_t)(raw->submits.len - 1);
+			current = (int)q;
+			in_submit = true;
+			if (!get_cpu(k, &cs->cpu_cursor, &s->cpu_ns))
+				return false;
+			if (tag == FORMAT_TAG_SUBMIT) {
+				uint64_t t;
+				NEED_TICKS();
+				if (!get_ticks(k, &cs->tick_base[q], queues[q].timestamp_valid_bits, &t))
+					return false;
+				it->flags = ITEM_HAS_T1;
+				it->t1 = (int64_t)t;
+			}
+			s->first_op = (uint32_t)raw->ops.len;
+			for (int pass = 0; pass < 2; pass++) {
+				uint32_t n;
+				if (!get_u32(k, &n, FORMAT_MAX_SEMAPHORE_OPS, "more than 1024 semaphore operations"))
+					return false;
+				if (pass == 0)
+					s->wait_count = n;
+				else
+					s->signal_count = n;
+				for (uint32_t i = 0; i < n; i++) {
+					struct raw_op *op = vec_push(&raw->ops, sizeof(*op));
+					if (!op)
+						return cur_fail(k, "out of memory");
+					if (!get_u32(k, &op->semaphore, UINT32_MAX, "semaphore id out of range") ||
+					    !get_varint(k, &op->value))
+						return false;
+				}
+			}
+			break;
+		}
+		case FORMAT_TAG_SUBMIT_END:
+		case FORMAT_TAG_SUBMIT_END_NO_TICKS:
+			if (!in_submit)
+				return cur_fail(k, "SUBMIT_END outside a submission");
+			if (!(it = vec_push(&raw->items, sizeof(*it))))
+				return cur_fail(k, "out of memory");
+			memset(it, 0, sizeof(*it));
+			it->type = ITEM_SUBMIT_END;
+			it->queue = (uint32_t)current;
+			if (tag == FORMAT_TAG_SUBMIT_END) {
+				uint64_t t;
+				NEED_TICKS();
+				if (!get_ticks(k, &cs->tick_base[current],
+					       queues[current].timestamp_valid_bits, &t))
+					return false;
+				it->flags = ITEM_HAS_T1;
+				it->t1 = (int64_t)t;
+			}
+			in_submit = false;
+			break;
+		case FORMAT_TAG_HOST_SIGNAL: {
+			if (in_submit)
+				return cur_fail(k, "HOST_SIGNAL inside a submission");
+			struct raw_host_signal *h = vec_push(&raw->host_signals, sizeof(*h));
+			if (!h)
+				return cur_fail(k, "out of memory");
+			if (!get_u32(k, &h->semaphore, UINT32_MAX, "semaphore id out of range") ||
+			    !get_varint(k, &h->value) || !get_cpu(k, &cs->cpu_cursor, &h->cpu_ns))
+				return false;
+			break;
+		}
+		case FORMAT_TAG_SELECT_QUEUE: {
+			uint32_t q;
+			if (in_submit)
+				return cur_fail(k, "SELECT_QUEUE inside a submission");
+			if (!get_index(k, &q, queue_count, "unknown queue"))
+				return false;
+			current = (int)q;
+			break;
+		}
+		case FORMAT_TAG_SCOPE_BEGIN:
+		case FORMAT_TAG_SCOPE_BEGIN + 1:
+		case FORMAT_TAG_SCOPE_BEGIN + 2:
+		case FORMAT_TAG_SCOPE_BEGIN + 3:
+		case FORMAT_TAG_SCOPE_BEGIN_NO_TICKS:
+		case FORMAT_TAG_SCOPE_BEGIN_NO_TICKS + 1:
+		case FORMAT_TAG_SCOPE_BEGIN_NO_TICKS + 2:
+		case FORMAT_TAG_SCOPE_BEGIN_NO_TICKS + 3:
+		case FORMAT_TAG_EVENT_BEGIN:
+		case FORMAT_TAG_EVENT_BEGIN_NO_TICKS: {
+			bool event = tag == FORMAT_TAG_EVENT_BEGIN ||
+				     tag == FORMAT_TAG_EVENT_BEGIN_NO_TICKS;
+			bool ticks = tag < FORMAT_TAG_SCOPE_BEGIN_NO_TICKS ||
+				     tag == FORMAT_TAG_EVENT_BEGIN;
+			uint32_t kind = CRUMBS_EVENT_SCOPE, name;
+			NEED_QUEUE();
+			if (event &&
+			    (!get_u32(k, &kind, UINT32_MAX, "unknown event kind") ||
+			     (kind != CRUMBS_EVENT_RENDER_PASS && kind != CRUMBS_EVENT_OTHER &&
+			      !cur_fail(k, "an event that contains others must be a render pass or other"))))
+				return false;
+			if (!get_string_id(k, cs, &name))
+				return false;
+			if (!(it = vec_push(&raw->items, sizeof(*it))))
+				return cur_fail(k, "out of memory");
+			memset(it, 0, sizeof(*it));
+			it->type = ITEM_BEGIN;
+			it->kind = (uint8_t)kind;
+			it->level = event ? CRUMBS_DETAIL_MAX :
+				    ticks ? (uint8_t)(tag - FORMAT_TAG_SCOPE_BEGIN) :
+				    (uint8_t)(tag - FORMAT_TAG_SCOPE_BEGIN_NO_TICKS);
+			it->queue = (uint32_t)current;
+			it->a = name;
+			if (ticks) {
+				uint64_t t;
+				NEED_TICKS();
+				if (!get_ticks(k, &cs->tick_base[current],
+					       queues[current].timestamp_valid_bits, &t))
+					return false;
+				it->flags = ITEM_HAS_T1;
+				it->t1 = (int64_t)t;
+			}
+			if (++depth[current] > FORMAT_MAX_DEPTH)
+				return cur_fail(k, "scopes nested deeper than 255");
+			break;
+		}
+		case FORMAT_TAG_SCOPE_END:
+		case FORMAT_TAG_SCOPE_END_NO_TICKS:
+			NEED_QUEUE();
+			if (!(it = vec_push(&raw->items, sizeof(*it))))
+				return cur_fail(k, "out of memory");
+			memset(it, 0, sizeof(*it));
+			it->type = ITEM_END;
+			it->queue = (uint32_t)current;
+			if (tag == FORMAT_TAG_SCOPE_END) {
+				uint64_t t;
+				NEED_TICKS();
+				if (!get_ticks(k, &cs->tick_base[current],
+					       queues[current].timestamp_valid_bits, &t))
+					return false;
+				it->flags = ITEM_HAS_T1;
+				it->t1 = (int64_t)t;
+			}
+			if (depth[current])
+				depth[current]--;
+			break;
+		case FORMAT_TAG_LEAF:
+		case FORMAT_TAG_LEAF_NO_TICKS: {
+			uint32_t kind, name;
+			NEED_QUEUE();
+			if (!get_u32(k, &kind, UINT32_MAX, "unknown leaf kind") ||
+			    ((kind < CRUMBS_EVENT_DRAW || kind > CRUMBS_EVENT_OTHER) &&
+			     !cur_fail(k, "unknown leaf kind")) ||
+			    !get_string_id(k, cs, &name) || !get_counts(k, raw))
+				return false;
+			if (!(it = vec_push(&raw->items, sizeof(*it))))
+				return cur_fail(k, "out of memory");
+			memset(it, 0, sizeof(*it));
+			it->type = ITEM_LEAF;
+			it->kind = (uint8_t)kind;
+			it->level = CRUMBS_DETAIL_MAX;
+			it->queue = (uint32_t)current;
+			it->a = name;
+			it->b = (uint32_t)(raw->counts.len - 1);
+			if (tag == FORMAT_TAG_LEAF) {
+				uint64_t t1, t2;
+				NEED_TICKS();
+				unsigned bits = queues[current].timestamp_valid_bits;
+				if (!get_ticks(k, &cs->tick_base[current], bits, &t1) ||
+				    !get_ticks(k, &cs->tick_base[current], bits, &t2))
+					return false;
+				it->flags = ITEM_HAS_T1 | ITEM_HAS_T2;
+				it->t1 = (int64_t)t1;
+				it->t2 = (int64_t)t2;
+			}
+			if (depth[current] >= FORMAT_MAX_DEPTH)
+				return cur_fail(k, "scopes nested deeper than 255");
+			break;
+		}
+		case FORMAT_TAG_COUNTS:
+			NEED_QUEUE();
+			if (!get_counts(k, raw))
+				return false;
+			if (!(it = vec_push(&raw->items, sizeof(*it))))
+				return cur_fail(k, "out of memory");
+			memset(it, 0, sizeof(*it));
+			it->type = ITEM_COUNTS;
+			it->queue = (uint32_t)current;
+			it->b = (uint32_t)(raw->counts.len - 1);
+			break;
+		default:
+			k->p = record;
+			return cur_fail(k, "unknown record tag");
+		}
+	}
+#undef NEED_QUEUE
+#undef NEED_TICKS
+}
