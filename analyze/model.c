@@ -180,7 +180,8 @@ struct level {
 	struct node *tail; /* its last child */
 };
 
-struct queue_state {
+/* One queue's state in the walk over a frame's items. */
+struct queue_walk {
 	bool started;
 	bool timed;          /* the queue has timestamps */
 	int64_t last;        /* latest GPU time accounted for */
@@ -218,7 +219,7 @@ static void add_counts(struct counts *to, const struct counts *from)
 	to->unknown |= from->unknown;
 }
 
-static void flush_busy(struct walk *w, struct queue_state *q)
+static void flush_busy(struct walk *w, struct queue_walk *q)
 {
 	if (q->busy_open && w->interval_count < w->interval_cap)
 		w->intervals[w->interval_count++] =
@@ -228,7 +229,7 @@ static void flush_busy(struct walk *w, struct queue_state *q)
 
 /* A timestamp t: the time since `last` was busy, and belongs to the
  * innermost open node. */
-static void tick(struct walk *w, struct queue_state *q, int64_t t)
+static void tick(struct walk *w, struct queue_walk *q, int64_t t)
 {
 	if (t <= q->last)
 		return;
@@ -246,7 +247,7 @@ static void tick(struct walk *w, struct queue_state *q, int64_t t)
 	q->last = t;
 }
 
-static struct node *open_node(struct walk *w, struct queue_state *q, const struct item *it,
+static struct node *open_node(struct walk *w, struct queue_walk *q, const struct item *it,
 			      const struct raw_frame *raw)
 {
 	struct level *parent = &q->stack[q->depth];
@@ -277,7 +278,7 @@ static struct node *open_node(struct walk *w, struct queue_state *q, const struc
 }
 
 /* Closes the innermost node: its inclusive totals are complete. */
-static void close_node(struct queue_state *q)
+static void close_node(struct queue_walk *q)
 {
 	struct node *n = q->stack[q->depth].node;
 	n->inclusive_ns += n->exclusive_ns;
@@ -336,7 +337,7 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 	const struct raw_op *ops = raw->ops.data;
 	struct frame *f = arena_alloc(arena, sizeof(*f));
 	struct clock_fit *fits = arena_alloc(arena, sizeof(*fits) * (ctx->gpu_count + 1));
-	struct queue_state *qs = arena_alloc(arena, sizeof(*qs) * (ctx->queue_count + 1));
+	struct queue_walk *qs = arena_alloc(arena, sizeof(*qs) * (ctx->queue_count + 1));
 	struct walk w = { arena, NULL, 0, 0 };
 
 	if (!f || !fits || !qs)
@@ -496,7 +497,7 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 	/* The walk, in file order, which is submission order per queue. */
 	for (size_t i = 0; i < item_count; i++) {
 		const struct item *it = &items[i];
-		struct queue_state *q = &qs[it->queue];
+		struct queue_walk *q = &qs[it->queue];
 		bool t1 = (it->flags & ITEM_HAS_T1) != 0;
 
 		if (!q->stack) {
@@ -610,7 +611,7 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 
 	/* Close what is still open, then the roots. */
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
-		struct queue_state *q = &qs[i];
+		struct queue_walk *q = &qs[i];
 		struct node *root = q->fq->root;
 		if (q->stack) {
 			while (q->depth > 0) {
