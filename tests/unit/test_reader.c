@@ -4,6 +4,7 @@
  * that are not captures, and a writer that stopped before its index.
  */
 #include "helpers.h"
+#include "../../capture/format.h"
 
 #include <stdio.h>
 
@@ -77,16 +78,16 @@ static void intact(void **state)
 static void chunk_ends(const struct membuf *m, uint64_t *ends, unsigned *count)
 {
 	/* Walk the skippable frames: header, then chunk header + body. */
-	uint64_t off = 8 + (m->data[4] | m->data[5] << 8);
+	uint64_t off = FORMAT_SKIPPABLE_BYTES + (m->data[4] | m->data[5] << 8);
 	*count = 0;
-	while (off + 48 <= m->len) {
+	while (off + FORMAT_SKIPPABLE_BYTES + FORMAT_CHUNK_HEADER_BYTES <= m->len) {
 		uint32_t magic = m->data[off] | m->data[off + 1] << 8 | m->data[off + 2] << 16 |
 				 (uint32_t)m->data[off + 3] << 24;
-		if (magic != 0x184D2A51u)
+		if (magic != FORMAT_MAGIC_CHUNK)
 			break;
 		const unsigned char *p = m->data + off + 12;
 		uint32_t csize = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-		off += 48 + csize;
+		off += FORMAT_SKIPPABLE_BYTES + FORMAT_CHUNK_HEADER_BYTES + csize;
 		ends[(*count)++] = off;
 	}
 }
@@ -227,9 +228,9 @@ static void cut_chunk_keeps_whole_frames(void **state)
 static void patch_header_crc(unsigned char *d)
 {
 	uint32_t size = d[4] | d[5] << 8;
-	uint32_t crc = crumbs_crc32c(0, d + 8, size - 4);
+	uint32_t crc = crumbs_crc32c(0, d + FORMAT_SKIPPABLE_BYTES, size - 4);
 	for (int i = 0; i < 4; i++)
-		d[8 + size - 4 + i] = (unsigned char)(crc >> (8 * i));
+		d[FORMAT_SKIPPABLE_BYTES + size - 4 + i] = (unsigned char)(crc >> (8 * i));
 }
 
 static void newer_version(void **state)
@@ -239,17 +240,17 @@ static void newer_version(void **state)
 	struct analyze_error e;
 	reader *c;
 	small_capture(&m);
-	m.data[8 + 8] = 2; /* major */
-	m.data[8 + 10] = 0; /* minor */
+	m.data[FORMAT_SKIPPABLE_BYTES + FORMAT_SIGNATURE_BYTES] = 2; /* major */
+	m.data[FORMAT_SKIPPABLE_BYTES + FORMAT_SIGNATURE_BYTES + 2] = 0; /* minor */
 	patch_header_crc(m.data);
 	assert_int_equal(reader_open_memory(m.data, m.len, &c, &e), CRUMBS_ERROR_VERSION);
 	assert_string_equal(e.text, "unsupported version 2.0 (this crumbs reads 1.1)");
-	m.data[8 + 8] = 1;
-	m.data[8 + 10] = 7; /* a newer minor of this major */
+	m.data[FORMAT_SKIPPABLE_BYTES + FORMAT_SIGNATURE_BYTES] = 1;
+	m.data[FORMAT_SKIPPABLE_BYTES + FORMAT_SIGNATURE_BYTES + 2] = 7; /* a newer minor of this major */
 	patch_header_crc(m.data);
 	assert_int_equal(reader_open_memory(m.data, m.len, &c, &e), CRUMBS_ERROR_VERSION);
 	assert_string_equal(e.text, "unsupported version 1.7 (this crumbs reads 1.1)");
-	m.data[8 + 10] = 0; /* an older minor is read */
+	m.data[FORMAT_SKIPPABLE_BYTES + FORMAT_SIGNATURE_BYTES + 2] = 0; /* an older minor is read */
 	patch_header_crc(m.data);
 	assert_int_equal(reader_open_memory(m.data, m.len, &c, &e), CRUMBS_OK);
 	reader_free(c);
