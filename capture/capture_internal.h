@@ -2,7 +2,9 @@
  * capture_internal.h: the recorder's state, shared by its files: the
  * context with its devices and queues (query pools, pre-recorded timestamp
  * command buffers), the command-buffer handles and their events, the
- * submissions of a capture, and the capture's state machine.
+ * submissions of a capture, and the capture's state machine; then each
+ * file's functions, one section a file, from the bottom of the call graph
+ * up.
  */
 #ifndef CRUMBS_CAPTURE_INTERNAL_H
 #define CRUMBS_CAPTURE_INTERNAL_H
@@ -174,7 +176,7 @@ struct queue_state {
 	 * writes (its submissions', the pre-roll's), in front of its next
 	 * submission; scope_reset_cb the scope slots, which command buffers
 	 * run on any queue of the family write, in front of the next
-	 * submission on any queue of the family (submit.c). */
+	 * submission on any queue of the family (pools.c). */
 	VkCommandBuffer reset_cb;
 	bool reset_pending;
 	VkCommandBuffer scope_reset_cb;
@@ -190,7 +192,7 @@ struct queue_state {
 	 * waits for the device to be idle). Graphics and compute families
 	 * only; others fall back to vkGetQueryPoolResults. A slot is copied
 	 * by the queue that wrote it, which may be any queue of the family
-	 * (resolve.c), so copy_cb may copy into other queues' buffers. */
+	 * (readback.c), so copy_cb may copy into other queues' buffers. */
 	VkBuffer copy_buffer;
 	VkDeviceMemory copy_memory;
 	const uint64_t *copy_mapped;
@@ -201,7 +203,7 @@ struct queue_state {
 	bool copy_stale;            /* ... and it copies an earlier capture's */
 	bool copy_unread;           /* copies of this capture go into copy_buffer */
 	bool read_pool;             /* this capture reads the pool instead */
-	bool marked;                /* resolve_start: slots marked for a copy */
+	bool marked;                /* readback_start: slots marked for a copy */
 	uint8_t *written;           /* [slot_count]: slots the capture wrote */
 	/* Room to rebuild a submission with crumbs' command buffers. */
 	VkCommandBuffer *scratch_cbs;
@@ -316,7 +318,7 @@ enum capture_state {
 	STATE_PREROLL,   /* the rest of the frame before the capture */
 	STATE_CAPTURING, /* the capture frame */
 	STATE_RESOLVING, /* waiting for its timestamps */
-	STATE_WRITING    /* the writer thread writes the file and the tables */
+	STATE_WRITING    /* the output thread writes the file and the tables */
 };
 
 struct crumbs_context {

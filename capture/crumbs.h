@@ -435,14 +435,14 @@ CRUMBS_API enum crumbs_result crumbs_create(const struct crumbs_desc *desc, crum
 /* Destroys the context. The GPU must be done with everything submitted
  * through it (vkDeviceWaitIdle). A capture not yet written is written
  * with what was resolved. NULL is a no-op. A program that exits without
- * it still gets the capture crumbs' writer thread was writing: the exit
+ * it still gets the capture crumbs' output thread was writing: the exit
  * waits for it (without printing its tables). */
 CRUMBS_API void crumbs_destroy(crumbs_context *ctx);
 
 /*
  * The frame boundary: call once a frame, after its last submission. Ends
  * a capture frame, reads back results of earlier ones, starts writing a
- * resolved capture on crumbs' writer thread and, once it is written,
+ * resolved capture on crumbs' output thread and, once it is written,
  * hands its tables to the log, answers `crumbs trigger`.
  */
 CRUMBS_API void crumbs_frame(crumbs_context *ctx);
