@@ -25,20 +25,12 @@
 #define TEXT(x) TEXT_(x)
 
 struct capture_args {
-	bool help;
 	bool on_trigger;
 	bool frame_given;
 	uint64_t frame;
 	const char *output;
 	unsigned long window_ms; /* 0: frames end at presents or fences */
 };
-
-static int set_help(void *t, const char *v, char *err, size_t n)
-{
-	(void)v, (void)err, (void)n;
-	((struct capture_args *)t)->help = true;
-	return 0;
-}
 
 static int set_on_trigger(void *t, const char *v, char *err, size_t n)
 {
@@ -87,7 +79,6 @@ static int set_window(void *t, const char *v, char *err, size_t n)
 }
 
 static const struct option_spec own_options[] = {
-	{ "help", 'h', NULL, "show this help", set_help },
 	{ "frame", 0, "N", "capture frame N, counted from 0 (default 10, after warm-up)", set_frame },
 	{ "output", 'o', "FILE", "write the capture to FILE (default PROGRAM-frame-N.crumbs)",
 	  set_output },
@@ -290,44 +281,39 @@ int cmd_capture(int argc, char **argv)
 {
 	struct report_settings s;
 	struct capture_args args = { .frame = DEFAULT_FRAME };
-	char **positional = calloc((size_t)argc + 1, sizeof(*positional));
+	struct cmd_positional pos = { 0 };
 	char perr[300], layer_dir[PATH_MAX], tmp[PATH_MAX] = "";
 	int status = EXIT_OK;
 
 	report_settings_init(&s);
-	struct option_table tables[] = {
+	const struct option_table tables[] = {
 		{ own_options, sizeof(own_options) / sizeof(own_options[0]), &args },
 		{ report_options, report_option_count, &s },
 	};
-	if (!positional) {
-		cmd_error("out of memory");
-		status = EXIT_FAILURE_;
+	const struct cmd_spec spec = {
+		.name = "capture",
+		.usage = "crumbs capture [options] [--] PROGRAM [ARGS...]",
+		.description =
+			"Runs PROGRAM with the crumbs Vulkan layer, which times the program's debug\n"
+			"labels and, in the capture frame, every render pass, draw, dispatch, copy,\n"
+			"blit, clear and resolve. Frame N is captured, written to a file, and its\n"
+			"tables are printed with the report options. Frames end at each\n"
+			"vkQueuePresentKHR; a program that never presents ends one at each submission\n"
+			"with a fence. With --window MS, frame N is instead the Nth window of MS\n"
+			"milliseconds from the program's first submission, with every submission made\n"
+			"in it on every queue; its capture completes at the first submission after the\n"
+			"window ends. A program with several devices alive at once gets a capture per\n"
+			"device: FILE, then FILE with -device1, -device2... before its extension.\n"
+			"Returns the program's exit status (1 if it exited 0 but no frame was\n"
+			"captured).",
+		.tables = tables,
+		.table_count = sizeof(tables) / sizeof(tables[0]),
+		/* The program's own options are its, not ours. */
+		.stop_at_positional = true,
+	};
+	if (!cmd_parse(&spec, argc, argv, &pos, &status))
 		goto out;
-	}
-	int n = cmd_parse("capture", tables, 2, argc - 1, argv + 1, true, positional);
-	if (n < 0) {
-		status = EXIT_USAGE;
-		goto out;
-	}
-	if (args.help) {
-		cmd_help("crumbs capture [options] [--] PROGRAM [ARGS...]",
-			 "Runs PROGRAM with the crumbs Vulkan layer, which times the program's debug\n"
-			 "labels and, in the capture frame, every render pass, draw, dispatch, copy,\n"
-			 "blit, clear and resolve. Frame N is captured, written to a file, and its\n"
-			 "tables are printed with the report options. Frames end at each\n"
-			 "vkQueuePresentKHR; a program that never presents ends one at each submission\n"
-			 "with a fence. With --window MS, frame N is instead the Nth window of MS\n"
-			 "milliseconds from the program's first submission, with every submission made\n"
-			 "in it on every queue; its capture completes at the first submission after the\n"
-			 "window ends. A program with several devices alive at once gets a capture per\n"
-			 "device: FILE, then FILE with -device1, -device2... before its extension.\n"
-			 "Returns the program's exit status (1 if it exited 0 but no frame was\n"
-			 "captured).",
-			 tables, 2);
-		status = cmd_finish(EXIT_OK);
-		goto out;
-	}
-	if (n == 0) {
+	if (pos.count == 0) {
 		status = cmd_usage_error("capture", "expected a program to run (crumbs capture "
 				       "[options] -- PROGRAM [ARGS])");
 		goto out;
@@ -389,7 +375,7 @@ int cmd_capture(int argc, char **argv)
 		goto out;
 	}
 
-	int program = run(positional);
+	int program = run(pos.args);
 	if (program < 0) {
 		status = EXIT_FAILURE_;
 		goto out;
@@ -402,7 +388,7 @@ int cmd_capture(int argc, char **argv)
 		/* The window's capture completes at the next submission (or
 		 * when the device is destroyed). */
 		cmd_error("'%s' ended before frame %s was captured (did it use Vulkan, and submit "
-			  "work after %llu ms, the end of that window?)", positional[0], frame,
+			  "work after %llu ms, the end of that window?)", pos.args[0], frame,
 			  (unsigned long long)(args.frame + 1) * args.window_ms);
 		if (status == 0)
 			status = EXIT_FAILURE_;
@@ -412,7 +398,7 @@ int cmd_capture(int argc, char **argv)
 		cmd_error("'%s' ended before frame %s was captured (did it use Vulkan, and run "
 			  "that many frames? Frames end at presents, or at fenced submissions when "
 			  "it never presents; for a program that does neither, use --window MS)",
-			  positional[0], frame);
+			  pos.args[0], frame);
 		if (status == 0)
 			status = EXIT_FAILURE_;
 		goto out;
@@ -421,7 +407,7 @@ int cmd_capture(int argc, char **argv)
 	int shown = EXIT_OK;
 	for (size_t k = 0; paths[k]; k++) {
 		fflush(stdout);
-		fprintf(stderr, "crumbs: frame %s of '%s' captured to '%s'\n", frame, positional[0],
+		fprintf(stderr, "crumbs: frame %s of '%s' captured to '%s'\n", frame, pos.args[0],
 			paths[k]);
 		int r = cmd_report_capture(paths[k], UINT64_MAX, &s);
 		if (r != EXIT_OK)
@@ -436,6 +422,6 @@ out:
 	if (tmp[0])
 		remove_dir(tmp);
 	report_settings_release(&s);
-	free(positional);
+	cmd_positional_release(&pos);
 	return status;
 }

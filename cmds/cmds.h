@@ -27,18 +27,38 @@ void cmd_error(const char *fmt, ...);
 __attribute__((format(printf, 2, 3)))
 int cmd_usage_error(const char *command, const char *fmt, ...);
 
-/*
- * Parses a command's options: its own table, then `extra` tables. Prints
- * usage errors itself. Returns -1 on an error (exit with EXIT_USAGE), else
- * the number of positional arguments stored in positional[] (room for
- * argc).
- */
-int cmd_parse(const char *command, const struct option_table *tables, size_t count,
-	      int argc, char **argv, bool stop_at_positional, char **positional);
+/* What a subcommand is, declared once: cmd_parse reads its arguments
+ * and prints its help from it. */
+struct cmd_spec {
+	const char *name;                  /* as typed after `crumbs` */
+	const char *usage;                 /* the help's usage line */
+	const char *description;           /* the help's paragraph */
+	const struct option_table *tables; /* listed after --help */
+	size_t table_count;
+	bool stop_at_positional;           /* the first positional argument
+					    * ends the options */
+};
 
-/* Prints a command's help: its usage line, description and options. */
-void cmd_help(const char *usage, const char *description,
-	      const struct option_table *tables, size_t count);
+/* A command's positional arguments, in order. */
+struct cmd_positional {
+	char **args; /* NULL-terminated; the strings are argv's */
+	int count;
+};
+
+/*
+ * Parses a command's arguments (argv[0] is its name) against --help, -h
+ * and its tables, whose targets the options set. Returns true when the
+ * command has work to do, with its positional arguments in *pos (free
+ * with cmd_positional_release). Else it has printed what there was to
+ * say and returns false, with nothing in *pos and the exit status in
+ * *status: after the help EXIT_OK (EXIT_FAILURE_ if standard output
+ * failed), after a usage error EXIT_USAGE, out of memory EXIT_FAILURE_.
+ */
+bool cmd_parse(const struct cmd_spec *spec, int argc, char **argv,
+	       struct cmd_positional *pos, int *status);
+
+/* Frees what cmd_parse stored; a zeroed struct is left alone. */
+void cmd_positional_release(struct cmd_positional *pos);
 
 /* Writes to standard output; false after a write error. */
 int cmd_stdout_sink(void *user, const char *text, size_t len);

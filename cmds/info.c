@@ -8,21 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct info_args {
-	bool help;
-};
-
-static int set_help(void *t, const char *v, char *err, size_t n)
-{
-	(void)v, (void)err, (void)n;
-	((struct info_args *)t)->help = true;
-	return 0;
-}
-
-static const struct option_spec own_options[] = {
-	{ "help", 'h', NULL, "show this help", set_help },
-};
-
 /* Frame times of one GPU over the frames where it worked. */
 struct times {
 	int64_t *ns;
@@ -127,40 +112,28 @@ static void print_meta(const char *path, const struct capture_meta *m, uint64_t 
 
 int cmd_info(int argc, char **argv)
 {
-	struct info_args args = { 0 };
+	struct cmd_positional pos = { 0 };
 	struct analyze_error err;
 	reader *c = NULL;
 	struct times *times = NULL;
 	int status = EXIT_OK;
-	char **positional = calloc((size_t)argc + 1, sizeof(*positional));
-	struct option_table tables[] = {
-		{ own_options, sizeof(own_options) / sizeof(own_options[0]), &args },
+	const struct cmd_spec spec = {
+		.name = "info",
+		.usage = "crumbs info FILE",
+		.description =
+			"Describes a capture: format, size and compression, devices and queues,\n"
+			"frames and scopes, and each GPU's frame time (minimum, median, maximum)\n"
+			"over every frame, which it reads whole.",
 	};
 
-	if (!positional) {
-		cmd_error("out of memory");
-		return EXIT_FAILURE_;
-	}
-	int n = cmd_parse("info", tables, 1, argc - 1, argv + 1, false, positional);
-	if (n < 0) {
-		status = EXIT_USAGE;
+	if (!cmd_parse(&spec, argc, argv, &pos, &status))
+		goto out;
+	if (pos.count != 1) {
+		status = cmd_usage_error("info", pos.count == 0 ? "expected a capture file" :
+					 "expected one capture file, got %d arguments", pos.count);
 		goto out;
 	}
-	if (args.help) {
-		cmd_help("crumbs info FILE",
-			 "Describes a capture: format, size and compression, devices and queues,\n"
-			 "frames and scopes, and each GPU's frame time (minimum, median, maximum)\n"
-			 "over every frame, which it reads whole.",
-			 tables, 1);
-		status = cmd_finish(EXIT_OK);
-		goto out;
-	}
-	if (n != 1) {
-		status = cmd_usage_error("info", n == 0 ? "expected a capture file" :
-					 "expected one capture file, got %d arguments", n);
-		goto out;
-	}
-	const char *path = positional[0];
+	const char *path = pos.args[0];
 	if (reader_open_file(path, &c, &err) != CRUMBS_OK) {
 		cmd_capture_error(path, err.text, false);
 		status = EXIT_FAILURE_;
@@ -239,6 +212,6 @@ out:
 			free(times[g].ns);
 	free(times);
 	reader_free(c);
-	free(positional);
+	cmd_positional_release(&pos);
 	return status;
 }

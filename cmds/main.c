@@ -1,12 +1,14 @@
 /*
  * main.c: the `crumbs` program: finds the subcommand in one table and runs
- * it; holds the helpers every subcommand uses to print.
+ * it; holds the helpers every subcommand uses to read its arguments, print
+ * its help and report errors.
  */
 #include "cmds.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define CRUMBS_VERSION "1.0"
@@ -47,26 +49,70 @@ int cmd_usage_error(const char *command, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-int cmd_parse(const char *command, const struct option_table *tables, size_t count,
-	      int argc, char **argv, bool stop_at_positional, char **positional)
+static int set_help(void *target, const char *value, char *err, size_t err_size)
 {
-	char err[300];
-	int n = 0;
-	if (options_parse(tables, count, argc, argv, stop_at_positional, positional, &n,
-			  err, sizeof(err)) != 0) {
-		cmd_usage_error(command, "%s", err);
-		return -1;
-	}
-	return n;
+	(void)value, (void)err, (void)err_size;
+	*(bool *)target = true;
+	return 0;
 }
 
-void cmd_help(const char *usage, const char *description,
-	      const struct option_table *tables, size_t count)
+static const struct option_spec help_option = {
+	"help", 'h', NULL, "show this help", set_help
+};
+
+static void print_help(const struct cmd_spec *spec, const struct option_table *tables,
+		       size_t count)
 {
 	struct sbuf b = { 0 };
 	options_help(tables, count, &b);
-	printf("usage: %s\n\n%s\n\noptions:\n%s", usage, description, b.data ? b.data : "");
+	printf("usage: %s\n\n%s\n\noptions:\n%s", spec->usage, spec->description,
+	       b.data ? b.data : "");
 	sbuf_release(&b);
+}
+
+bool cmd_parse(const struct cmd_spec *spec, int argc, char **argv,
+	       struct cmd_positional *pos, int *status)
+{
+	bool help = false;
+	bool run = false;
+	char err[300];
+	/* --help first, then the command's own tables, in the help too. */
+	struct option_table *tables = calloc(spec->table_count + 1, sizeof(*tables));
+
+	pos->args = calloc((size_t)argc + 1, sizeof(*pos->args));
+	pos->count = 0;
+	if (!tables || !pos->args) {
+		cmd_error("out of memory");
+		*status = EXIT_FAILURE_;
+		goto out;
+	}
+	tables[0] = (struct option_table){ &help_option, 1, &help };
+	for (size_t t = 0; t < spec->table_count; t++)
+		tables[t + 1] = spec->tables[t];
+	if (options_parse(tables, spec->table_count + 1, argc - 1, argv + 1,
+			  spec->stop_at_positional, pos->args, &pos->count,
+			  err, sizeof(err)) != 0) {
+		*status = cmd_usage_error(spec->name, "%s", err);
+		goto out;
+	}
+	if (help) {
+		print_help(spec, tables, spec->table_count + 1);
+		*status = cmd_finish(EXIT_OK);
+		goto out;
+	}
+	run = true;
+out:
+	free(tables);
+	if (!run)
+		cmd_positional_release(pos);
+	return run;
+}
+
+void cmd_positional_release(struct cmd_positional *pos)
+{
+	free(pos->args);
+	pos->args = NULL;
+	pos->count = 0;
 }
 
 int cmd_stdout_sink(void *user, const char *text, size_t len)

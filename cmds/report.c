@@ -5,23 +5,6 @@
 #include "cmds.h"
 
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-struct report_args {
-	bool help;
-};
-
-static int set_help(void *t, const char *v, char *err, size_t n)
-{
-	(void)v, (void)err, (void)n;
-	((struct report_args *)t)->help = true;
-	return 0;
-}
-
-static const struct option_spec own_options[] = {
-	{ "help", 'h', NULL, "show this help", set_help },
-};
 
 bool cmd_check_selection(const char *path, const struct report_settings *s,
 			 const struct capture_meta *meta)
@@ -58,42 +41,33 @@ bool cmd_check_selection(const char *path, const struct report_settings *s,
 int cmd_report(int argc, char **argv)
 {
 	struct report_settings s;
-	struct report_args args = { 0 };
+	struct cmd_positional pos = { 0 };
 	struct analyze_error err;
 	reader *c = NULL;
 	int status = EXIT_OK;
-	char **positional = calloc((size_t)argc + 1, sizeof(*positional));
 	char perr[300];
 
 	report_settings_init(&s);
-	struct option_table tables[] = {
-		{ own_options, sizeof(own_options) / sizeof(own_options[0]), &args },
+	const struct option_table tables[] = {
 		{ report_options, report_option_count, &s },
 	};
-	if (!positional) {
-		cmd_error("out of memory");
-		status = EXIT_FAILURE_;
+	const struct cmd_spec spec = {
+		.name = "report",
+		.usage = "crumbs report FILE [options]",
+		.description =
+			"Prints the profilegpu tables of a capture: per frame, GPU and queue, the\n"
+			"tree of scopes with exclusive and inclusive time, share and counts.",
+		.tables = tables,
+		.table_count = sizeof(tables) / sizeof(tables[0]),
+	};
+	if (!cmd_parse(&spec, argc, argv, &pos, &status))
+		goto out;
+	if (pos.count != 1) {
+		status = cmd_usage_error("report", pos.count == 0 ? "expected a capture file" :
+					 "expected one capture file, got %d arguments", pos.count);
 		goto out;
 	}
-	int n = cmd_parse("report", tables, 2, argc - 1, argv + 1, false, positional);
-	if (n < 0) {
-		status = EXIT_USAGE;
-		goto out;
-	}
-	if (args.help) {
-		cmd_help("crumbs report FILE [options]",
-			 "Prints the profilegpu tables of a capture: per frame, GPU and queue, the\n"
-			 "tree of scopes with exclusive and inclusive time, share and counts.",
-			 tables, 2);
-		status = cmd_finish(EXIT_OK);
-		goto out;
-	}
-	if (n != 1) {
-		status = cmd_usage_error("report", n == 0 ? "expected a capture file" :
-					 "expected one capture file, got %d arguments", n);
-		goto out;
-	}
-	const char *path = positional[0];
+	const char *path = pos.args[0];
 	if (report_settings_prepare(&s, perr, sizeof(perr)) != CRUMBS_OK) {
 		status = cmd_usage_error("report", "%s", perr);
 		goto out;
@@ -157,7 +131,7 @@ int cmd_report(int argc, char **argv)
 out:
 	reader_free(c);
 	report_settings_release(&s);
-	free(positional);
+	cmd_positional_release(&pos);
 	return status;
 }
 

@@ -26,17 +26,9 @@
 #define MAX_DATAGRAM 4096
 
 struct trigger_args {
-	bool help;
 	bool no_wait;
 	double timeout_s;
 };
-
-static int set_help(void *t, const char *v, char *err, size_t n)
-{
-	(void)v, (void)err, (void)n;
-	((struct trigger_args *)t)->help = true;
-	return 0;
-}
 
 static int set_no_wait(void *t, const char *v, char *err, size_t n)
 {
@@ -59,7 +51,6 @@ static int set_timeout(void *t, const char *v, char *err, size_t n)
 }
 
 static const struct option_spec own_options[] = {
-	{ "help", 'h', NULL, "show this help", set_help },
 	{ "timeout", 0, "SECONDS", "give up after SECONDS in all (default 30)", set_timeout },
 	{ "no-wait", 0, NULL, "return once the capture is queued; the program prints the tables", set_no_wait },
 };
@@ -68,7 +59,8 @@ static const struct option_spec own_options[] = {
 /* The request                                                              */
 /* ------------------------------------------------------------------------ */
 
-/* The spec an option argument names; options_parse has accepted it. */
+/* The spec an option argument names; cmd_parse has accepted it, and it
+ * is not --help, which would have ended the command there. */
 static const struct option_spec *find_spec(const struct option_table *tables, size_t count,
 					   const char *arg, size_t *table, bool *inline_value)
 {
@@ -133,7 +125,7 @@ static int build_request(const struct option_table *tables, size_t count, int ar
 		bool inline_value = false;
 		const struct option_spec *o = find_spec(tables, count, arg, &table, &inline_value);
 		if (!o)
-			continue; /* cannot happen: options_parse accepted argv */
+			continue; /* cannot happen: cmd_parse accepted argv */
 		const char *value = o->value && !inline_value && i + 1 < argc ? argv[++i] : NULL;
 		if (table != 1)
 			continue;
@@ -539,10 +531,10 @@ static int parse_pid(const char *s, long *pid)
 int cmd_trigger(int argc, char **argv)
 {
 	struct report_settings s;
-	struct trigger_args args = { false, false, 30 };
+	struct trigger_args args = { .timeout_s = 30 };
+	struct cmd_positional pos = { 0 };
 	struct sbuf req = { 0 };
 	int status = EXIT_OK;
-	char **positional = calloc((size_t)argc + 1, sizeof(*positional));
 	char perr[300];
 	char target_path[sizeof(((struct sockaddr_un *)0)->sun_path) + 64];
 	char capture_path[MAX_DATAGRAM];
@@ -554,40 +546,38 @@ int cmd_trigger(int argc, char **argv)
 	size_t settings_count = trigger_report_options(&settings_options);
 
 	report_settings_init(&s);
-	struct option_table tables[] = {
+	const struct option_table tables[] = {
 		{ own_options, sizeof(own_options) / sizeof(own_options[0]), &args },
 		{ settings_options, settings_count, &s },
 	};
-	if (!positional || !settings_options) {
+	const struct cmd_spec spec = {
+		.name = "trigger",
+		.usage = "crumbs trigger PID [options]",
+		.description =
+			"Asks a running program that uses libcrumbs to capture its next frame,\n"
+			"waits until the capture is written and prints its profilegpu tables with\n"
+			"the report options given, which the program also uses for its own. The\n"
+			"program must run as the same user, with the same XDG_RUNTIME_DIR.",
+		.tables = tables,
+		.table_count = sizeof(tables) / sizeof(tables[0]),
+	};
+	if (!settings_options) {
 		cmd_error("out of memory");
 		status = EXIT_FAILURE_;
 		goto out;
 	}
-	int n = cmd_parse("trigger", tables, 2, argc - 1, argv + 1, false, positional);
-	if (n < 0) {
-		status = EXIT_USAGE;
+	if (!cmd_parse(&spec, argc, argv, &pos, &status))
+		goto out;
+	if (pos.count != 1) {
+		status = cmd_usage_error("trigger", pos.count == 0 ? "expected a process id" :
+					 "expected one process id, got %d arguments", pos.count);
 		goto out;
 	}
-	if (args.help) {
-		cmd_help("crumbs trigger PID [options]",
-			 "Asks a running program that uses libcrumbs to capture its next frame,\n"
-			 "waits until the capture is written and prints its profilegpu tables with\n"
-			 "the report options given, which the program also uses for its own. The\n"
-			 "program must run as the same user, with the same XDG_RUNTIME_DIR.",
-			 tables, 2);
-		status = cmd_finish(EXIT_OK);
+	if (parse_pid(pos.args[0], &pid) != 0) {
+		status = cmd_usage_error("trigger", "'%s' is not a process id", pos.args[0]);
 		goto out;
 	}
-	if (n != 1) {
-		status = cmd_usage_error("trigger", n == 0 ? "expected a process id" :
-					 "expected one process id, got %d arguments", n);
-		goto out;
-	}
-	if (parse_pid(positional[0], &pid) != 0) {
-		status = cmd_usage_error("trigger", "'%s' is not a process id", positional[0]);
-		goto out;
-	}
-	if ((status = build_request(tables, 2, argc - 1, argv + 1, &req)) != 0)
+	if ((status = build_request(tables, spec.table_count, argc - 1, argv + 1, &req)) != 0)
 		goto out;
 	if (report_settings_prepare(&s, perr, sizeof(perr)) != CRUMBS_OK) {
 		status = cmd_usage_error("trigger", "%s", perr);
@@ -647,6 +637,6 @@ out:
 	sbuf_release(&req);
 	report_settings_release(&s);
 	free(settings_options);
-	free(positional);
+	cmd_positional_release(&pos);
 	return status;
 }
