@@ -60,8 +60,13 @@ bool cmd_parse(const struct cmd_spec *spec, int argc, char **argv,
 /* Frees what cmd_parse stored; a zeroed struct is left alone. */
 void cmd_positional_release(struct cmd_positional *pos);
 
-/* Writes to standard output; false after a write error. */
+/* Writes to standard output: a report_sink's write; -1 after a write
+ * error, else 0. */
 int cmd_stdout_sink(void *user, const char *text, size_t len);
+
+/* strerror(errnum) in buf, lowercased as crumbs' messages are; returns
+ * buf. */
+const char *cmd_strerror(int errnum, char *buf, size_t size);
 
 /* Flushes standard output; on a write error says so and returns
  * EXIT_FAILURE_, else `status`. */

@@ -121,15 +121,20 @@ int cmd_stdout_sink(void *user, const char *text, size_t len)
 	return fwrite(text, 1, len, stdout) == len ? 0 : -1;
 }
 
+const char *cmd_strerror(int errnum, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", strerror(errnum));
+	/* Lowercase, as every other message; an acronym stays as it is. */
+	if (buf[0] >= 'A' && buf[0] <= 'Z' && !(buf[1] >= 'A' && buf[1] <= 'Z'))
+		buf[0] = (char)(buf[0] - 'A' + 'a');
+	return buf;
+}
+
 int cmd_finish(int status)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		char why[128];
-		snprintf(why, sizeof(why), "%s", strerror(errno));
-		/* Lowercase, as every other message. */
-		if (why[0] >= 'A' && why[0] <= 'Z' && !(why[1] >= 'A' && why[1] <= 'Z'))
-			why[0] = (char)(why[0] - 'A' + 'a');
-		cmd_error("cannot write to standard output: %s", why);
+		cmd_error("cannot write to standard output: %s", cmd_strerror(errno, why, sizeof(why)));
 		return EXIT_FAILURE_;
 	}
 	return status;

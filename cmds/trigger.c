@@ -151,14 +151,6 @@ static int build_request(const struct option_table *tables, size_t count, int ar
 /* Sockets                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static const char *why(int errnum, char *buf, size_t size)
-{
-	snprintf(buf, size, "%s", strerror(errnum));
-	if (buf[0] >= 'A' && buf[0] <= 'Z' && !(buf[1] >= 'A' && buf[1] <= 'Z'))
-		buf[0] = (char)(buf[0] - 'A' + 'a');
-	return buf;
-}
-
 /* The directory keeps other users out of the conversation: trusted only
  * as the program trusts it (a real directory, ours, closed to others).
  * Returns 0, 1 if it does not exist, or -1 after saying why not. */
@@ -169,7 +161,7 @@ static int check_dir(const char *dir)
 	if (lstat(dir, &st) != 0) {
 		if (errno == ENOENT)
 			return 1;
-		cmd_error("cannot use '%s': %s", dir, why(errno, buf, sizeof(buf)));
+		cmd_error("cannot use '%s': %s", dir, cmd_strerror(errno, buf, sizeof(buf)));
 		return -1;
 	}
 	if (!S_ISDIR(st.st_mode)) {
@@ -234,12 +226,12 @@ static int bind_reply(const char *dir, struct sockaddr_un *addr)
 	char buf[128];
 	int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
 	if (fd < 0) {
-		cmd_error("cannot create a socket: %s", why(errno, buf, sizeof(buf)));
+		cmd_error("cannot create a socket: %s", cmd_strerror(errno, buf, sizeof(buf)));
 		return -1;
 	}
 	int fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0) {
-		cmd_error("cannot create a socket: %s", why(errno, buf, sizeof(buf)));
+		cmd_error("cannot create a socket: %s", cmd_strerror(errno, buf, sizeof(buf)));
 		close(fd);
 		return -1;
 	}
@@ -254,7 +246,7 @@ static int bind_reply(const char *dir, struct sockaddr_un *addr)
 		if (bind(fd, (const struct sockaddr *)addr, sizeof(*addr)) == 0)
 			return fd;
 		if (errno != EADDRINUSE) {
-			cmd_error("cannot create '%s': %s", path, why(errno, buf, sizeof(buf)));
+			cmd_error("cannot create '%s': %s", path, cmd_strerror(errno, buf, sizeof(buf)));
 			break;
 		}
 	}
@@ -479,7 +471,7 @@ static int request(long pid, const char *dir, const struct sockaddr_un *target,
 			status = EXIT_FAILURE_;
 		} else {
 			cmd_error("cannot send to '%s': %s", target->sun_path,
-				  why(e, buf, sizeof(buf)));
+				  cmd_strerror(e, buf, sizeof(buf)));
 			status = EXIT_FAILURE_;
 		}
 		goto out;
