@@ -205,4 +205,71 @@ enum crumbs_result reader_rewind(reader *c, struct analyze_error *err);
 /* Uncompressed bytes decoded so far (for statistics). */
 uint64_t reader_raw_bytes(const reader *c);
 
+/* ------------------------------------------------------------------------ */
+/* Comparing two captures (compare.c)                                       */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The Mann-Whitney U test of two samples of per-frame values, each sorted
+ * ascending: u is U of the first sample (the number of pairs in which its
+ * value is the larger, ties counting a half), z its normal score with the
+ * continuity correction and the correction for ties (negative when the
+ * first sample tends to be smaller), p the two-sided p-value from the
+ * normal approximation, which is close to the exact one from about 8
+ * values a side. Returns -1 (p = 1) when a sample is empty.
+ */
+struct mann_whitney {
+	double u;
+	double z;
+	double p;
+};
+int compare_mann_whitney(const int64_t *a, size_t na, const int64_t *b, size_t nb,
+			 struct mann_whitney *out);
+
+enum compare_verdict {
+	VERDICT_UNCHANGED,
+	VERDICT_REGRESSED,
+	VERDICT_IMPROVED,
+	VERDICT_NEW,      /* only in the candidate */
+	VERDICT_GONE,     /* only in the base */
+	VERDICT_TOO_FEW   /* a side has fewer than min_frames frames */
+};
+const char *compare_verdict_name(enum compare_verdict v);
+
+/* What a change must exceed to count (crumbs diff's options). */
+struct compare_rule {
+	double threshold_pct;   /* relative change, percent (--threshold, 5) */
+	double min_ms;          /* absolute change (--min-ms, 0.05) */
+	double alpha;           /* the test's p-value must be below (--alpha, 0.01) */
+	uint64_t min_frames;    /* fewer on a side: too few frames (8); two
+				 * single-frame sides are compared by the
+				 * thresholds alone */
+};
+
+/* One side of a row: its statistic and its per-frame values, sorted
+ * ascending (values may be NULL: the thresholds alone decide). frames 0:
+ * the row is not in that capture. */
+struct compare_side {
+	uint64_t frames;
+	int64_t stat_ns;
+	const int64_t *values;
+};
+
+struct compare_result {
+	enum compare_verdict verdict;
+	int64_t change_ns;      /* candidate minus base */
+	double change_pct;      /* of the base */
+	double p;               /* the test's, 1 when not tested */
+	bool tested;            /* the Mann-Whitney test was run */
+};
+
+/*
+ * The verdict on a row: regressed (or improved) when the change is larger
+ * than both thresholds and, where both sides have at least min_frames
+ * frames, the Mann-Whitney test on their values gives p < alpha. Returns
+ * out->verdict.
+ */
+enum compare_verdict compare_verdict(const struct compare_rule *rule, const struct compare_side *base,
+				     const struct compare_side *cand, struct compare_result *out);
+
 #endif
