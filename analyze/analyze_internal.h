@@ -170,23 +170,66 @@ struct raw_ready {
 	int64_t ns;
 };
 
+/* A decoded frame: its header and its records, spans of the arrays of the
+ * raw_frames it was decoded into. Indices inside it (item.a of a SUBMIT,
+ * item.b, raw_submit.first_op) count from the frame's own first element. */
 struct raw_frame {
 	uint64_t number;
 	int64_t cpu_begin_ns;
 	int64_t cpu_end_ns;
 	uint32_t flags;
 	uint32_t dropped_scopes;
+	struct item *items;
+	size_t item_count;
+	struct raw_submit *submits;
+	size_t submit_count;
+	struct raw_op *ops;
+	size_t op_count;
+	struct raw_host_signal *host_signals;
+	size_t host_signal_count;
+	struct raw_calibration *calibrations;
+	size_t calibration_count;
+	struct raw_ready *readies;
+	size_t ready_count;
+	struct counts *counts;   /* of leaves and COUNTS records */
+	size_t counts_count;
+	/* Names by string id: pointers into the decoded chunk. */
+	const unsigned char *const *names;
+	const uint32_t *name_lens;
+};
+
+/* Where one frame's records start in each array of a raw_frames. */
+struct raw_span {
+	uint64_t number;
+	int64_t cpu_begin_ns;
+	int64_t cpu_end_ns;
+	uint32_t flags;
+	uint32_t dropped_scopes;
+	size_t first[7]; /* in the order of raw_frames' arrays below */
+};
+
+/* Frames decoded one after another, their records appended to the same
+ * arrays: the frames of a chunk decoded ahead, on the prefetch thread. */
+struct raw_frames {
+	struct vec spans;        /* struct raw_span */
 	struct vec items;        /* struct item */
 	struct vec submits;      /* struct raw_submit */
 	struct vec ops;          /* struct raw_op */
 	struct vec host_signals; /* struct raw_host_signal */
 	struct vec calibrations; /* struct raw_calibration */
 	struct vec readies;      /* struct raw_ready */
-	struct vec counts;       /* struct counts, of leaves */
-	/* Names by string id: pointers into the decoded chunk. */
-	const unsigned char *const *names;
-	const uint32_t *name_lens;
+	struct vec counts;       /* struct counts */
 };
+
+/* Forgets every frame, keeping the arrays' memory. */
+void raw_frames_clear(struct raw_frames *f);
+void raw_frames_release(struct raw_frames *f);
+/* Bytes the arrays hold. */
+size_t raw_frames_bytes(const struct raw_frames *f);
+/* Frame i of f as a raw_frame, valid until f changes; its names are
+ * looked up in the chunk's string table (names, name_lens). */
+void raw_frames_get(struct raw_frames *f, size_t i, const unsigned char *const *names,
+		    const uint32_t *name_lens, struct raw_frame *out);
 
 /*
  * Applies the setup chunk whose content k covers to `setup`, checking every
@@ -197,14 +240,13 @@ struct raw_frame {
 bool records_apply_setup(struct setup *setup, struct cursor *k, struct chunk_state *cs);
 
 /*
- * Decodes the frame at k->p of a frames chunk into raw, whose vectors are
- * reused, checking every rule of its records; k->p ends after its
- * FRAME_END. Its number, times and ticks follow on from cs, and raw's names
- * point into the chunk's content until the next chunk is loaded. Returns
- * false with k->fail set, as records_apply_setup.
+ * Decodes the frame at k->p of a frames chunk, appending it to `frames`,
+ * checking every rule of its records; k->p ends after its FRAME_END. Its
+ * number, times and ticks follow on from cs. Returns false with k->fail
+ * set, as records_apply_setup, and `frames` as it was before the call.
  */
 bool records_decode_frame(const struct setup *setup, struct cursor *k,
-			  struct chunk_state *cs, struct raw_frame *raw);
+			  struct chunk_state *cs, struct raw_frames *frames);
 
 /* What the model builder needs of the capture. */
 struct model_context {

@@ -331,10 +331,10 @@ static int interval_cmp(const void *a, const void *b)
 enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame *raw,
 			       struct arena *arena, struct frame **out)
 {
-	struct item *items = raw->items.data;
-	size_t item_count = raw->items.len;
-	struct raw_submit *submits = raw->submits.data;
-	const struct raw_op *ops = raw->ops.data;
+	struct item *items = raw->items;
+	size_t item_count = raw->item_count;
+	struct raw_submit *submits = raw->submits;
+	const struct raw_op *ops = raw->ops;
 	struct frame *f = arena_alloc(arena, sizeof(*f));
 	struct clock_fit *fits = arena_alloc(arena, sizeof(*fits) * (ctx->gpu_count + 1));
 	struct queue_walk *qs = arena_alloc(arena, sizeof(*qs) * (ctx->queue_count + 1));
@@ -374,9 +374,9 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 	}
 
 	/* One fit per GPU, from the setup samples and the frame's own. */
-	const struct raw_calibration *frame_samples = raw->calibrations.data;
+	const struct raw_calibration *frame_samples = raw->calibrations;
 	struct raw_calibration *samples = arena_alloc(arena, sizeof(*samples) *
-		(ctx->setup_sample_count + raw->calibrations.len + 1));
+		(ctx->setup_sample_count + raw->calibration_count + 1));
 	if (!samples)
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
 	for (uint32_t g = 0; g < ctx->gpu_count; g++) {
@@ -386,7 +386,7 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 		for (uint32_t i = 0; i < ctx->setup_sample_count; i++)
 			if (ctx->setup_samples[i].gpu == g)
 				samples[n++] = ctx->setup_samples[i];
-		for (size_t i = 0; i < raw->calibrations.len; i++)
+		for (size_t i = 0; i < raw->calibration_count; i++)
 			if (frame_samples[i].gpu == g)
 				samples[n++] = frame_samples[i];
 		for (uint32_t i = 0; i < ctx->queue_count; i++) {
@@ -435,14 +435,14 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 					(ctx->queues[i].timestamp_period > 0 ?
 					 ctx->queues[i].timestamp_period : fits[ctx->queues[i].gpu].period);
 	}
-	struct raw_ready *readies = raw->readies.data;
-	for (size_t i = 0; i < raw->readies.len; i++) {
+	struct raw_ready *readies = raw->readies;
+	for (size_t i = 0; i < raw->ready_count; i++) {
 		uint32_t q = readies[i].queue;
 		readies[i].ns = queue_clock_ns(&clocks[q], readies[i].ticks);
 		qs[q].ready_ns = readies[i].ns;
 		qs[q].has_ready = true;
 	}
-	size_t timestamps = raw->readies.len;
+	size_t timestamps = raw->ready_count;
 	for (size_t i = 0; i < item_count; i++) {
 		struct item *it = &items[i];
 		if (it->type == ITEM_SUBMIT)
@@ -462,12 +462,12 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 	}
 
 	/* Every signal whose time is known, sorted for the waits. */
-	size_t signal_cap = raw->host_signals.len + raw->ops.len + 1;
+	size_t signal_cap = raw->host_signal_count + raw->op_count + 1;
 	struct signal *signals = arena_alloc(arena, sizeof(*signals) * signal_cap);
 	size_t signal_count = 0;
 	if (!signals)
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
-	for (size_t i = 0; i < raw->submits.len; i++) {
+	for (size_t i = 0; i < raw->submit_count; i++) {
 		const struct raw_submit *s = &submits[i];
 		if (!s->has_end)
 			continue;
@@ -476,8 +476,8 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 			signals[signal_count++] = (struct signal){ op->semaphore, op->value, s->end_ns, 0 };
 		}
 	}
-	const struct raw_host_signal *hs = raw->host_signals.data;
-	for (size_t i = 0; i < raw->host_signals.len; i++)
+	const struct raw_host_signal *hs = raw->host_signals;
+	for (size_t i = 0; i < raw->host_signal_count; i++)
 		signals[signal_count++] = (struct signal){ hs[i].semaphore, hs[i].value, hs[i].cpu_ns, 0 };
 	sort_nearly_sorted(signals, signal_count, sizeof(*signals), signal_cmp);
 	for (size_t i = signal_count; i-- > 0;) {
@@ -489,7 +489,7 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 
 	f->timestamps = timestamps;
 	/* Busy intervals: at most one per timestamp. */
-	w.interval_cap = timestamps + raw->submits.len + 1;
+	w.interval_cap = timestamps + raw->submit_count + 1;
 	w.intervals = arena_alloc(arena, sizeof(*w.intervals) * w.interval_cap);
 	if (!w.intervals)
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
@@ -587,7 +587,7 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 			break;
 		case ITEM_COUNTS:
 			add_counts(&q->stack[q->depth].node->exclusive,
-				   &((const struct counts *)raw->counts.data)[it->b]);
+				   &raw->counts[it->b]);
 			break;
 		case ITEM_LEAF: {
 			if (t1)
@@ -595,7 +595,7 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 			struct node *n = open_node(&w, q, it, raw);
 			if (!n)
 				return CRUMBS_ERROR_OUT_OF_MEMORY;
-			n->exclusive = ((const struct counts *)raw->counts.data)[it->b];
+			n->exclusive = raw->counts[it->b];
 			if (t1) {
 				mark_time(n, it->t1);
 				tick(&w, q, it->t2);

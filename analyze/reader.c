@@ -34,12 +34,27 @@ struct buffer {
 	size_t cap;
 };
 
-/* A chunk as read and decompressed. */
+/* Frames of a chunk decoded ahead on the prefetch thread, at most this many
+ * bytes of records (about 60 times the content they come from); the rest
+ * of a larger chunk is decoded frame by frame as it is read. */
+#define AHEAD_BYTES (24u << 20)
+
+/* A chunk as read and decompressed, and the frames decoded from it. */
 struct chunk_data {
 	struct buffer compressed;
 	struct buffer content;
 	size_t produced;   /* bytes of content */
 	ZSTD_DCtx *dctx;
+	struct chunk_state cs;
+	struct raw_frames frames;
+	/* frames holds the chunk's first frames, decoded with the setup of
+	 * this generation; where that decoding stopped at damage, `fail` and
+	 * the rest say why and where (at fail_offset of the content). */
+	bool ahead;
+	uint64_t setup_generation;
+	const char *fail;
+	bool ran_out;
+	size_t fail_offset;
 };
 
 static void chunk_data_release(struct chunk_data *d)
@@ -47,6 +62,9 @@ static void chunk_data_release(struct chunk_data *d)
 	free(d->compressed.data);
 	free(d->content.data);
 	ZSTD_freeDCtx(d->dctx);
+	vec_release(&d->cs.names);
+	vec_release(&d->cs.name_lens);
+	raw_frames_release(&d->frames);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -60,6 +78,8 @@ struct prefetch {
 	bool quit;
 	bool busy;
 	size_t want;       /* chunk asked for, or NO_CHUNK */
+	bool want_frames;  /* and its frames decoded, with the setup of */
+	uint64_t want_generation; /* this generation */
 	size_t done;       /* chunk decoded into data, or NO_CHUNK */
 	struct chunk_data data;
 	enum crumbs_result result;
@@ -78,6 +98,7 @@ struct reader {
 
 	struct arena header_arena;    /* what the header names: the producer */
 	struct setup setup;           /* reset to apply setup chunks again */
+	uint64_t setup_generation;    /* counts the changes to setup */
 	struct vec chunks;            /* struct chunk_ref */
 	struct vec frame_chunks;      /* size_t, chunks of frames in order */
 	uint64_t chunks_end;          /* where the chunks stop (index or damage) */
@@ -85,12 +106,13 @@ struct reader {
 
 	size_t next_chunk;
 	bool loaded;
-	struct chunk_state cs;
-	struct chunk_data main;       /* the loaded chunk */
+	struct chunk_data main;       /* the loaded chunk, its state in main.cs */
+	size_t next_frame;            /* in main.frames, the next to read */
+	uint32_t frames_read;         /* of the loaded chunk */
 	struct prefetch prefetch;
 	uint64_t raw_bytes;
 
-	struct raw_frame raw;
+	struct raw_frame raw;         /* the frame read last, in main.frames */
 	bool pending;                 /* raw holds the frame the next read returns */
 	struct arena frame_arena;
 };
@@ -217,9 +239,13 @@ static void refresh_meta(reader *c)
 	c->meta.queue_count = (uint32_t)c->setup.queues.len;
 }
 
+static void prefetch_idle(reader *c);
+
 static void reset_setup(reader *c)
 {
+	prefetch_idle(c); /* its thread may be decoding frames with the setup */
 	setup_reset(&c->setup);
+	c->setup_generation++;
 	c->setup_applied = 0;
 	refresh_meta(c);
 }
@@ -520,7 +546,74 @@ static enum crumbs_result decode_chunk(const reader *c, size_t i, struct chunk_d
 }
 
 /* ------------------------------------------------------------------------ */
-/* Prefetch: while one chunk is parsed, the next is decompressed            */
+/* Frames decoded ahead                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* Starts decoding chunk i, whose content d holds, from its first record. */
+static void chunk_begin(const reader *c, size_t i, struct chunk_data *d)
+{
+	const struct chunk_ref *ref = (const struct chunk_ref *)c->chunks.data + i;
+	struct chunk_state *cs = &d->cs;
+	cs->data = d->content.data;
+	cs->len = d->produced;
+	cs->pos = 0;
+	cs->body_offset = ref->offset + CHUNK_HEADER_BYTES;
+	cs->index = i;
+	cs->frames_done = 0;
+	cs->prev_frame = 0;
+	cs->cpu_cursor = 0;
+	memset(cs->tick_base, 0, sizeof(cs->tick_base));
+	cs->names.len = cs->name_lens.len = 0;
+	raw_frames_clear(&d->frames);
+	d->ahead = false;
+	d->fail = NULL;
+	d->ran_out = false;
+	d->fail_offset = 0;
+}
+
+static void cursor_init(const struct chunk_state *cs, struct cursor *k)
+{
+	k->start = cs->data;
+	k->p = cs->data + cs->pos;
+	k->end = cs->data + cs->len;
+	k->fail = NULL;
+	k->ran_out = false;
+}
+
+/* Decodes the next frame of d's chunk, appending it to d->frames; at
+ * damage, notes it in d and returns false. */
+static bool decode_frame(const struct setup *setup, struct chunk_data *d)
+{
+	struct cursor k;
+	cursor_init(&d->cs, &k);
+	if (!records_decode_frame(setup, &k, &d->cs, &d->frames)) {
+		d->fail = k.fail;
+		d->ran_out = k.ran_out;
+		d->fail_offset = (size_t)(k.p - k.start);
+		return false;
+	}
+	d->cs.pos = (size_t)(k.p - k.start);
+	return true;
+}
+
+/*
+ * Decodes the first frames of frames chunk i, decompressed in d, with the
+ * setup as it is: the prefetch thread runs it while the setup does not
+ * change (reset_setup waits for it; setup chunks are not decoded ahead).
+ * Memory is bounded by AHEAD_BYTES; the rest is left to next_raw.
+ */
+static void decode_ahead(const reader *c, size_t i, struct chunk_data *d, uint64_t generation)
+{
+	chunk_begin(c, i, d);
+	d->ahead = true;
+	d->setup_generation = generation;
+	while (d->cs.pos < d->cs.len && raw_frames_bytes(&d->frames) < AHEAD_BYTES)
+		if (!decode_frame(&c->setup, d))
+			break;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Prefetch: while one chunk is read, the next is decompressed and decoded  */
 /* ------------------------------------------------------------------------ */
 
 #define NO_CHUNK SIZE_MAX
@@ -537,11 +630,16 @@ static void *prefetch_main(void *arg)
 		if (p->quit)
 			break;
 		size_t i = p->want;
+		bool frames = p->want_frames;
+		uint64_t generation = p->want_generation;
 		p->want = NO_CHUNK;
 		p->busy = true;
 		pthread_mutex_unlock(&p->lock);
 		struct analyze_error e = { 0 };
 		enum crumbs_result r = decode_chunk(c, i, &p->data, &e);
+		p->data.ahead = false;
+		if (r == CRUMBS_OK && frames)
+			decode_ahead(c, i, &p->data, generation);
 		pthread_mutex_lock(&p->lock);
 		p->result = r;
 		p->err = e;
@@ -553,9 +651,10 @@ static void *prefetch_main(void *arg)
 	return NULL;
 }
 
-/* Asks for chunk i to be decoded in the background. Without a thread
- * (one could not be started) chunks are simply decoded when needed. */
-static void prefetch_start(reader *c, size_t i)
+/* Asks for chunk i to be decoded in the background, and its frames too
+ * when `frames`. Without a thread (one could not be started) chunks are
+ * simply decoded when needed. */
+static void prefetch_start(reader *c, size_t i, bool frames)
 {
 	struct prefetch *p = &c->prefetch;
 	if (i >= c->chunks.len)
@@ -583,8 +682,23 @@ static void prefetch_start(reader *c, size_t i)
 	}
 	pthread_mutex_lock(&p->lock);
 	p->want = i;
+	p->want_frames = frames;
+	p->want_generation = c->setup_generation;
 	p->done = NO_CHUNK;
 	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* Waits until the thread is idle, dropping what it was asked for. */
+static void prefetch_idle(reader *c)
+{
+	struct prefetch *p = &c->prefetch;
+	if (!p->started)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->want = NO_CHUNK;
+	while (p->busy)
+		pthread_cond_wait(&p->cond, &p->lock);
 	pthread_mutex_unlock(&p->lock);
 }
 
@@ -633,54 +747,47 @@ static void prefetch_stop(reader *c)
 	chunk_data_release(&p->data);
 }
 
-/* Makes chunk i the loaded one, and starts on the one after it. */
+static bool is_frames(const reader *c, size_t i)
+{
+	return i < c->chunks.len &&
+	       ((const struct chunk_ref *)c->chunks.data)[i].type == FORMAT_CHUNK_FRAMES;
+}
+
+/* Makes chunk i the loaded one, and starts on the one after it: its
+ * frames too when both hold frames, as then the setup that applies to
+ * both is already applied. */
 static enum crumbs_result load_chunk(reader *c, size_t i, struct analyze_error *err)
 {
 	enum crumbs_result r;
 
 	c->loaded = false;
-	if (!prefetch_take(c, i, &c->main, &r, err))
+	if (!prefetch_take(c, i, &c->main, &r, err)) {
+		c->main.ahead = false;
 		r = decode_chunk(c, i, &c->main, err);
+	}
 	if (r != CRUMBS_OK)
 		return r;
-	prefetch_start(c, i + 1);
-
-	const struct chunk_ref *ref = (const struct chunk_ref *)c->chunks.data + i;
-	struct chunk_state *cs = &c->cs;
-	cs->data = c->main.content.data;
-	cs->len = c->main.produced;
-	cs->pos = 0;
-	cs->body_offset = ref->offset + CHUNK_HEADER_BYTES;
-	cs->index = i;
-	cs->frames_done = 0;
-	cs->prev_frame = 0;
-	cs->cpu_cursor = 0;
-	memset(cs->tick_base, 0, sizeof(cs->tick_base));
-	cs->names.len = cs->name_lens.len = 0;
+	if (!c->main.ahead || c->main.setup_generation != c->setup_generation)
+		chunk_begin(c, i, &c->main);
+	prefetch_start(c, i + 1, is_frames(c, i) && is_frames(c, i + 1));
+	c->next_frame = 0;
+	c->frames_read = 0;
 	c->raw_bytes += c->main.produced;
 	c->loaded = true;
 	return CRUMBS_OK;
 }
 
-static enum crumbs_result cursor_error(reader *c, const struct cursor *k,
-				       struct analyze_error *err)
+/* The damage at `offset` of the loaded chunk's content. */
+static enum crumbs_result records_error(reader *c, const char *fail, bool ran_out,
+					size_t offset, struct analyze_error *err)
 {
-	const struct chunk_ref *ref = (const struct chunk_ref *)c->chunks.data + c->cs.index;
-	if (k->ran_out && ref->partial)
+	const struct chunk_ref *ref = (const struct chunk_ref *)c->chunks.data + c->main.cs.index;
+	if (ran_out && ref->partial)
 		return truncated(err, c->size);
-	if (strcmp(k->fail, "out of memory") == 0)
+	if (strcmp(fail, "out of memory") == 0)
 		return out_of_memory(err);
-	return corrupt(err, c->cs.body_offset, "%s, at offset %zu of the chunk's content",
-		       k->fail, (size_t)(k->p - k->start));
-}
-
-static void cursor_init(reader *c, struct cursor *k)
-{
-	k->start = c->cs.data;
-	k->p = c->cs.data + c->cs.pos;
-	k->end = c->cs.data + c->cs.len;
-	k->fail = NULL;
-	k->ran_out = false;
+	return corrupt(err, c->main.cs.body_offset, "%s, at offset %zu of the chunk's content",
+		       fail, offset);
 }
 
 /* Applies setup chunk i (loading it). */
@@ -690,12 +797,13 @@ static enum crumbs_result apply_setup(reader *c, size_t i, struct analyze_error 
 	enum crumbs_result r = load_chunk(c, i, err);
 	if (r != CRUMBS_OK)
 		return r;
-	cursor_init(c, &k);
-	bool ok = records_apply_setup(&c->setup, &k, &c->cs);
+	cursor_init(&c->main.cs, &k);
+	c->setup_generation++;
+	bool ok = records_apply_setup(&c->setup, &k, &c->main.cs);
 	refresh_meta(c);
 	c->loaded = false; /* nothing of it is read as frames */
 	if (!ok)
-		return cursor_error(c, &k, err);
+		return records_error(c, k.fail, k.ran_out, (size_t)(k.p - k.start), err);
 	const struct chunk_ref *ref = (const struct chunk_ref *)c->chunks.data + i;
 	if (ref->partial)
 		return truncated(err, c->size);
@@ -856,16 +964,6 @@ void reader_free(reader *c)
 	setup_release(&c->setup);
 	vec_release(&c->chunks);
 	vec_release(&c->frame_chunks);
-	vec_release(&c->cs.names);
-	vec_release(&c->cs.name_lens);
-	struct raw_frame *r = &c->raw;
-	vec_release(&r->items);
-	vec_release(&r->submits);
-	vec_release(&r->ops);
-	vec_release(&r->host_signals);
-	vec_release(&r->calibrations);
-	vec_release(&r->readies);
-	vec_release(&r->counts);
 	free(c);
 }
 
@@ -908,19 +1006,23 @@ static enum crumbs_result next_raw(reader *c, bool *got, struct analyze_error *e
 	}
 	for (;;) {
 		if (c->loaded) {
-			const struct chunk_ref *ref = (const struct chunk_ref *)c->chunks.data + c->cs.index;
-			if (c->cs.pos < c->cs.len) {
-				struct cursor k;
-				cursor_init(c, &k);
-				if (!records_decode_frame(&c->setup, &k, &c->cs, &c->raw)) {
-					cursor_error(c, &k, err);
-					return stop(c, err);
-				}
-				c->cs.pos = (size_t)(k.p - k.start);
-				if (c->cs.frames_done > ref->frames ||
-				    (c->cs.frames_done == 1 && c->raw.number != ref->first) ||
+			struct chunk_data *d = &c->main;
+			const struct chunk_ref *ref = (const struct chunk_ref *)c->chunks.data + d->cs.index;
+			bool have = c->next_frame < d->frames.spans.len;
+			if (!have && !d->fail && d->cs.pos < d->cs.len) {
+				/* Past what was decoded ahead: one frame at a time. */
+				raw_frames_clear(&d->frames);
+				c->next_frame = 0;
+				have = decode_frame(&c->setup, d);
+			}
+			if (have) {
+				raw_frames_get(&d->frames, c->next_frame++, d->cs.names.data,
+					       d->cs.name_lens.data, &c->raw);
+				c->frames_read++;
+				if (c->frames_read > ref->frames ||
+				    (c->frames_read == 1 && c->raw.number != ref->first) ||
 				    c->raw.number > ref->last) {
-					corrupt(err, c->cs.body_offset,
+					corrupt(err, d->cs.body_offset,
 						"frame %llu is not in the range its chunk header gives",
 						(unsigned long long)c->raw.number);
 					return stop(c, err);
@@ -928,14 +1030,18 @@ static enum crumbs_result next_raw(reader *c, bool *got, struct analyze_error *e
 				*got = true;
 				return CRUMBS_OK;
 			}
+			if (d->fail) {
+				records_error(c, d->fail, d->ran_out, d->fail_offset, err);
+				return stop(c, err);
+			}
 			if (ref->partial) {
 				truncated(err, c->size);
 				return stop(c, err);
 			}
-			if (c->cs.frames_done != ref->frames || c->raw.number != ref->last) {
-				corrupt(err, c->cs.body_offset,
+			if (c->frames_read != ref->frames || c->raw.number != ref->last) {
+				corrupt(err, d->cs.body_offset,
 					"chunk holds %u frames, its header says %u",
-					c->cs.frames_done, ref->frames);
+					c->frames_read, ref->frames);
 				return stop(c, err);
 			}
 			c->loaded = false;
@@ -1042,7 +1148,7 @@ enum crumbs_result reader_seek_frame(reader *c, uint64_t number, struct analyze_
 		enum crumbs_result r = next_raw(c, &got, err);
 		if (r != CRUMBS_OK)
 			return r;
-		if (!got || c->raw.number > number || c->cs.index != fc[lo])
+		if (!got || c->raw.number > number || c->main.cs.index != fc[lo])
 			return not_found(c, number, err);
 		if (c->raw.number == number)
 			break;
@@ -1073,7 +1179,7 @@ enum crumbs_result reader_seek_last(reader *c, struct analyze_error *err)
 		restart(c, fc[k]);
 		for (;;) {
 			enum crumbs_result r = next_raw(c, &got, err);
-			if (r != CRUMBS_OK || !got || c->cs.index != fc[k])
+			if (r != CRUMBS_OK || !got || c->main.cs.index != fc[k])
 				break;
 			any = true;
 			number = c->raw.number;

@@ -338,7 +338,7 @@ bool records_apply_setup(struct setup *setup, struct cursor *k, struct chunk_sta
 
 /* A count mask (bits 0-3 present, 4-7 unknown) and the counts it says
  * are present, appended to raw->counts. */
-static bool get_counts(struct cursor *k, struct raw_frame *raw)
+static bool get_counts(struct cursor *k, struct raw_frames *raw)
 {
 	unsigned mask;
 	uint64_t v[4] = { 0 };
@@ -356,8 +356,120 @@ static bool get_counts(struct cursor *k, struct raw_frame *raw)
 	return true;
 }
 
+/* The arrays of raw_frames, in the order of raw_span.first. */
+enum { RAW_ITEMS, RAW_SUBMITS, RAW_OPS, RAW_HOST_SIGNALS, RAW_CALIBRATIONS, RAW_READIES,
+       RAW_COUNTS, RAW_ARRAYS };
+
+static void raw_frames_arrays(struct raw_frames *f, struct vec *v[RAW_ARRAYS],
+			      size_t size[RAW_ARRAYS])
+{
+	v[RAW_ITEMS] = &f->items;
+	size[RAW_ITEMS] = sizeof(struct item);
+	v[RAW_SUBMITS] = &f->submits;
+	size[RAW_SUBMITS] = sizeof(struct raw_submit);
+	v[RAW_OPS] = &f->ops;
+	size[RAW_OPS] = sizeof(struct raw_op);
+	v[RAW_HOST_SIGNALS] = &f->host_signals;
+	size[RAW_HOST_SIGNALS] = sizeof(struct raw_host_signal);
+	v[RAW_CALIBRATIONS] = &f->calibrations;
+	size[RAW_CALIBRATIONS] = sizeof(struct raw_calibration);
+	v[RAW_READIES] = &f->readies;
+	size[RAW_READIES] = sizeof(struct raw_ready);
+	v[RAW_COUNTS] = &f->counts;
+	size[RAW_COUNTS] = sizeof(struct counts);
+}
+
+void raw_frames_clear(struct raw_frames *f)
+{
+	struct vec *v[RAW_ARRAYS];
+	size_t size[RAW_ARRAYS];
+	raw_frames_arrays(f, v, size);
+	for (int j = 0; j < RAW_ARRAYS; j++)
+		v[j]->len = 0;
+	f->spans.len = 0;
+}
+
+void raw_frames_release(struct raw_frames *f)
+{
+	struct vec *v[RAW_ARRAYS];
+	size_t size[RAW_ARRAYS];
+	raw_frames_arrays(f, v, size);
+	for (int j = 0; j < RAW_ARRAYS; j++)
+		vec_release(v[j]);
+	vec_release(&f->spans);
+}
+
+size_t raw_frames_bytes(const struct raw_frames *f)
+{
+	return f->spans.len * sizeof(struct raw_span) + f->items.len * sizeof(struct item) +
+	       f->submits.len * sizeof(struct raw_submit) + f->ops.len * sizeof(struct raw_op) +
+	       f->host_signals.len * sizeof(struct raw_host_signal) +
+	       f->calibrations.len * sizeof(struct raw_calibration) +
+	       f->readies.len * sizeof(struct raw_ready) + f->counts.len * sizeof(struct counts);
+}
+
+void raw_frames_get(struct raw_frames *f, size_t i, const unsigned char *const *names,
+		    const uint32_t *name_lens, struct raw_frame *out)
+{
+	const struct raw_span *s = (const struct raw_span *)f->spans.data + i;
+	const struct raw_span *next = i + 1 < f->spans.len ? s + 1 : NULL;
+	struct vec *v[RAW_ARRAYS];
+	size_t size[RAW_ARRAYS], count[RAW_ARRAYS];
+	void *data[RAW_ARRAYS];
+	raw_frames_arrays(f, v, size);
+	for (int j = 0; j < RAW_ARRAYS; j++) {
+		count[j] = (next ? next->first[j] : v[j]->len) - s->first[j];
+		data[j] = v[j]->data ? (unsigned char *)v[j]->data + size[j] * s->first[j] : NULL;
+	}
+	*out = (struct raw_frame){
+		.number = s->number,
+		.cpu_begin_ns = s->cpu_begin_ns,
+		.cpu_end_ns = s->cpu_end_ns,
+		.flags = s->flags,
+		.dropped_scopes = s->dropped_scopes,
+		.items = data[RAW_ITEMS],
+		.item_count = count[RAW_ITEMS],
+		.submits = data[RAW_SUBMITS],
+		.submit_count = count[RAW_SUBMITS],
+		.ops = data[RAW_OPS],
+		.op_count = count[RAW_OPS],
+		.host_signals = data[RAW_HOST_SIGNALS],
+		.host_signal_count = count[RAW_HOST_SIGNALS],
+		.calibrations = data[RAW_CALIBRATIONS],
+		.calibration_count = count[RAW_CALIBRATIONS],
+		.readies = data[RAW_READIES],
+		.ready_count = count[RAW_READIES],
+		.counts = data[RAW_COUNTS],
+		.counts_count = count[RAW_COUNTS],
+		.names = names,
+		.name_lens = name_lens,
+	};
+}
+
+static bool decode_frame(const struct setup *setup, struct cursor *k, struct chunk_state *cs,
+			 struct raw_frames *raw, struct raw_span *span);
+
 bool records_decode_frame(const struct setup *setup, struct cursor *k, struct chunk_state *cs,
-			  struct raw_frame *raw)
+			  struct raw_frames *frames)
+{
+	struct vec *v[RAW_ARRAYS];
+	size_t size[RAW_ARRAYS];
+	struct raw_span *span = vec_push(&frames->spans, sizeof(*span));
+	if (!span)
+		return cur_fail(k, "out of memory");
+	raw_frames_arrays(frames, v, size);
+	for (int j = 0; j < RAW_ARRAYS; j++)
+		span->first[j] = v[j]->len;
+	if (decode_frame(setup, k, cs, frames, span))
+		return true;
+	for (int j = 0; j < RAW_ARRAYS; j++)
+		v[j]->len = span->first[j];
+	frames->spans.len--;
+	return false;
+}
+
+static bool decode_frame(const struct setup *setup, struct cursor *k, struct chunk_state *cs,
+			 struct raw_frames *raw, struct raw_span *span)
 {
 	const struct capture_queue *queues = setup->queues.data;
 	uint32_t queue_count = (uint32_t)setup->queues.len;
@@ -367,9 +479,6 @@ bool records_decode_frame(const struct setup *setup, struct cursor *k, struct ch
 	unsigned tag;
 	uint64_t d;
 
-	raw->items.len = raw->submits.len = raw->ops.len = 0;
-	raw->host_signals.len = raw->calibrations.len = raw->readies.len = 0;
-	raw->counts.len = 0;
 	memset(depth, 0, sizeof(depth[0]) * queue_count);
 
 	if (!get_u8(k, &tag))
@@ -381,13 +490,13 @@ bool records_decode_frame(const struct setup *setup, struct cursor *k, struct ch
 	if (!get_varint(k, &d))
 		return false;
 	if (cs->frames_done == 0) {
-		raw->number = d;
+		span->number = d;
 	} else {
 		if (d >= UINT64_MAX - cs->prev_frame)
 			return cur_fail(k, "frame number out of range");
-		raw->number = cs->prev_frame + 1 + d;
+		span->number = cs->prev_frame + 1 + d;
 	}
-	if (!get_cpu(k, &cs->cpu_cursor, &raw->cpu_begin_ns))
+	if (!get_cpu(k, &cs->cpu_cursor, &span->cpu_begin_ns))
 		return false;
 
 #define NEED_QUEUE()                                                              \
@@ -430,20 +539,18 @@ bool records_decode_frame(const struct setup *setup, struct cursor *k, struct ch
 			uint32_t dropped;
 			if (in_submit)
 				return cur_fail(k, "frame ends inside a submission");
-			if (!get_cpu(k, &cs->cpu_cursor, &raw->cpu_end_ns) ||
+			if (!get_cpu(k, &cs->cpu_cursor, &span->cpu_end_ns) ||
 			    !get_varint(k, &flags) ||
 			    !get_u32(k, &dropped, UINT32_MAX, "dropped scope count out of range"))
 				return false;
-			if (raw->cpu_end_ns < raw->cpu_begin_ns)
+			if (span->cpu_end_ns < span->cpu_begin_ns)
 				return cur_fail(k, "frame ends before it begins");
 			if (flags & ~(uint64_t)FORMAT_FRAME_FLAGS_KNOWN)
 				return cur_fail(k, "unknown frame flags");
-			raw->flags = (uint32_t)flags;
-			raw->dropped_scopes = dropped;
-			cs->prev_frame = raw->number;
+			span->flags = (uint32_t)flags;
+			span->dropped_scopes = dropped;
+			cs->prev_frame = span->number;
 			cs->frames_done++;
-			raw->names = cs->names.data;
-			raw->name_lens = cs->name_lens.data;
 			return true;
 		}
 		case FORMAT_TAG_QUEUE_READY: {
@@ -477,7 +584,7 @@ bool records_decode_frame(const struct setup *setup, struct cursor *k, struct ch
 			memset(s, 0, sizeof(*s));
 			it->type = ITEM_SUBMIT;
 			it->queue = q;
-			it->a = (uint32_t)(raw->submits.len - 1);
+			it->a = (uint32_t)(raw->submits.len - 1 - span->first[RAW_SUBMITS]);
 			current = (int)q;
 			in_submit = true;
 			if (!get_cpu(k, &cs->cpu_cursor, &s->cpu_ns))
@@ -490,7 +597,7 @@ bool records_decode_frame(const struct setup *setup, struct cursor *k, struct ch
 				it->flags = ITEM_HAS_T1;
 				it->t1 = (int64_t)t;
 			}
-			s->first_op = (uint32_t)raw->ops.len;
+			s->first_op = (uint32_t)(raw->ops.len - span->first[RAW_OPS]);
 			for (int pass = 0; pass < 2; pass++) {
 				uint32_t n;
 				if (!get_u32(k, &n, FORMAT_MAX_SEMAPHORE_OPS, "more than 1024 semaphore operations"))
@@ -633,7 +740,7 @@ bool records_decode_frame(const struct setup *setup, struct cursor *k, struct ch
 			it->level = CRUMBS_DETAIL_MAX;
 			it->queue = (uint32_t)current;
 			it->a = name;
-			it->b = (uint32_t)(raw->counts.len - 1);
+			it->b = (uint32_t)(raw->counts.len - 1 - span->first[RAW_COUNTS]);
 			if (tag == FORMAT_TAG_LEAF) {
 				uint64_t t1, t2;
 				NEED_TICKS();
@@ -658,7 +765,7 @@ bool records_decode_frame(const struct setup *setup, struct cursor *k, struct ch
 			memset(it, 0, sizeof(*it));
 			it->type = ITEM_COUNTS;
 			it->queue = (uint32_t)current;
-			it->b = (uint32_t)(raw->counts.len - 1);
+			it->b = (uint32_t)(raw->counts.len - 1 - span->first[RAW_COUNTS]);
 			break;
 		default:
 			k->p = record;
