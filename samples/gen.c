@@ -1,7 +1,8 @@
 /*
  * gen.c: crumbs-gen, which writes realistic capture files with no GPU: a
  * deferred renderer's frames on one or two virtual GPUs, scaled to an exact
- * number of scope markers per frame, through the public writer API only.
+ * number of scope markers per frame, through the public writer API only;
+ * scopes slowed, jittered or spiking on request, to compare runs against.
  */
 #include "../capture/crumbs.h"
 
@@ -180,6 +181,115 @@ static double rng_unit(uint64_t *state)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Wildcards, as crumbs report --root matches them                          */
+/* ------------------------------------------------------------------------ */
+
+/* The character at s (before end) and its length in bytes; a byte that
+ * starts no UTF-8 sequence stands for itself. */
+static uint32_t utf8_next(const char *s, const char *end, size_t *len)
+{
+	unsigned char c = (unsigned char)s[0];
+	size_t n = c >= 0xf8 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+	uint32_t cp = n == 1 ? c : c & (0x7fu >> n);
+
+	if (n > 1 && (size_t)(end - s) < n)
+		n = 1;
+	for (size_t i = 1; i < n; i++) {
+		if (((unsigned char)s[i] & 0xc0) != 0x80) {
+			*len = 1;
+			return c;
+		}
+		cp = cp << 6 | ((unsigned char)s[i] & 0x3f);
+	}
+	*len = n;
+	return n == 1 ? c : cp;
+}
+
+/*
+ * Whether the one-character wildcard at *p (?, [...], \x or a character)
+ * matches c; moves *p past it. A '[' without its ']' is an ordinary
+ * character, a ']' first in a class (or after its '!' or '^') a member.
+ */
+static bool wildcard_char(const char **p, const char *end, uint32_t c)
+{
+	const char *w = *p;
+	size_t len;
+
+	if (*w == '?') {
+		*p = w + 1;
+		return true;
+	}
+	if (*w == '\\' && w + 1 < end) {
+		uint32_t x = utf8_next(w + 1, end, &len);
+		*p = w + 1 + len;
+		return x == c;
+	}
+	if (*w == '[') {
+		const char *j = w + 1;
+		bool negate = j < end && (*j == '!' || *j == '^');
+		if (negate)
+			j++;
+		const char *first = j;
+		if (j < end && *j == ']')
+			j++;
+		while (j < end && *j != ']')
+			j++;
+		if (j < end) {
+			bool in = false;
+			for (const char *m = first; m < j;) {
+				uint32_t lo = utf8_next(m, j, &len), hi = lo;
+				m += len;
+				if (m + 1 < j && *m == '-') {
+					hi = utf8_next(m + 1, j, &len);
+					m += 1 + len;
+				}
+				in = in || (lo <= c && c <= hi);
+			}
+			*p = j + 1;
+			return in != negate;
+		}
+	}
+	uint32_t x = utf8_next(w, end, &len);
+	*p = w + len;
+	return x == c;
+}
+
+/* Whether the wildcard [pattern, pattern + len) matches the whole name. A
+ * '*' that fails is retried one character further, from the last '*'
+ * only: time stays linear in the pattern times the name. */
+static bool wildcard_match(const char *pattern, size_t len, const char *name)
+{
+	const char *p = pattern, *end = pattern + len, *s = name, *s_end = name + strlen(name);
+	const char *star_p = NULL, *star_s = NULL;
+	size_t n;
+
+	while (s < s_end) {
+		if (p < end && *p == '*') {
+			while (p < end && *p == '*')
+				p++;
+			star_p = p;
+			star_s = s;
+			continue;
+		}
+		const char *next = p;
+		uint32_t c = utf8_next(s, s_end, &n);
+		if (p < end && wildcard_char(&next, end, c)) {
+			p = next;
+			s += n;
+			continue;
+		}
+		if (!star_p)
+			return false;
+		utf8_next(star_s, s_end, &n);
+		s = star_s += n;
+		p = star_p;
+	}
+	while (p < end && *p == '*')
+		p++;
+	return p == end;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Plans: which scopes a frame records, chosen once                         */
 /* ------------------------------------------------------------------------ */
 
@@ -192,6 +302,8 @@ struct plan_node {
 	uint32_t number; /* the K of a numbered extra */
 	uint32_t end;    /* one past its subtree */
 	uint32_t leaves;
+	uint64_t key;    /* the spec and number, which --noise hashes */
+	double scale;    /* --scale's factor; frame scopes take the frame's */
 	double weight;   /* its share among its siblings... */
 	double before;   /* ...the shares of the siblings before it... */
 	double total;    /* ...and the sum of its children's shares */
@@ -210,10 +322,12 @@ static bool spec_eligible(const struct spec *s, unsigned gpus, bool leaves)
 	return queue_infos[s->queue].desc.gpu < gpus && (leaves || !(s->flags & SPEC_RENDER_PASS));
 }
 
-static uint32_t plan_push(struct plan *p, const struct spec *s, uint32_t number)
+/* `spec_id`: the index in specs[], or SPEC_COUNT + the extra_kind. */
+static uint32_t plan_push(struct plan *p, const struct spec *s, uint32_t spec_id, uint32_t number)
 {
 	struct plan_node *n = &p->nodes[p->count];
-	*n = (struct plan_node){ s, number, p->count + 1, s->leaves, s->ms, 0, 0 };
+	*n = (struct plan_node){ s, number, p->count + 1, s->leaves, (uint64_t)spec_id << 32 | number,
+				 1.0, s->ms, 0, 0 };
 	if (s == &extra_specs[EXTRA_MESH_BATCHES]) {
 		/* Meshes differ in cost and draw count; fixed per K so that
 		 * a batch looks the same in every frame. */
@@ -226,7 +340,7 @@ static uint32_t plan_push(struct plan *p, const struct spec *s, uint32_t number)
 
 static void plan_build(struct plan *p, const bool *included, size_t i)
 {
-	uint32_t n = plan_push(p, &specs[i], NO_NUMBER);
+	uint32_t n = plan_push(p, &specs[i], (uint32_t)i, NO_NUMBER);
 	bool taken = false;
 
 	p->at[i] = (int32_t)n;
@@ -240,7 +354,8 @@ static void plan_build(struct plan *p, const bool *included, size_t i)
 	if (specs[i].extra != EXTRA_NONE && !taken) {
 		uint32_t first = specs[i].extra == EXTRA_SHADOW_VIEWS ? FIRST_EXTRA_SHADOW_VIEW : 0;
 		for (uint32_t k = 0; k < p->extras[specs[i].extra]; k++)
-			plan_push(p, &extra_specs[specs[i].extra], first + k);
+			plan_push(p, &extra_specs[specs[i].extra], SPEC_COUNT + specs[i].extra,
+				  first + k);
 	}
 	p->nodes[n].end = p->count;
 	for (uint32_t c = n + 1; c < p->count; c = p->nodes[c].end) {
@@ -283,8 +398,18 @@ static bool plan_init(struct plan *p, uint64_t scopes, unsigned gpus, bool leave
 }
 
 /* ------------------------------------------------------------------------ */
-/* Writing frames                                                           */
+/* The generator and its clocks                                             */
 /* ------------------------------------------------------------------------ */
+
+#define MAX_SCALES 64
+#define MAX_FACTOR 100 /* --scale's; with --noise and --spikes a scope runs 600x at most */
+
+/* --scale PATTERN=FACTOR: the pattern points into argv. */
+struct scale_rule {
+	const char *pattern;
+	size_t pattern_len;
+	double factor;
+};
 
 struct options {
 	const char *output;
@@ -293,6 +418,10 @@ struct options {
 	uint64_t seed;
 	uint64_t gpus;
 	uint64_t chunk_kib;
+	struct scale_rule scales[MAX_SCALES];
+	size_t scale_count;
+	double noise_pct;
+	uint64_t spikes;
 	bool leaves;
 	bool unbalanced;
 	bool verbose;
@@ -311,8 +440,18 @@ struct gen {
 	const struct plan *plan;
 	uint64_t markers;
 	int64_t free_ns[QUEUE_COUNT]; /* when each queue finished its last work */
-	int64_t pass_begin[SPEC_COUNT];
-	int64_t pass_end[SPEC_COUNT];
+	double frame_scale;     /* --scale's factor for "Frame <number>" */
+	double spike;           /* how much longer all its work takes: 1, or 2 to 3 */
+	double overlay_scale;   /* --scale's factor for "Debug Overlay" */
+};
+
+/* Time laid out as without --scale, --noise and --spikes ("nominal"), and
+ * the time written: the stretch between two markers takes its innermost
+ * scope's factor times as long, so a scope's exclusive time grows by its
+ * factor and everything after it moves later. */
+struct warp {
+	int64_t nominal_ns;
+	int64_t real_ns;
 };
 
 /* One batch of work on a queue; times are CPU-clock nanoseconds. */
@@ -357,23 +496,121 @@ static uint64_t queue_ticks(unsigned queue, int64_t ns)
 	return bits >= 64 ? t : t & ((UINT64_C(1) << bits) - 1);
 }
 
+/* A scope's name as written: frame scopes and numbered extras get their
+ * number. Returns the spec's name or buf. */
+static const char *node_name(const struct plan_node *node, uint64_t frame, char *buf, size_t size)
+{
+	const struct spec *s = node->spec;
+
+	if (!(s->flags & (SPEC_FRAME | SPEC_NUMBERED)))
+		return s->name;
+	snprintf(buf, size, "%s %" PRIu64, s->name,
+		 s->flags & SPEC_FRAME ? frame : (uint64_t)node->number);
+	return buf;
+}
+
+/* ------------------------------------------------------------------------ */
+/* --scale, --noise and --spikes                                            */
+/* ------------------------------------------------------------------------ */
+
+/* Seeds of their own, so that the draws of the frame's other jitter do not
+ * move when these options change. */
+#define NOISE_SALT UINT64_C(0x6e6f697365000000)
+#define SPIKE_SALT UINT64_C(0x7370696b65000000)
+/* The --noise key of the scope that --unbalanced leaves open. */
+#define OVERLAY_KEY ((uint64_t)(SPEC_COUNT + 3) << 32 | NO_NUMBER)
+
+/* ns times factor, rounded; exactly ns when the factor is 1, so that the
+ * default options write what they always wrote. */
+static int64_t stretch(int64_t ns, double factor)
+{
+	return factor == 1.0 ? ns : (int64_t)((double)ns * factor + 0.5);
+}
+
+/* The written time of nominal_ns, not before the last one asked for;
+ * `factor` is that of the innermost scope open since then. */
+static int64_t warp_to(struct warp *w, int64_t nominal_ns, double factor)
+{
+	w->real_ns += stretch(nominal_ns - w->nominal_ns, factor);
+	w->nominal_ns = nominal_ns;
+	return w->real_ns;
+}
+
+/* --scale's factor for a name: the last rule that matches it, or 1. */
+static double scale_of(const struct options *opt, const char *name)
+{
+	for (size_t i = opt->scale_count; i-- > 0;)
+		if (wildcard_match(opt->scales[i].pattern, opt->scales[i].pattern_len, name))
+			return opt->scales[i].factor;
+	return 1.0;
+}
+
+/* Matched once per plan: the names of all but frame scopes are the same
+ * in every frame. */
+static void plan_scale(struct plan *p, const struct options *opt)
+{
+	char buf[64];
+
+	for (uint32_t n = 0; n < p->count; n++)
+		if (!(p->nodes[n].spec->flags & SPEC_FRAME))
+			p->nodes[n].scale = scale_of(opt, node_name(&p->nodes[n], 0, buf, sizeof(buf)));
+}
+
+/*
+ * The factor by which frame f's work takes longer: 2 to 3 (uniform) in a
+ * spike frame, else 1. The capture is cut into --spikes equal stretches of
+ * frames, and one frame of each, drawn from the seed, is a spike.
+ */
+static double spike_factor(const struct options *opt, uint64_t f)
+{
+	uint64_t n = opt->spikes, frames = opt->frames;
+
+	if (n == 0)
+		return 1.0;
+	/* Stretch k holds frames k * frames / n up to (k + 1) * frames / n;
+	 * n <= frames, so none is empty, and both products fit. */
+	uint64_t k = ((f + 1) * n - 1) / frames;
+	uint64_t first = k * frames / n, size = (k + 1) * frames / n - first;
+	if (f != first + hash3(opt->seed ^ SPIKE_SALT, k, 0) % size)
+		return 1.0;
+	return 2.0 + unit(hash3(opt->seed ^ SPIKE_SALT, f, 1));
+}
+
+/* How many times its nominal length a scope's own time takes in the frame
+ * being written: its --scale factor, the spike's, and --noise's draw,
+ * uniform in +-PCT percent, hashed from (seed, frame, key). */
+static double scope_factor(const struct gen *g, uint64_t key, double scale)
+{
+	double f = scale * g->spike;
+
+	if (g->opt->noise_pct > 0) {
+		double u = unit(hash3(g->opt->seed ^ NOISE_SALT, g->frame, key));
+		f *= 1.0 + g->opt->noise_pct / 100.0 * (2.0 * u - 1.0);
+	}
+	return f;
+}
+
+static double node_factor(const struct gen *g, const struct plan_node *node)
+{
+	return scope_factor(g, node->key,
+			    node->spec->flags & SPEC_FRAME ? g->frame_scale : node->scale);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Writing frames                                                           */
+/* ------------------------------------------------------------------------ */
+
 static enum crumbs_result open_node(struct gen *g, const struct plan_node *node, unsigned queue,
 				    int64_t ns)
 {
-	const struct spec *s = node->spec;
-	const char *name = s->name;
 	char buf[64];
+	const char *name = node_name(node, g->frame, buf, sizeof(buf));
 
-	if (s->flags & (SPEC_FRAME | SPEC_NUMBERED)) {
-		snprintf(buf, sizeof(buf), "%s %" PRIu64, s->name,
-			 s->flags & SPEC_FRAME ? g->frame : (uint64_t)node->number);
-		name = buf;
-	}
 	g->markers++;
-	if (s->flags & SPEC_RENDER_PASS)
+	if (node->spec->flags & SPEC_RENDER_PASS)
 		return crumbs_writer_event_begin(g->w, CRUMBS_EVENT_RENDER_PASS, name,
 						 queue_ticks(queue, ns));
-	return crumbs_writer_scope_begin(g->w, name, s->level, queue_ticks(queue, ns));
+	return crumbs_writer_scope_begin(g->w, name, node->spec->level, queue_ticks(queue, ns));
 }
 
 static enum crumbs_result close_node(struct gen *g, unsigned queue, int64_t ns)
@@ -446,19 +683,24 @@ static enum crumbs_result write_leaf(struct gen *g, unsigned queue, enum leaf_st
 	return crumbs_writer_leaf(g->w, &leaf);
 }
 
-/* A node and its subtree in [begin_ns, end_ns]: children share the time
- * by weight, each a few percent short of its slot, so that the parent
- * keeps some exclusive time and the split changes from frame to frame. */
+/*
+ * A node and its subtree in nominal [begin_ns, end_ns]: children share the
+ * time by weight, each a few percent short of its slot, so that the parent
+ * keeps some exclusive time and the split changes from frame to frame.
+ * Written through the warp; `outer` is the factor of the scope around it.
+ */
 static enum crumbs_result write_tree(struct gen *g, const struct plan *p, uint32_t n,
-				     unsigned queue, int64_t begin_ns, int64_t end_ns)
+				     unsigned queue, int64_t begin_ns, int64_t end_ns,
+				     struct warp *w, double outer)
 {
 	const struct plan_node *node = &p->nodes[n];
 	int64_t pad = (end_ns - begin_ns) / 16 < US ? (end_ns - begin_ns) / 16 : US;
 	int64_t inner_begin = begin_ns + pad;
 	double len = (double)(end_ns - pad - inner_begin);
+	double factor = node_factor(g, node);
 	enum crumbs_result r;
 
-	if ((r = open_node(g, node, queue, begin_ns)) != CRUMBS_OK)
+	if ((r = open_node(g, node, queue, warp_to(w, begin_ns, outer))) != CRUMBS_OK)
 		return r;
 	for (uint32_t c = n + 1; c < node->end; c = p->nodes[c].end) {
 		const struct plan_node *child = &p->nodes[c];
@@ -469,7 +711,8 @@ static enum crumbs_result write_tree(struct gen *g, const struct plan *p, uint32
 		double shrink = 0.02 + 0.04 * unit(hash3(p->seed, g->frame, c));
 		int64_t child_begin = slot_begin + (int64_t)(slot * 0.02);
 		int64_t child_end = max64(child_begin, slot_end - (int64_t)(slot * shrink));
-		if ((r = write_tree(g, p, c, queue, child_begin, child_end)) != CRUMBS_OK)
+		r = write_tree(g, p, c, queue, child_begin, child_end, w, factor);
+		if (r != CRUMBS_OK)
 			return r;
 	}
 	if (node->end == n + 1 && g->opt->leaves && node->spec->leaf != LEAF_NONE) {
@@ -482,46 +725,23 @@ static enum crumbs_result write_tree(struct gen *g, const struct plan *p, uint32
 			at += weights[k];
 			int64_t e = inner_begin + (int64_t)(len * at / total);
 			int64_t gap = (e - b) / 10;
+			int64_t leaf_begin = warp_to(w, b + gap, factor);
 			r = write_leaf(g, queue, node->spec->leaf, hash3(p->seed, n, k), node->spec->name,
-				       b + gap, e - gap / 2);
+				       leaf_begin, warp_to(w, e - gap / 2, factor));
 			if (r != CRUMBS_OK)
 				return r;
 		}
 	}
-	return close_node(g, queue, end_ns);
-}
-
-/*
- * Lays out the passes of one submission from start_ns, each after the one
- * before and, when it depends on another queue's work, not before dep_ns.
- * Returns the end of the last pass (start_ns when it has none).
- */
-static int64_t lay_passes(struct gen *g, unsigned queue, unsigned index, int64_t start_ns,
-			  int64_t dep_ns, double load)
-{
-	int64_t t = start_ns, last = start_ns;
-
-	for (size_t i = 0; i < SPEC_COUNT; i++) {
-		const struct spec *s = &specs[i];
-		if (s->queue != queue || s->submission != index || !(s->flags & SPEC_PASS))
-			continue;
-		double u = unit(hash3(g->opt->seed, g->frame, i));
-		double scale = s->flags & SPEC_STREAMING ? 0.4 + 1.6 * u : 0.97 + 0.06 * u;
-		if (s->flags & SPEC_AFTER_DEP)
-			t = max64(t, dep_ns);
-		g->pass_begin[i] = t;
-		g->pass_end[i] = t + (int64_t)(s->ms * (double)MS * load * scale);
-		last = g->pass_end[i];
-		t = last + 3 * US;
-	}
-	return last;
+	return close_node(g, queue, warp_to(w, end_ns, factor));
 }
 
 /*
  * Places a submission and writes it. It starts once the CPU has submitted
- * it, the queue is free and what it waits on is done, and ends a little
- * after its last pass. The queue's frame scope opens in its first
- * submission and closes in its last.
+ * it, the queue is free and what it waits on is done; its passes follow
+ * each other, and one that needs another queue's results waits for
+ * dep_ns; it ends a little after its last pass. The queue's frame scope
+ * opens in its first submission and closes in its last; the time between
+ * passes is the frame scope's while it is open.
  */
 static enum crumbs_result submit(struct gen *g, struct submission *s)
 {
@@ -533,10 +753,10 @@ static enum crumbs_result submit(struct gen *g, struct submission *s)
 	enum crumbs_result r;
 
 	s->begin_ns = max64(max64(s->cpu_ns + launch, g->free_ns[s->queue] + 2 * US), s->ready_ns);
-	s->content_end_ns = lay_passes(g, s->queue, s->index, s->begin_ns + 3 * US, s->dep_ns,
-				       s->load);
-	s->end_ns = s->content_end_ns + (overlay ? 64 : 4) * US;
-	g->free_ns[s->queue] = s->end_ns;
+	for (size_t i = 0; i < SPEC_COUNT; i++)
+		if (specs[i].queue == s->queue && (specs[i].flags & SPEC_FRAME))
+			frame = p->at[i];
+	double between = frame >= 0 ? node_factor(g, &p->nodes[frame]) : 1.0;
 
 	const struct crumbs_submit_desc desc = {
 		.queue = s->queue,
@@ -547,41 +767,65 @@ static enum crumbs_result submit(struct gen *g, struct submission *s)
 		.signals = s->signals,
 		.signal_count = s->signal_count,
 	};
-	for (size_t i = 0; i < SPEC_COUNT; i++)
-		if (specs[i].queue == s->queue && (specs[i].flags & SPEC_FRAME))
-			frame = p->at[i];
 	if ((r = crumbs_writer_submit_begin(g->w, &desc)) != CRUMBS_OK)
 		return r;
 	/* The end of a scope whose begin the program lost (--unbalanced). */
 	if (g->unbalanced && s->queue == COMP0 &&
 	    (r = close_node(g, s->queue, s->begin_ns)) != CRUMBS_OK)
 		return r;
-	if (frame >= 0 && s->index == 0 &&
-	    (r = open_node(g, &p->nodes[frame], s->queue, s->begin_ns + US)) != CRUMBS_OK)
-		return r;
-	for (size_t i = 0; i < SPEC_COUNT; i++) {
-		if (specs[i].queue != s->queue || specs[i].submission != s->index ||
-		    !(specs[i].flags & SPEC_PASS) || p->at[i] < 0)
-			continue;
-		r = write_tree(g, p, (uint32_t)p->at[i], s->queue, g->pass_begin[i], g->pass_end[i]);
-		if (r != CRUMBS_OK)
+	int64_t t = s->begin_ns + stretch(3 * US, between);
+	if (frame >= 0 && s->index == 0) {
+		if ((r = open_node(g, &p->nodes[frame], s->queue, s->begin_ns + US)) != CRUMBS_OK)
 			return r;
+		t = s->begin_ns + US + stretch(2 * US, between);
 	}
-	int64_t t = s->content_end_ns + US;
-	if (last && frame >= 0 && (r = close_node(g, s->queue, t)) != CRUMBS_OK)
-		return r;
+	s->content_end_ns = t;
+	for (size_t i = 0; i < SPEC_COUNT; i++) {
+		const struct spec *pass = &specs[i];
+		if (pass->queue != s->queue || pass->submission != s->index ||
+		    !(pass->flags & SPEC_PASS))
+			continue;
+		double u = unit(hash3(g->opt->seed, g->frame, i));
+		double scale = pass->flags & SPEC_STREAMING ? 0.4 + 1.6 * u : 0.97 + 0.06 * u;
+		int64_t nominal_ns = (int64_t)(pass->ms * (double)MS * s->load * scale);
+		if (pass->flags & SPEC_AFTER_DEP)
+			t = max64(t, s->dep_ns);
+		/* A pass that is not recorded takes its time all the same. */
+		struct warp w = { t, t };
+		if (p->at[i] < 0)
+			warp_to(&w, t + nominal_ns, between);
+		else if ((r = write_tree(g, p, (uint32_t)p->at[i], s->queue, t, t + nominal_ns, &w,
+					 between)) != CRUMBS_OK)
+			return r;
+		s->content_end_ns = w.real_ns;
+		t = w.real_ns + stretch(3 * US, between);
+	}
+
+	if (frame >= 0 && !last) {
+		s->end_ns = s->content_end_ns + stretch(4 * US, between);
+	} else {
+		t = s->content_end_ns + (frame >= 0 ? stretch(US, between) : US);
+		if (frame >= 0 && (r = close_node(g, s->queue, t)) != CRUMBS_OK)
+			return r;
+		s->end_ns = t + 3 * US;
+	}
 	if (overlay) {
 		/* A scope the program forgets to end; the analyzer closes it
 		 * at the frame's end. */
+		double factor = scope_factor(g, OVERLAY_KEY, g->overlay_scale);
+		int64_t open_ns = t + 2 * US;
 		g->markers++;
 		if ((r = crumbs_writer_scope_begin(g->w, "Debug Overlay", 1,
-						   queue_ticks(s->queue, t + 2 * US))) != CRUMBS_OK)
+						   queue_ticks(s->queue, open_ns))) != CRUMBS_OK)
 			return r;
 		if (g->opt->leaves &&
-		    (r = write_leaf(g, s->queue, LEAF_FULLSCREEN, 0, "Debug Overlay", t + 10 * US,
-				 t + 50 * US)) != CRUMBS_OK)
+		    (r = write_leaf(g, s->queue, LEAF_FULLSCREEN, 0, "Debug Overlay",
+				    open_ns + stretch(8 * US, factor),
+				    open_ns + stretch(48 * US, factor))) != CRUMBS_OK)
 			return r;
+		s->end_ns = open_ns + stretch(61 * US, factor);
 	}
+	g->free_ns[s->queue] = s->end_ns;
 	return crumbs_writer_submit_end(g->w, queue_ticks(s->queue, s->end_ns));
 }
 
@@ -596,6 +840,12 @@ static enum crumbs_result write_frame(struct gen *g, uint64_t f)
 	g->unbalanced = opt->unbalanced && f % 3 == 2 && opt->markers >= 4;
 	g->plan = &g->plans[g->unbalanced];
 	g->markers = 0;
+	g->spike = spike_factor(opt, f);
+	if (opt->scale_count > 0) {
+		char name[64];
+		snprintf(name, sizeof(name), "Frame %" PRIu64, f);
+		g->frame_scale = scale_of(opt, name);
+	}
 	int64_t t0 = CPU_START_NS + (int64_t)f * FRAME_NS + (int64_t)(40.0 * US * rng_unit(&g->rng));
 	/* The scene's cost wanders slowly (a triangle wave over 8 s) plus
 	 * a little noise per frame: GPU 0's graphics work runs 9 to 14 ms. */
@@ -729,7 +979,13 @@ static enum crumbs_result write_setup(struct gen *g)
 /* The command line                                                         */
 /* ------------------------------------------------------------------------ */
 
-enum option_kind { OPT_STRING, OPT_NUMBER, OPT_SWITCH };
+enum option_kind {
+	OPT_STRING,
+	OPT_NUMBER,  /* an integer from min to max */
+	OPT_DECIMAL, /* a decimal like 2.5, from min to max */
+	OPT_SCALE,   /* PATTERN=FACTOR, repeatable */
+	OPT_SWITCH
+};
 
 struct option_spec {
 	const char *name;
@@ -753,8 +1009,9 @@ static const struct option_spec option_specs[] = {
 	  "and queues (default 120); an odd M is rounded\n"
 	  "up to even" },
 	{ "seed", 0, OPT_NUMBER, "S", FIELD(seed), 0, UINT64_MAX,
-	  "seed of the timing jitter (default 1); the same\n"
-	  "options write the same bytes" },
+	  "seed of the timing jitter, --noise and --spikes\n"
+	  "(default 1); the same options write the same\n"
+	  "bytes" },
 	{ "gpus", 0, OPT_NUMBER, "1|2", FIELD(gpus), 1, 2,
 	  "GPUs to simulate (default 2)" },
 	{ "leaves", 0, OPT_SWITCH, NULL, FIELD(leaves), 0, 0,
@@ -765,6 +1022,22 @@ static const struct option_spec option_specs[] = {
 	  "every third frame, leave a scope open at the\n"
 	  "frame's end and end one that never began\n"
 	  "(when M is at least 4)" },
+	{ "scale", 0, OPT_SCALE, "PATTERN=FACTOR", FIELD(scales), 0, MAX_FACTOR,
+	  "multiply by FACTOR (a decimal above 0, at most\n"
+	  "100) the own GPU time of the scopes whose name\n"
+	  "matches PATTERN (*, ?, [...], as in crumbs\n"
+	  "report --root): their parents grow and the work\n"
+	  "after them moves later; repeatable, the last\n"
+	  "PATTERN that matches a scope decides" },
+	{ "noise", 0, OPT_DECIMAL, "PCT", FIELD(noise_pct), 0, 100,
+	  "vary each scope's own time in each frame by a\n"
+	  "factor drawn uniformly from 1 - PCT/100 to\n"
+	  "1 + PCT/100 (PCT from 0 to 100, default 0)" },
+	{ "spikes", 0, OPT_NUMBER, "N", FIELD(spikes), 0, MAX_FRAMES,
+	  "make N frames spikes, in which all GPU work\n"
+	  "takes 2x to 3x as long (uniform): one frame\n"
+	  "drawn from the seed in each of N equal stretches\n"
+	  "of the capture (default 0, at most --frames)" },
 	{ "chunk-kib", 0, OPT_NUMBER, "K", FIELD(chunk_kib), 1, MAX_CHUNK_KIB,
 	  "compress records K KiB at a time (default:\n"
 	  "the writer's, 1024)" },
@@ -814,6 +1087,23 @@ static void print_help(void)
 	}
 }
 
+/* A decimal like 2, 2.5 or .5 (no sign, exponent or spaces) in *x. */
+static bool parse_decimal(const char *s, double *x)
+{
+	size_t digits = strspn(s, "0123456789");
+	const char *rest = s + digits;
+
+	if (*rest == '.') {
+		size_t more = strspn(rest + 1, "0123456789");
+		digits += more;
+		rest += 1 + more;
+	}
+	if (digits == 0 || *rest != '\0')
+		return false;
+	*x = strtod(s, NULL);
+	return true;
+}
+
 static int set_option(struct options *opt, const struct option_spec *o, const char *shown,
 		      const char *value)
 {
@@ -821,6 +1111,29 @@ static int set_option(struct options *opt, const struct option_spec *o, const ch
 
 	if (o->kind == OPT_STRING) {
 		*(const char **)field = value;
+		return 0;
+	}
+	if (o->kind == OPT_SCALE) {
+		/* The last '=', so that a pattern may hold one. */
+		const char *eq = strrchr(value, '=');
+		double factor;
+		if (!eq || eq == value || eq[1] == '\0')
+			return usage_error("option '%s' needs PATTERN=FACTOR, got '%s'", shown, value);
+		if (!parse_decimal(eq + 1, &factor) || factor <= 0 || factor > (double)o->max)
+			return usage_error("option '%s': in '%s', '%s' is not a number above 0 and at "
+					   "most %" PRIu64, shown, value, eq + 1, o->max);
+		if (opt->scale_count == MAX_SCALES)
+			return usage_error("option '%s' given more than %d times", shown, MAX_SCALES);
+		opt->scales[opt->scale_count++] =
+			(struct scale_rule){ value, (size_t)(eq - value), factor };
+		return 0;
+	}
+	if (o->kind == OPT_DECIMAL) {
+		double x;
+		if (!parse_decimal(value, &x) || x < (double)o->min || x > (double)o->max)
+			return usage_error("option '%s': '%s' is not a number from %" PRIu64
+					   " to %" PRIu64, shown, value, o->min, o->max);
+		*(double *)field = x;
 		return 0;
 	}
 	char *end;
@@ -906,6 +1219,9 @@ int main(int argc, char **argv)
 	}
 	if (!opt.output)
 		return usage_error("no output file (give -o FILE)");
+	if (opt.spikes > opt.frames)
+		return usage_error("option '--spikes': %" PRIu64 " is more than the %" PRIu64
+				   " frames written (raise --frames)", opt.spikes, opt.frames);
 	opt.markers += opt.markers % 2;
 	g.queue_count = opt.gpus == 2 ? QUEUE_COUNT : GFX1;
 
@@ -915,6 +1231,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "crumbs-gen: out of memory\n");
 		goto out;
 	}
+	plan_scale(&g.plans[0], &opt);
+	plan_scale(&g.plans[1], &opt);
+	g.frame_scale = 1.0;
+	g.overlay_scale = scale_of(&opt, "Debug Overlay");
 
 	const struct crumbs_writer_desc desc = {
 		.path = opt.output,
