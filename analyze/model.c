@@ -375,7 +375,7 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 
 	/* One fit per GPU, from the setup samples and the frame's own. */
 	const struct raw_calibration *frame_samples = raw->calibrations;
-	struct raw_calibration *samples = arena_alloc(arena, sizeof(*samples) *
+	struct raw_calibration *samples = arena_alloc_uninit(arena, sizeof(*samples) *
 		(ctx->setup_sample_count + raw->calibration_count + 1));
 	if (!samples)
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
@@ -463,7 +463,7 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 
 	/* Every signal whose time is known, sorted for the waits. */
 	size_t signal_cap = raw->host_signal_count + raw->op_count + 1;
-	struct signal *signals = arena_alloc(arena, sizeof(*signals) * signal_cap);
+	struct signal *signals = arena_alloc_uninit(arena, sizeof(*signals) * signal_cap);
 	size_t signal_count = 0;
 	if (!signals)
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
@@ -488,9 +488,10 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 	}
 
 	f->timestamps = timestamps;
-	/* Busy intervals: at most one per timestamp. */
+	/* Busy intervals: at most one per timestamp. Not zeroed: only those
+	 * written are read, and there is one slot per timestamp. */
 	w.interval_cap = timestamps + raw->submit_count + 1;
-	w.intervals = arena_alloc(arena, sizeof(*w.intervals) * w.interval_cap);
+	w.intervals = arena_alloc_uninit(arena, sizeof(*w.intervals) * w.interval_cap);
 	if (!w.intervals)
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
 

@@ -129,7 +129,7 @@ static bool get_u32(struct cursor *k, uint32_t *v, uint64_t max, const char *wha
 
 /* A reference to one of `count` things defined earlier (strings, GPUs,
  * queues). */
-static bool get_index(struct cursor *k, uint32_t *v, size_t count, const char *what)
+static inline bool get_index(struct cursor *k, uint32_t *v, size_t count, const char *what)
 {
 	uint64_t x;
 	if (!get_varint(k, &x))
@@ -163,18 +163,17 @@ static bool get_cpu(struct cursor *k, uint64_t *cursor, int64_t *out)
 	return true;
 }
 
-static bool get_ticks(struct cursor *k, uint64_t *base, unsigned bits, uint64_t *out)
+/* Called once per timestamp: inline, and the range checked on the zigzag
+ * form, which is below 2^B exactly when the B-bit difference is in range. */
+static inline bool get_ticks(struct cursor *k, uint64_t *base, unsigned bits, uint64_t *out)
 {
-	int64_t d;
-	if (!get_svarint(k, &d))
+	uint64_t z;
+	if (!get_varint(k, &z))
 		return false;
-	if (bits < 64) {
-		int64_t lim = (int64_t)1 << (bits - 1);
-		if (d < -lim || d >= lim)
-			return cur_fail(k, "timestamp difference beyond the valid bits");
-	}
+	if (bits < 64 && z >> bits)
+		return cur_fail(k, "timestamp difference beyond the valid bits");
 	uint64_t mask = bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
-	*base = (*base + (uint64_t)d) & mask;
+	*base = (*base + ((z >> 1) ^ (0 - (z & 1)))) & mask;
 	*out = *base;
 	return true;
 }
