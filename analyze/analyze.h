@@ -272,4 +272,154 @@ struct compare_result {
 enum compare_verdict compare_verdict(const struct compare_rule *rule, const struct compare_side *base,
 				     const struct compare_side *cand, struct compare_result *out);
 
+/* ------------------------------------------------------------------------ */
+/* Statistics over frames                                                   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Statistics over the frames of a run, fed one frame at a time. Each row
+ * is one series of times keyed by (kind, GPU, queue, path):
+ *   STATS_GPU    a GPU's frame time, in the frames where the GPU did work;
+ *   STATS_BUSY, STATS_WAIT, STATS_IDLE
+ *                a queue's busy, wait and idle time, in the frames where it
+ *                had a submission and records timestamps;
+ *   STATS_SCOPE  a scope path: the names from below the queue root down.
+ *                Its inclusive and exclusive times and its calls; two
+ *                scopes of one path in one frame are summed for that frame
+ *                and both count as calls. Leaf events are not rows: their
+ *                time stays with their scope (as `report --no-leaf`).
+ * In a scope directly below the queue root, a run of digits equal to the
+ * frame's number is replaced by '#', so the per-frame "Frame 120" of many
+ * engines is one row "Frame #".
+ *
+ * Per-frame values are kept in frame order as uint32 nanoseconds: a time
+ * of 4.29 s (STATS_NS_MAX) or more is stored, and counted, as
+ * STATS_NS_MAX; a frame where the row does not appear is STATS_ABSENT.
+ * Memory is 4 bytes per row per frame from the row's first frame on (8
+ * for a scope), plus the rows.
+ *
+ * Percentiles are exact, by the nearest-rank method: the p-th percentile
+ * of n sorted values is the value at rank ceil(p/100 * n), 1-based (rank 1
+ * for p = 0). The standard deviation is the population's (divided by n;
+ * multiply its square by n/(n-1) for the sample variance).
+ */
+typedef struct stats stats;
+
+enum stats_kind { STATS_GPU, STATS_BUSY, STATS_WAIT, STATS_IDLE, STATS_SCOPE };
+
+#define STATS_NS_MAX (UINT32_MAX - 1)
+#define STATS_ABSENT UINT32_MAX
+#define STATS_NONE UINT32_MAX /* no such row */
+
+/* One series over the frames where it has a value. */
+struct stats_summary {
+	uint64_t frames;     /* frames with a value; 0: the rest is 0 */
+	double mean_ns;
+	double stddev_ns;    /* population */
+	uint32_t min_ns;
+	uint32_t median_ns;  /* p50 */
+	uint32_t p90_ns;
+	uint32_t p95_ns;
+	uint32_t p99_ns;
+	uint32_t max_ns;
+	uint64_t min_frame;  /* number of the first frame with the minimum */
+	uint64_t max_frame;  /* of the first with the maximum: the high-water mark */
+};
+
+/* Frames whose value is above a threshold, for GPU rows. */
+struct stats_spikes {
+	uint32_t threshold_ns;
+	uint64_t count;
+	uint64_t longest_run;        /* consecutive frames of the capture (in
+				      * the frames fed), all spikes */
+	uint64_t longest_run_first;  /* number of the first frame of that run */
+};
+
+struct stats_row {
+	enum stats_kind kind;
+	uint32_t gpu;
+	uint32_t queue;         /* index into capture_meta.queues; STATS_NONE for GPU rows */
+	/* The tree, in order of first appearance: a scope's parent is the
+	 * scope above it, or its queue's STATS_BUSY row at depth 1; queue
+	 * rows' parent is their GPU's row, created with them. */
+	uint32_t parent;        /* row index; STATS_NONE for GPU rows */
+	uint32_t first_child;   /* STATS_NONE when none */
+	uint32_t next_sibling;  /* STATS_NONE when none */
+	uint32_t depth;         /* scopes: 1 below the queue root; else 0 */
+	const char *name;       /* NUL-terminated UTF-8: the scope's name,
+				 * "GPU 0", or the queue's name */
+	size_t name_len;
+	/* "GPU 0", "GPU 0 / Graphics 0" (for its busy, wait and idle rows),
+	 * "GPU 0 / Graphics 0 / Frame # / Post Processing": names joined by
+	 * " / ". NUL-terminated. */
+	const char *path;
+	uint64_t calls;         /* scopes: over every frame; else frames */
+	struct stats_summary time;      /* the series: inclusive for scopes */
+	struct stats_summary exclusive; /* scopes only */
+	double share_pct;       /* scopes: mean inclusive over the queue's
+				 * mean busy + wait, in percent; else 0 */
+	struct stats_spikes spikes;     /* GPU rows only */
+};
+
+/* How stats_finish finds spikes: above threshold_ns when it is not 0,
+ * else above median_factor times the median. */
+struct stats_spike_rule {
+	uint32_t threshold_ns;
+	double median_factor;  /* 0: 1.5 */
+};
+
+/* An empty set of statistics, or NULL when out of memory. Free it with
+ * stats_free(); NULL is a no-op there. */
+stats *stats_create(void);
+void stats_free(stats *s);
+
+/*
+ * Adds a frame (frames are taken in the order given, which is the order
+ * `consecutive` refers to). Rows appear as their keys first do; a row
+ * records every frame before its first as absent. Returns CRUMBS_OK, or
+ * CRUMBS_ERROR_OUT_OF_MEMORY (the statistics are then unusable), or
+ * CRUMBS_ERROR_LIMIT past 2^32 - 2 frames or rows.
+ */
+enum crumbs_result stats_add_frame(stats *s, const struct capture_meta *meta,
+				   const struct frame *f);
+
+/* Computes every row's summary, spikes and share. Call once after the
+ * last frame. CRUMBS_OK or CRUMBS_ERROR_OUT_OF_MEMORY. */
+enum crumbs_result stats_finish(stats *s, const struct stats_spike_rule *rule);
+
+/* The frames added, and the number of the i-th. */
+size_t stats_frame_count(const stats *s);
+uint64_t stats_frame_number(const stats *s, size_t i);
+
+/* The rows, in order of creation (a parent before its children); valid
+ * until the next stats_add_frame or stats_free. */
+size_t stats_row_count(const stats *s);
+const struct stats_row *stats_row(const stats *s, size_t i);
+
+/* The index of GPU g's row, or STATS_NONE. */
+uint32_t stats_gpu_row(const stats *s, uint32_t gpu);
+
+/*
+ * The value of row `row` in the i-th frame added: its time (inclusive for
+ * a scope) or, with `exclusive`, a scope's exclusive time; STATS_ABSENT
+ * where it did not appear. In frame order.
+ */
+uint32_t stats_value(const stats *s, size_t row, size_t i, bool exclusive);
+
+/*
+ * The values of row `row` in the frames where it appears (inclusive time,
+ * or with `exclusive` a scope's exclusive time) into out, which has room
+ * for stats_row(s, row)->time.frames values: in frame order, or with
+ * `sorted` ascending (as compare_side.values wants them). Returns how
+ * many.
+ */
+size_t stats_row_values(const stats *s, size_t row, bool exclusive, bool sorted, int64_t *out);
+
+/* The row of that kind and full path (as stats_row.path), or STATS_NONE.
+ * For comparing two runs row by row. */
+uint32_t stats_find(const stats *s, enum stats_kind kind, const char *path);
+
+/* The nearest-rank percentile p (0 to 100) of n values sorted ascending. */
+uint32_t stats_percentile(const uint32_t *sorted, size_t n, unsigned p);
+
 #endif

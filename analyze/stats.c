@@ -1,0 +1,795 @@
+/*
+ * stats.c: statistics over the frames of a run. Each frame's model adds one
+ * value to each row it has (a GPU's frame time, a queue's busy, wait and
+ * idle, a scope path's inclusive and exclusive time); at the end every row
+ * gets its mean, percentiles, extremes, spread, spikes and share.
+ */
+#include "analyze_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Values are kept in chunks of up to CHUNK, so a long run never needs one
+ * huge block, nor the copy of one; a chunk starts small and doubles, so a
+ * row seen in few frames costs little. */
+#define CHUNK_SHIFT 12
+#define CHUNK (1u << CHUNK_SHIFT)
+#define CHUNK_FIRST 64u
+
+struct series {
+	uint32_t *tail;      /* the last chunk */
+	uint32_t **chunks;
+	uint32_t chunk_count;
+	uint32_t chunk_cap;  /* of chunks[] */
+	uint32_t last_cap;   /* values the last chunk has room for */
+};
+
+/* What a row holds besides its public part: its values from frame index
+ * `first` on, `len` of them. */
+struct row_store {
+	uint32_t first;
+	uint32_t len;
+	bool scope;          /* kind == STATS_SCOPE: it has exclusive values */
+	uint64_t calls;
+	struct series time;
+	struct series exclusive;
+};
+
+/* The rows of a queue's scopes in the last frame's preorder: a run's
+ * frames mostly repeat their tree, so the k-th scope is most often the
+ * row of the last frame's k-th, found without hashing its path. */
+struct guess {
+	uint32_t *rows;
+	uint32_t len;
+	uint32_t cap;
+};
+
+struct stats {
+	struct arena arena;        /* names and paths */
+	struct stats_row *rows;
+	struct row_store *store;
+	size_t row_count;
+	size_t row_cap;
+	uint32_t *gpu_rows;        /* by GPU number */
+	uint32_t gpu_row_count;
+	uint32_t *queue_rows;      /* by queue index: its STATS_BUSY row;
+				    * STATS_WAIT and STATS_IDLE follow it */
+	uint32_t queue_row_count;
+	uint32_t *slots;           /* scope rows by (parent, name) */
+	size_t slot_cap;           /* a power of two */
+	size_t scope_rows;
+	uint64_t *numbers;         /* of the frames added */
+	size_t frame_count;
+	size_t frame_cap;
+	struct guess *guesses;     /* by queue index */
+	uint32_t guess_count;
+	uint32_t *parents;         /* the walk: a row per depth */
+	size_t parent_cap;
+	char *name_buf;            /* a depth-1 name with its frame number replaced */
+	size_t name_buf_cap;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Series                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static bool series_set(struct series *se, uint32_t pos, uint32_t v)
+{
+	uint32_t c = pos >> CHUNK_SHIFT, o = pos & (CHUNK - 1);
+
+	if (c == se->chunk_count) {
+		if (c == se->chunk_cap) {
+			uint32_t cap = se->chunk_cap ? se->chunk_cap * 2 : 4;
+			uint32_t **d = realloc(se->chunks, cap * sizeof(*d));
+			if (!d)
+				return false;
+			se->chunks = d;
+			se->chunk_cap = cap;
+		}
+		if (!(se->chunks[c] = malloc(CHUNK_FIRST * sizeof(uint32_t))))
+			return false;
+		se->tail = se->chunks[c];
+		se->chunk_count++;
+		se->last_cap = CHUNK_FIRST;
+	} else if (o == se->last_cap) {
+		uint32_t cap = se->last_cap * 2;
+		uint32_t *d = realloc(se->chunks[c], cap * sizeof(*d));
+		if (!d)
+			return false;
+		se->chunks[c] = se->tail = d;
+		se->last_cap = cap;
+	}
+	se->chunks[c][o] = v;
+	return true;
+}
+
+/* series_set at the end of the last chunk, where it has room: the usual case. */
+static inline bool series_push(struct series *se, uint32_t pos, uint32_t v)
+{
+	uint32_t o = pos & (CHUNK - 1);
+	if (se->chunk_count && (pos >> CHUNK_SHIFT) == se->chunk_count - 1 && o < se->last_cap) {
+		se->tail[o] = v;
+		return true;
+	}
+	return series_set(se, pos, v);
+}
+
+static inline uint32_t series_get(const struct series *se, uint32_t pos)
+{
+	return se->chunks[pos >> CHUNK_SHIFT][pos & (CHUNK - 1)];
+}
+
+static inline uint32_t *series_at(struct series *se, uint32_t pos)
+{
+	return &se->chunks[pos >> CHUNK_SHIFT][pos & (CHUNK - 1)];
+}
+
+static void series_release(struct series *se)
+{
+	for (uint32_t i = 0; i < se->chunk_count; i++)
+		free(se->chunks[i]);
+	free(se->chunks);
+}
+
+/* Nanoseconds as stored: negative is 0, 4.29 s and more saturate. */
+static inline uint32_t clamp_ns(int64_t ns)
+{
+	if (ns <= 0)
+		return 0;
+	return ns >= (int64_t)STATS_NS_MAX ? STATS_NS_MAX : (uint32_t)ns;
+}
+
+static inline uint32_t add_ns(uint32_t a, uint32_t b)
+{
+	uint64_t sum = (uint64_t)a + b;
+	return sum >= STATS_NS_MAX ? STATS_NS_MAX : (uint32_t)sum;
+}
+
+/*
+ * Adds a value to row r for frame index fi: the row's first value in that
+ * frame is stored (after absent values for the frames it missed), a later
+ * one of the same frame is summed with it.
+ */
+static bool row_add(struct stats *s, uint32_t r, uint32_t fi, uint32_t time_ns,
+		    uint32_t exclusive_ns)
+{
+	struct row_store *st = &s->store[r];
+	bool scope = st->scope;
+
+	st->calls++;
+	if (st->len && st->first + st->len - 1 == fi) {
+		uint32_t *t = series_at(&st->time, st->len - 1);
+		*t = add_ns(*t, time_ns);
+		if (scope) {
+			uint32_t *e = series_at(&st->exclusive, st->len - 1);
+			*e = add_ns(*e, exclusive_ns);
+		}
+		return true;
+	}
+	if (st->len == 0)
+		st->first = fi;
+	for (; st->first + st->len < fi; st->len++)
+		if (!series_push(&st->time, st->len, STATS_ABSENT) ||
+		    (scope && !series_push(&st->exclusive, st->len, STATS_ABSENT)))
+			return false;
+	if (!series_push(&st->time, st->len, time_ns) ||
+	    (scope && !series_push(&st->exclusive, st->len, exclusive_ns)))
+		return false;
+	st->len++;
+	return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Rows                                                                     */
+/* ------------------------------------------------------------------------ */
+
+static uint32_t row_new(struct stats *s, enum stats_kind kind, uint32_t gpu, uint32_t queue,
+			uint32_t parent, uint32_t depth, const char *name, size_t name_len,
+			const char *parent_path)
+{
+	if (s->row_count >= STATS_NONE - 1)
+		return STATS_NONE;
+	if (s->row_count == s->row_cap) {
+		size_t cap = s->row_cap ? s->row_cap * 2 : 64;
+		struct stats_row *rows = realloc(s->rows, cap * sizeof(*rows));
+		if (!rows)
+			return STATS_NONE;
+		s->rows = rows;
+		struct row_store *store = realloc(s->store, cap * sizeof(*store));
+		if (!store)
+			return STATS_NONE;
+		s->store = store;
+		s->row_cap = cap;
+	}
+	const char *n = arena_copy_string(&s->arena, (const unsigned char *)name, name_len);
+	size_t plen = parent_path ? strlen(parent_path) + 3 : 0;
+	char *path = arena_alloc_uninit(&s->arena, plen + name_len + 1);
+	if (!n || !path)
+		return STATS_NONE;
+	if (parent_path) {
+		memcpy(path, parent_path, plen - 3);
+		memcpy(path + plen - 3, " / ", 3);
+	}
+	memcpy(path + plen, name, name_len);
+	path[plen + name_len] = '\0';
+
+	uint32_t r = (uint32_t)s->row_count++;
+	s->rows[r] = (struct stats_row){
+		.kind = kind, .gpu = gpu, .queue = queue, .parent = parent,
+		.first_child = STATS_NONE, .next_sibling = STATS_NONE, .depth = depth,
+		.name = n, .name_len = name_len, .path = path,
+	};
+	memset(&s->store[r], 0, sizeof(s->store[r]));
+	s->store[r].scope = kind == STATS_SCOPE;
+	/* Children in order of first appearance: append to the parent's
+	 * list. Rows are few next to frames, so walking it is cheap. */
+	if (parent != STATS_NONE) {
+		uint32_t *link = &s->rows[parent].first_child;
+		while (*link != STATS_NONE)
+			link = &s->rows[*link].next_sibling;
+		*link = r;
+	}
+	return r;
+}
+
+static bool grow_index(uint32_t **a, uint32_t *count, uint32_t need)
+{
+	if (need <= *count)
+		return true;
+	uint32_t *d = realloc(*a, need * sizeof(*d));
+	if (!d)
+		return false;
+	for (uint32_t i = *count; i < need; i++)
+		d[i] = STATS_NONE;
+	*a = d;
+	*count = need;
+	return true;
+}
+
+static uint32_t gpu_row(struct stats *s, uint32_t gpu)
+{
+	if (gpu >= 1u << 16 || !grow_index(&s->gpu_rows, &s->gpu_row_count, gpu + 1))
+		return STATS_NONE;
+	if (s->gpu_rows[gpu] == STATS_NONE) {
+		char name[32];
+		int n = snprintf(name, sizeof(name), "GPU %u", gpu);
+		s->gpu_rows[gpu] = row_new(s, STATS_GPU, gpu, STATS_NONE, STATS_NONE, 0, name,
+					   (size_t)n, NULL);
+	}
+	return s->gpu_rows[gpu];
+}
+
+/* The queue's STATS_BUSY row, its STATS_WAIT and STATS_IDLE after it. */
+static uint32_t queue_row(struct stats *s, const struct capture_meta *meta, uint32_t q)
+{
+	if (q >= meta->queue_count || !grow_index(&s->queue_rows, &s->queue_row_count, q + 1))
+		return STATS_NONE;
+	if (s->queue_rows[q] == STATS_NONE) {
+		const struct capture_queue *cq = &meta->queues[q];
+		uint32_t g = gpu_row(s, cq->gpu);
+		if (g == STATS_NONE)
+			return STATS_NONE;
+		size_t len = strnlen(cq->name, sizeof(cq->name));
+		uint32_t busy = row_new(s, STATS_BUSY, cq->gpu, q, g, 0, cq->name, len,
+					s->rows[g].path);
+		if (busy == STATS_NONE ||
+		    row_new(s, STATS_WAIT, cq->gpu, q, g, 0, cq->name, len, s->rows[g].path) == STATS_NONE ||
+		    row_new(s, STATS_IDLE, cq->gpu, q, g, 0, cq->name, len, s->rows[g].path) == STATS_NONE)
+			return STATS_NONE;
+		s->queue_rows[q] = busy;
+	}
+	return s->queue_rows[q];
+}
+
+static uint64_t name_hash(uint32_t parent, const char *name, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ ((uint64_t)parent * 0x9e3779b97f4a7c15ull);
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)name[i]) * 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
+
+static bool slots_grow(struct stats *s)
+{
+	size_t cap = s->slot_cap ? s->slot_cap * 2 : 256;
+	uint32_t *slots = malloc(cap * sizeof(*slots));
+	if (!slots)
+		return false;
+	for (size_t i = 0; i < cap; i++)
+		slots[i] = STATS_NONE;
+	for (size_t i = 0; i < s->slot_cap; i++) {
+		uint32_t r = s->slots[i];
+		if (r == STATS_NONE)
+			continue;
+		const struct stats_row *row = &s->rows[r];
+		size_t j = name_hash(row->parent, row->name, row->name_len) & (cap - 1);
+		while (slots[j] != STATS_NONE)
+			j = (j + 1) & (cap - 1);
+		slots[j] = r;
+	}
+	free(s->slots);
+	s->slots = slots;
+	s->slot_cap = cap;
+	return true;
+}
+
+/* The scope row of that name below `parent`, made when new. */
+static uint32_t scope_row(struct stats *s, uint32_t parent, const char *name, size_t len)
+{
+	if ((s->scope_rows + 1) * 2 > s->slot_cap && !slots_grow(s))
+		return STATS_NONE;
+	size_t mask = s->slot_cap - 1;
+	size_t j = name_hash(parent, name, len) & mask;
+	for (;; j = (j + 1) & mask) {
+		uint32_t r = s->slots[j];
+		if (r == STATS_NONE)
+			break;
+		const struct stats_row *row = &s->rows[r];
+		if (row->parent == parent && row->name_len == len && memcmp(row->name, name, len) == 0)
+			return r;
+	}
+	const struct stats_row *p = &s->rows[parent];
+	uint32_t depth = p->kind == STATS_SCOPE ? p->depth + 1 : 1;
+	uint32_t r = row_new(s, STATS_SCOPE, p->gpu, p->queue, parent, depth, name, len,
+			     p->path);
+	if (r == STATS_NONE)
+		return STATS_NONE;
+	s->slots[j] = r;
+	s->scope_rows++;
+	return r;
+}
+
+/*
+ * A depth-1 name with every run of digits equal to the frame's number
+ * replaced by '#': the number changes each frame, the scope does not.
+ * Returns the name itself when there is none.
+ */
+static const char *frame_name(struct stats *s, const char *name, size_t *len,
+			      const char *number, size_t number_len)
+{
+	size_t n = *len, out = 0;
+	bool found = false;
+
+	for (size_t i = 0; i < n; i++)
+		if (name[i] >= '0' && name[i] <= '9') {
+			size_t j = i;
+			while (j < n && name[j] >= '0' && name[j] <= '9')
+				j++;
+			if (j - i == number_len && memcmp(name + i, number, number_len) == 0)
+				found = true;
+			i = j;
+		}
+	if (!found)
+		return name;
+	if (s->name_buf_cap < n) {
+		char *d = realloc(s->name_buf, n);
+		if (!d)
+			return NULL;
+		s->name_buf = d;
+		s->name_buf_cap = n;
+	}
+	for (size_t i = 0; i < n;) {
+		if (name[i] >= '0' && name[i] <= '9') {
+			size_t j = i;
+			while (j < n && name[j] >= '0' && name[j] <= '9')
+				j++;
+			if (j - i == number_len && memcmp(name + i, number, number_len) == 0) {
+				s->name_buf[out++] = '#';
+			} else {
+				memcpy(s->name_buf + out, name + i, j - i);
+				out += j - i;
+			}
+			i = j;
+		} else {
+			s->name_buf[out++] = name[i++];
+		}
+	}
+	*len = out;
+	return s->name_buf;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Frames                                                                   */
+/* ------------------------------------------------------------------------ */
+
+stats *stats_create(void)
+{
+	return calloc(1, sizeof(struct stats));
+}
+
+void stats_free(stats *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->row_count; i++) {
+		series_release(&s->store[i].time);
+		series_release(&s->store[i].exclusive);
+	}
+	arena_release(&s->arena);
+	free(s->rows);
+	free(s->store);
+	free(s->gpu_rows);
+	free(s->queue_rows);
+	free(s->slots);
+	free(s->numbers);
+	for (uint32_t i = 0; i < s->guess_count; i++)
+		free(s->guesses[i].rows);
+	free(s->guesses);
+	free(s->parents);
+	free(s->name_buf);
+	free(s);
+}
+
+/*
+ * The scopes of one queue's tree, in preorder without recursion (a tree
+ * may be as deep as a capture's nesting). parents[d] is the row that a
+ * node at depth d + 1 belongs under: the queue's busy row for d = 0.
+ * A leaf event is no row; its exclusive time goes to the scope above it.
+ */
+static bool add_tree(struct stats *s, uint32_t fi, uint32_t busy, struct guess *guess,
+		     const struct node *root, const char *number, size_t number_len)
+{
+	uint32_t depth = 1, k = 0;
+	const struct node *n = root->child;
+
+	if (s->parent_cap == 0) {
+		if (!(s->parents = malloc(64 * sizeof(*s->parents))))
+			return false;
+		s->parent_cap = 64;
+	}
+	s->parents[0] = busy;
+	while (n) {
+		uint32_t parent = s->parents[depth - 1];
+		uint32_t here = parent;
+		if (n->kind == CRUMBS_EVENT_SCOPE) {
+			size_t len = n->name_len;
+			const char *name = n->name;
+			if (depth == 1 && !(name = frame_name(s, name, &len, number, number_len)))
+				return false;
+			uint32_t g = k < guess->len ? guess->rows[k] : STATS_NONE;
+			const struct stats_row *gr = g != STATS_NONE ? &s->rows[g] : NULL;
+			if (gr && gr->parent == parent && gr->name_len == len &&
+			    memcmp(gr->name, name, len) == 0) {
+				here = g;
+			} else {
+				here = scope_row(s, parent, name, len);
+				if (k == guess->cap) {
+					uint32_t cap = guess->cap ? guess->cap * 2 : 64;
+					uint32_t *d = realloc(guess->rows, cap * sizeof(*d));
+					if (!d)
+						return false;
+					guess->rows = d;
+					guess->cap = cap;
+				}
+				guess->rows[k] = here;
+				if (k >= guess->len)
+					guess->len = k + 1;
+			}
+			k++;
+			if (here == STATS_NONE ||
+			    !row_add(s, here, fi, clamp_ns(n->inclusive_ns), clamp_ns(n->exclusive_ns)))
+				return false;
+		} else if (s->rows[parent].kind == STATS_SCOPE) {
+			/* Its scope was added in this frame: before its children. */
+			struct row_store *st = &s->store[parent];
+			uint32_t *e = series_at(&st->exclusive, st->len - 1);
+			*e = add_ns(*e, clamp_ns(n->exclusive_ns));
+		}
+		if (n->child) {
+			if (depth == s->parent_cap) {
+				uint32_t *d = realloc(s->parents, 2 * s->parent_cap * sizeof(*d));
+				if (!d)
+					return false;
+				s->parents = d;
+				s->parent_cap *= 2;
+			}
+			s->parents[depth++] = here;
+			n = n->child;
+			continue;
+		}
+		while (n != root && !n->next) {
+			n = n->parent;
+			depth--;
+		}
+		n = n == root ? NULL : n->next;
+	}
+	return true;
+}
+
+enum crumbs_result stats_add_frame(stats *s, const struct capture_meta *meta,
+				   const struct frame *f)
+{
+	if (s->frame_count >= UINT32_MAX - 1)
+		return CRUMBS_ERROR_LIMIT;
+	if (s->frame_count == s->frame_cap) {
+		size_t cap = s->frame_cap ? s->frame_cap * 2 : 1024;
+		uint64_t *d = realloc(s->numbers, cap * sizeof(*d));
+		if (!d)
+			return CRUMBS_ERROR_OUT_OF_MEMORY;
+		s->numbers = d;
+		s->frame_cap = cap;
+	}
+	uint32_t fi = (uint32_t)s->frame_count;
+	char number[24];
+	size_t number_len = (size_t)snprintf(number, sizeof(number), "%llu",
+					     (unsigned long long)f->number);
+
+	for (uint32_t g = 0; g < f->gpu_count; g++) {
+		const struct frame_gpu *fg = &f->gpus[g];
+		if (fg->frame_ns <= 0)
+			continue; /* no work on that GPU in this frame */
+		uint32_t r = gpu_row(s, fg->gpu);
+		if (r == STATS_NONE || !row_add(s, r, fi, clamp_ns(fg->frame_ns), 0))
+			return r == STATS_NONE && s->row_count >= STATS_NONE - 1 ?
+				       CRUMBS_ERROR_LIMIT : CRUMBS_ERROR_OUT_OF_MEMORY;
+	}
+	for (uint32_t i = 0; i < f->queue_count; i++) {
+		const struct frame_queue *fq = &f->queues[i];
+		if (fq->submissions == 0 || (fq->flags & FRAME_QUEUE_NO_TIMESTAMPS))
+			continue;
+		uint32_t busy = queue_row(s, meta, fq->queue);
+		if (busy != STATS_NONE && fq->queue >= s->guess_count) {
+			struct guess *d = realloc(s->guesses, (fq->queue + 1) * sizeof(*d));
+			if (!d)
+				return CRUMBS_ERROR_OUT_OF_MEMORY;
+			memset(d + s->guess_count, 0, (fq->queue + 1 - s->guess_count) * sizeof(*d));
+			s->guesses = d;
+			s->guess_count = fq->queue + 1;
+		}
+		if (busy == STATS_NONE || !row_add(s, busy, fi, clamp_ns(fq->busy_ns), 0) ||
+		    !row_add(s, busy + 1, fi, clamp_ns(fq->wait_ns), 0) ||
+		    !row_add(s, busy + 2, fi, clamp_ns(fq->idle_ns), 0) ||
+		    !add_tree(s, fi, busy, &s->guesses[fq->queue], fq->root, number, number_len))
+			return s->row_count >= STATS_NONE - 1 ? CRUMBS_ERROR_LIMIT :
+								 CRUMBS_ERROR_OUT_OF_MEMORY;
+	}
+	s->numbers[s->frame_count++] = f->number;
+	return CRUMBS_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Summaries                                                                */
+/* ------------------------------------------------------------------------ */
+
+uint32_t stats_percentile(const uint32_t *sorted, size_t n, unsigned p)
+{
+	if (n == 0)
+		return 0;
+	if (p > 100)
+		p = 100;
+	/* ceil(p * n / 100), in integers so that 95% of 100 is exactly 95. */
+	size_t rank = (size_t)(((uint64_t)p * n + 99) / 100);
+	if (rank == 0)
+		rank = 1;
+	return sorted[rank - 1];
+}
+
+/* Sorts v[0..n) by LSD radix sort on 11-bit digits: linear in n, with no
+ * bad case, where a run's hundreds of thousands of values per row would
+ * make a comparison sort the slowest part. tmp has room for n. */
+static void radix_sort(uint32_t *v, uint32_t *tmp, size_t n)
+{
+	uint32_t count[3][2048]; /* n < 2^32: frames are counted in 32 bits */
+	uint32_t *from = v, *to = tmp;
+
+	memset(count, 0, sizeof(count));
+	for (size_t i = 0; i < n; i++) {
+		count[0][v[i] & 2047]++;
+		count[1][(v[i] >> 11) & 2047]++;
+		count[2][v[i] >> 22]++;
+	}
+	for (unsigned pass = 0; pass < 3; pass++) {
+		unsigned sh = pass * 11;
+		uint32_t *c = count[pass];
+		if (c[(v[0] >> sh) & 2047] == n)
+			continue; /* every value has this digit */
+		uint32_t sum = 0;
+		for (size_t d = 0; d < 2048; d++) {
+			uint32_t k = c[d];
+			c[d] = sum;
+			sum += k;
+		}
+		for (size_t i = 0; i < n; i++)
+			to[c[(from[i] >> sh) & 2047]++] = from[i];
+		uint32_t *t = from;
+		from = to;
+		to = t;
+	}
+	if (from != v)
+		memcpy(v, from, n * sizeof(*v));
+}
+
+/* The summary of one series; scratch and tmp have room for st->len. */
+static void summarize(const struct stats *s, const struct row_store *st,
+		      const struct series *se, uint32_t *scratch, uint32_t *tmp,
+		      struct stats_summary *out)
+{
+	size_t n = 0;
+	uint64_t sum = 0;
+	uint32_t lo = STATS_ABSENT, hi = 0;
+	uint32_t lo_at = 0, hi_at = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (uint32_t i = 0; i < st->len; i++) {
+		uint32_t v = series_get(se, i);
+		if (v == STATS_ABSENT)
+			continue;
+		scratch[n++] = v;
+		sum += v;
+		if (v < lo) {
+			lo = v;
+			lo_at = i;
+		}
+		if (v > hi || n == 1) {
+			hi = v;
+			hi_at = i;
+		}
+	}
+	if (n == 0)
+		return;
+	double mean = (double)sum / (double)n;
+	double squares = 0;
+	for (size_t i = 0; i < n; i++) {
+		double d = (double)scratch[i] - mean;
+		squares += d * d;
+	}
+	radix_sort(scratch, tmp, n);
+	out->frames = n;
+	out->mean_ns = mean;
+	out->stddev_ns = sqrt(squares / (double)n);
+	out->min_ns = lo;
+	out->max_ns = hi;
+	out->min_frame = s->numbers[st->first + lo_at];
+	out->max_frame = s->numbers[st->first + hi_at];
+	out->median_ns = stats_percentile(scratch, n, 50);
+	out->p90_ns = stats_percentile(scratch, n, 90);
+	out->p95_ns = stats_percentile(scratch, n, 95);
+	out->p99_ns = stats_percentile(scratch, n, 99);
+}
+
+static void find_spikes(const struct stats *s, const struct row_store *st,
+			const struct stats_spike_rule *rule, const struct stats_summary *sum,
+			struct stats_spikes *out)
+{
+	double factor = rule && rule->median_factor > 0 ? rule->median_factor : 1.5;
+	double t = rule && rule->threshold_ns ? rule->threshold_ns : factor * sum->median_ns;
+	uint64_t run = 0;
+
+	memset(out, 0, sizeof(*out));
+	/* Values are integers: above t is above floor(t). */
+	out->threshold_ns = t >= STATS_NS_MAX ? STATS_NS_MAX : (uint32_t)t;
+	for (uint32_t i = 0; i < st->len; i++) {
+		uint32_t v = series_get(&st->time, i);
+		if (v == STATS_ABSENT || v <= out->threshold_ns) {
+			run = 0;
+			continue;
+		}
+		out->count++;
+		if (++run > out->longest_run) {
+			out->longest_run = run;
+			out->longest_run_first = s->numbers[st->first + i + 1 - run];
+		}
+	}
+}
+
+enum crumbs_result stats_finish(stats *s, const struct stats_spike_rule *rule)
+{
+	size_t most = 1;
+	for (size_t r = 0; r < s->row_count; r++)
+		if (s->store[r].len > most)
+			most = s->store[r].len;
+	uint32_t *scratch = malloc(most * sizeof(*scratch));
+	uint32_t *tmp = malloc(most * sizeof(*tmp));
+	if (!scratch || !tmp) {
+		free(scratch);
+		free(tmp);
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	}
+	for (size_t r = 0; r < s->row_count; r++) {
+		struct stats_row *row = &s->rows[r];
+		const struct row_store *st = &s->store[r];
+		row->calls = st->calls;
+		summarize(s, st, &st->time, scratch, tmp, &row->time);
+		if (row->kind == STATS_SCOPE)
+			summarize(s, st, &st->exclusive, scratch, tmp, &row->exclusive);
+		if (row->kind == STATS_GPU)
+			find_spikes(s, st, rule, &row->time, &row->spikes);
+	}
+	/* Shares need their queue's summaries, made above. */
+	for (size_t r = 0; r < s->row_count; r++) {
+		struct stats_row *row = &s->rows[r];
+		if (row->kind != STATS_SCOPE)
+			continue;
+		uint32_t busy = s->queue_rows[row->queue];
+		double denominator = s->rows[busy].time.mean_ns + s->rows[busy + 1].time.mean_ns;
+		row->share_pct = denominator > 0 ? 100.0 * row->time.mean_ns / denominator : 0;
+	}
+	free(scratch);
+	free(tmp);
+	return CRUMBS_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Access                                                                   */
+/* ------------------------------------------------------------------------ */
+
+size_t stats_frame_count(const stats *s)
+{
+	return s->frame_count;
+}
+
+uint64_t stats_frame_number(const stats *s, size_t i)
+{
+	return i < s->frame_count ? s->numbers[i] : 0;
+}
+
+size_t stats_row_count(const stats *s)
+{
+	return s->row_count;
+}
+
+const struct stats_row *stats_row(const stats *s, size_t i)
+{
+	return i < s->row_count ? &s->rows[i] : NULL;
+}
+
+uint32_t stats_gpu_row(const stats *s, uint32_t gpu)
+{
+	return gpu < s->gpu_row_count ? s->gpu_rows[gpu] : STATS_NONE;
+}
+
+uint32_t stats_value(const stats *s, size_t row, size_t i, bool exclusive)
+{
+	if (row >= s->row_count)
+		return STATS_ABSENT;
+	const struct row_store *st = &s->store[row];
+	if (i < st->first || i - st->first >= st->len)
+		return STATS_ABSENT;
+	if (exclusive && s->rows[row].kind != STATS_SCOPE)
+		return STATS_ABSENT;
+	return series_get(exclusive ? &st->exclusive : &st->time, (uint32_t)(i - st->first));
+}
+
+uint32_t stats_find(const stats *s, enum stats_kind kind, const char *path)
+{
+	for (size_t r = 0; r < s->row_count; r++)
+		if (s->rows[r].kind == kind && strcmp(s->rows[r].path, path) == 0)
+			return (uint32_t)r;
+	return STATS_NONE;
+}
+
+static int cmp_i64(const void *pa, const void *pb)
+{
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+	return (a > b) - (a < b);
+}
+
+size_t stats_row_values(const stats *s, size_t row, bool exclusive, bool sorted, int64_t *out)
+{
+	if (row >= s->row_count || (exclusive && s->rows[row].kind != STATS_SCOPE))
+		return 0;
+	const struct row_store *st = &s->store[row];
+	const struct series *se = exclusive ? &st->exclusive : &st->time;
+	size_t n = 0;
+	for (uint32_t i = 0; i < st->len; i++) {
+		uint32_t v = series_get(se, i);
+		if (v != STATS_ABSENT)
+			out[n++] = v;
+	}
+	if (sorted && n > 1) {
+		uint32_t *v = malloc(2 * n * sizeof(*v));
+		if (!v) {
+			qsort(out, n, sizeof(*out), cmp_i64);
+			return n;
+		}
+		for (size_t i = 0; i < n; i++)
+			v[i] = (uint32_t)out[i];
+		radix_sort(v, v + n, n);
+		for (size_t i = 0; i < n; i++)
+			out[i] = v[i];
+		free(v);
+	}
+	return n;
+}

@@ -1,0 +1,287 @@
+/*
+ * test_stats.c: statistics over frames, on frames built by hand so that
+ * every expectation can be worked out in the comments: nearest-rank
+ * percentiles, the population standard deviation, spikes and their
+ * longest run, scope paths summed within a frame, rows absent from frames.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../analyze/analyze.h"
+
+/* ------------------------------------------------------------------------ */
+/* Frames by hand                                                           */
+/* ------------------------------------------------------------------------ */
+
+static struct capture_gpu gpus[2] = { { .name = "GPU A" }, { .name = "GPU B" } };
+static struct capture_queue queues[2] = {
+	{ .gpu = 0, .name = "Graphics 0", .timestamp_valid_bits = 64 },
+	{ .gpu = 0, .name = "Compute 0", .timestamp_valid_bits = 64 },
+};
+static const struct capture_meta meta = {
+	.gpus = gpus, .gpu_count = 2, .queues = queues, .queue_count = 2,
+};
+
+#define MAX_NODES 32
+
+/* One frame: GPU 0 and queue 0 (Graphics 0), with a tree of nodes. */
+struct built {
+	struct frame f;
+	struct frame_gpu gpu;
+	struct frame_queue queue;
+	struct node nodes[MAX_NODES];
+	int count;
+};
+
+static void build(struct built *b, uint64_t number, int64_t frame_ns)
+{
+	memset(b, 0, sizeof(*b));
+	b->f.number = number;
+	b->gpu.frame_ns = frame_ns;
+	b->f.gpus = &b->gpu;
+	b->f.gpu_count = 1;
+	b->queue.submissions = 1;
+	b->queue.busy_ns = frame_ns;
+	b->queue.wait_ns = 0;
+	b->queue.idle_ns = 1000;
+	b->f.queues = &b->queue;
+	b->f.queue_count = 1;
+	struct node *root = &b->nodes[b->count++];
+	root->name = "Graphics 0";
+	root->name_len = 10;
+	root->flags = NODE_QUEUE_ROOT;
+	root->inclusive_ns = frame_ns;
+	b->queue.root = root;
+}
+
+/* A node below parent (NULL: the queue root), after its other children. */
+static struct node *add(struct built *b, struct node *parent, const char *name, int kind,
+			int64_t inclusive_ns, int64_t exclusive_ns)
+{
+	assert_true(b->count < MAX_NODES);
+	struct node *n = &b->nodes[b->count++];
+	if (!parent)
+		parent = &b->nodes[0];
+	n->name = name;
+	n->name_len = (uint32_t)strlen(name);
+	n->kind = (uint8_t)kind;
+	n->parent = parent;
+	n->depth = parent->depth + 1;
+	n->inclusive_ns = inclusive_ns;
+	n->exclusive_ns = exclusive_ns;
+	struct node **link = &parent->child;
+	while (*link)
+		link = &(*link)->next;
+	*link = n;
+	parent->child_count++;
+	return n;
+}
+
+static uint32_t must_find(const stats *s, enum stats_kind kind, const char *path)
+{
+	uint32_t r = stats_find(s, kind, path);
+	if (r == STATS_NONE)
+		fail_msg("no row '%s'", path);
+	return r;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tests                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Nearest rank on 1..100: rank ceil(p/100 * 100) = p, so pP is P; p0 is
+ * rank 1. On 1..10, p95 is rank ceil(9.5) = 10 and p50 rank 5. */
+static void percentile_nearest_rank(void **state)
+{
+	(void)state;
+	uint32_t v[100];
+	for (uint32_t i = 0; i < 100; i++)
+		v[i] = i + 1;
+	assert_int_equal(stats_percentile(v, 100, 95), 95);
+	assert_int_equal(stats_percentile(v, 100, 90), 90);
+	assert_int_equal(stats_percentile(v, 100, 50), 50);
+	assert_int_equal(stats_percentile(v, 100, 99), 99);
+	assert_int_equal(stats_percentile(v, 100, 100), 100);
+	assert_int_equal(stats_percentile(v, 100, 0), 1);
+	assert_int_equal(stats_percentile(v, 10, 95), 10);
+	assert_int_equal(stats_percentile(v, 10, 50), 5);
+	assert_int_equal(stats_percentile(v, 1, 99), 1);
+}
+
+/*
+ * GPU frame times 1..100 ns in a shuffled order (i * 37 mod 100, plus 1,
+ * visits every value once), frames numbered from 1000. Mean 50.5; the
+ * population variance of 1..n is (n^2 - 1) / 12 = 833.25, so the standard
+ * deviation is 28.8661 (the sample's would be 29.0115). The maximum, 100,
+ * is at i = 27 (27 * 37 = 999 = 99 mod 100), frame 1027; the minimum, 1,
+ * at i = 0.
+ */
+static void one_to_hundred(void **state)
+{
+	(void)state;
+	stats *s = stats_create();
+	struct built b;
+	assert_non_null(s);
+	for (uint32_t i = 0; i < 100; i++) {
+		build(&b, 1000 + i, (int64_t)(i * 37 % 100) + 1);
+		assert_int_equal(stats_add_frame(s, &meta, &b.f), CRUMBS_OK);
+	}
+	assert_int_equal(stats_finish(s, NULL), CRUMBS_OK);
+	const struct stats_row *r = stats_row(s, must_find(s, STATS_GPU, "GPU 0"));
+	assert_int_equal(r->time.frames, 100);
+	assert_int_equal(r->time.median_ns, 50);
+	assert_int_equal(r->time.p90_ns, 90);
+	assert_int_equal(r->time.p95_ns, 95);
+	assert_int_equal(r->time.p99_ns, 99);
+	assert_int_equal(r->time.min_ns, 1);
+	assert_int_equal(r->time.min_frame, 1000);
+	assert_int_equal(r->time.max_ns, 100);
+	assert_int_equal(r->time.max_frame, 1027);
+	assert_true(fabs(r->time.mean_ns - 50.5) < 1e-9);
+	assert_true(fabs(r->time.stddev_ns - sqrt(833.25)) < 1e-9);
+	/* Per-frame values stay in frame order; sorted on request. */
+	assert_int_equal(stats_value(s, must_find(s, STATS_GPU, "GPU 0"), 27, false), 100);
+	int64_t sorted[100];
+	assert_int_equal(stats_row_values(s, must_find(s, STATS_GPU, "GPU 0"), false, true, sorted), 100);
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(sorted[i], i + 1);
+	stats_free(s);
+}
+
+/*
+ * GPU frame times in ms, frames 100 to 111, frame 110 without work:
+ *   10 10 30 31 10 40 41 42 10 50 -- 50
+ * Above 20 ms: 30 31 40 41 42 50 50, 7 spikes; the longest run is 40 41
+ * 42, 3 frames from frame 105; the frame without work breaks the 50s.
+ * The median of the 11 values (10 10 10 10 30 31 40 41 42 50 50) is at
+ * rank 6: 31 ms; 1.5x is 46.5 ms: 2 spikes, runs of 1, from frame 109.
+ */
+static void spikes_and_longest_run(void **state)
+{
+	(void)state;
+	static const int ms[12] = { 10, 10, 30, 31, 10, 40, 41, 42, 10, 50, 0, 50 };
+	stats *s = stats_create();
+	stats *t = stats_create();
+	struct built b;
+	for (int i = 0; i < 12; i++) {
+		build(&b, 100 + (uint64_t)i, (int64_t)ms[i] * 1000000);
+		assert_int_equal(stats_add_frame(s, &meta, &b.f), CRUMBS_OK);
+		assert_int_equal(stats_add_frame(t, &meta, &b.f), CRUMBS_OK);
+	}
+	struct stats_spike_rule above_20 = { .threshold_ns = 20000000 };
+	assert_int_equal(stats_finish(s, &above_20), CRUMBS_OK);
+	const struct stats_row *r = stats_row(s, must_find(s, STATS_GPU, "GPU 0"));
+	assert_int_equal(r->time.frames, 11);
+	assert_int_equal(r->spikes.count, 7);
+	assert_int_equal(r->spikes.longest_run, 3);
+	assert_int_equal(r->spikes.longest_run_first, 105);
+	assert_int_equal(stats_value(s, must_find(s, STATS_GPU, "GPU 0"), 10, false), STATS_ABSENT);
+
+	struct stats_spike_rule factor = { .median_factor = 1.5 };
+	assert_int_equal(stats_finish(t, &factor), CRUMBS_OK);
+	r = stats_row(t, must_find(t, STATS_GPU, "GPU 0"));
+	assert_int_equal(r->time.median_ns, 31000000);
+	assert_int_equal(r->spikes.threshold_ns, 46500000);
+	assert_int_equal(r->spikes.count, 2);
+	assert_int_equal(r->spikes.longest_run, 1);
+	assert_int_equal(r->spikes.longest_run_first, 109);
+	stats_free(s);
+	stats_free(t);
+}
+
+/*
+ * Frame 7: "Frame 7" (its number becomes '#') holds "Pass" twice, 10 and
+ * 5 ns inclusive, 4 and 5 exclusive, the first with "Inner" (6) and a
+ * draw (exclusive 2, which is the scope's, as `report --no-leaf` shows
+ * it); "Shadow View 7" below it keeps its 7: only right below the queue
+ * is the frame's number replaced. One row "Pass": 2 calls, 15 inclusive,
+ * 4 + 2 + 5 = 11 exclusive.
+ */
+static void same_path_summed(void **state)
+{
+	(void)state;
+	stats *s = stats_create();
+	struct built b;
+	build(&b, 7, 100);
+	struct node *frame = add(&b, NULL, "Frame 7", CRUMBS_EVENT_SCOPE, 30, 8);
+	struct node *pass = add(&b, frame, "Pass", CRUMBS_EVENT_SCOPE, 10, 2);
+	add(&b, pass, "Inner", CRUMBS_EVENT_SCOPE, 6, 6);
+	add(&b, pass, "Draw", CRUMBS_EVENT_DRAW, 2, 2);
+	add(&b, frame, "Pass", CRUMBS_EVENT_SCOPE, 5, 5);
+	add(&b, frame, "Shadow View 7", CRUMBS_EVENT_SCOPE, 7, 7);
+	assert_int_equal(stats_add_frame(s, &meta, &b.f), CRUMBS_OK);
+	assert_int_equal(stats_finish(s, NULL), CRUMBS_OK);
+
+	uint32_t p = must_find(s, STATS_SCOPE, "GPU 0 / Graphics 0 / Frame # / Pass");
+	const struct stats_row *r = stats_row(s, p);
+	assert_int_equal(r->calls, 2);
+	assert_int_equal(r->time.frames, 1);
+	assert_int_equal(r->time.mean_ns, 15);
+	assert_int_equal(r->exclusive.max_ns, 2 + 2 + 5);
+	assert_int_equal(r->depth, 2);
+	assert_string_equal(r->name, "Pass");
+	assert_int_equal(stats_row(s, r->parent)->time.max_ns, 30);
+	must_find(s, STATS_SCOPE, "GPU 0 / Graphics 0 / Frame # / Pass / Inner");
+	must_find(s, STATS_SCOPE, "GPU 0 / Graphics 0 / Frame # / Shadow View 7");
+	assert_int_equal(stats_find(s, STATS_SCOPE, "GPU 0 / Graphics 0 / Frame # / Pass / Draw"),
+			 STATS_NONE);
+	/* Share: 15 of the queue's busy + wait, 100. */
+	assert_true(fabs(r->share_pct - 15.0) < 1e-9);
+	stats_free(s);
+}
+
+/*
+ * "Late" appears in frames 2 and 4 of 0..4 (values 20 and 40): it counts
+ * 2 frames, mean 30, and reads absent in the frames without it, those
+ * before its first included. A time above 4.29 s saturates.
+ */
+static void row_absent_from_frames(void **state)
+{
+	(void)state;
+	stats *s = stats_create();
+	struct built b;
+	for (int i = 0; i < 5; i++) {
+		build(&b, (uint64_t)i, 5000000000ll);
+		add(&b, NULL, "Always", CRUMBS_EVENT_SCOPE, 100, 100);
+		if (i == 2 || i == 4)
+			add(&b, NULL, "Late", CRUMBS_EVENT_SCOPE, 10 * i, 10 * i);
+		assert_int_equal(stats_add_frame(s, &meta, &b.f), CRUMBS_OK);
+	}
+	assert_int_equal(stats_finish(s, NULL), CRUMBS_OK);
+	uint32_t late = must_find(s, STATS_SCOPE, "GPU 0 / Graphics 0 / Late");
+	const struct stats_row *r = stats_row(s, late);
+	assert_int_equal(r->time.frames, 2);
+	assert_true(fabs(r->time.mean_ns - 30) < 1e-9);
+	assert_int_equal(r->time.median_ns, 20);
+	assert_int_equal(r->time.max_frame, 4);
+	assert_int_equal(stats_value(s, late, 0, false), STATS_ABSENT);
+	assert_int_equal(stats_value(s, late, 1, false), STATS_ABSENT);
+	assert_int_equal(stats_value(s, late, 2, false), 20);
+	assert_int_equal(stats_value(s, late, 3, true), STATS_ABSENT);
+	assert_int_equal(stats_value(s, late, 4, true), 40);
+	assert_int_equal(stats_row(s, must_find(s, STATS_SCOPE, "GPU 0 / Graphics 0 / Always"))->time.frames, 5);
+	assert_int_equal(stats_row(s, must_find(s, STATS_GPU, "GPU 0"))->time.max_ns, STATS_NS_MAX);
+	assert_int_equal(stats_row(s, must_find(s, STATS_IDLE, "GPU 0 / Graphics 0"))->time.mean_ns, 1000);
+	assert_int_equal(stats_frame_count(s), 5);
+	assert_int_equal(stats_frame_number(s, 4), 4);
+	stats_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(percentile_nearest_rank),
+		cmocka_unit_test(one_to_hundred),
+		cmocka_unit_test(spikes_and_longest_run),
+		cmocka_unit_test(same_path_summed),
+		cmocka_unit_test(row_absent_from_frames),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
