@@ -140,4 +140,81 @@ struct report_sink {
 int report_frame(const struct report_settings *s, const struct capture_meta *meta,
 		 const struct frame *f, const struct report_sink *sink);
 
+/* ------------------------------------------------------------------------ */
+/* Statistics over frames (`crumbs stats`)                                  */
+/* ------------------------------------------------------------------------ */
+
+enum stats_format { STATS_FORMAT_TABLE, STATS_FORMAT_CSV, STATS_FORMAT_JSON };
+
+/* Siblings in order of first appearance, or by a statistic of their
+ * inclusive time, largest first. */
+enum stats_sort { STATS_SORT_CHRONO, STATS_SORT_TIME, STATS_SORT_P95, STATS_SORT_MAX };
+
+struct stats_budget;
+
+struct stats_settings {
+	/* --root, --ignore-case, --threshold (hides scope rows whose share
+	 * is below it), --max-depth, --ascii, --unicode, --gpu, --queue; the
+	 * other report settings are not used. */
+	struct report_settings report;
+	enum stats_format format;
+	enum stats_sort sort;
+	struct stats_spike_rule spike;
+	bool frames_set;             /* --frames A:B */
+	uint64_t first_frame;        /* A, 0 when left out */
+	uint64_t last_frame;         /* B, UINT64_MAX when left out */
+	bool per_frame;              /* --per-frame: JSON rows carry every value */
+	char *budget_path;           /* --budget FILE, owned; NULL: none */
+};
+
+/* Defaults: table, chronological, spikes above 1.5x the median, every
+ * frame. */
+void stats_settings_init(struct stats_settings *st);
+void stats_settings_release(struct stats_settings *st);
+
+/* The options of `crumbs stats` of its own; the target is a struct
+ * stats_settings. */
+extern const struct option_spec stats_options[];
+extern const size_t stats_option_count;
+
+/* The report options `crumbs stats` accepts too, copied into out (room
+ * for 16), with help lines that say what they do there; their target is
+ * a struct report_settings. Returns how many. */
+size_t stats_report_options(struct option_spec *out);
+
+/*
+ * Reads a budget file's text: lines of `PATTERN STATISTIC LIMIT_MS`,
+ * blank lines and lines whose first non-blank character is '#'. PATTERN
+ * (which may hold spaces) is a wildcard matched against each row's names
+ * (stats_settings' --ignore-case applies); STATISTIC is mean, median, p90,
+ * p95, p99 or max of the row's time (inclusive for scopes). Returns
+ * CRUMBS_OK with *out owned by the caller (free with stats_budget_free),
+ * or an error with "NAME:LINE: what" in err.
+ */
+enum crumbs_result stats_budget_parse(const char *name, const char *text, size_t len,
+				      bool ignore_case, struct stats_budget **out,
+				      char *err, size_t err_size);
+void stats_budget_free(struct stats_budget *b);
+
+/* Checks each budget line against the rows the settings select (all but
+ * --threshold). Returns the number of failed lines: exceeded, or matching
+ * no row. */
+size_t stats_budget_check(struct stats_budget *b, const struct stats_settings *st,
+			  const stats *s);
+
+/* The budget lines, the values each matched and ok or EXCEEDED, as text
+ * (after stats_budget_check). Returns 0, or -1 if the sink failed. */
+int stats_budget_print(const struct stats_budget *b, const struct stats_settings *st,
+		       const stats *s, const struct report_sink *sink);
+
+/*
+ * Writes the statistics of a finished stats in the settings' format: the
+ * tables, CSV (with its header line) or JSON (with the budget lines when
+ * b is not NULL and checked). `file` is named in the title and the JSON.
+ * Returns 0, or -1 if the sink failed or memory ran out.
+ */
+int stats_print(const struct stats_settings *st, const struct capture_meta *meta,
+		const stats *s, const char *file, const struct stats_budget *b,
+		const struct report_sink *sink);
+
 #endif

@@ -1,0 +1,220 @@
+/*
+ * stats.c: `crumbs stats FILE [options]`: statistics over every frame of a
+ * run (frame times, queue times, each scope path's times and share) as
+ * tables, CSV or JSON, and budgets checked against them.
+ */
+#include "cmds.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A budget file is a few lines; more than this is not one. */
+#define BUDGET_MAX_BYTES (1u << 20)
+
+static int stderr_sink(void *user, const char *text, size_t len)
+{
+	(void)user;
+	return fwrite(text, 1, len, stderr) == len ? 0 : -1;
+}
+
+/* Reads the budget file whole; says why not and returns NULL. */
+static char *read_budget(const char *path, size_t *len)
+{
+	char why[128];
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		cmd_error("cannot read budget file '%s': %s", path, cmd_strerror(errno, why, sizeof(why)));
+		return NULL;
+	}
+	char *text = malloc(BUDGET_MAX_BYTES + 1);
+	size_t n = text ? fread(text, 1, BUDGET_MAX_BYTES + 1, f) : 0;
+	if (!text)
+		cmd_error("out of memory");
+	else if (ferror(f))
+		cmd_error("cannot read budget file '%s': %s", path, cmd_strerror(errno, why, sizeof(why)));
+	else if (n > BUDGET_MAX_BYTES)
+		cmd_error("budget file '%s' is larger than 1 MiB; is it one?", path);
+	else {
+		fclose(f);
+		*len = n;
+		return text;
+	}
+	free(text);
+	fclose(f);
+	return NULL;
+}
+
+int cmd_stats(int argc, char **argv)
+{
+	struct stats_settings st;
+	struct cmd_positional pos = { 0 };
+	struct analyze_error err;
+	struct stats_budget *budget = NULL;
+	struct option_spec shared[16];
+	reader *c = NULL;
+	stats *s = NULL;
+	int status = EXIT_OK;
+	char perr[300];
+
+	stats_settings_init(&st);
+	const struct option_table tables[] = {
+		{ shared, stats_report_options(shared), &st.report },
+		{ stats_options, stats_option_count, &st },
+	};
+	const struct cmd_spec spec = {
+		.name = "stats",
+		.usage = "crumbs stats FILE [options]",
+		.description =
+			"Statistics over the frames of a capture. Per GPU its frame time, per queue\n"
+			"its busy, wait and idle time, per scope path (the scope names from the queue\n"
+			"down; a number equal to the frame's in a scope right below the queue reads\n"
+			"'#') its frames, calls per frame, inclusive and exclusive time and its share\n"
+			"of the queue's mean busy + wait: mean, median, p90, p95, p99, minimum,\n"
+			"maximum and the frame of it, standard deviation (of the population).\n"
+			"Percentiles are exact, nearest rank: the p-th of n sorted values is the one\n"
+			"at rank ceil(p/100 * n). Times are kept per frame to the nanosecond up to\n"
+			"4.29 s (longer ones count as 4.29 s); leaf events' time stays with their\n"
+			"scope. Spikes: GPU frames above --spike, their count and longest run.\n"
+			"\n"
+			"--format csv: one line per row under the header line\n"
+			"  kind,gpu,queue,path,depth,frames,calls_per_frame,mean_ms,median_ms,p90_ms,\n"
+			"  p95_ms,p99_ms,min_ms,max_ms,max_frame,stddev_ms,excl_mean_ms,excl_median_ms,\n"
+			"  excl_p90_ms,excl_p95_ms,excl_p99_ms,excl_min_ms,excl_max_ms,excl_stddev_ms,\n"
+			"  share_pct,spike_threshold_ms,spikes,longest_spike_run,longest_spike_run_first\n"
+			"kind is gpu, busy, wait, idle or scope; times in ms with 6 decimals; fields\n"
+			"that do not apply to a kind are empty. --format json: {\"schema\": 1, \"file\",\n"
+			"\"frames\", \"spike\", \"gpus\", \"rows\": [...], \"budgets\": [...]}, times in ns.\n"
+			"\n"
+			"--budget FILE: lines of PATTERN STATISTIC LIMIT_MS ('#' starts a comment\n"
+			"line). PATTERN is a wildcard matched against each row: 'GPU 0' (its frame\n"
+			"time), 'GPU 0 / Graphics 0 busy' (or wait, idle), a scope's name or its\n"
+			"path 'GPU 0 / Graphics 0 / Frame # / Post Processing'. STATISTIC is mean,\n"
+			"median, p90, p95, p99 or max. Exit status 1 if a value is above its limit\n"
+			"or a line matches no row; 2 for a bad line. With --format csv the budget\n"
+			"lines go to standard error.",
+		.tables = tables,
+		.table_count = sizeof(tables) / sizeof(tables[0]),
+	};
+	if (!cmd_parse(&spec, argc, argv, &pos, &status))
+		goto out;
+	if (pos.count != 1) {
+		status = cmd_usage_error("stats", pos.count == 0 ? "expected a capture file" :
+					 "expected one capture file, got %d arguments", pos.count);
+		goto out;
+	}
+	const char *path = pos.args[0];
+	if (st.per_frame && st.format != STATS_FORMAT_JSON) {
+		status = cmd_usage_error("stats", "--per-frame needs --format json");
+		goto out;
+	}
+	if (report_settings_prepare(&st.report, perr, sizeof(perr)) != CRUMBS_OK) {
+		status = cmd_usage_error("stats", "%s", perr);
+		goto out;
+	}
+	if (st.budget_path) {
+		size_t len = 0;
+		char *text = read_budget(st.budget_path, &len);
+		if (!text) {
+			status = EXIT_USAGE;
+			goto out;
+		}
+		enum crumbs_result br = stats_budget_parse(st.budget_path, text, len,
+							   st.report.ignore_case, &budget,
+							   perr, sizeof(perr));
+		free(text);
+		if (br != CRUMBS_OK) {
+			cmd_error("%s", perr);
+			status = br == CRUMBS_ERROR_OUT_OF_MEMORY ? EXIT_FAILURE_ : EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (reader_open_file(path, &c, &err) != CRUMBS_OK) {
+		cmd_capture_error(path, err.text, false);
+		status = EXIT_FAILURE_;
+		goto out;
+	}
+	if (!(s = stats_create())) {
+		cmd_error("out of memory");
+		status = EXIT_FAILURE_;
+		goto out;
+	}
+
+	/* Frame numbers increase through a capture: start at the first
+	 * frame of the range when it is one, stop past the last. */
+	enum crumbs_result r = CRUMBS_OK;
+	if (st.first_frame > 0 && reader_seek_frame(c, st.first_frame, &err) != CRUMBS_OK)
+		r = reader_rewind(c, &err);
+	uint64_t added = 0;
+	while (r == CRUMBS_OK) {
+		const struct frame *f;
+		if ((r = reader_next_frame(c, &f, &err)) != CRUMBS_OK || !f)
+			break;
+		if (f->number < st.first_frame)
+			continue;
+		if (f->number > st.last_frame)
+			break;
+		if (added == 0 && !cmd_check_selection(path, &st.report, reader_meta(c))) {
+			status = EXIT_FAILURE_;
+			goto out;
+		}
+		enum crumbs_result ar = stats_add_frame(s, reader_meta(c), f);
+		if (ar != CRUMBS_OK) {
+			cmd_error("cannot take the statistics of '%s': %s", path, crumbs_result_str(ar));
+			status = EXIT_FAILURE_;
+			goto out;
+		}
+		added++;
+	}
+	if (r != CRUMBS_OK)
+		cmd_capture_error(path, err.text, added > 0);
+	if (added == 0) {
+		if (r == CRUMBS_OK && st.frames_set && st.last_frame == UINT64_MAX)
+			cmd_error("'%s' holds no frames numbered %llu or above", path,
+				  (unsigned long long)st.first_frame);
+		else if (r == CRUMBS_OK && st.frames_set)
+			cmd_error("'%s' holds no frames numbered %llu to %llu", path,
+				  (unsigned long long)st.first_frame, (unsigned long long)st.last_frame);
+		else if (r == CRUMBS_OK)
+			cmd_error("'%s' holds no frames", path);
+		status = EXIT_FAILURE_;
+		goto out;
+	}
+	if (stats_finish(s, &st.spike) != CRUMBS_OK) {
+		cmd_error("out of memory");
+		status = EXIT_FAILURE_;
+		goto out;
+	}
+
+	size_t failed = budget ? stats_budget_check(budget, &st, s) : 0;
+	struct report_sink out = { cmd_stdout_sink, NULL };
+	struct report_sink err_out = { stderr_sink, NULL };
+	if (stats_print(&st, reader_meta(c), s, path, budget, &out) != 0) {
+		status = cmd_finish(EXIT_FAILURE_);
+		if (status == EXIT_FAILURE_ && !ferror(stdout))
+			cmd_error("out of memory");
+		goto out;
+	}
+	if (budget && st.format != STATS_FORMAT_JSON) {
+		if (st.format == STATS_FORMAT_CSV)
+			fflush(stdout);
+		stats_budget_print(budget, &st, s, st.format == STATS_FORMAT_CSV ? &err_out : &out);
+	}
+	if (r != CRUMBS_OK)
+		status = EXIT_FAILURE_; /* said above: the statistics are of the frames before */
+	else if (reader_damage(c)->code != CRUMBS_OK) {
+		cmd_capture_error(path, reader_damage(c)->text, false);
+		status = EXIT_FAILURE_;
+	} else if (failed) {
+		status = EXIT_FAILURE_;
+	}
+	status = cmd_finish(status);
+out:
+	stats_free(s);
+	stats_budget_free(budget);
+	reader_free(c);
+	stats_settings_release(&st);
+	cmd_positional_release(&pos);
+	return status;
+}

@@ -1,0 +1,1373 @@
+/*
+ * stats.c: `crumbs stats` as text: its settings, the rows the filters
+ * select, in tree order, drawn as tables (Unicode or ASCII, sized by
+ * display width), CSV or JSON; and budget files, checked against the rows.
+ */
+#include "report_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <utf8proc.h>
+
+#define BAR_CELLS 8
+
+/* ------------------------------------------------------------------------ */
+/* Settings                                                                 */
+/* ------------------------------------------------------------------------ */
+
+#define STATS_SETTINGS(t) ((struct stats_settings *)(t))
+
+void stats_settings_init(struct stats_settings *st)
+{
+	memset(st, 0, sizeof(*st));
+	report_settings_init(&st->report);
+	st->format = STATS_FORMAT_TABLE;
+	st->sort = STATS_SORT_CHRONO;
+	st->spike.median_factor = 1.5;
+	st->last_frame = UINT64_MAX;
+}
+
+void stats_settings_release(struct stats_settings *st)
+{
+	report_settings_release(&st->report);
+	free(st->budget_path);
+	memset(st, 0, sizeof(*st));
+}
+
+static int set_format(void *t, const char *v, char *err, size_t n)
+{
+	static const char *const names[] = { "table", "csv", "json" };
+	for (size_t i = 0; i < 3; i++)
+		if (strcmp(v, names[i]) == 0) {
+			STATS_SETTINGS(t)->format = (enum stats_format)i;
+			return 0;
+		}
+	snprintf(err, n, "'%s' is not one of table, csv, json", v);
+	return -1;
+}
+
+static int set_sort(void *t, const char *v, char *err, size_t n)
+{
+	static const char *const names[] = { "chrono", "time", "p95", "max" };
+	for (size_t i = 0; i < 4; i++)
+		if (strcmp(v, names[i]) == 0) {
+			STATS_SETTINGS(t)->sort = (enum stats_sort)i;
+			return 0;
+		}
+	snprintf(err, n, "'%s' is not one of chrono, time, p95, max", v);
+	return -1;
+}
+
+/* A time in milliseconds, "20" or "20ms", as nanoseconds from 1 ns to
+ * STATS_NS_MAX. */
+static int parse_ms(const char *v, uint32_t *out)
+{
+	char *end;
+	errno = 0;
+	double ms = strtod(v, &end);
+	if (end != v && strcmp(end, "ms") == 0)
+		end += 2;
+	if (end == v || *end != '\0' || errno != 0 || !(ms >= 0) || ms * 1e6 > STATS_NS_MAX)
+		return -1;
+	*out = (uint32_t)llround(ms * 1e6);
+	return 0;
+}
+
+static int set_spike(void *t, const char *v, char *err, size_t n)
+{
+	struct stats_settings *st = STATS_SETTINGS(t);
+	size_t len = strlen(v);
+	if (len > 1 && (v[len - 1] == 'x' || v[len - 1] == 'X')) {
+		char *end;
+		errno = 0;
+		double f = strtod(v, &end);
+		if (end == v + len - 1 && errno == 0 && f > 0 && f <= 1e6) {
+			st->spike.median_factor = f;
+			st->spike.threshold_ns = 0;
+			return 0;
+		}
+	} else if (parse_ms(v, &st->spike.threshold_ns) == 0 && st->spike.threshold_ns > 0) {
+		return 0;
+	}
+	snprintf(err, n, "'%s' is neither a time in ms (20) nor a factor of the median (1.5x)", v);
+	return -1;
+}
+
+static int parse_frame(const char *v, size_t len, uint64_t *out)
+{
+	uint64_t x = 0;
+	if (len == 0 || len > 19)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return -1;
+		x = x * 10 + (uint64_t)(v[i] - '0');
+	}
+	*out = x;
+	return 0;
+}
+
+static int set_frames(void *t, const char *v, char *err, size_t n)
+{
+	struct stats_settings *st = STATS_SETTINGS(t);
+	const char *colon = strchr(v, ':');
+	uint64_t a = 0, b = UINT64_MAX;
+
+	if (!colon || (colon > v && parse_frame(v, (size_t)(colon - v), &a)) ||
+	    (colon[1] && parse_frame(colon + 1, strlen(colon + 1), &b))) {
+		snprintf(err, n, "'%s' is not a range of frame numbers A:B, A: or :B", v);
+		return -1;
+	}
+	if (a > b) {
+		snprintf(err, n, "'%s' ends before it begins", v);
+		return -1;
+	}
+	st->frames_set = true;
+	st->first_frame = a;
+	st->last_frame = b;
+	return 0;
+}
+
+static int set_per_frame(void *t, const char *v, char *err, size_t n)
+{
+	(void)v, (void)err, (void)n;
+	STATS_SETTINGS(t)->per_frame = true;
+	return 0;
+}
+
+static int set_budget(void *t, const char *v, char *err, size_t n)
+{
+	struct stats_settings *st = STATS_SETTINGS(t);
+	size_t len = strlen(v) + 1;
+	char *d = malloc(len);
+	if (!d) {
+		snprintf(err, n, "out of memory");
+		return -1;
+	}
+	memcpy(d, v, len);
+	free(st->budget_path);
+	st->budget_path = d;
+	return 0;
+}
+
+const struct option_spec stats_options[] = {
+	{ "frames", 0, "A:B", "only frames numbered A to B, inclusive (A: to the end, :B from the start)", set_frames },
+	{ "spike", 0, "MS|Fx", "a GPU frame above MS milliseconds (20) or F times the median (1.5x, the default) is a spike", set_spike },
+	{ "sort", 's', "ORDER", "order siblings by chrono (first appearance, default), time (mean inclusive), p95 or max, largest first", set_sort },
+	{ "format", 0, "FORMAT", "table (default), csv or json", set_format },
+	{ "per-frame", 0, NULL, "with --format json: every row's value in every frame, in frame order", set_per_frame },
+	{ "budget", 'b', "FILE", "check the limits of FILE (lines of PATTERN STATISTIC LIMIT_MS); exit 1 if one fails", set_budget },
+};
+const size_t stats_option_count = sizeof(stats_options) / sizeof(stats_options[0]);
+
+size_t stats_report_options(struct option_spec *out)
+{
+	static const struct {
+		const char *name;
+		const char *help; /* NULL: the report's */
+	} shared[] = {
+		{ "root", "show only the scopes whose name matches (*, ?, [...]) and the scopes below; repeatable" },
+		{ "ignore-case", "match --root, --queue and budget patterns ignoring case" },
+		{ "threshold", "hide scope rows whose share of their queue is below PCT percent" },
+		{ "max-depth", "show N levels of scopes below the queue (or below a --root match)" },
+		{ "ascii", NULL },
+		{ "unicode", NULL },
+		{ "gpu", NULL },
+		{ "queue", NULL },
+	};
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++)
+		for (size_t j = 0; j < report_option_count; j++)
+			if (strcmp(report_options[j].name, shared[i].name) == 0) {
+				out[n] = report_options[j];
+				if (shared[i].help)
+					out[n].help = shared[i].help;
+				n++;
+			}
+	return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Selection and order                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* The rows to show, in order, with the level of each in the table. */
+struct selection {
+	uint32_t *rows;
+	uint32_t *levels;
+	size_t len;
+	size_t hidden;    /* scope rows under --threshold */
+	bool failed;
+	/* per row of the stats: */
+	uint8_t *selected;   /* by every filter but --threshold */
+	uint32_t *level;     /* level below the queue, or below the --root match */
+};
+
+static double sort_key(enum stats_sort sort, const struct stats_row *r)
+{
+	switch (sort) {
+	case STATS_SORT_TIME:
+		return r->time.mean_ns;
+	case STATS_SORT_P95:
+		return r->time.p95_ns;
+	case STATS_SORT_MAX:
+		return r->time.max_ns;
+	case STATS_SORT_CHRONO:
+		break;
+	}
+	return 0;
+}
+
+struct keyed {
+	double key;
+	uint32_t row;
+};
+
+static int keyed_cmp(const void *pa, const void *pb)
+{
+	const struct keyed *a = pa, *b = pb;
+	if (a->key != b->key)
+		return a->key < b->key ? 1 : -1;
+	return (a->row > b->row) - (a->row < b->row);
+}
+
+/* Marks the rows that --gpu, --queue, --root and --max-depth select, and
+ * the level of each scope in its table: below the queue, from 0, or below
+ * the outermost --root match it is in, from 0. */
+static bool select_rows(const struct stats_settings *st, const stats *s, struct selection *sel)
+{
+	const struct report_settings *rs = &st->report;
+	size_t n = stats_row_count(s);
+	uint8_t *in_queue = calloc(n ? n : 1, 1);
+
+	sel->selected = calloc(n ? n : 1, 1);
+	sel->level = calloc(n ? n : 1, sizeof(*sel->level));
+	if (!in_queue || !sel->selected || !sel->level) {
+		free(in_queue);
+		return false;
+	}
+	/* A parent comes before its children. */
+	for (size_t i = 0; i < n; i++) {
+		const struct stats_row *r = stats_row(s, i);
+		sel->level[i] = UINT32_MAX;
+		if (rs->gpu >= 0 && r->gpu != (uint32_t)rs->gpu)
+			continue;
+		if (r->kind == STATS_GPU) {
+			sel->selected[i] = 1;
+			continue;
+		}
+		if (r->kind != STATS_SCOPE) {
+			sel->selected[i] = in_queue[i] = filter_match_queue(rs->filter, r->name);
+			continue;
+		}
+		in_queue[i] = in_queue[r->parent];
+		if (!in_queue[i])
+			continue;
+		const struct stats_row *p = stats_row(s, r->parent);
+		uint32_t level;
+		if (rs->root_count == 0)
+			level = r->depth - 1;
+		else if (p->kind == STATS_SCOPE && sel->level[r->parent] != UINT32_MAX)
+			level = sel->level[r->parent] + 1;
+		else if (filter_match_root(rs->filter, r->name, r->name_len))
+			level = 0;
+		else
+			continue;
+		sel->level[i] = level;
+		/* --max-depth counts levels below the top row: the queue
+		 * (a scope of depth d is d below it) or the match. */
+		uint32_t below = rs->root_count ? level : r->depth;
+		sel->selected[i] = rs->max_depth < 0 || below <= (uint32_t)rs->max_depth;
+	}
+	free(in_queue);
+	return true;
+}
+
+static void push_row(struct selection *sel, size_t *cap, uint32_t row, uint32_t level)
+{
+	if (sel->len == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 64;
+		uint32_t *r = realloc(sel->rows, ncap * sizeof(*r));
+		if (!r) {
+			sel->failed = true;
+			return;
+		}
+		sel->rows = r;
+		uint32_t *l = realloc(sel->levels, ncap * sizeof(*l));
+		if (!l) {
+			sel->failed = true;
+			return;
+		}
+		sel->levels = l;
+		*cap = ncap;
+	}
+	sel->rows[sel->len] = row;
+	sel->levels[sel->len++] = level;
+}
+
+/* The children of row r in the settings' order. */
+static struct keyed *children(const struct stats_settings *st, const stats *s, uint32_t r,
+			      size_t *count, bool *failed)
+{
+	size_t n = 0;
+	for (uint32_t c = stats_row(s, r)->first_child; c != STATS_NONE; c = stats_row(s, c)->next_sibling)
+		n++;
+	*count = n;
+	if (n == 0)
+		return NULL;
+	struct keyed *k = malloc(n * sizeof(*k));
+	if (!k) {
+		*failed = true;
+		*count = 0;
+		return NULL;
+	}
+	n = 0;
+	for (uint32_t c = stats_row(s, r)->first_child; c != STATS_NONE; c = stats_row(s, c)->next_sibling)
+		k[n++] = (struct keyed){ sort_key(st->sort, stats_row(s, c)), c };
+	if (st->sort != STATS_SORT_CHRONO)
+		qsort(k, n, sizeof(*k), keyed_cmp);
+	return k;
+}
+
+/* Scope rows below r, depth first (nesting is at most the format's 255). */
+static void add_scopes(const struct stats_settings *st, const stats *s, struct selection *sel,
+		       size_t *cap, uint32_t r, bool thresholds)
+{
+	size_t n;
+	struct keyed *k = children(st, s, r, &n, &sel->failed);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t c = k[i].row;
+		const struct stats_row *row = stats_row(s, c);
+		if (sel->selected[c]) {
+			if (thresholds && st->report.threshold_pct > 0 &&
+			    row->share_pct < st->report.threshold_pct) {
+				sel->hidden++;
+				continue; /* and its subtree: its share is no larger */
+			}
+			push_row(sel, cap, c, sel->level[c] + 1);
+		}
+		add_scopes(st, s, sel, cap, c, thresholds);
+	}
+	free(k);
+}
+
+static void selection_release(struct selection *sel)
+{
+	free(sel->rows);
+	free(sel->levels);
+	free(sel->selected);
+	free(sel->level);
+	memset(sel, 0, sizeof(*sel));
+}
+
+/* Every shown row: per GPU its row and its queues' rows, then per queue
+ * its busy row followed by its scopes (levels from 1). */
+static bool selection_build(const struct stats_settings *st, const stats *s,
+			    struct selection *sel, bool thresholds)
+{
+	size_t cap = 0;
+	if (!select_rows(st, s, sel))
+		return false;
+	for (uint32_t g = 0; g < 1u << 16; g++) {
+		uint32_t gr = stats_gpu_row(s, g);
+		if (gr == STATS_NONE) {
+			if (g >= stats_row_count(s))
+				break;
+			continue;
+		}
+		if (!sel->selected[gr])
+			continue;
+		push_row(sel, &cap, gr, 0);
+		for (uint32_t q = stats_row(s, gr)->first_child; q != STATS_NONE;
+		     q = stats_row(s, q)->next_sibling)
+			if (sel->selected[q])
+				push_row(sel, &cap, q, 0);
+		for (uint32_t q = stats_row(s, gr)->first_child; q != STATS_NONE;
+		     q = stats_row(s, q)->next_sibling)
+			if (sel->selected[q] && stats_row(s, q)->kind == STATS_BUSY)
+				add_scopes(st, s, sel, &cap, q, thresholds);
+	}
+	return !sel->failed;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tables                                                                   */
+/* ------------------------------------------------------------------------ */
+
+struct glyphs {
+	const char *h, *v;
+	const char *tl, *tm, *tr;
+	const char *ml, *mm, *mr;
+	const char *bl, *bm, *br;
+	const char *mt;
+	const char *sep;
+	const char *partial[8];
+	const char *full;
+	const char *replacement;
+};
+
+static const struct glyphs unicode_glyphs = {
+	"─", "│", "┌", "┬", "┐", "├", "┼", "┤", "└", "┴", "┘", "┬", " · ",
+	{ " ", "▏", "▎", "▍", "▌", "▋", "▊", "▉" }, "█", "\xEF\xBF\xBD",
+};
+
+static const struct glyphs ascii_glyphs = {
+	"-", "|", "+", "+", "+", "+", "+", "+", "+", "+", "+", "+", " | ",
+	{ " ", "-", "-", "-", "=", "=", "=", "=" }, "#", "?",
+};
+
+#define MAX_COLS 16
+
+/* A table of text cells: columns belong to groups whose titles are drawn
+ * above them; the last column is left-aligned, the others right. */
+struct grid {
+	const struct glyphs *g;
+	size_t cols;
+	const char *titles[MAX_COLS];
+	int group[MAX_COLS];
+	const char *group_titles[4]; /* NULL: no line of group titles */
+	bool grouped;
+	struct sbuf text;            /* every cell, NUL-terminated */
+	size_t *cells;               /* offsets into text, row by row */
+	size_t cell_count;
+	size_t cell_cap;
+	size_t width[MAX_COLS];
+	bool failed;
+};
+
+static void grid_cell(struct grid *gr, const char *text, size_t len)
+{
+	if (gr->cell_count == gr->cell_cap) {
+		size_t cap = gr->cell_cap ? gr->cell_cap * 2 : 256;
+		size_t *c = realloc(gr->cells, cap * sizeof(*c));
+		if (!c) {
+			gr->failed = true;
+			return;
+		}
+		gr->cells = c;
+		gr->cell_cap = cap;
+	}
+	gr->cells[gr->cell_count++] = gr->text.len;
+	sbuf_add(&gr->text, text, len);
+	sbuf_add(&gr->text, "", 1);
+}
+
+/* A number with `decimals` decimals (3 for ms). */
+static void grid_fixed(struct grid *gr, int decimals, double v)
+{
+	char buf[64];
+	int n = snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	grid_cell(gr, buf, n > 0 ? (size_t)n : 0);
+}
+
+static void grid_ms(struct grid *gr, double ns)
+{
+	grid_fixed(gr, 3, ns / 1e6);
+}
+
+static void grid_count(struct grid *gr, uint64_t v)
+{
+	char buf[32];
+	int n = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	grid_cell(gr, buf, (size_t)n);
+}
+
+static void repeat(struct sbuf *b, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sbuf_adds(b, s);
+}
+
+static void grid_border(struct sbuf *out, const struct grid *gr, const char *left,
+			const char *inner, const char *outer, const char *right, bool spans)
+{
+	const struct glyphs *g = gr->g;
+	sbuf_adds(out, left);
+	for (size_t i = 0; i < gr->cols; i++) {
+		repeat(out, g->h, gr->width[i] + 2);
+		if (i + 1 == gr->cols)
+			break;
+		bool same = gr->group[i + 1] == gr->group[i];
+		sbuf_adds(out, same ? (spans ? g->h : inner) : outer);
+	}
+	sbuf_adds(out, right);
+	sbuf_adds(out, "\n");
+}
+
+static void grid_pad(struct sbuf *out, const char *text, size_t width, bool right)
+{
+	size_t len = strlen(text);
+	size_t w = text_width(text, len);
+	size_t pad = width > w ? width - w : 0;
+	sbuf_adds(out, " ");
+	if (right)
+		repeat(out, " ", pad);
+	sbuf_add(out, text, len);
+	if (!right)
+		repeat(out, " ", pad);
+	sbuf_adds(out, " ");
+}
+
+static void grid_render(struct grid *gr, struct sbuf *out)
+{
+	const struct glyphs *g = gr->g;
+	size_t n = gr->cols;
+	size_t rows = n ? gr->cell_count / n : 0;
+
+	if (gr->failed || gr->text.failed) {
+		out->failed = true;
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		gr->width[i] = text_width(gr->titles[i], strlen(gr->titles[i]));
+	for (size_t r = 0; r < rows; r++)
+		for (size_t i = 0; i < n; i++) {
+			const char *t = gr->text.data + gr->cells[r * n + i];
+			size_t w = text_width(t, strlen(t));
+			if (w > gr->width[i])
+				gr->width[i] = w;
+		}
+	if (gr->grouped) {
+		/* A group's title must fit the span of its columns. */
+		for (int group = 0; group < 4; group++) {
+			size_t span = 0, last = SIZE_MAX;
+			for (size_t i = 0; i < n; i++)
+				if (gr->group[i] == group) {
+					span += gr->width[i] + 3;
+					last = i;
+				}
+			if (last == SIZE_MAX || !gr->group_titles[group])
+				continue;
+			span -= 3;
+			size_t need = strlen(gr->group_titles[group]);
+			if (span < need)
+				gr->width[last] += need - span;
+		}
+		grid_border(out, gr, g->tl, g->h, g->tm, g->tr, true);
+		sbuf_adds(out, g->v);
+		for (int group = 0; group < 4; group++) {
+			size_t span = 0;
+			bool present = false;
+			for (size_t i = 0; i < n; i++)
+				if (gr->group[i] == group) {
+					span += gr->width[i] + 3;
+					present = true;
+				}
+			if (!present)
+				continue;
+			span -= 1;
+			const char *title = gr->group_titles[group] ? gr->group_titles[group] : "";
+			size_t tw = strlen(title);
+			size_t left = (span - tw) / 2;
+			repeat(out, " ", left);
+			sbuf_adds(out, title);
+			repeat(out, " ", span - tw - left);
+			sbuf_adds(out, g->v);
+		}
+		sbuf_adds(out, "\n");
+		grid_border(out, gr, g->ml, g->mt, g->mm, g->mr, false);
+	} else {
+		grid_border(out, gr, g->tl, g->tm, g->tm, g->tr, false);
+	}
+	sbuf_adds(out, g->v);
+	for (size_t i = 0; i < n; i++) {
+		grid_pad(out, gr->titles[i], gr->width[i], i + 1 < n);
+		sbuf_adds(out, g->v);
+	}
+	sbuf_adds(out, "\n");
+	grid_border(out, gr, g->ml, g->mm, g->mm, g->mr, false);
+	for (size_t r = 0; r < rows; r++) {
+		sbuf_adds(out, g->v);
+		for (size_t i = 0; i < n; i++) {
+			grid_pad(out, gr->text.data + gr->cells[r * n + i], gr->width[i], i + 1 < n);
+			sbuf_adds(out, g->v);
+		}
+		sbuf_adds(out, "\n");
+	}
+	grid_border(out, gr, g->bl, g->bm, g->bm, g->br, false);
+}
+
+static void grid_release(struct grid *gr)
+{
+	sbuf_release(&gr->text);
+	free(gr->cells);
+}
+
+static void bar_cell(struct grid *gr, double pct)
+{
+	struct sbuf b = { 0 };
+	double p = pct < 0 ? 0 : pct > 100 ? 100 : pct;
+	int eighths = (int)(p / 100.0 * BAR_CELLS * 8 + 0.5);
+	for (int i = 0; i < BAR_CELLS; i++) {
+		int e = eighths - i * 8;
+		sbuf_adds(&b, e >= 8 ? gr->g->full : gr->g->partial[e > 0 ? e : 0]);
+	}
+	sbuf_addf(&b, " %5.1f%%", pct);
+	if (b.failed)
+		gr->failed = true;
+	grid_cell(gr, b.data ? b.data : "", b.len);
+	sbuf_release(&b);
+}
+
+/* A name, indented, with control characters shown as replacements. */
+static void name_cell(struct grid *gr, uint32_t level, const char *name, size_t len,
+		      const char *suffix)
+{
+	struct sbuf b = { 0 };
+	for (uint32_t i = 0; i < level; i++)
+		sbuf_adds(&b, "   ");
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)name[i];
+		bool c1 = ch == 0xC2 && i + 1 < len && (unsigned char)name[i + 1] >= 0x80 &&
+			  (unsigned char)name[i + 1] <= 0x9F;
+		if (ch < 0x20 || ch == 0x7F || c1) {
+			sbuf_adds(&b, gr->g->replacement);
+			i += c1;
+		} else {
+			sbuf_add(&b, (const char *)&ch, 1);
+		}
+	}
+	if (suffix)
+		sbuf_adds(&b, suffix);
+	if (b.failed)
+		gr->failed = true;
+	grid_cell(gr, b.data ? b.data : "", b.len);
+	sbuf_release(&b);
+}
+
+static const char *const kind_words[] = { "frame", "busy", "wait", "idle", "scope" };
+
+/* The table of a GPU's frame time and its queues' busy, wait and idle. */
+static void gpu_table(struct sbuf *out, const struct glyphs *g, const stats *s,
+		      const struct selection *sel, size_t from, size_t to)
+{
+	static const char *const titles[] = { "Frames", "Mean", "Median", "P90", "P95", "P99",
+					       "Min", "Max", "Max frame", "Stddev", "Time" };
+	struct grid gr = { .g = g, .cols = 11 };
+	for (size_t i = 0; i < gr.cols; i++)
+		gr.titles[i] = titles[i];
+	for (size_t i = from; i < to; i++) {
+		const struct stats_row *r = stats_row(s, sel->rows[i]);
+		const struct stats_summary *t = &r->time;
+		grid_count(&gr, t->frames);
+		grid_ms(&gr, t->mean_ns);
+		grid_ms(&gr, t->median_ns);
+		grid_ms(&gr, t->p90_ns);
+		grid_ms(&gr, t->p95_ns);
+		grid_ms(&gr, t->p99_ns);
+		grid_ms(&gr, t->min_ns);
+		grid_ms(&gr, t->max_ns);
+		grid_count(&gr, t->max_frame);
+		grid_ms(&gr, t->stddev_ns);
+		char label[64];
+		if (r->kind == STATS_GPU)
+			snprintf(label, sizeof(label), "GPU frame");
+		else
+			snprintf(label, sizeof(label), "%s %s", r->name, kind_words[r->kind]);
+		name_cell(&gr, r->kind == STATS_GPU ? 0 : 1, label, strlen(label), NULL);
+	}
+	grid_render(&gr, out);
+	grid_release(&gr);
+}
+
+/* The table of one queue's scopes. */
+static void scope_table(struct sbuf *out, const struct glyphs *g, const stats *s,
+			const struct selection *sel, size_t from, size_t to)
+{
+	static const char *const titles[] = { "Frames", "Calls", "Mean", "Median", "P95", "Max",
+					       "Max frame", "Stddev", "Percent", "Mean", "Median",
+					       "P95", "Max", "Stddev", "Scope" };
+	static const int groups[] = { 0, 0, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3 };
+	struct grid gr = { .g = g, .cols = 15, .grouped = true,
+			   .group_titles = { NULL, "Inclusive", "Exclusive", NULL } };
+	for (size_t i = 0; i < gr.cols; i++) {
+		gr.titles[i] = titles[i];
+		gr.group[i] = groups[i];
+	}
+	for (size_t i = from; i < to; i++) {
+		const struct stats_row *r = stats_row(s, sel->rows[i]);
+		const struct stats_summary *t = &r->time, *e = &r->exclusive;
+		grid_count(&gr, t->frames);
+		grid_fixed(&gr, 2, t->frames ? (double)r->calls / (double)t->frames : 0);
+		grid_ms(&gr, t->mean_ns);
+		grid_ms(&gr, t->median_ns);
+		grid_ms(&gr, t->p95_ns);
+		grid_ms(&gr, t->max_ns);
+		grid_count(&gr, t->max_frame);
+		grid_ms(&gr, t->stddev_ns);
+		bar_cell(&gr, r->share_pct);
+		grid_ms(&gr, e->mean_ns);
+		grid_ms(&gr, e->median_ns);
+		grid_ms(&gr, e->p95_ns);
+		grid_ms(&gr, e->max_ns);
+		grid_ms(&gr, e->stddev_ns);
+		name_cell(&gr, sel->levels[i] - 1, r->name, r->name_len, NULL);
+	}
+	grid_render(&gr, out);
+	grid_release(&gr);
+}
+
+static int emit(const struct report_sink *sink, struct sbuf *b)
+{
+	if (b->failed)
+		return -1;
+	int r = b->len ? sink->write(sink->user, b->data, b->len) : 0;
+	b->len = 0;
+	return r;
+}
+
+static void quote_list(struct sbuf *b, char *const *items, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sbuf_addf(b, "%s'%s'", i ? ", " : "", items[i]);
+}
+
+static void spike_rule_text(struct sbuf *b, const struct stats_settings *st)
+{
+	if (st->spike.threshold_ns)
+		sbuf_addf(b, "%.3f ms", st->spike.threshold_ns / 1e6);
+	else
+		sbuf_addf(b, "%gx the median", st->spike.median_factor);
+}
+
+static int print_tables(const struct stats_settings *st, const struct capture_meta *meta,
+			const stats *s, const char *file, struct selection *sel,
+			const struct report_sink *sink)
+{
+	const struct report_settings *rs = &st->report;
+	const struct glyphs *g = rs->ascii ? &ascii_glyphs : &unicode_glyphs;
+	struct sbuf out = { 0 };
+	size_t frames = stats_frame_count(s);
+	int result = 0;
+
+	sbuf_addf(&out, "Statistics of %zu frame%s", frames, frames == 1 ? "" : "s");
+	if (frames)
+		sbuf_addf(&out, " (%llu to %llu)", (unsigned long long)stats_frame_number(s, 0),
+			  (unsigned long long)stats_frame_number(s, frames - 1));
+	sbuf_addf(&out, " of '%s'%stimes in ms%sspikes above ", file, g->sep, g->sep);
+	spike_rule_text(&out, st);
+	if (rs->root_count) {
+		sbuf_addf(&out, "%sroot ", g->sep);
+		quote_list(&out, rs->roots, rs->root_count);
+		if (rs->ignore_case)
+			sbuf_adds(&out, " ignoring case");
+	}
+	if (rs->max_depth >= 0)
+		sbuf_addf(&out, "%smax depth %d", g->sep, rs->max_depth);
+	if (st->sort != STATS_SORT_CHRONO) {
+		static const char *const sorts[] = { "chrono", "time", "p95", "max" };
+		sbuf_addf(&out, "%ssorted by %s", g->sep, sorts[st->sort]);
+	}
+	sbuf_adds(&out, "\n");
+
+	/* Per GPU: its frame time and its queues, then each queue's scopes.
+	 * sel's list holds one table's rows at a time. */
+	for (uint32_t gi = 0; gi < meta->gpu_count && result == 0; gi++) {
+		uint32_t gr = stats_gpu_row(s, gi);
+		if (gr == STATS_NONE || !sel->selected[gr])
+			continue;
+		const struct stats_row *r = stats_row(s, gr);
+		const struct capture_gpu *cg = &meta->gpus[gi];
+		size_t cap = sel->len = 0;
+		sbuf_addf(&out, "\nGPU %u (%s)\n", gi, cg->name);
+		const struct stats_spikes *sp = &r->spikes;
+		if (r->time.frames) {
+			sbuf_addf(&out, "spikes: %llu frame%s above %.3f ms (",
+				  (unsigned long long)sp->count, sp->count == 1 ? "" : "s",
+				  sp->threshold_ns / 1e6);
+			spike_rule_text(&out, st);
+			sbuf_adds(&out, ")");
+			if (sp->count)
+				sbuf_addf(&out, "%slongest run %llu frame%s, from frame %llu", g->sep,
+					  (unsigned long long)sp->longest_run,
+					  sp->longest_run == 1 ? "" : "s",
+					  (unsigned long long)sp->longest_run_first);
+			sbuf_adds(&out, "\n");
+		} else {
+			sbuf_adds(&out, "no busy time in any frame\n");
+		}
+		push_row(sel, &cap, gr, 0);
+		for (uint32_t q = r->first_child; q != STATS_NONE; q = stats_row(s, q)->next_sibling)
+			if (sel->selected[q])
+				push_row(sel, &cap, q, 0);
+		if (sel->failed)
+			break;
+		gpu_table(&out, g, s, sel, 0, sel->len);
+		result = emit(sink, &out);
+
+		for (uint32_t q = r->first_child; q != STATS_NONE && result == 0;
+		     q = stats_row(s, q)->next_sibling) {
+			const struct stats_row *busy = stats_row(s, q);
+			if (!sel->selected[q] || busy->kind != STATS_BUSY)
+				continue;
+			sel->len = 0;
+			sel->hidden = 0;
+			add_scopes(st, s, sel, &cap, q, true);
+			if (sel->failed)
+				break;
+			sbuf_addf(&out, "\nGPU %u (%s)%s%s\n", gi, cg->name, g->sep, busy->name);
+			sbuf_addf(&out, "percent of mean busy + wait %.3f ms",
+				  (busy->time.mean_ns + stats_row(s, q + 1)->time.mean_ns) / 1e6);
+			if (rs->threshold_pct > 0)
+				sbuf_addf(&out, "%sthreshold %g%% (%zu row%s hidden)", g->sep,
+					  rs->threshold_pct, sel->hidden, sel->hidden == 1 ? "" : "s");
+			sbuf_adds(&out, "\n");
+			if (sel->len == 0)
+				sbuf_adds(&out, rs->root_count ?
+					"No scope on this queue matches the root filter.\n" :
+					"No scope on this queue.\n");
+			else
+				scope_table(&out, g, s, sel, 0, sel->len);
+			result = emit(sink, &out);
+		}
+	}
+	if (sel->failed)
+		result = -1;
+	if (frames == 0)
+		sbuf_adds(&out, "\nNo frames.\n");
+	if (result == 0)
+		result = emit(sink, &out);
+	sbuf_release(&out);
+	return result;
+}
+
+/* ------------------------------------------------------------------------ */
+/* CSV and JSON                                                             */
+/* ------------------------------------------------------------------------ */
+
+static void csv_field(struct sbuf *b, const char *s, size_t len)
+{
+	bool quote = false;
+	for (size_t i = 0; i < len; i++)
+		if (s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r')
+			quote = true;
+	if (!quote) {
+		sbuf_add(b, s, len);
+		return;
+	}
+	sbuf_adds(b, "\"");
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '"')
+			sbuf_adds(b, "\"");
+		sbuf_add(b, s + i, 1);
+	}
+	sbuf_adds(b, "\"");
+}
+
+static void csv_ms(struct sbuf *b, double ns)
+{
+	sbuf_addf(b, ",%.6f", ns / 1e6);
+}
+
+static const char *const kind_names[] = { "gpu", "busy", "wait", "idle", "scope" };
+
+static void csv_summary(struct sbuf *b, const struct stats_summary *t, bool all)
+{
+	csv_ms(b, t->mean_ns);
+	csv_ms(b, t->median_ns);
+	csv_ms(b, t->p90_ns);
+	csv_ms(b, t->p95_ns);
+	csv_ms(b, t->p99_ns);
+	csv_ms(b, t->min_ns);
+	csv_ms(b, t->max_ns);
+	if (all)
+		sbuf_addf(b, ",%llu", (unsigned long long)t->max_frame);
+	csv_ms(b, t->stddev_ns);
+}
+
+static int print_csv(const stats *s, const struct capture_meta *meta,
+		     const struct selection *sel, const struct report_sink *sink)
+{
+	struct sbuf b = { 0 };
+	int result = 0;
+
+	sbuf_adds(&b, "kind,gpu,queue,path,depth,frames,calls_per_frame,"
+		      "mean_ms,median_ms,p90_ms,p95_ms,p99_ms,min_ms,max_ms,max_frame,stddev_ms,"
+		      "excl_mean_ms,excl_median_ms,excl_p90_ms,excl_p95_ms,excl_p99_ms,excl_min_ms,"
+		      "excl_max_ms,excl_stddev_ms,share_pct,"
+		      "spike_threshold_ms,spikes,longest_spike_run,longest_spike_run_first\n");
+	for (size_t i = 0; i < sel->len && result == 0; i++) {
+		const struct stats_row *r = stats_row(s, sel->rows[i]);
+		sbuf_addf(&b, "%s,%u,", kind_names[r->kind], r->gpu);
+		if (r->queue != STATS_NONE && r->queue < meta->queue_count)
+			csv_field(&b, meta->queues[r->queue].name, strlen(meta->queues[r->queue].name));
+		sbuf_adds(&b, ",");
+		csv_field(&b, r->path, strlen(r->path));
+		sbuf_addf(&b, ",%u,%llu,", r->depth, (unsigned long long)r->time.frames);
+		if (r->kind == STATS_SCOPE && r->time.frames)
+			sbuf_addf(&b, "%.6f", (double)r->calls / (double)r->time.frames);
+		csv_summary(&b, &r->time, true);
+		if (r->kind == STATS_SCOPE) {
+			csv_summary(&b, &r->exclusive, false);
+			sbuf_addf(&b, ",%.6f", r->share_pct);
+		} else {
+			sbuf_adds(&b, ",,,,,,,,,");
+		}
+		if (r->kind == STATS_GPU)
+			sbuf_addf(&b, ",%.6f,%llu,%llu,%llu\n", r->spikes.threshold_ns / 1e6,
+				  (unsigned long long)r->spikes.count,
+				  (unsigned long long)r->spikes.longest_run,
+				  (unsigned long long)r->spikes.longest_run_first);
+		else
+			sbuf_adds(&b, ",,,,\n");
+		if (b.len > 60000)
+			result = emit(sink, &b);
+	}
+	if (result == 0)
+		result = emit(sink, &b);
+	sbuf_release(&b);
+	return result;
+}
+
+/* A JSON string: valid UTF-8 passes, invalid bytes become U+FFFD. */
+static void json_string(struct sbuf *b, const char *s, size_t len)
+{
+	const utf8proc_uint8_t *p = (const utf8proc_uint8_t *)s;
+	sbuf_adds(b, "\"");
+	while (len > 0) {
+		utf8proc_int32_t cp;
+		utf8proc_ssize_t n = utf8proc_iterate(p, (utf8proc_ssize_t)len, &cp);
+		if (n <= 0) {
+			sbuf_adds(b, "\\ufffd");
+			n = 1;
+		} else if (cp == '"' || cp == '\\') {
+			sbuf_addf(b, "\\%c", (char)cp);
+		} else if (cp < 0x20) {
+			sbuf_addf(b, "\\u%04x", (unsigned)cp);
+		} else {
+			sbuf_add(b, (const char *)p, (size_t)n);
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	sbuf_adds(b, "\"");
+}
+
+static void json_summary(struct sbuf *b, const char *key, const struct stats_summary *t)
+{
+	sbuf_addf(b, ",\"%s\":{\"mean_ns\":%.3f,\"median_ns\":%u,\"p90_ns\":%u,\"p95_ns\":%u,"
+		     "\"p99_ns\":%u,\"min_ns\":%u,\"min_frame\":%llu,\"max_ns\":%u,\"max_frame\":%llu,"
+		     "\"stddev_ns\":%.3f}",
+		  key, t->mean_ns, t->median_ns, t->p90_ns, t->p95_ns, t->p99_ns, t->min_ns,
+		  (unsigned long long)t->min_frame, t->max_ns, (unsigned long long)t->max_frame,
+		  t->stddev_ns);
+}
+
+static void json_values(struct sbuf *b, const char *key, const stats *s, uint32_t row,
+			bool exclusive)
+{
+	size_t n = stats_frame_count(s);
+	sbuf_addf(b, ",\"%s\":[", key);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t v = stats_value(s, row, i, exclusive);
+		if (v == STATS_ABSENT)
+			sbuf_addf(b, "%snull", i ? "," : "");
+		else
+			sbuf_addf(b, "%s%u", i ? "," : "", v);
+	}
+	sbuf_adds(b, "]");
+}
+
+static const char *const stat_names[] = { "mean", "median", "p90", "p95", "p99", "max" };
+
+static void json_budgets(struct sbuf *b, const struct stats_budget *bu, const stats *s);
+
+static int print_json(const struct stats_settings *st, const struct capture_meta *meta,
+		      const stats *s, const char *file, const struct selection *sel,
+		      const struct stats_budget *bu, const struct report_sink *sink)
+{
+	struct sbuf b = { 0 };
+	size_t frames = stats_frame_count(s);
+	int result = 0;
+
+	sbuf_adds(&b, "{\"schema\":1,\"file\":");
+	json_string(&b, file, strlen(file));
+	sbuf_addf(&b, ",\"frames\":{\"count\":%zu", frames);
+	if (frames)
+		sbuf_addf(&b, ",\"first\":%llu,\"last\":%llu",
+			  (unsigned long long)stats_frame_number(s, 0),
+			  (unsigned long long)stats_frame_number(s, frames - 1));
+	if (st->per_frame) {
+		sbuf_adds(&b, ",\"numbers\":[");
+		for (size_t i = 0; i < frames; i++) {
+			sbuf_addf(&b, "%s%llu", i ? "," : "", (unsigned long long)stats_frame_number(s, i));
+			if (b.len > 60000 && (result = emit(sink, &b)) != 0)
+				goto out;
+		}
+		sbuf_adds(&b, "]");
+	}
+	sbuf_adds(&b, "},\"spike\":");
+	if (st->spike.threshold_ns)
+		sbuf_addf(&b, "{\"threshold_ns\":%u}", st->spike.threshold_ns);
+	else
+		sbuf_addf(&b, "{\"median_factor\":%g}", st->spike.median_factor);
+	sbuf_adds(&b, ",\"gpus\":[");
+	for (uint32_t g = 0; g < meta->gpu_count; g++) {
+		sbuf_addf(&b, "%s{\"gpu\":%u,\"name\":", g ? "," : "", g);
+		json_string(&b, meta->gpus[g].name, strlen(meta->gpus[g].name));
+		sbuf_adds(&b, "}");
+	}
+	sbuf_adds(&b, "],\"rows\":[");
+	for (size_t i = 0; i < sel->len; i++) {
+		const struct stats_row *r = stats_row(s, sel->rows[i]);
+		sbuf_addf(&b, "%s\n{\"kind\":\"%s\",\"gpu\":%u,\"queue\":", i ? "," : "",
+			  kind_names[r->kind], r->gpu);
+		if (r->queue != STATS_NONE && r->queue < meta->queue_count)
+			json_string(&b, meta->queues[r->queue].name, strlen(meta->queues[r->queue].name));
+		else
+			sbuf_adds(&b, "null");
+		sbuf_adds(&b, ",\"path\":");
+		json_string(&b, r->path, strlen(r->path));
+		sbuf_adds(&b, ",\"name\":");
+		json_string(&b, r->name, r->name_len);
+		sbuf_addf(&b, ",\"depth\":%u,\"frames\":%llu", r->depth, (unsigned long long)r->time.frames);
+		if (r->kind == STATS_SCOPE)
+			sbuf_addf(&b, ",\"calls\":%llu,\"calls_per_frame\":%.6f",
+				  (unsigned long long)r->calls,
+				  r->time.frames ? (double)r->calls / (double)r->time.frames : 0);
+		json_summary(&b, "time", &r->time);
+		if (r->kind == STATS_SCOPE) {
+			json_summary(&b, "exclusive", &r->exclusive);
+			sbuf_addf(&b, ",\"share_pct\":%.6f", r->share_pct);
+		}
+		if (r->kind == STATS_GPU)
+			sbuf_addf(&b, ",\"spikes\":{\"threshold_ns\":%u,\"count\":%llu,"
+				      "\"longest_run\":%llu,\"longest_run_first\":%llu}",
+				  r->spikes.threshold_ns, (unsigned long long)r->spikes.count,
+				  (unsigned long long)r->spikes.longest_run,
+				  (unsigned long long)r->spikes.longest_run_first);
+		if (st->per_frame) {
+			json_values(&b, "values_ns", s, sel->rows[i], false);
+			if (r->kind == STATS_SCOPE)
+				json_values(&b, "exclusive_values_ns", s, sel->rows[i], true);
+		}
+		sbuf_adds(&b, "}");
+		if (b.len > 60000 && (result = emit(sink, &b)) != 0)
+			goto out;
+	}
+	sbuf_adds(&b, "\n]");
+	if (bu)
+		json_budgets(&b, bu, s);
+	sbuf_adds(&b, "}\n");
+	result = emit(sink, &b);
+out:
+	sbuf_release(&b);
+	return result;
+}
+
+int stats_print(const struct stats_settings *st, const struct capture_meta *meta,
+		const stats *s, const char *file, const struct stats_budget *b,
+		const struct report_sink *sink)
+{
+	struct selection sel = { 0 };
+	int result = -1;
+
+	if (st->format == STATS_FORMAT_TABLE) {
+		if (select_rows(st, s, &sel))
+			result = print_tables(st, meta, s, file, &sel, sink);
+	} else if (selection_build(st, s, &sel, true)) {
+		if (st->format == STATS_FORMAT_CSV)
+			result = print_csv(s, meta, &sel, sink);
+		else
+			result = print_json(st, meta, s, file, &sel, b, sink);
+	}
+	selection_release(&sel);
+	return result;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Budgets                                                                  */
+/* ------------------------------------------------------------------------ */
+
+struct budget_match {
+	uint32_t row;
+	uint32_t value_ns;
+};
+
+struct budget_line {
+	unsigned line;
+	char *pattern;
+	unsigned stat;          /* index into stat_names */
+	uint32_t limit_ns;
+	struct report_settings match; /* the pattern, compiled as a root */
+	struct budget_match *matches;
+	size_t match_count;
+	bool exceeded;
+};
+
+struct stats_budget {
+	char *name;
+	struct budget_line *lines;
+	size_t count;
+};
+
+void stats_budget_free(struct stats_budget *b)
+{
+	if (!b)
+		return;
+	for (size_t i = 0; i < b->count; i++) {
+		report_settings_release(&b->lines[i].match);
+		free(b->lines[i].matches);
+	}
+	free(b->lines);
+	free(b->name);
+	free(b);
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* The last whitespace-separated word of line[0..*len), which shrinks to
+ * what is before it. */
+static const char *last_word(const char *line, size_t *len, size_t *word_len)
+{
+	size_t end = *len;
+	while (end > 0 && is_blank(line[end - 1]))
+		end--;
+	size_t start = end;
+	while (start > 0 && !is_blank(line[start - 1]))
+		start--;
+	*word_len = end - start;
+	*len = start;
+	return line + start;
+}
+
+enum crumbs_result stats_budget_parse(const char *name, const char *text, size_t len,
+				      bool ignore_case, struct stats_budget **out,
+				      char *err, size_t err_size)
+{
+	struct stats_budget *b = calloc(1, sizeof(*b));
+	size_t cap = 0;
+	unsigned number = 0;
+	enum crumbs_result r = CRUMBS_OK;
+
+	if (!b || !(b->name = malloc(strlen(name) + 1)))
+		goto oom;
+	memcpy(b->name, name, strlen(name) + 1);
+	for (size_t pos = 0; pos < len;) {
+		const char *line = text + pos;
+		const char *nl = memchr(line, '\n', len - pos);
+		size_t line_len = nl ? (size_t)(nl - line) : len - pos;
+		pos += line_len + (nl ? 1 : 0);
+		number++;
+
+		size_t start = 0;
+		while (start < line_len && is_blank(line[start]))
+			start++;
+		if (start == line_len || line[start] == '#')
+			continue;
+		if (memchr(line, '\0', line_len)) {
+			snprintf(err, err_size, "%s:%u: a NUL byte", name, number);
+			r = CRUMBS_ERROR_INVALID_ARGUMENT;
+			goto fail;
+		}
+		size_t rest = line_len, limit_len, stat_len;
+		const char *limit = last_word(line, &rest, &limit_len);
+		const char *stat = last_word(line, &rest, &stat_len);
+		while (rest > start && is_blank(line[rest - 1]))
+			rest--;
+		if (rest <= start || stat_len == 0) {
+			snprintf(err, err_size, "%s:%u: expected PATTERN STATISTIC LIMIT_MS", name, number);
+			r = CRUMBS_ERROR_INVALID_ARGUMENT;
+			goto fail;
+		}
+		unsigned which = 0;
+		while (which < 6 && !(strlen(stat_names[which]) == stat_len &&
+				      memcmp(stat, stat_names[which], stat_len) == 0))
+			which++;
+		if (which == 6) {
+			snprintf(err, err_size, "%s:%u: '%.*s' is not a statistic (mean, median, p90, p95, "
+				 "p99 or max)", name, number, (int)(stat_len < 40 ? stat_len : 40), stat);
+			r = CRUMBS_ERROR_INVALID_ARGUMENT;
+			goto fail;
+		}
+		char limit_text[64];
+		uint32_t limit_ns;
+		snprintf(limit_text, sizeof(limit_text), "%.*s", (int)(limit_len < 63 ? limit_len : 63), limit);
+		if (limit_len > 63 || parse_ms(limit_text, &limit_ns) != 0) {
+			snprintf(err, err_size, "%s:%u: '%s' is not a time in ms from 0 to 4294",
+				 name, number, limit_text);
+			r = CRUMBS_ERROR_INVALID_ARGUMENT;
+			goto fail;
+		}
+		if (b->count == cap) {
+			size_t ncap = cap ? cap * 2 : 8;
+			struct budget_line *d = realloc(b->lines, ncap * sizeof(*d));
+			if (!d)
+				goto oom;
+			b->lines = d;
+			cap = ncap;
+		}
+		struct budget_line *bl = &b->lines[b->count];
+		memset(bl, 0, sizeof(*bl));
+		report_settings_init(&bl->match);
+		b->count++;
+		bl->line = number;
+		bl->stat = which;
+		bl->limit_ns = limit_ns;
+		bl->match.ignore_case = ignore_case;
+		if (!(bl->match.roots = malloc(sizeof(char *))) ||
+		    !(bl->pattern = malloc(rest - start + 1)))
+			goto oom;
+		memcpy(bl->pattern, line + start, rest - start);
+		bl->pattern[rest - start] = '\0';
+		bl->match.roots[0] = bl->pattern;
+		bl->match.root_count = 1;
+		char why[200];
+		if ((r = report_settings_prepare(&bl->match, why, sizeof(why))) != CRUMBS_OK) {
+			snprintf(err, err_size, "%s:%u: %s", name, number, why);
+			goto fail;
+		}
+	}
+	*out = b;
+	return CRUMBS_OK;
+oom:
+	snprintf(err, err_size, "out of memory");
+	r = CRUMBS_ERROR_OUT_OF_MEMORY;
+fail:
+	stats_budget_free(b);
+	*out = NULL;
+	return r;
+}
+
+static uint32_t stat_value(const struct stats_summary *t, unsigned stat)
+{
+	switch (stat) {
+	case 0:
+		return t->mean_ns >= STATS_NS_MAX ? STATS_NS_MAX : (uint32_t)llround(t->mean_ns);
+	case 1:
+		return t->median_ns;
+	case 2:
+		return t->p90_ns;
+	case 3:
+		return t->p95_ns;
+	case 4:
+		return t->p99_ns;
+	default:
+		return t->max_ns;
+	}
+}
+
+/* The name a budget pattern sees for a row, besides a scope's own name:
+ * "GPU 0", "GPU 0 / Graphics 0 busy", or a scope's full path. */
+static void row_label(struct sbuf *b, const struct stats_row *r)
+{
+	b->len = 0;
+	sbuf_adds(b, r->path);
+	if (r->kind != STATS_GPU && r->kind != STATS_SCOPE)
+		sbuf_addf(b, " %s", kind_words[r->kind]);
+}
+
+size_t stats_budget_check(struct stats_budget *b, const struct stats_settings *st,
+			  const stats *s)
+{
+	struct selection sel = { 0 };
+	struct sbuf label = { 0 };
+	size_t failed = 0;
+	bool ok = selection_build(st, s, &sel, false);
+
+	for (size_t i = 0; i < b->count; i++) {
+		struct budget_line *bl = &b->lines[i];
+		free(bl->matches);
+		bl->matches = NULL;
+		bl->match_count = 0;
+		bl->exceeded = false;
+		size_t cap = 0;
+		for (size_t k = 0; ok && k < sel.len; k++) {
+			const struct stats_row *r = stats_row(s, sel.rows[k]);
+			if (r->time.frames == 0)
+				continue;
+			row_label(&label, r);
+			bool hit = label.data && filter_match_root(bl->match.filter, label.data, label.len);
+			if (!hit && r->kind == STATS_SCOPE)
+				hit = filter_match_root(bl->match.filter, r->name, r->name_len);
+			if (!hit)
+				continue;
+			if (bl->match_count == cap) {
+				size_t ncap = cap ? cap * 2 : 4;
+				struct budget_match *d = realloc(bl->matches, ncap * sizeof(*d));
+				if (!d) {
+					ok = false;
+					break;
+				}
+				bl->matches = d;
+				cap = ncap;
+			}
+			uint32_t v = stat_value(&r->time, bl->stat);
+			bl->matches[bl->match_count++] = (struct budget_match){ sel.rows[k], v };
+			if (v > bl->limit_ns)
+				bl->exceeded = true;
+		}
+		if (bl->exceeded || bl->match_count == 0)
+			failed++;
+	}
+	if (!ok || label.failed)
+		failed = b->count ? b->count : 1; /* out of memory: nothing passes unchecked */
+	sbuf_release(&label);
+	selection_release(&sel);
+	return failed;
+}
+
+int stats_budget_print(const struct stats_budget *b, const struct stats_settings *st,
+		       const stats *s, const struct report_sink *sink)
+{
+	struct sbuf out = { 0 };
+	struct sbuf label = { 0 };
+	size_t exceeded = 0, unmatched = 0;
+	(void)st;
+
+	sbuf_addf(&out, "\nBudgets of '%s':\n", b->name);
+	for (size_t i = 0; i < b->count; i++) {
+		const struct budget_line *bl = &b->lines[i];
+		sbuf_addf(&out, "line %u: %s %s <= %.3f ms\n", bl->line, bl->pattern,
+			  stat_names[bl->stat], bl->limit_ns / 1e6);
+		if (bl->match_count == 0) {
+			sbuf_adds(&out, "  FAILED    matches no row\n");
+			unmatched++;
+		}
+		for (size_t k = 0; k < bl->match_count; k++) {
+			const struct stats_row *r = stats_row(s, bl->matches[k].row);
+			row_label(&label, r);
+			bool over = bl->matches[k].value_ns > bl->limit_ns;
+			sbuf_addf(&out, "  %-8s  %10.3f ms  %s\n", over ? "EXCEEDED" : "ok",
+				  bl->matches[k].value_ns / 1e6, label.data ? label.data : "");
+		}
+		if (bl->exceeded)
+			exceeded++;
+	}
+	sbuf_addf(&out, "%zu budget line%s: %zu exceeded, %zu matching no row\n", b->count,
+		  b->count == 1 ? "" : "s", exceeded, unmatched);
+	if (label.failed)
+		out.failed = true;
+	int result = emit(sink, &out);
+	sbuf_release(&out);
+	sbuf_release(&label);
+	return result;
+}
+
+static void json_budgets(struct sbuf *b, const struct stats_budget *bu, const stats *s)
+{
+	sbuf_adds(b, ",\"budgets\":[");
+	for (size_t i = 0; i < bu->count; i++) {
+		const struct budget_line *bl = &bu->lines[i];
+		sbuf_addf(b, "%s\n{\"line\":%u,\"pattern\":", i ? "," : "", bl->line);
+		json_string(b, bl->pattern, strlen(bl->pattern));
+		sbuf_addf(b, ",\"statistic\":\"%s\",\"limit_ns\":%u,\"result\":\"%s\",\"matches\":[",
+			  stat_names[bl->stat], bl->limit_ns,
+			  bl->match_count == 0 ? "unmatched" : bl->exceeded ? "exceeded" : "ok");
+		for (size_t k = 0; k < bl->match_count; k++) {
+			const struct stats_row *r = stats_row(s, bl->matches[k].row);
+			sbuf_addf(b, "%s{\"kind\":\"%s\",\"path\":", k ? "," : "", kind_names[r->kind]);
+			json_string(b, r->path, strlen(r->path));
+			sbuf_addf(b, ",\"value_ns\":%u,\"ok\":%s}", bl->matches[k].value_ns,
+				  bl->matches[k].value_ns > bl->limit_ns ? "false" : "true");
+		}
+		sbuf_adds(b, "]}");
+	}
+	sbuf_adds(b, "\n]");
+}
