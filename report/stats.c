@@ -775,11 +775,11 @@ static int print_tables(const struct stats_settings *st, const struct capture_me
 		sbuf_addf(&out, "\nGPU %u (%s)\n", gi, cg->name);
 		const struct stats_spikes *sp = &r->spikes;
 		if (r->time.frames) {
-			sbuf_addf(&out, "spikes: %llu frame%s above %.3f ms (",
+			sbuf_addf(&out, "spikes: %llu frame%s above %.3f ms",
 				  (unsigned long long)sp->count, sp->count == 1 ? "" : "s",
 				  sp->threshold_ns / 1e6);
-			spike_rule_text(&out, st);
-			sbuf_adds(&out, ")");
+			if (!st->spike.threshold_ns)
+				sbuf_addf(&out, " (%gx the median)", st->spike.median_factor);
 			if (sp->count)
 				sbuf_addf(&out, "%slongest run %llu frame%s, from frame %llu", g->sep,
 					  (unsigned long long)sp->longest_run,
@@ -1180,6 +1180,16 @@ enum crumbs_result stats_budget_parse(const char *name, const char *text, size_t
 		while (which < 6 && !(strlen(stat_names[which]) == stat_len &&
 				      memcmp(stat, stat_names[which], stat_len) == 0))
 			which++;
+		unsigned last = 0;
+		while (last < 6 && !(strlen(stat_names[last]) == limit_len &&
+				     memcmp(limit, stat_names[last], limit_len) == 0))
+			last++;
+		if (which == 6 && last < 6) {
+			snprintf(err, err_size, "%s:%u: no limit after '%s' (expected PATTERN STATISTIC "
+				 "LIMIT_MS)", name, number, stat_names[last]);
+			r = CRUMBS_ERROR_INVALID_ARGUMENT;
+			goto fail;
+		}
 		if (which == 6) {
 			snprintf(err, err_size, "%s:%u: '%.*s' is not a statistic (mean, median, p90, p95, "
 				 "p99 or max)", name, number, (int)(stat_len < 40 ? stat_len : 40), stat);
