@@ -13,4 +13,65 @@ bool filter_match_root(const struct report_filter *f, const char *name, size_t l
 /* Whether a queue name matches --queue (always true without one). */
 bool filter_match_queue(const struct report_filter *f, const char *name);
 
+
+/* ------------------------------------------------------------------------ */
+/* Grids of cells, CSV and JSON fields (grid.c)                             */
+/* ------------------------------------------------------------------------ */
+
+/* The drawing characters of one mode. */
+struct glyphs {
+	const char *h, *v;
+	const char *tl, *tm, *tr;  /* top: left, middle, right */
+	const char *ml, *mm, *mr;  /* middle */
+	const char *bl, *bm, *br;  /* bottom */
+	const char *mt;            /* a middle line's junction below a group title */
+	const char *sep;           /* between parts of a title line */
+	const char *partial[8];    /* bar cells of 0 to 7 eighths */
+	const char *full;
+	const char *replacement;   /* for a control character in a name */
+};
+
+extern const struct glyphs grid_unicode;
+extern const struct glyphs grid_ascii;
+
+#define MAX_COLS 16
+
+/* A table of text cells: columns belong to groups whose titles are drawn
+ * above them; the last column is left-aligned, the others right. */
+struct grid {
+	const struct glyphs *g;
+	size_t cols;
+	const char *titles[MAX_COLS];
+	int group[MAX_COLS];
+	const char *group_titles[4]; /* NULL: no line of group titles */
+	bool grouped;
+	struct sbuf text;            /* every cell, NUL-terminated */
+	size_t *cells;               /* offsets into text, row by row */
+	size_t cell_count;
+	size_t cell_cap;
+	size_t width[MAX_COLS];
+	bool failed;
+};
+
+/* The next cell, row by row (a copy of the text). */
+void grid_cell(struct grid *gr, const char *text, size_t len);
+/* A number with `decimals` decimals; ns as ms with 3; a count. */
+void grid_fixed(struct grid *gr, int decimals, double v);
+void grid_ms(struct grid *gr, double ns);
+void grid_count(struct grid *gr, uint64_t v);
+/* A bar of 8 cells and the percentage. */
+void grid_bar(struct grid *gr, double pct);
+/* A name indented 3 spaces a level, control characters replaced, and an
+ * optional suffix. */
+void grid_name(struct grid *gr, uint32_t level, const char *name, size_t len,
+	       const char *suffix);
+/* Draws the grid into out (out->failed when memory ran out). */
+void grid_render(struct grid *gr, struct sbuf *out);
+void grid_release(struct grid *gr);
+
+/* A CSV field, quoted when it must be. */
+void csv_field(struct sbuf *b, const char *s, size_t len);
+/* A JSON string: valid UTF-8 passes, invalid bytes become U+FFFD. */
+void json_string(struct sbuf *b, const char *s, size_t len);
+
 #endif

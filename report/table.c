@@ -237,28 +237,6 @@ struct column {
 	size_t width;   /* of its content, in cells */
 };
 
-/* The drawing characters of one mode. */
-struct glyphs {
-	const char *h, *v;
-	const char *tl, *tm, *tr;  /* top: left, middle, right */
-	const char *ml, *mm, *mr;  /* middle */
-	const char *bl, *bm, *br;  /* bottom */
-	const char *mt;            /* a middle line's junction below a group title */
-	const char *sep;           /* between parts of a title line */
-	const char *partial[8];    /* bar cells of 0 to 7 eighths */
-	const char *full;
-};
-
-static const struct glyphs unicode_glyphs = {
-	"─", "│", "┌", "┬", "┐", "├", "┼", "┤", "└", "┴", "┘", "┬", " · ",
-	{ " ", "▏", "▎", "▍", "▌", "▋", "▊", "▉" }, "█",
-};
-
-static const struct glyphs ascii_glyphs = {
-	"-", "|", "+", "+", "+", "+", "+", "+", "+", "+", "+", "+", " | ",
-	{ " ", "-", "-", "-", "=", "=", "=", "=" }, "#",
-};
-
 static void format_count(char *buf, size_t n, uint64_t value, bool unknown)
 {
 	if (unknown && value == 0)
@@ -336,7 +314,7 @@ static void format_cell(struct sbuf *b, const struct view *v, const struct glyph
 				  (unsigned char)r->node->name[i + 1] >= 0x80 &&
 				  (unsigned char)r->node->name[i + 1] <= 0x9F;
 			if (ch < 0x20 || ch == 0x7F || c1) {
-				sbuf_adds(b, g == &ascii_glyphs ? "?" : "\xEF\xBF\xBD");
+				sbuf_adds(b, g == &grid_ascii ? "?" : "\xEF\xBF\xBD");
 				i += c1;
 			} else {
 				sbuf_add(b, (const char *)&ch, 1);
@@ -592,7 +570,7 @@ static int emit(const struct report_sink *sink, struct sbuf *b)
 int report_frame(const struct report_settings *s, const struct capture_meta *meta,
 		 const struct frame *f, const struct report_sink *sink)
 {
-	const struct glyphs *g = s->ascii ? &ascii_glyphs : &unicode_glyphs;
+	const struct glyphs *g = s->ascii ? &grid_ascii : &grid_unicode;
 	struct sbuf out = { 0 };
 	int result = 0;
 
