@@ -85,4 +85,18 @@ int cmd_report_capture(const char *path, uint64_t number, struct report_settings
 /* A message for a capture that could not be read. */
 void cmd_capture_error(const char *path, const char *text, bool frames_before);
 
+/* How cmd_stats_load went. */
+enum cmd_load {
+	CMD_LOAD_OK,
+	CMD_LOAD_PARTIAL, /* damage after some frames: said, and the statistics
+			   * are of the frames before it */
+	CMD_LOAD_FAILED   /* said; nothing to show */
+};
+
+/* Reads the frames of a capture that st selects (--frames, and --gpu and
+ * --queue checked against it) into finished statistics, saying what went
+ * wrong. *c and *s are the caller's to free, whatever it returns. */
+enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, reader **c,
+			    stats **s);
+
 #endif

@@ -46,11 +46,80 @@ static char *read_budget(const char *path, size_t *len)
 	return NULL;
 }
 
+enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, reader **cp,
+			    stats **sp)
+{
+	struct analyze_error err;
+	reader *c = NULL;
+	stats *s = NULL;
+
+	*cp = NULL;
+	*sp = NULL;
+	if (reader_open_file(path, &c, &err) != CRUMBS_OK) {
+		cmd_capture_error(path, err.text, false);
+		return CMD_LOAD_FAILED;
+	}
+	*cp = c;
+	if (!(s = stats_create())) {
+		cmd_error("out of memory");
+		return CMD_LOAD_FAILED;
+	}
+	*sp = s;
+
+	/* Frame numbers increase through a capture: start at the first
+	 * frame of the range when it is one, stop past the last. */
+	enum crumbs_result r = CRUMBS_OK;
+	if (st->first_frame > 0 && reader_seek_frame(c, st->first_frame, &err) != CRUMBS_OK)
+		r = reader_rewind(c, &err);
+	uint64_t added = 0;
+	while (r == CRUMBS_OK) {
+		const struct frame *f;
+		if ((r = reader_next_frame(c, &f, &err)) != CRUMBS_OK || !f)
+			break;
+		if (f->number < st->first_frame)
+			continue;
+		if (f->number > st->last_frame)
+			break;
+		if (added == 0 && !cmd_check_selection(path, &st->report, reader_meta(c)))
+			return CMD_LOAD_FAILED;
+		enum crumbs_result ar = stats_add_frame(s, reader_meta(c), f);
+		if (ar != CRUMBS_OK) {
+			cmd_error("cannot take the statistics of '%s': %s", path, crumbs_result_str(ar));
+			return CMD_LOAD_FAILED;
+		}
+		added++;
+	}
+	if (r != CRUMBS_OK)
+		cmd_capture_error(path, err.text, added > 0);
+	if (added == 0) {
+		if (r == CRUMBS_OK && st->frames_set && st->last_frame == UINT64_MAX)
+			cmd_error("'%s' holds no frames numbered %llu or above", path,
+				  (unsigned long long)st->first_frame);
+		else if (r == CRUMBS_OK && st->frames_set)
+			cmd_error("'%s' holds no frames numbered %llu to %llu", path,
+				  (unsigned long long)st->first_frame, (unsigned long long)st->last_frame);
+		else if (r == CRUMBS_OK)
+			cmd_error("'%s' holds no frames", path);
+		return CMD_LOAD_FAILED;
+	}
+	if (stats_finish(s, &st->spike) != CRUMBS_OK) {
+		cmd_error("out of memory");
+		return CMD_LOAD_FAILED;
+	}
+	if (r != CRUMBS_OK)
+		return CMD_LOAD_PARTIAL;
+	if (reader_damage(c)->code != CRUMBS_OK) {
+		/* The frames read are intact, but the file is not. */
+		cmd_capture_error(path, reader_damage(c)->text, false);
+		return CMD_LOAD_PARTIAL;
+	}
+	return CMD_LOAD_OK;
+}
+
 int cmd_stats(int argc, char **argv)
 {
 	struct stats_settings st;
 	struct cmd_positional pos = { 0 };
-	struct analyze_error err;
 	struct stats_budget *budget = NULL;
 	struct option_spec shared[16];
 	reader *c = NULL;
@@ -130,59 +199,8 @@ int cmd_stats(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (reader_open_file(path, &c, &err) != CRUMBS_OK) {
-		cmd_capture_error(path, err.text, false);
-		status = EXIT_FAILURE_;
-		goto out;
-	}
-	if (!(s = stats_create())) {
-		cmd_error("out of memory");
-		status = EXIT_FAILURE_;
-		goto out;
-	}
-
-	/* Frame numbers increase through a capture: start at the first
-	 * frame of the range when it is one, stop past the last. */
-	enum crumbs_result r = CRUMBS_OK;
-	if (st.first_frame > 0 && reader_seek_frame(c, st.first_frame, &err) != CRUMBS_OK)
-		r = reader_rewind(c, &err);
-	uint64_t added = 0;
-	while (r == CRUMBS_OK) {
-		const struct frame *f;
-		if ((r = reader_next_frame(c, &f, &err)) != CRUMBS_OK || !f)
-			break;
-		if (f->number < st.first_frame)
-			continue;
-		if (f->number > st.last_frame)
-			break;
-		if (added == 0 && !cmd_check_selection(path, &st.report, reader_meta(c))) {
-			status = EXIT_FAILURE_;
-			goto out;
-		}
-		enum crumbs_result ar = stats_add_frame(s, reader_meta(c), f);
-		if (ar != CRUMBS_OK) {
-			cmd_error("cannot take the statistics of '%s': %s", path, crumbs_result_str(ar));
-			status = EXIT_FAILURE_;
-			goto out;
-		}
-		added++;
-	}
-	if (r != CRUMBS_OK)
-		cmd_capture_error(path, err.text, added > 0);
-	if (added == 0) {
-		if (r == CRUMBS_OK && st.frames_set && st.last_frame == UINT64_MAX)
-			cmd_error("'%s' holds no frames numbered %llu or above", path,
-				  (unsigned long long)st.first_frame);
-		else if (r == CRUMBS_OK && st.frames_set)
-			cmd_error("'%s' holds no frames numbered %llu to %llu", path,
-				  (unsigned long long)st.first_frame, (unsigned long long)st.last_frame);
-		else if (r == CRUMBS_OK)
-			cmd_error("'%s' holds no frames", path);
-		status = EXIT_FAILURE_;
-		goto out;
-	}
-	if (stats_finish(s, &st.spike) != CRUMBS_OK) {
-		cmd_error("out of memory");
+	enum cmd_load loaded = cmd_stats_load(path, &st, &c, &s);
+	if (loaded == CMD_LOAD_FAILED) {
 		status = EXIT_FAILURE_;
 		goto out;
 	}
@@ -201,14 +219,9 @@ int cmd_stats(int argc, char **argv)
 			fflush(stdout);
 		stats_budget_print(budget, &st, s, st.format == STATS_FORMAT_CSV ? &err_out : &out);
 	}
-	if (r != CRUMBS_OK)
-		status = EXIT_FAILURE_; /* said above: the statistics are of the frames before */
-	else if (reader_damage(c)->code != CRUMBS_OK) {
-		cmd_capture_error(path, reader_damage(c)->text, false);
+	/* A partial load was said: the statistics are of the frames before. */
+	if (loaded == CMD_LOAD_PARTIAL || failed)
 		status = EXIT_FAILURE_;
-	} else if (failed) {
-		status = EXIT_FAILURE_;
-	}
 	status = cmd_finish(status);
 out:
 	stats_free(s);

@@ -207,6 +207,11 @@ size_t stats_budget_check(struct stats_budget *b, const struct stats_settings *s
 int stats_budget_print(const struct stats_budget *b, const struct stats_settings *st,
 		       const stats *s, const struct report_sink *sink);
 
+/* Which rows --gpu, --queue, --root and --max-depth select (not
+ * --threshold): one byte per row of s, 1 for selected; malloc'd, the
+ * caller's to free; NULL when out of memory. */
+uint8_t *stats_select(const struct stats_settings *st, const stats *s);
+
 /*
  * Writes the statistics of a finished stats in the settings' format: the
  * tables, CSV (with its header line) or JSON (with the budget lines when

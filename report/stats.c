@@ -284,6 +284,18 @@ static bool select_rows(const struct stats_settings *st, const stats *s, struct 
 	return true;
 }
 
+uint8_t *stats_select(const struct stats_settings *st, const stats *s)
+{
+	struct selection sel = { 0 };
+	bool ok = select_rows(st, s, &sel);
+	free(sel.level);
+	if (!ok) {
+		free(sel.selected);
+		return NULL;
+	}
+	return sel.selected;
+}
+
 static void push_row(struct selection *sel, size_t *cap, uint32_t row, uint32_t level)
 {
 	if (sel->len == *cap) {
