@@ -416,6 +416,7 @@ struct options {
 	uint64_t frames;
 	uint64_t markers;
 	uint64_t seed;
+	uint64_t noise_seed;     /* of --noise and --spikes; UINT64_MAX: seed */
 	uint64_t gpus;
 	uint64_t chunk_kib;
 	struct scale_rule scales[MAX_SCALES];
@@ -571,9 +572,9 @@ static double spike_factor(const struct options *opt, uint64_t f)
 	 * n <= frames, so none is empty, and both products fit. */
 	uint64_t k = ((f + 1) * n - 1) / frames;
 	uint64_t first = k * frames / n, size = (k + 1) * frames / n - first;
-	if (f != first + hash3(opt->seed ^ SPIKE_SALT, k, 0) % size)
+	if (f != first + hash3(opt->noise_seed ^ SPIKE_SALT, k, 0) % size)
 		return 1.0;
-	return 2.0 + unit(hash3(opt->seed ^ SPIKE_SALT, f, 1));
+	return 2.0 + unit(hash3(opt->noise_seed ^ SPIKE_SALT, f, 1));
 }
 
 /* How many times its nominal length a scope's own time takes in the frame
@@ -584,7 +585,7 @@ static double scope_factor(const struct gen *g, uint64_t key, double scale)
 	double f = scale * g->spike;
 
 	if (g->opt->noise_pct > 0) {
-		double u = unit(hash3(g->opt->seed ^ NOISE_SALT, g->frame, key));
+		double u = unit(hash3(g->opt->noise_seed ^ NOISE_SALT, g->frame, key));
 		f *= 1.0 + g->opt->noise_pct / 100.0 * (2.0 * u - 1.0);
 	}
 	return f;
@@ -1012,6 +1013,9 @@ static const struct option_spec option_specs[] = {
 	  "seed of the timing jitter, --noise and --spikes\n"
 	  "(default 1); the same options write the same\n"
 	  "bytes" },
+	{ "noise-seed", 0, OPT_NUMBER, "S", FIELD(noise_seed), 0, UINT64_MAX - 1,
+	  "seed of --noise and --spikes alone (default:\n"
+	  "--seed): another run of the same scenario" },
 	{ "gpus", 0, OPT_NUMBER, "1|2", FIELD(gpus), 1, 2,
 	  "GPUs to simulate (default 2)" },
 	{ "leaves", 0, OPT_SWITCH, NULL, FIELD(leaves), 0, 0,
@@ -1206,7 +1210,8 @@ static int finish_stdout(void)
 
 int main(int argc, char **argv)
 {
-	struct options opt = { .frames = 3, .markers = 120, .seed = 1, .gpus = 2 };
+	struct options opt = { .frames = 3, .markers = 120, .seed = 1, .noise_seed = UINT64_MAX,
+			       .gpus = 2 };
 	struct gen g = { .opt = &opt };
 	enum crumbs_result r = CRUMBS_OK;
 	int status = 1;
@@ -1219,6 +1224,8 @@ int main(int argc, char **argv)
 	}
 	if (!opt.output)
 		return usage_error("no output file (give -o FILE)");
+	if (opt.noise_seed == UINT64_MAX)
+		opt.noise_seed = opt.seed;
 	if (opt.spikes > opt.frames)
 		return usage_error("option '--spikes': %" PRIu64 " is more than the %" PRIu64
 				   " frames written (raise --frames)", opt.spikes, opt.frames);
