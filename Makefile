@@ -64,8 +64,8 @@ RECORDER_SRC := capture/common.c capture/functions.c capture/calibrate.c capture
 	capture/readback.c capture/output.c capture/frame.c capture/context.c \
 	capture/trigger.c capture/unprofilable.c capture/namefmt.c
 ANALYZE_SRC := analyze/arena.c analyze/reader.c analyze/records.c analyze/model.c analyze/compare.c analyze/stats.c
-REPORT_SRC := report/settings.c report/filter.c report/table.c report/text.c report/stats.c report/grid.c
-CMDS_SRC := cmds/main.c cmds/report.c cmds/info.c cmds/trigger.c cmds/capture.c cmds/stats.c
+REPORT_SRC := report/settings.c report/filter.c report/table.c report/text.c report/stats.c report/grid.c report/diff.c
+CMDS_SRC := cmds/main.c cmds/report.c cmds/info.c cmds/trigger.c cmds/capture.c cmds/stats.c cmds/diff.c
 GEN_SRC := samples/gen.c
 RENDERER_SRC := samples/renderer.c
 SHADERS := $(wildcard samples/shaders/*.vert samples/shaders/*.frag samples/shaders/*.comp)

@@ -422,4 +422,45 @@ uint32_t stats_find(const stats *s, enum stats_kind kind, const char *path);
 /* The nearest-rank percentile p (0 to 100) of n values sorted ascending. */
 uint32_t stats_percentile(const uint32_t *sorted, size_t n, unsigned p);
 
+/* ------------------------------------------------------------------------ */
+/* Two runs, row by row (compare.c)                                         */
+/* ------------------------------------------------------------------------ */
+
+/* The statistic of each row that is compared (crumbs diff --stat). */
+enum compare_stat { COMPARE_MEDIAN, COMPARE_MEAN, COMPARE_P95 };
+
+struct compare_row {
+	enum stats_kind kind;
+	uint32_t gpu;
+	const char *path;        /* stats_row.path, of the base's row if it has one */
+	uint32_t base_row;       /* in the base's stats, or STATS_NONE */
+	uint32_t cand_row;       /* in the candidate's, or STATS_NONE */
+	uint64_t base_frames;    /* frames the row appears in, on each side */
+	uint64_t cand_frames;
+	int64_t base_ns;         /* the statistic, on each side (0 where absent) */
+	int64_t cand_ns;
+	struct compare_result result;
+};
+
+struct compare_runs {
+	struct compare_row *rows; /* GPU frame-time rows first, then by the
+				   * size of the change, largest first */
+	size_t count;
+	size_t verdicts[VERDICT_TOO_FEW + 1]; /* rows of each verdict */
+	bool single;              /* both runs are one frame: thresholds alone */
+};
+
+/*
+ * Matches the rows of two finished stats by kind and path (rows where
+ * `selected`, one byte per row, is 1; NULL: all) and gives each the
+ * verdict of compare_verdict on the statistic `stat` of its time
+ * (inclusive for scopes), testing the per-frame values. Returns 0, or -1
+ * when out of memory. The rows point into both stats: release them
+ * (compare_runs_release) before freeing those.
+ */
+int compare_runs(const stats *base, const uint8_t *base_selected, const stats *cand,
+		 const uint8_t *cand_selected, enum compare_stat stat,
+		 const struct compare_rule *rule, struct compare_runs *out);
+void compare_runs_release(struct compare_runs *r);
+
 #endif

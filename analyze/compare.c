@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /*
  * The ranks of both samples together, in one merge of the sorted arrays:
@@ -105,4 +106,147 @@ enum compare_verdict compare_verdict(const struct compare_rule *rule, const stru
 		}
 	}
 	return out->verdict = out->change_ns > 0 ? VERDICT_REGRESSED : VERDICT_IMPROVED;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Two runs, row by row                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* A row of one side, for matching by kind and path. */
+struct keyed_row {
+	enum stats_kind kind;
+	const char *path;
+	uint32_t row;
+};
+
+static int keyed_cmp(const void *pa, const void *pb)
+{
+	const struct keyed_row *a = pa, *b = pb;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	return strcmp(a->path, b->path);
+}
+
+/* The selected rows of s, sorted by kind and path; NULL when out of memory. */
+static struct keyed_row *keyed_rows(const stats *s, const uint8_t *selected, size_t *count)
+{
+	size_t n = stats_row_count(s), k = 0;
+	struct keyed_row *rows = malloc((n ? n : 1) * sizeof(*rows));
+	if (!rows)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!selected || selected[i]) {
+			const struct stats_row *r = stats_row(s, i);
+			rows[k++] = (struct keyed_row){ r->kind, r->path, (uint32_t)i };
+		}
+	qsort(rows, k, sizeof(*rows), keyed_cmp);
+	*count = k;
+	return rows;
+}
+
+static int64_t statistic(const struct stats_summary *t, enum compare_stat stat)
+{
+	switch (stat) {
+	case COMPARE_MEAN:
+		return (int64_t)llround(t->mean_ns);
+	case COMPARE_P95:
+		return t->p95_ns;
+	case COMPARE_MEDIAN:
+		break;
+	}
+	return t->median_ns;
+}
+
+/* One side of a row: its statistic and sorted values (into *values, the
+ * caller's to free). False when out of memory. */
+static bool side_of(const stats *s, uint32_t row, enum compare_stat stat,
+		    struct compare_side *side, int64_t **values)
+{
+	*values = NULL;
+	*side = (struct compare_side){ 0, 0, NULL };
+	if (row == STATS_NONE)
+		return true;
+	const struct stats_row *r = stats_row(s, row);
+	side->frames = r->time.frames;
+	side->stat_ns = statistic(&r->time, stat);
+	if (!side->frames)
+		return true;
+	if (!(*values = malloc(side->frames * sizeof(**values))))
+		return false;
+	side->frames = stats_row_values(s, row, false, true, *values);
+	side->values = *values;
+	return true;
+}
+
+static int64_t impact(const struct compare_row *r)
+{
+	return llabs(r->cand_ns - r->base_ns);
+}
+
+/* Frame-time rows first, then by the size of the change, largest first. */
+static int row_cmp(const void *pa, const void *pb)
+{
+	const struct compare_row *a = pa, *b = pb;
+	bool fa = a->kind == STATS_GPU, fb = b->kind == STATS_GPU;
+	if (fa != fb)
+		return fa ? -1 : 1;
+	if (impact(a) != impact(b))
+		return impact(a) > impact(b) ? -1 : 1;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	return strcmp(a->path, b->path);
+}
+
+int compare_runs(const stats *base, const uint8_t *base_selected, const stats *cand,
+		 const uint8_t *cand_selected, enum compare_stat stat,
+		 const struct compare_rule *rule, struct compare_runs *out)
+{
+	size_t nb = 0, nc = 0;
+	struct keyed_row *kb = keyed_rows(base, base_selected, &nb);
+	struct keyed_row *kc = keyed_rows(cand, cand_selected, &nc);
+	int result = -1;
+
+	*out = (struct compare_runs){ 0 };
+	out->single = stats_frame_count(base) == 1 && stats_frame_count(cand) == 1;
+	out->rows = malloc((nb + nc ? nb + nc : 1) * sizeof(*out->rows));
+	if (!kb || !kc || !out->rows)
+		goto out;
+	for (size_t i = 0, k = 0; i < nb || k < nc;) {
+		int c = i == nb ? 1 : k == nc ? -1 : keyed_cmp(&kb[i], &kc[k]);
+		uint32_t rb = c <= 0 ? kb[i].row : STATS_NONE;
+		uint32_t rc = c >= 0 ? kc[k].row : STATS_NONE;
+		const struct stats_row *r = stats_row(rb != STATS_NONE ? base : cand,
+						      rb != STATS_NONE ? rb : rc);
+		struct compare_row *row = &out->rows[out->count];
+		struct compare_side sb, sc;
+		int64_t *vb = NULL, *vc = NULL;
+		bool ok = side_of(base, rb, stat, &sb, &vb) && side_of(cand, rc, stat, &sc, &vc);
+		if (ok) {
+			*row = (struct compare_row){ r->kind, r->gpu, r->path, rb, rc, sb.frames,
+						     sc.frames, sb.stat_ns, sc.stat_ns, { 0 } };
+			compare_verdict(rule, &sb, &sc, &row->result);
+			out->verdicts[row->result.verdict]++;
+			out->count++;
+		}
+		free(vb);
+		free(vc);
+		if (!ok)
+			goto out;
+		i += c <= 0;
+		k += c >= 0;
+	}
+	qsort(out->rows, out->count, sizeof(*out->rows), row_cmp);
+	result = 0;
+out:
+	free(kb);
+	free(kc);
+	if (result != 0)
+		compare_runs_release(out);
+	return result;
+}
+
+void compare_runs_release(struct compare_runs *r)
+{
+	free(r->rows);
+	*r = (struct compare_runs){ 0 };
 }

@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "print the profilegpu tables of a capture" },
 	{ "info", cmd_info, "describe a capture: devices, queues, frames, sizes, frame times" },
 	{ "stats", cmd_stats, "statistics over a run's frames: percentiles, spikes, budgets" },
+	{ "diff", cmd_diff, "compare two runs row by row; exit 1 when something regressed" },
 	{ "capture", cmd_capture, "run a program under the crumbs layer, capture a frame, print its tables" },
 	{ "trigger", cmd_trigger, "capture the next frame of a running program and print its tables" },
 };

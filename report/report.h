@@ -222,4 +222,40 @@ int stats_print(const struct stats_settings *st, const struct capture_meta *meta
 		const stats *s, const char *file, const struct stats_budget *b,
 		const struct report_sink *sink);
 
+/* ------------------------------------------------------------------------ */
+/* Comparing two runs (`crumbs diff`)                                       */
+/* ------------------------------------------------------------------------ */
+
+struct diff_settings {
+	/* --frames and --format (stats' own), and --root, --ignore-case,
+	 * --max-depth, --ascii, --unicode, --gpu, --queue (the report's):
+	 * they apply to both captures. */
+	struct stats_settings stats;
+	enum compare_stat stat;      /* --stat */
+	struct compare_rule rule;    /* --threshold, --min-ms, --alpha */
+	bool force;                  /* --force */
+};
+
+/* Defaults: the median; 5%, 0.05 ms, p < 0.01, 8 frames a side. */
+void diff_settings_init(struct diff_settings *d);
+void diff_settings_release(struct diff_settings *d);
+
+/* diff's own options; the target is a struct diff_settings. */
+extern const struct option_spec diff_options[];
+extern const size_t diff_option_count;
+/* The options of crumbs stats it takes (target: its stats_settings), and
+ * those of crumbs report (target: their report_settings), copied into out
+ * (room for 16). Return how many. */
+size_t diff_stats_options(struct option_spec *out);
+size_t diff_report_options(struct option_spec *out);
+
+/* Writes the compared rows in the settings' format: a table (a title, the
+ * rule, the count of each verdict), CSV with the header line
+ * kind,gpu,path,base_frames,candidate_frames,base_ms,candidate_ms,
+ * change_ms,change_pct,p,verdict, or JSON ("schema": 1). Returns 0, or -1
+ * if the sink failed or memory ran out. */
+int diff_print(const struct diff_settings *d, const struct compare_runs *r, const stats *base,
+	       const stats *cand, const char *base_path, const char *cand_path,
+	       const struct report_sink *sink);
+
 #endif

@@ -1,0 +1,151 @@
+/*
+ * diff.c: `crumbs diff BASE CANDIDATE [options]`: every row of two runs
+ * (GPU frame time, queue busy, wait and idle, scope paths) compared, with
+ * a verdict, and an exit status a build can act on.
+ */
+#include "cmds.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Exit status when the captures are of different GPUs or queues. */
+#define EXIT_NOT_COMPARABLE 3
+
+/* Whether the captures have the same GPUs (by name) and each the same
+ * queues (by name); says how they differ when not. */
+static bool comparable(const char *base_path, const struct capture_meta *a,
+		       const char *cand_path, const struct capture_meta *b)
+{
+	if (a->gpu_count != b->gpu_count) {
+		cmd_error("'%s' has %u GPU%s and '%s' %u", base_path, a->gpu_count,
+			  a->gpu_count == 1 ? "" : "s", cand_path, b->gpu_count);
+		return false;
+	}
+	for (uint32_t g = 0; g < a->gpu_count; g++)
+		if (strcmp(a->gpus[g].name, b->gpus[g].name) != 0) {
+			cmd_error("GPU %u is '%s' in '%s' and '%s' in '%s'", g, a->gpus[g].name,
+				  base_path, b->gpus[g].name, cand_path);
+			return false;
+		}
+	for (int side = 0; side < 2; side++) {
+		const struct capture_meta *m = side ? b : a, *o = side ? a : b;
+		for (uint32_t i = 0; i < m->queue_count; i++) {
+			bool found = false;
+			for (uint32_t k = 0; k < o->queue_count && !found; k++)
+				found = o->queues[k].gpu == m->queues[i].gpu &&
+					strcmp(o->queues[k].name, m->queues[i].name) == 0;
+			if (!found) {
+				cmd_error("GPU %u's queue '%s' is in '%s' but not in '%s'",
+					  m->queues[i].gpu, m->queues[i].name,
+					  side ? cand_path : base_path, side ? base_path : cand_path);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct diff_settings d;
+	struct cmd_positional pos = { 0 };
+	struct option_spec from_stats[16], from_report[16];
+	reader *c[2] = { NULL, NULL };
+	stats *s[2] = { NULL, NULL };
+	uint8_t *selected[2] = { NULL, NULL };
+	struct compare_runs runs = { 0 };
+	int status = EXIT_OK;
+	char perr[300];
+
+	diff_settings_init(&d);
+	const struct option_table tables[] = {
+		{ diff_options, diff_option_count, &d },
+		{ from_stats, diff_stats_options(from_stats), &d.stats },
+		{ from_report, diff_report_options(from_report), &d.stats.report },
+	};
+	const struct cmd_spec spec = {
+		.name = "diff",
+		.usage = "crumbs diff BASE CANDIDATE [options]",
+		.description =
+			"Compares two runs row by row, matched by GPU, queue and scope path (as\n"
+			"crumbs stats names them): each GPU's frame time, each queue's busy, wait and\n"
+			"idle, and each scope's inclusive time. For each row: the statistic (--stat)\n"
+			"of both, the change in ms and percent, and a verdict: regressed, improved,\n"
+			"unchanged, new, gone, or too few frames. A change is a regression (or an\n"
+			"improvement) when it is larger than --threshold percent and --min-ms ms\n"
+			"and, where both sides have 8 frames or more, the Mann-Whitney U test on the\n"
+			"per-frame values gives a p-value below --alpha (two-sided, normal\n"
+			"approximation with corrections for ties and continuity). A side with 2 to 7\n"
+			"frames is too few; two single-frame captures are compared by the thresholds\n"
+			"alone, and the output says so. Rows: frame-time rows first, then the\n"
+			"largest changes.\n"
+			"\n"
+			"--format csv: one line per row under the header line\n"
+			"  kind,gpu,path,base_frames,candidate_frames,base_ms,candidate_ms,change_ms,\n"
+			"  change_pct,p,verdict\n"
+			"--format json: {\"schema\": 1, \"base\", \"candidate\", \"stat\", \"threshold_pct\",\n"
+			"\"min_ms\", \"alpha\", \"min_frames\", \"single_frame\", \"counts\", \"rows\"}, times in ns.\n"
+			"\n"
+			"Exit status: 0 when nothing regressed, 1 when something did, 2 on a usage\n"
+			"error or a capture that cannot be read whole, 3 when the captures are of\n"
+			"different GPUs or queues (unless --force).",
+		.tables = tables,
+		.table_count = sizeof(tables) / sizeof(tables[0]),
+	};
+	if (!cmd_parse(&spec, argc, argv, &pos, &status))
+		goto out;
+	if (pos.count != 2) {
+		status = cmd_usage_error("diff", pos.count < 2 ? "expected two capture files, BASE "
+					 "and CANDIDATE" : "expected two capture files, got %d "
+					 "arguments", pos.count);
+		goto out;
+	}
+	if (report_settings_prepare(&d.stats.report, perr, sizeof(perr)) != CRUMBS_OK) {
+		status = cmd_usage_error("diff", "%s", perr);
+		goto out;
+	}
+	for (int i = 0; i < 2; i++)
+		if (cmd_stats_load(pos.args[i], &d.stats, &c[i], &s[i]) != CMD_LOAD_OK) {
+			/* A run read in part would compare what is not comparable. */
+			status = EXIT_USAGE;
+			goto out;
+		}
+	if (!comparable(pos.args[0], reader_meta(c[0]), pos.args[1], reader_meta(c[1]))) {
+		if (!d.force) {
+			cmd_error("the captures are not comparable; --force compares them all "
+				  "the same");
+			status = EXIT_NOT_COMPARABLE;
+			goto out;
+		}
+	}
+	for (int i = 0; i < 2; i++)
+		if (!(selected[i] = stats_select(&d.stats, s[i]))) {
+			cmd_error("out of memory");
+			status = EXIT_FAILURE_;
+			goto out;
+		}
+	if (compare_runs(s[0], selected[0], s[1], selected[1], d.stat, &d.rule, &runs) != 0) {
+		cmd_error("out of memory");
+		status = EXIT_FAILURE_;
+		goto out;
+	}
+	struct report_sink sink = { cmd_stdout_sink, NULL };
+	if (diff_print(&d, &runs, s[0], s[1], pos.args[0], pos.args[1], &sink) != 0) {
+		status = cmd_finish(EXIT_FAILURE_);
+		if (status == EXIT_FAILURE_ && !ferror(stdout))
+			cmd_error("out of memory");
+		goto out;
+	}
+	status = cmd_finish(runs.verdicts[VERDICT_REGRESSED] ? EXIT_FAILURE_ : EXIT_OK);
+out:
+	compare_runs_release(&runs);
+	for (int i = 0; i < 2; i++) {
+		free(selected[i]);
+		stats_free(s[i]);
+		reader_free(c[i]);
+	}
+	diff_settings_release(&d);
+	cmd_positional_release(&pos);
+	return status;
+}

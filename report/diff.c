@@ -1,0 +1,340 @@
+/*
+ * diff.c: `crumbs diff` as text: its settings, and the rows of two runs
+ * compared (compare_runs) as a table, CSV or JSON.
+ */
+#include "report_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Settings                                                                 */
+/* ------------------------------------------------------------------------ */
+
+#define DIFF_SETTINGS(t) ((struct diff_settings *)(t))
+
+void diff_settings_init(struct diff_settings *d)
+{
+	memset(d, 0, sizeof(*d));
+	stats_settings_init(&d->stats);
+	d->stat = COMPARE_MEDIAN;
+	d->rule = (struct compare_rule){ 5.0, 0.05, 0.01, 8 };
+}
+
+void diff_settings_release(struct diff_settings *d)
+{
+	stats_settings_release(&d->stats);
+}
+
+/* A finite number from min to max, the whole of v. */
+static int parse_number(const char *v, double min, double max, double *out)
+{
+	char *end;
+	double x = strtod(v, &end);
+	if (end == v || *end || !isfinite(x) || x < min || x > max)
+		return -1;
+	*out = x;
+	return 0;
+}
+
+static int set_stat(void *t, const char *v, char *err, size_t n)
+{
+	static const char *const names[] = { "median", "mean", "p95" };
+	static const enum compare_stat stats_of[] = { COMPARE_MEDIAN, COMPARE_MEAN, COMPARE_P95 };
+	for (size_t i = 0; i < 3; i++)
+		if (strcmp(v, names[i]) == 0) {
+			DIFF_SETTINGS(t)->stat = stats_of[i];
+			return 0;
+		}
+	snprintf(err, n, "'%s' is not one of median, mean, p95", v);
+	return -1;
+}
+
+static int set_threshold(void *t, const char *v, char *err, size_t n)
+{
+	if (parse_number(v, 0, 1e6, &DIFF_SETTINGS(t)->rule.threshold_pct) == 0)
+		return 0;
+	snprintf(err, n, "'%s' is not a percentage of 0 or more", v);
+	return -1;
+}
+
+static int set_min_ms(void *t, const char *v, char *err, size_t n)
+{
+	if (parse_number(v, 0, 1e9, &DIFF_SETTINGS(t)->rule.min_ms) == 0)
+		return 0;
+	snprintf(err, n, "'%s' is not a time in ms of 0 or more", v);
+	return -1;
+}
+
+static int set_alpha(void *t, const char *v, char *err, size_t n)
+{
+	double a;
+	if (parse_number(v, 0, 1, &a) == 0 && a > 0) {
+		DIFF_SETTINGS(t)->rule.alpha = a;
+		return 0;
+	}
+	snprintf(err, n, "'%s' is not a probability above 0 and at most 1", v);
+	return -1;
+}
+
+static int set_force(void *t, const char *v, char *err, size_t n)
+{
+	(void)v, (void)err, (void)n;
+	DIFF_SETTINGS(t)->force = true;
+	return 0;
+}
+
+const struct option_spec diff_options[] = {
+	{ "stat", 0, "STAT", "compare each row's median (default), mean or p95", set_stat },
+	{ "threshold", 0, "PCT", "a change must exceed PCT percent (default 5)", set_threshold },
+	{ "min-ms", 0, "MS", "and MS milliseconds (default 0.05)", set_min_ms },
+	{ "alpha", 0, "A", "and, with 8 frames or more a side, the Mann-Whitney test's p-value must "
+			   "be below A (default 0.01)", set_alpha },
+	{ "force", 0, NULL, "compare captures of different GPUs or queues", set_force },
+};
+const size_t diff_option_count = sizeof(diff_options) / sizeof(diff_options[0]);
+
+/* Copies the options named in names[] from table[] into out. */
+static size_t pick(const struct option_spec *table, size_t count, const char *const *names,
+		   size_t name_count, struct option_spec *out)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < name_count; i++)
+		for (size_t j = 0; j < count; j++)
+			if (strcmp(table[j].name, names[i]) == 0)
+				out[n++] = table[j];
+	return n;
+}
+
+size_t diff_stats_options(struct option_spec *out)
+{
+	static const char *const names[] = { "frames", "format" };
+	return pick(stats_options, stats_option_count, names, 2, out);
+}
+
+size_t diff_report_options(struct option_spec *out)
+{
+	/* --threshold is diff's own: the size of a change, not a share. */
+	struct option_spec all[16];
+	size_t n = stats_report_options(all), k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(all[i].name, "threshold") != 0)
+			out[k++] = all[i];
+	return k;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Rows                                                                     */
+/* ------------------------------------------------------------------------ */
+
+static const char *const kind_names[] = { "gpu", "busy", "wait", "idle", "scope" };
+static const char *const stat_names[] = { "median", "mean", "p95" };
+
+/* "GPU 0 frame time", "GPU 0 / Graphics 0 busy", or a scope's path. */
+static void row_label(struct sbuf *b, const struct compare_row *r)
+{
+	sbuf_adds(b, r->path);
+	if (r->kind == STATS_GPU)
+		sbuf_adds(b, " frame time");
+	else if (r->kind != STATS_SCOPE)
+		sbuf_addf(b, " %s", kind_names[r->kind]);
+}
+
+static void p_text(char *buf, size_t n, const struct compare_result *res)
+{
+	if (!res->tested)
+		snprintf(buf, n, "-");
+	else if (res->p < 0.001)
+		snprintf(buf, n, "<0.001");
+	else
+		snprintf(buf, n, "%.3f", res->p);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Output                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static int emit(const struct report_sink *sink, struct sbuf *b)
+{
+	if (b->failed)
+		return -1;
+	return b->len ? sink->write(sink->user, b->data, b->len) : 0;
+}
+
+static void counts_line(struct sbuf *b, const struct compare_runs *r)
+{
+	static const enum compare_verdict order[] = { VERDICT_REGRESSED, VERDICT_IMPROVED,
+						      VERDICT_UNCHANGED, VERDICT_NEW, VERDICT_GONE,
+						      VERDICT_TOO_FEW };
+	const char *sep = "";
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		size_t n = r->verdicts[order[i]];
+		if (!n && order[i] != VERDICT_REGRESSED && order[i] != VERDICT_IMPROVED &&
+		    order[i] != VERDICT_UNCHANGED)
+			continue;
+		sbuf_addf(b, "%s%zu %s", sep, n, compare_verdict_name(order[i]));
+		sep = ", ";
+	}
+	sbuf_adds(b, "\n");
+}
+
+static void print_table(const struct diff_settings *d, const struct compare_runs *r,
+			const stats *base, const stats *cand, const char *base_path,
+			const char *cand_path, struct sbuf *out)
+{
+	const struct glyphs *g = d->stats.report.ascii ? &grid_ascii : &grid_unicode;
+	const struct compare_rule *rule = &d->rule;
+
+	sbuf_addf(out, "crumbs diff%s'%s' (%zu frame%s)%s'%s' (%zu frame%s)\n", g->sep, base_path,
+		  stats_frame_count(base), stats_frame_count(base) == 1 ? "" : "s",
+		  d->stats.report.ascii ? " -> " : " → ", cand_path, stats_frame_count(cand),
+		  stats_frame_count(cand) == 1 ? "" : "s");
+	sbuf_addf(out, "%s of each row's time over its frames%sa change counts above %g%% and "
+		  "%.3f ms", stat_names[d->stat], g->sep, rule->threshold_pct, rule->min_ms);
+	if (r->single)
+		sbuf_adds(out, " (both captures hold one frame: compared by these thresholds "
+			       "alone)\n");
+	else
+		sbuf_addf(out, ", with p < %g in the Mann-Whitney test where both sides have "
+			  "%llu frames or more\n", rule->alpha, (unsigned long long)rule->min_frames);
+	counts_line(out, r);
+
+	struct grid gr = { .g = g, .cols = 7 };
+	static const char *const titles[] = { "Base", "Candidate", "Change", "%", "p",
+					      "Verdict", "Row" };
+	memcpy(gr.titles, titles, sizeof(titles));
+	for (size_t i = 0; i < r->count; i++) {
+		const struct compare_row *row = &r->rows[i];
+		const struct compare_result *res = &row->result;
+		char buf[32];
+		if (row->base_frames)
+			grid_ms(&gr, (double)row->base_ns);
+		else
+			grid_cell(&gr, "-", 1);
+		if (row->cand_frames)
+			grid_ms(&gr, (double)row->cand_ns);
+		else
+			grid_cell(&gr, "-", 1);
+		if (row->base_frames && row->cand_frames) {
+			int n = snprintf(buf, sizeof(buf), "%+.3f", (double)res->change_ns / 1e6);
+			grid_cell(&gr, buf, (size_t)n);
+			n = snprintf(buf, sizeof(buf), "%+.1f%%", res->change_pct);
+			grid_cell(&gr, buf, (size_t)n);
+		} else {
+			grid_cell(&gr, "-", 1);
+			grid_cell(&gr, "-", 1);
+		}
+		p_text(buf, sizeof(buf), res);
+		grid_cell(&gr, buf, strlen(buf));
+		const char *v = compare_verdict_name(res->verdict);
+		grid_cell(&gr, v, strlen(v));
+		struct sbuf label = { 0 };
+		row_label(&label, row);
+		if (label.failed)
+			gr.failed = true;
+		grid_name(&gr, 0, label.data ? label.data : "", label.len, NULL);
+		sbuf_release(&label);
+	}
+	grid_render(&gr, out);
+	grid_release(&gr);
+}
+
+static void print_csv(const struct compare_runs *r, struct sbuf *out)
+{
+	sbuf_adds(out, "kind,gpu,path,base_frames,candidate_frames,base_ms,candidate_ms,change_ms,"
+		       "change_pct,p,verdict\n");
+	for (size_t i = 0; i < r->count; i++) {
+		const struct compare_row *row = &r->rows[i];
+		const struct compare_result *res = &row->result;
+		sbuf_addf(out, "%s,%u,", kind_names[row->kind], row->gpu);
+		csv_field(out, row->path, strlen(row->path));
+		sbuf_addf(out, ",%llu,%llu,", (unsigned long long)row->base_frames,
+			  (unsigned long long)row->cand_frames);
+		if (row->base_frames)
+			sbuf_addf(out, "%.6f", (double)row->base_ns / 1e6);
+		sbuf_adds(out, ",");
+		if (row->cand_frames)
+			sbuf_addf(out, "%.6f", (double)row->cand_ns / 1e6);
+		sbuf_adds(out, ",");
+		if (row->base_frames && row->cand_frames)
+			sbuf_addf(out, "%.6f,%.6f", (double)res->change_ns / 1e6, res->change_pct);
+		else
+			sbuf_adds(out, ",");
+		sbuf_adds(out, ",");
+		if (res->tested)
+			sbuf_addf(out, "%.6g", res->p);
+		sbuf_addf(out, ",%s\n", compare_verdict_name(res->verdict));
+	}
+}
+
+static void print_json(const struct diff_settings *d, const struct compare_runs *r,
+		       const stats *base, const stats *cand, const char *base_path,
+		       const char *cand_path, struct sbuf *out)
+{
+	const struct compare_rule *rule = &d->rule;
+	sbuf_adds(out, "{\"schema\": 1, \"base\": {\"file\": ");
+	json_string(out, base_path, strlen(base_path));
+	sbuf_addf(out, ", \"frames\": %zu}, \"candidate\": {\"file\": ", stats_frame_count(base));
+	json_string(out, cand_path, strlen(cand_path));
+	sbuf_addf(out, ", \"frames\": %zu},\n", stats_frame_count(cand));
+	sbuf_addf(out, " \"stat\": \"%s\", \"threshold_pct\": %.17g, \"min_ms\": %.17g, "
+		  "\"alpha\": %.17g, \"min_frames\": %llu, \"single_frame\": %s,\n",
+		  stat_names[d->stat], rule->threshold_pct, rule->min_ms, rule->alpha,
+		  (unsigned long long)rule->min_frames, r->single ? "true" : "false");
+	sbuf_adds(out, " \"counts\": {");
+	for (int v = VERDICT_UNCHANGED; v <= VERDICT_TOO_FEW; v++) {
+		sbuf_addf(out, "%s", v ? ", " : "");
+		json_string(out, compare_verdict_name((enum compare_verdict)v),
+			    strlen(compare_verdict_name((enum compare_verdict)v)));
+		sbuf_addf(out, ": %zu", r->verdicts[v]);
+	}
+	sbuf_adds(out, "},\n \"rows\": [");
+	for (size_t i = 0; i < r->count; i++) {
+		const struct compare_row *row = &r->rows[i];
+		const struct compare_result *res = &row->result;
+		sbuf_addf(out, "%s\n  {\"kind\": \"%s\", \"gpu\": %u, \"path\": ", i ? "," : "",
+			  kind_names[row->kind], row->gpu);
+		json_string(out, row->path, strlen(row->path));
+		sbuf_addf(out, ", \"base_frames\": %llu, \"candidate_frames\": %llu",
+			  (unsigned long long)row->base_frames, (unsigned long long)row->cand_frames);
+		if (row->base_frames)
+			sbuf_addf(out, ", \"base_ns\": %lld", (long long)row->base_ns);
+		if (row->cand_frames)
+			sbuf_addf(out, ", \"candidate_ns\": %lld", (long long)row->cand_ns);
+		if (row->base_frames && row->cand_frames)
+			sbuf_addf(out, ", \"change_ns\": %lld, \"change_pct\": %.17g",
+				  (long long)res->change_ns, res->change_pct);
+		if (res->tested)
+			sbuf_addf(out, ", \"p\": %.17g", res->p);
+		else
+			sbuf_adds(out, ", \"p\": null");
+		sbuf_adds(out, ", \"verdict\": ");
+		json_string(out, compare_verdict_name(res->verdict),
+			    strlen(compare_verdict_name(res->verdict)));
+		sbuf_adds(out, "}");
+	}
+	sbuf_adds(out, "\n]}\n");
+}
+
+int diff_print(const struct diff_settings *d, const struct compare_runs *r, const stats *base,
+	       const stats *cand, const char *base_path, const char *cand_path,
+	       const struct report_sink *sink)
+{
+	struct sbuf b = { 0 };
+	switch (d->stats.format) {
+	case STATS_FORMAT_CSV:
+		print_csv(r, &b);
+		break;
+	case STATS_FORMAT_JSON:
+		print_json(d, r, base, cand, base_path, cand_path, &b);
+		break;
+	case STATS_FORMAT_TABLE:
+		print_table(d, r, base, cand, base_path, cand_path, &b);
+		break;
+	}
+	int result = emit(sink, &b);
+	sbuf_release(&b);
+	return result;
+}
