@@ -63,9 +63,14 @@ RECORDER_SRC := capture/common.c capture/functions.c capture/calibrate.c capture
 	capture/store.c capture/standing.c capture/record.c capture/submit.c \
 	capture/readback.c capture/output.c capture/frame.c capture/context.c \
 	capture/trigger.c capture/unprofilable.c capture/namefmt.c
-ANALYZE_SRC := analyze/arena.c analyze/reader.c analyze/records.c analyze/model.c analyze/compare.c analyze/stats.c
-REPORT_SRC := report/settings.c report/filter.c report/table.c report/text.c report/stats.c report/grid.c report/diff.c
-CMDS_SRC := cmds/main.c cmds/report.c cmds/info.c cmds/trigger.c cmds/capture.c cmds/stats.c cmds/diff.c
+ANALYZE_SRC := analyze/arena.c analyze/reader.c analyze/records.c analyze/model.c
+REPORT_SRC := report/settings.c report/filter.c report/table.c report/text.c report/grid.c
+# Statistics over runs and comparing them: the crumbs command's alone, kept
+# out of libcrumbs (which reads a capture back only for its tables), so a
+# program linking it statically needs no more of libm than before.
+RUNS_SRC := analyze/stats.c analyze/compare.c report/stats.c report/diff.c
+CMDS_SRC := cmds/main.c cmds/report.c cmds/info.c cmds/trigger.c cmds/capture.c cmds/stats.c \
+	cmds/diff.c
 GEN_SRC := samples/gen.c
 RENDERER_SRC := samples/renderer.c
 SHADERS := $(wildcard samples/shaders/*.vert samples/shaders/*.frag samples/shaders/*.comp)
@@ -74,7 +79,8 @@ SHADER_HEADERS := $(patsubst samples/shaders/%,$(BUILD)/shaders/%.h,$(SHADERS))
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 CORE_OBJ := $(call obj,$(CAPTURE_SRC) $(RECORDER_SRC) $(ANALYZE_SRC) $(REPORT_SRC))
-CRUMBS_OBJ := $(call obj,$(CMDS_SRC)) $(CORE_OBJ)
+RUNS_OBJ := $(call obj,$(RUNS_SRC))
+CRUMBS_OBJ := $(call obj,$(CMDS_SRC)) $(RUNS_OBJ) $(CORE_OBJ)
 GEN_OBJ := $(call obj,$(GEN_SRC) $(CAPTURE_SRC))
 # libcrumbs: what a program links. It loads Vulkan through the loader's
 # vkGetInstanceProcAddr that the program hands it, so it needs no -lvulkan.
@@ -178,7 +184,7 @@ $(BUILD)/obj/samples/renderer.o: ALL_CFLAGS += -I$(BUILD)/shaders
 $(BUILD)/sample-renderer: $(call obj,$(RENDERER_SRC)) $(LIBCRUMBS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(VULKAN_LIBS)
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(CORE_OBJ)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(RUNS_OBJ) $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS)
 
