@@ -99,7 +99,7 @@ OBJCOPY ?= objcopy
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 VULKAN_TESTS := $(patsubst tests/vulkan/%.c,$(BUILD)/tests/vk_%,$(wildcard tests/vulkan/test_*.c))
-FUZZ_TARGETS := reader records
+FUZZ_TARGETS := reader records budget
 FUZZ_REPLAY := $(patsubst %,$(BUILD)/tests/fuzz_%_replay,$(FUZZ_TARGETS))
 
 .PHONY: all clean test bench fuzz deps demo install uninstall
@@ -212,7 +212,8 @@ $(TSAN_TEST): tests/vulkan/test_threads.c tests/vulkan/vkt.c $(CAPTURE_SRC) $(RE
 
 # The fuzz targets, linked with a main() that replays a corpus, so `make
 # test` runs them with any compiler.
-$(BUILD)/tests/fuzz_%_replay: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz/replay.o $(CORE_OBJ)
+$(BUILD)/tests/fuzz_%_replay: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz/replay.o \
+		$(RUNS_OBJ) $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
@@ -263,7 +264,7 @@ fuzz:
 		$(CLANG) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g \
 			-fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) \
 			-o $(FUZZ_BUILD)/fuzz_$$t tests/fuzz/fuzz_$$t.c \
-			$(CAPTURE_SRC) $(ANALYZE_SRC) $(REPORT_SRC) $(LIBS) || exit 1; \
+			$(CAPTURE_SRC) $(ANALYZE_SRC) $(REPORT_SRC) $(RUNS_SRC) $(LIBS) || exit 1; \
 		mkdir -p $(FUZZ_BUILD)/corpus-$$t; \
 		$(FUZZ_BUILD)/fuzz_$$t -max_total_time=$${FUZZ_SECONDS:-60} -max_len=65536 \
 			$(FUZZ_BUILD)/corpus-$$t tests/fuzz/corpus/$$t || exit 1; \
