@@ -59,7 +59,7 @@ void grid_count(struct grid *gr, uint64_t v)
 	grid_cell(gr, buf, (size_t)n);
 }
 
-static void repeat(struct sbuf *b, const char *s, size_t n)
+void grid_repeat(struct sbuf *b, const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		sbuf_adds(b, s);
@@ -71,7 +71,7 @@ static void grid_border(struct sbuf *out, const struct grid *gr, const char *lef
 	const struct glyphs *g = gr->g;
 	sbuf_adds(out, left);
 	for (size_t i = 0; i < gr->cols; i++) {
-		repeat(out, g->h, gr->width[i] + 2);
+		grid_repeat(out, g->h, gr->width[i] + 2);
 		if (i + 1 == gr->cols)
 			break;
 		bool same = gr->group[i + 1] == gr->group[i];
@@ -81,17 +81,16 @@ static void grid_border(struct sbuf *out, const struct grid *gr, const char *lef
 	sbuf_adds(out, "\n");
 }
 
-static void grid_pad(struct sbuf *out, const char *text, size_t width, bool right)
+void grid_pad(struct sbuf *out, const char *text, size_t len, size_t width, bool right)
 {
-	size_t len = strlen(text);
 	size_t w = text_width(text, len);
 	size_t pad = width > w ? width - w : 0;
 	sbuf_adds(out, " ");
 	if (right)
-		repeat(out, " ", pad);
+		grid_repeat(out, " ", pad);
 	sbuf_add(out, text, len);
 	if (!right)
-		repeat(out, " ", pad);
+		grid_repeat(out, " ", pad);
 	sbuf_adds(out, " ");
 }
 
@@ -146,9 +145,9 @@ void grid_render(struct grid *gr, struct sbuf *out)
 			const char *title = gr->group_titles[group] ? gr->group_titles[group] : "";
 			size_t tw = strlen(title);
 			size_t left = (span - tw) / 2;
-			repeat(out, " ", left);
+			grid_repeat(out, " ", left);
 			sbuf_adds(out, title);
-			repeat(out, " ", span - tw - left);
+			grid_repeat(out, " ", span - tw - left);
 			sbuf_adds(out, g->v);
 		}
 		sbuf_adds(out, "\n");
@@ -158,7 +157,7 @@ void grid_render(struct grid *gr, struct sbuf *out)
 	}
 	sbuf_adds(out, g->v);
 	for (size_t i = 0; i < n; i++) {
-		grid_pad(out, gr->titles[i], gr->width[i], i + 1 < n);
+		grid_pad(out, gr->titles[i], strlen(gr->titles[i]), gr->width[i], i + 1 < n);
 		sbuf_adds(out, g->v);
 	}
 	sbuf_adds(out, "\n");
@@ -166,7 +165,8 @@ void grid_render(struct grid *gr, struct sbuf *out)
 	for (size_t r = 0; r < rows; r++) {
 		sbuf_adds(out, g->v);
 		for (size_t i = 0; i < n; i++) {
-			grid_pad(out, gr->text.data + gr->cells[r * n + i], gr->width[i], i + 1 < n);
+			const char *t = gr->text.data + gr->cells[r * n + i];
+			grid_pad(out, t, strlen(t), gr->width[i], i + 1 < n);
 			sbuf_adds(out, g->v);
 		}
 		sbuf_adds(out, "\n");

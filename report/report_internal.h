@@ -65,6 +65,10 @@ void grid_bar(struct grid *gr, double pct);
  * optional suffix. */
 void grid_name(struct grid *gr, uint32_t level, const char *name, size_t len,
 	       const char *suffix);
+/* s, n times; text padded with spaces to `width` display cells (right-
+ * aligned with `right`), with a space either side. */
+void grid_repeat(struct sbuf *b, const char *s, size_t n);
+void grid_pad(struct sbuf *out, const char *text, size_t len, size_t width, bool right);
 /* Draws the grid into out (out->failed when memory ran out). */
 void grid_render(struct grid *gr, struct sbuf *out);
 void grid_release(struct grid *gr);

@@ -332,25 +332,6 @@ static void format_cell(struct sbuf *b, const struct view *v, const struct glyph
 /* Lines                                                                    */
 /* ------------------------------------------------------------------------ */
 
-static void repeat(struct sbuf *b, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		sbuf_adds(b, s);
-}
-
-static void pad_cell(struct sbuf *out, const char *text, size_t len, size_t width, bool right)
-{
-	size_t w = text_width(text, len);
-	size_t pad = width > w ? width - w : 0;
-	sbuf_adds(out, " ");
-	if (right)
-		repeat(out, " ", pad);
-	sbuf_add(out, text, len);
-	if (!right)
-		repeat(out, " ", pad);
-	sbuf_adds(out, " ");
-}
-
 /*
  * A border line. Between two columns of one group it draws `inner`, between
  * groups `outer`; with `spans`, a group is one wide cell with no junctions.
@@ -361,7 +342,7 @@ static void border(struct sbuf *out, const struct glyphs *g, const struct column
 {
 	sbuf_adds(out, left);
 	for (size_t i = 0; i < n; i++) {
-		repeat(out, g->h, cols[i].width + 2);
+		grid_repeat(out, g->h, cols[i].width + 2);
 		if (i + 1 == n)
 			break;
 		bool same = cols[i + 1].group == cols[i].group;
@@ -438,9 +419,9 @@ static void render_table(struct sbuf *out, const struct view *v, const struct gl
 			const char *title = group < 2 ? group_titles[group] : "";
 			size_t tw = strlen(title);
 			size_t left = (span - tw) / 2;
-			repeat(out, " ", left);
+			grid_repeat(out, " ", left);
 			sbuf_adds(out, title);
-			repeat(out, " ", span - tw - left);
+			grid_repeat(out, " ", span - tw - left);
 			sbuf_adds(out, g->v);
 		}
 		sbuf_adds(out, "\n");
@@ -453,7 +434,7 @@ static void render_table(struct sbuf *out, const struct view *v, const struct gl
 	sbuf_adds(out, g->v);
 	for (size_t i = 0; i < n; i++) {
 		const char *t = column_titles[cols[i].kind];
-		pad_cell(out, t, strlen(t), cols[i].width, cols[i].kind != COL_EVENTS);
+		grid_pad(out, t, strlen(t), cols[i].width, cols[i].kind != COL_EVENTS);
 		sbuf_adds(out, g->v);
 	}
 	sbuf_adds(out, "\n");
@@ -463,7 +444,7 @@ static void render_table(struct sbuf *out, const struct view *v, const struct gl
 		sbuf_adds(out, g->v);
 		for (size_t i = 0; i < n; i++) {
 			format_cell(&cell, v, g, &v->rows.data[r], &cols[i]);
-			pad_cell(out, cell.data ? cell.data : "", cell.len, cols[i].width,
+			grid_pad(out, cell.data ? cell.data : "", cell.len, cols[i].width,
 				 cols[i].kind != COL_EVENTS);
 			sbuf_adds(out, g->v);
 		}
