@@ -7,6 +7,7 @@
 #include "analyze_internal.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -601,6 +602,69 @@ static void radix_sort(uint32_t *v, uint32_t *tmp, size_t n)
 		memcpy(v, from, n * sizeof(*v));
 }
 
+/*
+ * The 50th, 90th, 95th and 99th percentiles of v[0..n), n > 0, whose values
+ * lie in [lo, hi], as stats_percentile would find them in v sorted. Only
+ * four ranks are wanted: a histogram of the values' top bits says which
+ * bucket holds each, and only those buckets' values are sorted, where
+ * sorting all of them took three passes that scatter every value. v is
+ * overwritten; tmp has room for n.
+ */
+#define SELECT_BITS 12
+static void select_percentiles(uint32_t *v, uint32_t *tmp, size_t n, uint32_t lo,
+			       uint32_t hi, uint32_t out[4])
+{
+	static const unsigned ps[4] = { 50, 90, 95, 99 };
+	uint32_t count[1u << SELECT_BITS];
+	unsigned char pick[1u << SELECT_BITS];
+	size_t rank[4], bucket[4], below[4];
+	unsigned sh = 0;
+
+	if (n < (1u << SELECT_BITS)) {
+		radix_sort(v, tmp, n);
+		for (unsigned k = 0; k < 4; k++)
+			out[k] = stats_percentile(v, n, ps[k]);
+		return;
+	}
+	while (((hi - lo) >> sh) >> SELECT_BITS)
+		sh++;
+	memset(count, 0, sizeof(count));
+	for (size_t i = 0; i < n; i++)
+		count[(v[i] - lo) >> sh]++;
+	/* Each rank's bucket, and the values in buckets before it. */
+	for (unsigned k = 0; k < 4; k++) {
+		rank[k] = (size_t)(((uint64_t)ps[k] * n + 99) / 100);
+		if (rank[k] == 0)
+			rank[k] = 1;
+	}
+	memset(pick, 0, sizeof(pick));
+	size_t sum = 0;
+	unsigned k = 0;
+	for (size_t b = 0; b < (1u << SELECT_BITS) && k < 4; b++) {
+		for (; k < 4 && rank[k] <= sum + count[b]; k++) {
+			bucket[k] = b;
+			below[k] = sum;
+			pick[b] = 1;
+		}
+		sum += count[b];
+	}
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t x = v[i];
+		if (pick[(x - lo) >> sh])
+			tmp[m++] = x;
+	}
+	radix_sort(tmp, v, m);
+	/* The picked buckets' values, in order: a rank's place among them
+	 * is its place in its bucket after the picked buckets before. */
+	size_t picked = 0;
+	for (k = 0; k < 4; k++) {
+		if (k > 0 && bucket[k] != bucket[k - 1])
+			picked += count[bucket[k - 1]];
+		out[k] = tmp[picked + rank[k] - below[k] - 1];
+	}
+}
+
 /* The summary of one series; scratch and tmp have room for st->len. */
 static void summarize(const struct stats *s, const struct row_store *st,
 		      const struct series *se, uint32_t *scratch, uint32_t *tmp,
@@ -635,7 +699,8 @@ static void summarize(const struct stats *s, const struct row_store *st,
 		double d = (double)scratch[i] - mean;
 		squares += d * d;
 	}
-	radix_sort(scratch, tmp, n);
+	uint32_t pct[4];
+	select_percentiles(scratch, tmp, n, lo, hi, pct);
 	out->frames = n;
 	out->mean_ns = mean;
 	out->stddev_ns = sqrt(squares / (double)n);
@@ -643,10 +708,10 @@ static void summarize(const struct stats *s, const struct row_store *st,
 	out->max_ns = hi;
 	out->min_frame = s->numbers[st->first + lo_at];
 	out->max_frame = s->numbers[st->first + hi_at];
-	out->median_ns = stats_percentile(scratch, n, 50);
-	out->p90_ns = stats_percentile(scratch, n, 90);
-	out->p95_ns = stats_percentile(scratch, n, 95);
-	out->p99_ns = stats_percentile(scratch, n, 99);
+	out->median_ns = pct[0];
+	out->p90_ns = pct[1];
+	out->p95_ns = pct[2];
+	out->p99_ns = pct[3];
 }
 
 static void find_spikes(const struct stats *s, const struct row_store *st,
@@ -674,29 +739,57 @@ static void find_spikes(const struct stats *s, const struct row_store *st,
 	}
 }
 
+/* Rows first, first + step, ... of a stats_finish: each thread its own. */
+struct summary_job {
+	stats *s;
+	const struct stats_spike_rule *rule;
+	size_t first;
+	size_t step;
+	uint32_t *scratch; /* room for the longest row */
+	uint32_t *tmp;
+};
+
+static void *summarize_rows(void *arg)
+{
+	const struct summary_job *job = arg;
+	stats *s = job->s;
+
+	for (size_t r = job->first; r < s->row_count; r += job->step) {
+		struct stats_row *row = &s->rows[r];
+		const struct row_store *st = &s->store[r];
+		row->calls = st->calls;
+		summarize(s, st, &st->time, job->scratch, job->tmp, &row->time);
+		if (row->kind == STATS_SCOPE)
+			summarize(s, st, &st->exclusive, job->scratch, job->tmp, &row->exclusive);
+		if (row->kind == STATS_GPU)
+			find_spikes(s, st, job->rule, &row->time, &row->spikes);
+	}
+	return NULL;
+}
+
 enum crumbs_result stats_finish(stats *s, const struct stats_spike_rule *rule)
 {
 	size_t most = 1;
 	for (size_t r = 0; r < s->row_count; r++)
 		if (s->store[r].len > most)
 			most = s->store[r].len;
-	uint32_t *scratch = malloc(most * sizeof(*scratch));
-	uint32_t *tmp = malloc(most * sizeof(*tmp));
-	if (!scratch || !tmp) {
-		free(scratch);
-		free(tmp);
+	/* Rows are summarized apart, by two threads (the reading is over,
+	 * so the second core is free); by one when a second cannot start. */
+	uint32_t *scratch = malloc(4 * most * sizeof(*scratch));
+	if (!scratch)
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
-	}
-	for (size_t r = 0; r < s->row_count; r++) {
-		struct stats_row *row = &s->rows[r];
-		const struct row_store *st = &s->store[r];
-		row->calls = st->calls;
-		summarize(s, st, &st->time, scratch, tmp, &row->time);
-		if (row->kind == STATS_SCOPE)
-			summarize(s, st, &st->exclusive, scratch, tmp, &row->exclusive);
-		if (row->kind == STATS_GPU)
-			find_spikes(s, st, rule, &row->time, &row->spikes);
-	}
+	struct summary_job jobs[2] = {
+		{ s, rule, 0, 2, scratch, scratch + most },
+		{ s, rule, 1, 2, scratch + 2 * most, scratch + 3 * most },
+	};
+	pthread_t helper;
+	bool helped = s->row_count > 1 && pthread_create(&helper, NULL, summarize_rows,
+							  &jobs[1]) == 0;
+	if (!helped)
+		jobs[0].step = 1;
+	summarize_rows(&jobs[0]);
+	if (helped)
+		pthread_join(helper, NULL);
 	/* Shares need their queue's summaries, made above. */
 	for (size_t r = 0; r < s->row_count; r++) {
 		struct stats_row *row = &s->rows[r];
@@ -707,7 +800,6 @@ enum crumbs_result stats_finish(stats *s, const struct stats_spike_rule *rule)
 		row->share_pct = denominator > 0 ? 100.0 * row->time.mean_ns / denominator : 0;
 	}
 	free(scratch);
-	free(tmp);
 	return CRUMBS_OK;
 }
 
