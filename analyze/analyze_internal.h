@@ -170,6 +170,13 @@ struct raw_ready {
 	int64_t ns;
 };
 
+/* What a frame's model keeps of a GPU's clock fit. */
+struct raw_fit {
+	bool calibrated;
+	uint32_t samples;
+	double slope;
+};
+
 /* A decoded frame: its header and its records, spans of the arrays of the
  * raw_frames it was decoded into. Indices inside it (item.a of a SUBMIT,
  * item.b, raw_submit.first_op) count from the frame's own first element. */
@@ -193,6 +200,11 @@ struct raw_frame {
 	size_t ready_count;
 	struct counts *counts;   /* of leaves and COUNTS records */
 	size_t counts_count;
+	/* When `placed`, model_place has run: times are CPU-clock ns, fits
+	 * has one per GPU of the setup, and timestamps counts them. */
+	bool placed;
+	size_t timestamps;
+	struct raw_fit *fits;
 	/* Names by string id: pointers into the decoded chunk. */
 	const unsigned char *const *names;
 	const uint32_t *name_lens;
@@ -205,7 +217,9 @@ struct raw_span {
 	int64_t cpu_end_ns;
 	uint32_t flags;
 	uint32_t dropped_scopes;
-	size_t first[7]; /* in the order of raw_frames' arrays below */
+	bool placed;     /* as raw_frame's */
+	size_t timestamps;
+	size_t first[8]; /* in the order of raw_frames' arrays below */
 };
 
 /* Frames decoded one after another, their records appended to the same
@@ -219,6 +233,7 @@ struct raw_frames {
 	struct vec calibrations; /* struct raw_calibration */
 	struct vec readies;      /* struct raw_ready */
 	struct vec counts;       /* struct counts */
+	struct vec fits;         /* struct raw_fit, of placed frames */
 };
 
 /* Forgets every frame, keeping the arrays' memory. */
@@ -260,9 +275,18 @@ struct model_context {
 };
 
 /*
+ * Maps frame i of `frames` (its last, just decoded) to the CPU clock in
+ * place, as model_build would, using `scratch` (reset by the caller), so
+ * that the prefetch thread can do it ahead of the model. Returns false,
+ * leaving the frame to model_build, when out of memory.
+ */
+bool model_place(const struct model_context *ctx, struct raw_frames *frames, size_t i,
+		 struct arena *scratch);
+
+/*
  * Builds the model of a decoded frame into `arena` (reset by the caller).
- * The raw frame's times are rewritten in place. Returns CRUMBS_OK or
- * CRUMBS_ERROR_OUT_OF_MEMORY.
+ * The raw frame's times are rewritten in place, unless model_place has
+ * done it (raw->placed). Returns CRUMBS_OK or CRUMBS_ERROR_OUT_OF_MEMORY.
  */
 enum crumbs_result model_build(const struct model_context *ctx,
 			       struct raw_frame *raw, struct arena *arena,

@@ -328,57 +328,25 @@ static int interval_cmp(const void *a, const void *b)
 	return (x->begin > y->begin) - (x->begin < y->begin);
 }
 
-enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame *raw,
-			       struct arena *arena, struct frame **out)
+/*
+ * The frame's clock fits, one per GPU from the setup samples and the
+ * frame's own, and its ticks mapped to CPU-clock ns with them, queue by
+ * queue in order; out[g] keeps what the model reports of GPU g's fit.
+ * Scratch goes to `arena`. false when out of memory.
+ */
+static bool place_times(const struct model_context *ctx, struct raw_frame *raw,
+			struct arena *arena, struct raw_fit *out, size_t *timestamps_out)
 {
 	struct item *items = raw->items;
 	size_t item_count = raw->item_count;
 	struct raw_submit *submits = raw->submits;
-	const struct raw_op *ops = raw->ops;
-	struct frame *f = arena_alloc(arena, sizeof(*f));
-	struct clock_fit *fits = arena_alloc(arena, sizeof(*fits) * (ctx->gpu_count + 1));
-	struct queue_walk *qs = arena_alloc(arena, sizeof(*qs) * (ctx->queue_count + 1));
-	struct walk w = { arena, NULL, 0, 0 };
 
-	if (!f || !fits || !qs)
-		return CRUMBS_ERROR_OUT_OF_MEMORY;
-	f->number = raw->number;
-	f->cpu_begin_ns = raw->cpu_begin_ns;
-	f->cpu_end_ns = raw->cpu_end_ns;
-	f->flags = raw->flags;
-	f->dropped_scopes = raw->dropped_scopes;
-	f->gpu_count = ctx->gpu_count;
-	f->queue_count = ctx->queue_count;
-	f->gpus = arena_alloc(arena, sizeof(*f->gpus) * (ctx->gpu_count + 1));
-	f->queues = arena_alloc(arena, sizeof(*f->queues) * (ctx->queue_count + 1));
-	if (!f->gpus || !f->queues)
-		return CRUMBS_ERROR_OUT_OF_MEMORY;
-
-	/* Queues: roots and state. */
-	for (uint32_t i = 0; i < ctx->queue_count; i++) {
-		const struct capture_queue *cq = &ctx->queues[i];
-		struct frame_queue *fq = &f->queues[i];
-		struct node *root = arena_alloc(arena, sizeof(*root));
-		if (!root)
-			return CRUMBS_ERROR_OUT_OF_MEMORY;
-		root->name = cq->name;
-		root->name_len = (uint32_t)strlen(cq->name);
-		root->flags = NODE_QUEUE_ROOT;
-		root->begin_ns = root->end_ns = INT64_MIN;
-		fq->queue = i;
-		fq->root = root;
-		fq->flags = cq->timestamp_valid_bits ? 0 : FRAME_QUEUE_NO_TIMESTAMPS;
-		qs[i].fq = fq;
-		qs[i].gpu = cq->gpu;
-		qs[i].timed = cq->timestamp_valid_bits != 0;
-	}
-
-	/* One fit per GPU, from the setup samples and the frame's own. */
 	const struct raw_calibration *frame_samples = raw->calibrations;
 	struct raw_calibration *samples = arena_alloc_uninit(arena, sizeof(*samples) *
 		(ctx->setup_sample_count + raw->calibration_count + 1));
-	if (!samples)
-		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	struct clock_fit *fits = arena_alloc(arena, sizeof(*fits) * (ctx->gpu_count + 1));
+	if (!samples || !fits)
+		return false;
 	for (uint32_t g = 0; g < ctx->gpu_count; g++) {
 		uint32_t n = 0;
 		double period = 0;
@@ -412,21 +380,14 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 				}
 			}
 		}
-		f->gpus[g] = (struct frame_gpu){
-			.gpu = g,
-			.calibrated = fits[g].calibrated,
-			.calibration_samples = n,
-			.drift_ppm = (1.0 / fits[g].slope - 1.0) * 1e6,
-			.begin_ns = INT64_MIN,
-			.end_ns = INT64_MIN,
-		};
+		out[g] = (struct raw_fit){ fits[g].calibrated, n, fits[g].slope };
 	}
 
 	/* Ticks to CPU-clock ns, queue by queue in order. */
 	struct queue_clock *clocks = arena_alloc(arena, sizeof(*clocks) * (ctx->queue_count + 1));
 	uint32_t *current = arena_alloc(arena, sizeof(*current) * (ctx->queue_count + 1));
 	if (!clocks || !current)
-		return CRUMBS_ERROR_OUT_OF_MEMORY;
+		return false;
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
 		clocks[i].queue = &ctx->queues[i];
 		clocks[i].fit = &fits[ctx->queues[i].gpu];
@@ -437,10 +398,7 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 	}
 	struct raw_ready *readies = raw->readies;
 	for (size_t i = 0; i < raw->ready_count; i++) {
-		uint32_t q = readies[i].queue;
-		readies[i].ns = queue_clock_ns(&clocks[q], readies[i].ticks);
-		qs[q].ready_ns = readies[i].ns;
-		qs[q].has_ready = true;
+		readies[i].ns = queue_clock_ns(&clocks[readies[i].queue], readies[i].ticks);
 	}
 	size_t timestamps = raw->ready_count;
 	for (size_t i = 0; i < item_count; i++) {
@@ -459,6 +417,96 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 			submits[current[it->queue]].end_ns = it->t1;
 			submits[current[it->queue]].has_end = 1;
 		}
+	}
+	*timestamps_out = timestamps;
+	return true;
+}
+
+bool model_place(const struct model_context *ctx, struct raw_frames *frames, size_t i,
+		 struct arena *scratch)
+{
+	struct raw_span *span = (struct raw_span *)frames->spans.data + i;
+	size_t before = frames->fits.len;
+	struct raw_frame raw;
+
+	for (uint32_t g = 0; g < ctx->gpu_count; g++)
+		if (!vec_push(&frames->fits, sizeof(struct raw_fit))) {
+			frames->fits.len = before;
+			return false;
+		}
+	raw_frames_get(frames, i, NULL, NULL, &raw);
+	if (!place_times(ctx, &raw, scratch, raw.fits, &span->timestamps)) {
+		frames->fits.len = before;
+		return false;
+	}
+	span->placed = true;
+	return true;
+}
+
+enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame *raw,
+			       struct arena *arena, struct frame **out)
+{
+	struct item *items = raw->items;
+	size_t item_count = raw->item_count;
+	struct raw_submit *submits = raw->submits;
+	const struct raw_op *ops = raw->ops;
+	struct frame *f = arena_alloc(arena, sizeof(*f));
+	struct queue_walk *qs = arena_alloc(arena, sizeof(*qs) * (ctx->queue_count + 1));
+	struct walk w = { arena, NULL, 0, 0 };
+
+	if (!f || !qs)
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	f->number = raw->number;
+	f->cpu_begin_ns = raw->cpu_begin_ns;
+	f->cpu_end_ns = raw->cpu_end_ns;
+	f->flags = raw->flags;
+	f->dropped_scopes = raw->dropped_scopes;
+	f->gpu_count = ctx->gpu_count;
+	f->queue_count = ctx->queue_count;
+	f->gpus = arena_alloc(arena, sizeof(*f->gpus) * (ctx->gpu_count + 1));
+	f->queues = arena_alloc(arena, sizeof(*f->queues) * (ctx->queue_count + 1));
+	if (!f->gpus || !f->queues)
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+
+	/* Queues: roots and state. */
+	for (uint32_t i = 0; i < ctx->queue_count; i++) {
+		const struct capture_queue *cq = &ctx->queues[i];
+		struct frame_queue *fq = &f->queues[i];
+		struct node *root = arena_alloc(arena, sizeof(*root));
+		if (!root)
+			return CRUMBS_ERROR_OUT_OF_MEMORY;
+		root->name = cq->name;
+		root->name_len = (uint32_t)strlen(cq->name);
+		root->flags = NODE_QUEUE_ROOT;
+		root->begin_ns = root->end_ns = INT64_MIN;
+		fq->queue = i;
+		fq->root = root;
+		fq->flags = cq->timestamp_valid_bits ? 0 : FRAME_QUEUE_NO_TIMESTAMPS;
+		qs[i].fq = fq;
+		qs[i].gpu = cq->gpu;
+		qs[i].timed = cq->timestamp_valid_bits != 0;
+	}
+
+	/* Times, unless the prefetch thread has placed them. */
+	struct raw_fit *gpu_fits = raw->fits;
+	size_t timestamps = raw->timestamps;
+	if (!raw->placed) {
+		gpu_fits = arena_alloc(arena, sizeof(*gpu_fits) * (ctx->gpu_count + 1));
+		if (!gpu_fits || !place_times(ctx, raw, arena, gpu_fits, &timestamps))
+			return CRUMBS_ERROR_OUT_OF_MEMORY;
+	}
+	for (uint32_t g = 0; g < ctx->gpu_count; g++)
+		f->gpus[g] = (struct frame_gpu){
+			.gpu = g,
+			.calibrated = gpu_fits[g].calibrated,
+			.calibration_samples = gpu_fits[g].samples,
+			.drift_ppm = (1.0 / gpu_fits[g].slope - 1.0) * 1e6,
+			.begin_ns = INT64_MIN,
+			.end_ns = INT64_MIN,
+		};
+	for (size_t i = 0; i < raw->ready_count; i++) {
+		qs[raw->readies[i].queue].ready_ns = raw->readies[i].ns;
+		qs[raw->readies[i].queue].has_ready = true;
 	}
 
 	/* Every signal whose time is known, sorted for the waits. */

@@ -55,6 +55,7 @@ struct chunk_data {
 	const char *fail;
 	bool ran_out;
 	size_t fail_offset;
+	struct arena scratch; /* of model_place */
 };
 
 static void chunk_data_release(struct chunk_data *d)
@@ -65,6 +66,7 @@ static void chunk_data_release(struct chunk_data *d)
 	vec_release(&d->cs.names);
 	vec_release(&d->cs.name_lens);
 	raw_frames_release(&d->frames);
+	arena_release(&d->scratch);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -604,12 +606,25 @@ static bool decode_frame(const struct setup *setup, struct chunk_data *d)
  */
 static void decode_ahead(const reader *c, size_t i, struct chunk_data *d, uint64_t generation)
 {
+	const struct setup *setup = &c->setup;
+	struct model_context ctx = {
+		setup->gpus.data, (uint32_t)setup->gpus.len,
+		setup->queues.data, (uint32_t)setup->queues.len,
+		setup->samples.data, (uint32_t)setup->samples.len,
+	};
+
 	chunk_begin(c, i, d);
 	d->ahead = true;
 	d->setup_generation = generation;
-	while (d->cs.pos < d->cs.len && raw_frames_bytes(&d->frames) < AHEAD_BYTES)
-		if (!decode_frame(&c->setup, d))
+	while (d->cs.pos < d->cs.len && raw_frames_bytes(&d->frames) < AHEAD_BYTES) {
+		if (!decode_frame(setup, d))
 			break;
+		/* Its times too, which need no earlier frame: less for the
+		 * thread that builds the models. Out of memory leaves them
+		 * to it. */
+		model_place(&ctx, &d->frames, d->frames.spans.len - 1, &d->scratch);
+		arena_reset(&d->scratch);
+	}
 }
 
 /* ------------------------------------------------------------------------ */

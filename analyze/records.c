@@ -357,7 +357,7 @@ static bool get_counts(struct cursor *k, struct raw_frames *raw)
 
 /* The arrays of raw_frames, in the order of raw_span.first. */
 enum { RAW_ITEMS, RAW_SUBMITS, RAW_OPS, RAW_HOST_SIGNALS, RAW_CALIBRATIONS, RAW_READIES,
-       RAW_COUNTS, RAW_ARRAYS };
+       RAW_COUNTS, RAW_FITS, RAW_ARRAYS };
 
 static void raw_frames_arrays(struct raw_frames *f, struct vec *v[RAW_ARRAYS],
 			      size_t size[RAW_ARRAYS])
@@ -376,6 +376,8 @@ static void raw_frames_arrays(struct raw_frames *f, struct vec *v[RAW_ARRAYS],
 	size[RAW_READIES] = sizeof(struct raw_ready);
 	v[RAW_COUNTS] = &f->counts;
 	size[RAW_COUNTS] = sizeof(struct counts);
+	v[RAW_FITS] = &f->fits;
+	size[RAW_FITS] = sizeof(struct raw_fit);
 }
 
 void raw_frames_clear(struct raw_frames *f)
@@ -404,7 +406,8 @@ size_t raw_frames_bytes(const struct raw_frames *f)
 	       f->submits.len * sizeof(struct raw_submit) + f->ops.len * sizeof(struct raw_op) +
 	       f->host_signals.len * sizeof(struct raw_host_signal) +
 	       f->calibrations.len * sizeof(struct raw_calibration) +
-	       f->readies.len * sizeof(struct raw_ready) + f->counts.len * sizeof(struct counts);
+	       f->readies.len * sizeof(struct raw_ready) + f->counts.len * sizeof(struct counts) +
+	       f->fits.len * sizeof(struct raw_fit);
 }
 
 void raw_frames_get(struct raw_frames *f, size_t i, const unsigned char *const *names,
@@ -440,6 +443,9 @@ void raw_frames_get(struct raw_frames *f, size_t i, const unsigned char *const *
 		.ready_count = count[RAW_READIES],
 		.counts = data[RAW_COUNTS],
 		.counts_count = count[RAW_COUNTS],
+		.placed = s->placed,
+		.timestamps = s->timestamps,
+		.fits = data[RAW_FITS],
 		.names = names,
 		.name_lens = name_lens,
 	};
@@ -459,6 +465,8 @@ bool records_decode_frame(const struct setup *setup, struct cursor *k, struct ch
 	raw_frames_arrays(frames, v, size);
 	for (int j = 0; j < RAW_ARRAYS; j++)
 		span->first[j] = v[j]->len;
+	span->placed = false;
+	span->timestamps = 0;
 	if (decode_frame(setup, k, cs, frames, span))
 		return true;
 	for (int j = 0; j < RAW_ARRAYS; j++)
