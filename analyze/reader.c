@@ -82,6 +82,8 @@ struct prefetch {
 	size_t want;       /* chunk asked for, or NO_CHUNK */
 	bool want_frames;  /* and its frames decoded, with the setup of */
 	uint64_t want_generation; /* this generation */
+	bool want_place;   /* and their times placed (model_place) */
+	bool lagging;      /* the main thread waited for the last chunk */
 	size_t done;       /* chunk decoded into data, or NO_CHUNK */
 	struct chunk_data data;
 	enum crumbs_result result;
@@ -604,7 +606,8 @@ static bool decode_frame(const struct setup *setup, struct chunk_data *d)
  * change (reset_setup waits for it; setup chunks are not decoded ahead).
  * Memory is bounded by AHEAD_BYTES; the rest is left to next_raw.
  */
-static void decode_ahead(const reader *c, size_t i, struct chunk_data *d, uint64_t generation)
+static void decode_ahead(const reader *c, size_t i, struct chunk_data *d, uint64_t generation,
+			 bool place)
 {
 	const struct setup *setup = &c->setup;
 	struct model_context ctx = {
@@ -622,8 +625,10 @@ static void decode_ahead(const reader *c, size_t i, struct chunk_data *d, uint64
 		/* Its times too, which need no earlier frame: less for the
 		 * thread that builds the models. Out of memory leaves them
 		 * to it. */
-		model_place(&ctx, &d->frames, d->frames.spans.len - 1, &d->scratch);
-		arena_reset(&d->scratch);
+		if (place) {
+			model_place(&ctx, &d->frames, d->frames.spans.len - 1, &d->scratch);
+			arena_reset(&d->scratch);
+		}
 	}
 }
 
@@ -647,6 +652,7 @@ static void *prefetch_main(void *arg)
 		size_t i = p->want;
 		bool frames = p->want_frames;
 		uint64_t generation = p->want_generation;
+		bool place = p->want_place;
 		p->want = NO_CHUNK;
 		p->busy = true;
 		pthread_mutex_unlock(&p->lock);
@@ -654,7 +660,7 @@ static void *prefetch_main(void *arg)
 		enum crumbs_result r = decode_chunk(c, i, &p->data, &e);
 		p->data.ahead = false;
 		if (r == CRUMBS_OK && frames)
-			decode_ahead(c, i, &p->data, generation);
+			decode_ahead(c, i, &p->data, generation, place);
 		pthread_mutex_lock(&p->lock);
 		p->result = r;
 		p->err = e;
@@ -699,6 +705,9 @@ static void prefetch_start(reader *c, size_t i, bool frames)
 	p->want = i;
 	p->want_frames = frames;
 	p->want_generation = c->setup_generation;
+	/* Placing times takes work off the main thread, unless this one is
+	 * the slower (crumbs info builds models and little else). */
+	p->want_place = !p->lagging;
 	p->done = NO_CHUNK;
 	pthread_cond_signal(&p->cond);
 	pthread_mutex_unlock(&p->lock);
@@ -726,13 +735,17 @@ static bool prefetch_take(reader *c, size_t i, struct chunk_data *d, enum crumbs
 	bool got = false;
 	if (!p->started)
 		return false;
+	bool waited = false;
 	pthread_mutex_lock(&p->lock);
 	while (p->busy || p->want != NO_CHUNK) {
-		if (p->want != NO_CHUNK && p->want != i)
+		if (p->want != NO_CHUNK && p->want != i) {
 			p->want = NO_CHUNK; /* no longer needed */
-		else
+		} else {
 			pthread_cond_wait(&p->cond, &p->lock);
+			waited = true;
+		}
 	}
+	p->lagging = waited;
 	if (p->done == i) {
 		struct chunk_data mine = *d;
 		*d = p->data;
