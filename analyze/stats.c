@@ -13,8 +13,9 @@
 #include <string.h>
 
 /* Values are kept in chunks of up to CHUNK, so a long run never needs one
- * huge block, nor the copy of one; a chunk starts small and doubles, so a
- * row seen in few frames costs little. */
+ * huge block, nor the copy of one; the first chunk starts small and
+ * doubles, so a row seen in few frames costs little, and the later ones,
+ * of a row that has filled one, are made whole at once. */
 #define CHUNK_SHIFT 12
 #define CHUNK (1u << CHUNK_SHIFT)
 #define CHUNK_FIRST 64u
@@ -89,11 +90,12 @@ static bool series_set(struct series *se, uint32_t pos, uint32_t v)
 			se->chunks = d;
 			se->chunk_cap = cap;
 		}
-		if (!(se->chunks[c] = malloc(CHUNK_FIRST * sizeof(uint32_t))))
+		uint32_t cap = c ? CHUNK : CHUNK_FIRST;
+		if (!(se->chunks[c] = malloc(cap * sizeof(uint32_t))))
 			return false;
 		se->tail = se->chunks[c];
 		se->chunk_count++;
-		se->last_cap = CHUNK_FIRST;
+		se->last_cap = cap;
 	} else if (o == se->last_cap) {
 		uint32_t cap = se->last_cap * 2;
 		uint32_t *d = realloc(se->chunks[c], cap * sizeof(*d));
