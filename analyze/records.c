@@ -451,6 +451,19 @@ void raw_frames_get(struct raw_frames *f, size_t i, const unsigned char *const *
 	};
 }
 
+/* A zeroed item of `type` on queue q at the end of the frame's items, or
+ * NULL when out of memory. */
+static inline struct item *item_push(struct raw_frames *raw, uint8_t type, uint32_t q)
+{
+	struct item *it = vec_push(&raw->items, sizeof(*it));
+	if (it) {
+		memset(it, 0, sizeof(*it));
+		it->type = type;
+		it->queue = q;
+	}
+	return it;
+}
+
 static bool decode_frame(const struct setup *setup, struct cursor *k, struct chunk_state *cs,
 			 struct raw_frames *raw, struct raw_span *span);
 
@@ -518,6 +531,17 @@ static bool decode_frame(const struct setup *setup, struct cursor *k, struct chu
 		if (queues[current].timestamp_valid_bits == 0)                        \
 			return cur_fail(k, "timestamp on a queue without timestamps"); \
 	} while (0)
+/* A record's one timestamp, on the current queue, into it->t1. */
+#define READ_T1()                                                                      \
+	do {                                                                           \
+		uint64_t t_;                                                           \
+		NEED_TICKS();                                                          \
+		if (!get_ticks(k, &cs->tick_base[current],                             \
+			       queues[current].timestamp_valid_bits, &t_))             \
+			return false;                                                  \
+		it->flags = ITEM_HAS_T1;                                               \
+		it->t1 = (int64_t)t_;                                                  \
+	} while (0)
 
 	for (;;) {
 		const unsigned char *record = k->p;
@@ -584,26 +608,17 @@ static bool decode_frame(const struct setup *setup, struct cursor *k, struct chu
 			if (!get_index(k, &q, queue_count, "unknown queue"))
 				return false;
 			struct raw_submit *s = vec_push(&raw->submits, sizeof(*s));
-			it = s ? vec_push(&raw->items, sizeof(*it)) : NULL;
+			it = s ? item_push(raw, ITEM_SUBMIT, q) : NULL;
 			if (!it)
 				return cur_fail(k, "out of memory");
-			memset(it, 0, sizeof(*it));
 			memset(s, 0, sizeof(*s));
-			it->type = ITEM_SUBMIT;
-			it->queue = q;
 			it->a = (uint32_t)(raw->submits.len - 1 - span->first[RAW_SUBMITS]);
 			current = (int)q;
 			in_submit = true;
 			if (!get_cpu(k, &cs->cpu_cursor, &s->cpu_ns))
 				return false;
-			if (tag == FORMAT_TAG_SUBMIT) {
-				uint64_t t;
-				NEED_TICKS();
-				if (!get_ticks(k, &cs->tick_base[q], queues[q].timestamp_valid_bits, &t))
-					return false;
-				it->flags = ITEM_HAS_T1;
-				it->t1 = (int64_t)t;
-			}
+			if (tag == FORMAT_TAG_SUBMIT)
+				READ_T1();
 			s->first_op = (uint32_t)(raw->ops.len - span->first[RAW_OPS]);
 			for (int pass = 0; pass < 2; pass++) {
 				uint32_t n;
@@ -628,20 +643,10 @@ static bool decode_frame(const struct setup *setup, struct cursor *k, struct chu
 		case FORMAT_TAG_SUBMIT_END_NO_TICKS:
 			if (!in_submit)
 				return cur_fail(k, "SUBMIT_END outside a submission");
-			if (!(it = vec_push(&raw->items, sizeof(*it))))
+			if (!(it = item_push(raw, ITEM_SUBMIT_END, (uint32_t)current)))
 				return cur_fail(k, "out of memory");
-			memset(it, 0, sizeof(*it));
-			it->type = ITEM_SUBMIT_END;
-			it->queue = (uint32_t)current;
-			if (tag == FORMAT_TAG_SUBMIT_END) {
-				uint64_t t;
-				NEED_TICKS();
-				if (!get_ticks(k, &cs->tick_base[current],
-					       queues[current].timestamp_valid_bits, &t))
-					return false;
-				it->flags = ITEM_HAS_T1;
-				it->t1 = (int64_t)t;
-			}
+			if (tag == FORMAT_TAG_SUBMIT_END)
+				READ_T1();
 			in_submit = false;
 			break;
 		case FORMAT_TAG_HOST_SIGNAL: {
@@ -687,25 +692,15 @@ static bool decode_frame(const struct setup *setup, struct cursor *k, struct chu
 				return false;
 			if (!get_string_id(k, cs, &name))
 				return false;
-			if (!(it = vec_push(&raw->items, sizeof(*it))))
+			if (!(it = item_push(raw, ITEM_BEGIN, (uint32_t)current)))
 				return cur_fail(k, "out of memory");
-			memset(it, 0, sizeof(*it));
-			it->type = ITEM_BEGIN;
 			it->kind = (uint8_t)kind;
 			it->level = event ? CRUMBS_DETAIL_MAX :
 				    ticks ? (uint8_t)(tag - FORMAT_TAG_SCOPE_BEGIN) :
 				    (uint8_t)(tag - FORMAT_TAG_SCOPE_BEGIN_NO_TICKS);
-			it->queue = (uint32_t)current;
 			it->a = name;
-			if (ticks) {
-				uint64_t t;
-				NEED_TICKS();
-				if (!get_ticks(k, &cs->tick_base[current],
-					       queues[current].timestamp_valid_bits, &t))
-					return false;
-				it->flags = ITEM_HAS_T1;
-				it->t1 = (int64_t)t;
-			}
+			if (ticks)
+				READ_T1();
 			if (++depth[current] > FORMAT_MAX_DEPTH)
 				return cur_fail(k, "scopes nested deeper than 255");
 			break;
@@ -713,20 +708,10 @@ static bool decode_frame(const struct setup *setup, struct cursor *k, struct chu
 		case FORMAT_TAG_SCOPE_END:
 		case FORMAT_TAG_SCOPE_END_NO_TICKS:
 			NEED_QUEUE();
-			if (!(it = vec_push(&raw->items, sizeof(*it))))
+			if (!(it = item_push(raw, ITEM_END, (uint32_t)current)))
 				return cur_fail(k, "out of memory");
-			memset(it, 0, sizeof(*it));
-			it->type = ITEM_END;
-			it->queue = (uint32_t)current;
-			if (tag == FORMAT_TAG_SCOPE_END) {
-				uint64_t t;
-				NEED_TICKS();
-				if (!get_ticks(k, &cs->tick_base[current],
-					       queues[current].timestamp_valid_bits, &t))
-					return false;
-				it->flags = ITEM_HAS_T1;
-				it->t1 = (int64_t)t;
-			}
+			if (tag == FORMAT_TAG_SCOPE_END)
+				READ_T1();
 			if (depth[current])
 				depth[current]--;
 			break;
@@ -739,13 +724,10 @@ static bool decode_frame(const struct setup *setup, struct cursor *k, struct chu
 			     !cur_fail(k, "unknown leaf kind")) ||
 			    !get_string_id(k, cs, &name) || !get_counts(k, raw))
 				return false;
-			if (!(it = vec_push(&raw->items, sizeof(*it))))
+			if (!(it = item_push(raw, ITEM_LEAF, (uint32_t)current)))
 				return cur_fail(k, "out of memory");
-			memset(it, 0, sizeof(*it));
-			it->type = ITEM_LEAF;
 			it->kind = (uint8_t)kind;
 			it->level = CRUMBS_DETAIL_MAX;
-			it->queue = (uint32_t)current;
 			it->a = name;
 			it->b = (uint32_t)(raw->counts.len - 1 - span->first[RAW_COUNTS]);
 			if (tag == FORMAT_TAG_LEAF) {
@@ -767,11 +749,8 @@ static bool decode_frame(const struct setup *setup, struct cursor *k, struct chu
 			NEED_QUEUE();
 			if (!get_counts(k, raw))
 				return false;
-			if (!(it = vec_push(&raw->items, sizeof(*it))))
+			if (!(it = item_push(raw, ITEM_COUNTS, (uint32_t)current)))
 				return cur_fail(k, "out of memory");
-			memset(it, 0, sizeof(*it));
-			it->type = ITEM_COUNTS;
-			it->queue = (uint32_t)current;
 			it->b = (uint32_t)(raw->counts.len - 1 - span->first[RAW_COUNTS]);
 			break;
 		default:
@@ -781,4 +760,5 @@ static bool decode_frame(const struct setup *setup, struct cursor *k, struct chu
 	}
 #undef NEED_QUEUE
 #undef NEED_TICKS
+#undef READ_T1
 }
