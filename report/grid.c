@@ -94,6 +94,15 @@ void grid_pad(struct sbuf *out, const char *text, size_t len, size_t width, bool
 	sbuf_adds(out, " ");
 }
 
+void grid_centre(struct sbuf *out, const char *title, size_t width)
+{
+	size_t tw = strlen(title);
+	size_t left = width > tw ? (width - tw) / 2 : 0;
+	grid_repeat(out, " ", left);
+	sbuf_adds(out, title);
+	grid_repeat(out, " ", width > tw + left ? width - tw - left : 0);
+}
+
 void grid_render(struct grid *gr, struct sbuf *out)
 {
 	const struct glyphs *g = gr->g;
@@ -142,12 +151,7 @@ void grid_render(struct grid *gr, struct sbuf *out)
 			if (!present)
 				continue;
 			span -= 1;
-			const char *title = gr->group_titles[group] ? gr->group_titles[group] : "";
-			size_t tw = strlen(title);
-			size_t left = (span - tw) / 2;
-			grid_repeat(out, " ", left);
-			sbuf_adds(out, title);
-			grid_repeat(out, " ", span - tw - left);
+			grid_centre(out, gr->group_titles[group] ? gr->group_titles[group] : "", span);
 			sbuf_adds(out, g->v);
 		}
 		sbuf_adds(out, "\n");

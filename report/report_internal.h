@@ -69,6 +69,8 @@ void grid_name(struct grid *gr, uint32_t level, const char *name, size_t len,
  * aligned with `right`), with a space either side. */
 void grid_repeat(struct sbuf *b, const char *s, size_t n);
 void grid_pad(struct sbuf *out, const char *text, size_t len, size_t width, bool right);
+/* A title (ASCII) centred in `width` cells, the odd cell on the right. */
+void grid_centre(struct sbuf *out, const char *title, size_t width);
 /* Draws the grid into out (out->failed when memory ran out). */
 void grid_render(struct grid *gr, struct sbuf *out);
 void grid_release(struct grid *gr);

@@ -416,12 +416,7 @@ static void render_table(struct sbuf *out, const struct view *v, const struct gl
 			if (!present)
 				continue;
 			span -= 1; /* the cell without its right border */
-			const char *title = group < 2 ? group_titles[group] : "";
-			size_t tw = strlen(title);
-			size_t left = (span - tw) / 2;
-			grid_repeat(out, " ", left);
-			sbuf_adds(out, title);
-			grid_repeat(out, " ", span - tw - left);
+			grid_centre(out, group < 2 ? group_titles[group] : "", span);
 			sbuf_adds(out, g->v);
 		}
 		sbuf_adds(out, "\n");
