@@ -415,8 +415,8 @@ uint32_t stats_value(const stats *s, size_t row, size_t i, bool exclusive);
  */
 size_t stats_row_values(const stats *s, size_t row, bool exclusive, bool sorted, int64_t *out);
 
-/* The row of that kind and full path (as stats_row.path), or STATS_NONE.
- * For comparing two runs row by row. */
+/* The row of that kind and full path (as stats_row.path), or STATS_NONE:
+ * a scan of the rows. (compare_runs matches whole runs by sorting.) */
 uint32_t stats_find(const stats *s, enum stats_kind kind, const char *path);
 
 /* The nearest-rank percentile p (0 to 100) of n values sorted ascending. */

@@ -75,37 +75,62 @@ const char *compare_verdict_name(enum compare_verdict v)
 	return "?";
 }
 
-enum compare_verdict compare_verdict(const struct compare_rule *rule, const struct compare_side *base,
-				     const struct compare_side *cand, struct compare_result *out)
+/*
+ * The verdict by the sizes of the change alone. Returns true when the
+ * Mann-Whitney test is to confirm it (out->verdict is then regressed or
+ * improved, and the test may make it unchanged): the change is large and
+ * the sides are not two single frames.
+ */
+static bool verdict_by_size(const struct compare_rule *rule, const struct compare_side *base,
+			    const struct compare_side *cand, struct compare_result *out)
 {
 	*out = (struct compare_result){ VERDICT_UNCHANGED, 0, 0, 1.0, false };
 	if (!base->frames && !cand->frames)
-		return out->verdict;
-	if (!base->frames)
-		return out->verdict = VERDICT_NEW;
-	if (!cand->frames)
-		return out->verdict = VERDICT_GONE;
+		return false;
+	if (!base->frames) {
+		out->verdict = VERDICT_NEW;
+		return false;
+	}
+	if (!cand->frames) {
+		out->verdict = VERDICT_GONE;
+		return false;
+	}
 	out->change_ns = cand->stat_ns - base->stat_ns;
 	out->change_pct = base->stat_ns > 0 ? 100.0 * (double)out->change_ns / (double)base->stat_ns :
 			  (out->change_ns ? 100.0 : 0.0);
 	bool single = base->frames == 1 && cand->frames == 1;
-	if (!single && (base->frames < rule->min_frames || cand->frames < rule->min_frames))
-		return out->verdict = VERDICT_TOO_FEW;
+	if (!single && (base->frames < rule->min_frames || cand->frames < rule->min_frames)) {
+		out->verdict = VERDICT_TOO_FEW;
+		return false;
+	}
 	bool large = fabs(out->change_pct) > rule->threshold_pct &&
 		     (double)llabs(out->change_ns) > rule->min_ms * 1e6;
 	if (!large)
-		return out->verdict;
-	if (!single && base->values && cand->values) {
-		struct mann_whitney mw;
-		if (compare_mann_whitney(base->values, base->frames, cand->values, cand->frames,
-					 &mw) == 0) {
-			out->p = mw.p;
-			out->tested = true;
-			if (!(mw.p < rule->alpha))
-				return out->verdict;
-		}
-	}
-	return out->verdict = out->change_ns > 0 ? VERDICT_REGRESSED : VERDICT_IMPROVED;
+		return false;
+	out->verdict = out->change_ns > 0 ? VERDICT_REGRESSED : VERDICT_IMPROVED;
+	return !single;
+}
+
+/* The test of a change verdict_by_size found large: unchanged unless
+ * p < alpha. */
+static void verdict_by_test(const struct compare_rule *rule, const int64_t *a, size_t na,
+			    const int64_t *b, size_t nb, struct compare_result *out)
+{
+	struct mann_whitney mw;
+	if (compare_mann_whitney(a, na, b, nb, &mw) != 0)
+		return;
+	out->p = mw.p;
+	out->tested = true;
+	if (!(mw.p < rule->alpha))
+		out->verdict = VERDICT_UNCHANGED;
+}
+
+enum compare_verdict compare_verdict(const struct compare_rule *rule, const struct compare_side *base,
+				     const struct compare_side *cand, struct compare_result *out)
+{
+	if (verdict_by_size(rule, base, cand, out) && base->values && cand->values)
+		verdict_by_test(rule, base->values, base->frames, cand->values, cand->frames, out);
+	return out->verdict;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -157,25 +182,23 @@ static int64_t statistic(const struct stats_summary *t, enum compare_stat stat)
 	return t->median_ns;
 }
 
-/* One side of a row: its statistic and sorted values (into *values, the
- * caller's to free). False when out of memory. */
-static bool side_of(const stats *s, uint32_t row, enum compare_stat stat,
-		    struct compare_side *side, int64_t **values)
+/* One side of a row: its frames and statistic; no values yet. */
+static struct compare_side side_of(const stats *s, uint32_t row, enum compare_stat stat)
 {
-	*values = NULL;
-	*side = (struct compare_side){ 0, 0, NULL };
 	if (row == STATS_NONE)
-		return true;
+		return (struct compare_side){ 0, 0, NULL };
 	const struct stats_row *r = stats_row(s, row);
-	side->frames = r->time.frames;
-	side->stat_ns = statistic(&r->time, stat);
-	if (!side->frames)
-		return true;
-	if (!(*values = malloc(side->frames * sizeof(**values))))
-		return false;
-	side->frames = stats_row_values(s, row, false, true, *values);
-	side->values = *values;
-	return true;
+	return (struct compare_side){ r->time.frames, statistic(&r->time, stat), NULL };
+}
+
+/* A row's per-frame values, sorted (malloc'd: the caller frees them), or
+ * NULL when out of memory. *n: how many. */
+static int64_t *sorted_values(const stats *s, uint32_t row, uint64_t frames, size_t *n)
+{
+	int64_t *v = malloc((frames ? frames : 1) * sizeof(*v));
+	if (v)
+		*n = stats_row_values(s, row, false, true, v);
+	return v;
 }
 
 static int64_t impact(const struct compare_row *r)
@@ -218,20 +241,24 @@ int compare_runs(const stats *base, const uint8_t *base_selected, const stats *c
 		const struct stats_row *r = stats_row(rb != STATS_NONE ? base : cand,
 						      rb != STATS_NONE ? rb : rc);
 		struct compare_row *row = &out->rows[out->count];
-		struct compare_side sb, sc;
-		int64_t *vb = NULL, *vc = NULL;
-		bool ok = side_of(base, rb, stat, &sb, &vb) && side_of(cand, rc, stat, &sc, &vc);
-		if (ok) {
-			*row = (struct compare_row){ r->kind, r->gpu, r->path, rb, rc, sb.frames,
-						     sc.frames, sb.stat_ns, sc.stat_ns, { 0 } };
-			compare_verdict(rule, &sb, &sc, &row->result);
-			out->verdicts[row->result.verdict]++;
-			out->count++;
+		struct compare_side sb = side_of(base, rb, stat), sc = side_of(cand, rc, stat);
+		*row = (struct compare_row){ r->kind, r->gpu, r->path, rb, rc, sb.frames, sc.frames,
+					     sb.stat_ns, sc.stat_ns, { 0 } };
+		/* The values are fetched and sorted only where the test decides:
+		 * most rows change too little to need them. */
+		if (verdict_by_size(rule, &sb, &sc, &row->result)) {
+			size_t base_n = 0, cand_n = 0;
+			int64_t *vb = sorted_values(base, rb, sb.frames, &base_n);
+			int64_t *vc = vb ? sorted_values(cand, rc, sc.frames, &cand_n) : NULL;
+			if (vc)
+				verdict_by_test(rule, vb, base_n, vc, cand_n, &row->result);
+			free(vb);
+			free(vc);
+			if (!vc)
+				goto out;
 		}
-		free(vb);
-		free(vc);
-		if (!ok)
-			goto out;
+		out->verdicts[row->result.verdict]++;
+		out->count++;
 		i += c <= 0;
 		k += c >= 0;
 	}
