@@ -306,6 +306,8 @@ enum compare_verdict compare_verdict(const struct compare_rule *rule, const stru
 typedef struct stats stats;
 
 enum stats_kind { STATS_GPU, STATS_BUSY, STATS_WAIT, STATS_IDLE, STATS_SCOPE };
+/* "gpu", "busy", "wait", "idle" or "scope", as CSV and JSON name them. */
+const char *stats_kind_name(enum stats_kind kind);
 
 #define STATS_NS_MAX (UINT32_MAX - 1)
 #define STATS_ABSENT UINT32_MAX

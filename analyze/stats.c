@@ -397,6 +397,12 @@ static const char *frame_name(struct stats *s, const char *name, size_t *len,
 /* Frames                                                                   */
 /* ------------------------------------------------------------------------ */
 
+const char *stats_kind_name(enum stats_kind kind)
+{
+	static const char *const names[] = { "gpu", "busy", "wait", "idle", "scope" };
+	return (unsigned)kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
+}
+
 stats *stats_create(void)
 {
 	return calloc(1, sizeof(struct stats));

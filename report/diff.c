@@ -129,7 +129,6 @@ size_t diff_report_options(struct option_spec *out)
 /* Rows                                                                     */
 /* ------------------------------------------------------------------------ */
 
-static const char *const kind_names[] = { "gpu", "busy", "wait", "idle", "scope" };
 static const char *const stat_names[] = { "median", "mean", "p95" };
 
 /* "GPU 0 frame time", "GPU 0 / Graphics 0 busy", or a scope's path. */
@@ -139,7 +138,7 @@ static void row_label(struct sbuf *b, const struct compare_row *r)
 	if (r->kind == STATS_GPU)
 		sbuf_adds(b, " frame time");
 	else if (r->kind != STATS_SCOPE)
-		sbuf_addf(b, " %s", kind_names[r->kind]);
+		sbuf_addf(b, " %s", stats_kind_name(r->kind));
 }
 
 static void p_text(char *buf, size_t n, const struct compare_result *res)
@@ -155,13 +154,6 @@ static void p_text(char *buf, size_t n, const struct compare_result *res)
 /* ------------------------------------------------------------------------ */
 /* Output                                                                   */
 /* ------------------------------------------------------------------------ */
-
-static int emit(const struct report_sink *sink, struct sbuf *b)
-{
-	if (b->failed)
-		return -1;
-	return b->len ? sink->write(sink->user, b->data, b->len) : 0;
-}
 
 static void counts_line(struct sbuf *b, const struct compare_runs *r)
 {
@@ -248,7 +240,7 @@ static void print_csv(const struct compare_runs *r, struct sbuf *out)
 	for (size_t i = 0; i < r->count; i++) {
 		const struct compare_row *row = &r->rows[i];
 		const struct compare_result *res = &row->result;
-		sbuf_addf(out, "%s,%u,", kind_names[row->kind], row->gpu);
+		sbuf_addf(out, "%s,%u,", stats_kind_name(row->kind), row->gpu);
 		csv_field(out, row->path, strlen(row->path));
 		sbuf_addf(out, ",%llu,%llu,", (unsigned long long)row->base_frames,
 			  (unsigned long long)row->cand_frames);
@@ -295,7 +287,7 @@ static void print_json(const struct diff_settings *d, const struct compare_runs 
 		const struct compare_row *row = &r->rows[i];
 		const struct compare_result *res = &row->result;
 		sbuf_addf(out, "%s\n  {\"kind\": \"%s\", \"gpu\": %u, \"path\": ", i ? "," : "",
-			  kind_names[row->kind], row->gpu);
+			  stats_kind_name(row->kind), row->gpu);
 		json_string(out, row->path, strlen(row->path));
 		sbuf_addf(out, ", \"base_frames\": %llu, \"candidate_frames\": %llu",
 			  (unsigned long long)row->base_frames, (unsigned long long)row->cand_frames);
@@ -334,7 +326,7 @@ int diff_print(const struct diff_settings *d, const struct compare_runs *r, cons
 		print_table(d, r, base, cand, base_path, cand_path, &b);
 		break;
 	}
-	int result = emit(sink, &b);
+	int result = sbuf_emit(sink, &b);
 	sbuf_release(&b);
 	return result;
 }

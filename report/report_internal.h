@@ -14,6 +14,10 @@ bool filter_match_root(const struct report_filter *f, const char *name, size_t l
 bool filter_match_queue(const struct report_filter *f, const char *name);
 
 
+/* Writes b's text to the sink and empties b: 0, or -1 when the sink failed
+ * or b ran out of memory (text.c). */
+int sbuf_emit(const struct report_sink *sink, struct sbuf *b);
+
 /* ------------------------------------------------------------------------ */
 /* Grids of cells, CSV and JSON fields (grid.c)                             */
 /* ------------------------------------------------------------------------ */

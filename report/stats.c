@@ -479,15 +479,6 @@ static void scope_table(struct sbuf *out, const struct glyphs *g, const stats *s
 	grid_release(&gr);
 }
 
-static int emit(const struct report_sink *sink, struct sbuf *b)
-{
-	if (b->failed)
-		return -1;
-	int r = b->len ? sink->write(sink->user, b->data, b->len) : 0;
-	b->len = 0;
-	return r;
-}
-
 static void quote_list(struct sbuf *b, char *const *items, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -565,7 +556,7 @@ static int print_tables(const struct stats_settings *st, const struct capture_me
 		if (sel->failed)
 			break;
 		gpu_table(&out, g, s, sel, 0, sel->len);
-		result = emit(sink, &out);
+		result = sbuf_emit(sink, &out);
 
 		for (uint32_t q = r->first_child; q != STATS_NONE && result == 0;
 		     q = stats_row(s, q)->next_sibling) {
@@ -590,7 +581,7 @@ static int print_tables(const struct stats_settings *st, const struct capture_me
 					"No scope on this queue.\n");
 			else
 				scope_table(&out, g, s, sel, 0, sel->len);
-			result = emit(sink, &out);
+			result = sbuf_emit(sink, &out);
 		}
 	}
 	if (sel->failed)
@@ -598,7 +589,7 @@ static int print_tables(const struct stats_settings *st, const struct capture_me
 	if (frames == 0)
 		sbuf_adds(&out, "\nNo frames.\n");
 	if (result == 0)
-		result = emit(sink, &out);
+		result = sbuf_emit(sink, &out);
 	sbuf_release(&out);
 	return result;
 }
@@ -611,8 +602,6 @@ static void csv_ms(struct sbuf *b, double ns)
 {
 	sbuf_addf(b, ",%.6f", ns / 1e6);
 }
-
-static const char *const kind_names[] = { "gpu", "busy", "wait", "idle", "scope" };
 
 static void csv_summary(struct sbuf *b, const struct stats_summary *t, bool all)
 {
@@ -641,7 +630,7 @@ static int print_csv(const stats *s, const struct capture_meta *meta,
 		      "spike_threshold_ms,spikes,longest_spike_run,longest_spike_run_first\n");
 	for (size_t i = 0; i < sel->len && result == 0; i++) {
 		const struct stats_row *r = stats_row(s, sel->rows[i]);
-		sbuf_addf(&b, "%s,%u,", kind_names[r->kind], r->gpu);
+		sbuf_addf(&b, "%s,%u,", stats_kind_name(r->kind), r->gpu);
 		if (r->queue != STATS_NONE && r->queue < meta->queue_count)
 			csv_field(&b, meta->queues[r->queue].name, strlen(meta->queues[r->queue].name));
 		sbuf_adds(&b, ",");
@@ -664,10 +653,10 @@ static int print_csv(const stats *s, const struct capture_meta *meta,
 		else
 			sbuf_adds(&b, ",,,,\n");
 		if (b.len > 60000)
-			result = emit(sink, &b);
+			result = sbuf_emit(sink, &b);
 	}
 	if (result == 0)
-		result = emit(sink, &b);
+		result = sbuf_emit(sink, &b);
 	sbuf_release(&b);
 	return result;
 }
@@ -720,7 +709,7 @@ static int print_json(const struct stats_settings *st, const struct capture_meta
 		sbuf_adds(&b, ",\"numbers\":[");
 		for (size_t i = 0; i < frames; i++) {
 			sbuf_addf(&b, "%s%llu", i ? "," : "", (unsigned long long)stats_frame_number(s, i));
-			if (b.len > 60000 && (result = emit(sink, &b)) != 0)
+			if (b.len > 60000 && (result = sbuf_emit(sink, &b)) != 0)
 				goto out;
 		}
 		sbuf_adds(&b, "]");
@@ -740,7 +729,7 @@ static int print_json(const struct stats_settings *st, const struct capture_meta
 	for (size_t i = 0; i < sel->len; i++) {
 		const struct stats_row *r = stats_row(s, sel->rows[i]);
 		sbuf_addf(&b, "%s\n{\"kind\":\"%s\",\"gpu\":%u,\"queue\":", i ? "," : "",
-			  kind_names[r->kind], r->gpu);
+			  stats_kind_name(r->kind), r->gpu);
 		if (r->queue != STATS_NONE && r->queue < meta->queue_count)
 			json_string(&b, meta->queues[r->queue].name, strlen(meta->queues[r->queue].name));
 		else
@@ -771,14 +760,14 @@ static int print_json(const struct stats_settings *st, const struct capture_meta
 				json_values(&b, "exclusive_values_ns", s, sel->rows[i], true);
 		}
 		sbuf_adds(&b, "}");
-		if (b.len > 60000 && (result = emit(sink, &b)) != 0)
+		if (b.len > 60000 && (result = sbuf_emit(sink, &b)) != 0)
 			goto out;
 	}
 	sbuf_adds(&b, "\n]");
 	if (bu)
 		json_budgets(&b, bu, s);
 	sbuf_adds(&b, "}\n");
-	result = emit(sink, &b);
+	result = sbuf_emit(sink, &b);
 out:
 	sbuf_release(&b);
 	return result;
@@ -1080,7 +1069,7 @@ int stats_budget_print(const struct stats_budget *b, const struct stats_settings
 		  b->count == 1 ? "" : "s", exceeded, unmatched);
 	if (label.failed)
 		out.failed = true;
-	int result = emit(sink, &out);
+	int result = sbuf_emit(sink, &out);
 	sbuf_release(&out);
 	sbuf_release(&label);
 	return result;
@@ -1098,7 +1087,7 @@ static void json_budgets(struct sbuf *b, const struct stats_budget *bu, const st
 			  bl->match_count == 0 ? "unmatched" : bl->exceeded ? "exceeded" : "ok");
 		for (size_t k = 0; k < bl->match_count; k++) {
 			const struct stats_row *r = stats_row(s, bl->matches[k].row);
-			sbuf_addf(b, "%s{\"kind\":\"%s\",\"path\":", k ? "," : "", kind_names[r->kind]);
+			sbuf_addf(b, "%s{\"kind\":\"%s\",\"path\":", k ? "," : "", stats_kind_name(r->kind));
 			json_string(b, r->path, strlen(r->path));
 			sbuf_addf(b, ",\"value_ns\":%u,\"ok\":%s}", bl->matches[k].value_ns,
 				  bl->matches[k].value_ns > bl->limit_ns ? "false" : "true");

@@ -534,15 +534,6 @@ static void notes(struct sbuf *out, const struct frame *f, const struct frame_gp
 		sbuf_adds(out, "note: some timestamps of this frame never became available\n");
 }
 
-static int emit(const struct report_sink *sink, struct sbuf *b)
-{
-	if (b->failed)
-		return -1;
-	int r = b->len ? sink->write(sink->user, b->data, b->len) : 0;
-	b->len = 0;
-	return r;
-}
-
 int report_frame(const struct report_settings *s, const struct capture_meta *meta,
 		 const struct frame *f, const struct report_sink *sink)
 {
@@ -607,7 +598,7 @@ int report_frame(const struct report_settings *s, const struct capture_meta *met
 			sbuf_adds(&out, "\n");
 		}
 		free(v.rows.data);
-		result = emit(sink, &out);
+		result = sbuf_emit(sink, &out);
 	}
 	sbuf_release(&out);
 	return result;

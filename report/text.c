@@ -2,7 +2,7 @@
  * text.c: growable strings and display widths, so that every column of a
  * table is sized by the cells a terminal draws, never by bytes.
  */
-#include "report.h"
+#include "report_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -96,4 +96,13 @@ size_t text_width(const char *s, size_t len)
 		len -= (size_t)n;
 	}
 	return width;
+}
+
+int sbuf_emit(const struct report_sink *sink, struct sbuf *b)
+{
+	if (b->failed)
+		return -1;
+	int r = b->len ? sink->write(sink->user, b->data, b->len) : 0;
+	b->len = 0;
+	return r;
 }
