@@ -74,6 +74,11 @@ const char *cmd_strerror(int errnum, char *buf, size_t size);
  * EXIT_FAILURE_, else `status`. */
 int cmd_finish(int status);
 
+/* After writing a command's output failed (a report_sink returned -1):
+ * says why, the write error on standard output or else memory that ran
+ * out, and returns EXIT_FAILURE_. */
+int cmd_print_failed(void);
+
 /* Whether --gpu and --queue name something the capture has; says what
  * it has when not (the tables would be silently empty). */
 bool cmd_check_selection(const char *path, const struct report_settings *s,

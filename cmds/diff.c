@@ -132,9 +132,7 @@ int cmd_diff(int argc, char **argv)
 	}
 	struct report_sink sink = { cmd_stdout_sink, NULL };
 	if (diff_print(&d, &runs, s[0], s[1], pos.args[0], pos.args[1], &sink) != 0) {
-		status = cmd_finish(EXIT_FAILURE_);
-		if (status == EXIT_FAILURE_ && !ferror(stdout))
-			cmd_error("out of memory");
+		status = cmd_print_failed();
 		goto out;
 	}
 	status = cmd_finish(runs.verdicts[VERDICT_REGRESSED] ? EXIT_FAILURE_ : EXIT_OK);

@@ -142,6 +142,14 @@ int cmd_finish(int status)
 	return status;
 }
 
+int cmd_print_failed(void)
+{
+	int status = cmd_finish(EXIT_FAILURE_);
+	if (!ferror(stdout))
+		cmd_error("out of memory");
+	return status;
+}
+
 void cmd_capture_error(const char *path, const char *text, bool frames_before)
 {
 	cmd_error("cannot read '%s': %s%s", path, text,

@@ -209,9 +209,7 @@ int cmd_stats(int argc, char **argv)
 	struct report_sink out = { cmd_stdout_sink, NULL };
 	struct report_sink err_out = { stderr_sink, NULL };
 	if (stats_print(&st, reader_meta(c), s, path, budget, &out) != 0) {
-		status = cmd_finish(EXIT_FAILURE_);
-		if (status == EXIT_FAILURE_ && !ferror(stdout))
-			cmd_error("out of memory");
+		status = cmd_print_failed();
 		goto out;
 	}
 	if (budget && st.format != STATS_FORMAT_JSON) {
