@@ -1,6 +1,6 @@
 /*
  * calibrate.c: the GPU clocks against the CPU's. With calibrated
- * timestamps, samples at the start and the end of the capture frame;
+ * timestamps, samples at the start and the end of each captured frame;
  * without, one bracketed sample per device at creation.
  */
 #include "capture_internal.h"
@@ -36,12 +36,13 @@ static bool calibrated_sample(crumbs_context *ctx, struct device_state *d,
 	return true;
 }
 
-void calibrate(crumbs_context *ctx, bool at_start)
+void calibrate(crumbs_context *ctx, struct capture_set *set, bool at_start)
 {
 	for (uint32_t i = 0; i < ctx->device_count; i++) {
 		struct device_state *d = &ctx->devices[i];
+		set->calibration[i][at_start ? 0 : 1].valid = false;
 		if (d->calibrated)
-			calibrated_sample(ctx, d, at_start ? &d->start : &d->end);
+			calibrated_sample(ctx, d, &set->calibration[i][at_start ? 0 : 1]);
 	}
 }
 

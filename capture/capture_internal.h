@@ -26,6 +26,9 @@
 #define STANDING_RANGE 128     /* query slots per range of a standing pool */
 #define STANDING_RANGES 128    /* ranges per device */
 #define STANDING_MAX_RANGES 32 /* ranges one recording may take */
+/* Frames of a run in flight at once: one recorded while the others'
+ * results are copied, read back and written. */
+#define CAPTURE_SETS 4
 
 /* ------------------------------------------------------------------------ */
 /* Vulkan functions (functions.c)                                           */
@@ -127,7 +130,7 @@ struct calibration_sample {
 struct standing_pool {
 	VkQueryPool pool;
 	struct crumbs_cmd *owner[STANDING_RANGES]; /* NULL: free */
-	bool held[STANDING_RANGES];  /* a capture copies from it until resolved */
+	uint8_t held[STANDING_RANGES]; /* capture sets (bits) reading it until resolved */
 };
 
 struct device_state {
@@ -138,11 +141,10 @@ struct device_state {
 	VkPhysicalDeviceProperties props;
 	bool calibrated;                   /* calibrated timestamps usable */
 	struct calibration_sample bracketed; /* the fallback's, from creation */
-	struct calibration_sample start, end; /* around the capture frame */
 	struct standing_pool *standing;    /* NULL: no standing recordings */
 };
 
-/* Submissions of one queue in a capture. */
+/* Submissions of one queue in a captured frame. */
 struct submit_record {
 	int64_t cpu_ns;
 	uint32_t begin_slot;
@@ -167,44 +169,35 @@ struct queue_state {
 	uint32_t submit_base;      /* then two per submission */
 	uint32_t ready_base;       /* then READY_RING */
 	uint32_t slot_count;
-	_Atomic uint32_t scope_next;
 	VkCommandPool cmd_pool;
 	VkCommandBuffer *begin_cbs; /* [max_submissions]: timestamp into slot */
 	VkCommandBuffer *end_cbs;
 	VkCommandBuffer ready_cbs[READY_RING];
-	/* Without host reset: reset_cb resets the slots only this queue
-	 * writes (its submissions', the pre-roll's), in front of its next
-	 * submission; scope_reset_cb the scope slots, which command buffers
-	 * run on any queue of the family write, in front of the next
-	 * submission on any queue of the family (pools.c). */
-	VkCommandBuffer reset_cb;
-	bool reset_pending;
-	VkCommandBuffer scope_reset_cb;
-	_Atomic bool scope_reset_pending;
-	uint32_t scope_resets_taken; /* scope_reset_cbs in front of its scratch_cbs */
+	/* Without host reset, each capture set's slots are reset by command
+	 * buffers recorded once for each layout of the sets (pools.c):
+	 * [0] for a one-frame capture, [1..CAPTURE_SETS] for a run's sets. */
+	VkCommandBuffer reset_cbs[1 + CAPTURE_SETS];
+	VkCommandBuffer scope_reset_cbs[1 + CAPTURE_SETS];
+	uint32_t scope_resets_taken; /* scope resets in front of its scratch_cbs */
+	uint32_t resets_taken;       /* all resets there */
 	uint32_t ready_next;
 	uint32_t ready_slot;        /* last pre-roll end written, or NO_SLOT */
-	struct submit_record *submits;
-	uint32_t submit_count;
+	struct submit_record *submits; /* [max_submissions], shared out to the sets */
 	uint64_t *results;          /* [slot_count][2]: value, availability */
-	/* The GPU copies the results here after the capture frame, so that
-	 * reading them never waits (some drivers' vkGetQueryPoolResults
+	/* The GPU copies the results here after each captured frame, so
+	 * that reading them never waits (some drivers' vkGetQueryPoolResults
 	 * waits for the device to be idle). Graphics and compute families
 	 * only; others fall back to vkGetQueryPoolResults. A slot is copied
 	 * by the queue that wrote it, which may be any queue of the family
-	 * (readback.c), so copy_cb may copy into other queues' buffers. */
+	 * (readback.c), so a copy may copy into other queues' buffers. One
+	 * command buffer and fence per capture set. */
 	VkBuffer copy_buffer;
 	VkDeviceMemory copy_memory;
 	const uint64_t *copy_mapped;
 	bool copy_coherent;
-	VkCommandBuffer copy_cb;
-	VkFence copy_fence;
-	bool copy_pending;          /* copy_cb submitted, fence not seen yet */
-	bool copy_stale;            /* ... and it copies an earlier capture's */
-	bool copy_unread;           /* copies of this capture go into copy_buffer */
-	bool read_pool;             /* this capture reads the pool instead */
-	bool marked;                /* readback_start: slots marked for a copy */
-	uint8_t *written;           /* [slot_count]: slots the capture wrote */
+	VkCommandBuffer copy_cb[CAPTURE_SETS];
+	VkFence copy_fence[CAPTURE_SETS];
+	uint8_t *written;           /* [slot_count]: slots the captures wrote */
 	/* Room to rebuild a submission with crumbs' command buffers. */
 	VkCommandBuffer *scratch_cbs;
 	uint32_t scratch_cb_cap;
@@ -216,9 +209,6 @@ struct queue_state {
 	 * pool, so that crumbs' other buffers need no lock. */
 	VkCommandPool standing_cmd_pool;
 	VkCommandBuffer *standing_cbs;
-	/* Queue labels of a capture frame since the last submission: they
-	 * happen at the start of the next one (submit.c). */
-	struct crumbs_cmd *labels;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -292,6 +282,7 @@ struct crumbs_cmd {
 	bool adopted;                   /* copied from a standing recording */
 	bool untimed;                   /* inside a multiview pass: no timestamps */
 	uint32_t map_slot;              /* 1 + its entry in the capture's map, or 0 */
+	struct capture_set *set;        /* HANDLE_CAPTURE's */
 	struct standing *standing;      /* HANDLE_STANDING's own storage */
 };
 
@@ -313,12 +304,98 @@ struct host_signal {
 /* The context                                                              */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * A capture set: one captured frame, from its recording until its file
+ * records are written: its handles, events, names and counts (in memory
+ * set aside when the set is first used, so that many threads can record at
+ * once without allocating or locking per scope), its submissions and
+ * semaphores, and each queue's share of the query slots. A one-frame
+ * capture uses one set with all the slots; a run uses CAPTURE_SETS in
+ * turn, frame f the set f % CAPTURE_SETS, each with a quarter of them.
+ */
+enum set_phase {
+	SET_FREE,
+	SET_RECORDING,  /* its frame runs */
+	SET_RESOLVING,  /* waiting for its timestamps */
+	SET_WRITING     /* handed to the output thread */
+};
+
+/* A queue's part of a set. */
+struct set_queue {
+	uint32_t scope_first, scope_end; /* its scope slots */
+	_Atomic uint32_t scope_next;
+	uint32_t submit_first;      /* its submissions: q->submits + this */
+	uint32_t submit_cap;
+	uint32_t submit_count;
+	uint32_t ready_slot;        /* the pre-roll's last end, or NO_SLOT */
+	VkCommandBuffer reset_cb;   /* without host reset: its slots' resets */
+	VkCommandBuffer scope_reset_cb;
+	bool reset_pending;
+	_Atomic bool scope_reset_pending;
+	bool copy_pending;          /* copy_cb submitted, fence not seen yet */
+	bool copy_stale;            /* ... and it copies an earlier frame's */
+	bool copy_unread;           /* copies of this frame go into copy_buffer */
+	bool read_pool;             /* this frame reads the pool instead */
+	bool marked;                /* readback_start: slots marked for a copy */
+	/* Queue labels since the last submission: they happen at the start
+	 * of the next one (submit.c). */
+	struct crumbs_cmd *labels;
+};
+
+struct capture_set {
+	uint32_t index;                 /* in ctx->sets */
+	_Atomic int phase;              /* enum set_phase */
+	uint64_t frame;
+	int64_t begin_ns, end_ns;
+	int detail;
+	bool first;                     /* the first of its run: has the pre-roll's ends */
+	bool used;                      /* it recorded a frame of this run */
+	bool device_lost;
+	uint32_t flags;                 /* the frame's, when it is resolved */
+	struct calibration_sample (*calibration)[2]; /* [device]: start, end */
+	struct set_queue *queues;       /* [queue_count] */
+
+	struct crumbs_cmd *handles;     /* [max_command_buffers] */
+	_Atomic uint32_t handle_next;
+	struct event_block *blocks;
+	uint32_t block_count;
+	_Atomic uint32_t block_next;
+	char *names;
+	uint32_t name_bytes;
+	_Atomic uint32_t name_next;
+	struct counts_record *counts;
+	uint32_t counts_cap;
+	_Atomic uint32_t counts_next;
+	_Atomic uint32_t dropped;       /* scopes without timestamps or not recorded */
+
+	/* Command buffer -> the handle that recorded it, in this frame. */
+	pthread_mutex_t map_lock;
+	bool map_lock_ready;            /* initialised (store_init) */
+	VkCommandBuffer *map_keys;
+	struct crumbs_cmd **map_values;
+	uint32_t map_cap;
+
+	/* Submissions' references, semaphores and host signals. */
+	struct crumbs_cmd **submit_cmds;
+	uint32_t submit_cmd_count;
+	uint32_t submit_cmd_cap;
+	struct crumbs_semaphore_op *ops; /* as the writer takes them */
+	uint32_t op_count;
+	uint32_t op_cap;
+	struct semaphore_entry *semaphores;
+	uint32_t semaphore_count;
+	uint32_t semaphore_cap;
+	struct host_signal *host_signals;
+	uint32_t host_signal_count;
+	uint32_t host_signal_cap;
+};
+
 enum capture_state {
 	STATE_IDLE,
-	STATE_PREROLL,   /* the rest of the frame before the capture */
-	STATE_CAPTURING, /* the capture frame */
-	STATE_RESOLVING, /* waiting for its timestamps */
-	STATE_WRITING    /* the output thread writes the file and the tables */
+	STATE_PREROLL,   /* the rest of the frame before the first captured one */
+	STATE_RUNNING,   /* frames are captured (a one-frame capture is a run of one) */
+	STATE_DRAINING,  /* none is any more; the last are resolved and written */
+	STATE_CLOSING    /* all are: the output thread closes the file */
 };
 
 struct crumbs_context {
@@ -346,52 +423,32 @@ struct crumbs_context {
 	uint64_t frame;                 /* the current frame's number */
 	int64_t frame_begin_ns;
 	_Atomic int state;              /* enum capture_state */
-	uint64_t capture_at;            /* a frame asked for ahead, or UINT64_MAX */
+	uint64_t capture_at;            /* a run asked for ahead: its first frame, or UINT64_MAX */
+	uint64_t ask_last;              /* ... its last, */
+	int ask_detail;                 /* ... its detail */
+	uint32_t ask_sets;              /* ... and its sets */
 	bool submitted;                 /* a submission was made this frame */
-	uint64_t capture_frame;         /* the frame being captured */
-	int64_t capture_begin_ns;
-	int64_t capture_end_ns;
 	bool device_lost;
 	char *last_capture;
 
-	/* Handles. */
-	struct crumbs_cmd *handles;     /* [max_command_buffers] for captures */
-	_Atomic uint32_t handle_next;
-	struct crumbs_cmd *label_handles; /* a ring, outside captures */
+	/* The run asked for or under way: frames first to last (UINT64_MAX:
+	 * until stopped) at `detail`, in set_count sets. A one-frame capture
+	 * is the run of one frame at CRUMBS_DETAIL_MAX in one set. */
+	uint64_t run_first, run_last;
+	int run_detail;
+	uint32_t set_count;
+	bool run_stop;                  /* crumbs_record_stop: no frame after this */
+	uint32_t run_skipped;           /* frames not captured: their set was busy */
+	struct capture_set sets[CAPTURE_SETS];
+	struct capture_set *_Atomic cur; /* the set recording this frame, or NULL */
+	struct capture_set *order[CAPTURE_SETS]; /* sets resolving, oldest first */
+	uint32_t order_count;
+
+	/* Handles outside captures. */
+	struct crumbs_cmd *label_handles; /* a ring */
 	_Atomic uint32_t label_next;
 
-	/* Events, names and counts of the capture. */
-	struct event_block *blocks;
-	uint32_t block_count;
-	_Atomic uint32_t block_next;
-	char *names;
-	_Atomic uint32_t name_next;
-	struct counts_record *counts;
-	uint32_t counts_cap;
-	_Atomic uint32_t counts_next;
-	_Atomic uint32_t dropped;       /* scopes without timestamps or not recorded */
-
-	/* Command buffer -> the handle that recorded it, in this capture. */
-	pthread_mutex_t map_lock;
-	bool map_lock_ready;            /* initialised (store_init) */
-	VkCommandBuffer *map_keys;
-	struct crumbs_cmd **map_values;
-	uint32_t map_cap;
-
-	/* Submissions' references, semaphores and host signals. */
-	struct crumbs_cmd **submit_cmds;
-	uint32_t submit_cmd_count;
-	uint32_t submit_cmd_cap;
-	struct crumbs_semaphore_op *ops; /* as the writer takes them */
-	uint32_t op_count;
-	uint32_t op_cap;
-	struct semaphore_entry *semaphores;
-	uint32_t semaphore_count;
-	uint32_t semaphore_cap;
-	struct host_signal *host_signals;
-	uint32_t host_signal_count;
-	uint32_t host_signal_cap;
-	pthread_mutex_t submit_lock;    /* ops, semaphores, submit_cmds across queues */
+	pthread_mutex_t submit_lock;    /* a set's ops, semaphores, submit_cmds across queues */
 	bool submit_lock_ready;         /* initialised (submit_init) */
 
 	/* Standing recordings: the layer's lookup of a command buffer's. */
@@ -454,8 +511,8 @@ bool calibrate_supported(crumbs_context *ctx, struct device_state *d);
  * on its first timed queue: once, at creation (pools set up). */
 void calibrate_bracketed(crumbs_context *ctx);
 /* Calibration samples of every device with calibrated timestamps, at the
- * start or the end of the capture frame. */
-void calibrate(crumbs_context *ctx, bool at_start);
+ * start or the end of set's frame. */
+void calibrate(crumbs_context *ctx, struct capture_set *set, bool at_start);
 
 /* pools.c: each queue's query pool, its layout in slots, the command
  * buffers crumbs recorded once for it, its resets and the copy of its
@@ -465,57 +522,69 @@ void calibrate(crumbs_context *ctx, bool at_start);
 enum crumbs_result pools_setup_queue(crumbs_context *ctx, struct queue_state *q);
 /* Everything pools_setup_queue made, whatever it reached. */
 void pools_release_queue(crumbs_context *ctx, struct queue_state *q);
-/* The pre-roll: the slots the last capture wrote are reset (on the host,
- * or in front of the next submissions), and the queues' counts of
- * submissions and scope slots start again. */
-void pools_preroll(crumbs_context *ctx);
-/* The runs of q's pool a capture can have written: the scope slots handed
- * out, two per submission, and the pre-roll's last end. Clearing, copying,
- * reading and resetting only these keeps the end of a capture from
+/* The pre-roll of a run in `set_count` sets (1: a one-frame capture):
+ * the slots the sets wrote are reset (on the host, or in front of the
+ * next submissions), the sets take their shares of the slots, and the
+ * pre-roll's ends start again. */
+void pools_preroll(crumbs_context *ctx, uint32_t set_count);
+/* A set taken again in a run: the slots it wrote are reset, its counts
+ * start again. Its copies are done (readback_copy_busy). */
+void pools_set_reuse(crumbs_context *ctx, struct capture_set *set);
+/* The runs of q's pool that set can have written: its scope slots handed
+ * out, two per submission, and the pre-roll's last end. Clearing,
+ * copying, reading and resetting only these keeps the end of a frame from
  * touching every slot of the pool (tens of thousands). Returns how many of
  * runs[3] it filled. */
 struct slot_run {
 	uint32_t first, count;
 };
-uint32_t pools_capture_runs(const struct queue_state *q, struct slot_run runs[3]);
-/* `count` scope slots of q for a scope `depth` deep, or NO_SLOT. */
-uint32_t pools_take_slots(struct queue_state *q, uint32_t depth, uint32_t count);
+uint32_t pools_set_runs(const struct queue_state *q, const struct set_queue *sq,
+			struct slot_run runs[3]);
+/* `count` scope slots of a set's queue for a scope `depth` deep, or NO_SLOT. */
+uint32_t pools_take_slots(struct set_queue *sq, uint32_t depth, uint32_t count);
 /* Records into cb the copy of queries first_query + i of pool, for each
  * run of i < count where marks[i] == mark, into buffer's slots
  * first_slot + i, waiting for each to be available. */
 void pools_copy_marked(const struct device_state *d, VkCommandBuffer cb, VkQueryPool pool,
 		       uint32_t first_query, const uint8_t *marks, uint8_t mark, uint32_t count,
 		       VkBuffer buffer, uint32_t first_slot);
-/* Without host query reset: how many reset command buffers are due in
- * front of q's next submission; taking them into out[] (returns how many);
- * giving back those taken for a submission that was not made (they lie at
- * the front of q's scratch command buffers). */
+/* Without host query reset: how many reset command buffers (of every
+ * set) are due in front of q's next submission; taking them into out[]
+ * (returns how many); giving back those taken for a submission that was
+ * not made (they lie at the front of q's scratch command buffers). */
 uint32_t pools_resets_due(crumbs_context *ctx, const struct queue_state *q);
 uint32_t pools_resets_take(crumbs_context *ctx, struct queue_state *q, VkCommandBuffer *out);
 void pools_resets_return(crumbs_context *ctx, struct queue_state *q);
+/* A submission with the resets taken was made. */
+void pools_resets_done(crumbs_context *ctx, struct queue_state *q);
 
-/* store.c: a capture's handles, events, names and counts, in memory set
- * aside at creation, and the map from command buffer to handle */
+/* store.c: a capture set's handles, events, names and counts, in memory
+ * set aside when the set is first used, and the map from command buffer
+ * to handle; the label handles */
+/* The label handles and set 0; release: every set's and the labels'. */
 enum crumbs_result store_init(crumbs_context *ctx);
 void store_release(crumbs_context *ctx);
-/* Forgets the events, names and handles of the last capture. */
-void store_reset(crumbs_context *ctx);
+/* A set's memory (set->handles stays NULL when it fails). */
+enum crumbs_result store_set_init(crumbs_context *ctx, struct capture_set *set);
+/* Forgets the events, names and handles of the set's last frame. */
+void store_reset(struct capture_set *set);
 /* A capture handle of queue q with no command buffer or events yet, or
- * NULL (counted as dropped) when the capture has no more. */
-struct crumbs_cmd *store_handle(crumbs_context *ctx, struct queue_state *q);
+ * NULL (counted as dropped) when the set has no more. */
+struct crumbs_cmd *store_handle(crumbs_context *ctx, struct capture_set *set,
+				struct queue_state *q);
 /* A label handle of queue q, from a ring (crumbs_desc.mirror_labels). */
 struct crumbs_cmd *store_label_handle(crumbs_context *ctx, struct queue_state *q);
 /* An event at the end of a capture handle's, or NULL when they are full. */
 struct event *store_event(struct crumbs_cmd *cmd);
-/* A copy of the name (cut at 4096 bytes) in the capture's names; an empty
+/* A copy of the name (cut at 4096 bytes) in the set's names; an empty
  * reference when they are full. */
-void store_name(crumbs_context *ctx, struct name_ref *ref, const char *name, size_t len);
-/* A counts record of the capture, or UINT32_MAX when they are full. */
-uint32_t store_counts(crumbs_context *ctx, const struct counts_record *c);
-/* The handle that recorded cb in this capture (its latest recording), or
- * NULL; cmd's recording, from when it ends. */
-struct crumbs_cmd *store_map_find(crumbs_context *ctx, VkCommandBuffer cb);
-void store_map_put(crumbs_context *ctx, struct crumbs_cmd *cmd);
+void store_name(struct capture_set *set, struct name_ref *ref, const char *name, size_t len);
+/* A counts record of the set, or UINT32_MAX when they are full. */
+uint32_t store_counts(struct capture_set *set, const struct counts_record *c);
+/* The handle that recorded cb in the set's frame (its latest recording),
+ * or NULL; cmd's recording, from when it ends. */
+struct crumbs_cmd *store_map_find(struct capture_set *set, VkCommandBuffer cb);
+void store_map_put(struct capture_set *set, struct crumbs_cmd *cmd);
 
 /* standing.c: recordings kept across frames, with all their storage */
 /* Sets up standing recordings on every device and queue that can have
@@ -542,10 +611,10 @@ void standing_free(crumbs_context *ctx, struct crumbs_cmd *h);
 /* For a capture-frame submission of h's command buffer to q: a capture
  * handle with h's events, whose results `copy` (being recorded) copies
  * into q's copy buffer. NULL when there is no room. */
-struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct queue_state *q,
-				  struct crumbs_cmd *h, VkCommandBuffer copy);
-/* After a capture is resolved: its ranges may be reused. */
-void standing_unhold(crumbs_context *ctx);
+struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct capture_set *set,
+				  struct queue_state *q, struct crumbs_cmd *h, VkCommandBuffer copy);
+/* After a set is resolved: the ranges it read may be reused. */
+void standing_unhold(crumbs_context *ctx, const struct capture_set *set);
 /* At destruction: every standing recording and pool. */
 void standing_destroy(crumbs_context *ctx);
 
@@ -554,6 +623,10 @@ void standing_destroy(crumbs_context *ctx);
  * leaf is recorded around its command: record_leaf_begin() writes its
  * first timestamp and returns its slot (NO_SLOT: untimed),
  * record_leaf_end() the second and the event. */
+/* Whether cmd keeps events now (a capture's or a standing recording's,
+ * inside no scope left out); and whether at full detail, where leaf
+ * events and render passes are recorded. */
+bool record_keeps(const struct crumbs_cmd *cmd);
 bool record_full_detail(const struct crumbs_cmd *cmd);
 uint32_t record_leaf_begin(struct crumbs_cmd *cmd);
 /* `name` (len bytes) names the event; an empty one is named by its kind. */
@@ -567,25 +640,32 @@ void record_untimed(struct crumbs_cmd *cmd, bool untimed);
 
 /* submit.c: submissions (crumbs_queue_submit*, crumbs_signal_semaphore),
  * their semaphores and queue labels */
+/* The lock and set 0's room; a set's room (set->submit_cmds stays NULL
+ * when it fails); release: every set's. */
 enum crumbs_result submit_init(crumbs_context *ctx);
+enum crumbs_result submit_set_init(crumbs_context *ctx, struct capture_set *set);
 void submit_release(crumbs_context *ctx);
-/* Forgets the submissions of the last capture. */
-void submit_reset(crumbs_context *ctx);
+/* Forgets the submissions of the set's last frame. */
+void submit_reset(crumbs_context *ctx, struct capture_set *set);
 /* A queue label of the layer: begins `name`, or ends the innermost when
  * `name` is NULL. Recorded in capture frames only. */
 void submit_queue_label(crumbs_context *ctx, VkQueue queue, const char *name);
 
-/* readback.c: the capture's timestamps, copied on the GPU and read
+/* readback.c: a captured frame's timestamps, copied on the GPU and read
  * without waiting */
-/* At the end of the capture frame: each queue's copy of the results it
- * wrote, into the buffers of the pools they lie in. */
-void readback_start(crumbs_context *ctx);
+/* At the end of set's frame: each queue's copy of the results it wrote,
+ * into the buffers of the pools they lie in. */
+void readback_start(crumbs_context *ctx, struct capture_set *set);
 /* At destruction, when the program is done with the device: waits (a
- * bounded time) for the copies of the results still under way. */
-void readback_wait(crumbs_context *ctx);
-/* Reads what is available. Returns whether every timestamp the capture
- * wrote is; *lost: the device was lost, and what was read is forgotten. */
-bool readback_poll(crumbs_context *ctx, bool *lost);
+ * bounded time) for the copies of set's results still under way. */
+void readback_wait(crumbs_context *ctx, struct capture_set *set);
+/* Reads what is available of set's. Returns whether every timestamp its
+ * frame wrote is; *lost: the device was lost, and what was read is
+ * forgotten. */
+bool readback_poll(crumbs_context *ctx, struct capture_set *set, bool *lost);
+/* Whether a copy of set's results is still under way on the GPU (its
+ * slots cannot be reset yet). */
+bool readback_copy_busy(crumbs_context *ctx, struct capture_set *set);
 /* The ticks read from slot of q, or CRUMBS_NO_TICKS. */
 uint64_t readback_ticks(const struct queue_state *q, uint32_t slot);
 /* Whether secondaries inside secondaries are followed this deep. */
@@ -603,12 +683,22 @@ void output_release(crumbs_context *ctx);
 int output_settings(crumbs_context *ctx, const char *settings, char *err, size_t n);
 /* Logs the console's help: profilegpu and its settings. */
 void output_help(crumbs_context *ctx);
-/* Starts writing the resolved capture (frame flags `flags`) and printing
- * its tables: on the output thread, or before it returns with `now`. */
-void output_start(crumbs_context *ctx, uint32_t flags, bool now);
-/* Whether the writing is done (after waiting for it, with `wait`); when it
- * is, its messages go to the log, the trigger's peer gets its answer, and
- * crumbs_last_capture() names the file. */
+/* A run (or a one-frame capture) begins: its file is named from
+ * ctx->run_first and ctx->set_count. */
+void output_begin(crumbs_context *ctx);
+/* Hands a resolved set (frame flags in set->flags) to the output thread,
+ * which appends its frame to the file and frees the set; with `now`, or
+ * without a thread, before it returns. */
+void output_write(crumbs_context *ctx, struct capture_set *set, bool now);
+/* Waits until set is written and free. */
+void output_wait_set(crumbs_context *ctx, struct capture_set *set);
+/* After the run's last set: the file is closed (and a one-frame
+ * capture's tables printed), on the output thread or with `now` before it
+ * returns. */
+void output_end(crumbs_context *ctx, bool now);
+/* Whether the run's file is closed (after waiting for it, with `wait`);
+ * when it is, the output's messages go to the log, the trigger's peer gets
+ * its answer, and crumbs_last_capture() names the file. */
 bool output_done(crumbs_context *ctx, bool wait);
 
 /* frame.c: frames and the capture's state machine (crumbs_frame), and

@@ -330,6 +330,11 @@ CRUMBS_API enum crumbs_result crumbs_writer_counts(crumbs_writer *w, uint64_t dr
 						   uint64_t dispatches,
 						   uint64_t prims, uint64_t verts);
 
+/* Writes the frames ended so far as a chunk now, between frames (a
+ * recorder's run does each second, so that a process killed mid-run
+ * leaves them readable). */
+CRUMBS_API enum crumbs_result crumbs_writer_flush(crumbs_writer *w);
+
 /* Bytes written so far, compressed and uncompressed (statistics). */
 CRUMBS_API void crumbs_writer_sizes(const crumbs_writer *w, uint64_t *file_bytes,
 				    uint64_t *raw_bytes);
@@ -460,13 +465,43 @@ CRUMBS_API enum crumbs_result crumbs_capture(crumbs_context *ctx, const char *se
 CRUMBS_API enum crumbs_result crumbs_capture_at(crumbs_context *ctx, uint64_t frame,
 						const char *settings);
 
+/* For crumbs_record(): a run that goes on until it is stopped. */
+#define CRUMBS_RECORD_OPEN UINT64_MAX
+
+/*
+ * Records a run: every frame from `first` to `last` (inclusive;
+ * CRUMBS_RECORD_OPEN: until crumbs_record_stop() or crumbs_destroy()) at
+ * detail level `detail` (0 to CRUMBS_DETAIL_MAX; scopes of higher levels
+ * cost a branch, and leaf events are recorded only at the maximum), into
+ * one capture file, PROGRAM-run-FIRST.crumbs in the capture folder. Frame
+ * first - 1 is its pre-roll; right after crumbs_create, first may be 0.
+ * Each frame's timestamps are read back a few frames later without
+ * waiting on the GPU; a frame whose results are not ready when its memory
+ * is needed again (CAPTURE_SETS frames later) is written incomplete. The
+ * frames are appended to the file on crumbs' output thread, a chunk at
+ * least every second, so memory stays bounded however long the run, and a
+ * program killed mid-run leaves a file whose complete chunks read. The
+ * log gets one line when the file is complete. CRUMBS_RECORD=A:B[:DETAIL]
+ * in the environment (B empty: until the program ends; DETAIL default 1)
+ * asks for a run at creation. Errors as for crumbs_capture_at().
+ */
+CRUMBS_API enum crumbs_result crumbs_record(crumbs_context *ctx, uint64_t first, uint64_t last,
+					    int detail);
+
+/* Ends the run under way after the current frame (CRUMBS_ERROR_BAD_STATE
+ * when none is). */
+CRUMBS_API enum crumbs_result crumbs_record_stop(crumbs_context *ctx);
+
 /* The console command: "profilegpu [settings]" captures the next frame;
- * "help" lists the settings. Replies through the log callback. */
+ * "profilegpu --frames N [--detail D] [settings]" records the next N
+ * frames at detail D (default 1); "help" lists the settings. Replies
+ * through the log callback. */
 CRUMBS_API enum crumbs_result crumbs_command(crumbs_context *ctx, const char *command_line);
 
 /* The detail level recorded now: CRUMBS_DETAIL_MAX in a capture frame,
- * mirror_labels - 1 outside one, -1 when nothing is recorded (then a
- * program can skip building fine-grained names at all). */
+ * the run's in a run's frame, mirror_labels - 1 outside them, -1 when
+ * nothing is recorded (then a program can skip building fine-grained
+ * names at all). */
 CRUMBS_API int crumbs_detail(const crumbs_context *ctx);
 
 /* The path of the last capture written, or NULL; valid until the next. */

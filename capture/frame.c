@@ -1,8 +1,11 @@
 /*
- * frame.c: frames and the capture's state machine: crumbs_frame moves a
- * capture from its request through the pre-roll, the capture frame, the
- * read-back and the output back to idle. Requests come from the API, the
- * console command and `crumbs trigger`.
+ * frame.c: frames and the state machine of runs: crumbs_frame moves a run
+ * (a one-frame capture is a run of one frame) from its request through the
+ * pre-roll and its frames, each in a capture set that is recorded, copied,
+ * read back and handed to the output thread while later frames are
+ * recorded in the next sets, and back to idle once the file is written.
+ * Requests come from the API, the environment, the console command and
+ * `crumbs trigger`.
  */
 #include "capture_internal.h"
 
@@ -11,125 +14,334 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The rest of this frame is the pre-roll: the query slots are reset, and
- * each submission's end is timed so the capture knows when each queue was
- * last busy. */
-static void begin_preroll(crumbs_context *ctx)
+/* The sets a run of `count` needs, with their memory. */
+static enum crumbs_result sets_ready(crumbs_context *ctx, uint32_t count)
 {
-	pools_preroll(ctx);
-	store_reset(ctx);
-	submit_reset(ctx);
+	for (uint32_t k = 0; k < count; k++) {
+		struct capture_set *set = &ctx->sets[k];
+		enum crumbs_result r = CRUMBS_OK;
+		if (!set->handles)
+			r = store_set_init(ctx, set);
+		if (r == CRUMBS_OK && !set->submit_cmds)
+			r = submit_set_init(ctx, set);
+		if (r != CRUMBS_OK)
+			return r;
+	}
+	return CRUMBS_OK;
+}
+
+/* The rest of this frame is the pre-roll of a run of frames first to last
+ * at `detail` in `sets` sets: the query slots are reset, and each
+ * submission's end is timed so the first frame knows when each queue was
+ * last busy. */
+static void begin_preroll(crumbs_context *ctx, uint64_t first, uint64_t last, int detail,
+			  uint32_t sets)
+{
+	ctx->run_first = first;
+	ctx->run_last = last;
+	ctx->run_detail = detail;
+	ctx->set_count = sets;
+	ctx->run_stop = false;
+	ctx->run_skipped = 0;
+	ctx->order_count = 0;
+	pools_preroll(ctx, sets);
+	for (uint32_t k = 0; k < sets; k++) {
+		atomic_store(&ctx->sets[k].phase, SET_FREE);
+		ctx->sets[k].used = false;
+	}
 	ctx->has_peer = false;
 	ctx->device_lost = false;
+	output_begin(ctx);
 	atomic_store(&ctx->state, STATE_PREROLL);
 }
 
-/* The current frame, begun at `now`, is the capture frame. */
-static void start_capture(crumbs_context *ctx, int64_t now)
+/* The set that records frame f. */
+static struct capture_set *set_of(crumbs_context *ctx, uint64_t f)
 {
-	ctx->capture_frame = ctx->frame;
-	ctx->capture_begin_ns = now;
-	calibrate(ctx, true);
-	atomic_store(&ctx->state, STATE_CAPTURING);
+	return &ctx->sets[ctx->set_count == 1 ? 0 : f % ctx->set_count];
 }
 
 /*
- * Reads back what is available; when everything is (or time is up, or the
- * device is lost, or `force`), starts writing the capture and printing its
- * tables, and returns true: the capture is then STATE_WRITING. With
- * `force` the writing is done before it returns.
+ * Reads back what is available of set's (the oldest resolving); when all
+ * is (or time is up, or the device is lost, or `force`), hands it to the
+ * output thread, with `now` written before it returns, and returns true.
  */
-static bool resolve(crumbs_context *ctx, bool force)
+static bool resolve(crumbs_context *ctx, struct capture_set *set, bool force, bool now)
 {
 	bool lost;
-	bool ready = readback_poll(ctx, &lost);
+	bool ready = readback_poll(ctx, set, &lost);
 	/* By time, not frames: a program may run many fast frames while the
-	 * GPU still works through a long one. */
-	bool late = now_ns() - ctx->capture_end_ns >= RESOLVE_NS;
+	 * GPU still works through a long one. A run's frame is given up
+	 * when its set is needed again (force). */
+	bool late = now_ns() - set->end_ns >= RESOLVE_NS;
 	if (!ready && !force && !lost && !late)
 		return false;
-	standing_unhold(ctx);
+	standing_unhold(ctx, set);
 
-	uint32_t flags = 0;
+	set->flags = 0;
 	if (lost) {
-		flags |= CRUMBS_FRAME_DEVICE_LOST;
-		ctx_log(ctx, CRUMBS_LOG_ERROR, "the device was lost during the capture of frame %llu; "
-			"writing what was resolved", (unsigned long long)ctx->capture_frame);
+		set->flags |= CRUMBS_FRAME_DEVICE_LOST;
+		if (!ctx->device_lost || ctx->set_count == 1)
+			ctx_log(ctx, CRUMBS_LOG_ERROR, "the device was lost during the capture of frame "
+				"%llu; writing what was resolved", (unsigned long long)set->frame);
+		ctx->device_lost = true;
 	} else if (!ready) {
-		flags |= CRUMBS_FRAME_INCOMPLETE;
-		ctx_log(ctx, CRUMBS_LOG_WARNING, "some timestamps of frame %llu never became available "
-			"(a command buffer recorded but not submitted?); writing the rest",
-			(unsigned long long)ctx->capture_frame);
+		set->flags |= CRUMBS_FRAME_INCOMPLETE;
+		/* A run counts them in its last message. */
+		if (ctx->set_count == 1)
+			ctx_log(ctx, CRUMBS_LOG_WARNING, "some timestamps of frame %llu never became "
+				"available (a command buffer recorded but not submitted?); writing "
+				"the rest", (unsigned long long)set->frame);
 	}
-	output_start(ctx, flags, force);
+	ctx->order_count--;
+	memmove(ctx->order, ctx->order + 1, sizeof(ctx->order[0]) * ctx->order_count);
+	output_write(ctx, set, now);
 	return true;
 }
 
-/* A capture request from any source; `err` gets what went wrong. */
+/* Resolves the sets in frame order while they are ready; those up to
+ * `upto` (when it is resolving) whatever they hold. */
+static void resolve_ready(crumbs_context *ctx, struct capture_set *upto)
+{
+	uint32_t force = 0;
+	for (uint32_t i = 0; upto && i < ctx->order_count; i++)
+		if (ctx->order[i] == upto)
+			force = i + 1;
+	while (ctx->order_count) {
+		bool forced = force > 0;
+		if (!resolve(ctx, ctx->order[0], forced, false))
+			break;
+		if (force)
+			force--;
+	}
+}
+
+/* The current frame, begun at `now`, is captured in its set; the run's
+ * first frame, just after the pre-roll, with `first`. */
+static void start_frame(crumbs_context *ctx, int64_t now, bool first)
+{
+	if (ctx->frame > ctx->run_last || ctx->run_stop) {
+		atomic_store(&ctx->state, STATE_DRAINING);
+		return;
+	}
+	struct capture_set *set = set_of(ctx, ctx->frame);
+	if (atomic_load(&set->phase) == SET_RESOLVING)
+		resolve_ready(ctx, set);
+	if (atomic_load(&set->phase) == SET_WRITING)
+		output_wait_set(ctx, set); /* the CPU's work, bounded: a frame's records */
+	if (readback_copy_busy(ctx, set)) {
+		/* The GPU is a whole set of frames behind: its slots cannot
+		 * be reset yet, and crumbs does not wait for it. */
+		ctx->run_skipped++;
+		return;
+	}
+	/* The pre-roll reset the slots of every set for its first frame. */
+	if (set->used)
+		pools_set_reuse(ctx, set);
+	set->used = true;
+	store_reset(set);
+	submit_reset(ctx, set);
+	set->frame = ctx->frame;
+	set->begin_ns = now;
+	set->detail = ctx->run_detail;
+	set->first = first;
+	set->flags = 0;
+	set->device_lost = false;
+	for (uint32_t i = 0; first && i < ctx->queue_count; i++)
+		set->queues[i].ready_slot = ctx->queues[i].ready_slot;
+	/* A frame that follows a captured one starts when it ended. */
+	struct capture_set *before = set_of(ctx, ctx->frame - 1);
+	if (!first && ctx->frame > 0 && before != set && before->frame == ctx->frame - 1 &&
+	    atomic_load(&before->phase) != SET_FREE)
+		for (uint32_t i = 0; i < ctx->device_count; i++)
+			set->calibration[i][0] = before->calibration[i][1];
+	else
+		calibrate(ctx, set, true);
+	atomic_store(&set->phase, SET_RECORDING);
+	atomic_store(&ctx->cur, set);
+}
+
+/* The current frame ends at `now`: its set's results are copied. */
+static void end_frame(crumbs_context *ctx, int64_t now)
+{
+	struct capture_set *set = atomic_exchange(&ctx->cur, NULL);
+	set->end_ns = now;
+	calibrate(ctx, set, false);
+	atomic_store(&set->phase, SET_RESOLVING);
+	readback_start(ctx, set);
+	ctx->order[ctx->order_count++] = set;
+}
+
+/* After the run's frames: once every set is written, the file is closed;
+ * once it is, the run is over. */
+static void finish_run(crumbs_context *ctx, bool wait)
+{
+	if (atomic_load(&ctx->state) == STATE_DRAINING && !ctx->order_count) {
+		output_end(ctx, wait);
+		atomic_store(&ctx->state, STATE_CLOSING);
+	}
+	if (atomic_load(&ctx->state) != STATE_CLOSING || !output_done(ctx, wait))
+		return;
+	if (ctx->run_skipped)
+		ctx_log(ctx, CRUMBS_LOG_WARNING, "%u frames of the run from frame %llu were not "
+			"recorded: the GPU was %u frames behind", ctx->run_skipped,
+			(unsigned long long)ctx->run_first, CAPTURE_SETS);
+	atomic_store(&ctx->state, STATE_IDLE);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Requests                                                                 */
+/* ------------------------------------------------------------------------ */
+
 #define UNDER_LAYER "the crumbs layer records this program: capture with `crumbs trigger PID` " \
 	"or `crumbs capture`"
 
-static enum crumbs_result request(crumbs_context *ctx, const char *settings, char *err, size_t n)
+/*
+ * Asks for a run of frames first to last at `detail` in `sets` sets, with
+ * the tables' settings; `err` gets what went wrong. Frame first - 1 is its
+ * pre-roll: a later one waits in capture_at.
+ */
+static enum crumbs_result ask(crumbs_context *ctx, uint64_t first, uint64_t last, int detail,
+			      uint32_t sets, const char *settings, char *err, size_t n)
 {
 	if (ctx->under_layer) {
 		snprintf(err, n, UNDER_LAYER);
 		return CRUMBS_ERROR_BAD_STATE;
 	}
-	if (atomic_load(&ctx->state) != STATE_IDLE) {
-		snprintf(err, n, "a capture (of frame %llu) is already under way",
-			 (unsigned long long)(ctx->state == STATE_PREROLL ? ctx->frame + 1 :
-					      ctx->capture_frame));
+	if (atomic_load(&ctx->state) != STATE_IDLE || ctx->capture_at != UINT64_MAX) {
+		snprintf(err, n, "a capture is already asked for or under way");
 		return CRUMBS_ERROR_BAD_STATE;
+	}
+	if (detail < 0 || detail > CRUMBS_DETAIL_MAX || last < first) {
+		snprintf(err, n, "no such run: frames %llu to %llu at detail %d",
+			 (unsigned long long)first, (unsigned long long)last, detail);
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	}
+	bool now = first == 0 && ctx->frame == 0 && !ctx->submitted;
+	if (!now && first <= ctx->frame) {
+		snprintf(err, n, "frame %llu has begun (this is frame %llu)",
+			 (unsigned long long)first, (unsigned long long)ctx->frame);
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
 	}
 	if (output_settings(ctx, settings, err, n) != 0)
 		return CRUMBS_ERROR_INVALID_ARGUMENT;
-	begin_preroll(ctx);
+	if (sets_ready(ctx, sets) != CRUMBS_OK) {
+		snprintf(err, n, "out of memory for a run's frames");
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	}
+	if (now) {
+		/* Nothing of frame 0 has run: it can still be captured whole,
+		 * without a pre-roll to learn when the queues were last busy,
+		 * which they were not. */
+		begin_preroll(ctx, first, last, detail, sets);
+		atomic_store(&ctx->state, STATE_RUNNING);
+		start_frame(ctx, ctx->frame_begin_ns, true);
+	} else if (first == ctx->frame + 1) {
+		begin_preroll(ctx, first, last, detail, sets);
+	} else {
+		ctx->capture_at = first;
+		ctx->ask_last = last;
+		ctx->ask_detail = detail;
+		ctx->ask_sets = sets;
+	}
 	return CRUMBS_OK;
+}
+
+static enum crumbs_result logged(crumbs_context *ctx, enum crumbs_result r, const char *what,
+				 const char *err)
+{
+	if (r != CRUMBS_OK)
+		ctx_log(ctx, CRUMBS_LOG_WARNING, "%s: %s", what, err);
+	return r;
 }
 
 enum crumbs_result crumbs_capture_at(crumbs_context *ctx, uint64_t frame, const char *settings)
 {
 	char err[300];
-	enum crumbs_result r = CRUMBS_OK;
-
-	if (ctx->under_layer) {
-		snprintf(err, sizeof(err), UNDER_LAYER);
-		r = CRUMBS_ERROR_BAD_STATE;
-	} else if (atomic_load(&ctx->state) != STATE_IDLE || ctx->capture_at != UINT64_MAX) {
-		snprintf(err, sizeof(err), "a capture is already asked for or under way");
-		r = CRUMBS_ERROR_BAD_STATE;
-	} else if (frame == 0 && ctx->frame == 0 && !ctx->submitted) {
-		/* Nothing of frame 0 has run: it can still be captured whole,
-		 * without a pre-roll. */
-		if (output_settings(ctx, settings, err, sizeof(err)) != 0) {
-			r = CRUMBS_ERROR_INVALID_ARGUMENT;
-		} else {
-			begin_preroll(ctx);
-			start_capture(ctx, ctx->frame_begin_ns);
-		}
-	} else if (frame <= ctx->frame) {
-		snprintf(err, sizeof(err), "frame %llu has begun (this is frame %llu)",
-			 (unsigned long long)frame, (unsigned long long)ctx->frame);
-		r = CRUMBS_ERROR_INVALID_ARGUMENT;
-	} else if (output_settings(ctx, settings, err, sizeof(err)) != 0) {
-		r = CRUMBS_ERROR_INVALID_ARGUMENT;
-	} else if (frame == ctx->frame + 1) {
-		begin_preroll(ctx);
-	} else {
-		ctx->capture_at = frame;
-	}
-	if (r != CRUMBS_OK)
-		ctx_log(ctx, CRUMBS_LOG_WARNING, "profilegpu: %s", err);
-	return r;
+	return logged(ctx, ask(ctx, frame, frame, CRUMBS_DETAIL_MAX, 1, settings, err, sizeof(err)),
+		      "profilegpu", err);
 }
 
 enum crumbs_result crumbs_capture(crumbs_context *ctx, const char *settings)
 {
 	char err[300];
-	enum crumbs_result r = request(ctx, settings, err, sizeof(err));
-	if (r != CRUMBS_OK)
-		ctx_log(ctx, CRUMBS_LOG_WARNING, "profilegpu: %s", err);
-	return r;
+	return logged(ctx, ask(ctx, ctx->frame + 1, ctx->frame + 1, CRUMBS_DETAIL_MAX, 1, settings,
+			       err, sizeof(err)), "profilegpu", err);
+}
+
+enum crumbs_result crumbs_record(crumbs_context *ctx, uint64_t first, uint64_t last, int detail)
+{
+	char err[300];
+	if (!ctx)
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	return logged(ctx, ask(ctx, first, last, detail, CAPTURE_SETS, NULL, err, sizeof(err)),
+		      "crumbs_record", err);
+}
+
+enum crumbs_result crumbs_record_stop(crumbs_context *ctx)
+{
+	if (!ctx)
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	int state = atomic_load(&ctx->state);
+	if (ctx->capture_at != UINT64_MAX && state == STATE_IDLE) {
+		ctx->capture_at = UINT64_MAX; /* asked for, not begun */
+		return CRUMBS_OK;
+	}
+	if (state != STATE_PREROLL && state != STATE_RUNNING) {
+		ctx_log(ctx, CRUMBS_LOG_WARNING, "crumbs_record_stop: no run is under way");
+		return CRUMBS_ERROR_BAD_STATE;
+	}
+	ctx->run_stop = true;
+	return CRUMBS_OK;
+}
+
+/*
+ * Takes the run's options out of a console command's settings: `--frames
+ * N` and `--detail D` (or `--frames=N`, `--detail=D`), wherever they are
+ * outside quotes; the rest stays for the tables. Returns -1 with a message
+ * in err when a value is bad.
+ */
+static int run_options(char *line, uint64_t *frames, int *detail, char *err, size_t n)
+{
+	char quote = 0;
+	for (char *p = line; *p;) {
+		if (quote) {
+			quote = *p == quote ? 0 : quote;
+			p++;
+			continue;
+		}
+		if (*p == '\'' || *p == '"') {
+			quote = *p++;
+			continue;
+		}
+		bool at_word = p == line || p[-1] == ' ' || p[-1] == '\t';
+		size_t len = strncmp(p, "--frames", 8) == 0 ? 8 : strncmp(p, "--detail", 8) == 0 ? 8 : 0;
+		if (!at_word || !len || (p[len] != '=' && p[len] != ' ' && p[len] != '\t' && p[len])) {
+			p++;
+			continue;
+		}
+		bool is_frames = p[2] == 'f';
+		char *start = p, *v = p + len;
+		while (*v == '=' || *v == ' ' || *v == '\t')
+			v++;
+		char *end;
+		errno = 0;
+		unsigned long long x = strtoull(v, &end, 10);
+		if (v[0] < '0' || v[0] > '9' || errno || (*end && *end != ' ' && *end != '\t') ||
+		    (is_frames && (x < 1 || x > 1000000000ull)) ||
+		    (!is_frames && x > CRUMBS_DETAIL_MAX)) {
+			snprintf(err, n, "%s takes %s", is_frames ? "--frames" : "--detail",
+				 is_frames ? "a number of frames from 1" : "a detail level from 0 to 3");
+			return -1;
+		}
+		if (is_frames)
+			*frames = x;
+		else
+			*detail = (int)x;
+		memset(start, ' ', (size_t)(end - start));
+		p = end;
+	}
+	return 0;
 }
 
 /* Runs a console command line; `err` gets a failure's message. */
@@ -142,8 +354,27 @@ static enum crumbs_result command(crumbs_context *ctx, const char *line, char *e
 	const char *rest = p + word;
 	while (*rest == ' ' || *rest == '\t')
 		rest++;
-	if (word == 10 && strncmp(p, "profilegpu", 10) == 0)
-		return request(ctx, rest, err, n);
+	if (word == 10 && strncmp(p, "profilegpu", 10) == 0) {
+		char settings[TRIGGER_MAX_COMMAND];
+		uint64_t frames = 0;
+		int detail = -1;
+		if (strlen(rest) >= sizeof(settings)) {
+			snprintf(err, n, "the settings are longer than %d bytes", TRIGGER_MAX_COMMAND - 1);
+			return CRUMBS_ERROR_INVALID_ARGUMENT;
+		}
+		snprintf(settings, sizeof(settings), "%s", rest);
+		if (run_options(settings, &frames, &detail, err, n) != 0)
+			return CRUMBS_ERROR_INVALID_ARGUMENT;
+		if (!frames && detail >= 0) {
+			snprintf(err, n, "--detail is for runs: give --frames N too");
+			return CRUMBS_ERROR_INVALID_ARGUMENT;
+		}
+		uint64_t first = ctx->frame + 1;
+		if (!frames)
+			return ask(ctx, first, first, CRUMBS_DETAIL_MAX, 1, settings, err, n);
+		return ask(ctx, first, first + frames - 1, detail < 0 ? 1 : detail, CAPTURE_SETS,
+			   settings, err, n);
+	}
 	if (word == 4 && strncmp(p, "help", 4) == 0 && !*rest) {
 		output_help(ctx);
 		return CRUMBS_OK;
@@ -174,8 +405,13 @@ static void poll_trigger(crumbs_context *ctx)
 		char err[300], reply[400];
 		enum crumbs_result r = command(ctx, line, err, sizeof(err));
 		if (r == CRUMBS_OK && atomic_load(&ctx->state) == STATE_PREROLL) {
-			snprintf(reply, sizeof(reply), "queued frame %llu",
-				 (unsigned long long)(ctx->frame + 1));
+			if (ctx->set_count == 1)
+				snprintf(reply, sizeof(reply), "queued frame %llu",
+					 (unsigned long long)ctx->run_first);
+			else
+				snprintf(reply, sizeof(reply), "queued frames %llu to %llu",
+					 (unsigned long long)ctx->run_first,
+					 (unsigned long long)ctx->run_last);
 			ctx->peer = peer;
 			ctx->has_peer = true;
 		} else if (r == CRUMBS_OK) {
@@ -187,6 +423,10 @@ static void poll_trigger(crumbs_context *ctx)
 	}
 }
 
+/* ------------------------------------------------------------------------ */
+/* Frames                                                                   */
+/* ------------------------------------------------------------------------ */
+
 void crumbs_frame(crumbs_context *ctx)
 {
 	if (!ctx)
@@ -194,28 +434,26 @@ void crumbs_frame(crumbs_context *ctx)
 	int64_t now = now_ns();
 	int state = atomic_load(&ctx->state);
 
-	if (state == STATE_CAPTURING) {
-		ctx->capture_end_ns = now;
-		calibrate(ctx, false);
-		atomic_store(&ctx->state, STATE_RESOLVING);
-		readback_start(ctx);
-	}
+	if (atomic_load(&ctx->cur))
+		end_frame(ctx, now);
 	ctx->frame++;
 	ctx->frame_begin_ns = now;
 	ctx->submitted = false;
-	if (state == STATE_PREROLL)
-		start_capture(ctx, now);
-
-	if (atomic_load(&ctx->state) == STATE_RESOLVING && resolve(ctx, false))
-		atomic_store(&ctx->state, STATE_WRITING);
-	if (atomic_load(&ctx->state) == STATE_WRITING && output_done(ctx, false))
-		atomic_store(&ctx->state, STATE_IDLE);
+	if (state == STATE_PREROLL) {
+		atomic_store(&ctx->state, STATE_RUNNING);
+		start_frame(ctx, now, true);
+	} else if (state == STATE_RUNNING) {
+		start_frame(ctx, now, false);
+	}
+	resolve_ready(ctx, NULL);
+	finish_run(ctx, false);
 	poll_trigger(ctx);
-	/* A capture asked for frame N: frame N-1 is its pre-roll. The settings
-	 * were taken when it was asked for. */
+	/* A run asked for from frame N: frame N-1 is its pre-roll. Its
+	 * settings were taken when it was asked for. */
 	if (ctx->capture_at != UINT64_MAX && ctx->frame + 1 >= ctx->capture_at) {
 		if (ctx->frame + 1 == ctx->capture_at && atomic_load(&ctx->state) == STATE_IDLE)
-			begin_preroll(ctx);
+			begin_preroll(ctx, ctx->capture_at, ctx->ask_last, ctx->ask_detail,
+				      ctx->ask_sets);
 		else
 			ctx_log(ctx, CRUMBS_LOG_WARNING, "the capture of frame %llu could not start: "
 				"another was under way", (unsigned long long)ctx->capture_at);
@@ -227,8 +465,9 @@ int crumbs_detail(const crumbs_context *ctx)
 {
 	if (!ctx)
 		return -1;
-	if (atomic_load(&((crumbs_context *)(uintptr_t)ctx)->state) == STATE_CAPTURING)
-		return CRUMBS_DETAIL_MAX;
+	struct capture_set *set = atomic_load(&((crumbs_context *)(uintptr_t)ctx)->cur);
+	if (set)
+		return set->detail;
 	return ctx->mirror_labels - 1;
 }
 
@@ -237,53 +476,94 @@ const char *crumbs_last_capture(const crumbs_context *ctx)
 	return ctx ? ctx->last_capture : NULL;
 }
 
+/* A frame number of the environment's, or false with a warning. */
+static bool env_frame(crumbs_context *ctx, const char *name, const char *v, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(v, &end, 10);
+	if (!*v || *end || errno || v[0] < '0' || v[0] > '9') {
+		ctx_log(ctx, CRUMBS_LOG_WARNING, "%s: '%s' is not a frame number", name, v);
+		return false;
+	}
+	*out = n;
+	return true;
+}
+
+/* CRUMBS_RECORD=A:B[:DETAIL]: false, with a warning, when it says nothing
+ * that can be done. */
+static bool env_record(crumbs_context *ctx, const char *v, uint64_t *first, uint64_t *last,
+		       int *detail)
+{
+	char buf[96], *colon, *second;
+	snprintf(buf, sizeof(buf), "%s", v);
+	if (strlen(v) >= sizeof(buf) || !(colon = strchr(buf, ':'))) {
+		ctx_log(ctx, CRUMBS_LOG_WARNING, "CRUMBS_RECORD='%s' is not FIRST:LAST[:DETAIL] "
+			"(LAST empty: until the program ends)", v);
+		return false;
+	}
+	*colon = '\0';
+	second = colon + 1;
+	char *third = strchr(second, ':');
+	if (third)
+		*third++ = '\0';
+	*last = CRUMBS_RECORD_OPEN;
+	*detail = 1;
+	uint64_t d = 1;
+	if (!env_frame(ctx, "CRUMBS_RECORD", buf, first) ||
+	    (*second && !env_frame(ctx, "CRUMBS_RECORD", second, last)) ||
+	    (third && !env_frame(ctx, "CRUMBS_RECORD", third, &d)))
+		return false;
+	if (d > CRUMBS_DETAIL_MAX || *last < *first) {
+		ctx_log(ctx, CRUMBS_LOG_WARNING, "CRUMBS_RECORD='%s': %s", v,
+			d > CRUMBS_DETAIL_MAX ? "the detail level goes from 0 to 3" :
+			"the last frame comes before the first");
+		return false;
+	}
+	*detail = (int)d;
+	return true;
+}
+
 void frame_init(crumbs_context *ctx)
 {
-	/* A scripted run asks for its capture in the environment. */
+	char err[300];
+	uint64_t first, last;
+	int detail;
+	/* A scripted run asks in the environment. */
 	const char *at = ctx->under_layer ? NULL : getenv("CRUMBS_CAPTURE_FRAME");
-	if (at && *at) {
-		char *end;
-		errno = 0;
-		unsigned long long n = strtoull(at, &end, 10);
-		if (*end || errno || at[0] == '-')
-			ctx_log(ctx, CRUMBS_LOG_WARNING, "CRUMBS_CAPTURE_FRAME='%s' is not a frame number",
-				at);
-		else
-			ctx->capture_at = n;
-	}
-	if (ctx->capture_at == 0) {
-		/* Frame 0 begins now: no pre-roll to learn when the queues
-		 * were last busy, which they were not. */
-		ctx->capture_at = UINT64_MAX;
-		begin_preroll(ctx);
-		start_capture(ctx, ctx->frame_begin_ns);
-	} else if (ctx->capture_at == 1) {
-		ctx->capture_at = UINT64_MAX;
-		begin_preroll(ctx);
+	const char *run = ctx->under_layer ? NULL : getenv("CRUMBS_RECORD");
+	if (run && *run) {
+		if (at && *at)
+			ctx_log(ctx, CRUMBS_LOG_WARNING, "CRUMBS_RECORD and CRUMBS_CAPTURE_FRAME are both "
+				"set; recording the run");
+		if (env_record(ctx, run, &first, &last, &detail))
+			logged(ctx, ask(ctx, first, last, detail, CAPTURE_SETS, NULL, err, sizeof(err)),
+			       "CRUMBS_RECORD", err);
+	} else if (at && *at && env_frame(ctx, "CRUMBS_CAPTURE_FRAME", at, &first)) {
+		logged(ctx, ask(ctx, first, first, CRUMBS_DETAIL_MAX, 1, NULL, err, sizeof(err)),
+		       "CRUMBS_CAPTURE_FRAME", err);
 	}
 }
 
 void frame_finish(crumbs_context *ctx)
 {
-	int state = atomic_load(&ctx->state);
 	if (!ctx->output)
 		return; /* a creation that failed: no capture was begun */
-	if (state == STATE_CAPTURING) {
-		ctx->capture_end_ns = now_ns();
-		calibrate(ctx, false);
-		state = STATE_RESOLVING;
-		readback_start(ctx);
-	}
-	if (state == STATE_RESOLVING && ctx->queues && ctx->handles) {
-		/* The program is done with the device, and what it submitted is
-		 * done: the copies of the results (submitted just above when
-		 * the capture frame ends here) may be waited for, so that a
-		 * capture of the program's last frame is whole. */
+	int state = atomic_load(&ctx->state);
+	if (state == STATE_IDLE || state == STATE_PREROLL)
+		return;
+	if (atomic_load(&ctx->cur))
+		end_frame(ctx, now_ns());
+	if (state == STATE_RUNNING)
+		atomic_store(&ctx->state, STATE_DRAINING);
+	/* The program is done with the device, and what it submitted is
+	 * done: the copies of the results (submitted just above when a frame
+	 * ends here) may be waited for, so that a capture of the program's
+	 * last frame is whole. */
+	while (ctx->order_count) {
 		if (!ctx->device_lost)
-			readback_wait(ctx);
-		resolve(ctx, true);
-		state = STATE_WRITING;
+			readback_wait(ctx, ctx->order[0]);
+		resolve(ctx, ctx->order[0], true, true);
 	}
-	if (state == STATE_WRITING)
-		output_done(ctx, true);
+	finish_run(ctx, true);
 }

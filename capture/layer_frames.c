@@ -12,17 +12,18 @@ void layer_frame_end(struct layer_device *d)
 	atomic_fetch_add(&d->frames, 1);
 }
 
-/* The capture frame last said to end at a fence: devices that capture the
- * same frame say it once. */
+/* The first captured frame of a run last said to end at a fence: devices
+ * that capture the same frame say it once. */
 static _Atomic uint64_t fence_rule_said = UINT64_MAX;
 
-/* A frame ended by a fenced submission. When it is a capture frame, says
- * which rule made it, once a capture: a compute job's or a video filter's
+/* A frame ended by a fenced submission. When it is the first captured
+ * frame of a run, says which rule made it, once a run: a compute job's or a video filter's
  * fenced submission may be a small part of what its user calls a frame. */
 void layer_fenced_frame_end(struct layer_device *d)
 {
 	uint64_t frame = atomic_load(&d->frames);
-	if (atomic_load(&d->ctx->state) == STATE_CAPTURING &&
+	struct capture_set *set = atomic_load(&d->ctx->cur);
+	if (set && set->first &&
 	    atomic_exchange(&fence_rule_said, frame) != frame) {
 		char program[64];
 		default_program_name(program, sizeof(program));

@@ -10,33 +10,51 @@
 #include "../analyze/analyze.h"
 #include "../report/report.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /*
  * Compressing, writing and reading the capture back for its tables take a
  * millisecond or more: on the program's thread that would be a hitch a
- * few frames after every capture. The output thread reads only what the
- * capture left, which nothing changes until the capture is back to
- * STATE_IDLE. It waits from crumbs_create on, since starting a thread
- * costs the caller about 0.1 ms.
+ * few frames after every capture. The output thread reads only what a set
+ * handed to it holds, which nothing changes until it frees the set; it
+ * keeps the run's file open and appends each frame to it, a chunk at
+ * least every RUN_FLUSH_NS. It waits from crumbs_create on, since starting
+ * a thread costs the caller about 0.1 ms.
  */
+#define RUN_FLUSH_NS 1000000000ll
+
 struct output {
 	crumbs_context *ctx;
 	struct report_settings settings; /* of the next capture's tables */
 	pthread_t thread;
-	bool in_place;          /* no thread: captures are written in place */
-	pthread_mutex_t lock;   /* job, quit */
-	pthread_cond_t wake;    /* either changed */
-	bool job;               /* a capture to write or being written */
+	bool in_place;          /* no thread: frames are written in place */
+	pthread_mutex_t lock;   /* the jobs, quit, the sets' phases it frees */
+	pthread_cond_t wake;    /* any of them changed */
+	struct capture_set *jobs[CAPTURE_SETS]; /* sets to write, oldest first */
+	uint32_t job_head, job_count;
+	bool busy;              /* the thread writes jobs[job_head] */
+	bool end;               /* close the file after the jobs */
+	bool closed;            /* ... done: output_done reports */
 	bool quit;
 	struct output *next;    /* the list of outputs with a thread */
+
+	/* The run's file; the output thread's while the run is under way. */
+	char *path;
+	bool one_frame;         /* a capture: PROGRAM-frame-N, with its tables */
+	int fd;                 /* a run's: written in place, no rename */
+	crumbs_writer *w;
 	enum crumbs_result result;
-	uint32_t flags;
-	char *path;             /* the capture file's */
+	uint64_t first, last;   /* the frames written */
+	uint32_t frames, incomplete;
+	uint64_t *last_end;     /* [queue_count]: each queue's last end, in ticks */
+	int64_t flushed_ns;
 	struct sbuf log;        /* messages: a level byte, the text, a NUL */
 };
 
@@ -44,8 +62,8 @@ struct output {
 /* The capture file                                                         */
 /* ------------------------------------------------------------------------ */
 
-static enum crumbs_result write_events(crumbs_context *ctx, crumbs_writer *w,
-				       const struct crumbs_cmd *cmd, int depth)
+static enum crumbs_result write_events(crumbs_context *ctx, struct capture_set *set,
+				       crumbs_writer *w, const struct crumbs_cmd *cmd, int depth)
 {
 	const struct queue_state *q = &ctx->queues[cmd->queue];
 	char name[4097];
@@ -57,20 +75,20 @@ static enum crumbs_result write_events(crumbs_context *ctx, crumbs_writer *w,
 			switch (e->type) {
 			case EVENT_BEGIN:
 				snprintf(name, sizeof(name), "%.*s", (int)e->u.name.len,
-					 ctx->names + e->u.name.offset);
+					 set->names + e->u.name.offset);
 				r = crumbs_writer_scope_begin(w, name, e->level, readback_ticks(q, e->slot));
 				break;
 			case EVENT_PASS:
 				snprintf(name, sizeof(name), "%.*s", (int)e->u.name.len,
-					 ctx->names + e->u.name.offset);
+					 set->names + e->u.name.offset);
 				r = crumbs_writer_event_begin(w, (enum crumbs_event_kind)e->level,
 							      name[0] ? name : NULL,
 							      readback_ticks(q, e->slot));
 				break;
 			case EVENT_LEAF: {
-				const struct counts_record *c = &ctx->counts[e->u.counts];
+				const struct counts_record *c = &set->counts[e->u.counts];
 				snprintf(name, sizeof(name), "%.*s", (int)c->name.len,
-					 ctx->names + c->name.offset);
+					 set->names + c->name.offset);
 				struct crumbs_leaf_desc leaf = {
 					(enum crumbs_event_kind)e->level, name[0] ? name : NULL, c->draws,
 					c->dispatches, c->prims, c->verts, readback_ticks(q, e->slot),
@@ -83,15 +101,15 @@ static enum crumbs_result write_events(crumbs_context *ctx, crumbs_writer *w,
 				r = crumbs_writer_scope_end(w, readback_ticks(q, e->slot));
 				break;
 			case EVENT_COUNTS: {
-				const struct counts_record *c = &ctx->counts[e->u.counts];
+				const struct counts_record *c = &set->counts[e->u.counts];
 				r = crumbs_writer_counts(w, c->draws, c->dispatches, c->prims,
 							 c->verts);
 				break;
 			}
 			case EVENT_EXECUTE: {
-				const struct crumbs_cmd *s = store_map_find(ctx, e->u.secondary);
+				const struct crumbs_cmd *s = store_map_find(set, e->u.secondary);
 				if (s && depth < MAX_EXECUTE_DEPTH)
-					r = write_events(ctx, w, s, depth + 1);
+					r = write_events(ctx, set, w, s, depth + 1);
 				break;
 			}
 			}
@@ -104,20 +122,48 @@ static enum crumbs_result write_events(crumbs_context *ctx, crumbs_writer *w,
 	return r;
 }
 
-static enum crumbs_result write_capture(crumbs_context *ctx, const char *path, uint32_t flags)
+static int write_fd(void *user, const void *data, size_t size)
 {
+	int fd = *(const int *)user;
+	for (const char *p = data; size > 0;) {
+		ssize_t n = write(fd, p, size);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		size -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Opens the run's file and writes its devices and queues. */
+static enum crumbs_result open_file(struct output *o)
+{
+	crumbs_context *ctx = o->ctx;
 	char producer[128];
-	crumbs_writer *w;
 	enum crumbs_result r;
-	uint32_t lost_ops = 0; /* submissions written without their semaphores */
 
 	snprintf(producer, sizeof(producer), "libcrumbs 1.0 (%s)", ctx->program_name);
 	struct crumbs_writer_desc desc = { 0 };
-	desc.path = path;
 	desc.producer = producer;
-	if ((r = crumbs_writer_open(&desc, &w)) != CRUMBS_OK)
+	if (o->one_frame) {
+		desc.path = o->path;
+	} else {
+		/* Straight into the file, not renamed at the end: a process
+		 * killed mid-run leaves the chunks written so far. */
+		o->fd = open(o->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (o->fd < 0)
+			return CRUMBS_ERROR_IO;
+		desc.write = write_fd;
+		desc.user = &o->fd;
+		desc.chunk_bytes = 256u << 10;
+	}
+	if ((r = crumbs_writer_open(&desc, &o->w)) != CRUMBS_OK) {
+		o->w = NULL;
 		return r;
-
+	}
+	crumbs_writer *w = o->w;
 	for (uint32_t i = 0; i < ctx->device_count && r == CRUMBS_OK; i++) {
 		const struct device_state *d = &ctx->devices[i];
 		struct crumbs_gpu_desc g = { d->props.deviceName, "", d->props.vendorID,
@@ -138,27 +184,55 @@ static enum crumbs_result write_capture(crumbs_context *ctx, const char *path, u
 			qd.timestamp_period = 1.0f;
 		r = crumbs_writer_add_queue(w, &qd, NULL);
 	}
-	if (r == CRUMBS_OK)
-		r = crumbs_writer_frame_begin(w, ctx->capture_frame, (uint64_t)ctx->capture_begin_ns);
+	o->flushed_ns = now_ns();
+	return r;
+}
+
+/* When each queue was last busy before set's frame: the pre-roll's last
+ * end for a run's first frame, the last end of the frame before for the
+ * others. */
+static enum crumbs_result write_ready(struct output *o, const struct capture_set *set)
+{
+	crumbs_context *ctx = o->ctx;
+	enum crumbs_result r = CRUMBS_OK;
+	bool follows = o->frames > 0 && o->last + 1 == set->frame;
+	for (uint32_t i = 0; i < ctx->queue_count && r == CRUMBS_OK; i++) {
+		const struct queue_state *q = &ctx->queues[i];
+		uint32_t slot = set->queues[i].ready_slot;
+		if (!q->valid_bits)
+			continue;
+		if (set->first && slot != NO_SLOT)
+			r = crumbs_writer_queue_ready(o->w, i, readback_ticks(q, slot));
+		else if (!set->first && follows && o->last_end[i] != CRUMBS_NO_TICKS)
+			r = crumbs_writer_queue_ready(o->w, i, o->last_end[i]);
+	}
+	return r;
+}
+
+/* Appends set's frame to the file. */
+static enum crumbs_result write_frame(struct output *o, struct capture_set *set)
+{
+	crumbs_context *ctx = o->ctx;
+	crumbs_writer *w = o->w;
+	uint32_t lost_ops = 0; /* submissions written without their semaphores */
+	enum crumbs_result r = crumbs_writer_frame_begin(w, set->frame, (uint64_t)set->begin_ns);
+
 	for (uint32_t i = 0; i < ctx->device_count && r == CRUMBS_OK; i++) {
-		const struct device_state *d = &ctx->devices[i];
-		const struct calibration_sample *samples[2] = { &d->start, &d->end };
-		for (int k = 0; k < 2 && r == CRUMBS_OK; k++)
-			if (samples[k]->valid)
-				r = crumbs_writer_calibration(w, i, samples[k]->ticks,
-							      (uint64_t)samples[k]->cpu_ns,
-							      samples[k]->deviation_ns);
+		for (int k = 0; k < 2 && r == CRUMBS_OK; k++) {
+			const struct calibration_sample *c = &set->calibration[i][k];
+			if (c->valid)
+				r = crumbs_writer_calibration(w, i, c->ticks, (uint64_t)c->cpu_ns,
+							      c->deviation_ns);
+		}
 	}
+	if (r == CRUMBS_OK)
+		r = write_ready(o, set);
 	for (uint32_t i = 0; i < ctx->queue_count && r == CRUMBS_OK; i++) {
 		const struct queue_state *q = &ctx->queues[i];
-		if (q->valid_bits && q->ready_slot != NO_SLOT)
-			r = crumbs_writer_queue_ready(w, i, readback_ticks(q, q->ready_slot));
-	}
-	for (uint32_t i = 0; i < ctx->queue_count && r == CRUMBS_OK; i++) {
-		const struct queue_state *q = &ctx->queues[i];
-		for (uint32_t k = 0; k < q->submit_count && r == CRUMBS_OK; k++) {
-			const struct submit_record *s = &q->submits[k];
-			const struct crumbs_semaphore_op *ops = ctx->ops + s->first_op;
+		const struct set_queue *sq = &set->queues[i];
+		for (uint32_t k = 0; k < sq->submit_count && r == CRUMBS_OK; k++) {
+			const struct submit_record *s = &q->submits[sq->submit_first + k];
+			const struct crumbs_semaphore_op *ops = set->ops + s->first_op;
 			struct crumbs_submit_desc sd = { i, (uint64_t)s->cpu_ns, readback_ticks(q, s->begin_slot),
 							 ops, s->wait_count, ops + s->wait_count,
 							 s->signal_count };
@@ -172,26 +246,74 @@ static enum crumbs_result write_capture(crumbs_context *ctx, const char *path, u
 				r = crumbs_writer_submit_begin(w, &sd);
 			}
 			for (uint32_t c = 0; c < s->cmd_count && r == CRUMBS_OK; c++)
-				r = write_events(ctx, w, ctx->submit_cmds[s->first_cmd + c], 0);
+				r = write_events(ctx, set, w, set->submit_cmds[s->first_cmd + c], 0);
+			uint64_t end = readback_ticks(q, s->end_slot);
 			if (r == CRUMBS_OK)
-				r = crumbs_writer_submit_end(w, readback_ticks(q, s->end_slot));
+				r = crumbs_writer_submit_end(w, end);
+			if (end != CRUMBS_NO_TICKS)
+				o->last_end[i] = end;
 		}
 	}
-	for (uint32_t i = 0; i < ctx->host_signal_count && r == CRUMBS_OK; i++) {
-		const struct host_signal *h = &ctx->host_signals[i];
+	for (uint32_t i = 0; i < set->host_signal_count && r == CRUMBS_OK; i++) {
+		const struct host_signal *h = &set->host_signals[i];
 		r = crumbs_writer_host_signal(w, h->semaphore, h->value, (uint64_t)h->cpu_ns);
 	}
-	uint32_t dropped = atomic_load(&ctx->dropped) + lost_ops;
+	uint32_t dropped = atomic_load(&set->dropped) + lost_ops;
+	uint32_t flags = set->flags;
 	if (dropped)
 		flags |= CRUMBS_FRAME_SCOPES_DROPPED;
+	if (set->detail >= CRUMBS_DETAIL_MAX)
+		flags |= CRUMBS_FRAME_FULL_DETAIL;
 	if (r == CRUMBS_OK)
-		r = crumbs_writer_frame_end(w, (uint64_t)ctx->capture_end_ns,
-					    flags | CRUMBS_FRAME_FULL_DETAIL, dropped);
-	if (r != CRUMBS_OK) {
-		crumbs_writer_free(w);
-		return r;
+		r = crumbs_writer_frame_end(w, (uint64_t)set->end_ns, flags, dropped);
+	if (r == CRUMBS_ERROR_LIMIT)
+		r = CRUMBS_OK; /* a frame too large for the format: dropped, the run goes on */
+	return r;
+}
+
+/* Writes set's frame into the run's file, opened at its first. */
+static void write_set(struct output *o, struct capture_set *set)
+{
+	if (o->result != CRUMBS_OK)
+		return;
+	if (!o->w && (o->result = open_file(o)) != CRUMBS_OK)
+		return;
+	if (o->frames == 0)
+		for (uint32_t i = 0; i < o->ctx->queue_count; i++)
+			o->last_end[i] = CRUMBS_NO_TICKS;
+	if ((o->result = write_frame(o, set)) != CRUMBS_OK)
+		return;
+	if (o->frames == 0)
+		o->first = set->frame;
+	o->last = set->frame;
+	o->frames++;
+	o->incomplete += (set->flags & (CRUMBS_FRAME_INCOMPLETE | CRUMBS_FRAME_DEVICE_LOST)) != 0;
+	int64_t now = now_ns();
+	if (!o->one_frame && now - o->flushed_ns >= RUN_FLUSH_NS) {
+		o->result = crumbs_writer_flush(o->w);
+		o->flushed_ns = now;
 	}
-	return crumbs_writer_close(w);
+}
+
+/* Closes the run's file (and prints a capture's tables). */
+static void print_table(struct output *o, const char *path);
+
+static void close_file(struct output *o)
+{
+	if (o->w) {
+		enum crumbs_result r = o->result == CRUMBS_OK ? crumbs_writer_close(o->w) :
+				       (crumbs_writer_free(o->w), o->result);
+		if (o->result == CRUMBS_OK)
+			o->result = r;
+		o->w = NULL;
+	}
+	if (o->fd >= 0) {
+		if (close(o->fd) != 0 && o->result == CRUMBS_OK)
+			o->result = CRUMBS_ERROR_IO;
+		o->fd = -1;
+	}
+	if (o->result == CRUMBS_OK && o->one_frame && o->frames)
+		print_table(o, o->path);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -283,12 +405,11 @@ void output_help(crumbs_context *ctx)
 /* The output thread                                                        */
 /* ------------------------------------------------------------------------ */
 
-/* Writes the capture named by o->path and prints its tables. */
-static void run_job(struct output *o)
+/* The set written is free again (o->lock held). */
+static void set_written(struct output *o, struct capture_set *set)
 {
-	o->result = write_capture(o->ctx, o->path, o->flags);
-	if (o->result == CRUMBS_OK)
-		print_table(o, o->path);
+	atomic_store(&set->phase, SET_FREE);
+	pthread_cond_broadcast(&o->wake);
 }
 
 static void *output_main(void *arg)
@@ -296,15 +417,30 @@ static void *output_main(void *arg)
 	struct output *o = arg;
 	pthread_mutex_lock(&o->lock);
 	for (;;) {
-		while (!o->job && !o->quit)
+		while (!o->job_count && !o->end && !o->quit)
 			pthread_cond_wait(&o->wake, &o->lock);
-		if (!o->job)
+		if (o->job_count) {
+			struct capture_set *set = o->jobs[o->job_head];
+			o->busy = true;
+			pthread_mutex_unlock(&o->lock);
+			write_set(o, set);
+			pthread_mutex_lock(&o->lock);
+			o->busy = false;
+			o->job_head = (o->job_head + 1) % CAPTURE_SETS;
+			o->job_count--;
+			set_written(o, set);
+		} else if (o->end) {
+			o->busy = true;
+			pthread_mutex_unlock(&o->lock);
+			close_file(o);
+			pthread_mutex_lock(&o->lock);
+			o->busy = false;
+			o->end = false;
+			o->closed = true;
+			pthread_cond_broadcast(&o->wake);
+		} else {
 			break;
-		pthread_mutex_unlock(&o->lock);
-		run_job(o);
-		pthread_mutex_lock(&o->lock);
-		o->job = false;
-		pthread_cond_broadcast(&o->wake);
+		}
 	}
 	pthread_mutex_unlock(&o->lock);
 	return NULL;
@@ -314,7 +450,8 @@ static void *output_main(void *arg)
  * A program that exits without crumbs_destroy (many never destroy their
  * Vulkan device) would lose a capture its output thread is still writing:
  * at exit, each thread still at work is waited for, so the file lands.
- * Its tables are not printed then; the program's log may be gone.
+ * Its tables are not printed then; the program's log may be gone. A run
+ * still under way keeps what its chunks hold.
  */
 static pthread_mutex_t outputs_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct output *outputs;   /* those with a thread */
@@ -325,7 +462,7 @@ static void outputs_finish(void)
 	pthread_mutex_lock(&outputs_lock);
 	for (struct output *o = outputs; o; o = o->next) {
 		pthread_mutex_lock(&o->lock);
-		while (o->job)
+		while (o->job_count || o->end)
 			pthread_cond_wait(&o->wake, &o->lock);
 		pthread_mutex_unlock(&o->lock);
 	}
@@ -343,16 +480,24 @@ bool output_init(crumbs_context *ctx)
 	struct output *o = ctx_alloc(ctx, sizeof(*o));
 	if (!o)
 		return false;
+	o->last_end = ctx_alloc(ctx, sizeof(*o->last_end) * (ctx->queue_count ? ctx->queue_count : 1));
+	if (!o->last_end) {
+		ctx_free(ctx, o);
+		return false;
+	}
 	if (pthread_mutex_init(&o->lock, NULL) != 0) {
+		ctx_free(ctx, o->last_end);
 		ctx_free(ctx, o);
 		return false;
 	}
 	if (pthread_cond_init(&o->wake, NULL) != 0) {
 		pthread_mutex_destroy(&o->lock);
+		ctx_free(ctx, o->last_end);
 		ctx_free(ctx, o);
 		return false;
 	}
 	o->ctx = ctx;
+	o->fd = -1;
 	report_settings_init(&o->settings);
 	o->in_place = true;
 	/* Every signal blocked, so that the program's handlers run on its
@@ -392,36 +537,87 @@ void output_release(crumbs_context *ctx)
 		pthread_mutex_unlock(&o->lock);
 		pthread_join(o->thread, NULL);
 	}
+	if (o->w || o->fd >= 0)
+		close_file(o);
 	pthread_cond_destroy(&o->wake);
 	pthread_mutex_destroy(&o->lock);
 	report_settings_release(&o->settings);
 	ctx_free(ctx, o->path);
+	ctx_free(ctx, o->last_end);
 	sbuf_release(&o->log);
 	ctx_free(ctx, o);
 	ctx->output = NULL;
 }
 
-void output_start(crumbs_context *ctx, uint32_t flags, bool now)
+void output_begin(crumbs_context *ctx)
 {
 	struct output *o = ctx->output;
 	char path[PATH_MAX];
-	int n = snprintf(path, sizeof(path), "%s/%s-frame-%llu.crumbs", ctx->capture_dir,
-			 ctx->program_name, (unsigned long long)ctx->capture_frame);
-	size_t len = strlen(path);
+	bool one = ctx->set_count == 1;
+	int n = snprintf(path, sizeof(path), "%s/%s-%s-%llu.crumbs", ctx->capture_dir,
+			 ctx->program_name, one ? "frame" : "run", (unsigned long long)ctx->run_first);
 	ctx_free(ctx, o->path);
-	if ((o->path = ctx_alloc(ctx, len + 1)))
-		memcpy(o->path, path, len + 1);
-	o->flags = flags;
-	if (!o->path || n <= 0 || (size_t)n >= sizeof(path)) {
-		o->result = o->path ? CRUMBS_ERROR_INVALID_ARGUMENT : CRUMBS_ERROR_OUT_OF_MEMORY;
-	} else if (now || o->in_place) {
-		run_job(o);
-	} else {
-		pthread_mutex_lock(&o->lock);
-		o->job = true;
-		pthread_cond_broadcast(&o->wake);
-		pthread_mutex_unlock(&o->lock);
+	o->path = n > 0 && (size_t)n < sizeof(path) ? ctx_strdup(ctx, path) : NULL;
+	o->one_frame = one;
+	o->frames = o->incomplete = 0;
+	o->closed = false;
+	o->result = CRUMBS_OK;
+	if (!o->path)
+		o->result = n > 0 && (size_t)n < sizeof(path) ? CRUMBS_ERROR_OUT_OF_MEMORY :
+			    CRUMBS_ERROR_INVALID_ARGUMENT;
+}
+
+void output_write(crumbs_context *ctx, struct capture_set *set, bool now)
+{
+	struct output *o = ctx->output;
+	atomic_store(&set->phase, SET_WRITING);
+	if (o->in_place) {
+		write_set(o, set);
+		atomic_store(&set->phase, SET_FREE);
+		return;
 	}
+	pthread_mutex_lock(&o->lock);
+	o->jobs[(o->job_head + o->job_count) % CAPTURE_SETS] = set;
+	o->job_count++;
+	pthread_cond_broadcast(&o->wake);
+	while (now && atomic_load(&set->phase) != SET_FREE)
+		pthread_cond_wait(&o->wake, &o->lock);
+	pthread_mutex_unlock(&o->lock);
+}
+
+void output_wait_set(crumbs_context *ctx, struct capture_set *set)
+{
+	struct output *o = ctx->output;
+	if (o->in_place)
+		return;
+	pthread_mutex_lock(&o->lock);
+	while (atomic_load(&set->phase) == SET_WRITING)
+		pthread_cond_wait(&o->wake, &o->lock);
+	pthread_mutex_unlock(&o->lock);
+}
+
+void output_end(crumbs_context *ctx, bool now)
+{
+	struct output *o = ctx->output;
+	if (o->in_place) {
+		close_file(o);
+		o->closed = true;
+		return;
+	}
+	pthread_mutex_lock(&o->lock);
+	o->end = true;
+	pthread_cond_broadcast(&o->wake);
+	while (now && !o->closed)
+		pthread_cond_wait(&o->wake, &o->lock);
+	pthread_mutex_unlock(&o->lock);
+}
+
+/* Answers `crumbs trigger`'s peer, if any. */
+static void answer(crumbs_context *ctx, const char *reply)
+{
+	if (ctx->has_peer)
+		trigger_reply(&ctx->trigger, &ctx->peer, reply);
+	ctx->has_peer = false;
 }
 
 bool output_done(crumbs_context *ctx, bool wait)
@@ -429,13 +625,14 @@ bool output_done(crumbs_context *ctx, bool wait)
 	struct output *o = ctx->output;
 	if (!o->in_place) {
 		pthread_mutex_lock(&o->lock);
-		while (wait && o->job)
+		while (wait && !o->closed)
 			pthread_cond_wait(&o->wake, &o->lock);
-		bool busy = o->job;
+		bool closed = o->closed;
 		pthread_mutex_unlock(&o->lock);
-		if (busy)
+		if (!closed)
 			return false;
 	}
+	o->closed = false;
 
 	const char *path = o->path ? o->path : "";
 	for (size_t at = 0; at < o->log.len;) {
@@ -447,32 +644,34 @@ bool output_done(crumbs_context *ctx, bool wait)
 		ctx_log(ctx, CRUMBS_LOG_ERROR, "out of memory for the tables of '%s'", path);
 	sbuf_release(&o->log);
 
+	char reply[PATH_MAX + 64];
 	enum crumbs_result r = o->result;
+	if (r == CRUMBS_OK && o->frames == 0) {
+		ctx_log(ctx, CRUMBS_LOG_WARNING, "no frame of the run from frame %llu was recorded",
+			(unsigned long long)ctx->run_first);
+		answer(ctx, "error no frame was recorded");
+		return true;
+	}
 	if (r != CRUMBS_OK) {
 		ctx_log(ctx, CRUMBS_LOG_ERROR, "cannot write '%s': %s", path, crumbs_result_str(r));
-		if (ctx->has_peer) {
-			char reply[PATH_MAX + 64];
-			snprintf(reply, sizeof(reply), "error cannot write '%s': %s", path,
-				 crumbs_result_str(r));
-			trigger_reply(&ctx->trigger, &ctx->peer, reply);
-		}
-		ctx->has_peer = false;
+		snprintf(reply, sizeof(reply), "error cannot write '%s': %s", path,
+			 crumbs_result_str(r));
+		answer(ctx, reply);
 		return true;
 	}
 
 	char full[PATH_MAX];
 	const char *shown = realpath(path, full) ? full : path;
 	ctx_free(ctx, ctx->last_capture);
-	ctx->last_capture = ctx_alloc(ctx, strlen(shown) + 1);
-	if (ctx->last_capture)
-		memcpy(ctx->last_capture, shown, strlen(shown) + 1);
-	ctx_log(ctx, CRUMBS_LOG_INFO, "frame %llu captured to '%s'",
-		(unsigned long long)ctx->capture_frame, shown);
-	if (ctx->has_peer) {
-		char reply[PATH_MAX + 16];
-		snprintf(reply, sizeof(reply), "captured %s", shown);
-		trigger_reply(&ctx->trigger, &ctx->peer, reply);
-		ctx->has_peer = false;
-	}
+	ctx->last_capture = ctx_strdup(ctx, shown);
+	if (o->one_frame)
+		ctx_log(ctx, CRUMBS_LOG_INFO, "frame %llu captured to '%s'",
+			(unsigned long long)o->first, shown);
+	else
+		ctx_log(ctx, CRUMBS_LOG_INFO, "frames %llu to %llu recorded to '%s' (%u frames, "
+			"%u incomplete)", (unsigned long long)o->first, (unsigned long long)o->last,
+			shown, o->frames, o->incomplete);
+	snprintf(reply, sizeof(reply), "captured %s", shown);
+	answer(ctx, reply);
 	return true;
 }

@@ -1,8 +1,9 @@
 /*
  * pools.c: each queue's timestamp query pool and its layout in slots (the
  * scopes', two per submission, the pre-roll's ring, the bracketed
- * calibration's), the command buffers crumbs records once for it, the
- * resets of what a capture wrote, and the copy of its written runs.
+ * calibration's) and its shares for the capture sets, the command
+ * buffers crumbs records once for it, the resets of what a set wrote, and
+ * the copy of its written runs.
  */
 #include "capture_internal.h"
 
@@ -47,8 +48,9 @@ static VkResult record_fixed(struct device_state *d, struct queue_state *q, VkCo
 }
 
 /*
- * A host-visible buffer the queue's results are copied into, and a command
- * buffer for the copy, recorded when a capture ends (see resolve_start).
+ * A host-visible buffer the queue's results are copied into, and for each
+ * capture set a command buffer for the copy, recorded when its frame ends
+ * (readback.c), and its fence.
  * When any of it fails, results are read with vkGetQueryPoolResults.
  */
 static void setup_copy(crumbs_context *ctx, struct device_state *d, struct queue_state *q)
@@ -82,37 +84,58 @@ static void setup_copy(crumbs_context *ctx, struct device_state *d, struct queue
 	VkMemoryAllocateInfo ai = { VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, NULL, req.size, type };
 	VkFenceCreateInfo fi = { VK_STRUCTURE_TYPE_FENCE_CREATE_INFO, NULL, 0 };
 	VkCommandBufferAllocateInfo ci = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL,
-					   q->cmd_pool, VK_COMMAND_BUFFER_LEVEL_PRIMARY, 1 };
+					   q->cmd_pool, VK_COMMAND_BUFFER_LEVEL_PRIMARY, CAPTURE_SETS };
 	if (type == UINT32_MAX ||
 	    d->fn.AllocateMemory(d->device, &ai, alloc, &q->copy_memory) != VK_SUCCESS)
 		goto fail;
 	if (d->fn.BindBufferMemory(d->device, q->copy_buffer, q->copy_memory, 0) != VK_SUCCESS ||
-	    d->fn.MapMemory(d->device, q->copy_memory, 0, VK_WHOLE_SIZE, 0, &mapped) != VK_SUCCESS ||
-	    d->fn.CreateFence(d->device, &fi, alloc, &q->copy_fence) != VK_SUCCESS)
+	    d->fn.MapMemory(d->device, q->copy_memory, 0, VK_WHOLE_SIZE, 0, &mapped) != VK_SUCCESS)
 		goto fail;
+	for (uint32_t k = 0; k < CAPTURE_SETS; k++)
+		if (d->fn.CreateFence(d->device, &fi, alloc, &q->copy_fence[k]) != VK_SUCCESS) {
+			q->copy_fence[k] = VK_NULL_HANDLE;
+			goto fail;
+		}
 	q->copy_mapped = mapped;
 	q->copy_coherent = (mp.memoryTypes[type].propertyFlags &
 			    VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
 	q->written = ctx_alloc(ctx, q->slot_count);
-	if (!q->written || d->fn.AllocateCommandBuffers(d->device, &ci, &q->copy_cb) != VK_SUCCESS)
+	if (!q->written || d->fn.AllocateCommandBuffers(d->device, &ci, q->copy_cb) != VK_SUCCESS)
 		goto fail;
-	ctx_new_cbs(ctx, d, &q->copy_cb, 1);
+	ctx_new_cbs(ctx, d, q->copy_cb, CAPTURE_SETS);
 	return;
 fail:
 	ctx_log(ctx, CRUMBS_LOG_WARNING, "cannot set up reading results on the GPU; "
 		"reading them with vkGetQueryPoolResults");
-	if (q->copy_fence)
-		d->fn.DestroyFence(d->device, q->copy_fence, alloc);
+	for (uint32_t k = 0; k < CAPTURE_SETS; k++) {
+		if (q->copy_fence[k])
+			d->fn.DestroyFence(d->device, q->copy_fence[k], alloc);
+		q->copy_fence[k] = VK_NULL_HANDLE;
+		q->copy_cb[k] = VK_NULL_HANDLE;
+	}
 	if (q->copy_memory)
 		d->fn.FreeMemory(d->device, q->copy_memory, alloc);
 	d->fn.DestroyBuffer(d->device, q->copy_buffer, alloc);
-	q->copy_fence = VK_NULL_HANDLE;
 	q->copy_memory = VK_NULL_HANDLE;
 	q->copy_buffer = VK_NULL_HANDLE;
 	q->copy_mapped = NULL;
-	q->copy_cb = VK_NULL_HANDLE;
 	ctx_free(ctx, q->written);
 	q->written = NULL;
+}
+
+/* Set k of `sets` (1 or CAPTURE_SETS): its scope slots and submissions,
+ * and its reset command buffers' index in q->reset_cbs. */
+struct share {
+	uint32_t scope_first, scope_end, submit_first, submit_end, resets;
+};
+
+static struct share share_of(const crumbs_context *ctx, const struct queue_state *q,
+			     uint32_t sets, uint32_t k)
+{
+	uint32_t m = ctx->max_submissions;
+	return (struct share){ (uint32_t)((uint64_t)q->scope_slots * k / sets),
+			       (uint32_t)((uint64_t)q->scope_slots * (k + 1) / sets),
+			       m * k / sets, m * (k + 1) / sets, sets == 1 ? 0 : 1 + k };
 }
 
 enum crumbs_result pools_setup_queue(crumbs_context *ctx, struct queue_state *q)
@@ -183,7 +206,7 @@ enum crumbs_result pools_setup_queue(crumbs_context *ctx, struct queue_state *q)
 	if (d->features & CRUMBS_FEATURE_HOST_QUERY_RESET)
 		d->fn.ResetQueryPool(d->device, q->pool, 0, q->slot_count);
 
-	uint32_t count = 2 * ctx->max_submissions + READY_RING + 2;
+	uint32_t count = 2 * ctx->max_submissions + READY_RING + 2 * (1 + CAPTURE_SETS);
 	VkCommandBuffer *cbs = ctx_alloc(ctx, sizeof(*cbs) * count);
 	if (!cbs)
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
@@ -206,14 +229,23 @@ enum crumbs_result pools_setup_queue(crumbs_context *ctx, struct queue_state *q)
 		q->ready_cbs[i] = cbs[2 * ctx->max_submissions + i];
 		r = record_fixed(d, q, q->ready_cbs[i], q->ready_base + i, 0);
 	}
-	if (q->can_reset_in_cmd) {
-		q->reset_cb = cbs[count - 2];
-		q->scope_reset_cb = cbs[count - 1];
-		if (r == VK_SUCCESS)
-			r = record_fixed(d, q, q->reset_cb, q->scope_slots,
-					 q->slot_count - q->scope_slots);
-		if (r == VK_SUCCESS)
-			r = record_fixed(d, q, q->scope_reset_cb, 0, q->scope_slots);
+	/* Each layout's resets of each set's slots: its scope slots, and its
+	 * submissions' (the last set's also the pre-roll's and the
+	 * bracketed sample's, up to the end of the pool). */
+	for (uint32_t i = 0; i < 1 + CAPTURE_SETS && q->can_reset_in_cmd; i++) {
+		struct share sh = share_of(ctx, q, i ? CAPTURE_SETS : 1, i ? i - 1 : 0);
+		uint32_t first = q->submit_base + 2 * sh.submit_first;
+		uint32_t end = sh.submit_end == ctx->max_submissions ? q->slot_count :
+			       q->submit_base + 2 * sh.submit_end;
+		VkCommandBuffer *mine = cbs + 2 * ctx->max_submissions + READY_RING + 2 * i;
+		if (r == VK_SUCCESS && end > first) {
+			q->reset_cbs[i] = mine[0];
+			r = record_fixed(d, q, mine[0], first, end - first);
+		}
+		if (r == VK_SUCCESS && sh.scope_end > sh.scope_first) {
+			q->scope_reset_cbs[i] = mine[1];
+			r = record_fixed(d, q, mine[1], sh.scope_first, sh.scope_end - sh.scope_first);
+		}
 	}
 	ctx_free(ctx, cbs);
 	if (r == VK_SUCCESS && q->can_reset_in_cmd)
@@ -232,8 +264,9 @@ void pools_release_queue(crumbs_context *ctx, struct queue_state *q)
 	struct device_state *d = &ctx->devices[q->device];
 	if (q->pool)
 		d->fn.DestroyQueryPool(d->device, q->pool, alloc);
-	if (q->copy_fence)
-		d->fn.DestroyFence(d->device, q->copy_fence, alloc);
+	for (uint32_t k = 0; k < CAPTURE_SETS; k++)
+		if (q->copy_fence[k])
+			d->fn.DestroyFence(d->device, q->copy_fence[k], alloc);
 	if (q->copy_buffer)
 		d->fn.DestroyBuffer(d->device, q->copy_buffer, alloc);
 	if (q->copy_memory)
@@ -249,59 +282,123 @@ void pools_release_queue(crumbs_context *ctx, struct queue_state *q)
 	ctx_free(ctx, q->written);
 }
 
-void pools_preroll(crumbs_context *ctx)
+/* Resets on the host what the set wrote last; or, without host resets,
+ * has its resets put in front of the next submissions. */
+static void set_reset(crumbs_context *ctx, struct capture_set *set)
 {
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
 		struct queue_state *q = &ctx->queues[i];
+		struct set_queue *sq = &set->queues[i];
 		struct device_state *d = &ctx->devices[q->device];
-		bool host_reset = (d->features & CRUMBS_FEATURE_HOST_QUERY_RESET) != 0;
-		if (q->valid_bits && host_reset) {
-			/* What the last capture and its pre-roll wrote: every
-			 * other slot is still reset, since creation. */
+		if (!q->valid_bits)
+			continue;
+		if (d->features & CRUMBS_FEATURE_HOST_QUERY_RESET) {
 			struct slot_run runs[3];
-			for (uint32_t k = 0, n = pools_capture_runs(q, runs); k < n; k++)
+			for (uint32_t k = 0, n = pools_set_runs(q, sq, runs); k < n; k++)
 				d->fn.ResetQueryPool(d->device, q->pool, runs[k].first, runs[k].count);
-			if (q->ready_next)
-				d->fn.ResetQueryPool(d->device, q->pool, q->ready_base, q->ready_next);
-		} else if (q->valid_bits) {
-			q->reset_pending = true;
-			atomic_store(&q->scope_reset_pending, true);
+		} else {
+			sq->reset_pending = sq->reset_cb != VK_NULL_HANDLE;
+			atomic_store(&sq->scope_reset_pending, sq->scope_reset_cb != VK_NULL_HANDLE);
 		}
-		q->ready_next = 0;
-		q->ready_slot = NO_SLOT;
-		q->submit_count = 0;
-		atomic_store(&q->scope_next, 0);
 	}
 }
 
-uint32_t pools_capture_runs(const struct queue_state *q, struct slot_run runs[3])
+/* The set's counts start again. */
+static void set_restart(crumbs_context *ctx, struct capture_set *set)
 {
-	uint32_t n = 0, scopes = atomic_load(&q->scope_next);
-	if (scopes > q->scope_slots)
-		scopes = q->scope_slots; /* takes past the end were refused */
-	if (scopes)
-		runs[n++] = (struct slot_run){ 0, scopes };
-	if (q->submit_count)
-		runs[n++] = (struct slot_run){ q->submit_base, 2 * q->submit_count };
-	if (q->ready_slot != NO_SLOT)
-		runs[n++] = (struct slot_run){ q->ready_slot, 1 };
+	for (uint32_t i = 0; i < ctx->queue_count; i++) {
+		struct set_queue *sq = &set->queues[i];
+		atomic_store(&sq->scope_next, sq->scope_first);
+		sq->submit_count = 0;
+		sq->ready_slot = NO_SLOT;
+	}
+}
+
+void pools_preroll(crumbs_context *ctx, uint32_t set_count)
+{
+	/* What the sets wrote, as they were laid out: every other slot is
+	 * still reset, since creation. */
+	for (uint32_t k = 0; k < CAPTURE_SETS; k++) {
+		struct capture_set *set = &ctx->sets[k];
+		if (!set->queues)
+			continue;
+		for (uint32_t i = 0; i < ctx->queue_count; i++) {
+			set->queues[i].reset_pending = false;
+			atomic_store(&set->queues[i].scope_reset_pending, false);
+		}
+		set_reset(ctx, set);
+	}
+	for (uint32_t i = 0; i < ctx->queue_count; i++) {
+		struct queue_state *q = &ctx->queues[i];
+		struct device_state *d = &ctx->devices[q->device];
+		if (q->valid_bits && q->ready_next && (d->features & CRUMBS_FEATURE_HOST_QUERY_RESET))
+			d->fn.ResetQueryPool(d->device, q->pool, q->ready_base, q->ready_next);
+		q->ready_next = 0;
+		q->ready_slot = NO_SLOT;
+	}
+	/* The new layout. Without host resets, its sets' resets cover the
+	 * whole pool, whatever the last layout wrote. */
+	for (uint32_t k = 0; k < CAPTURE_SETS; k++) {
+		struct capture_set *set = &ctx->sets[k];
+		if (!set->queues)
+			continue;
+		for (uint32_t i = 0; i < ctx->queue_count; i++) {
+			struct queue_state *q = &ctx->queues[i];
+			struct set_queue *sq = &set->queues[i];
+			bool used = k < set_count;
+			struct share sh = share_of(ctx, q, set_count, used ? k : 0);
+			sq->scope_first = sh.scope_first;
+			sq->scope_end = used ? sh.scope_end : sh.scope_first;
+			sq->submit_first = sh.submit_first;
+			sq->submit_cap = used ? sh.submit_end - sh.submit_first : 0;
+			sq->reset_cb = used ? q->reset_cbs[sh.resets] : VK_NULL_HANDLE;
+			sq->scope_reset_cb = used ? q->scope_reset_cbs[sh.resets] : VK_NULL_HANDLE;
+			bool cmd_reset = q->valid_bits &&
+				!(ctx->devices[q->device].features & CRUMBS_FEATURE_HOST_QUERY_RESET);
+			sq->reset_pending = cmd_reset && sq->reset_cb;
+			atomic_store(&sq->scope_reset_pending, cmd_reset && sq->scope_reset_cb);
+		}
+		set_restart(ctx, set);
+	}
+}
+
+void pools_set_reuse(crumbs_context *ctx, struct capture_set *set)
+{
+	set_reset(ctx, set);
+	set_restart(ctx, set);
+}
+
+uint32_t pools_set_runs(const struct queue_state *q, const struct set_queue *sq,
+			struct slot_run runs[3])
+{
+	uint32_t n = 0, next = atomic_load(&sq->scope_next);
+	if (next > sq->scope_end)
+		next = sq->scope_end; /* takes past the end were refused */
+	if (next > sq->scope_first)
+		runs[n++] = (struct slot_run){ sq->scope_first, next - sq->scope_first };
+	if (sq->submit_count)
+		runs[n++] = (struct slot_run){ q->submit_base + 2 * sq->submit_first,
+					       2 * sq->submit_count };
+	if (sq->ready_slot != NO_SLOT)
+		runs[n++] = (struct slot_run){ sq->ready_slot, 1 };
 	return n;
 }
 
 /*
  * Two query slots, for the scope's begin and end, so that a scope that
- * began timed can always end timed. As the pool fills, deeper scopes need
- * more free slots to get any: when slots run out, the deepest scopes are
- * the ones recorded untimed.
+ * began timed can always end timed. As the set's slots fill, deeper
+ * scopes need more free slots to get any: when slots run out, the deepest
+ * scopes are the ones recorded untimed.
  */
-uint32_t pools_take_slots(struct queue_state *q, uint32_t depth, uint32_t count)
+uint32_t pools_take_slots(struct set_queue *sq, uint32_t depth, uint32_t count)
 {
-	uint32_t reserve = (q->scope_slots / 64) * depth;
-	uint32_t used = atomic_load(&q->scope_next);
-	if (used + count + reserve > q->scope_slots)
+	uint32_t size = sq->scope_end - sq->scope_first;
+	uint32_t reserve = (size / 64) * depth;
+	uint32_t used = atomic_load(&sq->scope_next) - sq->scope_first;
+	if (used + count + reserve > size)
 		return NO_SLOT;
-	uint32_t at = atomic_fetch_add(&q->scope_next, count);
-	if (at + count > q->scope_slots)
+	uint32_t at = atomic_fetch_add(&sq->scope_next, count);
+	if (at + count > sq->scope_end)
 		return NO_SLOT;
 	return at;
 }
@@ -328,48 +425,76 @@ void pools_copy_marked(const struct device_state *d, VkCommandBuffer cb, VkQuery
 }
 
 /*
- * Without host query resets, a pool's scope slots are reset in front of
- * the first submission after the pre-roll begins on any queue of its
- * family, which takes the resets of every pool of the family: command
- * buffers recorded for one queue may run on another queue of the family
- * (the layer records a family's for its first queue), so a reset in front
- * of the pool's own queue's first submission could come after they wrote
- * their timestamps, erase them, and leave the copy that waits for them
- * waiting. Taking them atomically has each done once when queues submit
- * on several threads. A reset on one queue comes before work on another
- * only by the program's own ordering of the two, as in a frame that
- * follows the pre-roll. Returns how many were put in out.
+ * Without host query resets, a set's scope slots in a pool are reset in
+ * front of the first submission after the set is taken (again) on any
+ * queue of its family, which takes the resets of every pool of the family:
+ * command buffers recorded for one queue may run on another queue of the
+ * family (the layer records a family's for its first queue), so a reset in
+ * front of the pool's own queue's first submission could come after they
+ * wrote their timestamps, erase them, and leave the copy that waits for
+ * them waiting. Taking them atomically has each done once when queues
+ * submit on several threads. A reset on one queue comes before work on
+ * another only by the program's own ordering of the two, as in a frame
+ * that follows the pre-roll. The set's other slots, which only q writes,
+ * are reset in front of q's own next submission. Returns how many were put
+ * in out: the scope resets first.
  */
 uint32_t pools_resets_take(crumbs_context *ctx, struct queue_state *q, VkCommandBuffer *out)
 {
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < ctx->queue_count; i++) {
-		struct queue_state *p = &ctx->queues[i];
-		if (p->scope_reset_cb && queue_same_family(p, q) &&
-		    atomic_exchange(&p->scope_reset_pending, false))
-			out[n++] = p->scope_reset_cb;
+	uint32_t n = 0, qi = (uint32_t)(q - ctx->queues);
+	for (uint32_t k = 0; k < CAPTURE_SETS; k++) {
+		struct capture_set *set = &ctx->sets[k];
+		for (uint32_t i = 0; set->queues && i < ctx->queue_count; i++) {
+			struct set_queue *sp = &set->queues[i];
+			if (sp->scope_reset_cb && queue_same_family(&ctx->queues[i], q) &&
+			    atomic_exchange(&sp->scope_reset_pending, false))
+				out[n++] = sp->scope_reset_cb;
+		}
 	}
 	q->scope_resets_taken = n;
+	for (uint32_t k = 0; k < CAPTURE_SETS; k++) {
+		struct capture_set *set = &ctx->sets[k];
+		if (set->queues && set->queues[qi].reset_pending)
+			out[n++] = set->queues[qi].reset_cb;
+	}
+	q->resets_taken = n;
 	return n;
 }
 
 /* The most pools_resets_take() can take now. */
 uint32_t pools_resets_due(crumbs_context *ctx, const struct queue_state *q)
 {
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < ctx->queue_count; i++)
-		n += queue_same_family(&ctx->queues[i], q) &&
-		     atomic_load(&ctx->queues[i].scope_reset_pending);
+	uint32_t n = 0, qi = (uint32_t)(q - ctx->queues);
+	for (uint32_t k = 0; k < CAPTURE_SETS; k++) {
+		struct capture_set *set = &ctx->sets[k];
+		for (uint32_t i = 0; set->queues && i < ctx->queue_count; i++)
+			n += queue_same_family(&ctx->queues[i], q) &&
+			     atomic_load(&set->queues[i].scope_reset_pending);
+		n += set->queues && set->queues[qi].reset_pending;
+	}
 	return n;
 }
 
-/* The resets taken for a submission that was not made, for the next. They
- * lie at the front of q's scratch command buffers. */
+/* The resets taken for a submission that was not made, for the next. The
+ * scope resets lie at the front of q's scratch command buffers; q's own
+ * stay pending until a submission with them is made (pools_resets_done). */
 void pools_resets_return(crumbs_context *ctx, struct queue_state *q)
 {
-	for (uint32_t k = 0; k < q->scope_resets_taken; k++)
-		for (uint32_t i = 0; i < ctx->queue_count; i++)
-			if (ctx->queues[i].scope_reset_cb == q->scratch_cbs[k])
-				atomic_store(&ctx->queues[i].scope_reset_pending, true);
-	q->scope_resets_taken = 0;
+	for (uint32_t t = 0; t < q->scope_resets_taken; t++)
+		for (uint32_t k = 0; k < CAPTURE_SETS; k++)
+			for (uint32_t i = 0; ctx->sets[k].queues && i < ctx->queue_count; i++)
+				if (ctx->sets[k].queues[i].scope_reset_cb == q->scratch_cbs[t])
+					atomic_store(&ctx->sets[k].queues[i].scope_reset_pending, true);
+	q->scope_resets_taken = q->resets_taken = 0;
+}
+
+/* A submission with the resets taken was made. */
+void pools_resets_done(crumbs_context *ctx, struct queue_state *q)
+{
+	uint32_t qi = (uint32_t)(q - ctx->queues);
+	if (q->resets_taken > q->scope_resets_taken)
+		for (uint32_t k = 0; k < CAPTURE_SETS; k++)
+			if (ctx->sets[k].queues)
+				ctx->sets[k].queues[qi].reset_pending = false;
+	q->scope_resets_taken = q->resets_taken = 0;
 }

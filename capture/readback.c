@@ -1,9 +1,10 @@
 /*
- * readback.c: the capture's timestamps back on the CPU. At the end of the
- * capture frame each queue copies the slots it wrote into a host-visible
- * buffer, on the GPU, after its work; each frame after it the copies'
- * fences are polled and the results read, never waiting, until every
- * timestamp the capture wrote is available.
+ * readback.c: a captured frame's timestamps back on the CPU. At the end of
+ * the frame each queue copies the slots its set wrote into a host-visible
+ * buffer, on the GPU, after its work, with the set's command buffer and
+ * fence; each frame after it the copies' fences are polled and the
+ * results read, never waiting, until every timestamp the frame wrote is
+ * available. The sets' slots do not overlap, so neither do their copies.
  */
 #include "capture_internal.h"
 
@@ -33,7 +34,8 @@ enum { WRITTEN = 1, COPIED = 2 };
 
 /* Marks the slots the events of cmd (and of the secondaries it executed)
  * wrote, in the pools they were recorded for. */
-static void mark_events(crumbs_context *ctx, const struct crumbs_cmd *cmd, int depth)
+static void mark_events(crumbs_context *ctx, struct capture_set *set, const struct crumbs_cmd *cmd,
+			int depth)
 {
 	struct queue_state *q = &ctx->queues[cmd->queue];
 	uint8_t mark = cmd->adopted ? COPIED : WRITTEN;
@@ -41,33 +43,35 @@ static void mark_events(crumbs_context *ctx, const struct crumbs_cmd *cmd, int d
 		for (uint32_t i = 0; i < b->count; i++) {
 			const struct event *e = &b->events[i];
 			if (e->type == EVENT_EXECUTE) {
-				const struct crumbs_cmd *s = store_map_find(ctx, e->u.secondary);
+				const struct crumbs_cmd *s = store_map_find(set, e->u.secondary);
 				if (s && depth < MAX_EXECUTE_DEPTH)
-					mark_events(ctx, s, depth + 1);
+					mark_events(ctx, set, s, depth + 1);
 			} else if (e->slot != NO_SLOT && q->written && e->slot < q->slot_count) {
 				q->written[e->slot] = mark;
 				if (e->type == EVENT_LEAF && e->slot + 1 < q->slot_count)
 					q->written[e->slot + 1] = mark;
-				q->marked = true;
+				set->queues[cmd->queue].marked = true;
 			}
 		}
 }
 
-/* Whether a queue of q's family is still copying an earlier capture's
- * results: into any buffer of the family, the ones this capture reads. */
-static bool family_stale(const crumbs_context *ctx, const struct queue_state *q)
+/* Whether a queue of q's family is still copying an earlier frame's
+ * results with set's command buffer. */
+static bool family_stale(const crumbs_context *ctx, const struct capture_set *set,
+			 const struct queue_state *q)
 {
 	for (uint32_t i = 0; i < ctx->queue_count; i++)
-		if (ctx->queues[i].copy_stale && queue_same_family(&ctx->queues[i], q))
+		if (set->queues[i].copy_stale && queue_same_family(&ctx->queues[i], q))
 			return true;
 	return false;
 }
 
-/* In q's capture runs, marks `from` become `to`. */
-static void marks_change(struct queue_state *q, uint8_t from, uint8_t to)
+/* In q's runs of the set, marks `from` become `to`. */
+static void marks_change(struct queue_state *q, const struct set_queue *sq, uint8_t from,
+			 uint8_t to)
 {
 	struct slot_run runs[3];
-	for (uint32_t k = 0, n = pools_capture_runs(q, runs); k < n; k++)
+	for (uint32_t k = 0, n = pools_set_runs(q, sq, runs); k < n; k++)
 		for (uint32_t i = runs[k].first; i < runs[k].first + runs[k].count; i++)
 			if (q->written[i] == from)
 				q->written[i] = to;
@@ -82,41 +86,42 @@ static void marks_change(struct queue_state *q, uint8_t from, uint8_t to)
  * visible to the host. The copy runs on s because a query's result is
  * only sure to be seen by a later command of the queue that wrote it.
  */
-static VkResult record_copy(crumbs_context *ctx, struct queue_state *s)
+static VkResult record_copy(crumbs_context *ctx, struct capture_set *set, struct queue_state *s)
 {
 	struct device_state *d = &ctx->devices[s->device];
+	VkCommandBuffer cb = s->copy_cb[set->index];
 	VkCommandBufferBeginInfo bi = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL,
 					VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL };
 	VkMemoryBarrier before = { VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, 0, 0 };
 	VkMemoryBarrier after = { VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL,
 				  VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_HOST_READ_BIT };
-	VkResult r = d->fn.BeginCommandBuffer(s->copy_cb, &bi);
+	VkResult r = d->fn.BeginCommandBuffer(cb, &bi);
 	if (r != VK_SUCCESS)
 		return r;
-	d->fn.CmdPipelineBarrier(s->copy_cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+	d->fn.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
 				 VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0, NULL, 0, NULL);
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
 		struct queue_state *p = &ctx->queues[i];
-		if (!p->marked || !queue_same_family(p, s))
+		if (!set->queues[i].marked || !queue_same_family(p, s))
 			continue;
 		struct slot_run runs[3];
-		for (uint32_t k = 0, n = pools_capture_runs(p, runs); k < n; k++)
-			pools_copy_marked(d, s->copy_cb, p->pool, runs[k].first,
+		for (uint32_t k = 0, n = pools_set_runs(p, &set->queues[i], runs); k < n; k++)
+			pools_copy_marked(d, cb, p->pool, runs[k].first,
 					  p->written + runs[k].first, WRITTEN, runs[k].count,
 					  p->copy_buffer, runs[k].first);
 	}
-	d->fn.CmdPipelineBarrier(s->copy_cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
+	d->fn.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
 				 VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0, NULL, 0, NULL);
-	return d->fn.EndCommandBuffer(s->copy_cb);
+	return d->fn.EndCommandBuffer(cb);
 }
 
-/* Forgets what was read of the capture's slots: those of an earlier
- * capture are stale, and a lost device leaves them undefined. The capture
- * reads no other slot. */
-static void results_clear(struct queue_state *q)
+/* Forgets what was read of the set's slots: those of an earlier frame
+ * are stale, and a lost device leaves them undefined. The frame reads no
+ * other slot. */
+static void results_clear(struct queue_state *q, const struct set_queue *sq)
 {
 	struct slot_run runs[3];
-	for (uint32_t k = 0, n = pools_capture_runs(q, runs); k < n; k++)
+	for (uint32_t k = 0, n = pools_set_runs(q, sq, runs); k < n; k++)
 		memset(q->results + 2 * runs[k].first, 0, sizeof(uint64_t) * 2 * runs[k].count);
 }
 
@@ -129,125 +134,151 @@ static void results_clear(struct queue_state *q)
  * after its capture-frame work. crumbs_frame() runs while no submission
  * does, so s is free to submit on.
  */
-static void copy_queue(crumbs_context *ctx, struct queue_state *s)
+static void copy_queue(crumbs_context *ctx, struct capture_set *set, struct queue_state *s)
 {
 	struct device_state *d = &ctx->devices[s->device];
-	if (s->written && (s->submit_count || s->ready_slot != NO_SLOT)) {
-		for (uint32_t k = 0; k < s->submit_count; k++) {
-			s->written[s->submits[k].begin_slot] = WRITTEN;
-			s->written[s->submits[k].end_slot] = WRITTEN;
+	struct set_queue *ss = &set->queues[s - ctx->queues];
+	if (s->written && (ss->submit_count || ss->ready_slot != NO_SLOT)) {
+		for (uint32_t k = 0; k < ss->submit_count; k++) {
+			const struct submit_record *rec = &s->submits[ss->submit_first + k];
+			s->written[rec->begin_slot] = WRITTEN;
+			s->written[rec->end_slot] = WRITTEN;
 		}
-		if (s->ready_slot != NO_SLOT)
-			s->written[s->ready_slot] = WRITTEN;
-		s->marked = true;
+		if (ss->ready_slot != NO_SLOT)
+			s->written[ss->ready_slot] = WRITTEN;
+		ss->marked = true;
 	}
-	for (uint32_t k = 0; k < s->submit_count; k++)
-		for (uint32_t c = 0; c < s->submits[k].cmd_count; c++)
-			mark_events(ctx, ctx->submit_cmds[s->submits[k].first_cmd + c], 0);
+	for (uint32_t k = 0; k < ss->submit_count; k++) {
+		const struct submit_record *rec = &s->submits[ss->submit_first + k];
+		for (uint32_t c = 0; c < rec->cmd_count; c++)
+			mark_events(ctx, set, set->submit_cmds[rec->first_cmd + c], 0);
+	}
 
-	bool can_copy = s->copy_cb && !family_stale(ctx, s), any = false;
+	VkCommandBuffer cb = s->copy_cb[set->index];
+	bool can_copy = cb && !family_stale(ctx, set, s), any = false;
 	for (uint32_t i = 0; i < ctx->queue_count; i++)
-		any |= ctx->queues[i].marked && queue_same_family(&ctx->queues[i], s);
+		any |= set->queues[i].marked && queue_same_family(&ctx->queues[i], s);
 	VkResult r = VK_INCOMPLETE;
 	if (can_copy && any) {
-		VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL, 1, &s->copy_cb,
-				    0, NULL };
-		r = record_copy(ctx, s);
+		VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL, 1, &cb, 0, NULL };
+		VkFence fence = s->copy_fence[set->index];
+		r = record_copy(ctx, set, s);
 		if (r == VK_SUCCESS)
-			r = d->fn.ResetFences(d->device, 1, &s->copy_fence);
+			r = d->fn.ResetFences(d->device, 1, &fence);
 		if (r == VK_SUCCESS)
-			r = d->fn.QueueSubmit(s->queue, 1, &si, s->copy_fence);
+			r = d->fn.QueueSubmit(s->queue, 1, &si, fence);
 		if (r == VK_SUCCESS)
-			s->copy_pending = true;
+			ss->copy_pending = true;
 		else if (r == VK_ERROR_DEVICE_LOST)
-			ctx->device_lost = true;
+			set->device_lost = true;
 	}
 
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
 		struct queue_state *p = &ctx->queues[i];
-		if (!p->marked)
+		struct set_queue *sp = &set->queues[i];
+		if (!sp->marked)
 			continue;
-		p->marked = false;
+		sp->marked = false;
 		if (r == VK_SUCCESS && queue_same_family(p, s)) {
-			marks_change(p, WRITTEN, COPIED);
-			p->copy_unread = true;
+			marks_change(p, sp, WRITTEN, COPIED);
+			sp->copy_unread = true;
 			continue;
 		}
-		marks_change(p, WRITTEN, 0);
+		marks_change(p, sp, WRITTEN, 0);
 		/* A standing recording's copy ran in s's batches: without
 		 * s's fence nothing says when it is done. */
 		if (p == s)
-			marks_change(p, COPIED, 0);
+			marks_change(p, sp, COPIED, 0);
 		/* Written by a queue that cannot copy into p's buffer (one
 		 * without the GPU copy, or of another family): p is read
 		 * with vkGetQueryPoolResults, which sees every queue's. */
-		if (!s->copy_cb || !queue_same_family(p, s))
-			p->read_pool = true;
+		if (!cb || !queue_same_family(p, s))
+			sp->read_pool = true;
 	}
 }
 
-void readback_start(crumbs_context *ctx)
+void readback_start(crumbs_context *ctx, struct capture_set *set)
 {
+	set->device_lost = ctx->device_lost;
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
 		struct queue_state *q = &ctx->queues[i];
+		struct set_queue *sq = &set->queues[i];
 		struct device_state *d = &ctx->devices[q->device];
 		if (q->results)
-			results_clear(q);
-		q->copy_unread = q->read_pool = q->marked = false;
-		/* The copy of a capture that gave up waiting may still be
-		 * queued: its buffers and fence stay its own until it is done,
-		 * and no copy of its family's is read in this capture. */
-		q->copy_stale = q->copy_pending &&
-				d->fn.GetFenceStatus(d->device, q->copy_fence) == VK_NOT_READY;
-		if (q->copy_stale)
-			ctx_log(ctx, CRUMBS_LOG_WARNING, "the results of an earlier capture are still "
-				"being copied on queue family %u; this capture's there are not read",
-				q->family);
+			results_clear(q, sq);
+		sq->copy_unread = sq->read_pool = sq->marked = false;
+		/* The copy of a frame that gave up waiting may still be
+		 * queued: its command buffer and fence stay its own until it
+		 * is done, and no copy of its family's is read in this frame. */
+		sq->copy_stale = sq->copy_pending &&
+				 d->fn.GetFenceStatus(d->device, q->copy_fence[set->index]) == VK_NOT_READY;
+		if (sq->copy_stale)
+			ctx_log(ctx, CRUMBS_LOG_WARNING, "the results of an earlier frame are still "
+				"being copied on queue family %u; those of frame %llu there are not read",
+				q->family, (unsigned long long)set->frame);
 		else
-			q->copy_pending = false;
+			sq->copy_pending = false;
 		if (!q->written)
 			continue;
 		struct slot_run runs[3];
-		for (uint32_t k = 0, n = pools_capture_runs(q, runs); k < n; k++)
+		for (uint32_t k = 0, n = pools_set_runs(q, sq, runs); k < n; k++)
 			memset(q->written + runs[k].first, 0, runs[k].count);
 	}
 	for (uint32_t i = 0; i < ctx->queue_count; i++)
-		copy_queue(ctx, &ctx->queues[i]);
+		copy_queue(ctx, set, &ctx->queues[i]);
 }
 
-/* Whether every copy into q's buffer is done: this capture's copies on the
+/* Whether every copy into q's buffer is done: the set's copies on the
  * queues of q's family. -1 when the device is lost. */
-static int copies_done(crumbs_context *ctx, const struct queue_state *q)
+static int copies_done(crumbs_context *ctx, struct capture_set *set, const struct queue_state *q)
 {
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
 		struct queue_state *s = &ctx->queues[i];
-		if (!s->copy_pending || !queue_same_family(s, q))
+		struct set_queue *ss = &set->queues[i];
+		if (!ss->copy_pending || !queue_same_family(s, q))
 			continue;
 		struct device_state *d = &ctx->devices[s->device];
-		VkResult r = d->fn.GetFenceStatus(d->device, s->copy_fence);
+		VkResult r = d->fn.GetFenceStatus(d->device, s->copy_fence[set->index]);
 		if (r == VK_NOT_READY)
 			return 0;
 		if (r != VK_SUCCESS)
 			return -1;
-		s->copy_pending = false;
+		ss->copy_pending = false;
 	}
 	return 1;
 }
 
-/* Reads a queue's results. Returns false when the device is lost. */
-static bool poll_queue(crumbs_context *ctx, struct queue_state *q)
+bool readback_copy_busy(crumbs_context *ctx, struct capture_set *set)
+{
+	for (uint32_t i = 0; set->queues && i < ctx->queue_count; i++) {
+		struct set_queue *sq = &set->queues[i];
+		struct device_state *d = &ctx->devices[ctx->queues[i].device];
+		if (!sq->copy_pending)
+			continue;
+		VkResult r = d->fn.GetFenceStatus(d->device, ctx->queues[i].copy_fence[set->index]);
+		if (r == VK_NOT_READY)
+			return true;
+		sq->copy_pending = false; /* done, or the device is lost: nothing runs */
+	}
+	return false;
+}
+
+/* Reads a queue's results of the set. Returns false when the device is
+ * lost. */
+static bool poll_queue(crumbs_context *ctx, struct capture_set *set, struct queue_state *q)
 {
 	struct device_state *d = &ctx->devices[q->device];
+	struct set_queue *sq = &set->queues[q - ctx->queues];
 	struct slot_run runs[3];
-	uint32_t run_count = pools_capture_runs(q, runs);
-	if (q->copy_cb && !q->read_pool) {
-		if (!q->copy_unread)
+	uint32_t run_count = pools_set_runs(q, sq, runs);
+	if (q->copy_cb[set->index] && !sq->read_pool) {
+		if (!sq->copy_unread)
 			return true;
-		int done = copies_done(ctx, q);
+		int done = copies_done(ctx, set, q);
 		if (done == 0)
 			return true;
 		if (done < 0) {
-			results_clear(q);
+			results_clear(q, sq);
 			return false;
 		}
 		if (!q->copy_coherent) {
@@ -262,7 +293,7 @@ static bool poll_queue(crumbs_context *ctx, struct queue_state *q)
 				q->results[2 * i] = copied ? q->copy_mapped[2 * i] : 0;
 				q->results[2 * i + 1] = copied ? q->copy_mapped[2 * i + 1] : 0;
 			}
-		q->copy_unread = false;
+		sq->copy_unread = false;
 		return true;
 	}
 	/* Without VK_QUERY_RESULT_WAIT_BIT: slots not written yet report
@@ -279,21 +310,23 @@ static bool poll_queue(crumbs_context *ctx, struct queue_state *q)
 	if (r != VK_ERROR_DEVICE_LOST)
 		ctx_log(ctx, CRUMBS_LOG_ERROR, "vkGetQueryPoolResults failed (%d)", (int)r);
 	/* What was read before is undefined now; nothing of it is kept. */
-	results_clear(q);
+	results_clear(q, sq);
 	return false;
 }
 
 /* Whether every slot the events of cmd (and its secondaries) wrote is
  * available. */
-static bool events_ready(crumbs_context *ctx, const struct crumbs_cmd *cmd, int depth)
+static bool events_ready(crumbs_context *ctx, struct capture_set *set, const struct crumbs_cmd *cmd,
+			 int depth)
 {
 	const struct queue_state *q = &ctx->queues[cmd->queue];
 	for (const struct event_block *b = cmd->first; b; b = b->next)
 		for (uint32_t i = 0; i < b->count; i++) {
 			const struct event *e = &b->events[i];
 			if (e->type == EVENT_EXECUTE) {
-				const struct crumbs_cmd *s = store_map_find(ctx, e->u.secondary);
-				if (s && depth < MAX_EXECUTE_DEPTH && !events_ready(ctx, s, depth + 1))
+				const struct crumbs_cmd *s = store_map_find(set, e->u.secondary);
+				if (s && depth < MAX_EXECUTE_DEPTH &&
+				    !events_ready(ctx, set, s, depth + 1))
 					return false;
 			} else if (e->slot != NO_SLOT && (!available(q, e->slot) ||
 				   (e->type == EVENT_LEAF && !available(q, e->slot + 1)))) {
@@ -303,44 +336,45 @@ static bool events_ready(crumbs_context *ctx, const struct crumbs_cmd *cmd, int 
 	return true;
 }
 
-static bool all_ready(crumbs_context *ctx)
+static bool all_ready(crumbs_context *ctx, struct capture_set *set)
 {
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
 		const struct queue_state *q = &ctx->queues[i];
+		const struct set_queue *sq = &set->queues[i];
 		if (!q->valid_bits)
 			continue;
-		if (q->ready_slot != NO_SLOT && !available(q, q->ready_slot))
+		if (sq->ready_slot != NO_SLOT && !available(q, sq->ready_slot))
 			return false;
-		for (uint32_t k = 0; k < q->submit_count; k++) {
-			const struct submit_record *s = &q->submits[k];
+		for (uint32_t k = 0; k < sq->submit_count; k++) {
+			const struct submit_record *s = &q->submits[sq->submit_first + k];
 			if (!available(q, s->begin_slot) || !available(q, s->end_slot))
 				return false;
 			for (uint32_t c = 0; c < s->cmd_count; c++)
-				if (!events_ready(ctx, ctx->submit_cmds[s->first_cmd + c], 0))
+				if (!events_ready(ctx, set, set->submit_cmds[s->first_cmd + c], 0))
 					return false;
 		}
 	}
 	return true;
 }
 
-void readback_wait(crumbs_context *ctx)
+void readback_wait(crumbs_context *ctx, struct capture_set *set)
 {
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
 		struct queue_state *q = &ctx->queues[i];
-		if (!q->copy_pending || !q->copy_fence)
+		if (!set->queues[i].copy_pending || !q->copy_fence[set->index])
 			continue;
 		struct device_state *d = &ctx->devices[q->device];
 		/* What it returns is read by copies_done() next. */
-		(void)d->fn.WaitForFences(d->device, 1, &q->copy_fence, VK_TRUE,
+		(void)d->fn.WaitForFences(d->device, 1, &q->copy_fence[set->index], VK_TRUE,
 					  (uint64_t)RESOLVE_NS);
 	}
 }
 
-bool readback_poll(crumbs_context *ctx, bool *lost)
+bool readback_poll(crumbs_context *ctx, struct capture_set *set, bool *lost)
 {
-	*lost = ctx->device_lost;
+	*lost = set->device_lost || ctx->device_lost;
 	for (uint32_t i = 0; i < ctx->queue_count && !*lost; i++)
-		if (ctx->queues[i].valid_bits && !poll_queue(ctx, &ctx->queues[i]))
+		if (ctx->queues[i].valid_bits && !poll_queue(ctx, set, &ctx->queues[i]))
 			*lost = true;
-	return !*lost && all_ready(ctx);
+	return !*lost && all_ready(ctx, set);
 }

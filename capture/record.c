@@ -22,12 +22,12 @@ crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue qu
 {
 	if (!ctx || !cb)
 		return &off_handle;
-	int state = atomic_load(&ctx->state);
+	struct capture_set *set = atomic_load(&ctx->cur);
 	struct queue_state *q = queue_find(ctx, queue);
 	struct crumbs_cmd *h;
 
-	if (state == STATE_CAPTURING && q) {
-		if (!(h = store_handle(ctx, q)))
+	if (set && q) {
+		if (!(h = store_handle(ctx, set, q)))
 			return &off_handle;
 	} else if (ctx->mirror_labels && q && (ctx->devices[q->device].features & CRUMBS_FEATURE_DEBUG_UTILS)) {
 		h = store_label_handle(ctx, q);
@@ -41,7 +41,7 @@ crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue qu
 void crumbs_cmd_end(crumbs_cmd *cmd)
 {
 	if (cmd->kind == HANDLE_CAPTURE)
-		store_map_put(cmd->ctx, cmd);
+		store_map_put(cmd->set, cmd);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -59,7 +59,7 @@ static void name_keep(struct crumbs_cmd *cmd, struct name_ref *ref, const char *
 	if (cmd->standing)
 		standing_name(cmd->ctx, cmd->standing, ref, name, len);
 	else
-		store_name(cmd->ctx, ref, name, len);
+		store_name(cmd->set, ref, name, len);
 }
 
 /* The counts record of an event of cmd, or UINT32_MAX. */
@@ -67,7 +67,7 @@ static uint32_t counts_keep(struct crumbs_cmd *cmd, const struct counts_record *
 {
 	if (cmd->standing)
 		return standing_counts(cmd->ctx, cmd->standing, c);
-	return store_counts(cmd->ctx, c);
+	return store_counts(cmd->set, c);
 }
 
 /* Slots for cmd: from its queue's pool in a capture, from its own range
@@ -80,9 +80,9 @@ static uint32_t slots_for(struct crumbs_cmd *cmd, uint32_t depth, uint32_t count
 		return NO_SLOT;
 	if (cmd->standing)
 		return standing_slots(cmd->standing, count);
-	uint32_t s = pools_take_slots(q, depth, count);
+	uint32_t s = pools_take_slots(&cmd->set->queues[cmd->queue], depth, count);
 	if (s == NO_SLOT)
-		atomic_fetch_add(&cmd->ctx->dropped, 1);
+		atomic_fetch_add(&cmd->set->dropped, 1);
 	return s;
 }
 
@@ -112,7 +112,7 @@ static void lost(struct crumbs_cmd *cmd)
 	if (cmd->standing)
 		cmd->standing->lost = true;
 	else
-		atomic_fetch_add(&cmd->ctx->dropped, 1);
+		atomic_fetch_add(&cmd->set->dropped, 1);
 }
 
 static void record_begin(struct crumbs_cmd *cmd, uint8_t type, unsigned level, const char *name,
@@ -250,9 +250,14 @@ void crumbs_cmd_execute(crumbs_cmd *cmd, uint32_t count, const VkCommandBuffer *
 /* Leaf events and render passes (the layer)                                */
 /* ------------------------------------------------------------------------ */
 
-bool record_full_detail(const struct crumbs_cmd *cmd)
+bool record_keeps(const struct crumbs_cmd *cmd)
 {
 	return keeps_events(cmd) && !cmd->state.skipped;
+}
+
+bool record_full_detail(const struct crumbs_cmd *cmd)
+{
+	return record_keeps(cmd) && cmd->state.detail >= CRUMBS_DETAIL_MAX;
 }
 
 void record_untimed(struct crumbs_cmd *cmd, bool untimed)

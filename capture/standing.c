@@ -28,7 +28,7 @@ bool standing_setup(crumbs_context *ctx, struct crumbs_cmd *(*lookup)(void *, Vk
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
 		struct queue_state *q = &ctx->queues[i];
 		struct device_state *d = &ctx->devices[q->device];
-		if (!q->copy_cb || !q->valid_bits || !q->can_reset_in_cmd)
+		if (!q->copy_cb[0] || !q->valid_bits || !q->can_reset_in_cmd)
 			continue;
 		if (!d->standing) {
 			struct standing_pool *p = ctx_alloc(ctx, sizeof(*p));
@@ -225,36 +225,72 @@ uint32_t standing_slots(struct standing *st, uint32_t count)
 /* Adoption by a capture                                                    */
 /* ------------------------------------------------------------------------ */
 
-struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct queue_state *q,
-				  struct crumbs_cmd *h, VkCommandBuffer copy)
+/* Whether event e of a standing recording is left out of a frame
+ * captured at `detail`: leaf events, render passes and counts but at full
+ * detail, and scopes of a higher level, with their ends (`open` tracks
+ * which of the scopes open in the recording were left out, as bits). */
+static bool left_out(const struct event *e, int detail, uint64_t *open, uint32_t *depth)
+{
+	if (detail >= CRUMBS_DETAIL_MAX)
+		return false;
+	switch (e->type) {
+	case EVENT_LEAF:
+	case EVENT_COUNTS:
+		return true;
+	case EVENT_BEGIN:
+	case EVENT_PASS: {
+		bool out = e->type == EVENT_PASS || e->level > detail || (*depth && (*open & 1));
+		*open = (*open << 1) | out;
+		(*depth)++;
+		return out;
+	}
+	case EVENT_END: {
+		if (!*depth)
+			return false; /* ends a scope of an earlier command buffer */
+		bool out = *open & 1;
+		*open >>= 1;
+		(*depth)--;
+		return out;
+	}
+	default:
+		return false;
+	}
+}
+
+struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct capture_set *set,
+				  struct queue_state *q, struct crumbs_cmd *h, VkCommandBuffer copy)
 {
 	const struct standing *st = h->standing;
-	struct crumbs_cmd *a = store_handle(ctx, q);
+	struct crumbs_cmd *a = store_handle(ctx, set, q);
 	if (!a)
 		return NULL;
 	a->cb = h->cb;
 	a->adopted = true;
 	if (st->lost)
-		atomic_fetch_add(&ctx->dropped, 1);
+		atomic_fetch_add(&set->dropped, 1);
 
-	/* Its slots, in the same order, from the queue's pool: the range's
-	 * results are copied as they lie. */
+	/* Its slots, in the same order, from the set's share of the queue's
+	 * pool: the range's results are copied as they lie. */
 	uint32_t used = st->slot_next - st->slot_first;
 	uint32_t base = NO_SLOT;
 	if (used && q->valid_bits && q->written && q->device == st->device) {
-		base = pools_take_slots(q, 0, used);
+		base = pools_take_slots(&set->queues[q - ctx->queues], 0, used);
 		if (base == NO_SLOT)
-			atomic_fetch_add(&ctx->dropped, 1);
+			atomic_fetch_add(&set->dropped, 1);
 	}
 	uint8_t marks[STANDING_RANGE * STANDING_MAX_RANGES];
 	uint8_t *read = base != NO_SLOT ? marks : NULL; /* the slots its events wrote */
 	if (read)
 		memset(read, 0, used);
+	uint64_t open = 0;
+	uint32_t depth = 0;
 	for (uint32_t k = 0; k < st->event_count; k++) {
 		const struct event *e = &st->events[k];
+		if (left_out(e, set->detail, &open, &depth))
+			continue;
 		struct event *c = store_event(a);
 		if (!c) {
-			atomic_fetch_add(&ctx->dropped, 1);
+			atomic_fetch_add(&set->dropped, 1);
 			break;
 		}
 		*c = *e;
@@ -266,19 +302,21 @@ struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct queue_state *q,
 				read[e->slot + 1 - st->slot_first] = 1;
 		}
 		if (e->type == EVENT_BEGIN || e->type == EVENT_PASS)
-			store_name(ctx, &c->u.name, st->names + e->u.name.offset, e->u.name.len);
+			store_name(set, &c->u.name, st->names + e->u.name.offset, e->u.name.len);
 		if (e->type == EVENT_LEAF || e->type == EVENT_COUNTS) {
 			struct counts_record counts = st->counts[e->u.counts];
-			store_name(ctx, &counts.name, st->names + counts.name.offset, counts.name.len);
-			c->u.counts = store_counts(ctx, &counts);
+			store_name(set, &counts.name, st->names + counts.name.offset, counts.name.len);
+			c->u.counts = store_counts(set, &counts);
 			if (c->u.counts == UINT32_MAX) {
 				c->type = EVENT_NONE;
-				atomic_fetch_add(&ctx->dropped, 1);
+				atomic_fetch_add(&set->dropped, 1);
 			}
 		}
 	}
 	if (!read)
 		return a;
+	/* The slots of the events left out are not read: they are written
+	 * all the same, but nothing waits for them. */
 
 	/* Only the slots its events wrote: a copy that waits on one never
 	 * written would wait forever. */
@@ -287,17 +325,17 @@ struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct queue_state *q,
 			  base);
 	pthread_mutex_lock(&standing_lock);
 	for (uint32_t r = st->first_range; r < st->first_range + st->range_count; r++)
-		d->standing->held[r] = true;
+		d->standing->held[r] |= (uint8_t)(1u << set->index);
 	pthread_mutex_unlock(&standing_lock);
 	return a;
 }
 
-void standing_unhold(crumbs_context *ctx)
+void standing_unhold(crumbs_context *ctx, const struct capture_set *set)
 {
 	pthread_mutex_lock(&standing_lock);
 	for (uint32_t i = 0; i < ctx->device_count; i++)
-		if (ctx->devices[i].standing)
-			memset(ctx->devices[i].standing->held, 0, sizeof(ctx->devices[i].standing->held));
+		for (uint32_t r = 0; ctx->devices[i].standing && r < STANDING_RANGES; r++)
+			ctx->devices[i].standing->held[r] &= (uint8_t)~(1u << set->index);
 	pthread_mutex_unlock(&standing_lock);
 }
 

@@ -8,80 +8,105 @@
 
 #include <string.h>
 
-enum crumbs_result store_init(crumbs_context *ctx)
+enum crumbs_result store_set_init(crumbs_context *ctx, struct capture_set *set)
 {
-	ctx->handles = ctx_alloc(ctx, sizeof(*ctx->handles) * ctx->max_command_buffers);
-	ctx->label_handles = ctx->mirror_labels ?
-		ctx_alloc(ctx, sizeof(*ctx->label_handles) * ctx->max_command_buffers) : NULL;
+	struct crumbs_cmd *handles = ctx_alloc(ctx, sizeof(*handles) * ctx->max_command_buffers);
 	uint64_t events = (uint64_t)ctx->max_scopes * 2 * (ctx->queue_count ? ctx->queue_count : 1);
-	ctx->block_count = (uint32_t)(events / EVENTS_PER_BLOCK) + ctx->max_command_buffers;
-	ctx->blocks = ctx_alloc(ctx, sizeof(*ctx->blocks) * ctx->block_count);
-	ctx->names = ctx_alloc(ctx, ctx->name_bytes);
-	ctx->counts_cap = ctx->max_scopes * 2;
-	ctx->counts = ctx_alloc(ctx, sizeof(*ctx->counts) * ctx->counts_cap);
-	ctx->map_cap = 1;
-	while (ctx->map_cap < ctx->max_command_buffers * 2)
-		ctx->map_cap *= 2;
-	ctx->map_keys = ctx_alloc(ctx, sizeof(*ctx->map_keys) * ctx->map_cap);
-	ctx->map_values = ctx_alloc(ctx, sizeof(*ctx->map_values) * ctx->map_cap);
-	if (!ctx->handles || (ctx->mirror_labels && !ctx->label_handles) || !ctx->blocks ||
-	    !ctx->names || !ctx->counts || !ctx->map_keys || !ctx->map_values)
+	set->block_count = (uint32_t)(events / EVENTS_PER_BLOCK) + ctx->max_command_buffers;
+	set->blocks = ctx_alloc(ctx, sizeof(*set->blocks) * set->block_count);
+	set->name_bytes = ctx->name_bytes;
+	set->names = ctx_alloc(ctx, ctx->name_bytes);
+	set->counts_cap = ctx->max_scopes * 2;
+	set->counts = ctx_alloc(ctx, sizeof(*set->counts) * set->counts_cap);
+	set->map_cap = 1;
+	while (set->map_cap < ctx->max_command_buffers * 2)
+		set->map_cap *= 2;
+	set->map_keys = ctx_alloc(ctx, sizeof(*set->map_keys) * set->map_cap);
+	set->map_values = ctx_alloc(ctx, sizeof(*set->map_values) * set->map_cap);
+	set->queues = ctx_alloc(ctx, sizeof(*set->queues) * (ctx->queue_count ? ctx->queue_count : 1));
+	set->calibration = ctx_alloc(ctx, sizeof(*set->calibration) *
+					  (ctx->device_count ? ctx->device_count : 1));
+	if (!handles || !set->blocks || !set->names || !set->counts || !set->map_keys ||
+	    !set->map_values || !set->queues || !set->calibration ||
+	    (!set->map_lock_ready && pthread_mutex_init(&set->map_lock, NULL) != 0)) {
+		ctx_free(ctx, handles);
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
-	if (pthread_mutex_init(&ctx->map_lock, NULL) != 0)
-		return CRUMBS_ERROR_OUT_OF_MEMORY;
-	ctx->map_lock_ready = true;
+	}
+	set->map_lock_ready = true;
+	for (uint32_t i = 0; i < ctx->queue_count; i++)
+		set->queues[i].ready_slot = NO_SLOT;
+	set->handles = handles; /* last: the set is ready */
 	return CRUMBS_OK;
 }
 
-/* Whatever store_init reached. */
-void store_release(crumbs_context *ctx)
+enum crumbs_result store_init(crumbs_context *ctx)
 {
-	if (ctx->map_lock_ready)
-		pthread_mutex_destroy(&ctx->map_lock);
-	ctx_free(ctx, ctx->handles);
-	ctx_free(ctx, ctx->label_handles);
-	ctx_free(ctx, ctx->blocks);
-	ctx_free(ctx, ctx->names);
-	ctx_free(ctx, ctx->counts);
-	ctx_free(ctx, ctx->map_keys);
-	ctx_free(ctx, ctx->map_values);
+	for (uint32_t i = 0; i < CAPTURE_SETS; i++)
+		ctx->sets[i].index = i;
+	ctx->label_handles = ctx->mirror_labels ?
+		ctx_alloc(ctx, sizeof(*ctx->label_handles) * ctx->max_command_buffers) : NULL;
+	if (ctx->mirror_labels && !ctx->label_handles)
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	return store_set_init(ctx, &ctx->sets[0]);
 }
 
-void store_reset(crumbs_context *ctx)
+/* Whatever store_init and store_set_init reached. */
+void store_release(crumbs_context *ctx)
 {
-	atomic_store(&ctx->block_next, 0);
-	atomic_store(&ctx->name_next, 0);
-	atomic_store(&ctx->counts_next, 0);
-	atomic_store(&ctx->dropped, 0);
-	/* Only the entries the last capture's handles made: the rest of
-	 * the map (tens of KiB) is empty already. */
-	uint32_t used = atomic_exchange(&ctx->handle_next, 0);
-	if (used > ctx->max_command_buffers)
-		used = ctx->max_command_buffers;
-	pthread_mutex_lock(&ctx->map_lock);
+	for (uint32_t i = 0; i < CAPTURE_SETS; i++) {
+		struct capture_set *set = &ctx->sets[i];
+		if (set->map_lock_ready)
+			pthread_mutex_destroy(&set->map_lock);
+		ctx_free(ctx, set->handles);
+		ctx_free(ctx, set->blocks);
+		ctx_free(ctx, set->names);
+		ctx_free(ctx, set->counts);
+		ctx_free(ctx, set->map_keys);
+		ctx_free(ctx, set->map_values);
+		ctx_free(ctx, set->queues);
+		ctx_free(ctx, set->calibration);
+	}
+	ctx_free(ctx, ctx->label_handles);
+}
+
+void store_reset(struct capture_set *set)
+{
+	atomic_store(&set->block_next, 0);
+	atomic_store(&set->name_next, 0);
+	atomic_store(&set->counts_next, 0);
+	atomic_store(&set->dropped, 0);
+	/* Only the entries the last frame's handles made: the rest of the
+	 * map (tens of KiB) is empty already. */
+	uint32_t used = atomic_exchange(&set->handle_next, 0);
+	uint32_t cap = set->map_cap / 2; /* max_command_buffers */
+	if (used > cap)
+		used = cap;
+	pthread_mutex_lock(&set->map_lock);
 	for (uint32_t i = 0; i < used; i++)
-		if (ctx->handles[i].map_slot)
-			ctx->map_keys[ctx->handles[i].map_slot - 1] = VK_NULL_HANDLE;
-	pthread_mutex_unlock(&ctx->map_lock);
+		if (set->handles[i].map_slot)
+			set->map_keys[set->handles[i].map_slot - 1] = VK_NULL_HANDLE;
+	pthread_mutex_unlock(&set->map_lock);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Handles                                                                  */
 /* ------------------------------------------------------------------------ */
 
-struct crumbs_cmd *store_handle(crumbs_context *ctx, struct queue_state *q)
+struct crumbs_cmd *store_handle(crumbs_context *ctx, struct capture_set *set,
+				struct queue_state *q)
 {
-	uint32_t i = atomic_fetch_add(&ctx->handle_next, 1);
+	uint32_t i = atomic_fetch_add(&set->handle_next, 1);
 	if (i >= ctx->max_command_buffers) {
-		atomic_fetch_add(&ctx->dropped, 1);
+		atomic_fetch_add(&set->dropped, 1);
 		return NULL;
 	}
-	struct crumbs_cmd *h = &ctx->handles[i];
+	struct crumbs_cmd *h = &set->handles[i];
 	memset(h, 0, sizeof(*h));
-	h->state.detail = CRUMBS_DETAIL_MAX;
+	h->state.detail = set->detail;
 	h->ctx = ctx;
 	h->kind = HANDLE_CAPTURE;
 	h->queue = (uint32_t)(q - ctx->queues);
+	h->set = set;
 	return h;
 }
 
@@ -105,13 +130,13 @@ struct crumbs_cmd *store_label_handle(crumbs_context *ctx, struct queue_state *q
 
 struct event *store_event(struct crumbs_cmd *cmd)
 {
-	crumbs_context *ctx = cmd->ctx;
+	struct capture_set *set = cmd->set;
 	struct event_block *b = cmd->last;
 	if (!b || b->count == EVENTS_PER_BLOCK) {
-		uint32_t i = atomic_fetch_add(&ctx->block_next, 1);
-		if (i >= ctx->block_count)
+		uint32_t i = atomic_fetch_add(&set->block_next, 1);
+		if (i >= set->block_count)
 			return NULL;
-		struct event_block *nb = &ctx->blocks[i];
+		struct event_block *nb = &set->blocks[i];
 		nb->next = NULL;
 		nb->count = 0;
 		if (b)
@@ -123,7 +148,7 @@ struct event *store_event(struct crumbs_cmd *cmd)
 	return &b->events[b->count++];
 }
 
-void store_name(crumbs_context *ctx, struct name_ref *ref, const char *name, size_t len)
+void store_name(struct capture_set *set, struct name_ref *ref, const char *name, size_t len)
 {
 	if (len > 4096)
 		len = 4096;
@@ -131,21 +156,21 @@ void store_name(crumbs_context *ctx, struct name_ref *ref, const char *name, siz
 		*ref = (struct name_ref){ 0, 0 };
 		return;
 	}
-	uint32_t at = atomic_fetch_add(&ctx->name_next, (uint32_t)len);
-	if ((uint64_t)at + len > ctx->name_bytes) {
+	uint32_t at = atomic_fetch_add(&set->name_next, (uint32_t)len);
+	if ((uint64_t)at + len > set->name_bytes) {
 		*ref = (struct name_ref){ 0, 0 }; /* out of room: the name is lost, not the scope */
 		return;
 	}
-	memcpy(ctx->names + at, name, len);
+	memcpy(set->names + at, name, len);
 	*ref = (struct name_ref){ at, (uint32_t)len };
 }
 
-uint32_t store_counts(crumbs_context *ctx, const struct counts_record *c)
+uint32_t store_counts(struct capture_set *set, const struct counts_record *c)
 {
-	uint32_t i = atomic_fetch_add(&ctx->counts_next, 1);
-	if (i >= ctx->counts_cap)
+	uint32_t i = atomic_fetch_add(&set->counts_next, 1);
+	if (i >= set->counts_cap)
 		return UINT32_MAX;
-	ctx->counts[i] = *c;
+	set->counts[i] = *c;
 	return i;
 }
 
@@ -162,36 +187,36 @@ static uint32_t map_hash(VkCommandBuffer cb, uint32_t cap)
 	return (uint32_t)x & (cap - 1);
 }
 
-/* A command buffer recorded again in the same capture keeps its latest
+/* A command buffer recorded again in the same frame keeps its latest
  * recording: a submission took what it needed when it was made. */
-void store_map_put(crumbs_context *ctx, struct crumbs_cmd *cmd)
+void store_map_put(struct capture_set *set, struct crumbs_cmd *cmd)
 {
-	pthread_mutex_lock(&ctx->map_lock);
-	uint32_t i = map_hash(cmd->cb, ctx->map_cap);
-	for (uint32_t n = 0; n < ctx->map_cap; n++, i = (i + 1) & (ctx->map_cap - 1)) {
-		if (ctx->map_keys[i] == VK_NULL_HANDLE || ctx->map_keys[i] == cmd->cb) {
-			ctx->map_keys[i] = cmd->cb;
-			ctx->map_values[i] = cmd;
+	pthread_mutex_lock(&set->map_lock);
+	uint32_t i = map_hash(cmd->cb, set->map_cap);
+	for (uint32_t n = 0; n < set->map_cap; n++, i = (i + 1) & (set->map_cap - 1)) {
+		if (set->map_keys[i] == VK_NULL_HANDLE || set->map_keys[i] == cmd->cb) {
+			set->map_keys[i] = cmd->cb;
+			set->map_values[i] = cmd;
 			cmd->map_slot = i + 1;
 			break;
 		}
 	}
-	pthread_mutex_unlock(&ctx->map_lock);
+	pthread_mutex_unlock(&set->map_lock);
 }
 
-struct crumbs_cmd *store_map_find(crumbs_context *ctx, VkCommandBuffer cb)
+struct crumbs_cmd *store_map_find(struct capture_set *set, VkCommandBuffer cb)
 {
 	struct crumbs_cmd *found = NULL;
-	pthread_mutex_lock(&ctx->map_lock);
-	uint32_t i = map_hash(cb, ctx->map_cap);
-	for (uint32_t n = 0; n < ctx->map_cap; n++, i = (i + 1) & (ctx->map_cap - 1)) {
-		if (ctx->map_keys[i] == VK_NULL_HANDLE)
+	pthread_mutex_lock(&set->map_lock);
+	uint32_t i = map_hash(cb, set->map_cap);
+	for (uint32_t n = 0; n < set->map_cap; n++, i = (i + 1) & (set->map_cap - 1)) {
+		if (set->map_keys[i] == VK_NULL_HANDLE)
 			break;
-		if (ctx->map_keys[i] == cb) {
-			found = ctx->map_values[i];
+		if (set->map_keys[i] == cb) {
+			found = set->map_values[i];
 			break;
 		}
 	}
-	pthread_mutex_unlock(&ctx->map_lock);
+	pthread_mutex_unlock(&set->map_lock);
 	return found;
 }

@@ -13,45 +13,54 @@
  * has, so the analyzer resolves them when the work starts. */
 #define UNSIGNALLED_SEMAPHORE UINT32_MAX
 
-enum crumbs_result submit_init(crumbs_context *ctx)
+enum crumbs_result submit_set_init(crumbs_context *ctx, struct capture_set *set)
 {
-	ctx->submit_cmd_cap = ctx->max_command_buffers * 2;
-	ctx->submit_cmds = ctx_alloc(ctx, sizeof(*ctx->submit_cmds) * ctx->submit_cmd_cap);
-	ctx->op_cap = 4096;
-	ctx->ops = ctx_alloc(ctx, sizeof(*ctx->ops) * ctx->op_cap);
-	ctx->semaphore_cap = 1024;
-	ctx->semaphores = ctx_alloc(ctx, sizeof(*ctx->semaphores) * ctx->semaphore_cap);
-	ctx->host_signal_cap = 1024;
-	ctx->host_signals = ctx_alloc(ctx, sizeof(*ctx->host_signals) * ctx->host_signal_cap);
-	if (!ctx->submit_cmds || !ctx->ops || !ctx->semaphores || !ctx->host_signals)
+	set->submit_cmd_cap = ctx->max_command_buffers * 2;
+	set->op_cap = 4096;
+	set->ops = ctx_alloc(ctx, sizeof(*set->ops) * set->op_cap);
+	set->semaphore_cap = 1024;
+	set->semaphores = ctx_alloc(ctx, sizeof(*set->semaphores) * set->semaphore_cap);
+	set->host_signal_cap = 1024;
+	set->host_signals = ctx_alloc(ctx, sizeof(*set->host_signals) * set->host_signal_cap);
+	struct crumbs_cmd **cmds = ctx_alloc(ctx, sizeof(*cmds) * set->submit_cmd_cap);
+	if (!cmds || !set->ops || !set->semaphores || !set->host_signals) {
+		ctx_free(ctx, cmds);
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
-	if (pthread_mutex_init(&ctx->submit_lock, NULL) != 0)
-		return CRUMBS_ERROR_OUT_OF_MEMORY;
-	ctx->submit_lock_ready = true;
+	}
+	set->submit_cmds = cmds; /* last: the set is ready */
 	return CRUMBS_OK;
 }
 
-/* Whatever submit_init reached. */
+enum crumbs_result submit_init(crumbs_context *ctx)
+{
+	if (pthread_mutex_init(&ctx->submit_lock, NULL) != 0)
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	ctx->submit_lock_ready = true;
+	return submit_set_init(ctx, &ctx->sets[0]);
+}
+
+/* Whatever submit_init and submit_set_init reached. */
 void submit_release(crumbs_context *ctx)
 {
 	if (ctx->submit_lock_ready)
 		pthread_mutex_destroy(&ctx->submit_lock);
-	ctx_free(ctx, ctx->submit_cmds);
-	ctx_free(ctx, ctx->ops);
-	ctx_free(ctx, ctx->semaphores);
-	ctx_free(ctx, ctx->host_signals);
+	for (uint32_t i = 0; i < CAPTURE_SETS; i++) {
+		struct capture_set *set = &ctx->sets[i];
+		ctx_free(ctx, set->submit_cmds);
+		ctx_free(ctx, set->ops);
+		ctx_free(ctx, set->semaphores);
+		ctx_free(ctx, set->host_signals);
+	}
 }
 
-void submit_reset(crumbs_context *ctx)
+void submit_reset(crumbs_context *ctx, struct capture_set *set)
 {
-	ctx->submit_cmd_count = 0;
-	ctx->op_count = 0;
-	ctx->semaphore_count = 0;
-	ctx->host_signal_count = 0;
-	for (uint32_t i = 0; i < ctx->queue_count; i++) {
-		ctx->queues[i].submit_count = 0;
-		ctx->queues[i].labels = NULL;
-	}
+	set->submit_cmd_count = 0;
+	set->op_count = 0;
+	set->semaphore_count = 0;
+	set->host_signal_count = 0;
+	for (uint32_t i = 0; i < ctx->queue_count; i++)
+		set->queues[i].labels = NULL;
 }
 
 /*
@@ -65,20 +74,22 @@ void submit_reset(crumbs_context *ctx)
 void submit_queue_label(crumbs_context *ctx, VkQueue queue, const char *name)
 {
 	struct queue_state *q = queue_find(ctx, queue);
-	if (!q || atomic_load(&ctx->state) != STATE_CAPTURING)
+	struct capture_set *set = atomic_load(&ctx->cur);
+	if (!q || !set)
 		return;
-	if (!q->labels && !(q->labels = store_handle(ctx, q)))
+	struct set_queue *sq = &set->queues[q - ctx->queues];
+	if (!sq->labels && !(sq->labels = store_handle(ctx, set, q)))
 		return;
-	struct event *e = store_event(q->labels);
+	struct event *e = store_event(sq->labels);
 	if (!e) {
-		atomic_fetch_add(&ctx->dropped, 1);
+		atomic_fetch_add(&set->dropped, 1);
 		return;
 	}
 	e->type = name ? EVENT_BEGIN : EVENT_END;
 	e->level = 0;
 	e->slot = NO_SLOT;
 	if (name)
-		store_name(ctx, &e->u.name, name, strlen(name));
+		store_name(set, &e->u.name, name, strlen(name));
 }
 
 /* One batch of either submit call, read the same way. */
@@ -147,28 +158,28 @@ static VkSemaphore view_semaphore(const struct batch_view *v, bool signal, uint3
 	return signal ? v->signals[i] : v->waits[i];
 }
 
-static struct semaphore_entry *semaphore_find(crumbs_context *ctx, VkSemaphore s)
+static struct semaphore_entry *semaphore_find(struct capture_set *set, VkSemaphore s)
 {
-	for (uint32_t i = 0; i < ctx->semaphore_count; i++)
-		if (ctx->semaphores[i].semaphore == s)
-			return &ctx->semaphores[i];
-	if (ctx->semaphore_count == ctx->semaphore_cap)
+	for (uint32_t i = 0; i < set->semaphore_count; i++)
+		if (set->semaphores[i].semaphore == s)
+			return &set->semaphores[i];
+	if (set->semaphore_count == set->semaphore_cap)
 		return NULL;
-	struct semaphore_entry *e = &ctx->semaphores[ctx->semaphore_count];
-	*e = (struct semaphore_entry){ s, ctx->semaphore_count, 0 };
-	ctx->semaphore_count++;
+	struct semaphore_entry *e = &set->semaphores[set->semaphore_count];
+	*e = (struct semaphore_entry){ s, set->semaphore_count, 0 };
+	set->semaphore_count++;
 	return e;
 }
 
 /* The semaphore operation as the capture file numbers it: timeline
  * values as they are; binary signals counted 1, 2, ..., and a binary wait
  * naming the latest signal. */
-static bool op_add(crumbs_context *ctx, VkSemaphore s, uint64_t value, bool signal)
+static bool op_add(struct capture_set *set, VkSemaphore s, uint64_t value, bool signal)
 {
-	struct semaphore_entry *e = semaphore_find(ctx, s);
-	if (!e || ctx->op_count == ctx->op_cap)
+	struct semaphore_entry *e = semaphore_find(set, s);
+	if (!e || set->op_count == set->op_cap)
 		return false;
-	struct crumbs_semaphore_op *op = &ctx->ops[ctx->op_count++];
+	struct crumbs_semaphore_op *op = &set->ops[set->op_count++];
 	op->semaphore = e->id;
 	op->value = value;
 	if (value == 0) {
@@ -192,53 +203,57 @@ static bool copy_begin(crumbs_context *ctx, struct queue_state *q, uint32_t k)
 	return ctx->devices[q->device].fn.BeginCommandBuffer(q->standing_cbs[k], &bi) == VK_SUCCESS;
 }
 
-/* Records one batch of a capture frame as submission k of the queue.
- * Returns the command buffer that copies the results of the standing
- * recordings it runs, to go after it, or VK_NULL_HANDLE. */
-static VkCommandBuffer record_batch(crumbs_context *ctx, struct queue_state *q,
-				    const struct batch_view *v, uint32_t k, int64_t cpu_ns)
+/* Records one batch of set's frame as submission k of the queue in the
+ * set, which is submission n of the queue's own. Returns the command
+ * buffer that copies the results of the standing recordings it runs, to
+ * go after it, or VK_NULL_HANDLE. */
+static VkCommandBuffer record_batch(crumbs_context *ctx, struct capture_set *set,
+				    struct queue_state *q, const struct batch_view *v, uint32_t k,
+				    int64_t cpu_ns)
 {
-	struct submit_record *rec = &q->submits[k];
+	struct set_queue *sq = &set->queues[q - ctx->queues];
+	uint32_t n = sq->submit_first + k;
+	struct submit_record *rec = &q->submits[n];
 	rec->cpu_ns = cpu_ns;
-	rec->begin_slot = q->valid_bits ? q->submit_base + 2 * k : NO_SLOT;
-	rec->end_slot = q->valid_bits ? q->submit_base + 2 * k + 1 : NO_SLOT;
+	rec->begin_slot = q->valid_bits ? q->submit_base + 2 * n : NO_SLOT;
+	rec->end_slot = q->valid_bits ? q->submit_base + 2 * n + 1 : NO_SLOT;
 	VkCommandBuffer copy = VK_NULL_HANDLE;
 
 	pthread_mutex_lock(&ctx->submit_lock);
-	rec->first_cmd = ctx->submit_cmd_count;
+	rec->first_cmd = set->submit_cmd_count;
 	rec->cmd_count = 0;
-	if (q->labels && ctx->submit_cmd_count < ctx->submit_cmd_cap) {
-		for (struct event_block *b = q->labels->first; b; b = b->next)
+	if (sq->labels && set->submit_cmd_count < set->submit_cmd_cap) {
+		for (struct event_block *b = sq->labels->first; b; b = b->next)
 			for (uint32_t i = 0; i < b->count; i++)
 				b->events[i].slot = rec->begin_slot;
-		ctx->submit_cmds[ctx->submit_cmd_count++] = q->labels;
+		set->submit_cmds[set->submit_cmd_count++] = sq->labels;
 		rec->cmd_count++;
 	}
-	q->labels = NULL;
+	sq->labels = NULL;
 	for (uint32_t i = 0; i < v->cb_count; i++) {
 		VkCommandBuffer cb = view_cb(v, i);
-		struct crumbs_cmd *cmd = store_map_find(ctx, cb), *st;
+		struct crumbs_cmd *cmd = store_map_find(set, cb), *st;
 		if (!cmd && ctx->standing_of && (st = ctx->standing_of(ctx->standing_user, cb))) {
-			if (q->standing_cbs && !copy && copy_begin(ctx, q, k))
-				copy = q->standing_cbs[k];
-			cmd = standing_adopt(ctx, q, st, copy);
+			if (q->standing_cbs && !copy && copy_begin(ctx, q, n))
+				copy = q->standing_cbs[n];
+			cmd = standing_adopt(ctx, set, q, st, copy);
 		}
-		if (cmd && ctx->submit_cmd_count < ctx->submit_cmd_cap) {
-			ctx->submit_cmds[ctx->submit_cmd_count++] = cmd;
+		if (cmd && set->submit_cmd_count < set->submit_cmd_cap) {
+			set->submit_cmds[set->submit_cmd_count++] = cmd;
 			rec->cmd_count++;
 		}
 	}
-	rec->first_op = ctx->op_count;
+	rec->first_op = set->op_count;
 	rec->wait_count = rec->signal_count = 0;
 	for (uint32_t i = 0; i < v->wait_count; i++) {
 		uint64_t value;
 		VkSemaphore s = view_semaphore(v, false, i, &value);
-		rec->wait_count += op_add(ctx, s, value, false);
+		rec->wait_count += op_add(set, s, value, false);
 	}
 	for (uint32_t i = 0; i < v->signal_count; i++) {
 		uint64_t value;
 		VkSemaphore s = view_semaphore(v, true, i, &value);
-		rec->signal_count += op_add(ctx, s, value, true);
+		rec->signal_count += op_add(set, s, value, true);
 	}
 	pthread_mutex_unlock(&ctx->submit_lock);
 	if (copy && ctx->devices[q->device].fn.EndCommandBuffer(copy) != VK_SUCCESS)
@@ -248,17 +263,19 @@ static VkCommandBuffer record_batch(crumbs_context *ctx, struct queue_state *q,
 
 /*
  * Copies the batches with crumbs' command buffers around the program's:
- * the pool resets in front of the first batch when they are due, a begin and
- * an end timestamp around each batch of a capture frame, an end timestamp
- * after the last batch of the pre-roll. Returns false when the copy does
- * not fit the room set aside, and the call then goes through unrecorded.
+ * the pool resets in front of the first batch when they are due, a begin
+ * and an end timestamp around each batch of a captured frame (set), an end
+ * timestamp after the last batch of the pre-roll. Returns false when the
+ * copy does not fit the room set aside, and the call then goes through
+ * unrecorded.
  */
 static bool rebuild(crumbs_context *ctx, struct queue_state *q, bool v2, const void *submits,
-		    uint32_t count, bool capturing, int64_t cpu_ns, uint32_t *recorded)
+		    uint32_t count, struct capture_set *set, int64_t cpu_ns, uint32_t *recorded)
 {
+	struct set_queue *sq = set ? &set->queues[q - ctx->queues] : NULL;
 	uint32_t used = 0;
 	*recorded = 0;
-	q->scope_resets_taken = 0;
+	q->scope_resets_taken = q->resets_taken = 0;
 	if (count > q->scratch_submit_cap)
 		return false;
 	for (uint32_t b = 0; b < count; b++) {
@@ -269,29 +286,26 @@ static bool rebuild(crumbs_context *ctx, struct queue_state *q, bool v2, const v
 			view_v1(&((const VkSubmitInfo *)submits)[b], &v);
 		/* Untimed queues have no resets, and their batches are
 		 * submitted as they are. */
-		uint32_t reset = b == 0 && q->valid_bits ? q->reset_pending + pools_resets_due(ctx, q) : 0;
-		bool timed = capturing && q->submit_count + *recorded < ctx->max_submissions;
-		bool ready = !capturing && b + 1 == count && q->ready_next < READY_RING;
-		uint32_t k = q->submit_count + *recorded, m = 0;
+		uint32_t reset = b == 0 && q->valid_bits ? pools_resets_due(ctx, q) : 0;
+		bool timed = sq && sq->submit_count + *recorded < sq->submit_cap;
+		bool ready = !set && atomic_load(&ctx->state) == STATE_PREROLL && b + 1 == count &&
+			     q->ready_next < READY_RING;
+		uint32_t k = sq ? sq->submit_count + *recorded : 0, m = 0;
 		if (used + v.cb_count + reset + 3 * timed + ready > q->scratch_cb_cap) {
 			pools_resets_return(ctx, q);
 			return false;
 		}
-		VkCommandBuffer copy = timed ? record_batch(ctx, q, &v, k, cpu_ns) : VK_NULL_HANDLE;
+		VkCommandBuffer copy = timed ? record_batch(ctx, set, q, &v, k, cpu_ns) : VK_NULL_HANDLE;
 		VkCommandBuffer *out = q->scratch_cbs + used;
-		if (reset) {
+		if (reset)
 			/* At the front: pools_resets_return() finds them there. */
-			m = pools_resets_take(ctx, q, out);
-			if (q->reset_pending)
-				out[m++] = q->reset_cb;
-			reset = m;
-		}
+			reset = m = pools_resets_take(ctx, q, out);
 		if (timed)
-			out[m++] = q->begin_cbs[k];
+			out[m++] = q->begin_cbs[sq->submit_first + k];
 		for (uint32_t i = 0; i < v.cb_count; i++)
 			out[m++] = view_cb(&v, i);
 		if (timed)
-			out[m++] = q->end_cbs[k];
+			out[m++] = q->end_cbs[sq->submit_first + k];
 		if (copy)
 			out[m++] = copy;
 		if (ready)
@@ -318,8 +332,8 @@ static bool rebuild(crumbs_context *ctx, struct queue_state *q, bool v2, const v
 		used += m;
 		if (timed) {
 			(*recorded)++;
-		} else if (capturing) {
-			atomic_fetch_add(&ctx->dropped, 1);
+		} else if (set) {
+			atomic_fetch_add(&set->dropped, 1);
 		}
 	}
 	return true;
@@ -341,47 +355,52 @@ static VkResult submit(crumbs_context *ctx, VkQueue queue, uint32_t count, const
 	      fn->QueueSubmit(queue, count, (const VkSubmitInfo *)(subs), fence))
 
 	ctx->submitted = true;
-	int state = atomic_load(&ctx->state);
-	bool capturing = state == STATE_CAPTURING;
-	if (!(capturing || (state == STATE_PREROLL && q->valid_bits)) || count == 0)
-		return PASS_THROUGH(submits);
-	if (!q->valid_bits && !capturing)
+	/* crumbs_frame does not run during a submission: the set stays. */
+	struct capture_set *set = atomic_load(&ctx->cur);
+	bool preroll = !set && atomic_load(&ctx->state) == STATE_PREROLL;
+	bool resets = q->valid_bits && pools_resets_due(ctx, q);
+	if (!(set || (preroll && q->valid_bits) || resets) || count == 0)
 		return PASS_THROUGH(submits);
 
-	uint32_t saved_cmds = ctx->submit_cmd_count, saved_ops = ctx->op_count;
+	uint32_t saved_cmds = set ? set->submit_cmd_count : 0, saved_ops = set ? set->op_count : 0;
+	struct set_queue *sq = set ? &set->queues[q - ctx->queues] : NULL;
 	uint32_t recorded;
 	int64_t cpu_ns = now_ns();
 	if (!q->valid_bits) {
 		/* Untimed queue: record the batches, change nothing. */
-		if (!rebuild(ctx, q, v2, submits, count, capturing, cpu_ns, &recorded)) {
-			atomic_fetch_add(&ctx->dropped, count);
+		if (!rebuild(ctx, q, v2, submits, count, set, cpu_ns, &recorded)) {
+			atomic_fetch_add(&set->dropped, count);
 			return PASS_THROUGH(submits);
 		}
 		VkResult r = PASS_THROUGH(submits);
 		if (r == VK_SUCCESS)
-			q->submit_count += recorded;
+			sq->submit_count += recorded;
 		return r;
 	}
-	if (!rebuild(ctx, q, v2, submits, count, capturing, cpu_ns, &recorded)) {
+	if (!rebuild(ctx, q, v2, submits, count, set, cpu_ns, &recorded)) {
 		ctx_log(ctx, CRUMBS_LOG_WARNING, "a submission of %u batches is too large to time", count);
-		ctx->submit_cmd_count = saved_cmds;
-		ctx->op_count = saved_ops;
+		if (set) {
+			set->submit_cmd_count = saved_cmds;
+			set->op_count = saved_ops;
+		}
 		return PASS_THROUGH(submits);
 	}
 	VkResult r = PASS_THROUGH(q->scratch_submits);
 	if (r != VK_SUCCESS) {
 		/* Nothing was submitted: forget what was recorded of it. */
 		pools_resets_return(ctx, q);
-		ctx->submit_cmd_count = saved_cmds;
-		ctx->op_count = saved_ops;
+		if (set) {
+			set->submit_cmd_count = saved_cmds;
+			set->op_count = saved_ops;
+		}
 		if (r == VK_ERROR_DEVICE_LOST)
 			ctx->device_lost = true;
 		return r;
 	}
-	q->reset_pending = false;
-	if (capturing) {
-		q->submit_count += recorded;
-	} else if (q->ready_next < READY_RING) {
+	pools_resets_done(ctx, q);
+	if (set) {
+		sq->submit_count += recorded;
+	} else if (preroll && q->ready_next < READY_RING) {
 		q->ready_slot = q->ready_base + q->ready_next;
 		q->ready_next++;
 	}
@@ -415,12 +434,13 @@ VkResult crumbs_signal_semaphore(crumbs_context *ctx, VkDevice device,
 	/* The time is taken before the call: the signal happens during it. */
 	int64_t cpu_ns = now_ns();
 	VkResult r = d->fn.SignalSemaphore(device, info);
-	if (r != VK_SUCCESS || atomic_load(&ctx->state) != STATE_CAPTURING)
+	struct capture_set *set = atomic_load(&ctx->cur);
+	if (r != VK_SUCCESS || !set)
 		return r;
 	pthread_mutex_lock(&ctx->submit_lock);
-	struct semaphore_entry *e = semaphore_find(ctx, info->semaphore);
-	if (e && ctx->host_signal_count < ctx->host_signal_cap)
-		ctx->host_signals[ctx->host_signal_count++] =
+	struct semaphore_entry *e = semaphore_find(set, info->semaphore);
+	if (e && set->host_signal_count < set->host_signal_cap)
+		set->host_signals[set->host_signal_count++] =
 			(struct host_signal){ e->id, info->value, cpu_ns };
 	pthread_mutex_unlock(&ctx->submit_lock);
 	return r;

@@ -579,6 +579,20 @@ static enum crumbs_result write_index(crumbs_writer *w)
 	return r;
 }
 
+enum crumbs_result crumbs_writer_flush(crumbs_writer *w)
+{
+	if (!w)
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	if (w->error)
+		return w->error;
+	if (w->in_frame)
+		return CRUMBS_ERROR_BAD_STATE;
+	enum crumbs_result r = flush_frames(w);
+	if (r == CRUMBS_OK && w->file && fflush(w->file) != 0)
+		r = CRUMBS_ERROR_IO;
+	return fail(w, r);
+}
+
 enum crumbs_result crumbs_writer_close(crumbs_writer *w)
 {
 	enum crumbs_result r;
