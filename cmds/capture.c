@@ -1,7 +1,8 @@
 /*
  * capture.c: `crumbs capture [options] -- PROGRAM [ARGS]`: runs a program
  * with the crumbs layer (VK_LAYER_CRUMBS_capture) enabled, captures one of
- * its frames, prints the tables and returns the program's exit status.
+ * its frames (and prints its tables) or records a run of frames (and
+ * prints their statistics), and returns the program's exit status.
  */
 #include "cmds.h"
 
@@ -19,6 +20,8 @@
 #define LAYER_NAME "VK_LAYER_CRUMBS_capture"
 #define MANIFEST "VkLayer_crumbs.json"
 #define DEFAULT_FRAME 10
+#define DEFAULT_DETAIL 1
+#define MAX_DETAIL 3
 /* Longer windows make capture frames too large to be useful. */
 #define MAX_WINDOW_MS 10000
 #define TEXT_(x) #x
@@ -28,6 +31,11 @@ struct capture_args {
 	bool on_trigger;
 	bool frame_given;
 	uint64_t frame;
+	bool run;           /* --frames A:B, from the statistics' settings */
+	uint64_t first;
+	uint64_t last;      /* UINT64_MAX: until the program exits */
+	bool detail_given;
+	int detail;
 	const char *output;
 	unsigned long window_ms; /* 0: frames end at presents or fences */
 };
@@ -50,6 +58,18 @@ static int set_frame(void *t, const char *v, char *err, size_t n)
 	}
 	((struct capture_args *)t)->frame = x;
 	((struct capture_args *)t)->frame_given = true;
+	return 0;
+}
+
+static int set_detail(void *t, const char *v, char *err, size_t n)
+{
+	struct capture_args *args = t;
+	if (v[0] < '0' || v[0] > '0' + MAX_DETAIL || v[1] != '\0') {
+		snprintf(err, n, "'%s' is not a detail level from 0 to %d", v, MAX_DETAIL);
+		return -1;
+	}
+	args->detail = v[0] - '0';
+	args->detail_given = true;
 	return 0;
 }
 
@@ -80,12 +100,32 @@ static int set_window(void *t, const char *v, char *err, size_t n)
 
 static const struct option_spec own_options[] = {
 	{ "frame", 0, "N", "capture frame N, counted from 0 (default 10, after warm-up)", set_frame },
-	{ "output", 'o', "FILE", "write the capture to FILE (default PROGRAM-frame-N.crumbs)",
-	  set_output },
+	{ "output", 'o', "FILE", "write the capture to FILE (default PROGRAM-frame-N.crumbs, or "
+	  "PROGRAM-run-A.crumbs)", set_output },
 	{ "on-trigger", 0, NULL, "capture when `crumbs trigger PID` asks, not at a frame", set_on_trigger },
 	{ "window", 0, "MS", "frame N is the Nth window of MS milliseconds (1 to " TEXT(MAX_WINDOW_MS) ") from the "
 	  "first submission", set_window },
 };
+
+static const struct option_spec run_options[] = {
+	{ "detail", 0, "N", "with --frames: record scopes of detail levels 0 to N (0 to 3, "
+	  "default 1); leaf events only at 3", set_detail },
+};
+
+/* --frames is crumbs stats' option (A:B, A: or :B), with a help line of
+ * ours. Returns how many options it put in *out (1, or 0 if stats had
+ * none). */
+static size_t frames_option(struct option_spec *out)
+{
+	for (size_t i = 0; i < stats_option_count; i++)
+		if (strcmp(stats_options[i].name, "frames") == 0) {
+			*out = stats_options[i];
+			out->help = "record frames A to B, inclusive (A: until the program exits), "
+				    "and print their statistics";
+			return 1;
+		}
+	return 0;
+}
 
 /* The folder of the layer's manifest: beside this program (the build
  * tree), or the installed ../share/vulkan/explicit_layer.d. */
@@ -176,11 +216,17 @@ static int run(char **argv)
 }
 
 /* The device a capture's file name says it came from: N of
- * "PROGRAM-deviceN-frame-F.crumbs", 0 for "PROGRAM-frame-F.crumbs" (the
- * layer's naming, capture/LAYER.md). */
+ * "PROGRAM-deviceN-frame-F.crumbs" or "PROGRAM-deviceN-run-F.crumbs", 0
+ * for "PROGRAM-frame-F.crumbs" or "PROGRAM-run-F.crumbs" (the layer's
+ * naming, capture/LAYER.md). */
 static unsigned long device_of_name(const char *name)
 {
-	const char *frame = strstr(name, "-frame-");
+	/* The last of either: the program's own name may hold one. */
+	const char *frame = NULL;
+	for (const char *f = name; (f = strstr(f, "-frame-")) != NULL; f++)
+		frame = f;
+	for (const char *f = frame ? frame : name; (f = strstr(f, "-run-")) != NULL; f++)
+		frame = f;
 	const char *p = frame;
 	while (p && p > name && p[-1] >= '0' && p[-1] <= '9')
 		p--;
@@ -200,9 +246,10 @@ static int by_device(const void *a, const void *b)
  * the first device's to `dest` (or its own name in `out_dir`), another
  * device's to `dest` with "-deviceN" before its extension (or its own
  * name). Returns their paths, first device first, NULL-terminated; the
- * caller frees each and the array. NULL when there is none.
+ * caller frees each and the array. NULL when there is none. One that
+ * cannot be moved is left in `dir`, said, and *kept set.
  */
-static char **take_captures(const char *dir, const char *dest, const char *out_dir)
+static char **take_captures(const char *dir, const char *dest, const char *out_dir, bool *kept)
 {
 	DIR *d = opendir(dir);
 	char **found = NULL;
@@ -244,8 +291,11 @@ static char **take_captures(const char *dir, const char *dest, const char *out_d
 		free(found[k]);
 		found[k] = NULL;
 		if (rename(from, to) != 0) {
-			cmd_error("cannot move the capture to '%s': %s", to, strerror(errno));
-			unlink(from);
+			/* Kept: a run may hold hours of frames. */
+			char why[128];
+			cmd_error("cannot move the capture to '%s': %s (it stays at '%s')", to,
+				  cmd_strerror(errno, why, sizeof(why)), from);
+			*kept = true;
 			continue;
 		}
 		found[taken] = strdup(to);
@@ -277,18 +327,106 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
+/* "frames A to B" of a run, or "frames A to the end" of an open one. */
+static void run_range(char *buf, size_t size, uint64_t first, uint64_t last)
+{
+	if (last == UINT64_MAX)
+		snprintf(buf, size, "frames %llu to the end", (unsigned long long)first);
+	else
+		snprintf(buf, size, "frames %llu to %llu", (unsigned long long)first,
+			 (unsigned long long)last);
+}
+
+int cmd_stats_run(const char *path, uint64_t first, uint64_t last, struct stats_settings *st)
+{
+	reader *c = NULL;
+	stats *s = NULL;
+	int status = EXIT_OK;
+
+	enum cmd_load loaded = cmd_stats_load(path, st, &c, &s);
+	if (loaded == CMD_LOAD_FAILED) {
+		status = EXIT_FAILURE_;
+		goto out;
+	}
+	struct report_sink out = { cmd_stdout_sink, NULL };
+	if (stats_print(st, reader_meta(c), s, path, NULL, &out) != 0) {
+		status = cmd_print_failed();
+		goto out;
+	}
+	/* A partial load was said: the statistics are of the frames before. */
+	if (loaded == CMD_LOAD_PARTIAL) {
+		status = EXIT_FAILURE_;
+		goto out;
+	}
+	size_t held = stats_frame_count(s);
+	if (last != UINT64_MAX && held < last - first + 1) {
+		char range[64];
+		run_range(range, sizeof(range), first, last);
+		fflush(stdout);
+		fprintf(stderr, "crumbs: '%s' holds %zu of %s (the run ended early)\n", path, held,
+			range);
+	}
+out:
+	stats_free(s);
+	reader_free(c);
+	return status;
+}
+
+/* Usage errors of the options together; EXIT_OK when they go together. */
+static int check_args(const struct capture_args *args)
+{
+	if (args->run && args->frame_given)
+		return cmd_usage_error("capture", "--frame captures one frame and --frames records "
+				       "a run: give one of them");
+	if (args->detail_given && !args->run)
+		return cmd_usage_error("capture", "--detail is the detail level of a run: it needs "
+				       "--frames A:B (one frame is captured at full detail)");
+	if (args->on_trigger && (args->frame_given || args->run || args->output))
+		return cmd_usage_error("capture", "--on-trigger captures when asked: it takes no "
+				       "--frame or --frames, and captures keep their own names (no "
+				       "--output)");
+	return EXIT_OK;
+}
+
+/* What the layer is asked for: CRUMBS_CAPTURE_FRAME or CRUMBS_RECORD,
+ * and never both, whatever the environment held. */
+static int set_request_env(const struct capture_args *args)
+{
+	char value[80];
+	if (args->on_trigger)
+		return unsetenv("CRUMBS_CAPTURE_FRAME") != 0 || unsetenv("CRUMBS_RECORD") != 0 ? -1 : 0;
+	if (!args->run) {
+		snprintf(value, sizeof(value), "%llu", (unsigned long long)args->frame);
+		return setenv("CRUMBS_CAPTURE_FRAME", value, 1) != 0 ||
+		       unsetenv("CRUMBS_RECORD") != 0 ? -1 : 0;
+	}
+	if (args->last == UINT64_MAX)
+		snprintf(value, sizeof(value), "%llu::%d", (unsigned long long)args->first,
+			 args->detail);
+	else
+		snprintf(value, sizeof(value), "%llu:%llu:%d", (unsigned long long)args->first,
+			 (unsigned long long)args->last, args->detail);
+	return setenv("CRUMBS_RECORD", value, 1) != 0 ||
+	       unsetenv("CRUMBS_CAPTURE_FRAME") != 0 ? -1 : 0;
+}
+
 int cmd_capture(int argc, char **argv)
 {
-	struct report_settings s;
-	struct capture_args args = { .frame = DEFAULT_FRAME };
+	/* The report's settings, inside the statistics' for a run. */
+	struct stats_settings settings;
+	struct report_settings *s = &settings.report;
+	struct capture_args args = { .frame = DEFAULT_FRAME, .detail = DEFAULT_DETAIL };
 	struct cmd_positional pos = { 0 };
+	struct option_spec frames;
 	char perr[300], layer_dir[PATH_MAX], tmp[PATH_MAX] = "";
 	int status = EXIT_OK;
 
-	report_settings_init(&s);
+	stats_settings_init(&settings);
 	const struct option_table tables[] = {
 		{ own_options, sizeof(own_options) / sizeof(own_options[0]), &args },
-		{ report_options, report_option_count, &s },
+		{ &frames, frames_option(&frames), &settings },
+		{ run_options, sizeof(run_options) / sizeof(run_options[0]), &args },
+		{ report_options, report_option_count, s },
 	};
 	const struct cmd_spec spec = {
 		.name = "capture",
@@ -304,8 +442,17 @@ int cmd_capture(int argc, char **argv)
 			"in it on every queue; its capture completes at the first submission after the\n"
 			"window ends. A program with several devices alive at once gets a capture per\n"
 			"device: FILE, then FILE with -device1, -device2... before its extension.\n"
+			"\n"
+			"With --frames A:B, every frame from A to B is recorded into one file\n"
+			"(PROGRAM-run-A.crumbs) at the detail level of --detail, and its statistics\n"
+			"are printed as by 'crumbs stats' (of the report options, --root,\n"
+			"--ignore-case, --threshold, --max-depth, --ascii, --unicode, --gpu and --queue\n"
+			"apply). With A: the run goes on until the program exits; :B is 0:B. A\n"
+			"program that exits or is killed before frame B leaves the frames recorded\n"
+			"until then.\n"
+			"\n"
 			"Returns the program's exit status (1 if it exited 0 but no frame was\n"
-			"captured).",
+			"captured or recorded).",
 		.tables = tables,
 		.table_count = sizeof(tables) / sizeof(tables[0]),
 		/* The program's own options are its, not ours. */
@@ -313,17 +460,22 @@ int cmd_capture(int argc, char **argv)
 	};
 	if (!cmd_parse(&spec, argc, argv, &pos, &status))
 		goto out;
+	/* The range is the run's; the statistics are of the whole file, as
+	 * crumbs stats FILE shows them. */
+	args.run = settings.frames_set;
+	args.first = settings.first_frame;
+	args.last = settings.last_frame;
+	settings.frames_set = false;
+	settings.first_frame = 0;
+	settings.last_frame = UINT64_MAX;
 	if (pos.count == 0) {
 		status = cmd_usage_error("capture", "expected a program to run (crumbs capture "
 				       "[options] -- PROGRAM [ARGS])");
 		goto out;
 	}
-	if (args.on_trigger && (args.frame_given || args.output)) {
-		status = cmd_usage_error("capture", "--on-trigger captures when asked: it takes no "
-				       "--frame, and captures keep their own names (no --output)");
+	if ((status = check_args(&args)) != EXIT_OK)
 		goto out;
-	}
-	if (report_settings_prepare(&s, perr, sizeof(perr)) != CRUMBS_OK) {
+	if (report_settings_prepare(s, perr, sizeof(perr)) != CRUMBS_OK) {
 		status = cmd_usage_error("capture", "%s", perr);
 		goto out;
 	}
@@ -347,8 +499,7 @@ int cmd_capture(int argc, char **argv)
 		else
 			snprintf(out_dir, sizeof(out_dir), ".");
 	}
-	char frame[32], window[32];
-	snprintf(frame, sizeof(frame), "%llu", (unsigned long long)args.frame);
+	char window[32];
 	snprintf(window, sizeof(window), "%lu", args.window_ms);
 	if (!args.on_trigger) {
 		snprintf(tmp, sizeof(tmp), "%s/.crumbs-capture-XXXXXX", out_dir);
@@ -365,8 +516,7 @@ int cmd_capture(int argc, char **argv)
 	if (set_env("VK_ADD_LAYER_PATH", layer_dir, ':', true) != 0 ||
 	    set_env("VK_LOADER_LAYERS_ENABLE", LAYER_NAME, ',', false) != 0 ||
 	    setenv("CRUMBS_CAPTURE_DIR", args.on_trigger ? out_dir : tmp, 1) != 0 ||
-	    (!args.on_trigger && setenv("CRUMBS_CAPTURE_FRAME", frame, 1) != 0) ||
-	    (args.on_trigger && unsetenv("CRUMBS_CAPTURE_FRAME") != 0) ||
+	    set_request_env(&args) != 0 ||
 	    (!args.on_trigger && setenv("CRUMBS_LAYER_QUIET", "1", 1) != 0) ||
 	    (args.window_ms && setenv("CRUMBS_LAYER_WINDOW_MS", window, 1) != 0) ||
 	    (!args.window_ms && unsetenv("CRUMBS_LAYER_WINDOW_MS") != 0)) {
@@ -383,33 +533,54 @@ int cmd_capture(int argc, char **argv)
 	status = program;
 	if (args.on_trigger)
 		goto out;
-	char **paths = take_captures(tmp, args.output, out_dir);
+	bool kept = false;
+	char **paths = take_captures(tmp, args.output, out_dir, &kept);
+	if (kept)
+		tmp[0] = '\0'; /* the folder stays, with what could not be moved */
+	if (!paths && kept) {
+		if (status == 0)
+			status = EXIT_FAILURE_;
+		goto out;
+	}
+	/* What was asked for, in messages: "frame N" or "frames A to B";
+	 * a run that began leaves a file, however soon the program ended. */
+	char asked[64], missed[96];
+	uint64_t awaited = args.run ? args.first : args.frame;
+	if (args.run) {
+		run_range(asked, sizeof(asked), args.first, args.last);
+		snprintf(missed, sizeof(missed), "its run began at frame %llu",
+			 (unsigned long long)awaited);
+	} else {
+		snprintf(asked, sizeof(asked), "frame %llu", (unsigned long long)awaited);
+		snprintf(missed, sizeof(missed), "frame %llu was captured", (unsigned long long)awaited);
+	}
 	if (!paths && args.window_ms) {
 		/* The window's capture completes at the next submission (or
 		 * when the device is destroyed). */
-		cmd_error("'%s' ended before frame %s was captured (did it use Vulkan, and submit "
-			  "work after %llu ms, the end of that window?)", pos.args[0], frame,
-			  (unsigned long long)(args.frame + 1) * args.window_ms);
+		cmd_error("'%s' ended before %s (did it use Vulkan, and submit work after %llu ms, "
+			  "the end of that window?)", pos.args[0], missed,
+			  (unsigned long long)(awaited + 1) * args.window_ms);
 		if (status == 0)
 			status = EXIT_FAILURE_;
 		goto out;
 	}
 	if (!paths) {
-		cmd_error("'%s' ended before frame %s was captured (did it use Vulkan, and run "
-			  "that many frames? Frames end at presents, or at fenced submissions when "
-			  "it never presents; for a program that does neither, use --window MS)",
-			  pos.args[0], frame);
+		cmd_error("'%s' ended before %s (did it use Vulkan, and run that many frames? "
+			  "Frames end at presents, or at fenced submissions when it never presents; "
+			  "for a program that does neither, use --window MS)", pos.args[0], missed);
 		if (status == 0)
 			status = EXIT_FAILURE_;
 		goto out;
 	}
-	/* One capture per device that ran frame N, each with its tables. */
+	/* One file per device that ran the frames, each with its tables or
+	 * statistics. */
 	int shown = EXIT_OK;
 	for (size_t k = 0; paths[k]; k++) {
 		fflush(stdout);
-		fprintf(stderr, "crumbs: frame %s of '%s' captured to '%s'\n", frame, pos.args[0],
-			paths[k]);
-		int r = cmd_report_capture(paths[k], UINT64_MAX, &s);
+		fprintf(stderr, "crumbs: %s of '%s' %s to '%s'\n", asked, pos.args[0],
+			args.run ? "recorded" : "captured", paths[k]);
+		int r = args.run ? cmd_stats_run(paths[k], args.first, args.last, &settings) :
+			cmd_report_capture(paths[k], UINT64_MAX, s);
 		if (r != EXIT_OK)
 			shown = r;
 		free(paths[k]);
@@ -421,7 +592,7 @@ int cmd_capture(int argc, char **argv)
 out:
 	if (tmp[0])
 		remove_dir(tmp);
-	report_settings_release(&s);
+	stats_settings_release(&settings);
 	cmd_positional_release(&pos);
 	return status;
 }

@@ -105,4 +105,10 @@ enum cmd_load {
 enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, reader **c,
 			    stats **s);
 
+/* Prints the statistics of a run's capture file with the settings (st's
+ * --root and --gpu prepared), and says when it holds fewer than the frames
+ * first to last it was asked to (last UINT64_MAX: no end was asked for).
+ * Returns an exit status. In capture.c, which records runs. */
+int cmd_stats_run(const char *path, uint64_t first, uint64_t last, struct stats_settings *st);
+
 #endif

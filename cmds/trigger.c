@@ -1,7 +1,8 @@
 /*
  * trigger.c: `crumbs trigger PID [options]`: asks a running program that
- * uses libcrumbs to capture its next frame (capture/TRIGGER.md), waits for
- * the file and prints its profilegpu tables with the report options given.
+ * uses libcrumbs to capture its next frame, or to record its next N frames
+ * (capture/TRIGGER.md), waits for the file and prints its profilegpu
+ * tables, or the run's statistics, with the report options given.
  */
 #include "cmds.h"
 
@@ -24,10 +25,15 @@
 #define REQUEST_HEADER "crumbs-trigger 1\n"
 #define REPLY_HEADER "crumbs-reply 1\n"
 #define MAX_DATAGRAM 4096
+/* Frames are counted, not typed in: no run is this long. */
+#define MAX_RUN_FRAMES (1ull << 48)
+#define MAX_DETAIL 3
 
 struct trigger_args {
 	bool no_wait;
 	double timeout_s;
+	uint64_t run_frames; /* --frames N; 0: one frame */
+	int detail;          /* --detail D; -1: the program's default */
 };
 
 static int set_no_wait(void *t, const char *v, char *err, size_t n)
@@ -50,9 +56,38 @@ static int set_timeout(void *t, const char *v, char *err, size_t n)
 	return 0;
 }
 
+static int set_frames(void *t, const char *v, char *err, size_t n)
+{
+	uint64_t x = 0;
+	for (const char *p = v; *p && x <= MAX_RUN_FRAMES; p++)
+		x = *p >= '0' && *p <= '9' ? x * 10 + (uint64_t)(*p - '0') : UINT64_MAX;
+	if (!*v || x == 0 || x > MAX_RUN_FRAMES) {
+		snprintf(err, n, "'%s' is not a number of frames from 1 up", v);
+		return -1;
+	}
+	((struct trigger_args *)t)->run_frames = x;
+	return 0;
+}
+
+static int set_detail(void *t, const char *v, char *err, size_t n)
+{
+	if (v[0] < '0' || v[0] > '0' + MAX_DETAIL || v[1] != '\0') {
+		snprintf(err, n, "'%s' is not a detail level from 0 to %d", v, MAX_DETAIL);
+		return -1;
+	}
+	((struct trigger_args *)t)->detail = v[0] - '0';
+	return 0;
+}
+
 static const struct option_spec own_options[] = {
-	{ "timeout", 0, "SECONDS", "give up after SECONDS in all (default 30)", set_timeout },
-	{ "no-wait", 0, NULL, "return once the capture is queued; the program prints the tables", set_no_wait },
+	{ "frames", 0, "N", "record the next N frames into one file and print their statistics",
+	  set_frames },
+	{ "detail", 0, "N", "with --frames: record scopes of detail levels 0 to N (0 to 3, "
+	  "default 1); leaf events only at 3", set_detail },
+	{ "timeout", 0, "SECONDS", "give up after SECONDS in all (default 30; a run takes as long as "
+	  "its frames)", set_timeout },
+	{ "no-wait", 0, NULL, "return once the capture or run is queued; the program logs its tables",
+	  set_no_wait },
 };
 
 /* ------------------------------------------------------------------------ */
@@ -106,15 +141,19 @@ static void add_quoted(struct sbuf *b, const char *arg)
 }
 
 /*
- * The request: the header, then "profilegpu" and the report options of
- * argv exactly as given (tables[1] is the report settings table). Usage
- * errors (a line feed in an option, a request too long) are printed,
- * returning EXIT_USAGE; else 0.
+ * The request: the header, then "profilegpu", a run's --frames and
+ * --detail, and the report options of argv exactly as given (tables[1] is
+ * the report settings table). Usage errors (a line feed in an option, a
+ * request too long) are printed, returning EXIT_USAGE; else 0.
  */
 static int build_request(const struct option_table *tables, size_t count, int argc,
-			 char **argv, struct sbuf *req)
+			 char **argv, const struct trigger_args *args, struct sbuf *req)
 {
 	sbuf_adds(req, REQUEST_HEADER "profilegpu");
+	if (args->run_frames)
+		sbuf_addf(req, " --frames %llu", (unsigned long long)args->run_frames);
+	if (args->detail >= 0)
+		sbuf_addf(req, " --detail %d", args->detail);
 	for (int i = 0; i < argc; i++) {
 		const char *arg = argv[i];
 		if (strcmp(arg, "--") == 0)
@@ -324,11 +363,54 @@ static void printable(char *s)
 
 enum answer { ANSWER_NONE, ANSWER_QUEUED, ANSWER_CAPTURED, ANSWER_ERROR };
 
+/* What the program queued: one frame, or a run of frames. */
+struct queued {
+	bool run;
+	uint64_t first;
+	uint64_t last; /* first for one frame */
+};
+
+/* A decimal number at p, which must start with a digit; the character
+ * after it, or NULL. */
+static const char *read_number(const char *p, uint64_t *out)
+{
+	char *end;
+	if (*p < '0' || *p > '9')
+		return NULL;
+	errno = 0;
+	unsigned long long x = strtoull(p, &end, 10);
+	if (errno != 0)
+		return NULL;
+	*out = x;
+	return end;
+}
+
+/* "queued frame N" or "queued frames A to B" into *q; false if neither. */
+static bool read_queued(const char *line, struct queued *q)
+{
+	const char *end;
+	if (strncmp(line, "queued frame ", 13) == 0) {
+		if (!(end = read_number(line + 13, &q->first)) || *end != '\0')
+			return false;
+		q->run = false;
+		q->last = q->first;
+		return true;
+	}
+	if (strncmp(line, "queued frames ", 14) == 0) {
+		if (!(end = read_number(line + 14, &q->first)) || strncmp(end, " to ", 4) != 0 ||
+		    !(end = read_number(end + 4, &q->last)) || *end != '\0' || q->last < q->first)
+			return false;
+		q->run = true;
+		return true;
+	}
+	return false;
+}
+
 /* An answer's line in line[], if the datagram is one from the program;
  * anything else (a stranger, another version, an answer this crumbs does
  * not know) is ANSWER_NONE and ignored. */
 static enum answer read_answer(const char *data, size_t len, char *line, size_t line_size,
-			       uint64_t *frame)
+			       struct queued *q)
 {
 	size_t header = sizeof(REPLY_HEADER) - 1;
 	if (len <= header || memcmp(data, REPLY_HEADER, header) != 0 ||
@@ -337,18 +419,8 @@ static enum answer read_answer(const char *data, size_t len, char *line, size_t 
 		return ANSWER_NONE;
 	memcpy(line, data + header, len - header - 1);
 	line[len - header - 1] = '\0';
-	if (strncmp(line, "queued frame ", 13) == 0) {
-		const char *n = line + 13;
-		char *end;
-		if (*n < '0' || *n > '9')
-			return ANSWER_NONE;
-		errno = 0;
-		unsigned long long x = strtoull(n, &end, 10);
-		if (*end != '\0' || errno != 0)
-			return ANSWER_NONE;
-		*frame = x;
-		return ANSWER_QUEUED;
-	}
+	if (strncmp(line, "queued ", 7) == 0)
+		return read_queued(line, q) ? ANSWER_QUEUED : ANSWER_NONE;
 	if (strncmp(line, "captured ", 9) == 0 && line[9] != '\0') {
 		memmove(line, line + 9, strlen(line + 9) + 1);
 		printable(line);
@@ -364,12 +436,13 @@ static enum answer read_answer(const char *data, size_t len, char *line, size_t 
 
 /*
  * Waits for the answers until the capture is written (or, with no_wait,
- * queued). Returns EXIT_OK with the file in capture_path, or says what
- * went wrong and returns EXIT_FAILURE_ (also when interrupted).
+ * queued). Returns EXIT_OK with the file in capture_path and what was
+ * queued in *q, or says what went wrong and returns EXIT_FAILURE_ (also
+ * when interrupted).
  */
 static int wait_answers(int fd, long pid, const struct sockaddr_un *target,
 			const struct trigger_args *args, const struct signals *sig,
-			char *capture_path, size_t path_size, uint64_t *frame)
+			char *capture_path, size_t path_size, struct queued *q)
 {
 	double deadline = now_s() + args->timeout_s;
 	bool queued = false;
@@ -380,6 +453,13 @@ static int wait_answers(int fd, long pid, const struct sockaddr_un *target,
 		if (interrupted)
 			return EXIT_FAILURE_;
 		double left = deadline - now_s();
+		if (left <= 0 && queued && q->run) {
+			cmd_error("process %ld did not finish recording frames %llu to %llu within %g s "
+				  "(a run takes as long as its frames: give a longer --timeout; the "
+				  "program goes on recording)", pid, (unsigned long long)q->first,
+				  (unsigned long long)q->last, args->timeout_s);
+			return EXIT_FAILURE_;
+		}
 		if (left <= 0) {
 			cmd_error(queued ? "process %ld did not finish the capture within %g s" :
 				  "process %ld did not answer within %g s", pid, args->timeout_s);
@@ -405,14 +485,20 @@ static int wait_answers(int fd, long pid, const struct sockaddr_un *target,
 		if (from_len <= offsetof(struct sockaddr_un, sun_path) ||
 		    strncmp(from.sun_path, target->sun_path, sizeof(from.sun_path)) != 0)
 			continue;
-		switch (read_answer(data, (size_t)n, line, sizeof(line), frame)) {
+		struct queued answer;
+		switch (read_answer(data, (size_t)n, line, sizeof(line), &answer)) {
 		case ANSWER_QUEUED:
 			if (queued)
 				break;
 			queued = true;
+			*q = answer;
 			fflush(stdout);
-			fprintf(stderr, "crumbs: capturing frame %llu of process %ld\n",
-				(unsigned long long)*frame, pid);
+			if (q->run)
+				fprintf(stderr, "crumbs: recording frames %llu to %llu of process %ld\n",
+					(unsigned long long)q->first, (unsigned long long)q->last, pid);
+			else
+				fprintf(stderr, "crumbs: capturing frame %llu of process %ld\n",
+					(unsigned long long)q->first, pid);
 			if (args->no_wait)
 				return EXIT_OK;
 			break;
@@ -436,7 +522,7 @@ static int wait_answers(int fd, long pid, const struct sockaddr_un *target,
  */
 static int request(long pid, const char *dir, const struct sockaddr_un *target,
 		   const struct sbuf *req, const struct trigger_args *args,
-		   char *capture_path, size_t path_size, uint64_t *frame)
+		   char *capture_path, size_t path_size, struct queued *q)
 {
 	struct sockaddr_un reply;
 	struct signals sig;
@@ -476,7 +562,7 @@ static int request(long pid, const char *dir, const struct sockaddr_un *target,
 		}
 		goto out;
 	}
-	status = wait_answers(fd, pid, target, args, &sig, capture_path, path_size, frame);
+	status = wait_answers(fd, pid, target, args, &sig, capture_path, path_size, q);
 out:
 	if (fd >= 0) {
 		close(fd);
@@ -522,8 +608,10 @@ static int parse_pid(const char *s, long *pid)
 
 int cmd_trigger(int argc, char **argv)
 {
-	struct report_settings s;
-	struct trigger_args args = { .timeout_s = 30 };
+	/* The report's settings, inside the statistics' for a run. */
+	struct stats_settings settings;
+	struct report_settings *s = &settings.report;
+	struct trigger_args args = { .timeout_s = 30, .detail = -1 };
 	struct cmd_positional pos = { 0 };
 	struct sbuf req = { 0 };
 	int status = EXIT_OK;
@@ -531,16 +619,16 @@ int cmd_trigger(int argc, char **argv)
 	char target_path[sizeof(((struct sockaddr_un *)0)->sun_path) + 64];
 	char capture_path[MAX_DATAGRAM];
 	struct sockaddr_un target;
-	uint64_t frame = 0;
+	struct queued queued = { 0 };
 	long pid;
 
 	struct option_spec *settings_options = NULL;
 	size_t settings_count = trigger_report_options(&settings_options);
 
-	report_settings_init(&s);
+	stats_settings_init(&settings);
 	const struct option_table tables[] = {
 		{ own_options, sizeof(own_options) / sizeof(own_options[0]), &args },
-		{ settings_options, settings_count, &s },
+		{ settings_options, settings_count, s },
 	};
 	const struct cmd_spec spec = {
 		.name = "trigger",
@@ -549,7 +637,14 @@ int cmd_trigger(int argc, char **argv)
 			"Asks a running program that uses libcrumbs to capture its next frame,\n"
 			"waits until the capture is written and prints its profilegpu tables with\n"
 			"the report options given, which the program also uses for its own. The\n"
-			"program must run as the same user, with the same XDG_RUNTIME_DIR.",
+			"program must run as the same user, with the same XDG_RUNTIME_DIR.\n"
+			"\n"
+			"With --frames N, the program records its next N frames into one file at the\n"
+			"detail level of --detail, and their statistics are printed as by 'crumbs\n"
+			"stats' (of the report options, --root, --ignore-case, --threshold,\n"
+			"--max-depth, --ascii, --unicode, --gpu and --queue apply). --timeout counts\n"
+			"until the file is written: a run of 3600 frames at 60 frames a second takes a\n"
+			"minute, so give it more than the default 30 s.",
 		.tables = tables,
 		.table_count = sizeof(tables) / sizeof(tables[0]),
 	};
@@ -569,9 +664,15 @@ int cmd_trigger(int argc, char **argv)
 		status = cmd_usage_error("trigger", "'%s' is not a process id", pos.args[0]);
 		goto out;
 	}
-	if ((status = build_request(tables, spec.table_count, argc - 1, argv + 1, &req)) != 0)
+	if (args.detail >= 0 && !args.run_frames) {
+		status = cmd_usage_error("trigger", "--detail is the detail level of a run: it needs "
+					 "--frames N (one frame is captured at full detail)");
 		goto out;
-	if (report_settings_prepare(&s, perr, sizeof(perr)) != CRUMBS_OK) {
+	}
+	if ((status = build_request(tables, spec.table_count, argc - 1, argv + 1, &args,
+				    &req)) != 0)
+		goto out;
+	if (report_settings_prepare(s, perr, sizeof(perr)) != CRUMBS_OK) {
 		status = cmd_usage_error("trigger", "%s", perr);
 		goto out;
 	}
@@ -618,16 +719,24 @@ int cmd_trigger(int argc, char **argv)
 
 	capture_path[0] = '\0';
 	status = request(pid, dir, &target, &req, &args, capture_path, sizeof(capture_path),
-			 &frame);
+			 &queued);
 	if (status != EXIT_OK || args.no_wait)
 		goto out;
 	fflush(stdout);
-	fprintf(stderr, "crumbs: frame %llu of process %ld captured to '%s'\n",
-		(unsigned long long)frame, pid, capture_path);
-	status = cmd_finish(cmd_report_capture(capture_path, frame, &s));
+	if (queued.run) {
+		fprintf(stderr, "crumbs: frames %llu to %llu of process %ld recorded to '%s'\n",
+			(unsigned long long)queued.first, (unsigned long long)queued.last, pid,
+			capture_path);
+		status = cmd_finish(cmd_stats_run(capture_path, queued.first, queued.last,
+						  &settings));
+	} else {
+		fprintf(stderr, "crumbs: frame %llu of process %ld captured to '%s'\n",
+			(unsigned long long)queued.first, pid, capture_path);
+		status = cmd_finish(cmd_report_capture(capture_path, queued.first, s));
+	}
 out:
 	sbuf_release(&req);
-	report_settings_release(&s);
+	stats_settings_release(&settings);
 	free(settings_options);
 	cmd_positional_release(&pos);
 	return status;
