@@ -507,6 +507,10 @@ static bool env_record(crumbs_context *ctx, const char *v, uint64_t *first, uint
 	char *third = strchr(second, ':');
 	if (third)
 		*third++ = '\0';
+	if (third && strchr(third, ':')) {
+		ctx_log(ctx, CRUMBS_LOG_WARNING, "CRUMBS_RECORD='%s' is not FIRST:LAST[:DETAIL]", v);
+		return false;
+	}
 	*last = CRUMBS_RECORD_OPEN;
 	*detail = 1;
 	uint64_t d = 1;

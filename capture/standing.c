@@ -227,9 +227,16 @@ uint32_t standing_slots(struct standing *st, uint32_t count)
 
 /* Whether event e of a standing recording is left out of a frame
  * captured at `detail`: leaf events, render passes and counts but at full
- * detail, and scopes of a higher level, with their ends (`open` tracks
- * which of the scopes open in the recording were left out, as bits). */
-static bool left_out(const struct event *e, int detail, uint64_t *open, uint32_t *depth)
+ * detail, and scopes of a higher level with everything inside them, as
+ * crumbs_scope_begin leaves them out, with their ends. `out` and `drops`
+ * keep, for each scope open in the recording, whether it was left out and
+ * whether what is inside it is, as bits. */
+struct detail_filter {
+	uint64_t out, drops;
+	uint32_t depth;
+};
+
+static bool left_out(const struct event *e, int detail, struct detail_filter *f)
 {
 	if (detail >= CRUMBS_DETAIL_MAX)
 		return false;
@@ -239,17 +246,21 @@ static bool left_out(const struct event *e, int detail, uint64_t *open, uint32_t
 		return true;
 	case EVENT_BEGIN:
 	case EVENT_PASS: {
-		bool out = e->type == EVENT_PASS || e->level > detail || (*depth && (*open & 1));
-		*open = (*open << 1) | out;
-		(*depth)++;
+		bool inside = f->depth && (f->drops & 1);
+		bool drops = inside || (e->type == EVENT_BEGIN && e->level > detail);
+		bool out = drops || e->type == EVENT_PASS;
+		f->out = (f->out << 1) | out;
+		f->drops = (f->drops << 1) | drops;
+		f->depth++;
 		return out;
 	}
 	case EVENT_END: {
-		if (!*depth)
+		if (!f->depth)
 			return false; /* ends a scope of an earlier command buffer */
-		bool out = *open & 1;
-		*open >>= 1;
-		(*depth)--;
+		bool out = f->out & 1;
+		f->out >>= 1;
+		f->drops >>= 1;
+		f->depth--;
 		return out;
 	}
 	default:
@@ -282,11 +293,10 @@ struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct capture_set *set,
 	uint8_t *read = base != NO_SLOT ? marks : NULL; /* the slots its events wrote */
 	if (read)
 		memset(read, 0, used);
-	uint64_t open = 0;
-	uint32_t depth = 0;
+	struct detail_filter filter = { 0, 0, 0 };
 	for (uint32_t k = 0; k < st->event_count; k++) {
 		const struct event *e = &st->events[k];
-		if (left_out(e, set->detail, &open, &depth))
+		if (left_out(e, set->detail, &filter))
 			continue;
 		struct event *c = store_event(a);
 		if (!c) {

@@ -1,0 +1,282 @@
+/*
+ * test_runs.c: runs of frames recorded by libcrumbs on a real Vulkan
+ * device (lavapipe in CI), under the validation layer: every frame from
+ * A to B at a coarse detail level in one file, each way of asking for one
+ * (the API, its stop, the console, the environment) and refusing bad
+ * requests, and a GPU that never lets crumbs read its results, which must
+ * not stall the program.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "vkt.h"
+
+static void check_no_validation_messages(void)
+{
+	if (vkt_validation_messages)
+		fail_msg("%u validation messages", vkt_validation_messages);
+}
+
+/* One frame's work: a scope of each level, nested, with counts in the
+ * finest, each around a fill; then the frame boundary. The queue is
+ * waited for, like a program that keeps a frame or two in flight: the
+ * copies of the results are never sets behind. */
+static void frame(struct vkt *t, int n)
+{
+	VkCommandBuffer cb = vkt_begin(t);
+	crumbs_cmd *h = crumbs_cmd_begin(t->crumbs, cb, t->queue);
+	crumbs_scope_beginf(h, 0, "Frame %d", n);
+	crumbs_scope_begin(h, 1, "Pass");
+	vkt_fill(t, cb, 4096);
+	crumbs_scope_begin(h, 2, "Subpass");
+	vkt_fill(t, cb, 4096);
+	crumbs_scope_begin(h, 3, "Batch");
+	crumbs_draws(h, 1, 2, 6);
+	vkt_fill(t, cb, 4096);
+	crumbs_scope_end(h);
+	crumbs_scope_end(h);
+	crumbs_scope_end(h);
+	crumbs_scope_end(h);
+	crumbs_cmd_end(h);
+	assert_int_equal(vkEndCommandBuffer(cb), VK_SUCCESS);
+	vkt_submit(t, cb, VK_NULL_HANDLE, 0, VK_NULL_HANDLE, 0);
+	assert_int_equal(vkQueueWaitIdle(t->queue), VK_SUCCESS);
+	crumbs_frame(t->crumbs);
+}
+
+/* The deepest level of the scopes under n. */
+static int deepest(const struct node *n)
+{
+	int d = -1;
+	for (const struct node *c = n->child; c; c = c->next) {
+		int below = deepest(c);
+		if (c->level > d)
+			d = c->level;
+		if (below > d)
+			d = below;
+	}
+	return d;
+}
+
+/*
+ * Checks the run in path: `count` frames from `first` (ANY: whichever
+ * comes first) in order, each with the
+ * scopes of levels up to `detail` and none finer, no counts below full
+ * detail, each told when its queue was last busy (but a frame 0 that
+ * began with the program). Returns how many frames carry `flag` (0: none
+ * is asked for).
+ */
+#define ANY UINT64_MAX
+
+static unsigned check_run(const char *path, uint64_t first, uint64_t count, int detail,
+			  uint32_t flag)
+{
+	reader *c;
+	struct analyze_error err;
+	const struct frame *f;
+	uint64_t want = first;
+	unsigned flagged = 0;
+	assert_int_equal(reader_open_file(path, &c, &err), CRUMBS_OK);
+	while (reader_next_frame(c, &f, &err) == CRUMBS_OK && f) {
+		if (want == ANY)
+			want = first = f->number;
+		assert_int_equal(f->number, want);
+		want++;
+		flagged += (f->flags & flag) != 0;
+		if (flag)
+			continue;
+		assert_false(f->flags & (CRUMBS_FRAME_INCOMPLETE | CRUMBS_FRAME_SCOPES_DROPPED));
+		assert_int_equal((f->flags & CRUMBS_FRAME_FULL_DETAIL) != 0, detail == CRUMBS_DETAIL_MAX);
+		const struct node *root = f->queues[0].root;
+		const struct node *top = root->child;
+		assert_non_null(top);
+		assert_null(top->next);
+		assert_true(top->name_len > 6 && memcmp(top->name, "Frame ", 6) == 0);
+		assert_int_equal(deepest(root), detail);
+		assert_true(top->inclusive_ns > 0);
+		assert_int_equal(root->inclusive.draws, detail == CRUMBS_DETAIL_MAX ? 1 : 0);
+		assert_int_equal((f->queues[0].flags & FRAME_QUEUE_NO_READY) != 0, f->number == 0);
+	}
+	assert_int_equal(want - first, count);
+	reader_free(c);
+	return flagged;
+}
+
+/* crumbs_record: frames 2 to 21 at detail 1 of 26, and crumbs_detail()
+ * says which level each frame records. */
+static void run_by_api(void **state)
+{
+	(void)state;
+	struct vkt t;
+	vkt_init(&t, NULL);
+	assert_int_equal(crumbs_record(t.crumbs, 2, 21, 1), CRUMBS_OK);
+	assert_int_equal(crumbs_record(t.crumbs, 30, 40, 1), CRUMBS_ERROR_BAD_STATE);
+	for (int n = 0; n < 26; n++) {
+		assert_int_equal(crumbs_detail(t.crumbs), n >= 2 && n <= 21 ? 1 : -1);
+		frame(&t, n);
+	}
+	const char *path = vkt_finish_capture(&t, NULL);
+	assert_non_null(strstr(path, "/test-run-2.crumbs"));
+	check_run(path, 2, 20, 1, 0);
+	vkt_destroy(&t);
+	check_no_validation_messages();
+}
+
+/* An open run from frame 0, stopped after its seventh frame; then the
+ * console's run of the next 5 frames at detail 2; then a one-frame
+ * capture, at full detail as before. */
+static void run_stopped_then_console(void **state)
+{
+	(void)state;
+	struct vkt t;
+	vkt_init(&t, NULL);
+	assert_int_equal(crumbs_record_stop(t.crumbs), CRUMBS_ERROR_BAD_STATE);
+	assert_int_equal(crumbs_record(t.crumbs, 0, CRUMBS_RECORD_OPEN, 0), CRUMBS_OK);
+	int n = 0;
+	for (; n < 7; n++)
+		frame(&t, n);
+	assert_int_equal(crumbs_record_stop(t.crumbs), CRUMBS_OK);
+	for (; n < 12; n++)
+		frame(&t, n);
+	char first[4096];
+	snprintf(first, sizeof(first), "%s", vkt_finish_capture(&t, NULL));
+	check_run(first, 0, 8, 0, 0); /* the stop ends the run after the current frame, 7 */
+
+	assert_int_equal(crumbs_command(t.crumbs, "profilegpu --detail 2"),
+			 CRUMBS_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(crumbs_command(t.crumbs, "profilegpu --frames 0"),
+			 CRUMBS_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(crumbs_command(t.crumbs, "profilegpu --frames 3 --detail 4"),
+			 CRUMBS_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(crumbs_command(t.crumbs, "profilegpu --ascii --frames=5 --detail 2"),
+			 CRUMBS_OK);
+	for (int k = 0; k < 12; k++, n++)
+		frame(&t, n);
+	char second[4096];
+	snprintf(second, sizeof(second), "%s", vkt_finish_capture(&t, first));
+	check_run(second, ANY, 5, 2, 0);
+
+	assert_int_equal(crumbs_capture(t.crumbs, NULL), CRUMBS_OK);
+	for (int k = 0; k < 3; k++, n++)
+		frame(&t, n);
+	check_run(vkt_finish_capture(&t, second), ANY, 1, CRUMBS_DETAIL_MAX, 0);
+	vkt_destroy(&t);
+	check_no_validation_messages();
+}
+
+/* Requests that cannot be: refused, and nothing starts. */
+static void bad_requests(void **state)
+{
+	(void)state;
+	struct vkt t;
+	vkt_init(&t, NULL);
+	frame(&t, 0);
+	frame(&t, 1);
+	assert_int_equal(crumbs_record(t.crumbs, 1, 5, 1), CRUMBS_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(crumbs_record(t.crumbs, 9, 5, 1), CRUMBS_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(crumbs_record(t.crumbs, 5, 9, 4), CRUMBS_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(crumbs_record(t.crumbs, 5, 9, -1), CRUMBS_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(crumbs_record(NULL, 5, 9, 1), CRUMBS_ERROR_INVALID_ARGUMENT);
+	for (int n = 2; n < 8; n++) {
+		assert_int_equal(crumbs_detail(t.crumbs), -1);
+		frame(&t, n);
+	}
+	assert_null(crumbs_last_capture(t.crumbs));
+	/* A run asked for ahead can be called off before it begins. */
+	assert_int_equal(crumbs_record(t.crumbs, 20, 25, 1), CRUMBS_OK);
+	assert_int_equal(crumbs_record_stop(t.crumbs), CRUMBS_OK);
+	for (int n = 8; n < 30; n++)
+		frame(&t, n);
+	assert_null(crumbs_last_capture(t.crumbs));
+	vkt_destroy(&t);
+	check_no_validation_messages();
+}
+
+/* CRUMBS_RECORD=A:B:D asks for a run at creation; bad values are warned
+ * about and ignored. */
+static void run_from_environment(void **state)
+{
+	(void)state;
+	static const char *bad[] = { "3:1", "x:4", "1:2:9", "12", "1:2:3:4", ":5" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct vkt t;
+		setenv("CRUMBS_RECORD", bad[i], 1);
+		vkt_init(&t, NULL);
+		unsetenv("CRUMBS_RECORD");
+		for (int n = 0; n < 8; n++)
+			frame(&t, n);
+		if (crumbs_last_capture(t.crumbs))
+			fail_msg("CRUMBS_RECORD=%s recorded '%s'", bad[i], crumbs_last_capture(t.crumbs));
+		vkt_destroy(&t);
+	}
+	struct vkt t;
+	setenv("CRUMBS_RECORD", "1:3:3", 1);
+	vkt_init(&t, NULL);
+	unsetenv("CRUMBS_RECORD");
+	for (int n = 0; n < 5; n++)
+		frame(&t, n);
+	check_run(vkt_finish_capture(&t, NULL), 1, 3, 3, 0);
+	vkt_destroy(&t);
+	check_no_validation_messages();
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL never_done(VkDevice device, VkFence fence)
+{
+	(void)device, (void)fence;
+	return VK_NOT_READY;
+}
+
+/* crumbs' copies of the results never seem to finish. */
+static PFN_vkVoidFunction stuck_copies(const char *name)
+{
+	if (strcmp(name, "vkGetFenceStatus") == 0)
+		return (PFN_vkVoidFunction)never_done;
+	return NULL;
+}
+
+/*
+ * The GPU never lets crumbs read a run's results: each set's frame is
+ * written incomplete when its set is needed again, the frames whose set
+ * is still copying are not recorded, and the program never waits.
+ */
+static void results_never_ready(void **state)
+{
+	(void)state;
+	struct vkt t;
+	vkt_override = stuck_copies;
+	vkt_init(&t, NULL);
+	assert_int_equal(crumbs_record(t.crumbs, 1, 12, 1), CRUMBS_OK);
+	double start = vkt_now_ms();
+	for (int n = 0; n < 14; n++)
+		frame(&t, n);
+	/* Frames 1 to 4, the first use of each set, were written
+	 * incomplete when their sets were needed again (frames 5 to 8); the
+	 * rest were not recorded, and the file was closed after frame 12. */
+	const char *path = crumbs_last_capture(t.crumbs);
+	assert_non_null(path);
+	/* Lavapipe runs each frame in well under a second; a wait for the
+	 * results would take crumbs' ten-second limit per frame. */
+	assert_true(vkt_now_ms() - start < 9000.0);
+	assert_int_equal(check_run(path, 1, 4, 1, CRUMBS_FRAME_INCOMPLETE), 4);
+	vkt_destroy(&t);
+	vkt_override = NULL;
+	check_no_validation_messages();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(run_by_api),
+		cmocka_unit_test(run_stopped_then_console),
+		cmocka_unit_test(bad_requests),
+		cmocka_unit_test(run_from_environment),
+		cmocka_unit_test(results_never_ready),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
