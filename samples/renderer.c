@@ -62,9 +62,18 @@ struct extent {
 	uint32_t height;
 };
 
+/* Frames first to last recorded at a detail level (--record A:B[:D]). */
+struct run {
+	bool on;
+	uint64_t first;
+	uint64_t last; /* CRUMBS_RECORD_OPEN: until the renderer ends */
+	int detail;
+};
+
 struct options {
 	int64_t frames;
 	int64_t capture_frame; /* -1: none */
+	struct run record;
 	struct extent size;
 	int async_compute;      /* -1: when the device has a compute-only family */
 	int shadow_secondaries;
@@ -86,6 +95,7 @@ enum option_kind {
 	OPTION_NUMBER, /* int64_t within [min, max] */
 	OPTION_SIZE,   /* struct extent, WxH */
 	OPTION_SWITCH, /* int, on|off */
+	OPTION_RUN,    /* struct run, A:B[:D], frames within [min, max] */
 	OPTION_TEXT    /* const char * */
 };
 
@@ -105,6 +115,9 @@ static const struct option_spec option_specs[] = {
 	  "frames to render (default 5)" },
 	{ "--capture-frame", "N", OPTION_NUMBER, OPT(capture_frame), 0, MAX_FRAMES - 1,
 	  "capture frame N (from 0) and print its GPU profile (default: none)" },
+	{ "--record", "A:B[:D]", OPTION_RUN, OPT(record), 0, MAX_FRAMES - 1,
+	  "record every frame from A to B (B empty: to the end) at detail level D "
+	  "(0 to 3, default 1) into one capture file, as CRUMBS_RECORD=A:B:D does" },
 	{ "--settings", "'OPTIONS'", OPTION_TEXT, OPT(settings), 0, 0,
 	  "report settings of that capture, as for 'crumbs report', "
 	  "e.g. '--ascii --root *Post*'" },
@@ -157,7 +170,8 @@ static void print_help(void)
 	printf("usage: " PROGRAM " [options]\n\n"
 	       "Renders frames of a deferred scene offscreen with Vulkan, instrumented with\n"
 	       "libcrumbs. With --capture-frame N, frame N is captured at full detail, its\n"
-	       "GPU profile is printed and the capture is written to a file.\n\n"
+	       "GPU profile is printed and the capture is written to a file; with --record\n"
+	       "A:B, frames A to B are recorded at a coarse detail level into one file.\n\n"
 	       "options:\n");
 	enum { LEFT = 24, WIDTH = 79 - LEFT - 4 };
 	for (size_t i = 0; i < ARRAY_COUNT(option_specs); i++) {
@@ -218,6 +232,38 @@ static bool parse_size(const char *text, int64_t min, int64_t max, struct extent
 	return true;
 }
 
+/* A:B[:D]: frames A to B within [min, max], A <= B, or B empty for a run
+ * that goes on to the end; D a detail level, 1 when left out. */
+static bool parse_run(const char *text, int64_t min, int64_t max, struct run *out)
+{
+	char first[32];
+	const char *colon = strchr(text, ':');
+	if (!colon || (size_t)(colon - text) >= sizeof(first))
+		return false;
+	memcpy(first, text, (size_t)(colon - text));
+	first[colon - text] = '\0';
+	const char *last_text = colon + 1;
+	const char *detail_text = strchr(last_text, ':');
+	char last[32];
+	size_t last_len = detail_text ? (size_t)(detail_text - last_text) : strlen(last_text);
+	if (last_len >= sizeof(last))
+		return false;
+	memcpy(last, last_text, last_len);
+	last[last_len] = '\0';
+	int64_t a, b = -1, detail = 1;
+	if (!parse_number(first, min, max, &a) ||
+	    (last_len > 0 && (!parse_number(last, min, max, &b) || b < a)) ||
+	    (detail_text && !parse_number(detail_text + 1, 0, CRUMBS_DETAIL_MAX, &detail)))
+		return false;
+	*out = (struct run){
+		.on = true,
+		.first = (uint64_t)a,
+		.last = b < 0 ? CRUMBS_RECORD_OPEN : (uint64_t)b,
+		.detail = (int)detail,
+	};
+	return true;
+}
+
 static int apply_option(struct options *opt, const struct option_spec *o, const char *value)
 {
 	void *field = (char *)opt + o->offset;
@@ -244,6 +290,13 @@ static int apply_option(struct options *opt, const struct option_spec *o, const 
 			*(int *)field = 0;
 		else
 			return usage_error("%s wants 'on' or 'off', not '%s'", o->name, value);
+		return 0;
+	case OPTION_RUN:
+		if (!parse_run(value, o->min, o->max, (struct run *)field))
+			return usage_error("%s wants A:B[:D], frames A <= B from %" PRId64 " to %" PRId64
+					   " (B empty: to the end) and a detail level D from 0 to %d, "
+					   "not '%s'",
+					   o->name, o->min, o->max, CRUMBS_DETAIL_MAX, value);
 		return 0;
 	case OPTION_TEXT:
 		*(const char **)field = value;
@@ -300,6 +353,18 @@ static int parse_options(int argc, char **argv, struct options *opt)
 				   opt->capture_frame, opt->frames, opt->frames - 1);
 	if (opt->settings && opt->capture_frame < 0)
 		return usage_error("--settings applies to a capture; add --capture-frame N");
+	if (opt->record.on && opt->capture_frame >= 0)
+		return usage_error("--record and --capture-frame cannot be combined; "
+				   "crumbs records one or the other at a time");
+	if (opt->record.on && opt->record.first >= (uint64_t)opt->frames)
+		return usage_error("--record from frame %" PRIu64 " records none of the %" PRId64
+				   " frames rendered (0 to %" PRId64 "); raise --frames",
+				   opt->record.first, opt->frames, opt->frames - 1);
+	if (opt->record.on && opt->record.last != CRUMBS_RECORD_OPEN &&
+	    opt->record.last >= (uint64_t)opt->frames)
+		return usage_error("--record to frame %" PRIu64 " goes past the %" PRId64
+				   " frames rendered (0 to %" PRId64 "); raise --frames",
+				   opt->record.last, opt->frames, opt->frames - 1);
 	return 0;
 }
 
@@ -2811,6 +2876,15 @@ static bool create_crumbs(struct renderer *r)
 	/* Frame N is asked for now; crumbs makes frame N-1 its pre-roll. */
 	if (r->opt.capture_frame >= 0)
 		return request_capture(r);
+	if (r->opt.record.on) {
+		const struct run *run = &r->opt.record;
+		res = crumbs_record(r->crumbs, run->first, run->last, run->detail);
+		if (res != CRUMBS_OK)
+			return fail("crumbs_record failed: %s%s", crumbs_result_str(res),
+				    res == CRUMBS_ERROR_BAD_STATE && getenv("CRUMBS_RECORD") ?
+					    " (CRUMBS_RECORD asks for a run already)" :
+					    "");
+	}
 	return true;
 }
 
