@@ -5,10 +5,10 @@
  */
 #include "capture_internal.h"
 
-/* Calibrated timestamps: several tries, the one with the smallest
+/* Calibrated timestamps: `tries` reads, the one with the smallest
  * deviation kept, since a read can be delayed by preemption. */
 static bool calibrated_sample(crumbs_context *ctx, struct device_state *d,
-			      struct calibration_sample *out)
+			      struct calibration_sample *out, int tries)
 {
 	VkCalibratedTimestampInfoEXT infos[2] = {
 		{ VK_STRUCTURE_TYPE_CALIBRATED_TIMESTAMP_INFO_EXT, NULL, VK_TIME_DOMAIN_DEVICE_EXT },
@@ -16,7 +16,7 @@ static bool calibrated_sample(crumbs_context *ctx, struct device_state *d,
 		  VK_TIME_DOMAIN_CLOCK_MONOTONIC_EXT },
 	};
 	out->valid = false;
-	for (int attempt = 0; attempt < 8; attempt++) {
+	for (int attempt = 0; attempt < tries; attempt++) {
 		uint64_t ts[2], deviation = 0;
 		VkResult r = d->fn.GetCalibratedTimestamps(d->device, 2, infos, ts, &deviation);
 		if (r != VK_SUCCESS) {
@@ -41,8 +41,10 @@ void calibrate(crumbs_context *ctx, struct capture_set *set, bool at_start)
 	for (uint32_t i = 0; i < ctx->device_count; i++) {
 		struct device_state *d = &ctx->devices[i];
 		set->calibration[i][at_start ? 0 : 1].valid = false;
+		/* A run has a sample every frame: fewer tries each. */
 		if (d->calibrated)
-			calibrated_sample(ctx, d, &set->calibration[i][at_start ? 0 : 1]);
+			calibrated_sample(ctx, d, &set->calibration[i][at_start ? 0 : 1],
+					  ctx->set_count > 1 ? 2 : 8);
 	}
 }
 

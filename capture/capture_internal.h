@@ -463,6 +463,7 @@ struct crumbs_context {
 	struct trigger trigger;
 	struct trigger_peer peer;
 	bool has_peer;
+	int64_t trigger_polled_ns;      /* when it was last looked at */
 };
 
 /*

@@ -392,14 +392,19 @@ enum crumbs_result crumbs_command(crumbs_context *ctx, const char *command_line)
 	return r;
 }
 
-/* Requests that came through `crumbs trigger`. */
-static void poll_trigger(crumbs_context *ctx)
+/* Requests that came through `crumbs trigger`, looked for at most every
+ * TRIGGER_POLL_NS: a read of the socket costs several microseconds,
+ * which every frame would pay. */
+#define TRIGGER_POLL_NS 10000000ll
+
+static void poll_trigger(crumbs_context *ctx, int64_t now)
 {
 	char line[TRIGGER_MAX_COMMAND];
 	struct trigger_peer peer;
 
-	if (ctx->trigger.fd < 0)
+	if (ctx->trigger.fd < 0 || now - ctx->trigger_polled_ns < TRIGGER_POLL_NS)
 		return;
+	ctx->trigger_polled_ns = now;
 	/* A few a frame: a sender that never stops cannot stall the frame. */
 	for (int i = 0; i < 4 && trigger_poll(&ctx->trigger, line, sizeof(line), &peer) == 1; i++) {
 		char err[300], reply[400];
@@ -447,7 +452,7 @@ void crumbs_frame(crumbs_context *ctx)
 	}
 	resolve_ready(ctx, NULL);
 	finish_run(ctx, false);
-	poll_trigger(ctx);
+	poll_trigger(ctx, now);
 	/* A run asked for from frame N: frame N-1 is its pre-roll. Its
 	 * settings were taken when it was asked for. */
 	if (ctx->capture_at != UINT64_MAX && ctx->frame + 1 >= ctx->capture_at) {

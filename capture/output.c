@@ -462,6 +462,7 @@ static void outputs_finish(void)
 	pthread_mutex_lock(&outputs_lock);
 	for (struct output *o = outputs; o; o = o->next) {
 		pthread_mutex_lock(&o->lock);
+		pthread_cond_broadcast(&o->wake);
 		while (o->job_count || o->end)
 			pthread_cond_wait(&o->wake, &o->lock);
 		pthread_mutex_unlock(&o->lock);
@@ -579,7 +580,11 @@ void output_write(crumbs_context *ctx, struct capture_set *set, bool now)
 	pthread_mutex_lock(&o->lock);
 	o->jobs[(o->job_head + o->job_count) % CAPTURE_SETS] = set;
 	o->job_count++;
-	pthread_cond_broadcast(&o->wake);
+	/* Waking the thread is a system call: a run's frames go two at a
+	 * time, well before their sets come round again, which wakes it
+	 * anyway (output_wait_set), as does the end of the run. */
+	if (now || o->one_frame || o->job_count >= 2)
+		pthread_cond_broadcast(&o->wake);
 	while (now && atomic_load(&set->phase) != SET_FREE)
 		pthread_cond_wait(&o->wake, &o->lock);
 	pthread_mutex_unlock(&o->lock);
@@ -591,6 +596,7 @@ void output_wait_set(crumbs_context *ctx, struct capture_set *set)
 	if (o->in_place)
 		return;
 	pthread_mutex_lock(&o->lock);
+	pthread_cond_broadcast(&o->wake);
 	while (atomic_load(&set->phase) == SET_WRITING)
 		pthread_cond_wait(&o->wake, &o->lock);
 	pthread_mutex_unlock(&o->lock);
