@@ -27,8 +27,9 @@
 #define STANDING_RANGES 128    /* ranges per device */
 #define STANDING_MAX_RANGES 32 /* ranges one recording may take */
 /* Frames of a run in flight at once: one recorded while the others'
- * results are copied, read back and written. */
-#define CAPTURE_SETS 4
+ * results are copied, read back and written. A frame's results are given
+ * up CAPTURE_SETS - 1 frames after it, more than a driver keeps in flight. */
+#define CAPTURE_SETS 6
 
 /* ------------------------------------------------------------------------ */
 /* Vulkan functions (functions.c)                                           */
@@ -311,7 +312,7 @@ struct host_signal {
  * once without allocating or locking per scope), its submissions and
  * semaphores, and each queue's share of the query slots. A one-frame
  * capture uses one set with all the slots; a run uses CAPTURE_SETS in
- * turn, frame f the set f % CAPTURE_SETS, each with a quarter of them.
+ * turn, frame f the set f % CAPTURE_SETS, each with an equal share.
  */
 enum set_phase {
 	SET_FREE,
@@ -351,6 +352,7 @@ struct capture_set {
 	bool first;                     /* the first of its run: has the pre-roll's ends */
 	bool used;                      /* it recorded a frame of this run */
 	bool device_lost;
+	bool holds;                     /* it holds ranges of standing pools */
 	uint32_t flags;                 /* the frame's, when it is resolved */
 	struct calibration_sample (*calibration)[2]; /* [device]: start, end */
 	struct set_queue *queues;       /* [queue_count] */
@@ -615,7 +617,7 @@ void standing_free(crumbs_context *ctx, struct crumbs_cmd *h);
 struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct capture_set *set,
 				  struct queue_state *q, struct crumbs_cmd *h, VkCommandBuffer copy);
 /* After a set is resolved: the ranges it read may be reused. */
-void standing_unhold(crumbs_context *ctx, const struct capture_set *set);
+void standing_unhold(crumbs_context *ctx, struct capture_set *set);
 /* At destruction: every standing recording and pool. */
 void standing_destroy(crumbs_context *ctx);
 

@@ -100,7 +100,9 @@ static bool resolve(crumbs_context *ctx, struct capture_set *set, bool force, bo
 }
 
 /* Resolves the sets in frame order while they are ready; those up to
- * `upto` (when it is resolving) whatever they hold. */
+ * `upto` (when it is resolving) whatever they hold, and so a run's set
+ * whose frame began CAPTURE_SETS - 1 frames ago: it is needed again next
+ * frame, and the output thread then has a frame to write it. */
 static void resolve_ready(crumbs_context *ctx, struct capture_set *upto)
 {
 	uint32_t force = 0;
@@ -108,7 +110,8 @@ static void resolve_ready(crumbs_context *ctx, struct capture_set *upto)
 		if (ctx->order[i] == upto)
 			force = i + 1;
 	while (ctx->order_count) {
-		bool forced = force > 0;
+		bool forced = force > 0 || (ctx->set_count > 1 &&
+					    ctx->frame - ctx->order[0]->frame >= CAPTURE_SETS - 1);
 		if (!resolve(ctx, ctx->order[0], forced, false))
 			break;
 		if (force)
@@ -395,7 +398,7 @@ enum crumbs_result crumbs_command(crumbs_context *ctx, const char *command_line)
 /* Requests that came through `crumbs trigger`, looked for at most every
  * TRIGGER_POLL_NS: a read of the socket costs several microseconds,
  * which every frame would pay. */
-#define TRIGGER_POLL_NS 10000000ll
+#define TRIGGER_POLL_NS 100000000ll
 
 static void poll_trigger(crumbs_context *ctx, int64_t now)
 {

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /*
@@ -29,6 +30,9 @@
  * a thread costs the caller about 0.1 ms.
  */
 #define RUN_FLUSH_NS 1000000000ll
+/* During a run the output thread looks for frames this often by itself:
+ * waking it from the program's thread is a system call a frame. */
+#define RUN_COLLECT_NS 2000000ll
 
 struct output {
 	crumbs_context *ctx;
@@ -42,6 +46,7 @@ struct output {
 	bool busy;              /* the thread writes jobs[job_head] */
 	bool end;               /* close the file after the jobs */
 	bool closed;            /* ... done: output_done reports */
+	bool collecting;        /* a run: the thread looks for frames by itself */
 	bool quit;
 	struct output *next;    /* the list of outputs with a thread */
 
@@ -417,8 +422,20 @@ static void *output_main(void *arg)
 	struct output *o = arg;
 	pthread_mutex_lock(&o->lock);
 	for (;;) {
-		while (!o->job_count && !o->end && !o->quit)
-			pthread_cond_wait(&o->wake, &o->lock);
+		while (!o->job_count && !o->end && !o->quit) {
+			if (!o->collecting) {
+				pthread_cond_wait(&o->wake, &o->lock);
+				continue;
+			}
+			struct timespec until;
+			clock_gettime(CLOCK_MONOTONIC, &until);
+			until.tv_nsec += RUN_COLLECT_NS;
+			if (until.tv_nsec >= 1000000000l) {
+				until.tv_sec++;
+				until.tv_nsec -= 1000000000l;
+			}
+			pthread_cond_timedwait(&o->wake, &o->lock, &until);
+		}
 		if (o->job_count) {
 			struct capture_set *set = o->jobs[o->job_head];
 			o->busy = true;
@@ -491,7 +508,14 @@ bool output_init(crumbs_context *ctx)
 		ctx_free(ctx, o);
 		return false;
 	}
-	if (pthread_cond_init(&o->wake, NULL) != 0) {
+	pthread_condattr_t attr;
+	bool cond_ok = pthread_condattr_init(&attr) == 0;
+	if (cond_ok) {
+		pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+		cond_ok = pthread_cond_init(&o->wake, &attr) == 0;
+		pthread_condattr_destroy(&attr);
+	}
+	if (!cond_ok) {
 		pthread_mutex_destroy(&o->lock);
 		ctx_free(ctx, o->last_end);
 		ctx_free(ctx, o);
@@ -561,7 +585,10 @@ void output_begin(crumbs_context *ctx)
 	o->path = n > 0 && (size_t)n < sizeof(path) ? ctx_strdup(ctx, path) : NULL;
 	o->one_frame = one;
 	o->frames = o->incomplete = 0;
+	pthread_mutex_lock(&o->lock);
 	o->closed = false;
+	o->collecting = !one;
+	pthread_mutex_unlock(&o->lock);
 	o->result = CRUMBS_OK;
 	if (!o->path)
 		o->result = n > 0 && (size_t)n < sizeof(path) ? CRUMBS_ERROR_OUT_OF_MEMORY :
@@ -580,10 +607,9 @@ void output_write(crumbs_context *ctx, struct capture_set *set, bool now)
 	pthread_mutex_lock(&o->lock);
 	o->jobs[(o->job_head + o->job_count) % CAPTURE_SETS] = set;
 	o->job_count++;
-	/* Waking the thread is a system call: a run's frames go two at a
-	 * time, well before their sets come round again, which wakes it
-	 * anyway (output_wait_set), as does the end of the run. */
-	if (now || o->one_frame || o->job_count >= 2)
+	/* Waking the thread is a system call: in a run it looks for frames
+	 * every RUN_COLLECT_NS by itself. */
+	if (now || !o->collecting)
 		pthread_cond_broadcast(&o->wake);
 	while (now && atomic_load(&set->phase) != SET_FREE)
 		pthread_cond_wait(&o->wake, &o->lock);
@@ -612,6 +638,7 @@ void output_end(crumbs_context *ctx, bool now)
 	}
 	pthread_mutex_lock(&o->lock);
 	o->end = true;
+	o->collecting = false;
 	pthread_cond_broadcast(&o->wake);
 	while (now && !o->closed)
 		pthread_cond_wait(&o->wake, &o->lock);

@@ -282,10 +282,12 @@ void pools_release_queue(crumbs_context *ctx, struct queue_state *q)
 	ctx_free(ctx, q->written);
 }
 
-/* Has the set's resets put in front of the next submissions, with
- * command buffers recorded once; or, on a queue that cannot reset in
- * them, resets on the host what the set wrote last (a host reset costs
- * several microseconds on some drivers, a run pays it every frame). */
+/* Resets on the host what the set wrote last; or, without host resets,
+ * has its resets put in front of the next submissions, with command
+ * buffers recorded once. Those reset the set's whole share of the pool,
+ * which takes the GPU milliseconds on some drivers in front of the frame's
+ * first submission: the host's reset of the runs written costs the CPU a
+ * few microseconds instead. */
 static void set_reset(crumbs_context *ctx, struct capture_set *set)
 {
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
@@ -294,7 +296,7 @@ static void set_reset(crumbs_context *ctx, struct capture_set *set)
 		struct device_state *d = &ctx->devices[q->device];
 		if (!q->valid_bits)
 			continue;
-		if (!q->can_reset_in_cmd && (d->features & CRUMBS_FEATURE_HOST_QUERY_RESET)) {
+		if (d->features & CRUMBS_FEATURE_HOST_QUERY_RESET) {
 			struct slot_run runs[3];
 			for (uint32_t k = 0, n = pools_set_runs(q, sq, runs); k < n; k++)
 				d->fn.ResetQueryPool(d->device, q->pool, runs[k].first, runs[k].count);
@@ -355,7 +357,8 @@ void pools_preroll(crumbs_context *ctx, uint32_t set_count)
 			sq->submit_cap = used ? sh.submit_end - sh.submit_first : 0;
 			sq->reset_cb = used ? q->reset_cbs[sh.resets] : VK_NULL_HANDLE;
 			sq->scope_reset_cb = used ? q->scope_reset_cbs[sh.resets] : VK_NULL_HANDLE;
-			bool cmd_reset = q->valid_bits && q->can_reset_in_cmd;
+			bool cmd_reset = q->valid_bits &&
+				!(ctx->devices[q->device].features & CRUMBS_FEATURE_HOST_QUERY_RESET);
 			sq->reset_pending = cmd_reset && sq->reset_cb;
 			atomic_store(&sq->scope_reset_pending, cmd_reset && sq->scope_reset_cb);
 		}

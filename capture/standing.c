@@ -336,13 +336,17 @@ struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct capture_set *set,
 	pthread_mutex_lock(&standing_lock);
 	for (uint32_t r = st->first_range; r < st->first_range + st->range_count; r++)
 		d->standing->held[r] |= (uint8_t)(1u << set->index);
+	set->holds = true;
 	pthread_mutex_unlock(&standing_lock);
 	return a;
 }
 
-void standing_unhold(crumbs_context *ctx, const struct capture_set *set)
+void standing_unhold(crumbs_context *ctx, struct capture_set *set)
 {
+	if (!set->holds)
+		return; /* read without the lock: only its frame's submissions set it */
 	pthread_mutex_lock(&standing_lock);
+	set->holds = false;
 	for (uint32_t i = 0; i < ctx->device_count; i++)
 		for (uint32_t r = 0; ctx->devices[i].standing && r < STANDING_RANGES; r++)
 			ctx->devices[i].standing->held[r] &= (uint8_t)~(1u << set->index);

@@ -251,19 +251,20 @@ static void results_never_ready(void **state)
 	struct vkt t;
 	vkt_override = stuck_copies;
 	vkt_init(&t, NULL);
-	assert_int_equal(crumbs_record(t.crumbs, 1, 12, 1), CRUMBS_OK);
+	assert_int_equal(crumbs_record(t.crumbs, 1, 16, 1), CRUMBS_OK);
 	double start = vkt_now_ms();
-	for (int n = 0; n < 14; n++)
+	for (int n = 0; n < 18; n++)
 		frame(&t, n);
-	/* Frames 1 to 4, the first use of each set, were written
-	 * incomplete when their sets were needed again (frames 5 to 8); the
-	 * rest were not recorded, and the file was closed after frame 12. */
+	/* Frames 1 to 6, the first use of each of crumbs' six sets, were
+	 * written incomplete five frames later (at frames 6 to 11); the
+	 * rest, whose sets were still being copied, were not recorded, and
+	 * the file was closed after frame 16. */
 	const char *path = crumbs_last_capture(t.crumbs);
 	assert_non_null(path);
 	/* Lavapipe runs each frame in well under a second; a wait for the
 	 * results would take crumbs' ten-second limit per frame. */
 	assert_true(vkt_now_ms() - start < 9000.0);
-	assert_int_equal(check_run(path, 1, 4, 1, CRUMBS_FRAME_INCOMPLETE), 4);
+	assert_int_equal(check_run(path, 1, 6, 1, CRUMBS_FRAME_INCOMPLETE), 6);
 	vkt_destroy(&t);
 	vkt_override = NULL;
 	check_no_validation_messages();
