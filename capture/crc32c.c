@@ -4,6 +4,8 @@
  *
  * Slicing by eight: eight tables let the loop consume eight bytes per step,
  * which matters because `crumbs info` checks every byte of large captures.
+ * On x86-64 processors with SSE 4.2 (found at run time) the crc32
+ * instruction does the same, a few times faster.
  */
 #include "crumbs.h"
 
@@ -32,8 +34,45 @@ __attribute__((constructor)) static void crc_tables_init(void)
 					   crc_tables[0][crc_tables[t - 1][i] & 0xFF];
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#define CRC32C_HARDWARE 1
+__attribute__((target("sse4.2"))) static uint32_t crc32c_hardware(uint32_t crc, const void *data,
+								   size_t size)
+{
+	const unsigned char *p = data;
+	uint64_t c = ~crc;
+	while (size > 0 && ((uintptr_t)p & 7) != 0) {
+		c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
+		size--;
+	}
+	for (; size >= 8; p += 8, size -= 8) {
+		uint64_t w;
+		memcpy(&w, p, 8);
+		c = __builtin_ia32_crc32di(c, w);
+	}
+	while (size-- > 0)
+		c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
+	return ~(uint32_t)c;
+}
+
+static int crc32c_has_hardware;
+
+__attribute__((constructor)) static void crc32c_detect(void)
+{
+	__builtin_cpu_init();
+	crc32c_has_hardware = __builtin_cpu_supports("sse4.2");
+}
+#endif
+
+/* Set by the unit tests, so that they check the tables on any machine. */
+int crc32c_tables_only;
+
 uint32_t crumbs_crc32c(uint32_t crc, const void *data, size_t size)
 {
+#ifdef CRC32C_HARDWARE
+	if (crc32c_has_hardware && !crc32c_tables_only)
+		return crc32c_hardware(crc, data, size);
+#endif
 	const unsigned char *p = data;
 	uint32_t c = ~crc;
 
