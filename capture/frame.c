@@ -110,8 +110,13 @@ static void resolve_ready(crumbs_context *ctx, struct capture_set *upto)
 		if (ctx->order[i] == upto)
 			force = i + 1;
 	while (ctx->order_count) {
-		bool forced = force > 0 || (ctx->set_count > 1 &&
-					    ctx->frame - ctx->order[0]->frame >= CAPTURE_SETS - 1);
+		uint64_t age = ctx->frame - ctx->order[0]->frame;
+		bool forced = force > 0 || (ctx->set_count > 1 && age >= CAPTURE_SETS - 1);
+		/* A run's frame that has just ended is not looked at yet: its
+		 * results are hardly ever back, and each look costs microseconds
+		 * of driver calls. */
+		if (!forced && ctx->set_count > 1 && age < 2)
+			break;
 		if (!resolve(ctx, ctx->order[0], forced, false))
 			break;
 		if (force)
