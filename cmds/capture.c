@@ -176,6 +176,18 @@ static int set_env(const char *name, const char *value, char separator, bool fir
 	return r;
 }
 
+/* The program run, while crumbs waits for it. */
+static volatile sig_atomic_t running_pid;
+
+/* SIGTERM or SIGHUP to crumbs (a job's time limit, a closed terminal)
+ * goes on to the program, which ends as it would alone; crumbs still takes
+ * what it recorded. */
+static void pass_on(int sig)
+{
+	if (running_pid > 0)
+		kill((pid_t)running_pid, sig);
+}
+
 /* Runs the program and returns its exit status, as a shell reports it. */
 static int run(char **argv)
 {
@@ -193,15 +205,23 @@ static int run(char **argv)
 	}
 	/* ^C goes to the program; crumbs waits to report what it left. */
 	struct sigaction ignore = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	struct sigaction forward = { .sa_handler = pass_on }, old_term, old_hup;
 	sigemptyset(&ignore.sa_mask);
+	sigemptyset(&forward.sa_mask);
+	running_pid = (sig_atomic_t)pid;
 	sigaction(SIGINT, &ignore, &old_int);
 	sigaction(SIGQUIT, &ignore, &old_quit);
+	sigaction(SIGTERM, &forward, &old_term);
+	sigaction(SIGHUP, &forward, &old_hup);
 	int status = 0;
 	pid_t w;
 	while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
 		;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	running_pid = 0;
 	if (w < 0) {
 		cmd_error("cannot wait for '%s': %s", argv[0], strerror(errno));
 		return -1;
@@ -452,7 +472,8 @@ int cmd_capture(int argc, char **argv)
 			"until then.\n"
 			"\n"
 			"Returns the program's exit status (1 if it exited 0 but no frame was\n"
-			"captured or recorded).",
+			"captured or recorded). ^C, SIGTERM and SIGHUP go to the program; crumbs\n"
+			"waits for it and still takes and reports what it recorded.",
 		.tables = tables,
 		.table_count = sizeof(tables) / sizeof(tables[0]),
 		/* The program's own options are its, not ours. */
