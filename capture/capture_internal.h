@@ -281,6 +281,7 @@ struct crumbs_cmd {
 	struct event_block *first;
 	struct event_block *last;
 	bool adopted;                   /* copied from a standing recording */
+	bool borrowed;                  /* copied from the frame before's (store_borrow) */
 	bool untimed;                   /* inside a multiview pass: no timestamps */
 	uint32_t map_slot;              /* 1 + its entry in the capture's map, or 0 */
 	struct capture_set *set;        /* HANDLE_CAPTURE's */
@@ -353,6 +354,9 @@ struct capture_set {
 	bool used;                      /* it recorded a frame of this run */
 	bool device_lost;
 	bool holds;                     /* it holds ranges of standing pools */
+	/* The set of the frame before, when this frame submitted command
+	 * buffers recorded in it: their slots are in that set's share. */
+	struct capture_set *borrows;
 	uint32_t flags;                 /* the frame's, when it is resolved */
 	struct calibration_sample (*calibration)[2]; /* [device]: start, end */
 	struct set_queue *queues;       /* [queue_count] */
@@ -588,6 +592,11 @@ uint32_t store_counts(struct capture_set *set, const struct counts_record *c);
  * or NULL; cmd's recording, from when it ends. */
 struct crumbs_cmd *store_map_find(struct capture_set *set, VkCommandBuffer cb);
 void store_map_put(struct capture_set *set, struct crumbs_cmd *cmd);
+/* A copy in set of cmd, which `from` (the run's frame before) recorded
+ * and set's frame submits, with the secondaries it executes; its slots
+ * stay in from's share. NULL when set has no room. */
+struct crumbs_cmd *store_borrow(crumbs_context *ctx, struct capture_set *set,
+				struct capture_set *from, const struct crumbs_cmd *cmd, int depth);
 
 /* standing.c: recordings kept across frames, with all their storage */
 /* Sets up standing recordings on every device and queue that can have

@@ -526,7 +526,10 @@ typedef struct crumbs_cmd crumbs_cmd;
  * queue of `queue`'s family. Call after vkBeginCommandBuffer; end with
  * crumbs_cmd_end() before vkEndCommandBuffer. Never NULL: outside
  * captures (and when out of handles) a shared handle on which every
- * scope costs one branch.
+ * scope costs one branch. A capture times the command buffers begun in
+ * its frame and submitted in it; a run's frame also those begun in the
+ * run's frame before (a program that records the next frame's work
+ * before it presents).
  */
 CRUMBS_API crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue queue);
 CRUMBS_API void crumbs_cmd_end(crumbs_cmd *cmd);

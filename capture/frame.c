@@ -137,7 +137,16 @@ static void start_frame(crumbs_context *ctx, int64_t now, bool first)
 		resolve_ready(ctx, set);
 	if (atomic_load(&set->phase) == SET_WRITING)
 		output_wait_set(ctx, set); /* the CPU's work, bounded: a frame's records */
-	if (readback_copy_busy(ctx, set)) {
+	/* The frame after this set's last may have read slots of its share
+	 * (store_borrow): it is read and written before they are reset. */
+	struct capture_set *next = &ctx->sets[(set->frame + 1) % ctx->set_count];
+	bool lent = set->used && next != set && next->borrows == set &&
+		    next->frame == set->frame + 1;
+	if (lent && atomic_load(&next->phase) == SET_RESOLVING)
+		resolve_ready(ctx, next);
+	if (lent && atomic_load(&next->phase) == SET_WRITING)
+		output_wait_set(ctx, next);
+	if (readback_copy_busy(ctx, set) || (lent && readback_copy_busy(ctx, next))) {
 		/* The GPU is a whole set of frames behind: its slots cannot
 		 * be reset yet, and crumbs does not wait for it. */
 		ctx->run_skipped++;
@@ -147,6 +156,7 @@ static void start_frame(crumbs_context *ctx, int64_t now, bool first)
 	if (set->used)
 		pools_set_reuse(ctx, set);
 	set->used = true;
+	set->borrows = NULL;
 	store_reset(set);
 	submit_reset(ctx, set);
 	set->frame = ctx->frame;

@@ -28,9 +28,24 @@ uint64_t readback_ticks(const struct queue_state *q, uint32_t slot)
  * marked WRITTEN for the copy of the queue that wrote it, which is being
  * recorded, and COPIED once that copy is submitted (a standing
  * recording's slots are COPIED already: the batch that ran it copied
- * them). Poll reads the COPIED ones.
+ * them). Poll reads the COPIED ones. The slots of command buffers that the
+ * frame before recorded (store_borrow) lie in that frame's set's share:
+ * LENT, then LENT_COPIED, read by this frame's copy and poll alone.
  */
-enum { WRITTEN = 1, COPIED = 2 };
+enum { WRITTEN = 1, COPIED = 2, LENT = 3, LENT_COPIED = 4 };
+
+/* The runs of q's pool that set's frame reads: its share, then the share
+ * of the set it borrowed from. */
+static uint32_t read_runs(const crumbs_context *ctx, const struct capture_set *set,
+			  const struct queue_state *q, struct slot_run runs[6], uint32_t *own)
+{
+	uint32_t i = (uint32_t)(q - ctx->queues);
+	uint32_t n = pools_set_runs(q, &set->queues[i], runs);
+	*own = n;
+	if (set->borrows)
+		n += pools_set_runs(q, &set->borrows->queues[i], runs + n);
+	return n;
+}
 
 /* Marks the slots the events of cmd (and of the secondaries it executed)
  * wrote, in the pools they were recorded for. */
@@ -38,7 +53,7 @@ static void mark_events(crumbs_context *ctx, struct capture_set *set, const stru
 			int depth)
 {
 	struct queue_state *q = &ctx->queues[cmd->queue];
-	uint8_t mark = cmd->adopted ? COPIED : WRITTEN;
+	uint8_t mark = cmd->adopted ? COPIED : cmd->borrowed ? LENT : WRITTEN;
 	for (const struct event_block *b = cmd->first; b; b = b->next)
 		for (uint32_t i = 0; i < b->count; i++) {
 			const struct event *e = &b->events[i];
@@ -66,12 +81,14 @@ static bool family_stale(const crumbs_context *ctx, const struct capture_set *se
 	return false;
 }
 
-/* In q's runs of the set, marks `from` become `to`. */
-static void marks_change(struct queue_state *q, const struct set_queue *sq, uint8_t from,
-			 uint8_t to)
+/* In q's runs of the set (and of the set it borrowed from), marks `from`
+ * become `to`. */
+static void marks_change(crumbs_context *ctx, const struct capture_set *set, struct queue_state *q,
+			 uint8_t from, uint8_t to)
 {
-	struct slot_run runs[3];
-	for (uint32_t k = 0, n = pools_set_runs(q, sq, runs); k < n; k++)
+	struct slot_run runs[6];
+	uint32_t own;
+	for (uint32_t k = 0, n = read_runs(ctx, set, q, runs, &own); k < n; k++)
 		for (uint32_t i = runs[k].first; i < runs[k].first + runs[k].count; i++)
 			if (q->written[i] == from)
 				q->written[i] = to;
@@ -104,11 +121,12 @@ static VkResult record_copy(crumbs_context *ctx, struct capture_set *set, struct
 		struct queue_state *p = &ctx->queues[i];
 		if (!set->queues[i].marked || !queue_same_family(p, s))
 			continue;
-		struct slot_run runs[3];
-		for (uint32_t k = 0, n = pools_set_runs(p, &set->queues[i], runs); k < n; k++)
+		struct slot_run runs[6];
+		uint32_t own;
+		for (uint32_t k = 0, n = read_runs(ctx, set, p, runs, &own); k < n; k++)
 			pools_copy_marked(d, cb, p->pool, runs[k].first,
-					  p->written + runs[k].first, WRITTEN, runs[k].count,
-					  p->copy_buffer, runs[k].first);
+					  p->written + runs[k].first, k < own ? WRITTEN : LENT,
+					  runs[k].count, p->copy_buffer, runs[k].first);
 	}
 	d->fn.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
 				 VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0, NULL, 0, NULL);
@@ -180,15 +198,17 @@ static void copy_queue(crumbs_context *ctx, struct capture_set *set, struct queu
 			continue;
 		sp->marked = false;
 		if (r == VK_SUCCESS && queue_same_family(p, s)) {
-			marks_change(p, sp, WRITTEN, COPIED);
+			marks_change(ctx, set, p, WRITTEN, COPIED);
+			marks_change(ctx, set, p, LENT, LENT_COPIED);
 			sp->copy_unread = true;
 			continue;
 		}
-		marks_change(p, sp, WRITTEN, 0);
+		/* LENT slots stay so: without the copy, poll reads each. */
+		marks_change(ctx, set, p, WRITTEN, 0);
 		/* A standing recording's copy ran in s's batches: without
 		 * s's fence nothing says when it is done. */
 		if (p == s)
-			marks_change(p, sp, COPIED, 0);
+			marks_change(ctx, set, p, COPIED, 0);
 		/* Written by a queue that cannot copy into p's buffer (one
 		 * without the GPU copy, or of another family): p is read
 		 * with vkGetQueryPoolResults, which sees every queue's. */
@@ -269,8 +289,10 @@ static bool poll_queue(crumbs_context *ctx, struct capture_set *set, struct queu
 {
 	struct device_state *d = &ctx->devices[q->device];
 	struct set_queue *sq = &set->queues[q - ctx->queues];
-	struct slot_run runs[3];
-	uint32_t run_count = pools_set_runs(q, sq, runs);
+	struct slot_run runs[6];
+	uint32_t run_count;
+	uint32_t own_count = 0;
+	run_count = read_runs(ctx, set, q, runs, &own_count);
 	if (q->copy_cb[set->index] && !sq->read_pool) {
 		if (!sq->copy_unread)
 			return true;
@@ -286,10 +308,14 @@ static bool poll_queue(crumbs_context *ctx, struct capture_set *set, struct queu
 						      q->copy_memory, 0, VK_WHOLE_SIZE };
 			d->fn.InvalidateMappedMemoryRanges(d->device, 1, &range);
 		}
-		/* Only the copied slots: the rest of the buffer is stale. */
+		/* Only the copied slots: the rest of the buffer is stale. In
+		 * the share borrowed from, only the lent ones: the rest are
+		 * that frame's. */
 		for (uint32_t k = 0; k < run_count; k++)
 			for (uint32_t i = runs[k].first; i < runs[k].first + runs[k].count; i++) {
-				bool copied = q->written[i] == COPIED;
+				bool copied = q->written[i] == (k < own_count ? COPIED : LENT_COPIED);
+				if (k >= own_count && !copied)
+					continue;
 				q->results[2 * i] = copied ? q->copy_mapped[2 * i] : 0;
 				q->results[2 * i + 1] = copied ? q->copy_mapped[2 * i + 1] : 0;
 			}
@@ -297,14 +323,28 @@ static bool poll_queue(crumbs_context *ctx, struct capture_set *set, struct queu
 		return true;
 	}
 	/* Without VK_QUERY_RESULT_WAIT_BIT: slots not written yet report
-	 * unavailable, and the call returns VK_NOT_READY. */
+	 * unavailable, and the call returns VK_NOT_READY. Of the share
+	 * borrowed from, the lent slots one by one. */
 	VkResult r = VK_SUCCESS;
-	for (uint32_t k = 0; k < run_count && (r == VK_SUCCESS || r == VK_NOT_READY); k++)
-		r = d->fn.GetQueryPoolResults(d->device, q->pool, runs[k].first, runs[k].count,
-					      sizeof(uint64_t) * 2 * runs[k].count,
-					      q->results + 2 * runs[k].first, sizeof(uint64_t) * 2,
+	for (uint32_t k = 0; k < run_count && (r == VK_SUCCESS || r == VK_NOT_READY); k++) {
+		uint32_t first = runs[k].first, end = first + runs[k].count;
+		while (k >= own_count && first < end && q->written[first] != LENT)
+			first++;
+		if (first == end)
+			continue;
+		uint32_t count = k < own_count ? end - first : 1;
+		r = d->fn.GetQueryPoolResults(d->device, q->pool, first, count,
+					      sizeof(uint64_t) * 2 * count, q->results + 2 * first,
+					      sizeof(uint64_t) * 2,
 					      VK_QUERY_RESULT_64_BIT |
 					      VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+		if (k >= own_count && first + 1 < end) {
+			/* The next lent slot of this run. */
+			runs[k].count = end - first - 1;
+			runs[k].first = first + 1;
+			k--;
+		}
+	}
 	if (r == VK_SUCCESS || r == VK_NOT_READY)
 		return true;
 	if (r != VK_ERROR_DEVICE_LOST)

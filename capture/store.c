@@ -187,6 +187,63 @@ static uint32_t map_hash(VkCommandBuffer cb, uint32_t cap)
 	return (uint32_t)x & (cap - 1);
 }
 
+/*
+ * A copy, in set, of cmd: a command buffer that `from`, the frame before,
+ * recorded and set's frame submits (Zink, and many engines, record the
+ * next frame's work before they present). Its events, names and counts
+ * are copied, since `from` is reused before set is written; its slots
+ * stay where it wrote them, in from's share, and set's copy reads them
+ * (readback.c). The secondaries it executes come along. NULL when set has
+ * no room.
+ */
+struct crumbs_cmd *store_borrow(crumbs_context *ctx, struct capture_set *set,
+				struct capture_set *from, const struct crumbs_cmd *cmd, int depth)
+{
+	struct queue_state *q = &ctx->queues[cmd->queue];
+	struct crumbs_cmd *a = store_handle(ctx, set, q);
+	if (!a)
+		return NULL;
+	a->cb = cmd->cb;
+	a->untimed = cmd->untimed;
+	a->borrowed = true;
+	for (const struct event_block *b = cmd->first; b; b = b->next)
+		for (uint32_t i = 0; i < b->count; i++) {
+			const struct event *e = &b->events[i];
+			struct event *c = store_event(a);
+			if (!c) {
+				atomic_fetch_add(&set->dropped, 1);
+				goto done;
+			}
+			*c = *e;
+			if (e->type == EVENT_BEGIN || e->type == EVENT_PASS) {
+				store_name(set, &c->u.name, from->names + e->u.name.offset,
+					   e->u.name.len);
+			} else if (e->type == EVENT_LEAF || e->type == EVENT_COUNTS) {
+				struct counts_record counts = from->counts[e->u.counts];
+				store_name(set, &counts.name, from->names + counts.name.offset,
+					   counts.name.len);
+				if ((c->u.counts = store_counts(set, &counts)) == UINT32_MAX) {
+					c->type = EVENT_NONE;
+					atomic_fetch_add(&set->dropped, 1);
+				}
+			} else if (e->type == EVENT_EXECUTE && depth < MAX_EXECUTE_DEPTH &&
+				   !store_map_find(set, e->u.secondary)) {
+				const struct crumbs_cmd *s = store_map_find(from, e->u.secondary);
+				struct crumbs_cmd *sa = s ? store_borrow(ctx, set, from, s, depth + 1) : NULL;
+				if (sa)
+					store_map_put(set, sa);
+			}
+			if (c->slot != NO_SLOT && q->results && c->slot < q->slot_count) {
+				/* Read afresh by set's copy: what the slot held is stale. */
+				uint32_t n = e->type == EVENT_LEAF && c->slot + 1 < q->slot_count ? 2 : 1;
+				memset(q->results + 2 * c->slot, 0, sizeof(uint64_t) * 2 * n);
+			}
+		}
+done:
+	set->borrows = from;
+	return a;
+}
+
 /* A command buffer recorded again in the same frame keeps its latest
  * recording: a submission took what it needed when it was made. */
 void store_map_put(struct capture_set *set, struct crumbs_cmd *cmd)

@@ -238,6 +238,15 @@ static VkCommandBuffer record_batch(crumbs_context *ctx, struct capture_set *set
 				copy = q->standing_cbs[n];
 			cmd = standing_adopt(ctx, set, q, st, copy);
 		}
+		if (!cmd && ctx->set_count > 1 && set->frame > 0) {
+			/* Recorded in the run's frame before this one. */
+			struct capture_set *from = &ctx->sets[(set->frame - 1) % ctx->set_count];
+			const struct crumbs_cmd *c;
+			if (from != set && from->frame + 1 == set->frame &&
+			    atomic_load(&from->phase) == SET_RESOLVING &&
+			    (c = store_map_find(from, cb)) != NULL && (cmd = store_borrow(ctx, set, from, c, 0)))
+				store_map_put(set, cmd);
+		}
 		if (cmd && set->submit_cmd_count < set->submit_cmd_cap) {
 			set->submit_cmds[set->submit_cmd_count++] = cmd;
 			rec->cmd_count++;
