@@ -166,6 +166,43 @@ struct frame_gpu {
 	int64_t end_ns;     /* last busy moment */
 };
 
+/*
+ * One submission of a frame, on the CPU clock, with the queue's time
+ * before it as the walk in shared/DESIGN.md accounts it: idle from
+ * idle_begin_ns for idle_ns (the queue had nothing to do before the CPU
+ * submitted this), then waiting on its semaphores from wait_begin_ns for
+ * wait_ns. Apart from those, a queue's time from its first timestamp to
+ * its last is busy. A queue without timestamps has only cpu_ns and counts.
+ */
+struct submission {
+	uint32_t queue;       /* index into capture_meta.queues */
+	uint32_t index;       /* its position among the queue's, from 0 */
+	uint32_t waits;       /* semaphores it waits on */
+	uint32_t signals;     /* semaphores it signals */
+	int64_t cpu_ns;       /* when the CPU submitted it */
+	int64_t begin_ns;     /* its first GPU timestamp, or INT64_MIN */
+	int64_t end_ns;       /* its end timestamp, or INT64_MIN */
+	int64_t idle_begin_ns;
+	int64_t idle_ns;      /* 0: none */
+	int64_t wait_begin_ns;
+	int64_t wait_ns;      /* 0: none, or it did not have to wait */
+};
+
+/* A semaphore wait of a submission and the signal that released it: the
+ * earliest known signal of that semaphore with a value at least the one
+ * waited for. */
+struct release {
+	uint32_t waiter;      /* index into frame.submissions */
+	uint32_t signaller;   /* index into frame.submissions; RELEASE_HOST:
+			       * signalled by the host; RELEASE_UNKNOWN: no
+			       * signal in the frame (the presentation engine,
+			       * an earlier frame) */
+	int64_t signal_ns;    /* when it was signalled, or INT64_MIN */
+};
+
+#define RELEASE_HOST (UINT32_MAX - 1)
+#define RELEASE_UNKNOWN UINT32_MAX
+
 struct frame {
 	uint64_t number;
 	int64_t cpu_begin_ns;
@@ -179,6 +216,12 @@ struct frame {
 	uint64_t scopes;
 	uint64_t events;
 	uint64_t timestamps;     /* GPU timestamps recorded in the frame */
+	/* Every submission, in the capture's order, which is submission
+	 * order on each queue; every semaphore wait, in that order too. */
+	struct submission *submissions;
+	uint32_t submission_count;
+	struct release *releases;
+	uint32_t release_count;
 };
 
 /*

@@ -139,6 +139,8 @@ struct signal {
 	uint64_t value;
 	int64_t ns;
 	int64_t earliest; /* the earliest ns from here to the end of its run */
+	uint32_t source;  /* the signalling submission, or RELEASE_HOST */
+	uint32_t earliest_source; /* the source of `earliest` */
 };
 
 static int signal_cmp(const void *a, const void *b)
@@ -152,9 +154,10 @@ static int signal_cmp(const void *a, const void *b)
 }
 
 /* When (semaphore, value) was reached: the earliest signal of that
- * semaphore with a value at least as high. false when none is known. */
+ * semaphore with a value at least as high, and its source. false when
+ * none is known. */
 static bool signal_time(const struct signal *s, size_t n, uint32_t semaphore,
-			uint64_t value, int64_t *ns)
+			uint64_t value, int64_t *ns, uint32_t *source)
 {
 	size_t lo = 0, hi = n;
 	while (lo < hi) {
@@ -168,6 +171,7 @@ static bool signal_time(const struct signal *s, size_t n, uint32_t semaphore,
 	if (lo == n || s[lo].semaphore != semaphore)
 		return false;
 	*ns = s[lo].earliest;
+	*source = s[lo].earliest_source;
 	return true;
 }
 
@@ -515,25 +519,39 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 	size_t signal_count = 0;
 	if (!signals)
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	size_t wait_total = 0;
 	for (size_t i = 0; i < raw->submit_count; i++) {
 		const struct raw_submit *s = &submits[i];
+		wait_total += s->wait_count;
 		if (!s->has_end)
 			continue;
 		for (uint32_t k = 0; k < s->signal_count; k++) {
 			const struct raw_op *op = &ops[s->first_op + s->wait_count + k];
-			signals[signal_count++] = (struct signal){ op->semaphore, op->value, s->end_ns, 0 };
+			signals[signal_count++] = (struct signal){ op->semaphore, op->value, s->end_ns,
+								   0, (uint32_t)i, 0 };
 		}
 	}
 	const struct raw_host_signal *hs = raw->host_signals;
 	for (size_t i = 0; i < raw->host_signal_count; i++)
-		signals[signal_count++] = (struct signal){ hs[i].semaphore, hs[i].value, hs[i].cpu_ns, 0 };
+		signals[signal_count++] = (struct signal){ hs[i].semaphore, hs[i].value, hs[i].cpu_ns,
+							   0, RELEASE_HOST, 0 };
 	sort_nearly_sorted(signals, signal_count, sizeof(*signals), signal_cmp);
 	for (size_t i = signal_count; i-- > 0;) {
 		signals[i].earliest = signals[i].ns;
+		signals[i].earliest_source = signals[i].source;
 		if (i + 1 < signal_count && signals[i + 1].semaphore == signals[i].semaphore &&
-		    signals[i + 1].earliest < signals[i].earliest)
+		    signals[i + 1].earliest < signals[i].earliest) {
 			signals[i].earliest = signals[i + 1].earliest;
+			signals[i].earliest_source = signals[i + 1].earliest_source;
+		}
 	}
+
+	/* The submissions and their waits, filled in by the walk. */
+	f->submissions = arena_alloc(arena, sizeof(*f->submissions) * (raw->submit_count + 1));
+	f->releases = arena_alloc(arena, sizeof(*f->releases) * (wait_total + 1));
+	if (!f->submissions || !f->releases)
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	f->submission_count = (uint32_t)raw->submit_count;
 
 	f->timestamps = timestamps;
 	/* Busy intervals: at most one per timestamp. Not zeroed: only those
@@ -559,9 +577,23 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 		switch (it->type) {
 		case ITEM_SUBMIT: {
 			const struct raw_submit *s = &submits[it->a];
+			struct submission *sub = &f->submissions[it->a];
+			*sub = (struct submission){
+				.queue = it->queue,
+				.index = q->fq->submissions,
+				.waits = s->wait_count,
+				.signals = s->signal_count,
+				.cpu_ns = s->cpu_ns,
+				.begin_ns = t1 ? it->t1 : INT64_MIN,
+				.end_ns = s->has_end ? s->end_ns : INT64_MIN,
+			};
 			q->fq->submissions++;
-			if (!q->timed)
+			if (!q->timed) {
+				for (uint32_t k = 0; k < s->wait_count; k++)
+					f->releases[f->release_count++] = (struct release){
+						it->a, RELEASE_UNKNOWN, INT64_MIN };
 				break;
+			}
 			if (!q->started) {
 				/* Without the time the queue finished earlier work,
 				 * nothing before this submission is counted: no
@@ -578,19 +610,27 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 			}
 			/* The GPU ran out of work before the CPU gave it more. */
 			if (s->cpu_ns > q->last) {
+				sub->idle_begin_ns = q->last;
+				sub->idle_ns = s->cpu_ns - q->last;
 				q->fq->idle_ns += s->cpu_ns - q->last;
 				q->last = s->cpu_ns;
 			}
+			sub->wait_begin_ns = q->last;
 			if (s->wait_count) {
 				int64_t resolve = q->last;
 				for (uint32_t k = 0; k < s->wait_count; k++) {
 					const struct raw_op *op = &ops[s->first_op + k];
+					struct release *rel = &f->releases[f->release_count++];
 					int64_t at;
+					*rel = (struct release){ it->a, RELEASE_UNKNOWN, INT64_MIN };
 					/* A signal outside the capture (the
 					 * presentation engine, an earlier frame)
 					 * is taken to resolve when the work
 					 * started. */
-					if (!signal_time(signals, signal_count, op->semaphore, op->value, &at))
+					if (signal_time(signals, signal_count, op->semaphore, op->value, &at,
+							&rel->signaller))
+						rel->signal_ns = at;
+					else
 						at = t1 ? it->t1 : q->last;
 					if (at > resolve)
 						resolve = at;
@@ -598,6 +638,7 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 				/* Work cannot start before its waits resolve. */
 				if (t1 && resolve > it->t1)
 					resolve = it->t1 > q->last ? it->t1 : q->last;
+				sub->wait_ns = resolve - q->last;
 				q->fq->wait_ns += resolve - q->last;
 				q->last = resolve;
 			}

@@ -258,4 +258,66 @@ int diff_print(const struct diff_settings *d, const struct compare_runs *r, cons
 	       const stats *cand, const char *base_path, const char *cand_path,
 	       const struct report_sink *sink);
 
+/* ------------------------------------------------------------------------ */
+/* Exports (`crumbs export`)                                                */
+/* ------------------------------------------------------------------------ */
+
+enum export_format {
+	EXPORT_NONE,     /* not chosen yet */
+	EXPORT_PERFETTO, /* Perfetto's protobuf trace */
+	EXPORT_CHROME,   /* the Trace Event Format, JSON */
+	EXPORT_FOLDED    /* folded stacks, one line per scope with its weight */
+};
+
+struct export_settings {
+	/* --root, --ignore-case, --max-depth, --leaf, --no-leaf, --gpu,
+	 * --queue of the report; the other report settings are not used. */
+	struct report_settings report;
+	enum export_format format;   /* --format */
+	char *output;                /* -o FILE, owned; NULL: standard output */
+	bool frames_set;             /* --frames A:B */
+	uint64_t first_frame;        /* A, 0 when left out */
+	uint64_t last_frame;         /* B, UINT64_MAX when left out */
+};
+
+/* Defaults: no format, standard output, every frame. */
+void export_settings_init(struct export_settings *es);
+void export_settings_release(struct export_settings *es);
+
+/* export's own options; the target is a struct export_settings. */
+extern const struct option_spec export_options[];
+extern const size_t export_option_count;
+/* The report options export accepts, copied into out (room for 16), with
+ * help lines that say what they do there; their target is a struct
+ * report_settings. Returns how many. */
+size_t export_report_options(struct option_spec *out);
+
+/*
+ * Writes the frames of a capture, one at a time, as one trace: begin with
+ * the settings (their patterns prepared; they must outlive the exporter),
+ * add each frame, then end, which writes what closes the trace. Each
+ * frame is written before the call returns, so memory follows one frame.
+ *
+ * Perfetto and Chrome: per GPU a process (pid: the GPU's index + 1) with
+ * its "GPU frame time" counter; per queue three tracks: its scopes and
+ * events as nested slices, its submissions with their "Idle" and "Wait",
+ * and its "CPU submits" as instants; flows from each CPU submit to its
+ * submission and from each semaphore signal to the wait it released.
+ * Every slice and instant carries its frame's number. Folded: per scope
+ * (and per queue, for its time in no scope) "GPU 0;Graphics 0;Frame 2;
+ * Post Processing EXCLUSIVE_NS", so that a queue's weights add up to its
+ * busy time; hidden scopes' time goes to the scope that shows.
+ */
+typedef struct exporter exporter;
+
+/* A new exporter writing to sink, or NULL when out of memory. */
+exporter *exporter_begin(const struct export_settings *es, const struct report_sink *sink);
+/* Writes a frame. Returns 0, or -1 when the sink failed or memory ran
+ * out. */
+int exporter_frame(exporter *x, const struct capture_meta *meta, const struct frame *f);
+/* Writes the end of the trace. Returns 0 or -1, as exporter_frame. */
+int exporter_end(exporter *x);
+/* Frees x; NULL is a no-op. */
+void exporter_free(exporter *x);
+
 #endif

@@ -261,6 +261,30 @@ static void wait_for_other_queue(void **state)
 	assert_int_equal(gq->wait_ns, 0);
 	/* Union: graphics T+200..T+5000, compute T+5000..T+6200. */
 	assert_int_equal(f->gpus[0].frame_ns, 6000);
+
+	/* The submissions in file order, with their idle and wait; the wait
+	 * was released by graphics' submission, which ended at T+5000. */
+	assert_int_equal(f->submission_count, 2);
+	const struct submission *cs = &f->submissions[0], *gs = &f->submissions[1];
+	assert_int_equal(cs->queue, comp);
+	assert_int_equal(cs->index, 0);
+	assert_int_equal(cs->cpu_ns, T + 100);
+	assert_int_equal(cs->begin_ns, T + 5200);
+	assert_int_equal(cs->end_ns, T + 6200);
+	assert_int_equal(cs->idle_begin_ns, T);
+	assert_int_equal(cs->idle_ns, 100);
+	assert_int_equal(cs->wait_begin_ns, T + 100);
+	assert_int_equal(cs->wait_ns, 4900);
+	assert_int_equal(cs->waits, 1);
+	assert_int_equal(gs->queue, gfx);
+	assert_int_equal(gs->signals, 1);
+	assert_int_equal(gs->idle_begin_ns, T);
+	assert_int_equal(gs->idle_ns, 200);
+	assert_int_equal(gs->wait_ns, 0);
+	assert_int_equal(f->release_count, 1);
+	assert_int_equal(f->releases[0].waiter, 0);
+	assert_int_equal(f->releases[0].signaller, 1);
+	assert_int_equal(f->releases[0].signal_ns, T + 5000);
 	reader_free(c);
 	free(m.data);
 }
@@ -281,10 +305,16 @@ static void wait_for_host_signal(void **state)
 	crumbs_writer_host_signal(w, 9, 4, T + 5000);
 	crumbs_writer_frame_end(w, T + 10000, 0, 0);
 	reader *c = mem_read(&m, w);
-	const struct frame_queue *fq = &next_frame(c)->queues[q];
+	const struct frame *f = next_frame(c);
+	const struct frame_queue *fq = &f->queues[q];
 	assert_int_equal(fq->idle_ns, 1000);
 	assert_int_equal(fq->wait_ns, 4000);
 	assert_int_equal(fq->busy_ns, 1020);
+	assert_int_equal(f->release_count, 1);
+	assert_int_equal(f->releases[0].signaller, RELEASE_HOST);
+	assert_int_equal(f->releases[0].signal_ns, T + 5000);
+	assert_int_equal(f->submissions[0].wait_begin_ns, T + 1000);
+	assert_int_equal(f->submissions[0].wait_ns, 4000);
 	reader_free(c);
 	free(m.data);
 }
@@ -357,9 +387,13 @@ static void wait_for_unknown_signal(void **state)
 	crumbs_writer_submit_end(w, T + 4000);
 	crumbs_writer_frame_end(w, T + 10000, 0, 0);
 	reader *c = mem_read(&m, w);
-	const struct frame_queue *fq = &next_frame(c)->queues[q];
+	const struct frame *f = next_frame(c);
+	const struct frame_queue *fq = &f->queues[q];
 	assert_int_equal(fq->wait_ns, 3000);
 	assert_int_equal(fq->busy_ns, 1000);
+	assert_int_equal(f->release_count, 1);
+	assert_int_equal(f->releases[0].signaller, RELEASE_UNKNOWN);
+	assert_true(f->releases[0].signal_ns == INT64_MIN);
 	reader_free(c);
 	free(m.data);
 }

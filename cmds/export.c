@@ -1,0 +1,232 @@
+/*
+ * export.c: `crumbs export FILE --format FORMAT [-o OUT]`: the frames of a
+ * capture as one trace for Perfetto, Chrome's trace viewer and speedscope,
+ * or as folded stacks for flame graphs, written frame by frame.
+ */
+#include "cmds.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Where the trace goes: standard output, or the -o file, opened when
+ * the first frame is ready, so that a capture that cannot be read leaves
+ * no file behind (and an existing one as it was). */
+struct output {
+	const char *path; /* NULL: standard output */
+	FILE *file;
+	int error;        /* errno of the first failed write */
+};
+
+static int output_write(void *user, const char *text, size_t len)
+{
+	struct output *o = user;
+	FILE *to = o->path ? o->file : stdout;
+	if (fwrite(text, 1, len, to) == len)
+		return 0;
+	if (!o->error)
+		o->error = errno ? errno : EIO;
+	return -1;
+}
+
+/* Whether two paths name the same file. */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+static bool output_open(struct output *o)
+{
+	char why[128];
+	if (!o->path)
+		return true;
+	if (!(o->file = fopen(o->path, "wb"))) {
+		cmd_error("cannot write '%s': %s", o->path, cmd_strerror(errno, why, sizeof(why)));
+		return false;
+	}
+	return true;
+}
+
+/* Closes the -o file, or flushes standard output; says what failed. */
+static int output_close(struct output *o, int status)
+{
+	char why[128];
+	if (!o->path)
+		return cmd_finish(status);
+	if (!o->file)
+		return status;
+	if (fclose(o->file) != 0 && !o->error)
+		o->error = errno ? errno : EIO;
+	o->file = NULL;
+	if (o->error) {
+		cmd_error("cannot write '%s': %s", o->path, cmd_strerror(o->error, why, sizeof(why)));
+		return EXIT_FAILURE_;
+	}
+	return status;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_settings es;
+	struct cmd_positional pos = { 0 };
+	struct option_spec shared[16];
+	struct analyze_error err;
+	struct output out = { 0 };
+	reader *c = NULL;
+	exporter *x = NULL;
+	int status = EXIT_OK;
+	char perr[300];
+
+	export_settings_init(&es);
+	const struct option_table tables[] = {
+		{ export_options, export_option_count, &es },
+		{ shared, export_report_options(shared), &es.report },
+	};
+	const struct cmd_spec spec = {
+		.name = "export",
+		.usage = "crumbs export FILE --format FORMAT [-o OUT] [options]",
+		.description =
+			"Writes the frames of a capture as one trace, frame by frame, on the CPU clock\n"
+			"the capture is calibrated to (times in ns; a run is one timeline).\n"
+			"\n"
+			"perfetto  Perfetto's protobuf trace, for ui.perfetto.dev and trace_processor:\n"
+			"          a process per GPU (pid: its index + 1) with a 'GPU frame time'\n"
+			"          counter; per queue a track of its scopes and events as nested\n"
+			"          slices, a track of its submissions ('Submission N') with the\n"
+			"          'Idle' and 'Wait' before each, and a track of its 'CPU submits'.\n"
+			"          Flows run from each CPU submit to its submission, and from each\n"
+			"          submission whose semaphore signal released a wait to a 'Signalled'\n"
+			"          instant in the waiting submission: when the signal came, or when\n"
+			"          that submission started if it was later (a wait that holds back\n"
+			"          later stages only). Every slice and instant has a 'frame' arg.\n"
+			"chrome    the same as Chrome's Trace Event Format (JSON), for chrome://tracing,\n"
+			"          Perfetto and speedscope: 'X' slices, 'M' names, 's'/'f' flows, 'C'\n"
+			"          counters; ts and dur in microseconds with three decimals; the\n"
+			"          three tracks of queue Q (in file order, from 0) are tids 3Q+1,\n"
+			"          3Q+2 and 3Q+3.\n"
+			"folded    folded stacks for flamegraph.pl, inferno and speedscope: a line\n"
+			"          per scope and frame, 'GPU 0;Graphics 0;Frame 2;Post Processing 1234'\n"
+			"          with its exclusive time in ns ('GPU 0;Graphics 0 N' is the queue's\n"
+			"          time in no scope), so that a queue's weights add up to its busy\n"
+			"          time; lines of weight 0 are left out, and ';' in a name reads ':'.\n"
+			"\n"
+			"--root keeps the subtrees of the matching scopes (the submission tracks stay);\n"
+			"--max-depth and --no-leaf leave scopes and events out, and in folded stacks\n"
+			"give their time to the scope that shows; --gpu and --queue pick tracks.\n"
+			"A damaged capture is exported up to the damage, and exits 1 saying where.",
+		.tables = tables,
+		.table_count = sizeof(tables) / sizeof(tables[0]),
+	};
+	if (!cmd_parse(&spec, argc, argv, &pos, &status))
+		goto out;
+	if (pos.count != 1) {
+		status = cmd_usage_error("export", pos.count == 0 ? "expected a capture file" :
+					 "expected one capture file, got %d arguments", pos.count);
+		goto out;
+	}
+	const char *path = pos.args[0];
+	if (es.format == EXPORT_NONE) {
+		status = cmd_usage_error("export", "expected --format perfetto, chrome or folded");
+		goto out;
+	}
+	if (es.output && strcmp(es.output, "-") != 0)
+		out.path = es.output;
+	if (!out.path && es.format == EXPORT_PERFETTO && isatty(STDOUT_FILENO)) {
+		status = cmd_usage_error("export", "a Perfetto trace is binary: not writing it to a "
+					 "terminal (use -o FILE or a redirection)");
+		goto out;
+	}
+	if (out.path && same_file(out.path, path)) {
+		status = cmd_usage_error("export", "'%s' is the capture itself; choose another output",
+					 out.path);
+		goto out;
+	}
+	if (report_settings_prepare(&es.report, perr, sizeof(perr)) != CRUMBS_OK) {
+		status = cmd_usage_error("export", "%s", perr);
+		goto out;
+	}
+	if (reader_open_file(path, &c, &err) != CRUMBS_OK) {
+		cmd_capture_error(path, err.text, false);
+		status = EXIT_FAILURE_;
+		goto out;
+	}
+
+	/* Frame numbers increase through a capture: start at the first
+	 * frame of the range when it is one, stop past the last. */
+	enum crumbs_result r = CRUMBS_OK;
+	if (es.first_frame > 0 && reader_seek_frame(c, es.first_frame, &err) != CRUMBS_OK)
+		r = reader_rewind(c, &err);
+	struct report_sink sink = { output_write, &out };
+	uint64_t written = 0;
+	bool write_failed = false;
+	while (r == CRUMBS_OK) {
+		const struct frame *f;
+		if ((r = reader_next_frame(c, &f, &err)) != CRUMBS_OK || !f)
+			break;
+		if (f->number < es.first_frame)
+			continue;
+		if (f->number > es.last_frame)
+			break;
+		if (written == 0) {
+			if (!cmd_check_selection(path, &es.report, reader_meta(c))) {
+				status = EXIT_FAILURE_;
+				goto out;
+			}
+			if (!output_open(&out)) {
+				status = EXIT_FAILURE_;
+				goto out;
+			}
+			if (!(x = exporter_begin(&es, &sink))) {
+				cmd_error("out of memory");
+				status = EXIT_FAILURE_;
+				goto out;
+			}
+		}
+		if (exporter_frame(x, reader_meta(c), f) != 0) {
+			write_failed = true;
+			break;
+		}
+		written++;
+	}
+	/* A trace cut by damage still ends as a trace should. */
+	if (!write_failed && x && exporter_end(x) != 0)
+		write_failed = true;
+	if (write_failed) {
+		status = output_close(&out, EXIT_FAILURE_);
+		if (!out.error && !ferror(stdout))
+			cmd_error("out of memory");
+		goto out;
+	}
+	if (r != CRUMBS_OK) {
+		cmd_capture_error(path, err.text, written > 0);
+		status = EXIT_FAILURE_;
+	} else if (written == 0) {
+		if (es.frames_set && es.last_frame == UINT64_MAX)
+			cmd_error("'%s' holds no frames numbered %llu or above", path,
+				  (unsigned long long)es.first_frame);
+		else if (es.frames_set)
+			cmd_error("'%s' holds no frames numbered %llu to %llu", path,
+				  (unsigned long long)es.first_frame, (unsigned long long)es.last_frame);
+		else
+			cmd_error("'%s' holds no frames", path);
+		status = EXIT_FAILURE_;
+	} else if (reader_damage(c)->code != CRUMBS_OK) {
+		/* The frames written are intact, but the file is not. */
+		cmd_capture_error(path, reader_damage(c)->text, false);
+		status = EXIT_FAILURE_;
+	}
+	status = output_close(&out, status);
+out:
+	if (out.file)
+		fclose(out.file);
+	exporter_free(x);
+	reader_free(c);
+	export_settings_release(&es);
+	cmd_positional_release(&pos);
+	return status;
+}

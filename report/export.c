@@ -1,0 +1,1126 @@
+/*
+ * export.c: frames as traces for other tools, written one frame at a time
+ * as they are read: Perfetto's protobuf trace, Chrome's Trace Event Format
+ * (JSON) and folded stacks. Across frames it keeps only where each track
+ * got to and, for Perfetto, the names it interned, which it drops past a
+ * bound; so memory follows one frame, not the capture.
+ */
+#include "report_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <utf8proc.h>
+
+/* Output is handed to the sink in pieces of about this size. */
+#define FLUSH_BYTES (64u * 1024)
+
+/* Perfetto names interned before the sequence's state is cleared. */
+#define INTERN_SLOTS 8192u
+#define INTERN_MAX 4096u
+#define INTERN_TEXT_MAX (1u << 20)
+
+/* ------------------------------------------------------------------------ */
+/* Settings                                                                 */
+/* ------------------------------------------------------------------------ */
+
+#define EXPORT_SETTINGS(t) ((struct export_settings *)(t))
+
+void export_settings_init(struct export_settings *es)
+{
+	memset(es, 0, sizeof(*es));
+	report_settings_init(&es->report);
+	es->last_frame = UINT64_MAX;
+}
+
+void export_settings_release(struct export_settings *es)
+{
+	report_settings_release(&es->report);
+	free(es->output);
+	memset(es, 0, sizeof(*es));
+}
+
+static int set_format(void *t, const char *v, char *err, size_t n)
+{
+	static const char *const names[] = { "perfetto", "chrome", "folded" };
+	for (size_t i = 0; i < 3; i++)
+		if (strcmp(v, names[i]) == 0) {
+			EXPORT_SETTINGS(t)->format = (enum export_format)(i + 1);
+			return 0;
+		}
+	snprintf(err, n, "'%s' is not one of perfetto, chrome, folded", v);
+	return -1;
+}
+
+static int set_output(void *t, const char *v, char *err, size_t n)
+{
+	struct export_settings *es = EXPORT_SETTINGS(t);
+	size_t len = strlen(v);
+	char *d;
+	if (len == 0) {
+		snprintf(err, n, "the file name is empty");
+		return -1;
+	}
+	if (!(d = malloc(len + 1))) {
+		snprintf(err, n, "out of memory");
+		return -1;
+	}
+	memcpy(d, v, len + 1);
+	free(es->output);
+	es->output = d;
+	return 0;
+}
+
+static int parse_frame(const char *v, size_t len, uint64_t *out)
+{
+	uint64_t x = 0;
+	if (len == 0 || len > 19)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return -1;
+		x = x * 10 + (uint64_t)(v[i] - '0');
+	}
+	*out = x;
+	return 0;
+}
+
+static int set_frames(void *t, const char *v, char *err, size_t n)
+{
+	struct export_settings *es = EXPORT_SETTINGS(t);
+	const char *colon = strchr(v, ':');
+	uint64_t a = 0, b = UINT64_MAX;
+
+	if (!colon || (colon > v && parse_frame(v, (size_t)(colon - v), &a)) ||
+	    (colon[1] && parse_frame(colon + 1, strlen(colon + 1), &b))) {
+		snprintf(err, n, "'%s' is not a range of frame numbers A:B, A: or :B", v);
+		return -1;
+	}
+	if (a > b) {
+		snprintf(err, n, "'%s' ends before it begins", v);
+		return -1;
+	}
+	es->frames_set = true;
+	es->first_frame = a;
+	es->last_frame = b;
+	return 0;
+}
+
+const struct option_spec export_options[] = {
+	{ "format", 0, "FORMAT", "perfetto, chrome or folded (required)", set_format },
+	{ "output", 'o', "FILE", "write to FILE (default: standard output)", set_output },
+	{ "frames", 0, "A:B", "only frames numbered A to B, inclusive (A: to the end, :B from the start)", set_frames },
+};
+const size_t export_option_count = sizeof(export_options) / sizeof(export_options[0]);
+
+size_t export_report_options(struct option_spec *out)
+{
+	static const struct {
+		const char *name;
+		const char *help; /* NULL: the report's */
+	} shared[] = {
+		{ "root", "only the scopes whose name matches (*, ?, [...]) and the scopes below; repeatable" },
+		{ "ignore-case", NULL },
+		{ "max-depth", "N levels of scopes below the queue (or below a --root match)" },
+		{ "leaf", "export leaf events: draws, dispatches, copies, render passes (default)" },
+		{ "no-leaf", "leave leaf events out; their time stays with their scope" },
+		{ "gpu", NULL },
+		{ "queue", NULL },
+	};
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++)
+		for (size_t j = 0; j < report_option_count; j++)
+			if (strcmp(report_options[j].name, shared[i].name) == 0) {
+				out[n] = report_options[j];
+				if (shared[i].help)
+					out[n].help = shared[i].help;
+				n++;
+			}
+	return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The exporter                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* Each queue has three tracks. */
+enum track_kind { TRACK_SCOPES, TRACK_SUBMISSIONS, TRACK_CPU, TRACK_KINDS };
+
+static const char *const track_suffix[TRACK_KINDS] = { "", " submissions", " CPU submits" };
+
+/* A protobuf message being built: level 0 is the output, each nested
+ * message one level up until it is closed and its length known. */
+#define PB_LEVELS 5
+
+struct intern_slot {
+	uint64_t iid;     /* 0: empty */
+	uint32_t offset;  /* of the name in intern_text */
+	uint32_t len;
+};
+
+/* Where a wait was released, and the flow from its signal. */
+struct released {
+	int64_t ns;
+	uint64_t flow;
+};
+
+struct exporter {
+	const struct export_settings *es;
+	struct report_sink sink;
+	struct sbuf level[PB_LEVELS]; /* [0] is the output not yet written */
+	int depth;
+	bool started;
+	bool failed;            /* memory ran out or the sink failed */
+	uint32_t gpus_declared; /* tracks are written for GPUs and queues */
+	uint32_t queues_declared; /* below these */
+	uint64_t events;        /* Chrome: events written, for the commas */
+	uint64_t next_flow;     /* the first flow id of the next frame */
+	/* Per queue, where each of its tracks got to. */
+	int64_t (*cursor)[TRACK_KINDS];
+	uint32_t cursor_count;
+	/* Perfetto's interned names. */
+	struct intern_slot *slots;
+	uint32_t interned;
+	struct sbuf intern_text;
+	uint64_t next_iid;
+	bool clear_pending;     /* the next packet clears the sequence's state */
+	/* Scratch for one frame. */
+	uint8_t *selected;      /* per queue */
+	size_t selected_cap;
+	int64_t *ends;          /* per node of a queue, by order */
+	size_t ends_cap;
+	uint64_t *flows;        /* ids of one event's flows */
+	size_t flows_cap;
+	struct released *released; /* one submission's released waits */
+	size_t released_cap;
+	struct sbuf name;
+};
+
+exporter *exporter_begin(const struct export_settings *es, const struct report_sink *sink)
+{
+	exporter *x = calloc(1, sizeof(*x));
+	if (!x)
+		return NULL;
+	x->es = es;
+	x->sink = *sink;
+	x->next_flow = 1;
+	x->next_iid = 1;
+	x->clear_pending = true;
+	if (es->format == EXPORT_PERFETTO && !(x->slots = calloc(INTERN_SLOTS, sizeof(*x->slots)))) {
+		free(x);
+		return NULL;
+	}
+	return x;
+}
+
+void exporter_free(exporter *x)
+{
+	if (!x)
+		return;
+	for (int i = 0; i < PB_LEVELS; i++)
+		sbuf_release(&x->level[i]);
+	sbuf_release(&x->intern_text);
+	sbuf_release(&x->name);
+	free(x->cursor);
+	free(x->slots);
+	free(x->selected);
+	free(x->ends);
+	free(x->flows);
+	free(x->released);
+	free(x);
+}
+
+static struct sbuf *out_of(exporter *x)
+{
+	return &x->level[x->depth];
+}
+
+/* Hands the output to the sink once there is enough of it (or `all`). */
+static void flush(exporter *x, bool all)
+{
+	struct sbuf *b = &x->level[0];
+	if (b->failed)
+		x->failed = true;
+	if (x->failed || (!all && b->len < FLUSH_BYTES))
+		return;
+	if (sbuf_emit(&x->sink, b) != 0)
+		x->failed = true;
+}
+
+/* Room for n of something in a scratch array; false when out of memory. */
+static bool reserve(void **p, size_t *cap, size_t n, size_t size)
+{
+	if (n <= *cap)
+		return true;
+	size_t c = *cap ? *cap : 64;
+	while (c < n)
+		c *= 2;
+	void *d = realloc(*p, c * size);
+	if (!d)
+		return false;
+	*p = d;
+	*cap = c;
+	return true;
+}
+
+/* Valid UTF-8 for a name: invalid bytes become U+FFFD; with `folded`, a
+ * ';' becomes ':' and a control character a space, as the lines need. */
+static void clean_name(struct sbuf *b, const char *s, size_t len, bool folded)
+{
+	const utf8proc_uint8_t *p = (const utf8proc_uint8_t *)s;
+	while (len > 0) {
+		utf8proc_int32_t cp;
+		utf8proc_ssize_t n = utf8proc_iterate(p, (utf8proc_ssize_t)len, &cp);
+		if (n <= 0) {
+			sbuf_adds(b, "\xef\xbf\xbd");
+			n = 1;
+		} else if (folded && cp == ';') {
+			sbuf_adds(b, ":");
+		} else if (folded && (cp < 0x20 || cp == 0x7f)) {
+			sbuf_adds(b, " ");
+		} else {
+			sbuf_add(b, (const char *)p, (size_t)n);
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Protobuf                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* Field numbers from Perfetto's protos/perfetto/trace/: trace.proto,
+ * trace_packet.proto, track_event/track_event.proto,
+ * track_event/track_descriptor.proto, track_event/process_descriptor.proto,
+ * track_event/counter_descriptor.proto, track_event/debug_annotation.proto,
+ * interned_data/interned_data.proto. tests/export/perfetto_subset.proto
+ * holds the same, for protoc. */
+enum {
+	TRACE_PACKET = 1,
+
+	PACKET_TIMESTAMP = 8,
+	PACKET_SEQUENCE_ID = 10,       /* trusted_packet_sequence_id */
+	PACKET_TRACK_EVENT = 11,
+	PACKET_INTERNED_DATA = 12,
+	PACKET_SEQUENCE_FLAGS = 13,
+	PACKET_TRACK_DESCRIPTOR = 60,
+
+	SEQ_INCREMENTAL_STATE_CLEARED = 1,
+	SEQ_NEEDS_INCREMENTAL_STATE = 2,
+
+	DESCRIPTOR_UUID = 1,
+	DESCRIPTOR_NAME = 2,
+	DESCRIPTOR_PROCESS = 3,
+	DESCRIPTOR_PARENT_UUID = 5,
+	DESCRIPTOR_COUNTER = 8,
+	PROCESS_PID = 1,
+	PROCESS_NAME = 6,
+	COUNTER_UNIT = 3,
+	UNIT_TIME_NS = 1,
+
+	EVENT_DEBUG_ANNOTATIONS = 4,
+	EVENT_TYPE = 9,
+	EVENT_NAME_IID = 10,
+	EVENT_TRACK_UUID = 11,
+	EVENT_COUNTER_VALUE = 30,
+	EVENT_FLOW_IDS = 47,
+	EVENT_TERMINATING_FLOW_IDS = 48,
+	TYPE_SLICE_BEGIN = 1,
+	TYPE_SLICE_END = 2,
+	TYPE_INSTANT = 3,
+	TYPE_COUNTER = 4,
+
+	ANNOTATION_UINT_VALUE = 3,
+	ANNOTATION_NAME = 10,
+
+	INTERNED_EVENT_NAMES = 2,
+	EVENT_NAME_IID_FIELD = 1,
+	EVENT_NAME_NAME = 2,
+
+	WIRE_VARINT = 0,
+	WIRE_FIXED64 = 1,
+	WIRE_BYTES = 2,
+};
+
+/* The one packet sequence of the trace. */
+#define SEQUENCE_ID 1
+
+/* Track uuids: a kind in the high bits, the GPU's or queue's index below. */
+enum { UUID_GPU = 1, UUID_COUNTER = 2, UUID_QUEUE = 3 };
+
+static uint64_t track_uuid(unsigned kind, uint32_t index)
+{
+	return (uint64_t)kind << 16 | index;
+}
+
+static uint64_t queue_track_uuid(enum track_kind k, uint32_t queue)
+{
+	return track_uuid(UUID_QUEUE + (unsigned)k, queue);
+}
+
+static void put_varint(struct sbuf *b, uint64_t v)
+{
+	char tmp[10];
+	size_t n = 0;
+	do {
+		unsigned char c = v & 0x7f;
+		v >>= 7;
+		tmp[n++] = (char)(c | (v ? 0x80 : 0));
+	} while (v);
+	sbuf_add(b, tmp, n);
+}
+
+static void pb_varint(exporter *x, uint32_t field, uint64_t v)
+{
+	put_varint(out_of(x), (uint64_t)field << 3 | WIRE_VARINT);
+	put_varint(out_of(x), v);
+}
+
+static void pb_fixed64(exporter *x, uint32_t field, uint64_t v)
+{
+	char le[8];
+	for (int i = 0; i < 8; i++)
+		le[i] = (char)(v >> (8 * i));
+	put_varint(out_of(x), (uint64_t)field << 3 | WIRE_FIXED64);
+	sbuf_add(out_of(x), le, 8);
+}
+
+static void pb_bytes(exporter *x, uint32_t field, const char *data, size_t len)
+{
+	put_varint(out_of(x), (uint64_t)field << 3 | WIRE_BYTES);
+	put_varint(out_of(x), len);
+	sbuf_add(out_of(x), data, len);
+}
+
+static void pb_open(exporter *x)
+{
+	x->depth++;
+	x->level[x->depth].len = 0;
+	x->level[x->depth].failed = false;
+}
+
+/* Closes the message of the current level as field `field` of the one
+ * below. */
+static void pb_close(exporter *x, uint32_t field)
+{
+	struct sbuf *inner = &x->level[x->depth];
+	x->depth--;
+	if (inner->failed)
+		out_of(x)->failed = true;
+	pb_bytes(x, field, inner->data ? inner->data : "", inner->len);
+}
+
+/* A string field, as valid UTF-8. */
+static void pb_string(exporter *x, uint32_t field, const char *s, size_t len)
+{
+	x->name.len = 0;
+	clean_name(&x->name, s, len, false);
+	if (x->name.failed)
+		x->failed = true;
+	pb_bytes(x, field, x->name.data ? x->name.data : "", x->name.len);
+}
+
+/* Opens a packet of the sequence; flags are added when the sequence's
+ * state is to be cleared. */
+static void packet_open(exporter *x, uint32_t flags)
+{
+	pb_open(x);
+	pb_varint(x, PACKET_SEQUENCE_ID, SEQUENCE_ID);
+	if (x->clear_pending) {
+		flags |= SEQ_INCREMENTAL_STATE_CLEARED;
+		x->clear_pending = false;
+	}
+	if (flags)
+		pb_varint(x, PACKET_SEQUENCE_FLAGS, flags);
+}
+
+static void packet_close(exporter *x)
+{
+	pb_close(x, TRACE_PACKET);
+	flush(x, false);
+}
+
+static uint32_t name_hash(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+/*
+ * The iid of a name, and whether it is new (to be written in the packet's
+ * interned data). Past INTERN_MAX names, or INTERN_TEXT_MAX bytes of
+ * them, everything is forgotten and the next packet clears the sequence's
+ * state; iids keep counting up, as Perfetto wants them never reused.
+ */
+static uint64_t intern(exporter *x, const char *s, size_t len, bool *fresh)
+{
+	uint32_t h = name_hash(s, len);
+	for (uint32_t i = h & (INTERN_SLOTS - 1);; i = (i + 1) & (INTERN_SLOTS - 1)) {
+		struct intern_slot *slot = &x->slots[i];
+		if (slot->iid == 0)
+			break;
+		if (slot->len == len && memcmp(x->intern_text.data + slot->offset, s, len) == 0) {
+			*fresh = false;
+			return slot->iid;
+		}
+	}
+	if (x->interned >= INTERN_MAX || x->intern_text.len + len > INTERN_TEXT_MAX) {
+		memset(x->slots, 0, INTERN_SLOTS * sizeof(*x->slots));
+		x->interned = 0;
+		x->intern_text.len = 0;
+		x->clear_pending = true;
+	}
+	uint32_t i = h & (INTERN_SLOTS - 1);
+	while (x->slots[i].iid != 0)
+		i = (i + 1) & (INTERN_SLOTS - 1);
+	x->slots[i] = (struct intern_slot){ x->next_iid++, (uint32_t)x->intern_text.len, (uint32_t)len };
+	sbuf_add(&x->intern_text, s, len);
+	if (x->intern_text.failed)
+		x->failed = true;
+	x->interned++;
+	*fresh = true;
+	return x->slots[i].iid;
+}
+
+static void perfetto_process(exporter *x, const struct capture_meta *meta, uint32_t g)
+{
+	packet_open(x, 0);
+	pb_open(x);
+	pb_varint(x, DESCRIPTOR_UUID, track_uuid(UUID_GPU, g));
+	pb_open(x);
+	pb_varint(x, PROCESS_PID, g + 1);
+	x->name.len = 0;
+	sbuf_addf(&x->name, "GPU %u: ", g);
+	clean_name(&x->name, meta->gpus[g].name, strlen(meta->gpus[g].name), false);
+	pb_bytes(x, PROCESS_NAME, x->name.data, x->name.len);
+	pb_close(x, DESCRIPTOR_PROCESS);
+	pb_close(x, PACKET_TRACK_DESCRIPTOR);
+	packet_close(x);
+
+	packet_open(x, 0);
+	pb_open(x);
+	pb_varint(x, DESCRIPTOR_UUID, track_uuid(UUID_COUNTER, g));
+	pb_varint(x, DESCRIPTOR_PARENT_UUID, track_uuid(UUID_GPU, g));
+	pb_string(x, DESCRIPTOR_NAME, "GPU frame time", 14);
+	pb_open(x);
+	pb_varint(x, COUNTER_UNIT, UNIT_TIME_NS);
+	pb_close(x, DESCRIPTOR_COUNTER);
+	pb_close(x, PACKET_TRACK_DESCRIPTOR);
+	packet_close(x);
+}
+
+static void perfetto_queue(exporter *x, const struct capture_meta *meta, uint32_t q)
+{
+	const struct capture_queue *cq = &meta->queues[q];
+	for (int k = 0; k < TRACK_KINDS; k++) {
+		packet_open(x, 0);
+		pb_open(x);
+		pb_varint(x, DESCRIPTOR_UUID, queue_track_uuid((enum track_kind)k, q));
+		pb_varint(x, DESCRIPTOR_PARENT_UUID, track_uuid(UUID_GPU, cq->gpu));
+		x->name.len = 0;
+		sbuf_addf(&x->name, "%s%s", cq->name, track_suffix[k]);
+		pb_bytes(x, DESCRIPTOR_NAME, x->name.data, x->name.len);
+		pb_close(x, PACKET_TRACK_DESCRIPTOR);
+		packet_close(x);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Chrome's JSON                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* Chrome's thread of a queue's track: three a queue, from 1. */
+static uint32_t chrome_tid(enum track_kind k, uint32_t queue)
+{
+	return queue * TRACK_KINDS + (uint32_t)k + 1;
+}
+
+/* Nanoseconds as microseconds with three decimals. */
+static void chrome_us(struct sbuf *b, int64_t ns)
+{
+	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	sbuf_addf(b, "%s%llu.%03u", ns < 0 ? "-" : "", (unsigned long long)(a / 1000),
+		  (unsigned)(a % 1000));
+}
+
+/* Starts an event: the separator and the opening brace. */
+static struct sbuf *chrome_event(exporter *x)
+{
+	struct sbuf *b = out_of(x);
+	sbuf_adds(b, x->events++ ? ",\n{" : "\n{");
+	return b;
+}
+
+static void chrome_process(exporter *x, const struct capture_meta *meta, uint32_t g)
+{
+	struct sbuf *b = chrome_event(x);
+	sbuf_addf(b, "\"ph\":\"M\",\"pid\":%u,\"name\":\"process_name\",\"args\":{\"name\":", g + 1);
+	x->name.len = 0;
+	sbuf_addf(&x->name, "GPU %u: %s", g, meta->gpus[g].name);
+	json_string(b, x->name.data, x->name.len);
+	sbuf_adds(b, "}}");
+	b = chrome_event(x);
+	sbuf_addf(b, "\"ph\":\"M\",\"pid\":%u,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%u}}",
+		  g + 1, g);
+}
+
+static void chrome_queue(exporter *x, const struct capture_meta *meta, uint32_t q)
+{
+	const struct capture_queue *cq = &meta->queues[q];
+	for (int k = 0; k < TRACK_KINDS; k++) {
+		uint32_t tid = chrome_tid((enum track_kind)k, q);
+		struct sbuf *b = chrome_event(x);
+		sbuf_addf(b, "\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":",
+			  cq->gpu + 1, tid);
+		x->name.len = 0;
+		sbuf_addf(&x->name, "%s%s", cq->name, track_suffix[k]);
+		json_string(b, x->name.data, x->name.len);
+		sbuf_adds(b, "}}");
+		b = chrome_event(x);
+		sbuf_addf(b, "\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"thread_sort_index\","
+			     "\"args\":{\"sort_index\":%u}}", cq->gpu + 1, tid, tid);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Slices, the same for Perfetto and Chrome                                 */
+/* ------------------------------------------------------------------------ */
+
+/* A slice or an instant on a queue's track, with the flows that leave it
+ * and arrive at it. */
+struct slice {
+	enum track_kind track;
+	bool instant;
+	uint32_t queue;
+	uint32_t gpu;
+	const char *name;
+	size_t name_len;
+	const char *category;  /* Chrome's */
+	int64_t begin_ns;
+	int64_t end_ns;
+	const uint64_t *flows_out;
+	size_t out_count;
+	const uint64_t *flows_in;
+	size_t in_count;
+};
+
+static uint64_t ts_ns(int64_t ns)
+{
+	return ns < 0 ? 0 : (uint64_t)ns;
+}
+
+static void slice_begin(exporter *x, const struct frame *f, const struct slice *s)
+{
+	bool instant = s->instant;
+	if (x->es->format == EXPORT_PERFETTO) {
+		bool fresh;
+		uint64_t iid = intern(x, s->name, s->name_len, &fresh);
+		packet_open(x, SEQ_NEEDS_INCREMENTAL_STATE);
+		pb_varint(x, PACKET_TIMESTAMP, ts_ns(s->begin_ns));
+		if (fresh) {
+			pb_open(x);
+			pb_open(x);
+			pb_varint(x, EVENT_NAME_IID_FIELD, iid);
+			pb_string(x, EVENT_NAME_NAME, s->name, s->name_len);
+			pb_close(x, INTERNED_EVENT_NAMES);
+			pb_close(x, PACKET_INTERNED_DATA);
+		}
+		pb_open(x);
+		pb_open(x);
+		pb_bytes(x, ANNOTATION_NAME, "frame", 5);
+		pb_varint(x, ANNOTATION_UINT_VALUE, f->number);
+		pb_close(x, EVENT_DEBUG_ANNOTATIONS);
+		pb_varint(x, EVENT_TYPE, instant ? TYPE_INSTANT : TYPE_SLICE_BEGIN);
+		pb_varint(x, EVENT_NAME_IID, iid);
+		pb_varint(x, EVENT_TRACK_UUID, queue_track_uuid(s->track, s->queue));
+		for (size_t i = 0; i < s->out_count; i++)
+			pb_fixed64(x, EVENT_FLOW_IDS, s->flows_out[i]);
+		for (size_t i = 0; i < s->in_count; i++)
+			pb_fixed64(x, EVENT_TERMINATING_FLOW_IDS, s->flows_in[i]);
+		pb_close(x, PACKET_TRACK_EVENT);
+		packet_close(x);
+		return;
+	}
+
+	uint32_t pid = s->gpu + 1, tid = chrome_tid(s->track, s->queue);
+	struct sbuf *b = chrome_event(x);
+	sbuf_adds(b, "\"ph\":\"X\",\"name\":");
+	json_string(b, s->name, s->name_len);
+	sbuf_addf(b, ",\"cat\":\"%s\",\"pid\":%u,\"tid\":%u,\"ts\":", s->category, pid, tid);
+	chrome_us(b, s->begin_ns);
+	sbuf_adds(b, ",\"dur\":");
+	chrome_us(b, s->end_ns - s->begin_ns);
+	sbuf_addf(b, ",\"args\":{\"frame\":%llu}}", (unsigned long long)f->number);
+	/* Flows bind to the slice around them: their ends sit in the
+	 * middle, clear of the neighbours' edges. */
+	int64_t mid = s->begin_ns + (s->end_ns - s->begin_ns) / 2;
+	for (size_t i = 0; i < s->out_count + s->in_count; i++) {
+		bool out = i < s->out_count;
+		uint64_t id = out ? s->flows_out[i] : s->flows_in[i - s->out_count];
+		/* A frame's submit flows are numbered first, then its
+		 * signal flows (write_queue). */
+		bool submit = id < x->next_flow + f->submission_count;
+		b = chrome_event(x);
+		sbuf_addf(b, "\"ph\":\"%s\",%s\"id\":%llu,\"name\":\"%s\",\"cat\":\"flow\",\"pid\":%u,"
+			     "\"tid\":%u,\"ts\":", out ? "s" : "f", out ? "" : "\"bp\":\"e\",",
+			  (unsigned long long)id, submit ? "submit" : "signal", pid, tid);
+		chrome_us(b, mid);
+		sbuf_adds(b, "}");
+	}
+	flush(x, false);
+}
+
+static void slice_end(exporter *x, const struct slice *s)
+{
+	if (x->es->format != EXPORT_PERFETTO || s->instant)
+		return;
+	packet_open(x, SEQ_NEEDS_INCREMENTAL_STATE);
+	pb_varint(x, PACKET_TIMESTAMP, ts_ns(s->end_ns));
+	pb_open(x);
+	pb_varint(x, EVENT_TYPE, TYPE_SLICE_END);
+	pb_varint(x, EVENT_TRACK_UUID, queue_track_uuid(s->track, s->queue));
+	pb_close(x, PACKET_TRACK_EVENT);
+	packet_close(x);
+}
+
+static void counter(exporter *x, uint32_t gpu, int64_t ns, int64_t value)
+{
+	if (x->es->format == EXPORT_PERFETTO) {
+		packet_open(x, SEQ_NEEDS_INCREMENTAL_STATE);
+		pb_varint(x, PACKET_TIMESTAMP, ts_ns(ns));
+		pb_open(x);
+		pb_varint(x, EVENT_TYPE, TYPE_COUNTER);
+		pb_varint(x, EVENT_TRACK_UUID, track_uuid(UUID_COUNTER, gpu));
+		pb_varint(x, EVENT_COUNTER_VALUE, (uint64_t)value);
+		pb_close(x, PACKET_TRACK_EVENT);
+		packet_close(x);
+		return;
+	}
+	struct sbuf *b = chrome_event(x);
+	sbuf_addf(b, "\"ph\":\"C\",\"name\":\"GPU frame time\",\"pid\":%u,\"ts\":", gpu + 1);
+	chrome_us(b, ns);
+	sbuf_addf(b, ",\"args\":{\"ns\":%lld}}", (long long)value);
+}
+
+/* Keeps a track's slices apart: a slice starts no earlier than the last
+ * one on its track ended, and ends no earlier than it starts. Timestamps
+ * that agree never need it. */
+static void place(int64_t *cursor, int64_t *begin, int64_t *end)
+{
+	if (*begin < *cursor)
+		*begin = *cursor;
+	if (*end < *begin)
+		*end = *begin;
+	*cursor = *end;
+}
+
+/* ------------------------------------------------------------------------ */
+/* A frame as slices                                                        */
+/* ------------------------------------------------------------------------ */
+
+static bool node_shown(const struct report_settings *s, const struct node *n)
+{
+	return s->leaf || n->kind == CRUMBS_EVENT_SCOPE;
+}
+
+static bool queue_timed(const struct frame *f, uint32_t q)
+{
+	return !(f->queues[q].flags & FRAME_QUEUE_NO_TIMESTAMPS);
+}
+
+static bool has_times(const struct submission *s)
+{
+	return s->begin_ns != INT64_MIN && s->end_ns != INT64_MIN;
+}
+
+/* Whether a wait's release is drawn as a flow: both submissions are
+ * exported with their times. */
+static bool release_drawn(const exporter *x, const struct frame *f, const struct release *r)
+{
+	if (r->signaller >= f->submission_count)
+		return false;
+	const struct submission *from = &f->submissions[r->signaller];
+	const struct submission *to = &f->submissions[r->waiter];
+	return x->selected[from->queue] && x->selected[to->queue] && queue_timed(f, from->queue) &&
+	       queue_timed(f, to->queue) && has_times(from) && has_times(to);
+}
+
+/* Where each node's slice ends, by its order: its last timestamp, or its
+ * subtree's; a node left open runs to the queue's last. Returns the end. */
+static int64_t node_ends(exporter *x, const struct node *n, int64_t queue_end)
+{
+	int64_t end = n->end_ns;
+	if (n->flags & NODE_OPEN && queue_end > end)
+		end = queue_end;
+	for (const struct node *c = n->child; c; c = c->next) {
+		int64_t e = node_ends(x, c, queue_end);
+		if (e > end)
+			end = e;
+	}
+	if (!(n->flags & NODE_QUEUE_ROOT))
+		x->ends[n->order] = end;
+	return end;
+}
+
+struct scope_walk {
+	exporter *x;
+	const struct frame *f;
+	uint32_t queue;
+	uint32_t gpu;
+	int64_t *cursor;
+};
+
+static void write_node(struct scope_walk *w, const struct node *n, uint32_t level, int64_t *cursor,
+		       int64_t limit);
+
+/* The children a node shows, hidden ones replaced by theirs. */
+static void write_children(struct scope_walk *w, const struct node *n, uint32_t level,
+			   int64_t *cursor, int64_t limit)
+{
+	for (const struct node *c = n->child; c; c = c->next) {
+		if (node_shown(&w->x->es->report, c))
+			write_node(w, c, level, cursor, limit);
+		else
+			write_children(w, c, level, cursor, limit);
+	}
+}
+
+static void write_node(struct scope_walk *w, const struct node *n, uint32_t level, int64_t *cursor,
+		       int64_t limit)
+{
+	const struct report_settings *s = &w->x->es->report;
+	int64_t begin = n->begin_ns, end = w->x->ends[n->order];
+	if (begin == INT64_MIN)
+		begin = *cursor != INT64_MIN ? *cursor : end != INT64_MIN ? end : w->f->cpu_begin_ns;
+	if (end == INT64_MIN)
+		end = begin;
+	place(cursor, &begin, &end);
+	if (end > limit) {
+		end = limit;
+		if (begin > end)
+			begin = end;
+		*cursor = end;
+	}
+	struct slice sl = {
+		.track = TRACK_SCOPES, .queue = w->queue, .gpu = w->gpu,
+		.name = n->name, .name_len = n->name_len,
+		.category = n->kind == CRUMBS_EVENT_SCOPE ? "scope" : "event",
+		.begin_ns = begin, .end_ns = end,
+	};
+	slice_begin(w->x, w->f, &sl);
+	if (s->max_depth < 0 || level < (uint32_t)s->max_depth) {
+		int64_t inner = begin;
+		write_children(w, n, level + 1, &inner, end);
+	}
+	slice_end(w->x, &sl);
+}
+
+/* The outermost nodes that --root matches, and their subtrees. */
+static void write_matches(struct scope_walk *w, const struct node *n)
+{
+	const struct report_settings *s = &w->x->es->report;
+	for (const struct node *c = n->child; c; c = c->next) {
+		if (node_shown(s, c) && filter_match_root(s->filter, c->name, c->name_len))
+			write_node(w, c, 0, w->cursor, INT64_MAX);
+		else
+			write_matches(w, c);
+	}
+}
+
+static void write_queue(exporter *x, const struct frame *f, uint32_t q, uint32_t gpu)
+{
+	const struct frame_queue *fq = &f->queues[q];
+	bool timed = queue_timed(f, q);
+	int64_t *cursor = x->cursor[q];
+	uint64_t submit_flows = x->next_flow;
+	uint64_t release_flows = x->next_flow + f->submission_count;
+	int64_t queue_end = INT64_MIN;
+
+	if (!reserve((void **)&x->flows, &x->flows_cap, (size_t)f->release_count + 1, sizeof(*x->flows)) ||
+	    !reserve((void **)&x->released, &x->released_cap, (size_t)f->release_count + 1,
+		     sizeof(*x->released))) {
+		x->failed = true;
+		return;
+	}
+	for (uint32_t i = 0; i < f->submission_count && !x->failed; i++) {
+		const struct submission *sub = &f->submissions[i];
+		if (sub->queue != q)
+			continue;
+		bool drawn = timed && has_times(sub);
+		uint64_t submit_flow = submit_flows + i;
+		struct slice cpu = {
+			.track = TRACK_CPU, .instant = true, .queue = q, .gpu = gpu, .name = "Submit",
+			.name_len = 6, .category = "submit", .begin_ns = sub->cpu_ns, .end_ns = sub->cpu_ns,
+			.flows_out = &submit_flow, .out_count = drawn,
+		};
+		slice_begin(x, f, &cpu);
+		if (!timed)
+			continue;
+		if (sub->idle_ns > 0) {
+			struct slice idle = {
+				.track = TRACK_SUBMISSIONS, .queue = q, .gpu = gpu, .name = "Idle",
+				.name_len = 4, .category = "idle", .begin_ns = sub->idle_begin_ns,
+				.end_ns = sub->idle_begin_ns + sub->idle_ns,
+			};
+			place(&cursor[TRACK_SUBMISSIONS], &idle.begin_ns, &idle.end_ns);
+			slice_begin(x, f, &idle);
+			slice_end(x, &idle);
+		}
+		if (sub->waits > 0) {
+			struct slice wait = {
+				.track = TRACK_SUBMISSIONS, .queue = q, .gpu = gpu, .name = "Wait",
+				.name_len = 4, .category = "wait", .begin_ns = sub->wait_begin_ns,
+				.end_ns = sub->wait_begin_ns + sub->wait_ns,
+			};
+			place(&cursor[TRACK_SUBMISSIONS], &wait.begin_ns, &wait.end_ns);
+			slice_begin(x, f, &wait);
+			slice_end(x, &wait);
+		}
+		if (!drawn)
+			continue;
+		/* Flows leave a submission for the waits its signals released,
+		 * and arrive from its CPU submit. */
+		size_t out = 0;
+		for (uint32_t r = 0; r < f->release_count; r++)
+			if (f->releases[r].signaller == i && release_drawn(x, f, &f->releases[r]))
+				x->flows[out++] = release_flows + r;
+		char name[32];
+		int len = snprintf(name, sizeof(name), "Submission %u", sub->index);
+		struct slice sl = {
+			.track = TRACK_SUBMISSIONS, .queue = q, .gpu = gpu, .name = name,
+			.name_len = (size_t)len, .category = "submission", .begin_ns = sub->begin_ns,
+			.end_ns = sub->end_ns, .flows_in = &submit_flow, .in_count = 1,
+			.flows_out = x->flows, .out_count = out,
+		};
+		place(&cursor[TRACK_SUBMISSIONS], &sl.begin_ns, &sl.end_ns);
+		slice_begin(x, f, &sl);
+
+		/* Where each of its waits was released, in time order: when
+		 * the signal came, or when the work started if that was later.
+		 * (A wait that holds back only later stages lets the work
+		 * start before the signal; the flow then arrives inside.) */
+		size_t n = 0;
+		for (uint32_t r = 0; r < f->release_count; r++) {
+			const struct release *rel = &f->releases[r];
+			if (rel->waiter != i || !release_drawn(x, f, rel))
+				continue;
+			int64_t at = rel->signal_ns > sl.begin_ns ? rel->signal_ns : sl.begin_ns;
+			size_t k = n++;
+			for (; k > 0 && x->released[k - 1].ns > at; k--)
+				x->released[k] = x->released[k - 1];
+			x->released[k] = (struct released){ at < sl.end_ns ? at : sl.end_ns, release_flows + r };
+		}
+		for (size_t k = 0; k < n; k++) {
+			struct slice signalled = {
+				.track = TRACK_SUBMISSIONS, .instant = true, .queue = q, .gpu = gpu,
+				.name = "Signalled", .name_len = 9, .category = "signalled",
+				.begin_ns = x->released[k].ns, .end_ns = x->released[k].ns,
+				.flows_in = &x->released[k].flow, .in_count = 1,
+			};
+			slice_begin(x, f, &signalled);
+		}
+		slice_end(x, &sl);
+		if (sub->end_ns > queue_end)
+			queue_end = sub->end_ns;
+	}
+
+	size_t nodes = (size_t)fq->scopes + fq->events;
+	const struct report_settings *s = &x->es->report;
+	if (x->failed || nodes == 0 || (s->max_depth == 0 && !s->root_count))
+		return;
+	if (!reserve((void **)&x->ends, &x->ends_cap, nodes, sizeof(*x->ends))) {
+		x->failed = true;
+		return;
+	}
+	node_ends(x, fq->root, queue_end);
+	struct scope_walk w = { x, f, q, gpu, &cursor[TRACK_SCOPES] };
+	if (s->root_count)
+		write_matches(&w, fq->root);
+	else
+		write_children(&w, fq->root, 1, &cursor[TRACK_SCOPES], INT64_MAX);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Folded stacks                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* The time of a node's hidden children (--no-leaf) and theirs. */
+static int64_t hidden_ns(const struct report_settings *s, const struct node *n)
+{
+	int64_t ns = 0;
+	for (const struct node *c = n->child; c; c = c->next)
+		if (!node_shown(s, c))
+			ns += c->exclusive_ns + hidden_ns(s, c);
+	return ns;
+}
+
+static void fold_line(exporter *x, const struct sbuf *path, int64_t ns)
+{
+	if (ns <= 0)
+		return;
+	struct sbuf *b = out_of(x);
+	sbuf_add(b, path->data, path->len);
+	sbuf_addf(b, " %lld\n", (long long)ns);
+}
+
+static void fold_node(exporter *x, struct sbuf *path, const struct node *n, uint32_t level);
+
+static void fold_children(exporter *x, struct sbuf *path, const struct node *n, uint32_t level)
+{
+	for (const struct node *c = n->child; c; c = c->next) {
+		if (node_shown(&x->es->report, c))
+			fold_node(x, path, c, level);
+		else
+			fold_children(x, path, c, level);
+	}
+}
+
+/* A node's line, "path;name weight": at the depth limit its whole
+ * subtree's time, else its own and that of its hidden children. */
+static void fold_node(exporter *x, struct sbuf *path, const struct node *n, uint32_t level)
+{
+	const struct report_settings *s = &x->es->report;
+	size_t mark = path->len;
+	if (!(n->flags & NODE_QUEUE_ROOT)) {
+		sbuf_adds(path, ";");
+		clean_name(path, n->name, n->name_len, true);
+	}
+	if (s->max_depth >= 0 && level >= (uint32_t)s->max_depth) {
+		fold_line(x, path, n->inclusive_ns);
+	} else {
+		fold_line(x, path, n->exclusive_ns + hidden_ns(s, n));
+		fold_children(x, path, n, level + 1);
+	}
+	path->len = mark;
+	flush(x, false);
+}
+
+static void fold_matches(exporter *x, struct sbuf *path, const struct node *n)
+{
+	const struct report_settings *s = &x->es->report;
+	for (const struct node *c = n->child; c; c = c->next) {
+		if (node_shown(s, c) && filter_match_root(s->filter, c->name, c->name_len))
+			fold_node(x, path, c, 0);
+		else
+			fold_matches(x, path, c);
+	}
+}
+
+static void fold_queue(exporter *x, const struct capture_meta *meta, const struct frame *f,
+		       uint32_t q)
+{
+	const struct frame_queue *fq = &f->queues[q];
+	struct sbuf *path = &x->name;
+	path->len = 0;
+	sbuf_addf(path, "GPU %u;", meta->queues[q].gpu);
+	clean_name(path, meta->queues[q].name, strlen(meta->queues[q].name), true);
+	if (x->es->report.root_count)
+		fold_matches(x, path, fq->root);
+	else
+		fold_node(x, path, fq->root, 0);
+	if (path->failed)
+		x->failed = true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Frames                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* The trace's opening, and the tracks of GPUs and queues not seen before
+ * (setup chunks may add them between frames). */
+static void declare(exporter *x, const struct capture_meta *meta)
+{
+	const struct report_settings *s = &x->es->report;
+	if (!x->started) {
+		if (x->es->format == EXPORT_CHROME)
+			sbuf_adds(out_of(x), "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+		x->started = true;
+	}
+	if (x->es->format == EXPORT_FOLDED)
+		return;
+	for (uint32_t g = x->gpus_declared; g < meta->gpu_count; g++) {
+		if (s->gpu >= 0 && (uint32_t)s->gpu != g)
+			continue;
+		if (x->es->format == EXPORT_PERFETTO)
+			perfetto_process(x, meta, g);
+		else
+			chrome_process(x, meta, g);
+	}
+	x->gpus_declared = meta->gpu_count;
+	for (uint32_t q = x->queues_declared; q < meta->queue_count; q++) {
+		const struct capture_queue *cq = &meta->queues[q];
+		if ((s->gpu >= 0 && (uint32_t)s->gpu != cq->gpu) || !report_selects_queue(s, cq->name))
+			continue;
+		if (x->es->format == EXPORT_PERFETTO)
+			perfetto_queue(x, meta, q);
+		else
+			chrome_queue(x, meta, q);
+	}
+	x->queues_declared = meta->queue_count;
+}
+
+int exporter_frame(exporter *x, const struct capture_meta *meta, const struct frame *f)
+{
+	const struct report_settings *s = &x->es->report;
+	if (x->failed)
+		return -1;
+	declare(x, meta);
+
+	/* Which queues, and where each track got to. */
+	if (!reserve((void **)&x->selected, &x->selected_cap, f->queue_count + 1, 1)) {
+		x->failed = true;
+		return -1;
+	}
+	if (f->queue_count > x->cursor_count) {
+		int64_t (*c)[TRACK_KINDS] = realloc(x->cursor, f->queue_count * sizeof(*c));
+		if (!c) {
+			x->failed = true;
+			return -1;
+		}
+		for (uint32_t q = x->cursor_count; q < f->queue_count; q++)
+			for (int k = 0; k < TRACK_KINDS; k++)
+				c[q][k] = INT64_MIN;
+		x->cursor = c;
+		x->cursor_count = f->queue_count;
+	}
+	for (uint32_t q = 0; q < f->queue_count; q++) {
+		const struct capture_queue *cq = &meta->queues[q];
+		x->selected[q] = (s->gpu < 0 || (uint32_t)s->gpu == cq->gpu) &&
+				 report_selects_queue(s, cq->name);
+	}
+
+	if (x->es->format == EXPORT_FOLDED) {
+		for (uint32_t q = 0; q < f->queue_count && !x->failed; q++)
+			if (x->selected[q])
+				fold_queue(x, meta, f, q);
+	} else {
+		for (uint32_t g = 0; g < f->gpu_count; g++) {
+			const struct frame_gpu *fg = &f->gpus[g];
+			if ((s->gpu < 0 || (uint32_t)s->gpu == g) && fg->begin_ns != INT64_MIN)
+				counter(x, g, fg->begin_ns, fg->frame_ns);
+		}
+		for (uint32_t q = 0; q < f->queue_count && !x->failed; q++)
+			if (x->selected[q])
+				write_queue(x, f, q, meta->queues[q].gpu);
+		x->next_flow += (uint64_t)f->submission_count + f->release_count;
+	}
+	flush(x, false);
+	return x->failed ? -1 : 0;
+}
+
+int exporter_end(exporter *x)
+{
+	if (x->failed)
+		return -1;
+	if (x->es->format == EXPORT_CHROME) {
+		if (!x->started)
+			sbuf_adds(out_of(x), "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+		sbuf_adds(out_of(x), "\n]}\n");
+	}
+	flush(x, true);
+	return x->failed ? -1 : 0;
+}
