@@ -428,6 +428,11 @@ void stats_free(stats *s);
 enum crumbs_result stats_add_frame(stats *s, const struct capture_meta *meta,
 				   const struct frame *f);
 
+/* Makes stats_add_frame keep the GPUs' frame times alone (STATS_GPU
+ * rows): 4 bytes a GPU a frame, for a picture of a long run. Call before
+ * the first frame. */
+void stats_keep_frame_times_only(stats *s);
+
 /* Computes every row's summary, spikes and share. Call once after the
  * last frame. CRUMBS_OK or CRUMBS_ERROR_OUT_OF_MEMORY. */
 enum crumbs_result stats_finish(stats *s, const struct stats_spike_rule *rule);

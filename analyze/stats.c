@@ -71,6 +71,7 @@ struct stats {
 	size_t parent_cap;
 	char *name_buf;            /* a depth-1 name with its frame number replaced */
 	size_t name_buf_cap;
+	bool frame_times_only;     /* GPU rows alone */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -534,7 +535,7 @@ enum crumbs_result stats_add_frame(stats *s, const struct capture_meta *meta,
 			return r == STATS_NONE && s->row_count >= STATS_NONE - 1 ?
 				       CRUMBS_ERROR_LIMIT : CRUMBS_ERROR_OUT_OF_MEMORY;
 	}
-	for (uint32_t i = 0; i < f->queue_count; i++) {
+	for (uint32_t i = 0; i < f->queue_count && !s->frame_times_only; i++) {
 		const struct frame_queue *fq = &f->queues[i];
 		if (fq->submissions == 0 || (fq->flags & FRAME_QUEUE_NO_TIMESTAMPS))
 			continue;
@@ -814,6 +815,11 @@ enum crumbs_result stats_finish(stats *s, const struct stats_spike_rule *rule)
 /* ------------------------------------------------------------------------ */
 /* Access                                                                   */
 /* ------------------------------------------------------------------------ */
+
+void stats_keep_frame_times_only(stats *s)
+{
+	s->frame_times_only = true;
+}
 
 size_t stats_frame_count(const stats *s)
 {

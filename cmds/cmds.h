@@ -100,6 +100,11 @@ enum cmd_load {
 	CMD_LOAD_FAILED   /* said; nothing to show */
 };
 
+/* Reads and parses st's --budget file into *out (NULL without one).
+ * Returns EXIT_OK, or after saying what was wrong EXIT_USAGE (unreadable
+ * file, bad line) or EXIT_FAILURE_ (out of memory). */
+int cmd_stats_budget(const struct stats_settings *st, struct stats_budget **out);
+
 /* Reads the frames of a capture that st selects (--frames, and --gpu and
  * --queue checked against it) into finished statistics, saying what went
  * wrong. *c and *s are the caller's to free, whatever it returns. */

@@ -46,6 +46,27 @@ static char *read_budget(const char *path, size_t *len)
 	return NULL;
 }
 
+int cmd_stats_budget(const struct stats_settings *st, struct stats_budget **out)
+{
+	char perr[300];
+	size_t len = 0;
+
+	*out = NULL;
+	if (!st->budget_path)
+		return EXIT_OK;
+	char *text = read_budget(st->budget_path, &len);
+	if (!text)
+		return EXIT_USAGE;
+	enum crumbs_result br = stats_budget_parse(st->budget_path, text, len, st->report.ignore_case,
+						   out, perr, sizeof(perr));
+	free(text);
+	if (br != CRUMBS_OK) {
+		cmd_error("%s", perr);
+		return br == CRUMBS_ERROR_OUT_OF_MEMORY ? EXIT_FAILURE_ : EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
 enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, reader **cp,
 			    stats **sp)
 {
@@ -65,6 +86,8 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 		return CMD_LOAD_FAILED;
 	}
 	*sp = s;
+	if (st->frame_times_only)
+		stats_keep_frame_times_only(s);
 
 	/* Frame numbers increase through a capture: start at the first
 	 * frame of the range when it is one, stop past the last. */
@@ -182,23 +205,8 @@ int cmd_stats(int argc, char **argv)
 		status = cmd_usage_error("stats", "%s", perr);
 		goto out;
 	}
-	if (st.budget_path) {
-		size_t len = 0;
-		char *text = read_budget(st.budget_path, &len);
-		if (!text) {
-			status = EXIT_USAGE;
-			goto out;
-		}
-		enum crumbs_result br = stats_budget_parse(st.budget_path, text, len,
-							   st.report.ignore_case, &budget,
-							   perr, sizeof(perr));
-		free(text);
-		if (br != CRUMBS_OK) {
-			cmd_error("%s", perr);
-			status = br == CRUMBS_ERROR_OUT_OF_MEMORY ? EXIT_FAILURE_ : EXIT_USAGE;
-			goto out;
-		}
-	}
+	if ((status = cmd_stats_budget(&st, &budget)) != EXIT_OK)
+		goto out;
 	enum cmd_load loaded = cmd_stats_load(path, &st, &c, &s);
 	if (loaded == CMD_LOAD_FAILED) {
 		status = EXIT_FAILURE_;

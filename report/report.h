@@ -165,6 +165,8 @@ struct stats_settings {
 	uint64_t last_frame;         /* B, UINT64_MAX when left out */
 	bool per_frame;              /* --per-frame: JSON rows carry every value */
 	char *budget_path;           /* --budget FILE, owned; NULL: none */
+	bool frame_times_only;       /* the GPUs' frame times alone (crumbs
+				      * plot): stats_keep_frame_times_only */
 };
 
 /* Defaults: table, chronological, spikes above 1.5x the median, every
@@ -201,6 +203,21 @@ void stats_budget_free(struct stats_budget *b);
  * no row. */
 size_t stats_budget_check(struct stats_budget *b, const struct stats_settings *st,
 			  const stats *s);
+
+/* Line i of a budget (from 0) as the last stats_budget_check left it,
+ * with what it found for row `row`. */
+struct stats_budget_line {
+	unsigned line;          /* in the file, from 1 */
+	const char *pattern;    /* valid while the budget is */
+	const char *statistic;  /* mean, median, p90, p95, p99 or max */
+	uint32_t limit_ns;
+	bool matched;           /* the line matched row `row` */
+	uint32_t value_ns;      /* that row's statistic, when matched */
+};
+
+/* Fills *out with line i; false when there is no line i. */
+bool stats_budget_line(const struct stats_budget *b, size_t i, uint32_t row,
+		       struct stats_budget_line *out);
 
 /* The budget lines, the values each matched and ok or EXCEEDED, as text
  * (after stats_budget_check). Returns 0, or -1 if the sink failed. */

@@ -1038,6 +1038,22 @@ size_t stats_budget_check(struct stats_budget *b, const struct stats_settings *s
 	return failed;
 }
 
+bool stats_budget_line(const struct stats_budget *b, size_t i, uint32_t row,
+		       struct stats_budget_line *out)
+{
+	if (!b || i >= b->count)
+		return false;
+	const struct budget_line *bl = &b->lines[i];
+	*out = (struct stats_budget_line){ bl->line, bl->pattern, stat_names[bl->stat],
+					   bl->limit_ns, false, 0 };
+	for (size_t k = 0; k < bl->match_count; k++)
+		if (bl->matches[k].row == row) {
+			out->matched = true;
+			out->value_ns = bl->matches[k].value_ns;
+		}
+	return true;
+}
+
 int stats_budget_print(const struct stats_budget *b, const struct stats_settings *st,
 		       const stats *s, const struct report_sink *sink)
 {
