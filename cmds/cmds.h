@@ -20,6 +20,7 @@ int cmd_capture(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 
 /* "crumbs: <message>" on standard error. */
 __attribute__((format(printf, 1, 2)))

@@ -25,6 +25,7 @@ static const struct command commands[] = {
 	{ "stats", cmd_stats, "statistics over a run's frames: percentiles, spikes, budgets" },
 	{ "diff", cmd_diff, "compare two runs row by row; exit 1 when something regressed" },
 	{ "export", cmd_export, "write frames as a Perfetto or Chrome trace, or as folded stacks" },
+	{ "plot", cmd_plot, "draw a frame's timeline or a run's frame times as an SVG picture" },
 	{ "capture", cmd_capture, "run a program under the crumbs layer, capture a frame, print its tables" },
 	{ "trigger", cmd_trigger, "capture the next frame of a running program and print its tables" },
 };

@@ -337,4 +337,60 @@ int exporter_end(exporter *x);
 /* Frees x; NULL is a no-op. */
 void exporter_free(exporter *x);
 
+/* ------------------------------------------------------------------------ */
+/* Pictures (`crumbs plot`)                                                 */
+/* ------------------------------------------------------------------------ */
+
+#define PLOT_DEFAULT_WIDTH 1200u
+#define PLOT_MIN_WIDTH 400u
+#define PLOT_MAX_WIDTH 20000u
+
+struct plot_settings {
+	/* --frames, --spike, --budget (stats'), and in stats.report --frame,
+	 * --gpu, --queue, --ignore-case, --max-depth, --leaf and --no-leaf
+	 * (the report's). stats.report.frames is FRAMES_ALL unless --frame
+	 * picked one; stats.frame_times_only is set. */
+	struct stats_settings stats;
+	unsigned width;  /* --width: pixels */
+	char *output;    /* -o FILE, owned; NULL: standard output */
+};
+
+/* Defaults: 1200 pixels wide, standard output, no --frame. */
+void plot_settings_init(struct plot_settings *p);
+void plot_settings_release(struct plot_settings *p);
+
+/* plot's own options; the target is a struct plot_settings. */
+extern const struct option_spec plot_options[];
+extern const size_t plot_option_count;
+/* The options of crumbs stats it takes (target: its stats), and those of
+ * crumbs report (target: stats.report), copied into out (room for 16),
+ * with help lines for the pictures. Return how many. */
+size_t plot_stats_options(struct option_spec *out);
+size_t plot_report_options(struct option_spec *out);
+
+/*
+ * Writes one frame as an SVG timeline: per GPU that the settings select,
+ * a time axis in ms and a lane per selected queue, with its submissions'
+ * idle, wait and busy time, the CPU's submit marks, the scopes nested by
+ * depth (names where they fit; each with a <title> of its name, inclusive
+ * and exclusive time) and an arrow for each semaphore wait from the
+ * queue, or the host, whose signal ended it (frame.releases). `file` is
+ * named in the title. Returns 0, or -1 if the sink failed or memory ran
+ * out.
+ */
+int plot_frame(const struct plot_settings *p, const struct capture_meta *meta,
+	       const struct frame *f, const char *file, const struct report_sink *sink);
+
+/*
+ * Writes the GPU frame times of a finished stats (made with
+ * stats_keep_frame_times_only or not) as an SVG graph: per selected GPU,
+ * every frame's time by frame number (each pixel column's lowest and
+ * highest when there are more frames than columns), the median and p95,
+ * the spikes of its stats row marked, and the limits of the budget lines
+ * that matched its row (b checked with stats_budget_check; NULL: none).
+ * Returns 0, or -1 if the sink failed or memory ran out.
+ */
+int plot_run(const struct plot_settings *p, const struct capture_meta *meta, const stats *s,
+	     const struct stats_budget *b, const char *file, const struct report_sink *sink);
+
 #endif

@@ -79,6 +79,29 @@ void grid_centre(struct sbuf *out, const char *title, size_t width);
 void grid_render(struct grid *gr, struct sbuf *out);
 void grid_release(struct grid *gr);
 
+/* ------------------------------------------------------------------------ */
+/* SVG (plot.c)                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* Text for XML: & < > " ' escaped; invalid UTF-8, control characters and
+ * non-characters become U+FFFD. */
+void svg_text(struct sbuf *b, const char *s, size_t len);
+/* Its width in pixels at font_px, estimated from display widths. */
+double svg_text_px(const char *s, size_t len, double font_px);
+/* svg_text cut to max_px, ending in an ellipsis when cut; writes nothing
+ * and returns false when not even two characters fit. */
+bool svg_text_fit(struct sbuf *b, const char *s, size_t len, double font_px, double max_px);
+/* The XML declaration, <svg> of that size, its <title>, the style (the
+ * classes the pictures use) and the shared <defs>; and the end. */
+void svg_begin(struct sbuf *b, double width, double height, const char *title, size_t title_len);
+void svg_end(struct sbuf *b);
+/* A <text> at (x, y) of class cls (NULL: none). */
+void svg_label(struct sbuf *b, double x, double y, const char *cls, const char *s, size_t len);
+/* An axis step near span/count: 1, 2 or 5 times a power of ten. */
+double svg_nice_step(double span, double count);
+/* v with the decimals a step needs. */
+void svg_number(struct sbuf *b, double v, double step);
+
 /* A CSV field, quoted when it must be. */
 void csv_field(struct sbuf *b, const char *s, size_t len);
 /* A JSON string: valid UTF-8 passes, invalid bytes become U+FFFD. */

@@ -1,0 +1,290 @@
+/*
+ * plot.c: `crumbs plot FILE [-o OUT.svg] [options]`: a capture as an SVG
+ * picture: one frame's timeline, or a run's GPU frame times.
+ */
+#include "cmds.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Where the picture goes: standard output, or a file written beside its
+ * final name and renamed over it once whole, so that a failed plot never
+ * leaves half a picture where the user had one. */
+struct destination {
+	const char *path; /* NULL: standard output */
+	char *temp_path;
+	FILE *file;
+};
+
+static int file_sink(void *user, const char *text, size_t len)
+{
+	return fwrite(text, 1, len, user) == len ? 0 : -1;
+}
+
+static bool destination_open(struct destination *d, struct report_sink *sink)
+{
+	char why[128];
+	if (!d->path) {
+		*sink = (struct report_sink){ cmd_stdout_sink, NULL };
+		return true;
+	}
+	size_t n = strlen(d->path) + 32;
+	if (!(d->temp_path = malloc(n))) {
+		cmd_error("out of memory");
+		return false;
+	}
+	snprintf(d->temp_path, n, "%s.%ld.tmp", d->path, (long)getpid());
+	if (!(d->file = fopen(d->temp_path, "wb"))) {
+		cmd_error("cannot write '%s': %s", d->path, cmd_strerror(errno, why, sizeof(why)));
+		return false;
+	}
+	*sink = (struct report_sink){ file_sink, d->file };
+	return true;
+}
+
+/* Finishes the picture: renamed into place when `ok`, else removed.
+ * Returns false after saying what failed. */
+static bool destination_close(struct destination *d, bool ok)
+{
+	char why[128];
+	if (!d->file)
+		return ok;
+	int err = 0;
+	if (fflush(d->file) != 0 || ferror(d->file))
+		err = errno ? errno : EIO;
+	if (fclose(d->file) != 0 && !err)
+		err = errno;
+	d->file = NULL;
+	if (ok && !err && rename(d->temp_path, d->path) != 0)
+		err = errno;
+	if (err && ok)
+		cmd_error("cannot write '%s': %s", d->path, cmd_strerror(err, why, sizeof(why)));
+	if (!ok || err)
+		remove(d->temp_path);
+	return ok && !err;
+}
+
+static void destination_release(struct destination *d)
+{
+	if (d->file) {
+		fclose(d->file);
+		remove(d->temp_path);
+	}
+	free(d->temp_path);
+}
+
+/* Writes the picture with `draw`, saying what failed; an exit status. */
+static int write_picture(struct destination *d, int (*draw)(const void *what, const struct report_sink *sink),
+			 const void *what)
+{
+	struct report_sink sink;
+	if (!destination_open(d, &sink))
+		return EXIT_FAILURE_;
+	int r = draw(what, &sink);
+	if (!d->path)
+		return r == 0 ? cmd_finish(EXIT_OK) : cmd_print_failed();
+	if (r != 0 && !ferror(d->file)) {
+		destination_close(d, false);
+		cmd_error("out of memory");
+		return EXIT_FAILURE_;
+	}
+	return destination_close(d, true) ? EXIT_OK : EXIT_FAILURE_;
+}
+
+struct frame_job {
+	const struct plot_settings *p;
+	const struct capture_meta *meta;
+	const struct frame *f;
+	const char *path;
+};
+
+static int draw_frame(const void *what, const struct report_sink *sink)
+{
+	const struct frame_job *j = what;
+	return plot_frame(j->p, j->meta, j->f, j->path, sink);
+}
+
+struct run_job {
+	const struct plot_settings *p;
+	const struct capture_meta *meta;
+	const stats *s;
+	const struct stats_budget *b;
+	const char *path;
+};
+
+static int draw_run(const void *what, const struct report_sink *sink)
+{
+	const struct run_job *j = what;
+	return plot_run(j->p, j->meta, j->s, j->b, j->path, sink);
+}
+
+/* The timeline of the frame that --frame names (its first without one). */
+static int plot_one_frame(const char *path, reader *c, struct plot_settings *p,
+			  struct destination *d)
+{
+	struct analyze_error err;
+	const struct report_settings *s = &p->stats.report;
+	const struct frame *f = NULL;
+	enum crumbs_result r = CRUMBS_OK;
+
+	if (s->frames == FRAMES_LAST)
+		r = reader_seek_last(c, &err);
+	else if (s->frames == FRAMES_NUMBER)
+		r = reader_seek_frame(c, s->frame_number, &err);
+	if (r == CRUMBS_OK)
+		r = reader_next_frame(c, &f, &err);
+	if (r == CRUMBS_ERROR_NOT_FOUND || (r == CRUMBS_OK && !f && s->frames == FRAMES_NUMBER)) {
+		cmd_error("'%s' does not hold frame %llu", path, (unsigned long long)s->frame_number);
+		return EXIT_FAILURE_;
+	}
+	if (r != CRUMBS_OK) {
+		cmd_capture_error(path, err.text, false);
+		return EXIT_FAILURE_;
+	}
+	if (!f) {
+		cmd_error("'%s' holds no frames", path);
+		return EXIT_FAILURE_;
+	}
+	if (!cmd_check_selection(path, s, reader_meta(c)))
+		return EXIT_FAILURE_;
+	struct frame_job job = { p, reader_meta(c), f, path };
+	int status = write_picture(d, draw_frame, &job);
+	if (status == EXIT_OK && reader_damage(c)->code != CRUMBS_OK) {
+		/* The frame drawn is intact, but the file is not. */
+		cmd_capture_error(path, reader_damage(c)->text, false);
+		status = EXIT_FAILURE_;
+	}
+	return status;
+}
+
+/* The GPU frame times of the frames --frames selects. */
+static int plot_frame_times(const char *path, struct plot_settings *p,
+			    struct stats_budget *budget, struct destination *d)
+{
+	reader *c = NULL;
+	stats *s = NULL;
+	int status = EXIT_FAILURE_;
+
+	enum cmd_load loaded = cmd_stats_load(path, &p->stats, &c, &s);
+	if (loaded == CMD_LOAD_FAILED)
+		goto out;
+	if (budget) {
+		/* Lines for other rows than a GPU's frame time match nothing
+		 * here; the picture draws the others. */
+		stats_budget_check(budget, &p->stats, s);
+		struct stats_budget_line bl;
+		for (size_t i = 0; stats_budget_line(budget, i, STATS_NONE, &bl); i++) {
+			bool any = false;
+			for (uint32_t g = 0; g < reader_meta(c)->gpu_count && !any; g++) {
+				struct stats_budget_line at;
+				stats_budget_line(budget, i, stats_gpu_row(s, g), &at);
+				any = at.matched;
+			}
+			if (!any)
+				cmd_error("%s:%u: '%s' matches no GPU's frame time; the picture leaves "
+					  "it out", p->stats.budget_path, bl.line, bl.pattern);
+		}
+	}
+	struct run_job job = { p, reader_meta(c), s, budget, path };
+	status = write_picture(d, draw_run, &job);
+	/* A partial load was said: the picture is of the frames before it. */
+	if (loaded == CMD_LOAD_PARTIAL && status == EXIT_OK)
+		status = EXIT_FAILURE_;
+out:
+	stats_free(s);
+	reader_free(c);
+	return status;
+}
+
+int cmd_plot(int argc, char **argv)
+{
+	struct plot_settings p;
+	struct cmd_positional pos = { 0 };
+	struct option_spec from_stats[16], from_report[16];
+	struct stats_budget *budget = NULL;
+	struct destination d = { 0 };
+	struct analyze_error err;
+	reader *c = NULL;
+	int status = EXIT_OK;
+	char perr[300];
+
+	plot_settings_init(&p);
+	const struct option_table tables[] = {
+		{ plot_options, plot_option_count, &p },
+		{ from_report, plot_report_options(from_report), &p.stats.report },
+		{ from_stats, plot_stats_options(from_stats), &p.stats },
+	};
+	const struct cmd_spec spec = {
+		.name = "plot",
+		.usage = "crumbs plot FILE [-o OUT.svg] [options]",
+		.description =
+			"Draws a capture as an SVG picture, to standard output or to -o FILE.\n"
+			"\n"
+			"A capture of one frame, or --frame N (first, last): the frame's timeline.\n"
+			"Per GPU a time axis in ms and a lane per queue: a strip of its busy, wait\n"
+			"and idle time under the CPU's submit marks, its scopes nested by depth\n"
+			"below (names where they fit; hovering shows each one's name, inclusive and\n"
+			"exclusive time), and arrows from the queue, or the host, whose signal ended\n"
+			"a wait. Blocks narrower than a pixel next to each other are drawn as one.\n"
+			"\n"
+			"A capture of more frames, or --frame all: the run's GPU frame times, a\n"
+			"graph per GPU of each frame's time by frame number (each pixel column's\n"
+			"lowest to highest when there are more frames than columns), with the\n"
+			"median and p95 (nearest rank, as crumbs stats), the spikes marked\n"
+			"(--spike) and the limits of the --budget lines that match 'GPU N'.\n"
+			"\n"
+			"The picture has no scripts and uses generic fonts; it reads on a light or\n"
+			"a dark page. Exit status: 0; 1 when the capture is damaged (the picture\n"
+			"holds the frames before the damage) or holds no such frame, GPU or queue;\n"
+			"2 on a usage error, an unreadable capture or a bad budget file.",
+		.tables = tables,
+		.table_count = sizeof(tables) / sizeof(tables[0]),
+	};
+	if (!cmd_parse(&spec, argc, argv, &pos, &status))
+		goto out;
+	if (pos.count != 1) {
+		status = cmd_usage_error("plot", pos.count == 0 ? "expected a capture file" :
+					 "expected one capture file, got %d arguments", pos.count);
+		goto out;
+	}
+	const char *path = pos.args[0];
+	if (report_settings_prepare(&p.stats.report, perr, sizeof(perr)) != CRUMBS_OK) {
+		status = cmd_usage_error("plot", "%s", perr);
+		goto out;
+	}
+	bool frame_given = p.stats.report.frames != FRAMES_ALL;
+	if (frame_given && (p.stats.frames_set || p.stats.budget_path)) {
+		status = cmd_usage_error("plot", "--%s draws the run's frame times; --frame picks one "
+					 "frame's timeline", p.stats.frames_set ? "frames" : "budget");
+		goto out;
+	}
+	d.path = p.output && strcmp(p.output, "-") != 0 ? p.output : NULL;
+	if ((status = cmd_stats_budget(&p.stats, &budget)) != EXIT_OK)
+		goto out;
+	if (reader_open_file(path, &c, &err) != CRUMBS_OK) {
+		cmd_capture_error(path, err.text, false);
+		status = EXIT_USAGE;
+		goto out;
+	}
+	/* One frame is drawn as a timeline, unless --frames or --budget ask
+	 * for the graph. */
+	bool timeline = frame_given || (reader_meta(c)->frame_count == 1 && !p.stats.frames_set &&
+					!p.stats.budget_path);
+	if (timeline) {
+		status = plot_one_frame(path, c, &p, &d);
+	} else {
+		reader_free(c);
+		c = NULL;
+		status = plot_frame_times(path, &p, budget, &d);
+	}
+out:
+	destination_release(&d);
+	reader_free(c);
+	stats_budget_free(budget);
+	plot_settings_release(&p);
+	cmd_positional_release(&pos);
+	return status;
+}
