@@ -288,7 +288,7 @@ static void gpu_header_and_axis(struct timeline *tl, const struct gpu_part *gp)
 
 static void ms_text(struct sbuf *b, double ms)
 {
-	sbuf_addf(b, "%.3f ms", ms);
+	sbuf_addf(b, "%.3f ms", ms > -0.0005 && ms < 0.0005 ? 0.0 : ms);
 }
 
 static void lane_label(struct timeline *tl, const struct lane *l)
