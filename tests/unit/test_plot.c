@@ -1,0 +1,157 @@
+/*
+ * test_plot.c: the SVG of crumbs plot: names escaped for XML whatever
+ * bytes they hold, text cut to its room, axis steps, and a frame with
+ * hostile names drawn without a byte of them raw.
+ */
+#include "helpers.h"
+
+#include "../../report/report_internal.h"
+
+#define T 1000000000ull
+
+static char *text_of(const char *s, size_t len)
+{
+	struct sbuf b = { 0 };
+	svg_text(&b, s, len);
+	assert_false(b.failed);
+	return b.data ? b.data : calloc(1, 1);
+}
+
+static void escapes_markup(void **state)
+{
+	(void)state;
+	char *t = text_of("a<b>&\"c'", 8);
+	assert_string_equal(t, "a&lt;b&gt;&amp;&quot;c&apos;");
+	free(t);
+}
+
+/* Invalid UTF-8, control characters and U+FFFE cannot be in XML: each
+ * becomes U+FFFD; valid text in any script passes as it is. */
+static void replaces_what_xml_cannot_hold(void **state)
+{
+	(void)state;
+	const char bad[] = "x\xff" "y\x01" "z\x7f" "\xef\xbf\xbe" "\xc3";
+	char *t = text_of(bad, sizeof(bad) - 1);
+	assert_string_equal(t, "x\xef\xbf\xbdy\xef\xbf\xbdz\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	free(t);
+	t = text_of("Ocв\xc3\xa9 \xe6\xb8\xb2\xe6\x9f\x93", 13);
+	assert_string_equal(t, "Ocв\xc3\xa9 \xe6\xb8\xb2\xe6\x9f\x93");
+	free(t);
+}
+
+/* A name cut to its room ends in an ellipsis and is never wider than the
+ * room; under two characters, nothing. */
+static void fits_text(void **state)
+{
+	(void)state;
+	const char *name = "Tiled Deferred Lighting";
+	double full = svg_text_px(name, strlen(name), 10);
+	struct sbuf b = { 0 };
+
+	assert_true(svg_text_fit(&b, name, strlen(name), 10, full));
+	assert_string_equal(b.data, name);
+	b.len = 0;
+	assert_true(svg_text_fit(&b, name, strlen(name), 10, full / 2));
+	assert_true(b.len > 3 && strcmp(b.data + b.len - 3, "\xe2\x80\xa6") == 0);
+	assert_true(svg_text_px(b.data, b.len, 10) <= full / 2);
+	b.len = 0;
+	assert_false(svg_text_fit(&b, name, strlen(name), 10, 12));
+	assert_int_equal(b.len, 0);
+	/* Wide characters count two cells, and are never cut in half. */
+	const char *wide = "\xe6\xb8\xb2\xe6\x9f\x93\xe6\xb8\xb2\xe6\x9f\x93";
+	b.len = 0;
+	assert_true(svg_text_fit(&b, wide, strlen(wide), 10, 2 * 12 + 6 + 5));
+	assert_string_equal(b.data, "\xe6\xb8\xb2\xe6\x9f\x93\xe2\x80\xa6");
+	sbuf_release(&b);
+}
+
+static void nice_steps(void **state)
+{
+	(void)state;
+	assert_true(svg_nice_step(12, 6) == 2);
+	assert_true(svg_nice_step(52.5, 10) == 10);
+	assert_true(svg_nice_step(0.8, 4) == 0.2);
+	assert_true(svg_nice_step(3, 10) > 0.49 && svg_nice_step(3, 10) < 0.51);
+	struct sbuf b = { 0 };
+	svg_number(&b, 0.5, 0.5);
+	sbuf_adds(&b, " ");
+	svg_number(&b, 0.75, 0.25);
+	sbuf_adds(&b, " ");
+	svg_number(&b, 20, 10);
+	assert_string_equal(b.data, "0.5 0.75 20");
+	sbuf_release(&b);
+}
+
+static int sink_to_sbuf(void *user, const char *text, size_t len)
+{
+	sbuf_add(user, text, len);
+	return 0;
+}
+
+/* Two queues, a wait between them, names that are markup: every name is
+ * in a <title>, escaped, and no raw '<' of a name gets through. */
+static void frame_with_hostile_names(void **state)
+{
+	(void)state;
+	struct membuf m;
+	crumbs_writer *w = mem_writer(&m, 0);
+	uint32_t g = add_gpu(w, "GPU <&>");
+	uint32_t gfx = add_queue(w, g, CRUMBS_QUEUE_GRAPHICS, 1.0f, 64);
+	uint32_t comp = add_queue(w, g, CRUMBS_QUEUE_COMPUTE, 1.0f, 64);
+	struct crumbs_semaphore_op op = { 1, 1 };
+	assert_int_equal(crumbs_writer_calibration(w, g, T, T, 0), CRUMBS_OK);
+	crumbs_writer_frame_begin(w, 1, T);
+	submit(w, gfx, T, T + 300000, NULL, &op);
+	crumbs_writer_scope_begin(w, "<script>alert(1)</script>", 0, T + 300000);
+	crumbs_writer_scope_begin(w, "A & \"B\"", 0, T + 300000);
+	crumbs_writer_scope_end(w, T + 900000);
+	crumbs_writer_scope_end(w, T + 1000000);
+	crumbs_writer_submit_end(w, T + 1000000);
+	submit(w, comp, T + 50000, T + 1000100, &op, NULL);
+	crumbs_writer_scope_begin(w, "bad \xff byte", 0, T + 1000100);
+	crumbs_writer_scope_end(w, T + 2000000);
+	crumbs_writer_submit_end(w, T + 2000000);
+	crumbs_writer_frame_end(w, T + 3000000, 0, 0);
+	reader *c = mem_read(&m, w);
+	const struct frame *f = next_frame(c);
+
+	struct plot_settings p;
+	struct sbuf out = { 0 };
+	struct report_sink sink = { sink_to_sbuf, &out };
+	plot_settings_init(&p);
+	assert_int_equal(plot_frame(&p, reader_meta(c), f, "a<b>.crumbs", &sink), 0);
+	assert_false(out.failed);
+	const char *svg = out.data;
+	assert_non_null(strstr(svg, "<title>&lt;script&gt;alert(1)&lt;/script&gt;\ninclusive 0.700 ms"));
+	assert_non_null(strstr(svg, "<title>A &amp; &quot;B&quot;\ninclusive 0.600 ms"));
+	assert_non_null(strstr(svg, "<title>bad \xef\xbf\xbd byte\n"));
+	assert_null(strstr(svg, "<script"));
+	assert_null(strstr(svg, "a<b>"));
+	assert_non_null(strstr(svg, "GPU 0 \xc2\xb7 GPU &lt;&amp;&gt;"));
+	/* A lane per queue, and the arrow of the wait from graphics. */
+	assert_non_null(strstr(svg, "data-queue=\"Graphics 0\""));
+	assert_non_null(strstr(svg, "data-queue=\"Compute 0\""));
+	assert_non_null(strstr(svg, "<path class=\"signal\""));
+	/* The picture starts at compute's submit, which waited; graphics'
+	 * submit, 0.3 ms ahead of its work, is before it. */
+	assert_non_null(strstr(svg, "submission 1 by the CPU at -0.050 ms, before the picture starts"));
+	assert_non_null(strstr(svg, "Compute 0 waited 0.950 ms for a signal from Graphics 0"));
+	assert_int_equal(strcmp(svg + out.len - 7, "</svg>\n"), 0);
+
+	plot_settings_release(&p);
+	sbuf_release(&out);
+	reader_free(c);
+	free(m.data);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(escapes_markup),
+		cmocka_unit_test(replaces_what_xml_cannot_hold),
+		cmocka_unit_test(fits_text),
+		cmocka_unit_test(nice_steps),
+		cmocka_unit_test(frame_with_hostile_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
