@@ -105,7 +105,7 @@ size_t plot_stats_options(struct option_spec *out)
 size_t plot_report_options(struct option_spec *out)
 {
 	static const struct borrowed which[] = {
-		{ "frame", "draw the timeline of frame N (or the first or last); all: the run graph" },
+		{ "frame", "draw the timeline of frame N (or the first or last); all: the frame times (the default)" },
 		{ "gpu", "only GPU N" },
 		{ "queue", "only queues whose name matches, e.g. 'Graphics 0' or 'Compute*'" },
 		{ "ignore-case", "match --queue and budget patterns ignoring case" },
