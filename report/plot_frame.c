@@ -435,9 +435,11 @@ static void block(struct timeline *tl, const struct lane *l, const struct node *
 			  n->inclusive.dispatches == 1 ? "" : "es");
 	if (n->flags & NODE_OPEN)
 		sbuf_adds(b, "\nstill open at the frame's end");
-	sbuf_addf(b, "</title><rect class=\"blk %s%u\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
-		     "height=\"%.0f\"/>", scope ? "c" : "leaf", scope ? name_colour(n) : 0, x, y, w,
-		  ROW_H - 1);
+	if (scope)
+		sbuf_addf(b, "</title><rect class=\"blk c%u\"", name_colour(n));
+	else
+		sbuf_adds(b, "</title><rect class=\"blk leaf\"");
+	sbuf_addf(b, " x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.0f\"/>", x, y, w, ROW_H - 1);
 	/* The name where it fits: inside the block, cut to its width. */
 	if (w > 14) {
 		size_t mark = b->len;
