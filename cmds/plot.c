@@ -238,9 +238,9 @@ int cmd_plot(int argc, char **argv)
 			"(--spike) and the limits of the --budget lines that match 'GPU N'.\n"
 			"\n"
 			"The picture has no scripts and uses generic fonts; it reads on a light or\n"
-			"a dark page. Exit status: 0; 1 when the capture is damaged (the picture\n"
-			"holds the frames before the damage) or holds no such frame, GPU or queue;\n"
-			"2 on a usage error, an unreadable capture or a bad budget file.",
+			"a dark page. Exit status: 0; 1 when the capture cannot be read, or is\n"
+			"damaged (the picture holds the frames before the damage), or holds no such\n"
+			"frame, GPU or queue; 2 on a usage error or a bad budget file.",
 		.tables = tables,
 		.table_count = sizeof(tables) / sizeof(tables[0]),
 	};
@@ -274,7 +274,7 @@ int cmd_plot(int argc, char **argv)
 		goto out;
 	if (reader_open_file(path, &c, &err) != CRUMBS_OK) {
 		cmd_capture_error(path, err.text, false);
-		status = EXIT_USAGE;
+		status = EXIT_FAILURE_;
 		goto out;
 	}
 	/* One frame is drawn as a timeline, unless --frames or --budget ask
