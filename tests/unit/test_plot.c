@@ -1,7 +1,8 @@
 /*
  * test_plot.c: the SVG of crumbs plot: names escaped for XML whatever
- * bytes they hold, text cut to its room, axis steps, and a frame with
- * hostile names drawn without a byte of them raw.
+ * bytes they hold, text cut to its room, axis steps, a frame with
+ * hostile names drawn without a byte of them raw, and an arrow for each
+ * semaphore wait.
  */
 #include "helpers.h"
 
@@ -88,6 +89,20 @@ static int sink_to_sbuf(void *user, const char *text, size_t len)
 	return 0;
 }
 
+/* A frame's timeline with the default settings, as a string to free. */
+static char *draw_frame(reader *c, const struct frame *f, const char *file)
+{
+	struct plot_settings p;
+	struct sbuf out = { 0 };
+	struct report_sink sink = { sink_to_sbuf, &out };
+	plot_settings_init(&p);
+	assert_int_equal(plot_frame(&p, reader_meta(c), f, file, &sink), 0);
+	assert_false(out.failed);
+	assert_true(out.len > 7 && strcmp(out.data + out.len - 7, "</svg>\n") == 0);
+	plot_settings_release(&p);
+	return out.data;
+}
+
 /* Two queues, a wait between them, names that are markup: every name is
  * in a <title>, escaped, and no raw '<' of a name gets through. */
 static void frame_with_hostile_names(void **state)
@@ -113,15 +128,7 @@ static void frame_with_hostile_names(void **state)
 	crumbs_writer_submit_end(w, T + 2000000);
 	crumbs_writer_frame_end(w, T + 3000000, 0, 0);
 	reader *c = mem_read(&m, w);
-	const struct frame *f = next_frame(c);
-
-	struct plot_settings p;
-	struct sbuf out = { 0 };
-	struct report_sink sink = { sink_to_sbuf, &out };
-	plot_settings_init(&p);
-	assert_int_equal(plot_frame(&p, reader_meta(c), f, "a<b>.crumbs", &sink), 0);
-	assert_false(out.failed);
-	const char *svg = out.data;
+	char *svg = draw_frame(c, next_frame(c), "a<b>.crumbs");
 	assert_non_null(strstr(svg, "<title>&lt;script&gt;alert(1)&lt;/script&gt;\ninclusive 0.700 ms"));
 	assert_non_null(strstr(svg, "<title>A &amp; &quot;B&quot;\ninclusive 0.600 ms"));
 	assert_non_null(strstr(svg, "<title>bad \xef\xbf\xbd byte\n"));
@@ -136,10 +143,52 @@ static void frame_with_hostile_names(void **state)
 	 * submit, 0.3 ms ahead of its work, is before it. */
 	assert_non_null(strstr(svg, "submission 1 by the CPU at -0.050 ms, before the picture starts"));
 	assert_non_null(strstr(svg, "Compute 0 waited 0.950 ms for a signal from Graphics 0"));
-	assert_int_equal(strcmp(svg + out.len - 7, "</svg>\n"), 0);
 
-	plot_settings_release(&p);
-	sbuf_release(&out);
+	free(svg);
+	reader_free(c);
+	free(m.data);
+}
+
+/* A submission waiting on three semaphores, signalled by two queues and
+ * the host: an arrow for each wait, not only the one that came last. */
+static void an_arrow_for_each_wait(void **state)
+{
+	(void)state;
+	struct membuf m;
+	crumbs_writer *w = mem_writer(&m, 0);
+	uint32_t g = add_gpu(w, "GPU");
+	uint32_t gfx = add_queue(w, g, CRUMBS_QUEUE_GRAPHICS, 1.0f, 64);
+	uint32_t comp = add_queue(w, g, CRUMBS_QUEUE_COMPUTE, 1.0f, 64);
+	uint32_t copy = add_queue(w, g, CRUMBS_QUEUE_TRANSFER, 1.0f, 64);
+	const struct crumbs_semaphore_op waits[] = { { 1, 1 }, { 2, 1 }, { 3, 1 } };
+	assert_int_equal(crumbs_writer_calibration(w, g, T, T, 0), CRUMBS_OK);
+	crumbs_writer_frame_begin(w, 1, T);
+	submit(w, gfx, T, T + 100000, NULL, &waits[0]);
+	crumbs_writer_submit_end(w, T + 500000);
+	submit(w, copy, T, T + 100000, NULL, &waits[1]);
+	crumbs_writer_submit_end(w, T + 300000);
+	struct crumbs_submit_desc d = { .queue = comp, .cpu_ns = T + 50000, .gpu_ticks = T + 500100,
+					.waits = waits, .wait_count = 3 };
+	assert_int_equal(crumbs_writer_submit_begin(w, &d), CRUMBS_OK);
+	crumbs_writer_submit_end(w, T + 900000);
+	crumbs_writer_host_signal(w, 3, 1, T + 400000);
+	crumbs_writer_frame_end(w, T + 1000000, 0, 0);
+	reader *c = mem_read(&m, w);
+	const struct frame *f = next_frame(c);
+	assert_int_equal(f->release_count, 3);
+	char *svg = draw_frame(c, f, "waits.crumbs");
+	/* The picture starts at compute's submit, 0.05 ms in; its wait ends
+	 * with graphics' signal. Each arrow says how long its wait held. */
+	assert_non_null(strstr(svg, "wait 0.450 ms of submission 1 on 3 semaphores"));
+	assert_non_null(strstr(svg, "Compute 0 waited 0.450 ms for a signal from Graphics 0 at 0.450 ms"));
+	assert_non_null(strstr(svg, "Compute 0 waited 0.250 ms for a signal from Transfer 0 at 0.250 ms"));
+	assert_non_null(strstr(svg, "Compute 0 waited 0.350 ms for a signal from the host at 0.350 ms"));
+	size_t arrows = 0;
+	for (const char *at = svg; (at = strstr(at, "for a signal from")); at++)
+		arrows++;
+	assert_int_equal(arrows, 3);
+
+	free(svg);
 	reader_free(c);
 	free(m.data);
 }
@@ -152,6 +201,7 @@ int main(void)
 		cmocka_unit_test(fits_text),
 		cmocka_unit_test(nice_steps),
 		cmocka_unit_test(frame_with_hostile_names),
+		cmocka_unit_test(an_arrow_for_each_wait),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
