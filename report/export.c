@@ -72,38 +72,12 @@ static int set_output(void *t, const char *v, char *err, size_t n)
 	return 0;
 }
 
-static int parse_frame(const char *v, size_t len, uint64_t *out)
-{
-	uint64_t x = 0;
-	if (len == 0 || len > 19)
-		return -1;
-	for (size_t i = 0; i < len; i++) {
-		if (v[i] < '0' || v[i] > '9')
-			return -1;
-		x = x * 10 + (uint64_t)(v[i] - '0');
-	}
-	*out = x;
-	return 0;
-}
-
 static int set_frames(void *t, const char *v, char *err, size_t n)
 {
 	struct export_settings *es = EXPORT_SETTINGS(t);
-	const char *colon = strchr(v, ':');
-	uint64_t a = 0, b = UINT64_MAX;
-
-	if (!colon || (colon > v && parse_frame(v, (size_t)(colon - v), &a)) ||
-	    (colon[1] && parse_frame(colon + 1, strlen(colon + 1), &b))) {
-		snprintf(err, n, "'%s' is not a range of frame numbers A:B, A: or :B", v);
+	if (option_parse_frames(v, &es->first_frame, &es->last_frame, err, n) != 0)
 		return -1;
-	}
-	if (a > b) {
-		snprintf(err, n, "'%s' ends before it begins", v);
-		return -1;
-	}
 	es->frames_set = true;
-	es->first_frame = a;
-	es->last_frame = b;
 	return 0;
 }
 

@@ -14,6 +14,11 @@ bool filter_match_root(const struct report_filter *f, const char *name, size_t l
 bool filter_match_queue(const struct report_filter *f, const char *name);
 
 
+/* --frames A:B, A: or :B: the frame numbers A to B, inclusive, into
+ * *first and *last (0 and UINT64_MAX where left out). Returns 0, or -1
+ * with a message in err (settings.c). */
+int option_parse_frames(const char *v, uint64_t *first, uint64_t *last, char *err, size_t n);
+
 /* Writes b's text to the sink and empties b: 0, or -1 when the sink failed
  * or b ran out of memory (text.c). */
 int sbuf_emit(const struct report_sink *sink, struct sbuf *b);

@@ -3,7 +3,7 @@
  * `crumbs report` and the in-program profilegpu command, and the parser
  * and help formatter every command uses for its option tables.
  */
-#include "report.h"
+#include "report_internal.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -172,6 +172,40 @@ static char *dup_str(const char *s)
 	if (d)
 		memcpy(d, s, n);
 	return d;
+}
+
+/* A frame number of A:B: digits alone, at most 19 of them. */
+static int parse_frame(const char *v, size_t len, uint64_t *out)
+{
+	uint64_t x = 0;
+	if (len == 0 || len > 19)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return -1;
+		x = x * 10 + (uint64_t)(v[i] - '0');
+	}
+	*out = x;
+	return 0;
+}
+
+int option_parse_frames(const char *v, uint64_t *first, uint64_t *last, char *err, size_t n)
+{
+	const char *colon = strchr(v, ':');
+	uint64_t a = 0, b = UINT64_MAX;
+
+	if (!colon || (colon > v && parse_frame(v, (size_t)(colon - v), &a)) ||
+	    (colon[1] && parse_frame(colon + 1, strlen(colon + 1), &b))) {
+		snprintf(err, n, "'%s' is not a range of frame numbers A:B, A: or :B", v);
+		return -1;
+	}
+	if (a > b) {
+		snprintf(err, n, "'%s' ends before it begins", v);
+		return -1;
+	}
+	*first = a;
+	*last = b;
+	return 0;
 }
 
 #define SETTINGS(t) ((struct report_settings *)(t))

@@ -94,38 +94,12 @@ static int set_spike(void *t, const char *v, char *err, size_t n)
 	return -1;
 }
 
-static int parse_frame(const char *v, size_t len, uint64_t *out)
-{
-	uint64_t x = 0;
-	if (len == 0 || len > 19)
-		return -1;
-	for (size_t i = 0; i < len; i++) {
-		if (v[i] < '0' || v[i] > '9')
-			return -1;
-		x = x * 10 + (uint64_t)(v[i] - '0');
-	}
-	*out = x;
-	return 0;
-}
-
 static int set_frames(void *t, const char *v, char *err, size_t n)
 {
 	struct stats_settings *st = STATS_SETTINGS(t);
-	const char *colon = strchr(v, ':');
-	uint64_t a = 0, b = UINT64_MAX;
-
-	if (!colon || (colon > v && parse_frame(v, (size_t)(colon - v), &a)) ||
-	    (colon[1] && parse_frame(colon + 1, strlen(colon + 1), &b))) {
-		snprintf(err, n, "'%s' is not a range of frame numbers A:B, A: or :B", v);
+	if (option_parse_frames(v, &st->first_frame, &st->last_frame, err, n) != 0)
 		return -1;
-	}
-	if (a > b) {
-		snprintf(err, n, "'%s' ends before it begins", v);
-		return -1;
-	}
 	st->frames_set = true;
-	st->first_frame = a;
-	st->last_frame = b;
 	return 0;
 }
 
