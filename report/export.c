@@ -55,21 +55,11 @@ static int set_format(void *t, const char *v, char *err, size_t n)
 
 static int set_output(void *t, const char *v, char *err, size_t n)
 {
-	struct export_settings *es = EXPORT_SETTINGS(t);
-	size_t len = strlen(v);
-	char *d;
-	if (len == 0) {
+	if (v[0] == '\0') {
 		snprintf(err, n, "the file name is empty");
 		return -1;
 	}
-	if (!(d = malloc(len + 1))) {
-		snprintf(err, n, "out of memory");
-		return -1;
-	}
-	memcpy(d, v, len + 1);
-	free(es->output);
-	es->output = d;
-	return 0;
+	return option_set_string(&EXPORT_SETTINGS(t)->output, v, err, n);
 }
 
 static int set_frames(void *t, const char *v, char *err, size_t n)

@@ -37,17 +37,7 @@ void plot_settings_release(struct plot_settings *p)
 
 static int set_output(void *t, const char *v, char *err, size_t n)
 {
-	struct plot_settings *p = PLOT_SETTINGS(t);
-	size_t len = strlen(v) + 1;
-	char *d = malloc(len);
-	if (!d) {
-		snprintf(err, n, "out of memory");
-		return -1;
-	}
-	memcpy(d, v, len);
-	free(p->output);
-	p->output = d;
-	return 0;
+	return option_set_string(&PLOT_SETTINGS(t)->output, v, err, n);
 }
 
 static int set_width(void *t, const char *v, char *err, size_t n)

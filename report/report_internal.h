@@ -14,6 +14,11 @@ bool filter_match_root(const struct report_filter *f, const char *name, size_t l
 bool filter_match_queue(const struct report_filter *f, const char *name);
 
 
+/* An option's string value: *dst (owned; NULL or an earlier value, which
+ * it frees) becomes a copy of v. Returns 0, or -1 with a message in err
+ * when memory ran out (settings.c). */
+int option_set_string(char **dst, const char *v, char *err, size_t n);
+
 /* --frames A:B, A: or :B: the frame numbers A to B, inclusive, into
  * *first and *last (0 and UINT64_MAX where left out). Returns 0, or -1
  * with a message in err (settings.c). */

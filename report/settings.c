@@ -174,6 +174,18 @@ static char *dup_str(const char *s)
 	return d;
 }
 
+int option_set_string(char **dst, const char *v, char *err, size_t n)
+{
+	char *d = dup_str(v);
+	if (!d) {
+		snprintf(err, n, "out of memory");
+		return -1;
+	}
+	free(*dst);
+	*dst = d;
+	return 0;
+}
+
 /* A frame number of A:B: digits alone, at most 19 of them. */
 static int parse_frame(const char *v, size_t len, uint64_t *out)
 {

@@ -112,17 +112,7 @@ static int set_per_frame(void *t, const char *v, char *err, size_t n)
 
 static int set_budget(void *t, const char *v, char *err, size_t n)
 {
-	struct stats_settings *st = STATS_SETTINGS(t);
-	size_t len = strlen(v) + 1;
-	char *d = malloc(len);
-	if (!d) {
-		snprintf(err, n, "out of memory");
-		return -1;
-	}
-	memcpy(d, v, len);
-	free(st->budget_path);
-	st->budget_path = d;
-	return 0;
+	return option_set_string(&STATS_SETTINGS(t)->budget_path, v, err, n);
 }
 
 const struct option_spec stats_options[] = {
