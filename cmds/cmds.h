@@ -90,6 +90,10 @@ bool cmd_check_selection(const char *path, const struct report_settings *s,
  * first) with the settings; says what went wrong. Returns an exit status. */
 int cmd_report_capture(const char *path, uint64_t number, struct report_settings *s);
 
+/* Whether two paths name the same existing file (a hard link or another
+ * spelling too): an output that would replace the capture it is made of. */
+bool cmd_same_file(const char *a, const char *b);
+
 /* A message for a capture that could not be read. */
 void cmd_capture_error(const char *path, const char *text, bool frames_before);
 

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* Where the trace goes: standard output, or the -o file, opened when
@@ -30,14 +29,6 @@ static int output_write(void *user, const char *text, size_t len)
 	if (!o->error)
 		o->error = errno ? errno : EIO;
 	return -1;
-}
-
-/* Whether two paths name the same file. */
-static bool same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-	       sa.st_ino == sb.st_ino;
 }
 
 static bool output_open(struct output *o)
@@ -141,7 +132,7 @@ int cmd_export(int argc, char **argv)
 					 "terminal (use -o FILE or a redirection)");
 		goto out;
 	}
-	if (out.path && same_file(out.path, path)) {
+	if (out.path && cmd_same_file(out.path, path)) {
 		status = cmd_usage_error("export", "'%s' is the capture itself; choose another output",
 					 out.path);
 		goto out;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define CRUMBS_VERSION "1.0"
 
@@ -150,6 +151,13 @@ int cmd_print_failed(void)
 	if (!ferror(stdout))
 		cmd_error("out of memory");
 	return status;
+}
+
+bool cmd_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
 }
 
 void cmd_capture_error(const char *path, const char *text, bool frames_before)

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* Where the picture goes: standard output, or a file written beside its
@@ -263,9 +262,7 @@ int cmd_plot(int argc, char **argv)
 		goto out;
 	}
 	d.path = p.output && strcmp(p.output, "-") != 0 ? p.output : NULL;
-	struct stat in, out_st;
-	if (d.path && stat(path, &in) == 0 && stat(d.path, &out_st) == 0 &&
-	    in.st_dev == out_st.st_dev && in.st_ino == out_st.st_ino) {
+	if (d.path && cmd_same_file(d.path, path)) {
 		status = cmd_usage_error("plot", "'%s' is the capture itself; give -o another file",
 					 d.path);
 		goto out;
