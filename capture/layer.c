@@ -255,7 +255,8 @@ static void profile_device(struct layer_device *d, VkPhysicalDevice physical,
 	const char *standing = getenv("CRUMBS_LAYER_STANDING");
 	if (!standing || strcmp(standing, "0") != 0)
 		d->standing = standing_setup(d->ctx, standing_of, d);
-	if (window_ns && pthread_rwlock_init(&d->window_lock, NULL) == 0)
+	d->window_lock_ready = pthread_rwlock_init(&d->window_lock, NULL) == 0;
+	if (window_ns && d->window_lock_ready)
 		d->window_ns = window_ns;
 }
 
@@ -384,7 +385,7 @@ VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device,
 	/* The program waited for the device to be idle, as it must before
 	 * destroying it: what crumbs submitted is done too. */
 	crumbs_destroy(d->ctx);
-	if (d->window_ns)
+	if (d->window_lock_ready)
 		pthread_rwlock_destroy(&d->window_lock);
 	d->next.DestroyDevice(device, alloc);
 	handle_map_release(&d->pools, false);
@@ -407,12 +408,10 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_QueueSubmit(VkQueue queue, uint32_t count,
 	if (!d->ctx)
 		return FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, QueueSubmit, queue, count, submits,
 				      fence);
-	if (d->window_ns)
-		window_enter(d);
+	window_enter(d);
 	VkResult r = crumbs_queue_submit(d->ctx, queue, count, submits, fence);
-	if (d->window_ns)
-		window_leave(d);
-	else if (r == VK_SUCCESS && fence && !atomic_load(&d->presented))
+	window_leave(d);
+	if (!d->window_ns && r == VK_SUCCESS && fence && !atomic_load(&d->presented))
 		layer_fenced_frame_end(d);
 	return r;
 }
@@ -424,12 +423,10 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_QueueSubmit2(VkQueue queue, uint32_t count,
 	if (!d->ctx)
 		return FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, QueueSubmit2, queue, count, submits,
 				      fence);
-	if (d->window_ns)
-		window_enter(d);
+	window_enter(d);
 	VkResult r = crumbs_queue_submit2(d->ctx, queue, count, submits, fence);
-	if (d->window_ns)
-		window_leave(d);
-	else if (r == VK_SUCCESS && fence && !atomic_load(&d->presented))
+	window_leave(d);
+	if (!d->window_ns && r == VK_SUCCESS && fence && !atomic_load(&d->presented))
 		layer_fenced_frame_end(d);
 	return r;
 }
@@ -438,8 +435,12 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_QueuePresentKHR(VkQueue queue,
 							    const VkPresentInfoKHR *info)
 {
 	DEVICE_OF(queue, VK_ERROR_DEVICE_LOST);
+	if (!d->ctx)
+		return FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, QueuePresentKHR, queue, info);
+	window_enter(d);
 	VkResult r = FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, QueuePresentKHR, queue, info);
-	if (d->ctx) {
+	window_leave(d);
+	{
 		atomic_store(&d->presented, true);
 		if (!d->window_ns) /* windows end frames by the clock alone */
 			layer_frame_end(d);
@@ -453,8 +454,6 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_SignalSemaphore(VkDevice device,
 	DEVICE_OF(device, VK_ERROR_DEVICE_LOST);
 	if (!d->ctx)
 		return FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, SignalSemaphore, device, info);
-	if (!d->window_ns)
-		return crumbs_signal_semaphore(d->ctx, device, info);
 	window_enter(d);
 	VkResult r = crumbs_signal_semaphore(d->ctx, device, info);
 	window_leave(d);

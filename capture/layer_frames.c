@@ -6,10 +6,21 @@
  */
 #include "layer_internal.h"
 
-void layer_frame_end(struct layer_device *d)
+/* Under the write lock, held by the caller or taken here: crumbs_frame
+ * submits on the device's queues, which no other thread may use then. */
+static void frame_end_locked(struct layer_device *d)
 {
 	crumbs_frame(d->ctx);
 	atomic_fetch_add(&d->frames, 1);
+}
+
+void layer_frame_end(struct layer_device *d)
+{
+	if (d->window_lock_ready)
+		pthread_rwlock_wrlock(&d->window_lock);
+	frame_end_locked(d);
+	if (d->window_lock_ready)
+		pthread_rwlock_unlock(&d->window_lock);
 }
 
 /* The first captured frame of a run last said to end at a fence: devices
@@ -51,7 +62,7 @@ void window_advance(struct layer_device *d)
 	if (atomic_load(&d->frames) < due) {
 		pthread_rwlock_wrlock(&d->window_lock);
 		while (atomic_load(&d->frames) < due)
-			layer_frame_end(d);
+			frame_end_locked(d);
 		pthread_rwlock_unlock(&d->window_lock);
 	}
 }
@@ -61,11 +72,14 @@ void window_advance(struct layer_device *d)
  * submission after it. The read lock is held until window_leave. */
 void window_enter(struct layer_device *d)
 {
-	window_advance(d);
-	pthread_rwlock_rdlock(&d->window_lock);
+	if (d->window_ns)
+		window_advance(d);
+	if (d->window_lock_ready)
+		pthread_rwlock_rdlock(&d->window_lock);
 }
 
 void window_leave(struct layer_device *d)
 {
-	pthread_rwlock_unlock(&d->window_lock);
+	if (d->window_lock_ready)
+		pthread_rwlock_unlock(&d->window_lock);
 }

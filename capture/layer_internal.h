@@ -257,7 +257,11 @@ struct layer_device {
 	_Atomic uint64_t frames;        /* frames ended */
 	int64_t window_ns;              /* CRUMBS_LAYER_WINDOW_MS; 0: frames end at presents */
 	_Atomic int64_t window_start_ns; /* the first submission on the CPU clock; 0: none yet */
-	pthread_rwlock_t window_lock;   /* held to end windows; read-held by submissions */
+	/* Held to end a frame (crumbs_frame submits on the device's queues);
+	 * read-held by the program's submissions, presents and signals, which
+	 * other threads may make meanwhile. */
+	pthread_rwlock_t window_lock;
+	bool window_lock_ready;
 	bool standing;                  /* standing recordings can be made */
 	_Atomic bool standing_off;      /* the program records every frame */
 	_Atomic uint32_t standing_live; /* standing recordings held */
@@ -293,15 +297,17 @@ void say(const char *fmt, ...);
 /* Frames (layer_frames.c)                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* Ends d's frame; at a fenced submission, saying once a capture that the
+/* Ends d's frame (under the write lock: crumbs_frame submits on the
+ * device's queues); at a fenced submission, saying once a capture that the
  * frame ended there. */
 void layer_frame_end(struct layer_device *d);
 void layer_fenced_frame_end(struct layer_device *d);
 /* With windows of fixed length: ends the frames of the windows that have
  * passed since the device's first submission. */
 void window_advance(struct layer_device *d);
-/* Around the layer's recording of a submission: it lands in the frame of
- * its own window (window_advance), and no frame ends during it. */
+/* Around the program's queue calls (submissions, presents, signals, queue
+ * labels): no frame ends during them, on any thread, and with windows a
+ * submission lands in the frame of its own window (window_advance). */
 void window_enter(struct layer_device *d);
 void window_leave(struct layer_device *d);
 

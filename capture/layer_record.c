@@ -521,28 +521,43 @@ VKAPI_ATTR void VKAPI_CALL layer_QueueBeginDebugUtilsLabelEXT(VkQueue queue,
 								     const VkDebugUtilsLabelEXT *l)
 {
 	DEVICE_OF(queue, );
+	if (!d->ctx) {
+		FORWARD(d, QueueBeginDebugUtilsLabelEXT, queue, l);
+		return;
+	}
+	/* Queue calls, like submissions: not while a frame ends. */
+	window_enter(d);
 	FORWARD(d, QueueBeginDebugUtilsLabelEXT, queue, l);
-	if (d->ctx)
-		submit_queue_label(d->ctx, queue, l && l->pLabelName ? l->pLabelName : "");
+	submit_queue_label(d->ctx, queue, l && l->pLabelName ? l->pLabelName : "");
+	window_leave(d);
 }
 
 VKAPI_ATTR void VKAPI_CALL layer_QueueEndDebugUtilsLabelEXT(VkQueue queue)
 {
 	DEVICE_OF(queue, );
+	if (!d->ctx) {
+		FORWARD(d, QueueEndDebugUtilsLabelEXT, queue);
+		return;
+	}
+	window_enter(d);
 	FORWARD(d, QueueEndDebugUtilsLabelEXT, queue);
-	if (d->ctx)
-		submit_queue_label(d->ctx, queue, NULL);
+	submit_queue_label(d->ctx, queue, NULL);
+	window_leave(d);
 }
 
 VKAPI_ATTR void VKAPI_CALL layer_QueueInsertDebugUtilsLabelEXT(VkQueue queue,
 								      const VkDebugUtilsLabelEXT *l)
 {
 	DEVICE_OF(queue, );
-	FORWARD(d, QueueInsertDebugUtilsLabelEXT, queue, l);
-	if (d->ctx) {
-		submit_queue_label(d->ctx, queue, l && l->pLabelName ? l->pLabelName : "");
-		submit_queue_label(d->ctx, queue, NULL);
+	if (!d->ctx) {
+		FORWARD(d, QueueInsertDebugUtilsLabelEXT, queue, l);
+		return;
 	}
+	window_enter(d);
+	FORWARD(d, QueueInsertDebugUtilsLabelEXT, queue, l);
+	submit_queue_label(d->ctx, queue, l && l->pLabelName ? l->pLabelName : "");
+	submit_queue_label(d->ctx, queue, NULL);
+	window_leave(d);
 }
 
 VKAPI_ATTR void VKAPI_CALL layer_CmdDebugMarkerBeginEXT(VkCommandBuffer cb,
