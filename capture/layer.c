@@ -448,6 +448,38 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_QueuePresentKHR(VkQueue queue,
 	return r;
 }
 
+/* crumbs submits on the device's queues when a frame ends: not while the
+ * program waits on one or binds sparse memory on it, which Vulkan has it
+ * do alone too. */
+VKAPI_ATTR VkResult VKAPI_CALL layer_QueueBindSparse(VkQueue queue, uint32_t count,
+							    const VkBindSparseInfo *info, VkFence fence)
+{
+	DEVICE_OF(queue, VK_ERROR_DEVICE_LOST);
+	frames_hold(d);
+	VkResult r = FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, QueueBindSparse, queue, count, info,
+				    fence);
+	frames_release(d);
+	return r;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL layer_QueueWaitIdle(VkQueue queue)
+{
+	DEVICE_OF(queue, VK_ERROR_DEVICE_LOST);
+	frames_hold(d);
+	VkResult r = FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, QueueWaitIdle, queue);
+	frames_release(d);
+	return r;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL layer_DeviceWaitIdle(VkDevice device)
+{
+	DEVICE_OF(device, VK_ERROR_DEVICE_LOST);
+	frames_hold(d);
+	VkResult r = FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, DeviceWaitIdle, device);
+	frames_release(d);
+	return r;
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL layer_SignalSemaphore(VkDevice device,
 							    const VkSemaphoreSignalInfo *info)
 {

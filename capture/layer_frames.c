@@ -74,11 +74,21 @@ void window_enter(struct layer_device *d)
 {
 	if (d->window_ns)
 		window_advance(d);
+	frames_hold(d);
+}
+
+void window_leave(struct layer_device *d)
+{
+	frames_release(d);
+}
+
+void frames_hold(struct layer_device *d)
+{
 	if (d->window_lock_ready)
 		pthread_rwlock_rdlock(&d->window_lock);
 }
 
-void window_leave(struct layer_device *d)
+void frames_release(struct layer_device *d)
 {
 	if (d->window_lock_ready)
 		pthread_rwlock_unlock(&d->window_lock);

@@ -145,6 +145,9 @@ VkObjectType object_type_of_report(VkDebugReportObjectTypeEXT type);
 	X(QueueSubmit, "1.0", NULL, NULL, NEXT)                                                       \
 	X(QueueSubmit2, "1.3", "vkQueueSubmit2KHR", NULL, NEXT)                                       \
 	X(QueuePresentKHR, "VK_KHR_swapchain", NULL, NULL, NEXT)                                      \
+	X(QueueBindSparse, "1.0", NULL, NULL, NEXT)                                                   \
+	X(QueueWaitIdle, "1.0", NULL, NULL, NEXT)                                                     \
+	X(DeviceWaitIdle, "1.0", NULL, NULL, NEXT)                                                    \
 	X(SignalSemaphore, "1.2", "vkSignalSemaphoreKHR", NULL, NEXT)
 
 #define FIELD(name, from, alias, alias2, hand_out) PFN_vk##name name;
@@ -310,6 +313,10 @@ void window_advance(struct layer_device *d);
  * submission lands in the frame of its own window (window_advance). */
 void window_enter(struct layer_device *d);
 void window_leave(struct layer_device *d);
+/* Around the program's other uses of its queues (waiting for them to be
+ * idle, sparse binding): no frame ends during them. */
+void frames_hold(struct layer_device *d);
+void frames_release(struct layer_device *d);
 
 /* The device of a dispatchable object; returns (with `fail`, if any) from
  * the intercept when the layer does not know it, since then it has no
