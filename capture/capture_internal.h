@@ -592,6 +592,12 @@ uint32_t store_counts(struct capture_set *set, const struct counts_record *c);
  * or NULL; cmd's recording, from when it ends. */
 struct crumbs_cmd *store_map_find(struct capture_set *set, VkCommandBuffer cb);
 void store_map_put(struct capture_set *set, struct crumbs_cmd *cmd);
+/* c becomes a copy of event e in set, its name and counts (which lie in
+ * `names` and `counts`: another set's, or a standing recording's) copied
+ * into the set's; a counts record the set has no room for leaves it
+ * EVENT_NONE, counted as dropped. Its slot is e's. */
+void store_copy_event(struct capture_set *set, struct event *c, const struct event *e,
+		      const char *names, const struct counts_record *counts);
 /* A copy in set of cmd, which `from` (the run's frame before) recorded
  * and set's frame submits, with the secondaries it executes; its slots
  * stay in from's share. NULL when set has no room. */

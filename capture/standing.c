@@ -303,24 +303,13 @@ struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct capture_set *set,
 			atomic_fetch_add(&set->dropped, 1);
 			break;
 		}
-		*c = *e;
+		store_copy_event(set, c, e, st->names, st->counts);
 		c->slot = NO_SLOT;
 		if (e->slot != NO_SLOT && read) {
 			c->slot = base + (e->slot - st->slot_first);
 			read[e->slot - st->slot_first] = 1;
 			if (e->type == EVENT_LEAF)
 				read[e->slot + 1 - st->slot_first] = 1;
-		}
-		if (e->type == EVENT_BEGIN || e->type == EVENT_PASS)
-			store_name(set, &c->u.name, st->names + e->u.name.offset, e->u.name.len);
-		if (e->type == EVENT_LEAF || e->type == EVENT_COUNTS) {
-			struct counts_record counts = st->counts[e->u.counts];
-			store_name(set, &counts.name, st->names + counts.name.offset, counts.name.len);
-			c->u.counts = store_counts(set, &counts);
-			if (c->u.counts == UINT32_MAX) {
-				c->type = EVENT_NONE;
-				atomic_fetch_add(&set->dropped, 1);
-			}
 		}
 	}
 	if (!read)

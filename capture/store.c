@@ -187,6 +187,22 @@ static uint32_t map_hash(VkCommandBuffer cb, uint32_t cap)
 	return (uint32_t)x & (cap - 1);
 }
 
+void store_copy_event(struct capture_set *set, struct event *c, const struct event *e,
+		      const char *names, const struct counts_record *counts)
+{
+	*c = *e;
+	if (e->type == EVENT_BEGIN || e->type == EVENT_PASS) {
+		store_name(set, &c->u.name, names + e->u.name.offset, e->u.name.len);
+	} else if (e->type == EVENT_LEAF || e->type == EVENT_COUNTS) {
+		struct counts_record r = counts[e->u.counts];
+		store_name(set, &r.name, names + r.name.offset, r.name.len);
+		if ((c->u.counts = store_counts(set, &r)) == UINT32_MAX) {
+			c->type = EVENT_NONE;
+			atomic_fetch_add(&set->dropped, 1);
+		}
+	}
+}
+
 /*
  * A copy, in set, of cmd: a command buffer that `from`, the frame before,
  * recorded and set's frame submits (Zink, and many engines, record the
@@ -214,20 +230,9 @@ struct crumbs_cmd *store_borrow(crumbs_context *ctx, struct capture_set *set,
 				atomic_fetch_add(&set->dropped, 1);
 				goto done;
 			}
-			*c = *e;
-			if (e->type == EVENT_BEGIN || e->type == EVENT_PASS) {
-				store_name(set, &c->u.name, from->names + e->u.name.offset,
-					   e->u.name.len);
-			} else if (e->type == EVENT_LEAF || e->type == EVENT_COUNTS) {
-				struct counts_record counts = from->counts[e->u.counts];
-				store_name(set, &counts.name, from->names + counts.name.offset,
-					   counts.name.len);
-				if ((c->u.counts = store_counts(set, &counts)) == UINT32_MAX) {
-					c->type = EVENT_NONE;
-					atomic_fetch_add(&set->dropped, 1);
-				}
-			} else if (e->type == EVENT_EXECUTE && depth < MAX_EXECUTE_DEPTH &&
-				   !store_map_find(set, e->u.secondary)) {
+			store_copy_event(set, c, e, from->names, from->counts);
+			if (e->type == EVENT_EXECUTE && depth < MAX_EXECUTE_DEPTH &&
+			    !store_map_find(set, e->u.secondary)) {
 				const struct crumbs_cmd *s = store_map_find(from, e->u.secondary);
 				struct crumbs_cmd *sa = s ? store_borrow(ctx, set, from, s, depth + 1) : NULL;
 				if (sa)
