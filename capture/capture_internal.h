@@ -472,6 +472,13 @@ struct crumbs_context {
 	int64_t trigger_polled_ns;      /* when it was last looked at */
 };
 
+/* The set that records frame f of the run (or one-frame capture) under
+ * way. */
+static inline struct capture_set *set_of(crumbs_context *ctx, uint64_t f)
+{
+	return &ctx->sets[ctx->set_count == 1 ? 0 : f % ctx->set_count];
+}
+
 /*
  * The recorder's files, each one concept, listed from the bottom of the
  * call graph up: a file calls only the files listed before it (checked

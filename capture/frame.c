@@ -55,12 +55,6 @@ static void begin_preroll(crumbs_context *ctx, uint64_t first, uint64_t last, in
 	atomic_store(&ctx->state, STATE_PREROLL);
 }
 
-/* The set that records frame f. */
-static struct capture_set *set_of(crumbs_context *ctx, uint64_t f)
-{
-	return &ctx->sets[ctx->set_count == 1 ? 0 : f % ctx->set_count];
-}
-
 /*
  * Reads back what is available of set's (the oldest resolving); when all
  * is (or time is up, or the device is lost, or `force`), hands it to the
@@ -139,7 +133,7 @@ static void start_frame(crumbs_context *ctx, int64_t now, bool first)
 		output_wait_set(ctx, set); /* the CPU's work, bounded: a frame's records */
 	/* The frame after this set's last may have read slots of its share
 	 * (store_borrow): it is read and written before they are reset. */
-	struct capture_set *next = &ctx->sets[(set->frame + 1) % ctx->set_count];
+	struct capture_set *next = set_of(ctx, set->frame + 1);
 	bool lent = set->used && next != set && next->borrows == set &&
 		    next->frame == set->frame + 1;
 	if (lent && atomic_load(&next->phase) == SET_RESOLVING)

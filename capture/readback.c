@@ -283,6 +283,17 @@ bool readback_copy_busy(crumbs_context *ctx, struct capture_set *set)
 	return false;
 }
 
+/* Slots [first, first + count) of q's pool into its results, without
+ * waiting: those not written yet read unavailable (VK_NOT_READY). */
+static VkResult read_pool(const struct device_state *d, struct queue_state *q, uint32_t first,
+			  uint32_t count)
+{
+	return d->fn.GetQueryPoolResults(d->device, q->pool, first, count,
+					 sizeof(uint64_t) * 2 * count, q->results + 2 * first,
+					 sizeof(uint64_t) * 2,
+					 VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+}
+
 /* Reads a queue's results of the set. Returns false when the device is
  * lost. */
 static bool poll_queue(crumbs_context *ctx, struct capture_set *set, struct queue_state *q)
@@ -290,9 +301,8 @@ static bool poll_queue(crumbs_context *ctx, struct capture_set *set, struct queu
 	struct device_state *d = &ctx->devices[q->device];
 	struct set_queue *sq = &set->queues[q - ctx->queues];
 	struct slot_run runs[6];
-	uint32_t run_count;
-	uint32_t own_count = 0;
-	run_count = read_runs(ctx, set, q, runs, &own_count);
+	uint32_t own_count;
+	uint32_t run_count = read_runs(ctx, set, q, runs, &own_count);
 	if (q->copy_cb[set->index] && !sq->read_pool) {
 		if (!sq->copy_unread)
 			return true;
@@ -328,22 +338,13 @@ static bool poll_queue(crumbs_context *ctx, struct capture_set *set, struct queu
 	VkResult r = VK_SUCCESS;
 	for (uint32_t k = 0; k < run_count && (r == VK_SUCCESS || r == VK_NOT_READY); k++) {
 		uint32_t first = runs[k].first, end = first + runs[k].count;
-		while (k >= own_count && first < end && q->written[first] != LENT)
-			first++;
-		if (first == end)
+		if (k < own_count) {
+			r = read_pool(d, q, first, end - first);
 			continue;
-		uint32_t count = k < own_count ? end - first : 1;
-		r = d->fn.GetQueryPoolResults(d->device, q->pool, first, count,
-					      sizeof(uint64_t) * 2 * count, q->results + 2 * first,
-					      sizeof(uint64_t) * 2,
-					      VK_QUERY_RESULT_64_BIT |
-					      VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
-		if (k >= own_count && first + 1 < end) {
-			/* The next lent slot of this run. */
-			runs[k].count = end - first - 1;
-			runs[k].first = first + 1;
-			k--;
 		}
+		for (uint32_t i = first; i < end && (r == VK_SUCCESS || r == VK_NOT_READY); i++)
+			if (q->written[i] == LENT)
+				r = read_pool(d, q, i, 1);
 	}
 	if (r == VK_SUCCESS || r == VK_NOT_READY)
 		return true;

@@ -240,7 +240,7 @@ static VkCommandBuffer record_batch(crumbs_context *ctx, struct capture_set *set
 		}
 		if (!cmd && ctx->set_count > 1 && set->frame > 0) {
 			/* Recorded in the run's frame before this one. */
-			struct capture_set *from = &ctx->sets[(set->frame - 1) % ctx->set_count];
+			struct capture_set *from = set_of(ctx, set->frame - 1);
 			const struct crumbs_cmd *c;
 			if (from != set && from->frame + 1 == set->frame &&
 			    atomic_load(&from->phase) == SET_RESOLVING &&
