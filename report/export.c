@@ -795,6 +795,22 @@ static void write_matches(struct scope_walk *w, const struct node *n)
 	}
 }
 
+/* The idle or wait before a submission, `ns` from `begin_ns`, on queue
+ * q's submissions track. */
+static void queue_gap(exporter *x, const struct frame *f, int64_t *cursor, uint32_t q,
+		      uint32_t gpu, const char *name, const char *category, int64_t begin_ns,
+		      int64_t ns)
+{
+	struct slice gap = {
+		.track = TRACK_SUBMISSIONS, .queue = q, .gpu = gpu, .name = name,
+		.name_len = strlen(name), .category = category, .begin_ns = begin_ns,
+		.end_ns = begin_ns + ns,
+	};
+	place(&cursor[TRACK_SUBMISSIONS], &gap.begin_ns, &gap.end_ns);
+	slice_begin(x, f, &gap);
+	slice_end(x, &gap);
+}
+
 static void write_queue(exporter *x, const struct frame *f, uint32_t q, uint32_t gpu)
 {
 	const struct frame_queue *fq = &f->queues[q];
@@ -824,26 +840,12 @@ static void write_queue(exporter *x, const struct frame *f, uint32_t q, uint32_t
 		slice_begin(x, f, &cpu);
 		if (!timed)
 			continue;
-		if (sub->idle_ns > 0) {
-			struct slice idle = {
-				.track = TRACK_SUBMISSIONS, .queue = q, .gpu = gpu, .name = "Idle",
-				.name_len = 4, .category = "idle", .begin_ns = sub->idle_begin_ns,
-				.end_ns = sub->idle_begin_ns + sub->idle_ns,
-			};
-			place(&cursor[TRACK_SUBMISSIONS], &idle.begin_ns, &idle.end_ns);
-			slice_begin(x, f, &idle);
-			slice_end(x, &idle);
-		}
-		if (sub->waits > 0) {
-			struct slice wait = {
-				.track = TRACK_SUBMISSIONS, .queue = q, .gpu = gpu, .name = "Wait",
-				.name_len = 4, .category = "wait", .begin_ns = sub->wait_begin_ns,
-				.end_ns = sub->wait_begin_ns + sub->wait_ns,
-			};
-			place(&cursor[TRACK_SUBMISSIONS], &wait.begin_ns, &wait.end_ns);
-			slice_begin(x, f, &wait);
-			slice_end(x, &wait);
-		}
+		if (sub->idle_ns > 0)
+			queue_gap(x, f, cursor, q, gpu, "Idle", "idle", sub->idle_begin_ns,
+				  sub->idle_ns);
+		if (sub->waits > 0)
+			queue_gap(x, f, cursor, q, gpu, "Wait", "wait", sub->wait_begin_ns,
+				  sub->wait_ns);
 		if (!drawn)
 			continue;
 		/* Flows leave a submission for the waits its signals released,
