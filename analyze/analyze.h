@@ -248,6 +248,16 @@ enum crumbs_result reader_rewind(reader *c, struct analyze_error *err);
 /* Uncompressed bytes decoded so far (for statistics). */
 uint64_t reader_raw_bytes(const reader *c);
 
+/*
+ * From the next read on, frames without their scopes and events: each
+ * queue's root alone, holding the queue's whole busy time, with the rest
+ * of the frame as always (busy, wait and idle, the GPUs' frame times, the
+ * submissions and releases, and the counts of scopes, events, open scopes
+ * and unmatched ends). For readers of frame times, which skip the cost of
+ * the trees.
+ */
+void reader_skip_scopes(reader *c, bool skip);
+
 /* ------------------------------------------------------------------------ */
 /* Comparing two captures (compare.c)                                       */
 /* ------------------------------------------------------------------------ */

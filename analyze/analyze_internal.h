@@ -13,17 +13,45 @@
 /* Arena: many small allocations freed at once                              */
 /* ------------------------------------------------------------------------ */
 
-struct arena_block;
+struct arena_block {
+	struct arena_block *prev;
+	size_t size;
+	size_t used;
+	_Alignas(16) unsigned char data[];
+};
 
 struct arena {
 	struct arena_block *head; /* the block being filled */
 	struct arena_block *spare; /* kept by arena_reset for reuse */
 };
 
-/* Zeroed memory aligned to 16 bytes, or NULL when out of memory. */
-void *arena_alloc(struct arena *a, size_t size);
-/* The same, not zeroed, for memory the caller fills before reading. */
-void *arena_alloc_uninit(struct arena *a, size_t size);
+/* arena_alloc_uninit when the block being filled has no room. */
+void *arena_alloc_block(struct arena *a, size_t size);
+
+/* Memory aligned to 16 bytes, not zeroed, for memory the caller fills
+ * before reading, or NULL when out of memory. Inline: a frame's model
+ * takes one per node. */
+static inline void *arena_alloc_uninit(struct arena *a, size_t size)
+{
+	struct arena_block *b = a->head;
+	if (size > SIZE_MAX / 2)
+		return NULL;
+	size = (size + 15) & ~(size_t)15;
+	if (!b || b->size - b->used < size)
+		return arena_alloc_block(a, size);
+	void *p = b->data + b->used;
+	b->used += size;
+	return p;
+}
+
+/* The same, zeroed. */
+static inline void *arena_alloc(struct arena *a, size_t size)
+{
+	void *p = arena_alloc_uninit(a, size);
+	if (p)
+		__builtin_memset(p, 0, size);
+	return p;
+}
 /* Forgets every allocation but keeps one block to refill. */
 void arena_reset(struct arena *a);
 void arena_release(struct arena *a);
@@ -272,6 +300,7 @@ struct model_context {
 	/* Calibration samples from setup chunks, per GPU. */
 	const struct raw_calibration *setup_samples;
 	uint32_t setup_sample_count;
+	bool skip_scopes;  /* reader_skip_scopes */
 };
 
 /*

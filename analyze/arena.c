@@ -9,50 +9,30 @@
 
 #define BLOCK_MIN (64u << 10)
 
-struct arena_block {
-	struct arena_block *prev;
-	size_t size;
-	size_t used;
-	_Alignas(16) unsigned char data[];
-};
-
-void *arena_alloc(struct arena *a, size_t size)
-{
-	void *p = arena_alloc_uninit(a, size);
-	if (p)
-		memset(p, 0, size);
-	return p;
-}
-
-void *arena_alloc_uninit(struct arena *a, size_t size)
+/* Sizes are multiples of 16 (arena_alloc_uninit rounds them). */
+void *arena_alloc_block(struct arena *a, size_t size)
 {
 	struct arena_block *b = a->head;
-
-	size = (size + 15) & ~(size_t)15;
-	if (!b || b->size - b->used < size) {
-		if (a->spare && a->spare->size >= size) {
-			b = a->spare;
-			a->spare = NULL;
-		} else {
-			/* Doubling keeps the block count logarithmic, and the
-			 * block kept by arena_reset near a frame's size. */
-			size_t cap = b && b->size < SIZE_MAX / 4 ? 2 * b->size : BLOCK_MIN;
-			if (cap < size)
-				cap = size;
-			if (cap > SIZE_MAX - sizeof(*b))
-				return NULL;
-			b = malloc(sizeof(*b) + cap);
-			if (!b)
-				return NULL;
-			b->size = cap;
-		}
-		b->used = 0;
-		b->prev = a->head;
-		a->head = b;
+	if (a->spare && a->spare->size >= size) {
+		b = a->spare;
+		a->spare = NULL;
+	} else {
+		/* Doubling keeps the block count logarithmic, and the block
+		 * kept by arena_reset near a frame's size. */
+		size_t cap = b && b->size < SIZE_MAX / 4 ? 2 * b->size : BLOCK_MIN;
+		if (cap < size)
+			cap = size;
+		if (cap > SIZE_MAX - sizeof(*b))
+			return NULL;
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->size = cap;
 	}
-	void *p = b->data + b->used;
-	b->used += size;
-	return p;
+	b->used = size;
+	b->prev = a->head;
+	a->head = b;
+	return b->data;
 }
 
 void arena_reset(struct arena *a)

@@ -107,18 +107,26 @@ struct queue_clock {
 	bool placed;
 	uint64_t raw;
 	int64_t position;
+	uint64_t mask;       /* of the valid bits, and their top bit: */
+	uint64_t sign;       /* crumbs_ticks_delta without working them out */
 };
 
 static inline int64_t queue_clock_ns(struct queue_clock *c, uint64_t ticks)
 {
-	unsigned bits = c->queue->timestamp_valid_bits;
 	if (!c->placed) {
+		unsigned bits = c->queue->timestamp_valid_bits;
 		c->position = clock_fit_position(c->fit, ticks, c->queue->timestamp_period, bits,
 						 c->near_ns);
 		c->placed = true;
+		c->mask = bits ? bits_mask(bits) : 0;
+		c->sign = (c->mask >> 1) + 1;
 	} else {
-		c->position = (int64_t)((uint64_t)c->position +
-					(uint64_t)crumbs_ticks_delta(ticks, c->raw, bits));
+		/* crumbs_ticks_delta(ticks, c->raw, bits): the difference
+		 * modulo the counter's width, as a signed number. */
+		uint64_t d = (ticks - c->raw) & c->mask;
+		if (d & c->sign)
+			d |= ~c->mask;
+		c->position = (int64_t)((uint64_t)c->position + d);
 	}
 	c->raw = ticks;
 	double v = c->fit->offset_ns + c->ns_per_tick * (double)c->position;
@@ -194,6 +202,7 @@ struct queue_walk {
 	uint32_t gpu;
 	struct level *stack; /* [0] is the root */
 	uint32_t depth;      /* levels above the root */
+	uint32_t skipped;    /* scopes open, with skip_scopes */
 	struct frame_queue *fq;
 	/* The busy interval being extended. */
 	int64_t busy_begin;
@@ -251,19 +260,29 @@ static void tick(struct walk *w, struct queue_walk *q, int64_t t)
 	q->last = t;
 }
 
+static const struct counts no_counts;
+
 static struct node *open_node(struct walk *w, struct queue_walk *q, const struct item *it,
 			      const struct raw_frame *raw)
 {
 	struct level *parent = &q->stack[q->depth];
-	struct node *n = arena_alloc(w->arena, sizeof(*n));
+	struct node *n = arena_alloc_uninit(w->arena, sizeof(*n));
 	if (!n)
 		return NULL;
+	/* Field by field: a compound literal is zeroed whole first. */
 	n->name = (const char *)raw->names[it->a];
 	n->name_len = raw->name_lens[it->a];
 	n->kind = it->kind;
 	n->level = it->level;
+	n->flags = 0;
 	n->depth = q->depth + 1;
+	n->order = q->fq->scopes + q->fq->events;
+	n->child_count = 0;
 	n->parent = parent->node;
+	n->child = n->next = NULL;
+	n->exclusive = no_counts;
+	n->inclusive = no_counts;
+	n->exclusive_ns = n->inclusive_ns = 0;
 	n->begin_ns = n->end_ns = INT64_MIN;
 	if (parent->tail)
 		parent->tail->next = n;
@@ -273,12 +292,21 @@ static struct node *open_node(struct walk *w, struct queue_walk *q, const struct
 	parent->node->child_count++;
 	q->depth++;
 	q->stack[q->depth] = (struct level){ n, NULL };
-	n->order = q->fq->scopes + q->fq->events;
 	if (it->kind == CRUMBS_EVENT_SCOPE)
 		q->fq->scopes++;
 	else
 		q->fq->events++;
 	return n;
+}
+
+/* Counts a node that reader_skip_scopes leaves out of the tree; its time
+ * and counts go to the innermost node that is in it, the queue's root. */
+static void skip_node(struct queue_walk *q, uint8_t kind)
+{
+	if (kind == CRUMBS_EVENT_SCOPE)
+		q->fq->scopes++;
+	else
+		q->fq->events++;
 }
 
 /* Closes the innermost node: its inclusive totals are complete. */
@@ -653,6 +681,11 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 		case ITEM_BEGIN: {
 			if (t1)
 				tick(&w, q, it->t1);
+			if (ctx->skip_scopes) {
+				skip_node(q, it->kind);
+				q->skipped++;
+				break;
+			}
 			struct node *n = open_node(&w, q, it, raw);
 			if (!n)
 				return CRUMBS_ERROR_OUT_OF_MEMORY;
@@ -665,6 +698,13 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 		case ITEM_END:
 			if (t1)
 				tick(&w, q, it->t1);
+			if (ctx->skip_scopes) {
+				if (q->skipped)
+					q->skipped--;
+				else
+					q->fq->unmatched_ends++;
+				break;
+			}
 			if (q->depth == 0) {
 				q->fq->unmatched_ends++;
 				break;
@@ -682,6 +722,13 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 		case ITEM_LEAF: {
 			if (t1)
 				tick(&w, q, it->t1);
+			if (ctx->skip_scopes) {
+				skip_node(q, it->kind);
+				add_counts(&q->fq->root->exclusive, &raw->counts[it->b]);
+				if (t1)
+					tick(&w, q, it->t2);
+				break;
+			}
 			struct node *n = open_node(&w, q, it, raw);
 			if (!n)
 				return CRUMBS_ERROR_OUT_OF_MEMORY;
@@ -703,6 +750,7 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
 		struct queue_walk *q = &qs[i];
 		struct node *root = q->fq->root;
+		q->fq->open_scopes += q->skipped;
 		if (q->stack) {
 			while (q->depth > 0) {
 				q->stack[q->depth].node->flags |= NODE_OPEN;

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,8 +83,10 @@ struct prefetch {
 	size_t want;       /* chunk asked for, or NO_CHUNK */
 	bool want_frames;  /* and its frames decoded, with the setup of */
 	uint64_t want_generation; /* this generation */
-	bool want_place;   /* and their times placed (model_place) */
-	bool lagging;      /* the main thread waited for the last chunk */
+	/* Set by the main thread when it waits for the chunk being
+	 * decoded: its frames not decoded yet are left to the main thread,
+	 * so that neither thread waits for the other longer than a frame. */
+	atomic_bool hurry;
 	size_t done;       /* chunk decoded into data, or NO_CHUNK */
 	struct chunk_data data;
 	enum crumbs_result result;
@@ -116,6 +119,7 @@ struct reader {
 	struct prefetch prefetch;
 	uint64_t raw_bytes;
 
+	bool skip_scopes;             /* reader_skip_scopes */
 	struct raw_frame raw;         /* the frame read last, in main.frames */
 	bool pending;                 /* raw holds the frame the next read returns */
 	struct arena frame_arena;
@@ -606,29 +610,27 @@ static bool decode_frame(const struct setup *setup, struct chunk_data *d)
  * change (reset_setup waits for it; setup chunks are not decoded ahead).
  * Memory is bounded by AHEAD_BYTES; the rest is left to next_raw.
  */
-static void decode_ahead(const reader *c, size_t i, struct chunk_data *d, uint64_t generation,
-			 bool place)
+static void decode_ahead(reader *c, size_t i, struct chunk_data *d, uint64_t generation)
 {
 	const struct setup *setup = &c->setup;
 	struct model_context ctx = {
 		setup->gpus.data, (uint32_t)setup->gpus.len,
 		setup->queues.data, (uint32_t)setup->queues.len,
-		setup->samples.data, (uint32_t)setup->samples.len,
+		setup->samples.data, (uint32_t)setup->samples.len, false,
 	};
 
 	chunk_begin(c, i, d);
 	d->ahead = true;
 	d->setup_generation = generation;
-	while (d->cs.pos < d->cs.len && raw_frames_bytes(&d->frames) < AHEAD_BYTES) {
+	while (d->cs.pos < d->cs.len && raw_frames_bytes(&d->frames) < AHEAD_BYTES &&
+	       !atomic_load_explicit(&c->prefetch.hurry, memory_order_relaxed)) {
 		if (!decode_frame(setup, d))
 			break;
 		/* Its times too, which need no earlier frame: less for the
 		 * thread that builds the models. Out of memory leaves them
 		 * to it. */
-		if (place) {
-			model_place(&ctx, &d->frames, d->frames.spans.len - 1, &d->scratch);
-			arena_reset(&d->scratch);
-		}
+		model_place(&ctx, &d->frames, d->frames.spans.len - 1, &d->scratch);
+		arena_reset(&d->scratch);
 	}
 }
 
@@ -652,7 +654,6 @@ static void *prefetch_main(void *arg)
 		size_t i = p->want;
 		bool frames = p->want_frames;
 		uint64_t generation = p->want_generation;
-		bool place = p->want_place;
 		p->want = NO_CHUNK;
 		p->busy = true;
 		pthread_mutex_unlock(&p->lock);
@@ -660,7 +661,7 @@ static void *prefetch_main(void *arg)
 		enum crumbs_result r = decode_chunk(c, i, &p->data, &e);
 		p->data.ahead = false;
 		if (r == CRUMBS_OK && frames)
-			decode_ahead(c, i, &p->data, generation, place);
+			decode_ahead(c, i, &p->data, generation);
 		pthread_mutex_lock(&p->lock);
 		p->result = r;
 		p->err = e;
@@ -705,9 +706,6 @@ static void prefetch_start(reader *c, size_t i, bool frames)
 	p->want = i;
 	p->want_frames = frames;
 	p->want_generation = c->setup_generation;
-	/* Placing times takes work off the main thread, unless this one is
-	 * the slower (crumbs info builds models and little else). */
-	p->want_place = !p->lagging;
 	p->done = NO_CHUNK;
 	pthread_cond_signal(&p->cond);
 	pthread_mutex_unlock(&p->lock);
@@ -721,8 +719,10 @@ static void prefetch_idle(reader *c)
 		return;
 	pthread_mutex_lock(&p->lock);
 	p->want = NO_CHUNK;
+	atomic_store_explicit(&p->hurry, true, memory_order_relaxed);
 	while (p->busy)
 		pthread_cond_wait(&p->cond, &p->lock);
+	atomic_store_explicit(&p->hurry, false, memory_order_relaxed);
 	pthread_mutex_unlock(&p->lock);
 }
 
@@ -735,17 +735,16 @@ static bool prefetch_take(reader *c, size_t i, struct chunk_data *d, enum crumbs
 	bool got = false;
 	if (!p->started)
 		return false;
-	bool waited = false;
 	pthread_mutex_lock(&p->lock);
 	while (p->busy || p->want != NO_CHUNK) {
 		if (p->want != NO_CHUNK && p->want != i) {
 			p->want = NO_CHUNK; /* no longer needed */
 		} else {
+			atomic_store_explicit(&p->hurry, true, memory_order_relaxed);
 			pthread_cond_wait(&p->cond, &p->lock);
-			waited = true;
 		}
 	}
-	p->lagging = waited;
+	atomic_store_explicit(&p->hurry, false, memory_order_relaxed);
 	if (p->done == i) {
 		struct chunk_data mine = *d;
 		*d = p->data;
@@ -1116,11 +1115,17 @@ enum crumbs_result reader_next_frame(reader *c, const struct frame **out,
 		c->setup.gpus.data, (uint32_t)c->setup.gpus.len,
 		c->setup.queues.data, (uint32_t)c->setup.queues.len,
 		c->setup.samples.data, (uint32_t)c->setup.samples.len,
+		c->skip_scopes,
 	};
 	if ((r = model_build(&ctx, &c->raw, &c->frame_arena, &f)) != CRUMBS_OK)
 		return out_of_memory(err);
 	*out = f;
 	return CRUMBS_OK;
+}
+
+void reader_skip_scopes(reader *c, bool skip)
+{
+	c->skip_scopes = skip;
 }
 
 static void restart(reader *c, size_t chunk)

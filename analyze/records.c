@@ -90,6 +90,42 @@ static bool get_varint_slow(struct cursor *k, uint64_t *v)
 	}
 }
 
+/*
+ * A varint at p where at least 10 bytes remain, without bounds checks: its
+ * length, or 0 when it is longer than 64 bits or not in its shortest form
+ * (get_varint_slow then says which).
+ */
+static inline unsigned varint_unchecked(const unsigned char *p, uint64_t *v)
+{
+	uint64_t r = p[0];
+	if (r < 0x80) {
+		*v = r;
+		return 1;
+	}
+	/* Timestamp differences take two or three bytes. */
+	r = (r & 0x7F) | (uint64_t)(p[1] & 0x7F) << 7;
+	if (p[1] < 0x80) {
+		*v = r;
+		return p[1] ? 2 : 0;
+	}
+	r |= (uint64_t)(p[2] & 0x7F) << 14;
+	if (p[2] < 0x80) {
+		*v = r;
+		return p[2] ? 3 : 0;
+	}
+	for (unsigned i = 3; i < 10; i++) {
+		uint64_t b = p[i];
+		r |= (b & 0x7F) << (7 * i);
+		if (b < 0x80) {
+			if (b == 0 || (i == 9 && b > 1))
+				return 0;
+			*v = r;
+			return i + 1;
+		}
+	}
+	return 0;
+}
+
 /* Most values fit in one byte, timestamp differences in two or three;
  * those stay inline. */
 static inline bool get_varint(struct cursor *k, uint64_t *v)
@@ -467,6 +503,10 @@ static inline struct item *item_push(struct raw_frames *raw, uint8_t type, uint3
 static bool decode_frame(const struct setup *setup, struct cursor *k, struct chunk_state *cs,
 			 struct raw_frames *raw, struct raw_span *span);
 
+/* Bytes left in the content that decode_frame's fast path needs: a tag
+ * and two varints of at most 10 bytes, and the 10 its reads may touch. */
+#define FAST_BYTES 32
+
 bool records_decode_frame(const struct setup *setup, struct cursor *k, struct chunk_state *cs,
 			  struct raw_frames *frames)
 {
@@ -496,6 +536,10 @@ static bool decode_frame(const struct setup *setup, struct cursor *k, struct chu
 	uint32_t depth[FORMAT_MAX_QUEUES];
 	int current = -1;
 	bool in_submit = false;
+	/* Inside a submission on a queue with timestamps: the bits of a
+	 * zigzag difference beyond its valid bits, and its mask. */
+	bool timed = false;
+	uint64_t over = 0, mask = 0;
 	unsigned tag;
 	uint64_t d;
 
@@ -544,6 +588,50 @@ static bool decode_frame(const struct setup *setup, struct cursor *k, struct chu
 	} while (0)
 
 	for (;;) {
+		/* The common records, the begins and ends of scopes with
+		 * their timestamps inside a submission, far from the end of
+		 * the content: read without the checks of each byte. Anything
+		 * unusual is left to the general path below, which reads the
+		 * record again and says what is wrong. */
+		if (timed && k->end - k->p >= FAST_BYTES) {
+			const unsigned char *p = k->p;
+			unsigned t = p[0], n1, n2 = 0;
+			uint64_t id = 0, z;
+			if (t == FORMAT_TAG_SCOPE_END) {
+				n1 = varint_unchecked(p + 1, &z);
+			} else if (t >= FORMAT_TAG_SCOPE_BEGIN && t < FORMAT_TAG_SCOPE_BEGIN_NO_TICKS &&
+				   depth[current] < FORMAT_MAX_DEPTH) {
+				n1 = varint_unchecked(p + 1, &id);
+				if (n1 && id < cs->names.len)
+					n2 = varint_unchecked(p + 1 + n1, &z);
+				n1 = n2 ? n1 + n2 : 0;
+			} else {
+				n1 = 0;
+			}
+			struct item *fast;
+			if (n1 && !(z & over) && (fast = vec_push(&raw->items, sizeof(*fast)))) {
+				uint64_t *base = &cs->tick_base[current];
+				*base = (*base + ((z >> 1) ^ (0 - (z & 1)))) & mask;
+				bool end = t == FORMAT_TAG_SCOPE_END;
+				/* Field by field: a compound literal is zeroed
+				 * whole first. */
+				fast->type = end ? ITEM_END : ITEM_BEGIN;
+				fast->kind = CRUMBS_EVENT_SCOPE;
+				fast->level = end ? 0 : (uint8_t)(t - FORMAT_TAG_SCOPE_BEGIN);
+				fast->flags = ITEM_HAS_T1;
+				fast->queue = (uint32_t)current;
+				fast->a = (uint32_t)id;
+				fast->b = 0;
+				fast->t1 = (int64_t)*base;
+				fast->t2 = 0;
+				if (!end)
+					depth[current]++;
+				else if (depth[current])
+					depth[current]--;
+				k->p = p + 1 + n1;
+				continue;
+			}
+		}
 		const unsigned char *record = k->p;
 		if (!get_u8(k, &tag))
 			return false;
@@ -615,6 +703,12 @@ static bool decode_frame(const struct setup *setup, struct cursor *k, struct chu
 			it->a = (uint32_t)(raw->submits.len - 1 - span->first[RAW_SUBMITS]);
 			current = (int)q;
 			in_submit = true;
+			if (queues[q].timestamp_valid_bits) {
+				timed = true;
+				mask = queues[q].timestamp_valid_bits >= 64 ? UINT64_MAX :
+				       ((uint64_t)1 << queues[q].timestamp_valid_bits) - 1;
+				over = queues[q].timestamp_valid_bits >= 64 ? 0 : ~mask;
+			}
 			if (!get_cpu(k, &cs->cpu_cursor, &s->cpu_ns))
 				return false;
 			if (tag == FORMAT_TAG_SUBMIT)
@@ -648,6 +742,7 @@ static bool decode_frame(const struct setup *setup, struct cursor *k, struct chu
 			if (tag == FORMAT_TAG_SUBMIT_END)
 				READ_T1();
 			in_submit = false;
+			timed = false;
 			break;
 		case FORMAT_TAG_HOST_SIGNAL: {
 			if (in_submit)

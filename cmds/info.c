@@ -140,6 +140,7 @@ int cmd_info(int argc, char **argv)
 		goto out;
 	}
 
+	reader_skip_scopes(c, true); /* frame times and counts are enough */
 	times = calloc(64, sizeof(*times));
 	if (!times) {
 		cmd_error("out of memory");

@@ -86,8 +86,10 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 		return CMD_LOAD_FAILED;
 	}
 	*sp = s;
-	if (st->frame_times_only)
+	if (st->frame_times_only) {
 		stats_keep_frame_times_only(s);
+		reader_skip_scopes(c, true);
+	}
 
 	/* Frame numbers increase through a capture: start at the first
 	 * frame of the range when it is one, stop past the last. */

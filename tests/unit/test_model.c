@@ -773,6 +773,95 @@ static void frames_seek_and_setup(void **state)
 	free(m.data);
 }
 
+/* Reads the frame of m with and without reader_skip_scopes. */
+static void read_both(struct membuf *m, crumbs_writer *w, reader **full, reader **skipped)
+{
+	struct analyze_error e;
+	*full = mem_read(m, w);
+	assert_int_equal(reader_open_memory(m->data, m->len, skipped, &e), CRUMBS_OK);
+	reader_skip_scopes(*skipped, true);
+}
+
+/*
+ * reader_skip_scopes: the same frame without its trees. Every number but
+ * the nodes' is the same; each queue's root holds all of its busy time and
+ * counts. Leaves, a render pass, counts, a scope left open, a stray end,
+ * and a second queue that waits for the first.
+ */
+static void skipped_scopes(void **state)
+{
+	(void)state;
+	struct membuf m;
+	uint32_t q, q2;
+	crumbs_writer *w = setup(&m, &q, &q2);
+	struct crumbs_semaphore_op sem = { 7, 1 };
+	struct crumbs_leaf_desc draw = { CRUMBS_EVENT_DRAW, "Draw A", 1, 0, 100, 300, T + 110, T + 150 };
+	struct crumbs_leaf_desc dispatch = { CRUMBS_EVENT_DISPATCH, NULL, 0, 4, 0, 0,
+					     CRUMBS_NO_TICKS, CRUMBS_NO_TICKS };
+	crumbs_writer_frame_begin(w, 1, T);
+	crumbs_writer_queue_ready(w, q, T);
+	submit(w, q, T, T + 20, NULL, &sem);
+	crumbs_writer_scope_end(w, T + 50); /* stray */
+	crumbs_writer_counts(w, 0, 2, 0, 0);
+	crumbs_writer_scope_begin(w, "Pass", 0, T + 100);
+	crumbs_writer_event_begin(w, CRUMBS_EVENT_RENDER_PASS, "RP", T + 105);
+	crumbs_writer_leaf(w, &draw);
+	crumbs_writer_scope_end(w, T + 210);
+	crumbs_writer_leaf(w, &dispatch);
+	crumbs_writer_scope_end(w, T + 300);
+	crumbs_writer_scope_begin(w, "Open", 0, T + 400);
+	crumbs_writer_submit_end(w, T + 500);
+	crumbs_writer_queue_ready(w, q2, T + 10);
+	submit(w, q2, T + 30, T + 600, &sem, NULL);
+	crumbs_writer_scope_begin(w, "Late", 0, T + 620);
+	crumbs_writer_scope_end(w, T + 700);
+	crumbs_writer_submit_end(w, T + 710);
+	crumbs_writer_frame_end(w, T + 1000, 0, 0);
+	reader *full, *skipped;
+	read_both(&m, w, &full, &skipped);
+	const struct frame *a = next_frame(full), *b = next_frame(skipped);
+
+	assert_int_equal(b->scopes, a->scopes);
+	assert_int_equal(b->scopes, 3);
+	assert_int_equal(b->events, a->events);
+	assert_int_equal(b->events, 3);
+	assert_int_equal(b->timestamps, a->timestamps);
+	assert_int_equal(b->gpus[0].frame_ns, a->gpus[0].frame_ns);
+	assert_int_equal(b->gpus[0].begin_ns, a->gpus[0].begin_ns);
+	assert_int_equal(b->gpus[0].end_ns, a->gpus[0].end_ns);
+	assert_int_equal(b->submission_count, a->submission_count);
+	assert_memory_equal(b->submissions, a->submissions,
+			    a->submission_count * sizeof(*a->submissions));
+	assert_int_equal(b->release_count, a->release_count);
+	assert_memory_equal(b->releases, a->releases, a->release_count * sizeof(*a->releases));
+	for (uint32_t i = 0; i < 2; i++) {
+		const struct frame_queue *x = &a->queues[i], *y = &b->queues[i];
+		assert_int_equal(y->busy_ns, x->busy_ns);
+		assert_int_equal(y->wait_ns, x->wait_ns);
+		assert_int_equal(y->idle_ns, x->idle_ns);
+		assert_int_equal(y->scopes, x->scopes);
+		assert_int_equal(y->events, x->events);
+		assert_int_equal(y->open_scopes, x->open_scopes);
+		assert_int_equal(y->unmatched_ends, x->unmatched_ends);
+		assert_null(y->root->child);
+		assert_int_equal(y->root->inclusive_ns, x->root->inclusive_ns);
+		assert_int_equal(y->root->exclusive_ns, y->busy_ns);
+		assert_memory_equal(&y->root->inclusive, &x->root->inclusive,
+				    sizeof(x->root->inclusive));
+	}
+	assert_int_equal(b->queues[q].open_scopes, 1);
+	assert_int_equal(b->queues[q].unmatched_ends, 1);
+	assert_int_equal(b->queues[q].root->inclusive.draws, 1);
+	assert_int_equal(b->queues[q].root->inclusive.dispatches, 6);
+	assert_true(b->queues[q2].wait_ns > 0);
+	struct analyze_error e;
+	assert_int_equal(reader_next_frame(skipped, &b, &e), CRUMBS_OK);
+	assert_null(b);
+	reader_free(full);
+	reader_free(skipped);
+	free(m.data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -797,6 +886,7 @@ int main(void)
 		cmocka_unit_test(queue_without_timestamps),
 		cmocka_unit_test(uncalibrated),
 		cmocka_unit_test(frames_seek_and_setup),
+		cmocka_unit_test(skipped_scopes),
 	};
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);
 }
