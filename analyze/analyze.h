@@ -222,6 +222,10 @@ struct frame {
 	uint32_t submission_count;
 	struct release *releases;
 	uint32_t release_count;
+	/* Frames with the same nonzero names_epoch share their names'
+	 * storage, so that nodes whose name pointers are equal have equal
+	 * names. 0: not known. */
+	uint64_t names_epoch;
 };
 
 /*

@@ -120,6 +120,7 @@ struct reader {
 	uint64_t raw_bytes;
 
 	bool skip_scopes;             /* reader_skip_scopes */
+	uint64_t names_epoch;         /* counts the chunks loaded */
 	struct raw_frame raw;         /* the frame read last, in main.frames */
 	bool pending;                 /* raw holds the frame the next read returns */
 	struct arena frame_arena;
@@ -788,6 +789,7 @@ static enum crumbs_result load_chunk(reader *c, size_t i, struct analyze_error *
 	enum crumbs_result r;
 
 	c->loaded = false;
+	c->names_epoch++; /* the names of another chunk, or of another read */
 	if (!prefetch_take(c, i, &c->main, &r, err)) {
 		c->main.ahead = false;
 		r = decode_chunk(c, i, &c->main, err);
@@ -1119,6 +1121,7 @@ enum crumbs_result reader_next_frame(reader *c, const struct frame **out,
 	};
 	if ((r = model_build(&ctx, &c->raw, &c->frame_arena, &f)) != CRUMBS_OK)
 		return out_of_memory(err);
+	f->names_epoch = c->names_epoch;
 	*out = f;
 	return CRUMBS_OK;
 }

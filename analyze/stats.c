@@ -26,6 +26,7 @@ struct series {
 	uint32_t chunk_count;
 	uint32_t chunk_cap;  /* of chunks[] */
 	uint32_t last_cap;   /* values the last chunk has room for */
+	uint32_t room_end;   /* positions below this have room in it */
 };
 
 /* What a row holds besides its public part: its values from frame index
@@ -44,6 +45,9 @@ struct row_store {
  * row of the last frame's k-th, found without hashing its path. */
 struct guess {
 	uint32_t *rows;
+	/* The model's name that matched rows[k] in a frame of names_epoch
+	 * s->epoch: the same pointer is the same name, without comparing. */
+	const char **seen;
 	uint32_t len;
 	uint32_t cap;
 };
@@ -72,6 +76,7 @@ struct stats {
 	char *name_buf;            /* a depth-1 name with its frame number replaced */
 	size_t name_buf_cap;
 	bool frame_times_only;     /* GPU rows alone */
+	uint64_t epoch;            /* frame.names_epoch of guess.seen */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -105,29 +110,31 @@ static bool series_set(struct series *se, uint32_t pos, uint32_t v)
 		se->chunks[c] = se->tail = d;
 		se->last_cap = cap;
 	}
+	se->room_end = c * CHUNK + se->last_cap;
 	se->chunks[c][o] = v;
 	return true;
 }
 
-/* series_set at the end of the last chunk, where it has room: the usual case. */
+/* Appends v at pos, the series' length: into the last chunk while it has
+ * room, the usual case. */
 static inline bool series_push(struct series *se, uint32_t pos, uint32_t v)
 {
-	uint32_t o = pos & (CHUNK - 1);
-	if (se->chunk_count && (pos >> CHUNK_SHIFT) == se->chunk_count - 1 && o < se->last_cap) {
-		se->tail[o] = v;
+	if (pos < se->room_end) {
+		se->tail[pos & (CHUNK - 1)] = v;
 		return true;
 	}
 	return series_set(se, pos, v);
 }
 
+/* The last value appended, which is in the last chunk. */
+static inline uint32_t *series_last(struct series *se, uint32_t len)
+{
+	return &se->tail[(len - 1) & (CHUNK - 1)];
+}
+
 static inline uint32_t series_get(const struct series *se, uint32_t pos)
 {
 	return se->chunks[pos >> CHUNK_SHIFT][pos & (CHUNK - 1)];
-}
-
-static inline uint32_t *series_at(struct series *se, uint32_t pos)
-{
-	return &se->chunks[pos >> CHUNK_SHIFT][pos & (CHUNK - 1)];
 }
 
 static void series_release(struct series *se)
@@ -164,10 +171,10 @@ static bool row_add(struct stats *s, uint32_t r, uint32_t fi, uint32_t time_ns,
 
 	st->calls++;
 	if (st->len && st->first + st->len - 1 == fi) {
-		uint32_t *t = series_at(&st->time, st->len - 1);
+		uint32_t *t = series_last(&st->time, st->len);
 		*t = add_ns(*t, time_ns);
 		if (scope) {
-			uint32_t *e = series_at(&st->exclusive, st->len - 1);
+			uint32_t *e = series_last(&st->exclusive, st->len);
 			*e = add_ns(*e, exclusive_ns);
 		}
 		return true;
@@ -424,8 +431,10 @@ void stats_free(stats *s)
 	free(s->queue_rows);
 	free(s->slots);
 	free(s->numbers);
-	for (uint32_t i = 0; i < s->guess_count; i++)
+	for (uint32_t i = 0; i < s->guess_count; i++) {
 		free(s->guesses[i].rows);
+		free(s->guesses[i].seen);
+	}
 	free(s->guesses);
 	free(s->parents);
 	free(s->name_buf);
@@ -460,9 +469,14 @@ static bool add_tree(struct stats *s, uint32_t fi, uint32_t busy, struct guess *
 				return false;
 			uint32_t g = k < guess->len ? guess->rows[k] : STATS_NONE;
 			const struct stats_row *gr = g != STATS_NONE ? &s->rows[g] : NULL;
-			if (gr && gr->parent == parent && gr->name_len == len &&
-			    memcmp(gr->name, name, len) == 0) {
+			if (gr && gr->parent == parent && name && guess->seen[k] == name) {
 				here = g;
+			} else if (gr && gr->parent == parent && gr->name_len == len &&
+				   memcmp(gr->name, name, len) == 0) {
+				here = g;
+				/* Not a name with its frame number replaced,
+				 * whose buffer is reused. */
+				guess->seen[k] = s->epoch && name == n->name ? name : NULL;
 			} else {
 				here = scope_row(s, parent, name, len);
 				if (k == guess->cap) {
@@ -471,9 +485,14 @@ static bool add_tree(struct stats *s, uint32_t fi, uint32_t busy, struct guess *
 					if (!d)
 						return false;
 					guess->rows = d;
+					const char **e = realloc(guess->seen, cap * sizeof(*e));
+					if (!e)
+						return false;
+					guess->seen = e;
 					guess->cap = cap;
 				}
 				guess->rows[k] = here;
+				guess->seen[k] = NULL;
 				if (k >= guess->len)
 					guess->len = k + 1;
 			}
@@ -484,7 +503,7 @@ static bool add_tree(struct stats *s, uint32_t fi, uint32_t busy, struct guess *
 		} else if (s->rows[parent].kind == STATS_SCOPE) {
 			/* Its scope was added in this frame: before its children. */
 			struct row_store *st = &s->store[parent];
-			uint32_t *e = series_at(&st->exclusive, st->len - 1);
+			uint32_t *e = series_last(&st->exclusive, st->len);
 			*e = add_ns(*e, clamp_ns(n->exclusive_ns));
 		}
 		if (n->child) {
@@ -523,8 +542,21 @@ enum crumbs_result stats_add_frame(stats *s, const struct capture_meta *meta,
 	}
 	uint32_t fi = (uint32_t)s->frame_count;
 	char number[24];
-	size_t number_len = (size_t)snprintf(number, sizeof(number), "%llu",
-					     (unsigned long long)f->number);
+	size_t number_len = 0;
+	for (uint64_t v = f->number; number_len == 0 || v; v /= 10)
+		number[number_len++] = (char)('0' + v % 10);
+	for (size_t i = 0; i < number_len / 2; i++) {
+		char t = number[i];
+		number[i] = number[number_len - 1 - i];
+		number[number_len - 1 - i] = t;
+	}
+	if (f->names_epoch != s->epoch) {
+		/* Other name buffers: the names seen are not these. */
+		s->epoch = f->names_epoch;
+		for (uint32_t i = 0; i < s->guess_count; i++)
+			for (uint32_t k = 0; k < s->guesses[i].len; k++)
+				s->guesses[i].seen[k] = NULL;
+	}
 
 	for (uint32_t g = 0; g < f->gpu_count; g++) {
 		const struct frame_gpu *fg = &f->gpus[g];
