@@ -113,7 +113,7 @@ struct queue_clock {
 
 static inline int64_t queue_clock_ns(struct queue_clock *c, uint64_t ticks)
 {
-	if (!c->placed) {
+	if (__builtin_expect(!c->placed, 0)) {
 		unsigned bits = c->queue->timestamp_valid_bits;
 		c->position = clock_fit_position(c->fit, ticks, c->queue->timestamp_period, bits,
 						 c->near_ns);
@@ -242,7 +242,7 @@ static void flush_busy(struct walk *w, struct queue_walk *q)
 
 /* A timestamp t: the time since `last` was busy, and belongs to the
  * innermost open node. */
-static void tick(struct walk *w, struct queue_walk *q, int64_t t)
+static inline __attribute__((always_inline)) void tick(struct walk *w, struct queue_walk *q, int64_t t)
 {
 	if (t <= q->last)
 		return;
@@ -262,7 +262,7 @@ static void tick(struct walk *w, struct queue_walk *q, int64_t t)
 
 static const struct counts no_counts;
 
-static struct node *open_node(struct walk *w, struct queue_walk *q, const struct item *it,
+static inline __attribute__((always_inline)) struct node *open_node(struct walk *w, struct queue_walk *q, const struct item *it,
 			      const struct raw_frame *raw)
 {
 	struct level *parent = &q->stack[q->depth];
@@ -310,7 +310,7 @@ static void skip_node(struct queue_walk *q, uint8_t kind)
 }
 
 /* Closes the innermost node: its inclusive totals are complete. */
-static void close_node(struct queue_walk *q)
+static inline __attribute__((always_inline)) void close_node(struct queue_walk *q)
 {
 	struct node *n = q->stack[q->depth].node;
 	n->inclusive_ns += n->exclusive_ns;

@@ -163,7 +163,7 @@ static inline uint32_t add_ns(uint32_t a, uint32_t b)
  * frame is stored (after absent values for the frames it missed), a later
  * one of the same frame is summed with it.
  */
-static bool row_add(struct stats *s, uint32_t r, uint32_t fi, uint32_t time_ns,
+static inline __attribute__((always_inline)) bool row_add(struct stats *s, uint32_t r, uint32_t fi, uint32_t time_ns,
 		    uint32_t exclusive_ns)
 {
 	struct row_store *st = &s->store[r];
