@@ -1,7 +1,8 @@
 /*
  * fuzz_reader.c: libFuzzer target for the capture reader. Any bytes are
  * opened, every frame is read and modelled, and each is drawn as a table
- * in both modes, so names and trees from hostile input reach the report.
+ * in both modes, so names and trees from hostile input reach the report;
+ * then read again without the trees.
  */
 #include "../../analyze/analyze.h"
 #include "../../report/report.h"
@@ -45,6 +46,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (reader_seek_last(c, &e) == CRUMBS_OK)
 			reader_next_frame(c, &f, &e);
+		/* Again without the trees, as crumbs info reads. */
+		reader_skip_scopes(c, true);
+		frames = 0;
+		if (reader_rewind(c, &e) == CRUMBS_OK)
+			while (reader_next_frame(c, &f, &e) == CRUMBS_OK && f && frames++ < 64)
+				report_frame(&plain, reader_meta(c), f, &sink);
 	}
 	report_settings_release(&plain);
 	report_settings_release(&filtered);
