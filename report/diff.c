@@ -43,13 +43,11 @@ static int set_stat(void *t, const char *v, char *err, size_t n)
 {
 	static const char *const names[] = { "median", "mean", "p95" };
 	static const enum compare_stat stats_of[] = { COMPARE_MEDIAN, COMPARE_MEAN, COMPARE_P95 };
-	for (size_t i = 0; i < 3; i++)
-		if (strcmp(v, names[i]) == 0) {
-			DIFF_SETTINGS(t)->stat = stats_of[i];
-			return 0;
-		}
-	snprintf(err, n, "'%s' is not one of median, mean, p95", v);
-	return -1;
+	int i = option_pick(v, names, 3, err, n);
+	if (i < 0)
+		return -1;
+	DIFF_SETTINGS(t)->stat = stats_of[i];
+	return 0;
 }
 
 static int set_threshold(void *t, const char *v, char *err, size_t n)

@@ -44,13 +44,11 @@ void export_settings_release(struct export_settings *es)
 static int set_format(void *t, const char *v, char *err, size_t n)
 {
 	static const char *const names[] = { "perfetto", "chrome", "folded" };
-	for (size_t i = 0; i < 3; i++)
-		if (strcmp(v, names[i]) == 0) {
-			EXPORT_SETTINGS(t)->format = (enum export_format)(i + 1);
-			return 0;
-		}
-	snprintf(err, n, "'%s' is not one of perfetto, chrome, folded", v);
-	return -1;
+	int i = option_pick(v, names, 3, err, n);
+	if (i < 0)
+		return -1;
+	EXPORT_SETTINGS(t)->format = (enum export_format)(i + 1);
+	return 0;
 }
 
 static int set_output(void *t, const char *v, char *err, size_t n)

@@ -19,6 +19,10 @@ bool filter_match_queue(const struct report_filter *f, const char *name);
  * when memory ran out (settings.c). */
 int option_set_string(char **dst, const char *v, char *err, size_t n);
 
+/* An option's value that must be one of `count` names: its index, or -1
+ * with "'V' is not one of A, B, C" in err (settings.c). */
+int option_pick(const char *v, const char *const *names, size_t count, char *err, size_t n);
+
 /* --frames A:B, A: or :B: the frame numbers A to B, inclusive, into
  * *first and *last (0 and UINT64_MAX where left out). Returns 0, or -1
  * with a message in err (settings.c). */

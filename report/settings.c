@@ -186,6 +186,19 @@ int option_set_string(char **dst, const char *v, char *err, size_t n)
 	return 0;
 }
 
+int option_pick(const char *v, const char *const *names, size_t count, char *err, size_t n)
+{
+	for (size_t i = 0; i < count; i++)
+		if (strcmp(v, names[i]) == 0)
+			return (int)i;
+	int used = snprintf(err, n, "'%s' is not one of ", v);
+	for (size_t i = 0; i < count && used >= 0 && (size_t)used < n; i++) {
+		int more = snprintf(err + used, n - (size_t)used, "%s%s", i ? ", " : "", names[i]);
+		used = more < 0 ? more : used + more;
+	}
+	return -1;
+}
+
 /* A frame number of A:B: digits alone, at most 19 of them. */
 static int parse_frame(const char *v, size_t len, uint64_t *out)
 {
@@ -281,13 +294,11 @@ FLAG_SETTER(set_no_empty_queues, empty_queues, false)
 static int set_sort(void *t, const char *v, char *err, size_t n)
 {
 	static const char *const names[] = { "chrono", "time", "draws", "prims", "verts" };
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(v, names[i]) == 0) {
-			SETTINGS(t)->sort = (enum report_sort)i;
-			return 0;
-		}
-	snprintf(err, n, "'%s' is not one of chrono, time, draws, prims, verts", v);
-	return -1;
+	int i = option_pick(v, names, sizeof(names) / sizeof(names[0]), err, n);
+	if (i < 0)
+		return -1;
+	SETTINGS(t)->sort = (enum report_sort)i;
+	return 0;
 }
 
 static int set_max_depth(void *t, const char *v, char *err, size_t n)

@@ -38,25 +38,21 @@ void stats_settings_release(struct stats_settings *st)
 static int set_format(void *t, const char *v, char *err, size_t n)
 {
 	static const char *const names[] = { "table", "csv", "json" };
-	for (size_t i = 0; i < 3; i++)
-		if (strcmp(v, names[i]) == 0) {
-			STATS_SETTINGS(t)->format = (enum stats_format)i;
-			return 0;
-		}
-	snprintf(err, n, "'%s' is not one of table, csv, json", v);
-	return -1;
+	int i = option_pick(v, names, 3, err, n);
+	if (i < 0)
+		return -1;
+	STATS_SETTINGS(t)->format = (enum stats_format)i;
+	return 0;
 }
 
 static int set_sort(void *t, const char *v, char *err, size_t n)
 {
 	static const char *const names[] = { "chrono", "time", "p95", "max" };
-	for (size_t i = 0; i < 4; i++)
-		if (strcmp(v, names[i]) == 0) {
-			STATS_SETTINGS(t)->sort = (enum stats_sort)i;
-			return 0;
-		}
-	snprintf(err, n, "'%s' is not one of chrono, time, p95, max", v);
-	return -1;
+	int i = option_pick(v, names, 4, err, n);
+	if (i < 0)
+		return -1;
+	STATS_SETTINGS(t)->sort = (enum stats_sort)i;
+	return 0;
 }
 
 /* A time in milliseconds, "20" or "20ms", as nanoseconds from 1 ns to
