@@ -97,6 +97,12 @@ static inline uint64_t rd64(const unsigned char *p)
 	return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
 }
 
+/* The mask of a counter's `bits` valid bits (all 64 from 64 on). */
+static inline uint64_t bits_mask(unsigned bits)
+{
+	return bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+}
+
 /* What the setup chunks applied so far define; a frame refers to it. */
 struct setup {
 	struct arena arena;   /* names of devices */

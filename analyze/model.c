@@ -28,11 +28,6 @@ static int64_t clamp_i64(double v)
 	return (int64_t)llround(v);
 }
 
-static uint64_t bits_mask(unsigned bits)
-{
-	return bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
-}
-
 void clock_fit_samples(struct clock_fit *fit, const struct raw_calibration *samples,
 		       uint32_t count, double period, unsigned valid_bits)
 {
@@ -262,6 +257,16 @@ static inline __attribute__((always_inline)) void tick(struct walk *w, struct qu
 
 static const struct counts no_counts;
 
+/* Counts a node of the queue, in its tree or left out of it by
+ * reader_skip_scopes (its time and counts then go to the queue's root). */
+static void count_node(struct queue_walk *q, uint8_t kind)
+{
+	if (kind == CRUMBS_EVENT_SCOPE)
+		q->fq->scopes++;
+	else
+		q->fq->events++;
+}
+
 static inline __attribute__((always_inline)) struct node *open_node(struct walk *w, struct queue_walk *q, const struct item *it,
 			      const struct raw_frame *raw)
 {
@@ -292,21 +297,8 @@ static inline __attribute__((always_inline)) struct node *open_node(struct walk 
 	parent->node->child_count++;
 	q->depth++;
 	q->stack[q->depth] = (struct level){ n, NULL };
-	if (it->kind == CRUMBS_EVENT_SCOPE)
-		q->fq->scopes++;
-	else
-		q->fq->events++;
+	count_node(q, it->kind);
 	return n;
-}
-
-/* Counts a node that reader_skip_scopes leaves out of the tree; its time
- * and counts go to the innermost node that is in it, the queue's root. */
-static void skip_node(struct queue_walk *q, uint8_t kind)
-{
-	if (kind == CRUMBS_EVENT_SCOPE)
-		q->fq->scopes++;
-	else
-		q->fq->events++;
 }
 
 /* Closes the innermost node: its inclusive totals are complete. */
@@ -682,7 +674,7 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 			if (t1)
 				tick(&w, q, it->t1);
 			if (ctx->skip_scopes) {
-				skip_node(q, it->kind);
+				count_node(q, it->kind);
 				q->skipped++;
 				break;
 			}
@@ -723,7 +715,7 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 			if (t1)
 				tick(&w, q, it->t1);
 			if (ctx->skip_scopes) {
-				skip_node(q, it->kind);
+				count_node(q, it->kind);
 				add_counts(&q->fq->root->exclusive, &raw->counts[it->b]);
 				if (t1)
 					tick(&w, q, it->t2);

@@ -208,7 +208,7 @@ static inline bool get_ticks(struct cursor *k, uint64_t *base, unsigned bits, ui
 		return false;
 	if (bits < 64 && z >> bits)
 		return cur_fail(k, "timestamp difference beyond the valid bits");
-	uint64_t mask = bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+	uint64_t mask = bits_mask(bits);
 	*base = (*base + ((z >> 1) ^ (0 - (z & 1)))) & mask;
 	*out = *base;
 	return true;
@@ -705,9 +705,8 @@ static bool decode_frame(const struct setup *setup, struct cursor *k, struct chu
 			in_submit = true;
 			if (queues[q].timestamp_valid_bits) {
 				timed = true;
-				mask = queues[q].timestamp_valid_bits >= 64 ? UINT64_MAX :
-				       ((uint64_t)1 << queues[q].timestamp_valid_bits) - 1;
-				over = queues[q].timestamp_valid_bits >= 64 ? 0 : ~mask;
+				mask = bits_mask(queues[q].timestamp_valid_bits);
+				over = ~mask;
 			}
 			if (!get_cpu(k, &cs->cpu_cursor, &s->cpu_ns))
 				return false;
