@@ -61,6 +61,11 @@ struct cmd_positional {
 bool cmd_parse(const struct cmd_spec *spec, int argc, char **argv,
 	       struct cmd_positional *pos, int *status);
 
+/* The one capture file a command's positional arguments must be: its path,
+ * or NULL with *status set to EXIT_USAGE after saying what is wrong. */
+const char *cmd_one_capture(const char *command, const struct cmd_positional *pos,
+			    int *status);
+
 /* Frees what cmd_parse stored; a zeroed struct is left alone. */
 void cmd_positional_release(struct cmd_positional *pos);
 

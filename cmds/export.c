@@ -115,12 +115,9 @@ int cmd_export(int argc, char **argv)
 	};
 	if (!cmd_parse(&spec, argc, argv, &pos, &status))
 		goto out;
-	if (pos.count != 1) {
-		status = cmd_usage_error("export", pos.count == 0 ? "expected a capture file" :
-					 "expected one capture file, got %d arguments", pos.count);
+	const char *path = cmd_one_capture("export", &pos, &status);
+	if (!path)
 		goto out;
-	}
-	const char *path = pos.args[0];
 	if (es.format == EXPORT_NONE) {
 		status = cmd_usage_error("export", "expected --format perfetto, chrome or folded");
 		goto out;

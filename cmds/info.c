@@ -128,12 +128,9 @@ int cmd_info(int argc, char **argv)
 
 	if (!cmd_parse(&spec, argc, argv, &pos, &status))
 		goto out;
-	if (pos.count != 1) {
-		status = cmd_usage_error("info", pos.count == 0 ? "expected a capture file" :
-					 "expected one capture file, got %d arguments", pos.count);
+	const char *path = cmd_one_capture("info", &pos, &status);
+	if (!path)
 		goto out;
-	}
-	const char *path = pos.args[0];
 	if (reader_open_file(path, &c, &err) != CRUMBS_OK) {
 		cmd_capture_error(path, err.text, false);
 		status = EXIT_FAILURE_;

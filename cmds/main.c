@@ -54,6 +54,16 @@ int cmd_usage_error(const char *command, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+const char *cmd_one_capture(const char *command, const struct cmd_positional *pos,
+			    int *status)
+{
+	if (pos->count == 1)
+		return pos->args[0];
+	*status = cmd_usage_error(command, pos->count == 0 ? "expected a capture file" :
+				  "expected one capture file, got %d arguments", pos->count);
+	return NULL;
+}
+
 static int set_help(void *target, const char *value, char *err, size_t err_size)
 {
 	(void)value, (void)err, (void)err_size;

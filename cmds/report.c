@@ -62,12 +62,9 @@ int cmd_report(int argc, char **argv)
 	};
 	if (!cmd_parse(&spec, argc, argv, &pos, &status))
 		goto out;
-	if (pos.count != 1) {
-		status = cmd_usage_error("report", pos.count == 0 ? "expected a capture file" :
-					 "expected one capture file, got %d arguments", pos.count);
+	const char *path = cmd_one_capture("report", &pos, &status);
+	if (!path)
 		goto out;
-	}
-	const char *path = pos.args[0];
 	if (report_settings_prepare(&s, perr, sizeof(perr)) != CRUMBS_OK) {
 		status = cmd_usage_error("report", "%s", perr);
 		goto out;

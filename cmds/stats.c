@@ -193,12 +193,9 @@ int cmd_stats(int argc, char **argv)
 	};
 	if (!cmd_parse(&spec, argc, argv, &pos, &status))
 		goto out;
-	if (pos.count != 1) {
-		status = cmd_usage_error("stats", pos.count == 0 ? "expected a capture file" :
-					 "expected one capture file, got %d arguments", pos.count);
+	const char *path = cmd_one_capture("stats", &pos, &status);
+	if (!path)
 		goto out;
-	}
-	const char *path = pos.args[0];
 	if (st.per_frame && st.format != STATS_FORMAT_JSON) {
 		status = cmd_usage_error("stats", "--per-frame needs --format json");
 		goto out;
