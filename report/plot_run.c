@@ -90,7 +90,9 @@ static void right_labels(struct graph *g)
 	}
 }
 
-static void legend(struct sbuf *b)
+/* The legend of what the panels draw: budget limits only where some
+ * budget line applies to a panel's GPU. */
+static void legend(struct sbuf *b, bool budgets)
 {
 	static const struct {
 		const char *cls;
@@ -104,6 +106,8 @@ static void legend(struct sbuf *b)
 	};
 	double x = 8, y = 38;
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		if (!budgets && strcmp(lines[i].cls, "budget") == 0)
+			continue;
 		sbuf_addf(b, "<path class=\"%s\" d=\"M%.1f %.1fh20\"/>\n", lines[i].cls, x, y - 4);
 		svg_label(b, x + 26, y, "small", lines[i].text, strlen(lines[i].text));
 		x += 26 + svg_text_px(lines[i].text, strlen(lines[i].text), 10) + 16;
@@ -354,7 +358,13 @@ int plot_run(const struct plot_settings *p, const struct capture_meta *meta, con
 	sbuf_addf(&g.out, "<text x=\"8\" y=\"20\" class=\"h1\">");
 	svg_text_fit(&g.out, title.data ? title.data : "", title.len, 15, p->width - 16.0);
 	sbuf_adds(&g.out, "</text>\n");
-	legend(&g.out);
+	bool budgets = false;
+	for (size_t i = 0; i < row_count && !budgets; i++) {
+		struct stats_budget_line bl;
+		for (size_t k = 0; !budgets && stats_budget_line(b, k, rows[i], &bl); k++)
+			budgets = bl.matched;
+	}
+	legend(&g.out, budgets);
 	if (row_count == 0) {
 		const char *none = "no GPU did work in these frames";
 		svg_label(&g.out, 8, TITLE_H + 14, NULL, none, strlen(none));
