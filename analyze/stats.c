@@ -30,11 +30,14 @@ struct series {
 };
 
 /* What a row holds besides its public part: its values from frame index
- * `first` on, `len` of them. */
+ * `first` on, `len` of them. A scope's exclusive values are kept apart
+ * only from the first that differs from its time (`split`): most scopes
+ * of a run have no children, and those keep one series, not two. */
 struct row_store {
 	uint32_t first;
 	uint32_t len;
 	bool scope;          /* kind == STATS_SCOPE: it has exclusive values */
+	bool split;          /* they are in `exclusive`; else they are `time` */
 	uint64_t calls;
 	struct series time;
 	struct series exclusive;
@@ -158,6 +161,17 @@ static inline uint32_t add_ns(uint32_t a, uint32_t b)
 	return sum >= STATS_NS_MAX ? STATS_NS_MAX : (uint32_t)sum;
 }
 
+/* A scope's exclusive values apart from its times, from now on: a copy
+ * of the times so far, which they have equalled. */
+static bool split_exclusive(struct row_store *st)
+{
+	for (uint32_t i = 0; i < st->len; i++)
+		if (!series_push(&st->exclusive, i, series_get(&st->time, i)))
+			return false;
+	st->split = true;
+	return true;
+}
+
 /*
  * Adds a value to row r for frame index fi: the row's first value in that
  * frame is stored (after absent values for the frames it missed), a later
@@ -167,13 +181,15 @@ static inline __attribute__((always_inline)) bool row_add(struct stats *s, uint3
 		    uint32_t exclusive_ns)
 {
 	struct row_store *st = &s->store[r];
-	bool scope = st->scope;
 
 	st->calls++;
+	if (st->scope && !st->split && exclusive_ns != time_ns && !split_exclusive(st))
+		return false;
+	bool split = st->split;
 	if (st->len && st->first + st->len - 1 == fi) {
 		uint32_t *t = series_last(&st->time, st->len);
 		*t = add_ns(*t, time_ns);
-		if (scope) {
+		if (split) {
 			uint32_t *e = series_last(&st->exclusive, st->len);
 			*e = add_ns(*e, exclusive_ns);
 		}
@@ -183,10 +199,10 @@ static inline __attribute__((always_inline)) bool row_add(struct stats *s, uint3
 		st->first = fi;
 	for (; st->first + st->len < fi; st->len++)
 		if (!series_push(&st->time, st->len, STATS_ABSENT) ||
-		    (scope && !series_push(&st->exclusive, st->len, STATS_ABSENT)))
+		    (split && !series_push(&st->exclusive, st->len, STATS_ABSENT)))
 			return false;
 	if (!series_push(&st->time, st->len, time_ns) ||
-	    (scope && !series_push(&st->exclusive, st->len, exclusive_ns)))
+	    (split && !series_push(&st->exclusive, st->len, exclusive_ns)))
 		return false;
 	st->len++;
 	return true;
@@ -503,8 +519,13 @@ static bool add_tree(struct stats *s, uint32_t fi, uint32_t busy, struct guess *
 		} else if (s->rows[parent].kind == STATS_SCOPE) {
 			/* Its scope was added in this frame: before its children. */
 			struct row_store *st = &s->store[parent];
-			uint32_t *e = series_last(&st->exclusive, st->len);
-			*e = add_ns(*e, clamp_ns(n->exclusive_ns));
+			uint32_t add = clamp_ns(n->exclusive_ns);
+			if (add && !st->split && !split_exclusive(st))
+				return false;
+			if (add) {
+				uint32_t *e = series_last(&st->exclusive, st->len);
+				*e = add_ns(*e, add);
+			}
 		}
 		if (n->child) {
 			if (depth == s->parent_cap) {
@@ -800,8 +821,10 @@ static void *summarize_rows(void *arg)
 		const struct row_store *st = &s->store[r];
 		row->calls = st->calls;
 		summarize(s, st, &st->time, job->scratch, job->tmp, &row->time);
-		if (row->kind == STATS_SCOPE)
+		if (row->kind == STATS_SCOPE && st->split)
 			summarize(s, st, &st->exclusive, job->scratch, job->tmp, &row->exclusive);
+		else if (row->kind == STATS_SCOPE)
+			row->exclusive = row->time; /* the same values */
 		if (row->kind == STATS_GPU)
 			find_spikes(s, st, job->rule, &row->time, &row->spikes);
 	}
@@ -887,7 +910,8 @@ uint32_t stats_value(const stats *s, size_t row, size_t i, bool exclusive)
 		return STATS_ABSENT;
 	if (exclusive && s->rows[row].kind != STATS_SCOPE)
 		return STATS_ABSENT;
-	return series_get(exclusive ? &st->exclusive : &st->time, (uint32_t)(i - st->first));
+	return series_get(exclusive && st->split ? &st->exclusive : &st->time,
+			  (uint32_t)(i - st->first));
 }
 
 uint32_t stats_find(const stats *s, enum stats_kind kind, const char *path)
@@ -909,7 +933,7 @@ size_t stats_row_values(const stats *s, size_t row, bool exclusive, bool sorted,
 	if (row >= s->row_count || (exclusive && s->rows[row].kind != STATS_SCOPE))
 		return 0;
 	const struct row_store *st = &s->store[row];
-	const struct series *se = exclusive ? &st->exclusive : &st->time;
+	const struct series *se = exclusive && st->split ? &st->exclusive : &st->time;
 	size_t n = 0;
 	for (uint32_t i = 0; i < st->len; i++) {
 		uint32_t v = series_get(se, i);

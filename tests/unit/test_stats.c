@@ -274,6 +274,67 @@ static void row_absent_from_frames(void **state)
 	stats_free(s);
 }
 
+/*
+ * A scope's exclusive time equals its time until its children come: frames
+ * 0 and 2 have "Pass" alone (10 and 30, nothing in frame 1); frame 3 has
+ * it twice, the first time alone (40) and the second with a 5 ns child
+ * (20, 15 exclusive): 60 and 55; frame 4 has a draw below it, whose 3 ns
+ * go to its exclusive time (50 and 47 + 3 = 50); frame 5 a child of 8
+ * (70, 62). Every value reads back, and the exclusive summary is of 10,
+ * 30, 55, 50, 62: median 50, max 62 in frame 5, min 10.
+ */
+static void exclusive_split_from_time(void **state)
+{
+	(void)state;
+	stats *s = stats_create();
+	struct built b;
+	assert_non_null(s);
+	for (int i = 0; i < 6; i++) {
+		build(&b, (uint64_t)i, 1000);
+		if (i == 0 || i == 2)
+			add(&b, NULL, "Pass", CRUMBS_EVENT_SCOPE, 10 * (i + 1), 10 * (i + 1));
+		if (i == 3) {
+			add(&b, NULL, "Pass", CRUMBS_EVENT_SCOPE, 40, 40);
+			struct node *p = add(&b, NULL, "Pass", CRUMBS_EVENT_SCOPE, 20, 15);
+			add(&b, p, "Child", CRUMBS_EVENT_SCOPE, 5, 5);
+		}
+		if (i == 4) {
+			struct node *p = add(&b, NULL, "Pass", CRUMBS_EVENT_SCOPE, 50, 47);
+			add(&b, p, "Draw", CRUMBS_EVENT_DRAW, 3, 3);
+		}
+		if (i == 5) {
+			struct node *p = add(&b, NULL, "Pass", CRUMBS_EVENT_SCOPE, 70, 62);
+			add(&b, p, "Child", CRUMBS_EVENT_SCOPE, 8, 8);
+		}
+		assert_int_equal(stats_add_frame(s, &meta, &b.f), CRUMBS_OK);
+	}
+	assert_int_equal(stats_finish(s, NULL), CRUMBS_OK);
+	uint32_t pass = must_find(s, STATS_SCOPE, "GPU 0 / Graphics 0 / Pass");
+	static const uint32_t time[6] = { 10, STATS_ABSENT, 30, 60, 50, 70 };
+	static const uint32_t exclusive[6] = { 10, STATS_ABSENT, 30, 55, 50, 62 };
+	for (int i = 0; i < 6; i++) {
+		assert_int_equal(stats_value(s, pass, (size_t)i, false), time[i]);
+		assert_int_equal(stats_value(s, pass, (size_t)i, true), exclusive[i]);
+	}
+	const struct stats_row *r = stats_row(s, pass);
+	assert_int_equal(r->calls, 6);
+	assert_int_equal(r->exclusive.frames, 5);
+	assert_int_equal(r->exclusive.median_ns, 50);
+	assert_int_equal(r->exclusive.max_ns, 62);
+	assert_int_equal(r->exclusive.max_frame, 5);
+	assert_int_equal(r->exclusive.min_ns, 10);
+	assert_int_equal(r->time.max_ns, 70);
+	int64_t v[6];
+	assert_int_equal(stats_row_values(s, pass, true, true, v), 5);
+	assert_int_equal(v[0], 10);
+	assert_int_equal(v[4], 62);
+	/* A child alone: its exclusive summary is its time's. */
+	const struct stats_row *c = stats_row(s, must_find(s, STATS_SCOPE, "GPU 0 / Graphics 0 / Pass / Child"));
+	assert_memory_equal(&c->exclusive, &c->time, sizeof(c->time));
+	assert_int_equal(c->exclusive.max_ns, 8);
+	stats_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -282,6 +343,7 @@ int main(void)
 		cmocka_unit_test(spikes_and_longest_run),
 		cmocka_unit_test(same_path_summed),
 		cmocka_unit_test(row_absent_from_frames),
+		cmocka_unit_test(exclusive_split_from_time),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
