@@ -102,6 +102,18 @@ bool cmd_same_file(const char *a, const char *b);
 /* A message for a capture that could not be read. */
 void cmd_capture_error(const char *path, const char *text, bool frames_before);
 
+/* The frames of a capture numbered first to last, in order: frame numbers
+ * increase through a capture, so cmd_range_start starts at `first` when it
+ * is one of its frames (at the start otherwise), and cmd_range_next skips
+ * those before it and gives *out NULL past `last` or at the end. */
+enum crumbs_result cmd_range_start(reader *c, uint64_t first, struct analyze_error *err);
+enum crumbs_result cmd_range_next(reader *c, uint64_t first, uint64_t last,
+				  const struct frame **out, struct analyze_error *err);
+
+/* Says that a capture read whole holds none of the frames asked for:
+ * first to last when `frames_set` (last UINT64_MAX: from first on). */
+void cmd_no_frames(const char *path, bool frames_set, uint64_t first, uint64_t last);
+
 /* How cmd_stats_load went. */
 enum cmd_load {
 	CMD_LOAD_OK,

@@ -144,21 +144,14 @@ int cmd_export(int argc, char **argv)
 		goto out;
 	}
 
-	/* Frame numbers increase through a capture: start at the first
-	 * frame of the range when it is one, stop past the last. */
-	enum crumbs_result r = CRUMBS_OK;
-	if (es.first_frame > 0 && reader_seek_frame(c, es.first_frame, &err) != CRUMBS_OK)
-		r = reader_rewind(c, &err);
+	enum crumbs_result r = cmd_range_start(c, es.first_frame, &err);
 	struct report_sink sink = { output_write, &out };
 	uint64_t written = 0;
 	bool write_failed = false;
 	while (r == CRUMBS_OK) {
 		const struct frame *f;
-		if ((r = reader_next_frame(c, &f, &err)) != CRUMBS_OK || !f)
-			break;
-		if (f->number < es.first_frame)
-			continue;
-		if (f->number > es.last_frame)
+		if ((r = cmd_range_next(c, es.first_frame, es.last_frame, &f, &err)) != CRUMBS_OK ||
+		    !f)
 			break;
 		if (written == 0) {
 			if (!cmd_check_selection(path, &es.report, reader_meta(c))) {
@@ -194,14 +187,7 @@ int cmd_export(int argc, char **argv)
 		cmd_capture_error(path, err.text, written > 0);
 		status = EXIT_FAILURE_;
 	} else if (written == 0) {
-		if (es.frames_set && es.last_frame == UINT64_MAX)
-			cmd_error("'%s' holds no frames numbered %llu or above", path,
-				  (unsigned long long)es.first_frame);
-		else if (es.frames_set)
-			cmd_error("'%s' holds no frames numbered %llu to %llu", path,
-				  (unsigned long long)es.first_frame, (unsigned long long)es.last_frame);
-		else
-			cmd_error("'%s' holds no frames", path);
+		cmd_no_frames(path, es.frames_set, es.first_frame, es.last_frame);
 		status = EXIT_FAILURE_;
 	} else if (reader_damage(c)->code != CRUMBS_OK) {
 		/* The frames written are intact, but the file is not. */

@@ -170,6 +170,38 @@ bool cmd_same_file(const char *a, const char *b)
 	       sa.st_ino == sb.st_ino;
 }
 
+enum crumbs_result cmd_range_start(reader *c, uint64_t first, struct analyze_error *err)
+{
+	if (first > 0 && reader_seek_frame(c, first, err) != CRUMBS_OK)
+		return reader_rewind(c, err);
+	return CRUMBS_OK;
+}
+
+enum crumbs_result cmd_range_next(reader *c, uint64_t first, uint64_t last,
+				  const struct frame **out, struct analyze_error *err)
+{
+	enum crumbs_result r;
+	do {
+		if ((r = reader_next_frame(c, out, err)) != CRUMBS_OK || !*out)
+			return r;
+	} while ((*out)->number < first);
+	if ((*out)->number > last)
+		*out = NULL;
+	return CRUMBS_OK;
+}
+
+void cmd_no_frames(const char *path, bool frames_set, uint64_t first, uint64_t last)
+{
+	if (frames_set && last == UINT64_MAX)
+		cmd_error("'%s' holds no frames numbered %llu or above", path,
+			  (unsigned long long)first);
+	else if (frames_set)
+		cmd_error("'%s' holds no frames numbered %llu to %llu", path,
+			  (unsigned long long)first, (unsigned long long)last);
+	else
+		cmd_error("'%s' holds no frames", path);
+}
+
 void cmd_capture_error(const char *path, const char *text, bool frames_before)
 {
 	cmd_error("cannot read '%s': %s%s", path, text,

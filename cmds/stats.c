@@ -91,19 +91,12 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 		reader_skip_scopes(c, true);
 	}
 
-	/* Frame numbers increase through a capture: start at the first
-	 * frame of the range when it is one, stop past the last. */
-	enum crumbs_result r = CRUMBS_OK;
-	if (st->first_frame > 0 && reader_seek_frame(c, st->first_frame, &err) != CRUMBS_OK)
-		r = reader_rewind(c, &err);
+	enum crumbs_result r = cmd_range_start(c, st->first_frame, &err);
 	uint64_t added = 0;
 	while (r == CRUMBS_OK) {
 		const struct frame *f;
-		if ((r = reader_next_frame(c, &f, &err)) != CRUMBS_OK || !f)
-			break;
-		if (f->number < st->first_frame)
-			continue;
-		if (f->number > st->last_frame)
+		if ((r = cmd_range_next(c, st->first_frame, st->last_frame, &f, &err)) != CRUMBS_OK ||
+		    !f)
 			break;
 		if (added == 0 && !cmd_check_selection(path, &st->report, reader_meta(c)))
 			return CMD_LOAD_FAILED;
@@ -117,14 +110,8 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 	if (r != CRUMBS_OK)
 		cmd_capture_error(path, err.text, added > 0);
 	if (added == 0) {
-		if (r == CRUMBS_OK && st->frames_set && st->last_frame == UINT64_MAX)
-			cmd_error("'%s' holds no frames numbered %llu or above", path,
-				  (unsigned long long)st->first_frame);
-		else if (r == CRUMBS_OK && st->frames_set)
-			cmd_error("'%s' holds no frames numbered %llu to %llu", path,
-				  (unsigned long long)st->first_frame, (unsigned long long)st->last_frame);
-		else if (r == CRUMBS_OK)
-			cmd_error("'%s' holds no frames", path);
+		if (r == CRUMBS_OK)
+			cmd_no_frames(path, st->frames_set, st->first_frame, st->last_frame);
 		return CMD_LOAD_FAILED;
 	}
 	if (stats_finish(s, &st->spike) != CRUMBS_OK) {
