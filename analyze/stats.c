@@ -140,6 +140,12 @@ static inline uint32_t series_get(const struct series *se, uint32_t pos)
 	return se->chunks[pos >> CHUNK_SHIFT][pos & (CHUNK - 1)];
 }
 
+/* The series that holds a row's times, or its exclusive times. */
+static const struct series *values_of(const struct row_store *st, bool exclusive)
+{
+	return exclusive && st->split ? &st->exclusive : &st->time;
+}
+
 static void series_release(struct series *se)
 {
 	for (uint32_t i = 0; i < se->chunk_count; i++)
@@ -520,9 +526,9 @@ static bool add_tree(struct stats *s, uint32_t fi, uint32_t busy, struct guess *
 			/* Its scope was added in this frame: before its children. */
 			struct row_store *st = &s->store[parent];
 			uint32_t add = clamp_ns(n->exclusive_ns);
-			if (add && !st->split && !split_exclusive(st))
-				return false;
 			if (add) {
+				if (!st->split && !split_exclusive(st))
+					return false;
 				uint32_t *e = series_last(&st->exclusive, st->len);
 				*e = add_ns(*e, add);
 			}
@@ -910,8 +916,7 @@ uint32_t stats_value(const stats *s, size_t row, size_t i, bool exclusive)
 		return STATS_ABSENT;
 	if (exclusive && s->rows[row].kind != STATS_SCOPE)
 		return STATS_ABSENT;
-	return series_get(exclusive && st->split ? &st->exclusive : &st->time,
-			  (uint32_t)(i - st->first));
+	return series_get(values_of(st, exclusive), (uint32_t)(i - st->first));
 }
 
 uint32_t stats_find(const stats *s, enum stats_kind kind, const char *path)
@@ -933,7 +938,7 @@ size_t stats_row_values(const stats *s, size_t row, bool exclusive, bool sorted,
 	if (row >= s->row_count || (exclusive && s->rows[row].kind != STATS_SCOPE))
 		return 0;
 	const struct row_store *st = &s->store[row];
-	const struct series *se = exclusive && st->split ? &st->exclusive : &st->time;
+	const struct series *se = values_of(st, exclusive);
 	size_t n = 0;
 	for (uint32_t i = 0; i < st->len; i++) {
 		uint32_t v = series_get(se, i);
