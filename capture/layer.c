@@ -301,7 +301,9 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	bool leave = unprofilable(li, physical, ci);
 
 	/* Calibrated timestamps, where the device has them and the program
-	 * did not ask for them itself. */
+	 * did not ask for them itself: the EXT name where the device has both,
+	 * which every layer below and every capture tool knows, where those
+	 * older than the KHR name (2023) warn of it or refuse it. */
 	uint32_t features = 0;
 	const char *calibrated = NULL;
 	uint32_t count = 0;
@@ -310,10 +312,10 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	    li->EnumerateDeviceExtensionProperties(physical, NULL, &count, NULL) == VK_SUCCESS &&
 	    (props = calloc(count ? count : 1, sizeof(*props))) != NULL &&
 	    li->EnumerateDeviceExtensionProperties(physical, NULL, &count, props) == VK_SUCCESS) {
-		if (has_extension(props, count, "VK_KHR_calibrated_timestamps"))
-			calibrated = "VK_KHR_calibrated_timestamps";
-		else if (has_extension(props, count, VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME))
+		if (has_extension(props, count, VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME))
 			calibrated = VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME;
+		else if (has_extension(props, count, "VK_KHR_calibrated_timestamps"))
+			calibrated = "VK_KHR_calibrated_timestamps";
 	}
 	free(props);
 	VkDeviceCreateInfo mine = *ci;

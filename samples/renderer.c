@@ -147,7 +147,7 @@ static const struct option_spec option_specs[] = {
 	  "print each frame's CPU time to stderr (recording, submitting, crumbs_frame; not waiting)" },
 	{ "--stub-timestamps", NULL, OPTION_FLAG, OPT(stub_timestamps), 0, 0,
 	  "give crumbs a vkCmdWriteTimestamp that does nothing, to measure crumbs' own CPU "
-	  "cost apart from the driver's (captures come out untimed)" },
+	  "cost apart from the driver's (results are filled in, every time zero)" },
 	{ "--help", NULL, OPTION_FLAG, OPT(help), 0, 0, "show this help" },
 };
 
@@ -1008,11 +1008,37 @@ static VKAPI_ATTR void VKAPI_CALL stub_write_timestamp(VkCommandBuffer cb,
 	(void)cb, (void)stage, (void)pool, (void)query;
 }
 
+/*
+ * And for vkCmdCopyQueryPoolResults: the stubbed timestamps are never
+ * written, so a copy that waits for them would wait for ever on a GPU.
+ * The results are filled in instead, each value 0x100000001: the same
+ * timestamp everywhere, and available.
+ */
+static PFN_vkCmdFillBuffer stub_fill_buffer;
+
+static VKAPI_ATTR void VKAPI_CALL stub_copy_results(VkCommandBuffer cb, VkQueryPool pool,
+						    uint32_t first, uint32_t count, VkBuffer buffer,
+						    VkDeviceSize offset, VkDeviceSize stride,
+						    VkQueryResultFlags flags)
+{
+	(void)pool, (void)first;
+	VkDeviceSize element = (flags & VK_QUERY_RESULT_64_BIT) ? 8 : 4;
+	if (flags & VK_QUERY_RESULT_WITH_AVAILABILITY_BIT)
+		element *= 2;
+	if (count)
+		stub_fill_buffer(cb, buffer, offset, stride * (count - 1) + element, 1);
+}
+
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL stub_device_proc_addr(VkDevice device,
 								      const char *name)
 {
 	if (strcmp(name, "vkCmdWriteTimestamp") == 0)
 		return (PFN_vkVoidFunction)stub_write_timestamp;
+	if (strcmp(name, "vkCmdCopyQueryPoolResults") == 0) {
+		stub_fill_buffer = (PFN_vkCmdFillBuffer)vkGetDeviceProcAddr(device, "vkCmdFillBuffer");
+		if (stub_fill_buffer)
+			return (PFN_vkVoidFunction)stub_copy_results;
+	}
 	return vkGetDeviceProcAddr(device, name);
 }
 
@@ -1376,13 +1402,15 @@ static bool create_device(struct renderer *r)
 		return fail("out of memory");
 	VkResult res = vkEnumerateDeviceExtensionProperties(r->physical_device, NULL,
 							    &extension_count, extensions);
-	/* The KHR name is newer than these headers may be. */
+	/* The EXT name where the device has both: the same functions, known
+	 * to every layer and capture tool since 2018, where validation layers
+	 * older than the KHR name (2023) warn that they do not handle it. */
 	const char *calibrated = NULL;
 	if (res == VK_SUCCESS) {
-		if (has_extension(extensions, extension_count, "VK_KHR_calibrated_timestamps"))
-			calibrated = "VK_KHR_calibrated_timestamps";
-		else if (has_extension(extensions, extension_count, "VK_EXT_calibrated_timestamps"))
+		if (has_extension(extensions, extension_count, "VK_EXT_calibrated_timestamps"))
 			calibrated = "VK_EXT_calibrated_timestamps";
+		else if (has_extension(extensions, extension_count, "VK_KHR_calibrated_timestamps"))
+			calibrated = "VK_KHR_calibrated_timestamps";
 	}
 	free(extensions);
 	if (!vk_ok(res, "vkEnumerateDeviceExtensionProperties"))
