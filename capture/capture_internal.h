@@ -23,6 +23,7 @@
 #define END_STACK 32           /* reserved end slots a handle remembers */
 #define EVENTS_PER_BLOCK 30
 #define RESOLVE_NS 10000000000ll /* how long results may take before giving up */
+#define RUN_CALIBRATE_NS 50000000ll /* a run samples its clocks again once this is past */
 #define STANDING_RANGE 128     /* query slots per range of a standing pool */
 #define STANDING_RANGES 128    /* ranges per device */
 #define STANDING_MAX_RANGES 32 /* ranges one recording may take */
@@ -142,6 +143,7 @@ struct device_state {
 	VkPhysicalDeviceProperties props;
 	bool calibrated;                   /* calibrated timestamps usable */
 	struct calibration_sample bracketed; /* the fallback's, from creation */
+	struct calibration_sample recent;  /* a run's last calibrated sample */
 	struct standing_pool *standing;    /* NULL: no standing recordings */
 };
 
@@ -525,8 +527,11 @@ bool calibrate_supported(crumbs_context *ctx, struct device_state *d);
  * on its first timed queue: once, at creation (pools set up). */
 void calibrate_bracketed(crumbs_context *ctx);
 /* Calibration samples of every device with calibrated timestamps, at the
- * start or the end of set's frame. */
-void calibrate(crumbs_context *ctx, struct capture_set *set, bool at_start);
+ * start or the end of set's frame, taken at `now`. A run's frames carry
+ * a sample younger than RUN_CALIBRATE_NS instead of taking one. */
+void calibrate(crumbs_context *ctx, struct capture_set *set, bool at_start, int64_t now);
+/* A run starts: the samples of an earlier one are not carried into it. */
+void calibrate_forget(crumbs_context *ctx);
 
 /* pools.c: each queue's query pool, its layout in slots, the command
  * buffers crumbs recorded once for it, its resets and the copy of its

@@ -45,6 +45,7 @@ static void begin_preroll(crumbs_context *ctx, uint64_t first, uint64_t last, in
 	ctx->run_skipped = 0;
 	ctx->order_count = 0;
 	pools_preroll(ctx, sets);
+	calibrate_forget(ctx);
 	for (uint32_t k = 0; k < sets; k++) {
 		atomic_store(&ctx->sets[k].phase, SET_FREE);
 		ctx->sets[k].used = false;
@@ -161,14 +162,8 @@ static void start_frame(crumbs_context *ctx, int64_t now, bool first)
 	set->device_lost = false;
 	for (uint32_t i = 0; first && i < ctx->queue_count; i++)
 		set->queues[i].ready_slot = ctx->queues[i].ready_slot;
-	/* A frame that follows a captured one starts when it ended. */
-	struct capture_set *before = set_of(ctx, ctx->frame - 1);
-	if (!first && ctx->frame > 0 && before != set && before->frame == ctx->frame - 1 &&
-	    atomic_load(&before->phase) != SET_FREE)
-		for (uint32_t i = 0; i < ctx->device_count; i++)
-			set->calibration[i][0] = before->calibration[i][1];
-	else
-		calibrate(ctx, set, true);
+	/* A run's frame starts with the sample that ended the last. */
+	calibrate(ctx, set, true, now);
 	atomic_store(&set->phase, SET_RECORDING);
 	atomic_store(&ctx->cur, set);
 }
@@ -178,7 +173,7 @@ static void end_frame(crumbs_context *ctx, int64_t now)
 {
 	struct capture_set *set = atomic_exchange(&ctx->cur, NULL);
 	set->end_ns = now;
-	calibrate(ctx, set, false);
+	calibrate(ctx, set, false, now);
 	atomic_store(&set->phase, SET_RESOLVING);
 	readback_start(ctx, set);
 	ctx->order[ctx->order_count++] = set;

@@ -125,6 +125,34 @@ static unsigned check_run(const char *path, uint64_t first, uint64_t count, int 
 	return flagged;
 }
 
+/*
+ * A run's frames on the CPU clock: each calibrated where the device is,
+ * most by the sample they start with alone. Clocks drift by parts per
+ * million, so a run samples again only once RUN_CALIBRATE_NS (50 ms) has
+ * passed, not at the end of each of these frames of a few milliseconds.
+ */
+static void check_run_calibration(const char *path, bool calibrated)
+{
+	reader *c;
+	struct analyze_error err;
+	const struct frame *f;
+	unsigned frames = 0, sampled_twice = 0;
+	assert_int_equal(reader_open_file(path, &c, &err), CRUMBS_OK);
+	while (reader_next_frame(c, &f, &err) == CRUMBS_OK && f) {
+		assert_int_equal(f->gpu_count, 1);
+		assert_int_equal(f->gpus[0].calibrated, calibrated);
+		if (calibrated)
+			assert_in_range(f->gpus[0].calibration_samples, 1, 2);
+		sampled_twice += f->gpus[0].calibration_samples == 2;
+		frames++;
+	}
+	reader_free(c);
+	assert_true(frames > 10);
+	if (calibrated && sampled_twice >= frames / 2)
+		fail_msg("%u of %u frames took a calibration sample of their own", sampled_twice,
+			 frames);
+}
+
 /* crumbs_record: frames 2 to 21 at detail 1 of 26, and crumbs_detail()
  * says which level each frame records. */
 static void run_by_api(void **state)
@@ -141,6 +169,7 @@ static void run_by_api(void **state)
 	const char *path = vkt_finish_capture(&t, NULL);
 	assert_non_null(strstr(path, "/test-run-2.crumbs"));
 	check_run(path, 2, 20, 1, 0);
+	check_run_calibration(path, t.calibrated);
 	vkt_destroy(&t);
 	check_no_validation_messages();
 }
