@@ -159,6 +159,22 @@ struct submit_record {
 	uint32_t signal_count;
 };
 
+/* Copies of query results into a copy buffer, as a list, so that a
+ * command buffer holding them is recorded again only when they change. */
+struct copy_op {
+	VkQueryPool pool;
+	VkBuffer buffer;
+	uint32_t first_query;
+	uint32_t count;
+	uint32_t first_slot;
+};
+struct copy_plan {
+	struct copy_op *ops;
+	uint32_t count;
+	uint32_t cap;
+	bool valid; /* the command buffer it belongs to holds exactly these */
+};
+
 struct queue_state {
 	VkQueue queue;
 	uint32_t device;
@@ -200,6 +216,11 @@ struct queue_state {
 	bool copy_coherent;
 	VkCommandBuffer copy_cb[CAPTURE_SETS];
 	VkFence copy_fence[CAPTURE_SETS];
+	/* What copy_cb[k] was recorded with, and the plan of the next copy:
+	 * a run's frames mostly copy the same slots, and the command buffer
+	 * is then submitted again as it is (readback.c). */
+	struct copy_plan copy_held[CAPTURE_SETS];
+	struct copy_plan copy_next;
 	uint8_t *written;           /* [slot_count]: slots the captures wrote */
 	/* Room to rebuild a submission with crumbs' command buffers. */
 	VkCommandBuffer *scratch_cbs;
@@ -561,6 +582,14 @@ uint32_t pools_set_runs(const struct queue_state *q, const struct set_queue *sq,
 			struct slot_run runs[3]);
 /* `count` scope slots of a set's queue for a scope `depth` deep, or NO_SLOT. */
 uint32_t pools_take_slots(struct set_queue *sq, uint32_t depth, uint32_t count);
+/* Appends to plan the copies pools_copy_marked would record. false when
+ * out of memory. */
+bool pools_plan_copies(crumbs_context *ctx, struct copy_plan *plan, VkQueryPool pool,
+		       uint32_t first_query, const uint8_t *marks, uint8_t mark, uint32_t count,
+		       VkBuffer buffer, uint32_t first_slot);
+/* Records the plan's copies into cb. */
+void pools_record_plan(const struct device_state *d, VkCommandBuffer cb,
+		       const struct copy_plan *plan);
 /* Records into cb the copy of queries first_query + i of pool, for each
  * run of i < count where marks[i] == mark, into buffer's slots
  * first_slot + i, waiting for each to be available. */

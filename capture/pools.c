@@ -273,6 +273,9 @@ void pools_release_queue(crumbs_context *ctx, struct queue_state *q)
 		d->fn.FreeMemory(d->device, q->copy_memory, alloc);
 	if (q->cmd_pool)
 		d->fn.DestroyCommandPool(d->device, q->cmd_pool, alloc);
+	for (uint32_t k = 0; k < CAPTURE_SETS; k++)
+		ctx_free(ctx, q->copy_held[k].ops);
+	ctx_free(ctx, q->copy_next.ops);
 	ctx_free(ctx, q->submits);
 	ctx_free(ctx, q->begin_cbs);
 	ctx_free(ctx, q->results);
@@ -407,24 +410,75 @@ uint32_t pools_take_slots(struct set_queue *sq, uint32_t depth, uint32_t count)
 	return at;
 }
 
+/* The next run of marks[i] == mark at or after *first, as [*first, *end);
+ * false when there is none before count. */
+static bool next_marked_run(const uint8_t *marks, uint8_t mark, uint32_t count, uint32_t *first,
+			    uint32_t *end)
+{
+	uint32_t i = *first;
+	while (i < count && marks[i] != mark)
+		i++;
+	if (i == count)
+		return false;
+	uint32_t e = i;
+	while (e < count && marks[e] == mark)
+		e++;
+	*first = i;
+	*end = e;
+	return true;
+}
+
+static void record_one_copy(const struct device_state *d, VkCommandBuffer cb, VkQueryPool pool,
+			    uint32_t first_query, uint32_t count, VkBuffer buffer,
+			    uint32_t first_slot)
+{
+	d->fn.CmdCopyQueryPoolResults(cb, pool, first_query, count, buffer,
+				      sizeof(uint64_t) * 2 * first_slot, sizeof(uint64_t) * 2,
+				      VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT |
+				      VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+}
+
 void pools_copy_marked(const struct device_state *d, VkCommandBuffer cb, VkQueryPool pool,
 		       uint32_t first_query, const uint8_t *marks, uint8_t mark, uint32_t count,
 		       VkBuffer buffer, uint32_t first_slot)
 {
-	for (uint32_t first = 0; first < count;) {
-		if (marks[first] != mark) {
-			first++;
-			continue;
+	for (uint32_t first = 0, end; next_marked_run(marks, mark, count, &first, &end); first = end)
+		record_one_copy(d, cb, pool, first_query + first, end - first, buffer,
+				first_slot + first);
+}
+
+bool pools_plan_copies(crumbs_context *ctx, struct copy_plan *plan, VkQueryPool pool,
+		       uint32_t first_query, const uint8_t *marks, uint8_t mark, uint32_t count,
+		       VkBuffer buffer, uint32_t first_slot)
+{
+	for (uint32_t first = 0, end; next_marked_run(marks, mark, count, &first, &end); first = end) {
+		if (plan->count == plan->cap) {
+			uint32_t cap = plan->cap ? plan->cap * 2 : 16;
+			struct copy_op *ops = ctx_realloc(ctx, plan->ops, sizeof(*ops) * cap);
+			if (!ops)
+				return false;
+			plan->ops = ops;
+			plan->cap = cap;
 		}
-		uint32_t end = first;
-		while (end < count && marks[end] == mark)
-			end++;
-		d->fn.CmdCopyQueryPoolResults(cb, pool, first_query + first, end - first, buffer,
-					      sizeof(uint64_t) * 2 * (first_slot + first),
-					      sizeof(uint64_t) * 2,
-					      VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT |
-					      VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
-		first = end;
+		/* Field by field: the list is compared with memcmp. */
+		struct copy_op *op = &plan->ops[plan->count++];
+		memset(op, 0, sizeof(*op));
+		op->pool = pool;
+		op->buffer = buffer;
+		op->first_query = first_query + first;
+		op->count = end - first;
+		op->first_slot = first_slot + first;
+	}
+	return true;
+}
+
+void pools_record_plan(const struct device_state *d, VkCommandBuffer cb,
+		       const struct copy_plan *plan)
+{
+	for (uint32_t i = 0; i < plan->count; i++) {
+		const struct copy_op *op = &plan->ops[i];
+		record_one_copy(d, cb, op->pool, op->first_query, op->count, op->buffer,
+				op->first_slot);
 	}
 }
 

@@ -102,21 +102,21 @@ static void marks_change(crumbs_context *ctx, const struct capture_set *set, str
  * copied, since a slot that never is would stall the queue), then made
  * visible to the host. The copy runs on s because a query's result is
  * only sure to be seen by a later command of the queue that wrote it.
+ * When the set's command buffer already holds exactly these copies (a
+ * run's frames mostly write the same slots), it is left as it is: it is
+ * not pending (its fence said so), and recording it cost microseconds.
  */
 static VkResult record_copy(crumbs_context *ctx, struct capture_set *set, struct queue_state *s)
 {
 	struct device_state *d = &ctx->devices[s->device];
 	VkCommandBuffer cb = s->copy_cb[set->index];
-	VkCommandBufferBeginInfo bi = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL,
-					VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL };
+	struct copy_plan *held = &s->copy_held[set->index], *next = &s->copy_next;
+	VkCommandBufferBeginInfo bi = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL, 0, NULL };
 	VkMemoryBarrier before = { VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, 0, 0 };
 	VkMemoryBarrier after = { VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL,
 				  VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_HOST_READ_BIT };
-	VkResult r = d->fn.BeginCommandBuffer(cb, &bi);
-	if (r != VK_SUCCESS)
-		return r;
-	d->fn.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-				 VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0, NULL, 0, NULL);
+
+	next->count = 0;
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
 		struct queue_state *p = &ctx->queues[i];
 		if (!set->queues[i].marked || !queue_same_family(p, s))
@@ -124,13 +124,30 @@ static VkResult record_copy(crumbs_context *ctx, struct capture_set *set, struct
 		struct slot_run runs[6];
 		uint32_t own;
 		for (uint32_t k = 0, n = read_runs(ctx, set, p, runs, &own); k < n; k++)
-			pools_copy_marked(d, cb, p->pool, runs[k].first,
-					  p->written + runs[k].first, k < own ? WRITTEN : LENT,
-					  runs[k].count, p->copy_buffer, runs[k].first);
+			if (!pools_plan_copies(ctx, next, p->pool, runs[k].first,
+					       p->written + runs[k].first, k < own ? WRITTEN : LENT,
+					       runs[k].count, p->copy_buffer, runs[k].first))
+				return VK_ERROR_OUT_OF_HOST_MEMORY;
 	}
+	if (held->valid && held->count == next->count &&
+	    memcmp(held->ops, next->ops, sizeof(*next->ops) * next->count) == 0)
+		return VK_SUCCESS;
+	held->valid = false;
+	VkResult r = d->fn.BeginCommandBuffer(cb, &bi);
+	if (r != VK_SUCCESS)
+		return r;
+	d->fn.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+				 VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0, NULL, 0, NULL);
+	pools_record_plan(d, cb, next);
 	d->fn.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
 				 VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0, NULL, 0, NULL);
-	return d->fn.EndCommandBuffer(cb);
+	if ((r = d->fn.EndCommandBuffer(cb)) != VK_SUCCESS)
+		return r;
+	struct copy_plan t = *held;
+	*held = *next;
+	*next = t;
+	held->valid = true;
+	return VK_SUCCESS;
 }
 
 /* Forgets what was read of the set's slots: those of an earlier frame

@@ -4,7 +4,8 @@
  * A to B at a coarse detail level in one file, each way of asking for one
  * (the API, its stop, the console, the environment) and refusing bad
  * requests, and a GPU that never lets crumbs read its results, which must
- * not stall the program.
+ * not stall the program; the copies of the results recorded again only
+ * when the slots a frame wrote change.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -308,6 +309,96 @@ static void run_from_environment(void **state)
 	check_no_validation_messages();
 }
 
+static unsigned copies_recorded;
+
+static VKAPI_ATTR void VKAPI_CALL counting_copy(VkCommandBuffer cb, VkQueryPool pool,
+						uint32_t first, uint32_t count, VkBuffer buffer,
+						VkDeviceSize offset, VkDeviceSize stride,
+						VkQueryResultFlags flags)
+{
+	copies_recorded++;
+	vkCmdCopyQueryPoolResults(cb, pool, first, count, buffer, offset, stride, flags);
+}
+
+static PFN_vkVoidFunction count_copies(const char *name)
+{
+	return strcmp(name, "vkCmdCopyQueryPoolResults") == 0 ?
+	       (PFN_vkVoidFunction)counting_copy : NULL;
+}
+
+/* Frame n with a second pass beside the first. */
+static void frame_two_passes(struct vkt *t, int n)
+{
+	VkCommandBuffer cb = vkt_begin(t);
+	crumbs_cmd *h = crumbs_cmd_begin(t->crumbs, cb, t->queue);
+	crumbs_scope_beginf(h, 0, "Frame %d", n);
+	crumbs_scope_begin(h, 1, "Pass");
+	vkt_fill(t, cb, 4096);
+	crumbs_scope_end(h);
+	crumbs_scope_begin(h, 1, "Second pass");
+	vkt_fill(t, cb, 4096);
+	crumbs_scope_end(h);
+	crumbs_scope_end(h);
+	crumbs_cmd_end(h);
+	assert_int_equal(vkEndCommandBuffer(cb), VK_SUCCESS);
+	vkt_submit(t, cb, VK_NULL_HANDLE, 0, VK_NULL_HANDLE, 0);
+	assert_int_equal(vkQueueWaitIdle(t->queue), VK_SUCCESS);
+	crumbs_frame(t->crumbs);
+}
+
+/*
+ * A run's frames that write the same slots as the last frame of their
+ * set submit that set's copy as it was recorded; a frame that writes
+ * others records it again, and reads its own results: frames 1 to 39,
+ * the second pass from frame 20 on, every scope timed.
+ */
+static void copies_recorded_again_only_when_changed(void **state)
+{
+	(void)state;
+	struct vkt t;
+	vkt_override = count_copies;
+	vkt_init(&t, NULL);
+	assert_int_equal(crumbs_record(t.crumbs, 1, 39, 1), CRUMBS_OK);
+	unsigned at_8 = 0, at_20 = 0;
+	for (int n = 0; n < 42; n++) {
+		if (n == 8)
+			at_8 = copies_recorded;
+		if (n == 20)
+			at_20 = copies_recorded;
+		if (n < 20)
+			frame(&t, n);
+		else
+			frame_two_passes(&t, n);
+	}
+	/* Every set was used by frame 8; its frames after wrote the same. */
+	assert_true(at_8 > 0);
+	assert_int_equal(at_20, at_8);
+	assert_true(copies_recorded > at_20);
+	const char *path = vkt_finish_capture(&t, NULL);
+	reader *c;
+	struct analyze_error err;
+	const struct frame *f;
+	unsigned frames = 0;
+	assert_int_equal(reader_open_file(path, &c, &err), CRUMBS_OK);
+	while (reader_next_frame(c, &f, &err) == CRUMBS_OK && f) {
+		assert_int_equal(f->number, 1 + frames);
+		assert_false(f->flags & CRUMBS_FRAME_INCOMPLETE);
+		const struct node *top = f->queues[0].root->child;
+		unsigned passes = 0;
+		for (const struct node *p = top->child; p; p = p->next, passes++)
+			assert_false(p->flags & NODE_UNTIMED);
+		assert_false(top->flags & NODE_UNTIMED);
+		assert_int_equal(passes, f->number < 20 ? 1 : 2);
+		frames++;
+	}
+	assert_int_equal(err.code, CRUMBS_OK);
+	reader_free(c);
+	assert_int_equal(frames, 39);
+	vkt_destroy(&t);
+	vkt_override = NULL;
+	check_no_validation_messages();
+}
+
 static VKAPI_ATTR VkResult VKAPI_CALL never_done(VkDevice device, VkFence fence)
 {
 	(void)device, (void)fence;
@@ -361,6 +452,7 @@ int main(void)
 		cmocka_unit_test(bad_requests),
 		cmocka_unit_test(run_from_environment),
 		cmocka_unit_test(results_never_ready),
+		cmocka_unit_test(copies_recorded_again_only_when_changed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
