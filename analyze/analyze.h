@@ -253,6 +253,28 @@ enum crumbs_result reader_rewind(reader *c, struct analyze_error *err);
 uint64_t reader_raw_bytes(const reader *c);
 
 /*
+ * Reading a capture in parts, each on its own thread with its own reader:
+ * reader_clone opens another reader of the same bytes (freed before the
+ * one it came from when that one reads memory); the parts are the
+ * capture's frames chunks, reader_part_count of them, part k taking
+ * reader_part_bytes of the file; reader_read_parts positions at the first
+ * frame of part `first` and makes reading end after the last of part
+ * end - 1, as at the end of the capture (where damage found at open is
+ * told only when end is the count).
+ */
+enum crumbs_result reader_clone(const reader *c, reader **out, struct analyze_error *err);
+size_t reader_part_count(const reader *c);
+uint64_t reader_part_bytes(const reader *c, size_t k);
+/* The frame numbers the chunk header of part k gives. */
+void reader_part_frames(const reader *c, size_t k, uint64_t *first, uint64_t *last);
+enum crumbs_result reader_read_parts(reader *c, size_t first, size_t end,
+				     struct analyze_error *err);
+/* Whether the next chunk is decompressed and decoded on a thread of the
+ * reader's own while one is read (the default); a reader of one part
+ * among threads that each read one does better without. */
+void reader_prefetch(reader *c, bool on);
+
+/*
  * From the next read on, frames without their scopes and events: each
  * queue's root alone, holding the queue's whole busy time, with the rest
  * of the frame as always (busy, wait and idle, the GPUs' frame times, the
@@ -441,6 +463,11 @@ void stats_free(stats *s);
  */
 enum crumbs_result stats_add_frame(stats *s, const struct capture_meta *meta,
 				   const struct frame *f);
+
+/* Adds the frames `from` was given, after those s was, as if they had been
+ * added to s one by one: statistics taken of a capture's parts on several
+ * threads, joined in order. Errors as stats_add_frame's. */
+enum crumbs_result stats_append(stats *s, const stats *from);
 
 /* Makes stats_add_frame keep the GPUs' frame times alone (STATS_GPU
  * rows): 4 bytes a GPU a frame, for a picture of a long run. Call before

@@ -120,6 +120,8 @@ struct reader {
 	uint64_t raw_bytes;
 
 	bool skip_scopes;             /* reader_skip_scopes */
+	size_t read_end;              /* chunks from here on are not read */
+	bool no_prefetch;             /* reader_prefetch(c, false) */
 	uint64_t names_epoch;         /* counts the chunks loaded */
 	struct raw_frame raw;         /* the frame read last, in main.frames */
 	bool pending;                 /* raw holds the frame the next read returns */
@@ -683,7 +685,7 @@ static void prefetch_start(reader *c, size_t i, bool frames)
 	if (i >= c->chunks.len)
 		return;
 	if (!p->started) {
-		if (p->failed)
+		if (p->failed || c->no_prefetch)
 			return;
 		p->want = p->done = NO_CHUNK;
 		if (pthread_mutex_init(&p->lock, NULL) != 0) {
@@ -928,6 +930,7 @@ static enum crumbs_result open_common(reader *c, struct analyze_error *err)
 
 static enum crumbs_result open_finish(reader *c, reader **out, struct analyze_error *err)
 {
+	c->read_end = SIZE_MAX;
 	enum crumbs_result r = open_common(c, err);
 	if (r != CRUMBS_OK) {
 		reader_free(c);
@@ -977,6 +980,28 @@ enum crumbs_result reader_open_memory(const void *data, size_t size, reader **ou
 	c->fd = -1;
 	c->mem = data ? data : (const unsigned char *)"";
 	c->size = data ? size : 0;
+	return open_finish(c, out, err);
+}
+
+enum crumbs_result reader_clone(const reader *from, reader **out, struct analyze_error *err)
+{
+	reader *c;
+
+	*out = NULL;
+	memset(err, 0, sizeof(*err));
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return out_of_memory(err);
+	c->fd = -1;
+	if (from->fd >= 0 && (c->fd = fcntl(from->fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+		char why[128];
+		system_error(why, sizeof(why), errno);
+		free(c);
+		return set_error(err, CRUMBS_ERROR_IO, 0, "%s", why);
+	}
+	c->mem = from->mem;
+	c->size = from->size; /* the same bytes, should the file grow */
+	c->skip_scopes = from->skip_scopes;
 	return open_finish(c, out, err);
 }
 
@@ -1075,8 +1100,8 @@ static enum crumbs_result next_raw(reader *c, bool *got, struct analyze_error *e
 			}
 			c->loaded = false;
 		}
-		if (c->next_chunk >= c->chunks.len) {
-			if (c->damage.code != CRUMBS_OK) {
+		if (c->next_chunk >= c->read_end || c->next_chunk >= c->chunks.len) {
+			if (c->read_end >= c->chunks.len && c->damage.code != CRUMBS_OK) {
 				*err = c->damage;
 				return stop(c, err);
 			}
@@ -1134,6 +1159,7 @@ void reader_skip_scopes(reader *c, bool skip)
 static void restart(reader *c, size_t chunk)
 {
 	c->next_chunk = chunk;
+	c->read_end = SIZE_MAX;
 	c->loaded = false;
 	c->pending = false;
 	c->stopped = false;
@@ -1146,6 +1172,56 @@ enum crumbs_result reader_rewind(reader *c, struct analyze_error *err)
 	reset_setup(c);
 	restart(c, 0);
 	return CRUMBS_OK;
+}
+
+size_t reader_part_count(const reader *c)
+{
+	return c->frame_chunks.len;
+}
+
+uint64_t reader_part_bytes(const reader *c, size_t k)
+{
+	const size_t *fc = c->frame_chunks.data;
+	const struct chunk_ref *all = c->chunks.data;
+	if (k >= c->frame_chunks.len)
+		return 0;
+	size_t i = fc[k];
+	uint64_t end = i + 1 < c->chunks.len ? all[i + 1].offset : c->chunks_end;
+	return end > all[i].offset ? end - all[i].offset : 0;
+}
+
+void reader_part_frames(const reader *c, size_t k, uint64_t *first, uint64_t *last)
+{
+	const size_t *fc = c->frame_chunks.data;
+	const struct chunk_ref *all = c->chunks.data;
+	*first = *last = 0;
+	if (k < c->frame_chunks.len) {
+		*first = all[fc[k]].first;
+		*last = all[fc[k]].last;
+	}
+}
+
+enum crumbs_result reader_read_parts(reader *c, size_t first, size_t end,
+				     struct analyze_error *err)
+{
+	const size_t *fc = c->frame_chunks.data;
+	memset(err, 0, sizeof(*err));
+	if (first >= end || end > c->frame_chunks.len)
+		return set_error(err, CRUMBS_ERROR_NOT_FOUND, 0, "no such part of the capture");
+	if (c->setup_applied > fc[first])
+		reset_setup(c);
+	restart(c, fc[first]);
+	/* Up to the chunk after the part's last frames chunk: setup chunks
+	 * after it belong to the next part. */
+	c->read_end = end == c->frame_chunks.len ? SIZE_MAX : fc[end - 1] + 1;
+	return CRUMBS_OK;
+}
+
+void reader_prefetch(reader *c, bool on)
+{
+	c->no_prefetch = !on;
+	if (!on)
+		prefetch_stop(c);
 }
 
 static enum crumbs_result not_found(reader *c, uint64_t number, struct analyze_error *err)

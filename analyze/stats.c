@@ -294,26 +294,34 @@ static uint32_t gpu_row(struct stats *s, uint32_t gpu)
 	return s->gpu_rows[gpu];
 }
 
-/* The queue's STATS_BUSY row, its STATS_WAIT and STATS_IDLE after it. */
-static uint32_t queue_row(struct stats *s, const struct capture_meta *meta, uint32_t q)
+/* The STATS_BUSY row of queue q (of that GPU and name), its STATS_WAIT and
+ * STATS_IDLE after it. */
+static uint32_t queue_rows_named(struct stats *s, uint32_t q, uint32_t gpu, const char *name,
+				 size_t len)
 {
-	if (q >= meta->queue_count || !grow_index(&s->queue_rows, &s->queue_row_count, q + 1))
+	if (q >= 1u << 16 || !grow_index(&s->queue_rows, &s->queue_row_count, q + 1))
 		return STATS_NONE;
 	if (s->queue_rows[q] == STATS_NONE) {
-		const struct capture_queue *cq = &meta->queues[q];
-		uint32_t g = gpu_row(s, cq->gpu);
+		uint32_t g = gpu_row(s, gpu);
 		if (g == STATS_NONE)
 			return STATS_NONE;
-		size_t len = strnlen(cq->name, sizeof(cq->name));
-		uint32_t busy = row_new(s, STATS_BUSY, cq->gpu, q, g, 0, cq->name, len,
-					s->rows[g].path);
+		uint32_t busy = row_new(s, STATS_BUSY, gpu, q, g, 0, name, len, s->rows[g].path);
 		if (busy == STATS_NONE ||
-		    row_new(s, STATS_WAIT, cq->gpu, q, g, 0, cq->name, len, s->rows[g].path) == STATS_NONE ||
-		    row_new(s, STATS_IDLE, cq->gpu, q, g, 0, cq->name, len, s->rows[g].path) == STATS_NONE)
+		    row_new(s, STATS_WAIT, gpu, q, g, 0, name, len, s->rows[g].path) == STATS_NONE ||
+		    row_new(s, STATS_IDLE, gpu, q, g, 0, name, len, s->rows[g].path) == STATS_NONE)
 			return STATS_NONE;
 		s->queue_rows[q] = busy;
 	}
 	return s->queue_rows[q];
+}
+
+/* The queue's STATS_BUSY row, its STATS_WAIT and STATS_IDLE after it. */
+static uint32_t queue_row(struct stats *s, const struct capture_meta *meta, uint32_t q)
+{
+	if (q >= meta->queue_count)
+		return STATS_NONE;
+	const struct capture_queue *cq = &meta->queues[q];
+	return queue_rows_named(s, q, cq->gpu, cq->name, strnlen(cq->name, sizeof(cq->name)));
 }
 
 static uint64_t name_hash(uint32_t parent, const char *name, size_t len)
@@ -615,6 +623,96 @@ enum crumbs_result stats_add_frame(stats *s, const struct capture_meta *meta,
 								 CRUMBS_ERROR_OUT_OF_MEMORY;
 	}
 	s->numbers[s->frame_count++] = f->number;
+	return CRUMBS_OK;
+}
+
+/* Appends from's values to se's, `len` of them from its position `at`. */
+static bool series_append(struct series *se, uint32_t at, const struct series *from, uint32_t len)
+{
+	for (uint32_t i = 0; i < len; i++)
+		if (!series_push(se, at + i, series_get(from, i)))
+			return false;
+	return true;
+}
+
+enum crumbs_result stats_append(stats *s, const stats *from)
+{
+	if (from->frame_count == 0)
+		return CRUMBS_OK;
+	if (s->frame_count + from->frame_count >= UINT32_MAX - 1)
+		return CRUMBS_ERROR_LIMIT;
+	if (s->frame_count + from->frame_count > s->frame_cap) {
+		size_t cap = s->frame_count + from->frame_count;
+		uint64_t *d = realloc(s->numbers, cap * sizeof(*d));
+		if (!d)
+			return CRUMBS_ERROR_OUT_OF_MEMORY;
+		s->numbers = d;
+		s->frame_cap = cap;
+	}
+	uint32_t base = (uint32_t)s->frame_count;
+	uint32_t *map = malloc((from->row_count + 1) * sizeof(*map));
+	if (!map)
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	enum crumbs_result r = CRUMBS_OK;
+	/* Rows in the order from made them, which is the order they first
+	 * appear in its frames: a parent before its children. */
+	for (size_t i = 0; i < from->row_count && r == CRUMBS_OK; i++) {
+		const struct stats_row *row = &from->rows[i];
+		uint32_t to = STATS_NONE;
+		switch (row->kind) {
+		case STATS_GPU:
+			to = gpu_row(s, row->gpu);
+			break;
+		case STATS_BUSY:
+			to = queue_rows_named(s, row->queue, row->gpu, row->name, row->name_len);
+			break;
+		case STATS_WAIT:
+		case STATS_IDLE:
+			/* Right after their busy row, in both. */
+			to = map[i - (row->kind - STATS_BUSY)];
+			if (to != STATS_NONE)
+				to += row->kind - STATS_BUSY;
+			break;
+		case STATS_SCOPE:
+			to = scope_row(s, map[row->parent], row->name, row->name_len);
+			break;
+		}
+		if (to == STATS_NONE)
+			r = s->row_count >= STATS_NONE - 1 ? CRUMBS_ERROR_LIMIT :
+							   CRUMBS_ERROR_OUT_OF_MEMORY;
+		map[i] = to;
+	}
+	for (size_t i = 0; i < from->row_count && r == CRUMBS_OK; i++) {
+		const struct row_store *f = &from->store[i];
+		struct row_store *st = &s->store[map[i]];
+		st->calls += f->calls;
+		if (!f->len)
+			continue;
+		if (f->split && !st->split && !split_exclusive(st)) {
+			r = CRUMBS_ERROR_OUT_OF_MEMORY;
+			break;
+		}
+		uint32_t first = base + f->first;
+		if (st->len == 0)
+			st->first = first;
+		bool ok = true;
+		for (; ok && st->first + st->len < first; st->len++)
+			ok = series_push(&st->time, st->len, STATS_ABSENT) &&
+			     (!st->split || series_push(&st->exclusive, st->len, STATS_ABSENT));
+		ok = ok && series_append(&st->time, st->len, &f->time, f->len) &&
+		     (!st->split ||
+		      series_append(&st->exclusive, st->len, f->split ? &f->exclusive : &f->time, f->len));
+		if (!ok) {
+			r = CRUMBS_ERROR_OUT_OF_MEMORY;
+			break;
+		}
+		st->len += f->len;
+	}
+	free(map);
+	if (r != CRUMBS_OK)
+		return r;
+	memcpy(s->numbers + base, from->numbers, from->frame_count * sizeof(*s->numbers));
+	s->frame_count += from->frame_count;
 	return CRUMBS_OK;
 }
 

@@ -6,9 +6,11 @@
 #include "cmds.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A budget file is a few lines; more than this is not one. */
 #define BUDGET_MAX_BYTES (1u << 20)
@@ -67,6 +69,204 @@ int cmd_stats_budget(const struct stats_settings *st, struct stats_budget **out)
 	return EXIT_OK;
 }
 
+/* ------------------------------------------------------------------------ */
+/* A capture read in parts on several threads                              */
+/* ------------------------------------------------------------------------ */
+
+/* Parts (frames chunks) of a capture read one after the other by one
+ * thread, into statistics of their own, joined in order by the main one. */
+struct piece {
+	size_t first, end;         /* its parts */
+	stats *s;
+	enum crumbs_result r;      /* of reading: not CRUMBS_OK at damage */
+	struct analyze_error err;
+	enum crumbs_result added_r; /* of taking the statistics */
+	uint64_t added;
+	bool past_range;           /* it read a frame after --frames */
+	bool done;
+};
+
+struct loader {
+	const struct stats_settings *st;
+	const reader *from;
+	struct piece *pieces;
+	size_t count;
+	size_t next;               /* the next piece to take */
+	bool stop;                 /* no piece after those taken is needed */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
+/* Pieces a thread, so that one slowed down holds up the others little. */
+#define PIECES_PER_THREAD 4
+#define MAX_THREADS 16
+
+static void read_piece(const struct loader *l, reader *c, struct piece *p)
+{
+	const struct stats_settings *st = l->st;
+	if (!(p->s = stats_create())) {
+		p->added_r = CRUMBS_ERROR_OUT_OF_MEMORY;
+		return;
+	}
+	if (st->frame_times_only)
+		stats_keep_frame_times_only(p->s);
+	p->r = reader_read_parts(c, p->first, p->end, &p->err);
+	while (p->r == CRUMBS_OK) {
+		const struct frame *f;
+		if ((p->r = reader_next_frame(c, &f, &p->err)) != CRUMBS_OK || !f)
+			break;
+		if (f->number < st->first_frame)
+			continue;
+		if (f->number > st->last_frame) {
+			p->past_range = true;
+			break;
+		}
+		if ((p->added_r = stats_add_frame(p->s, reader_meta(c), f)) != CRUMBS_OK)
+			break;
+		p->added++;
+	}
+}
+
+static void *load_thread(void *arg)
+{
+	struct loader *l = arg;
+	struct analyze_error err;
+	reader *c = NULL;
+	enum crumbs_result cr = reader_clone(l->from, &c, &err);
+	if (c) {
+		reader_prefetch(c, false);
+		reader_skip_scopes(c, l->st->frame_times_only);
+	}
+	pthread_mutex_lock(&l->lock);
+	while (!l->stop && l->next < l->count) {
+		struct piece *p = &l->pieces[l->next++];
+		pthread_mutex_unlock(&l->lock);
+		if (c) {
+			read_piece(l, c, p);
+		} else {
+			p->r = cr;
+			p->err = err;
+		}
+		pthread_mutex_lock(&l->lock);
+		p->done = true;
+		if (p->r != CRUMBS_OK || p->added_r != CRUMBS_OK || p->past_range)
+			l->stop = true;
+		pthread_cond_broadcast(&l->cond);
+	}
+	pthread_mutex_unlock(&l->lock);
+	reader_free(c);
+	return NULL;
+}
+
+/* Threads to read with: CRUMBS_THREADS, else the CPUs online. */
+static unsigned load_threads(void)
+{
+	const char *v = getenv("CRUMBS_THREADS");
+	long n = v && *v ? strtol(v, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		n = 1;
+	return n > MAX_THREADS ? MAX_THREADS : (unsigned)n;
+}
+
+/* Splits parts [first, end) into pieces of about equal bytes. */
+static size_t plan_pieces(const reader *c, size_t first, size_t end, size_t want,
+			  struct piece *pieces)
+{
+	uint64_t total = 0, done = 0;
+	size_t n = 0;
+	for (size_t k = first; k < end; k++)
+		total += reader_part_bytes(c, k);
+	for (size_t k = first; k < end;) {
+		size_t begin = k;
+		/* Up to where its share of the bytes ends, one part at least. */
+		uint64_t until = total / want * (n + 1);
+		do
+			done += reader_part_bytes(c, k++);
+		while (k < end && done < until && n + 1 < want);
+		if (n + 1 == want)
+			k = end;
+		memset(&pieces[n], 0, sizeof(pieces[n]));
+		pieces[n].first = begin;
+		pieces[n].end = k;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Takes the statistics of the frames in range of parts [first, end) of c
+ * into s on `threads` threads. Returns how the reading ended as
+ * cmd_stats_load does, having said why when not CMD_LOAD_OK; *added gets
+ * the frames added.
+ */
+static enum cmd_load load_in_parts(const char *path, const struct stats_settings *st, reader *c,
+				   size_t first, size_t end, unsigned threads, stats *s,
+				   uint64_t *added)
+{
+	struct loader l = { st, c, NULL, 0, 0, false, PTHREAD_MUTEX_INITIALIZER,
+			    PTHREAD_COND_INITIALIZER };
+	pthread_t tids[MAX_THREADS];
+	unsigned started = 0;
+	size_t want = (size_t)threads * PIECES_PER_THREAD;
+	if (want > end - first)
+		want = end - first;
+	if (!(l.pieces = calloc(want, sizeof(*l.pieces)))) {
+		cmd_error("out of memory");
+		return CMD_LOAD_FAILED;
+	}
+	l.count = plan_pieces(c, first, end, want, l.pieces);
+	for (unsigned i = 0; i < threads && i < l.count; i++)
+		if (pthread_create(&tids[started], NULL, load_thread, &l) == 0)
+			started++;
+	if (started == 0) /* no thread to be had: this one reads */
+		load_thread(&l);
+
+	enum cmd_load out = CMD_LOAD_OK;
+	bool failed = false;
+	*added = 0;
+	for (size_t i = 0; i < l.count && !failed; i++) {
+		struct piece *p = &l.pieces[i];
+		pthread_mutex_lock(&l.lock);
+		while (!p->done && !(l.stop && i >= l.next))
+			pthread_cond_wait(&l.cond, &l.lock);
+		bool taken = p->done;
+		pthread_mutex_unlock(&l.lock);
+		if (!taken)
+			break; /* a piece before ended the reading */
+		enum crumbs_result ar = p->added_r;
+		if (ar == CRUMBS_OK && p->s)
+			ar = stats_append(s, p->s);
+		stats_free(p->s);
+		p->s = NULL;
+		if (ar != CRUMBS_OK) {
+			cmd_error("cannot take the statistics of '%s': %s", path, crumbs_result_str(ar));
+			out = CMD_LOAD_FAILED;
+			failed = true;
+		} else if (p->r != CRUMBS_OK) {
+			*added += p->added;
+			cmd_capture_error(path, p->err.text, *added > 0);
+			out = CMD_LOAD_PARTIAL;
+			failed = true;
+		} else {
+			*added += p->added;
+			failed = p->past_range;
+		}
+		if (failed) {
+			pthread_mutex_lock(&l.lock);
+			l.stop = true;
+			pthread_mutex_unlock(&l.lock);
+		}
+	}
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+	for (size_t i = 0; i < l.count; i++)
+		stats_free(l.pieces[i].s);
+	free(l.pieces);
+	pthread_cond_destroy(&l.cond);
+	pthread_mutex_destroy(&l.lock);
+	return out;
+}
+
 enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, reader **cp,
 			    stats **sp)
 {
@@ -92,7 +292,9 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 	}
 
 	enum crumbs_result r = cmd_range_start(c, st->first_frame, &err);
+	enum cmd_load load = CMD_LOAD_OK;
 	uint64_t added = 0;
+	unsigned threads = load_threads();
 	while (r == CRUMBS_OK) {
 		const struct frame *f;
 		if ((r = cmd_range_next(c, st->first_frame, st->last_frame, &f, &err)) != CRUMBS_OK ||
@@ -100,6 +302,22 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 			break;
 		if (added == 0 && !cmd_check_selection(path, &st->report, reader_meta(c)))
 			return CMD_LOAD_FAILED;
+		/* The first frame told what the capture holds (the selection
+		 * is checked against it); from its part on, with more than
+		 * one part left, the parts are read on several threads. */
+		size_t parts = reader_part_count(c), part = 0;
+		uint64_t lo = 0, hi = 0;
+		for (; added == 0 && threads > 1 && part < parts; part++) {
+			reader_part_frames(c, part, &lo, &hi);
+			if (f->number >= lo && f->number <= hi)
+				break;
+		}
+		if (added == 0 && threads > 1 && part + 1 < parts) {
+			load = load_in_parts(path, st, c, part, parts, threads, s, &added);
+			if (load == CMD_LOAD_FAILED)
+				return load;
+			break;
+		}
 		enum crumbs_result ar = stats_add_frame(s, reader_meta(c), f);
 		if (ar != CRUMBS_OK) {
 			cmd_error("cannot take the statistics of '%s': %s", path, crumbs_result_str(ar));
@@ -107,10 +325,12 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 		}
 		added++;
 	}
-	if (r != CRUMBS_OK)
+	if (r != CRUMBS_OK) {
 		cmd_capture_error(path, err.text, added > 0);
+		load = CMD_LOAD_PARTIAL;
+	}
 	if (added == 0) {
-		if (r == CRUMBS_OK)
+		if (load == CMD_LOAD_OK)
 			cmd_no_frames(path, st->frames_set, st->first_frame, st->last_frame);
 		return CMD_LOAD_FAILED;
 	}
@@ -118,8 +338,8 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 		cmd_error("out of memory");
 		return CMD_LOAD_FAILED;
 	}
-	if (r != CRUMBS_OK)
-		return CMD_LOAD_PARTIAL;
+	if (load != CMD_LOAD_OK)
+		return load;
 	if (reader_damage(c)->code != CRUMBS_OK) {
 		/* The frames read are intact, but the file is not. */
 		cmd_capture_error(path, reader_damage(c)->text, false);
