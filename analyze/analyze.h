@@ -265,8 +265,9 @@ uint64_t reader_raw_bytes(const reader *c);
 enum crumbs_result reader_clone(const reader *c, reader **out, struct analyze_error *err);
 size_t reader_part_count(const reader *c);
 uint64_t reader_part_bytes(const reader *c, size_t k);
-/* The frame numbers the chunk header of part k gives. */
-void reader_part_frames(const reader *c, size_t k, uint64_t *first, uint64_t *last);
+/* The part whose chunk header says it holds frame `number`, or
+ * reader_part_count when none does. */
+size_t reader_part_of(const reader *c, uint64_t number);
 enum crumbs_result reader_read_parts(reader *c, size_t first, size_t end,
 				     struct analyze_error *err);
 /* Whether the next chunk is decompressed and decoded on a thread of the

@@ -930,7 +930,6 @@ static enum crumbs_result open_common(reader *c, struct analyze_error *err)
 
 static enum crumbs_result open_finish(reader *c, reader **out, struct analyze_error *err)
 {
-	c->read_end = SIZE_MAX;
 	enum crumbs_result r = open_common(c, err);
 	if (r != CRUMBS_OK) {
 		reader_free(c);
@@ -940,25 +939,42 @@ static enum crumbs_result open_finish(reader *c, reader **out, struct analyze_er
 	return CRUMBS_OK;
 }
 
+/* A reader not open yet, with *out and err cleared; NULL, with err
+ * filled in, when out of memory. */
+static reader *reader_new(reader **out, struct analyze_error *err)
+{
+	*out = NULL;
+	memset(err, 0, sizeof(*err));
+	reader *c = calloc(1, sizeof(*c));
+	if (!c) {
+		out_of_memory(err);
+		return NULL;
+	}
+	c->fd = -1;
+	c->read_end = SIZE_MAX;
+	return c;
+}
+
+/* Frees c, whose file could not be had, saying why (errno). */
+static enum crumbs_result open_failed(reader *c, struct analyze_error *err)
+{
+	char why[128];
+	system_error(why, sizeof(why), errno);
+	reader_free(c);
+	return set_error(err, CRUMBS_ERROR_IO, 0, "%s", why);
+}
+
 enum crumbs_result reader_open_file(const char *path, reader **out,
 				    struct analyze_error *err)
 {
 	struct stat st;
-	reader *c;
+	reader *c = reader_new(out, err);
 
-	*out = NULL;
-	memset(err, 0, sizeof(*err));
-	c = calloc(1, sizeof(*c));
 	if (!c)
-		return out_of_memory(err);
+		return err->code;
 	c->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (c->fd < 0 || fstat(c->fd, &st) != 0) {
-		char why[128];
-		system_error(why, sizeof(why), errno);
-		enum crumbs_result r = set_error(err, CRUMBS_ERROR_IO, 0, "%s", why);
-		reader_free(c);
-		return r;
-	}
+	if (c->fd < 0 || fstat(c->fd, &st) != 0)
+		return open_failed(c, err);
 	if (S_ISDIR(st.st_mode)) {
 		reader_free(c);
 		return set_error(err, CRUMBS_ERROR_IO, 0, "is a directory");
@@ -970,14 +986,10 @@ enum crumbs_result reader_open_file(const char *path, reader **out,
 enum crumbs_result reader_open_memory(const void *data, size_t size, reader **out,
 				      struct analyze_error *err)
 {
-	reader *c;
+	reader *c = reader_new(out, err);
 
-	*out = NULL;
-	memset(err, 0, sizeof(*err));
-	c = calloc(1, sizeof(*c));
 	if (!c)
-		return out_of_memory(err);
-	c->fd = -1;
+		return err->code;
 	c->mem = data ? data : (const unsigned char *)"";
 	c->size = data ? size : 0;
 	return open_finish(c, out, err);
@@ -985,20 +997,12 @@ enum crumbs_result reader_open_memory(const void *data, size_t size, reader **ou
 
 enum crumbs_result reader_clone(const reader *from, reader **out, struct analyze_error *err)
 {
-	reader *c;
+	reader *c = reader_new(out, err);
 
-	*out = NULL;
-	memset(err, 0, sizeof(*err));
-	c = calloc(1, sizeof(*c));
 	if (!c)
-		return out_of_memory(err);
-	c->fd = -1;
-	if (from->fd >= 0 && (c->fd = fcntl(from->fd, F_DUPFD_CLOEXEC, 0)) < 0) {
-		char why[128];
-		system_error(why, sizeof(why), errno);
-		free(c);
-		return set_error(err, CRUMBS_ERROR_IO, 0, "%s", why);
-	}
+		return err->code;
+	if (from->fd >= 0 && (c->fd = fcntl(from->fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		return open_failed(c, err);
 	c->mem = from->mem;
 	c->size = from->size; /* the same bytes, should the file grow */
 	c->skip_scopes = from->skip_scopes;
@@ -1156,8 +1160,12 @@ void reader_skip_scopes(reader *c, bool skip)
 	c->skip_scopes = skip;
 }
 
+/* Reading from chunk `chunk` on, with the setup of the chunks before it
+ * applied again if the setup applied is of later ones. */
 static void restart(reader *c, size_t chunk)
 {
+	if (c->setup_applied > chunk)
+		reset_setup(c);
 	c->next_chunk = chunk;
 	c->read_end = SIZE_MAX;
 	c->loaded = false;
@@ -1190,15 +1198,20 @@ uint64_t reader_part_bytes(const reader *c, size_t k)
 	return end > all[i].offset ? end - all[i].offset : 0;
 }
 
-void reader_part_frames(const reader *c, size_t k, uint64_t *first, uint64_t *last)
+size_t reader_part_of(const reader *c, uint64_t number)
 {
 	const size_t *fc = c->frame_chunks.data;
 	const struct chunk_ref *all = c->chunks.data;
-	*first = *last = 0;
-	if (k < c->frame_chunks.len) {
-		*first = all[fc[k]].first;
-		*last = all[fc[k]].last;
+	size_t lo = 0, hi = c->frame_chunks.len;
+	/* The first whose frames do not all come before `number`. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (all[fc[mid]].last < number)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	return lo < c->frame_chunks.len && all[fc[lo]].first <= number ? lo : c->frame_chunks.len;
 }
 
 enum crumbs_result reader_read_parts(reader *c, size_t first, size_t end,
@@ -1208,8 +1221,6 @@ enum crumbs_result reader_read_parts(reader *c, size_t first, size_t end,
 	memset(err, 0, sizeof(*err));
 	if (first >= end || end > c->frame_chunks.len)
 		return set_error(err, CRUMBS_ERROR_NOT_FOUND, 0, "no such part of the capture");
-	if (c->setup_applied > fc[first])
-		reset_setup(c);
 	restart(c, fc[first]);
 	/* Up to the chunk after the part's last frames chunk: setup chunks
 	 * after it belong to the next part. */
@@ -1239,22 +1250,12 @@ static enum crumbs_result not_found(reader *c, uint64_t number, struct analyze_e
 enum crumbs_result reader_seek_frame(reader *c, uint64_t number, struct analyze_error *err)
 {
 	const size_t *fc = c->frame_chunks.data;
-	const struct chunk_ref *all = c->chunks.data;
-	size_t lo = 0, hi = c->frame_chunks.len;
+	size_t lo = reader_part_of(c, number);
 	bool got;
 
 	memset(err, 0, sizeof(*err));
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (all[fc[mid]].last < number)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == c->frame_chunks.len || all[fc[lo]].first > number)
+	if (lo == c->frame_chunks.len)
 		return not_found(c, number, err);
-	if (c->setup_applied > fc[lo])
-		reset_setup(c);
 	restart(c, fc[lo]);
 	for (;;) {
 		enum crumbs_result r = next_raw(c, &got, err);
@@ -1286,8 +1287,6 @@ enum crumbs_result reader_seek_last(reader *c, struct analyze_error *err)
 	for (size_t k = c->frame_chunks.len; k-- > 0;) {
 		bool any = false;
 		uint64_t number = 0;
-		if (c->setup_applied > fc[k])
-			reset_setup(c);
 		restart(c, fc[k]);
 		for (;;) {
 			enum crumbs_result r = next_raw(c, &got, err);

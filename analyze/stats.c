@@ -562,19 +562,30 @@ static bool add_tree(struct stats *s, uint32_t fi, uint32_t busy, struct guess *
 	return true;
 }
 
-enum crumbs_result stats_add_frame(stats *s, const struct capture_meta *meta,
-				   const struct frame *f)
+/* Room for n more frames' numbers; CRUMBS_ERROR_LIMIT past 2^32 - 2. */
+static enum crumbs_result frames_room(struct stats *s, size_t n)
 {
-	if (s->frame_count >= UINT32_MAX - 1)
+	if (s->frame_count + n >= UINT32_MAX)
 		return CRUMBS_ERROR_LIMIT;
-	if (s->frame_count == s->frame_cap) {
+	if (s->frame_count + n > s->frame_cap) {
 		size_t cap = s->frame_cap ? s->frame_cap * 2 : 1024;
+		if (cap < s->frame_count + n)
+			cap = s->frame_count + n;
 		uint64_t *d = realloc(s->numbers, cap * sizeof(*d));
 		if (!d)
 			return CRUMBS_ERROR_OUT_OF_MEMORY;
 		s->numbers = d;
 		s->frame_cap = cap;
 	}
+	return CRUMBS_OK;
+}
+
+enum crumbs_result stats_add_frame(stats *s, const struct capture_meta *meta,
+				   const struct frame *f)
+{
+	enum crumbs_result fr = frames_room(s, 1);
+	if (fr != CRUMBS_OK)
+		return fr;
 	uint32_t fi = (uint32_t)s->frame_count;
 	char number[24];
 	size_t number_len = 0;
@@ -639,21 +650,13 @@ enum crumbs_result stats_append(stats *s, const stats *from)
 {
 	if (from->frame_count == 0)
 		return CRUMBS_OK;
-	if (s->frame_count + from->frame_count >= UINT32_MAX - 1)
-		return CRUMBS_ERROR_LIMIT;
-	if (s->frame_count + from->frame_count > s->frame_cap) {
-		size_t cap = s->frame_count + from->frame_count;
-		uint64_t *d = realloc(s->numbers, cap * sizeof(*d));
-		if (!d)
-			return CRUMBS_ERROR_OUT_OF_MEMORY;
-		s->numbers = d;
-		s->frame_cap = cap;
-	}
+	enum crumbs_result r = frames_room(s, from->frame_count);
+	if (r != CRUMBS_OK)
+		return r;
 	uint32_t base = (uint32_t)s->frame_count;
 	uint32_t *map = malloc((from->row_count + 1) * sizeof(*map));
 	if (!map)
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
-	enum crumbs_result r = CRUMBS_OK;
 	/* Rows in the order from made them, which is the order they first
 	 * appear in its frames: a parent before its children. */
 	for (size_t i = 0; i < from->row_count && r == CRUMBS_OK; i++) {

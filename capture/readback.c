@@ -130,7 +130,7 @@ static VkResult record_copy(crumbs_context *ctx, struct capture_set *set, struct
 				return VK_ERROR_OUT_OF_HOST_MEMORY;
 	}
 	if (held->valid && held->count == next->count &&
-	    memcmp(held->ops, next->ops, sizeof(*next->ops) * next->count) == 0)
+	    (next->count == 0 || memcmp(held->ops, next->ops, sizeof(*next->ops) * next->count) == 0))
 		return VK_SUCCESS;
 	held->valid = false;
 	VkResult r = d->fn.BeginCommandBuffer(cb, &bi);

@@ -182,9 +182,7 @@ static size_t plan_pieces(const reader *c, size_t first, size_t end, size_t want
 		uint64_t until = total / want * (n + 1);
 		do
 			done += reader_part_bytes(c, k++);
-		while (k < end && done < until && n + 1 < want);
-		if (n + 1 == want)
-			k = end;
+		while (k < end && (done < until || n + 1 == want));
 		memset(&pieces[n], 0, sizeof(pieces[n]));
 		pieces[n].first = begin;
 		pieces[n].end = k;
@@ -291,10 +289,14 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 		reader_skip_scopes(c, true);
 	}
 
+	/* With threads to read the parts, this reader reads one frame: a
+	 * chunk decoded ahead would be decoded again by them. */
+	unsigned threads = load_threads();
+	if (threads > 1)
+		reader_prefetch(c, false);
 	enum crumbs_result r = cmd_range_start(c, st->first_frame, &err);
 	enum cmd_load load = CMD_LOAD_OK;
 	uint64_t added = 0;
-	unsigned threads = load_threads();
 	while (r == CRUMBS_OK) {
 		const struct frame *f;
 		if ((r = cmd_range_next(c, st->first_frame, st->last_frame, &f, &err)) != CRUMBS_OK ||
@@ -305,14 +307,9 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 		/* The first frame told what the capture holds (the selection
 		 * is checked against it); from its part on, with more than
 		 * one part left, the parts are read on several threads. */
-		size_t parts = reader_part_count(c), part = 0;
-		uint64_t lo = 0, hi = 0;
-		for (; added == 0 && threads > 1 && part < parts; part++) {
-			reader_part_frames(c, part, &lo, &hi);
-			if (f->number >= lo && f->number <= hi)
-				break;
-		}
-		if (added == 0 && threads > 1 && part + 1 < parts) {
+		size_t parts = reader_part_count(c);
+		size_t part = added == 0 && threads > 1 ? reader_part_of(c, f->number) : parts;
+		if (part + 1 < parts) {
 			load = load_in_parts(path, st, c, part, parts, threads, s, &added);
 			if (load == CMD_LOAD_FAILED)
 				return load;

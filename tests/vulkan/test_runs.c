@@ -24,6 +24,15 @@ static void check_no_validation_messages(void)
 		fail_msg("%u validation messages", vkt_validation_messages);
 }
 
+/* Submits a frame's command buffer, waits for the queue, and ends the
+ * frame. */
+static void submit_frame(struct vkt *t, VkCommandBuffer cb)
+{
+	vkt_submit(t, cb, VK_NULL_HANDLE, 0, VK_NULL_HANDLE, 0);
+	assert_int_equal(vkQueueWaitIdle(t->queue), VK_SUCCESS);
+	crumbs_frame(t->crumbs);
+}
+
 /* One frame's work: a scope of each level, nested, with counts in the
  * finest, each around a fill; then the frame boundary. The queue is
  * waited for, like a program that keeps a frame or two in flight: the
@@ -46,15 +55,14 @@ static void frame(struct vkt *t, int n)
 	crumbs_scope_end(h);
 	crumbs_cmd_end(h);
 	assert_int_equal(vkEndCommandBuffer(cb), VK_SUCCESS);
-	vkt_submit(t, cb, VK_NULL_HANDLE, 0, VK_NULL_HANDLE, 0);
-	assert_int_equal(vkQueueWaitIdle(t->queue), VK_SUCCESS);
-	crumbs_frame(t->crumbs);
+	submit_frame(t, cb);
 }
 
-/* Records frame n's command buffer (the frame scope around a fill): a
- * program that records the next frame's work before it ends this one, as
- * Zink does. */
-static VkCommandBuffer record_ahead(struct vkt *t, int n)
+/* Records frame n's command buffer: the frame scope around a pass with a
+ * fill, and with `second` a second pass beside it. A program that records
+ * the next frame's work before it ends this one, as Zink does, records it
+ * ahead. */
+static VkCommandBuffer record_passes(struct vkt *t, int n, bool second)
 {
 	VkCommandBuffer cb = vkt_begin(t);
 	crumbs_cmd *h = crumbs_cmd_begin(t->crumbs, cb, t->queue);
@@ -62,6 +70,11 @@ static VkCommandBuffer record_ahead(struct vkt *t, int n)
 	crumbs_scope_begin(h, 1, "Pass");
 	vkt_fill(t, cb, 4096);
 	crumbs_scope_end(h);
+	if (second) {
+		crumbs_scope_begin(h, 1, "Second pass");
+		vkt_fill(t, cb, 4096);
+		crumbs_scope_end(h);
+	}
 	crumbs_scope_end(h);
 	crumbs_cmd_end(h);
 	assert_int_equal(vkEndCommandBuffer(cb), VK_SUCCESS);
@@ -187,9 +200,9 @@ static void recorded_a_frame_ahead(void **state)
 	assert_int_equal(crumbs_record(t.crumbs, 3, 22, 1), CRUMBS_OK);
 	VkCommandBuffer next = VK_NULL_HANDLE;
 	for (int n = 0; n < 26; n++) {
-		VkCommandBuffer cb = next ? next : record_ahead(&t, n);
+		VkCommandBuffer cb = next ? next : record_passes(&t, n, false);
 		vkt_submit(&t, cb, VK_NULL_HANDLE, 0, VK_NULL_HANDLE, 0);
-		next = n >= 3 ? record_ahead(&t, n + 1) : VK_NULL_HANDLE;
+		next = n >= 3 ? record_passes(&t, n + 1, false) : VK_NULL_HANDLE;
 		assert_int_equal(vkQueueWaitIdle(t.queue), VK_SUCCESS);
 		crumbs_frame(t.crumbs);
 	}
@@ -326,26 +339,6 @@ static PFN_vkVoidFunction count_copies(const char *name)
 	       (PFN_vkVoidFunction)counting_copy : NULL;
 }
 
-/* Frame n with a second pass beside the first. */
-static void frame_two_passes(struct vkt *t, int n)
-{
-	VkCommandBuffer cb = vkt_begin(t);
-	crumbs_cmd *h = crumbs_cmd_begin(t->crumbs, cb, t->queue);
-	crumbs_scope_beginf(h, 0, "Frame %d", n);
-	crumbs_scope_begin(h, 1, "Pass");
-	vkt_fill(t, cb, 4096);
-	crumbs_scope_end(h);
-	crumbs_scope_begin(h, 1, "Second pass");
-	vkt_fill(t, cb, 4096);
-	crumbs_scope_end(h);
-	crumbs_scope_end(h);
-	crumbs_cmd_end(h);
-	assert_int_equal(vkEndCommandBuffer(cb), VK_SUCCESS);
-	vkt_submit(t, cb, VK_NULL_HANDLE, 0, VK_NULL_HANDLE, 0);
-	assert_int_equal(vkQueueWaitIdle(t->queue), VK_SUCCESS);
-	crumbs_frame(t->crumbs);
-}
-
 /*
  * A run's frames that write the same slots as the last frame of their
  * set submit that set's copy as it was recorded; a frame that writes
@@ -368,7 +361,7 @@ static void copies_recorded_again_only_when_changed(void **state)
 		if (n < 20)
 			frame(&t, n);
 		else
-			frame_two_passes(&t, n);
+			submit_frame(&t, record_passes(&t, n, true));
 	}
 	/* Every set was used by frame 8; its frames after wrote the same. */
 	assert_true(at_8 > 0);
