@@ -142,6 +142,22 @@ enum frame_queue_flags {
 	FRAME_QUEUE_NO_READY = 1u << 1       /* idle before the first submission unknown */
 };
 
+/*
+ * A scope of a queue as reader_flat_scopes gives it: its tree reduced to
+ * scopes, in preorder. Events are not records: their time is the
+ * enclosing scope's own, and the scopes inside them are its children.
+ */
+struct flat_scope {
+	const char *name;   /* UTF-8, not NUL-terminated */
+	uint32_t name_len;
+	uint32_t parent;    /* the enclosing scope's index, or FLAT_NONE */
+	uint32_t depth;     /* its node's depth in the tree: 1 below the root */
+	int64_t exclusive_ns; /* busy while it was the innermost open scope */
+	int64_t inclusive_ns;
+};
+
+#define FLAT_NONE UINT32_MAX
+
 struct frame_queue {
 	uint32_t queue;     /* index into capture_meta.queues */
 	uint32_t flags;     /* enum frame_queue_flags */
@@ -154,6 +170,9 @@ struct frame_queue {
 	int64_t wait_ns;
 	int64_t idle_ns;
 	struct node *root;  /* named after the queue; inclusive_ns == busy_ns */
+	/* With reader_flat_scopes, its scopes (the root has no children). */
+	struct flat_scope *flat;
+	uint32_t flat_count;
 };
 
 struct frame_gpu {
@@ -284,6 +303,14 @@ void reader_prefetch(reader *c, bool on);
  * the trees.
  */
 void reader_skip_scopes(reader *c, bool skip);
+
+/*
+ * From the next read on, each queue's scopes as flat records
+ * (frame_queue.flat) instead of a tree below its root, which keeps its
+ * busy time: what statistics need, for less than the tree costs. Without
+ * counts, event names or times of their own. reader_skip_scopes wins.
+ */
+void reader_flat_scopes(reader *c, bool flat);
 
 /* ------------------------------------------------------------------------ */
 /* Comparing two captures (compare.c)                                       */

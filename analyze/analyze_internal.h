@@ -307,6 +307,7 @@ struct model_context {
 	const struct raw_calibration *setup_samples;
 	uint32_t setup_sample_count;
 	bool skip_scopes;  /* reader_skip_scopes */
+	bool flat_scopes;  /* reader_flat_scopes */
 };
 
 /*

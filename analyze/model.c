@@ -98,6 +98,8 @@ struct queue_clock {
 	const struct capture_queue *queue;
 	const struct clock_fit *fit;
 	double ns_per_tick;  /* the fit's slope times the queue's period */
+	double offset_ns;    /* the fit's, and its ref_cpu_ns: */
+	int64_t ref_cpu_ns;  /* read here, not through `fit`, in the loop */
 	int64_t near_ns;
 	bool placed;
 	uint64_t raw;
@@ -124,12 +126,12 @@ static inline int64_t queue_clock_ns(struct queue_clock *c, uint64_t ticks)
 		c->position = (int64_t)((uint64_t)c->position + d);
 	}
 	c->raw = ticks;
-	double v = c->fit->offset_ns + c->ns_per_tick * (double)c->position;
+	double v = c->offset_ns + c->ns_per_tick * (double)c->position;
 	if (!(v > -9.2e18 && v < 9.2e18))
-		return c->fit->ref_cpu_ns + clamp_i64(v);
+		return c->ref_cpu_ns + clamp_i64(v);
 	/* Rounded by hand: llround is a library call. Unsigned, so that
 	 * absurd inputs wrap instead of overflowing. */
-	return (int64_t)((uint64_t)c->fit->ref_cpu_ns +
+	return (int64_t)((uint64_t)c->ref_cpu_ns +
 			 (uint64_t)(int64_t)(v < 0 ? v - 0.5 : v + 0.5));
 }
 
@@ -197,6 +199,14 @@ struct queue_walk {
 	uint32_t gpu;
 	struct level *stack; /* [0] is the root */
 	uint32_t depth;      /* levels above the root */
+	/* With flat_scopes, the stack: the innermost scope at each level,
+	 * FLAT_NONE at the root's. */
+	uint32_t *scopes;
+	uint32_t flat_cap;   /* records frame_queue.flat has room for */
+	/* The exclusive_ns of the innermost node or scope, kept here while
+	 * it is the innermost (an add through a pointer that changes would
+	 * wait on the stores before it) and stored when it stops being. */
+	int64_t excl;
 	uint32_t skipped;    /* scopes open, with skip_scopes */
 	struct frame_queue *fq;
 	/* The busy interval being extended. */
@@ -243,7 +253,7 @@ static inline __attribute__((always_inline)) void tick(struct walk *w, struct qu
 		return;
 	int64_t d = t - q->last;
 	q->fq->busy_ns += d;
-	q->stack[q->depth].node->exclusive_ns += d;
+	q->excl += d;
 	if (q->busy_open && q->busy_end == q->last) {
 		q->busy_end = t;
 	} else {
@@ -289,6 +299,8 @@ static inline __attribute__((always_inline)) struct node *open_node(struct walk 
 	n->inclusive = no_counts;
 	n->exclusive_ns = n->inclusive_ns = 0;
 	n->begin_ns = n->end_ns = INT64_MIN;
+	parent->node->exclusive_ns = q->excl;
+	q->excl = 0;
 	if (parent->tail)
 		parent->tail->next = n;
 	else
@@ -305,12 +317,76 @@ static inline __attribute__((always_inline)) struct node *open_node(struct walk 
 static inline __attribute__((always_inline)) void close_node(struct queue_walk *q)
 {
 	struct node *n = q->stack[q->depth].node;
-	n->inclusive_ns += n->exclusive_ns;
+	n->exclusive_ns = q->excl;
+	n->inclusive_ns += q->excl;
 	add_counts(&n->inclusive, &n->exclusive);
 	q->depth--;
 	struct node *p = q->stack[q->depth].node;
 	p->inclusive_ns += n->inclusive_ns;
 	add_counts(&p->inclusive, &n->inclusive);
+	q->excl = p->exclusive_ns;
+}
+
+/* Room for twice the records a queue's flat has, or 64 at first. */
+static bool flat_grow(struct queue_walk *q, struct arena *arena)
+{
+	struct frame_queue *fq = q->fq;
+	uint32_t cap = q->flat_cap ? q->flat_cap * 2 : 64;
+	struct flat_scope *d = arena_alloc_uninit(arena, sizeof(*d) * cap);
+	if (!d || cap < q->flat_cap)
+		return false;
+	if (fq->flat_count)
+		memcpy(d, fq->flat, sizeof(*d) * fq->flat_count);
+	fq->flat = d;
+	q->flat_cap = cap;
+	return true;
+}
+
+/* With flat_scopes: a scope or event begins. An event is no record, and
+ * the scope around it stays the innermost. */
+static inline bool flat_open(struct queue_walk *q, const struct item *it,
+			     const struct raw_frame *raw, struct arena *arena)
+{
+	struct frame_queue *fq = q->fq;
+	if (fq->flat_count == q->flat_cap && !flat_grow(q, arena))
+		return false;
+	uint32_t scope = q->scopes[q->depth];
+	q->depth++;
+	count_node(q, it->kind);
+	if (it->kind == CRUMBS_EVENT_SCOPE) {
+		struct flat_scope *r = &fq->flat[fq->flat_count];
+		r->name = (const char *)raw->names[it->a];
+		r->name_len = raw->name_lens[it->a];
+		r->parent = scope;
+		r->depth = q->depth;
+		r->exclusive_ns = r->inclusive_ns = 0;
+		*(scope == FLAT_NONE ? &fq->root->exclusive_ns : &fq->flat[scope].exclusive_ns) =
+			q->excl;
+		q->excl = 0;
+		scope = fq->flat_count++;
+	}
+	q->scopes[q->depth] = scope;
+	return true;
+}
+
+/* With flat_scopes: the innermost scope or event ends. */
+static inline void flat_close(struct queue_walk *q)
+{
+	struct frame_queue *fq = q->fq;
+	uint32_t scope = q->scopes[q->depth], outer = q->scopes[q->depth - 1];
+	q->depth--;
+	if (scope == outer)
+		return; /* an event */
+	struct flat_scope *r = &fq->flat[scope];
+	r->exclusive_ns = q->excl;
+	r->inclusive_ns += q->excl;
+	if (outer == FLAT_NONE) {
+		fq->root->inclusive_ns += r->inclusive_ns;
+		q->excl = fq->root->exclusive_ns;
+	} else {
+		fq->flat[outer].inclusive_ns += r->inclusive_ns;
+		q->excl = fq->flat[outer].exclusive_ns;
+	}
 }
 
 static void mark_time(struct node *n, int64_t t)
@@ -416,6 +492,8 @@ static bool place_times(const struct model_context *ctx, struct raw_frame *raw,
 		clocks[i].queue = &ctx->queues[i];
 		clocks[i].fit = &fits[ctx->queues[i].gpu];
 		clocks[i].near_ns = raw->cpu_begin_ns;
+		clocks[i].offset_ns = clocks[i].fit->offset_ns;
+		clocks[i].ref_cpu_ns = clocks[i].fit->ref_cpu_ns;
 		clocks[i].ns_per_tick = fits[ctx->queues[i].gpu].slope *
 					(ctx->queues[i].timestamp_period > 0 ?
 					 ctx->queues[i].timestamp_period : fits[ctx->queues[i].gpu].period);
@@ -425,16 +503,27 @@ static bool place_times(const struct model_context *ctx, struct raw_frame *raw,
 		readies[i].ns = queue_clock_ns(&clocks[readies[i].queue], readies[i].ticks);
 	}
 	size_t timestamps = raw->ready_count;
+	/* Items come in runs of one queue (a submission's): its clock is a
+	 * copy here while the run lasts, which the compiler keeps in
+	 * registers, where a clock in memory waits on its last store. */
+	uint32_t on = UINT32_MAX;
+	struct queue_clock c = { 0 };
 	for (size_t i = 0; i < item_count; i++) {
 		struct item *it = &items[i];
+		if (it->queue != on) {
+			if (on != UINT32_MAX)
+				clocks[on] = c;
+			on = it->queue;
+			c = clocks[on];
+		}
 		if (it->type == ITEM_SUBMIT)
 			current[it->queue] = it->a;
 		if (it->flags & ITEM_HAS_T1) {
-			it->t1 = queue_clock_ns(&clocks[it->queue], (uint64_t)it->t1);
+			it->t1 = queue_clock_ns(&c, (uint64_t)it->t1);
 			timestamps++;
 		}
 		if (it->flags & ITEM_HAS_T2) {
-			it->t2 = queue_clock_ns(&clocks[it->queue], (uint64_t)it->t2);
+			it->t2 = queue_clock_ns(&c, (uint64_t)it->t2);
 			timestamps++;
 		}
 		if (it->type == ITEM_SUBMIT_END && (it->flags & ITEM_HAS_T1)) {
@@ -464,6 +553,24 @@ bool model_place(const struct model_context *ctx, struct raw_frames *frames, siz
 		return false;
 	}
 	span->placed = true;
+	return true;
+}
+
+/* The walk's stacks of a queue at its first item. */
+static bool prepare_queue(const struct model_context *ctx, struct queue_walk *q,
+			  struct arena *arena)
+{
+	/* Only the levels up to depth are ever read. */
+	q->stack = arena_alloc_uninit(arena, sizeof(*q->stack) * MAX_STACK);
+	if (!q->stack)
+		return false;
+	q->stack[0] = (struct level){ q->fq->root, NULL };
+	if (!ctx->flat_scopes || ctx->skip_scopes)
+		return true;
+	q->scopes = arena_alloc_uninit(arena, sizeof(*q->scopes) * MAX_STACK);
+	if (!q->scopes)
+		return false;
+	q->scopes[0] = FLAT_NONE;
 	return true;
 }
 
@@ -587,13 +694,8 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 		struct queue_walk *q = &qs[it->queue];
 		bool t1 = (it->flags & ITEM_HAS_T1) != 0;
 
-		if (!q->stack) {
-			/* Only the levels up to depth are ever read. */
-			q->stack = arena_alloc_uninit(arena, sizeof(*q->stack) * MAX_STACK);
-			if (!q->stack)
-				return CRUMBS_ERROR_OUT_OF_MEMORY;
-			q->stack[0] = (struct level){ q->fq->root, NULL };
-		}
+		if (!q->stack && !prepare_queue(ctx, q, arena))
+			return CRUMBS_ERROR_OUT_OF_MEMORY;
 		switch (it->type) {
 		case ITEM_SUBMIT: {
 			const struct raw_submit *s = &submits[it->a];
@@ -678,6 +780,11 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 				q->skipped++;
 				break;
 			}
+			if (q->scopes) {
+				if (!flat_open(q, it, raw, arena))
+					return CRUMBS_ERROR_OUT_OF_MEMORY;
+				break;
+			}
 			struct node *n = open_node(&w, q, it, raw);
 			if (!n)
 				return CRUMBS_ERROR_OUT_OF_MEMORY;
@@ -701,6 +808,10 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 				q->fq->unmatched_ends++;
 				break;
 			}
+			if (q->scopes) {
+				flat_close(q);
+				break;
+			}
 			if (t1)
 				mark_time(q->stack[q->depth].node, it->t1);
 			else if (q->timed)
@@ -708,13 +819,13 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 			close_node(q);
 			break;
 		case ITEM_COUNTS:
-			add_counts(&q->stack[q->depth].node->exclusive,
-				   &raw->counts[it->b]);
+			add_counts(q->scopes ? &q->fq->root->exclusive :
+				   &q->stack[q->depth].node->exclusive, &raw->counts[it->b]);
 			break;
 		case ITEM_LEAF: {
 			if (t1)
 				tick(&w, q, it->t1);
-			if (ctx->skip_scopes) {
+			if (ctx->skip_scopes || q->scopes) {
 				count_node(q, it->kind);
 				add_counts(&q->fq->root->exclusive, &raw->counts[it->b]);
 				if (t1)
@@ -743,13 +854,13 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 		struct queue_walk *q = &qs[i];
 		struct node *root = q->fq->root;
 		q->fq->open_scopes += q->skipped;
-		if (q->stack) {
-			while (q->depth > 0) {
-				q->stack[q->depth].node->flags |= NODE_OPEN;
-				q->fq->open_scopes++;
-				close_node(q);
-			}
+		for (; q->scopes && q->depth > 0; q->fq->open_scopes++)
+			flat_close(q);
+		for (; q->stack && q->depth > 0; q->fq->open_scopes++) {
+			q->stack[q->depth].node->flags |= NODE_OPEN;
+			close_node(q);
 		}
+		root->exclusive_ns = q->excl;
 		root->inclusive_ns += root->exclusive_ns;
 		add_counts(&root->inclusive, &root->exclusive);
 		flush_busy(&w, q);

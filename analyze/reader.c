@@ -120,6 +120,7 @@ struct reader {
 	uint64_t raw_bytes;
 
 	bool skip_scopes;             /* reader_skip_scopes */
+	bool flat_scopes;             /* reader_flat_scopes */
 	size_t read_end;              /* chunks from here on are not read */
 	bool no_prefetch;             /* reader_prefetch(c, false) */
 	uint64_t names_epoch;         /* counts the chunks loaded */
@@ -619,7 +620,7 @@ static void decode_ahead(reader *c, size_t i, struct chunk_data *d, uint64_t gen
 	struct model_context ctx = {
 		setup->gpus.data, (uint32_t)setup->gpus.len,
 		setup->queues.data, (uint32_t)setup->queues.len,
-		setup->samples.data, (uint32_t)setup->samples.len, false,
+		setup->samples.data, (uint32_t)setup->samples.len, false, false,
 	};
 
 	chunk_begin(c, i, d);
@@ -1006,6 +1007,7 @@ enum crumbs_result reader_clone(const reader *from, reader **out, struct analyze
 	c->mem = from->mem;
 	c->size = from->size; /* the same bytes, should the file grow */
 	c->skip_scopes = from->skip_scopes;
+	c->flat_scopes = from->flat_scopes;
 	return open_finish(c, out, err);
 }
 
@@ -1147,6 +1149,7 @@ enum crumbs_result reader_next_frame(reader *c, const struct frame **out,
 		c->setup.queues.data, (uint32_t)c->setup.queues.len,
 		c->setup.samples.data, (uint32_t)c->setup.samples.len,
 		c->skip_scopes,
+		c->flat_scopes,
 	};
 	if ((r = model_build(&ctx, &c->raw, &c->frame_arena, &f)) != CRUMBS_OK)
 		return out_of_memory(err);
@@ -1158,6 +1161,11 @@ enum crumbs_result reader_next_frame(reader *c, const struct frame **out,
 void reader_skip_scopes(reader *c, bool skip)
 {
 	c->skip_scopes = skip;
+}
+
+void reader_flat_scopes(reader *c, bool flat)
+{
+	c->flat_scopes = flat;
 }
 
 /* Reading from chunk `chunk` on, with the setup of the chunks before it

@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,8 +75,12 @@ struct stats {
 	size_t frame_cap;
 	struct guess *guesses;     /* by queue index */
 	uint32_t guess_count;
-	uint32_t *parents;         /* the walk: a row per depth */
-	size_t parent_cap;
+	struct flat_scope *flat;   /* a tree's scopes, flattened */
+	size_t flat_cap;
+	uint32_t *outer;           /* flattening: a record per depth */
+	size_t outer_cap;
+	uint32_t *flat_rows;       /* the row of each record */
+	size_t flat_rows_cap;
 	char *name_buf;            /* a depth-1 name with its frame number replaced */
 	size_t name_buf_cap;
 	bool frame_times_only;     /* GPU rows alone */
@@ -466,90 +471,61 @@ void stats_free(stats *s)
 		free(s->guesses[i].seen);
 	}
 	free(s->guesses);
-	free(s->parents);
+	free(s->flat);
+	free(s->outer);
+	free(s->flat_rows);
 	free(s->name_buf);
 	free(s);
 }
 
-/*
- * The scopes of one queue's tree, in preorder without recursion (a tree
- * may be as deep as a capture's nesting). parents[d] is the row that a
- * node at depth d + 1 belongs under: the queue's busy row for d = 0.
- * A leaf event is no row; its exclusive time goes to the scope above it.
- */
-static bool add_tree(struct stats *s, uint32_t fi, uint32_t busy, struct guess *guess,
-		     const struct node *root, const char *number, size_t number_len)
+/* Room for n elements of `size` bytes in *a, which holds *cap. */
+static bool room_for(void **a, size_t *cap, size_t n, size_t size)
 {
-	uint32_t depth = 1, k = 0;
+	if (n <= *cap)
+		return true;
+	size_t c = *cap ? *cap : 64;
+	while (c < n)
+		c *= 2;
+	void *d = realloc(*a, c * size);
+	if (!d)
+		return false;
+	*a = d;
+	*cap = c;
+	return true;
+}
+
+/*
+ * A queue's tree as reader_flat_scopes gives it, into s->flat, walked in
+ * preorder without recursion (a tree may be as deep as a capture's
+ * nesting): outer[d] is the scope record around a node at depth d + 1.
+ * An event's time is the scope's around it.
+ */
+static bool flatten_tree(struct stats *s, const struct node *root, uint32_t *count)
+{
+	uint32_t depth = 1, n_out = 0;
 	const struct node *n = root->child;
 
-	if (s->parent_cap == 0) {
-		if (!(s->parents = malloc(64 * sizeof(*s->parents))))
-			return false;
-		s->parent_cap = 64;
-	}
-	s->parents[0] = busy;
+	if (!room_for((void **)&s->outer, &s->outer_cap, 1, sizeof(*s->outer)))
+		return false;
+	s->outer[0] = FLAT_NONE;
 	while (n) {
-		uint32_t parent = s->parents[depth - 1];
-		uint32_t here = parent;
+		uint32_t outer = s->outer[depth - 1], here = outer;
 		if (n->kind == CRUMBS_EVENT_SCOPE) {
-			size_t len = n->name_len;
-			const char *name = n->name;
-			if (depth == 1 && !(name = frame_name(s, name, &len, number, number_len)))
+			if (!room_for((void **)&s->flat, &s->flat_cap, n_out + 1, sizeof(*s->flat)))
 				return false;
-			uint32_t g = k < guess->len ? guess->rows[k] : STATS_NONE;
-			const struct stats_row *gr = g != STATS_NONE ? &s->rows[g] : NULL;
-			if (gr && gr->parent == parent && name && guess->seen[k] == name) {
-				here = g;
-			} else if (gr && gr->parent == parent && gr->name_len == len &&
-				   memcmp(gr->name, name, len) == 0) {
-				here = g;
-				/* Not a name with its frame number replaced,
-				 * whose buffer is reused. */
-				guess->seen[k] = s->epoch && name == n->name ? name : NULL;
-			} else {
-				here = scope_row(s, parent, name, len);
-				if (k == guess->cap) {
-					uint32_t cap = guess->cap ? guess->cap * 2 : 64;
-					uint32_t *d = realloc(guess->rows, cap * sizeof(*d));
-					if (!d)
-						return false;
-					guess->rows = d;
-					const char **e = realloc(guess->seen, cap * sizeof(*e));
-					if (!e)
-						return false;
-					guess->seen = e;
-					guess->cap = cap;
-				}
-				guess->rows[k] = here;
-				guess->seen[k] = NULL;
-				if (k >= guess->len)
-					guess->len = k + 1;
-			}
-			k++;
-			if (here == STATS_NONE ||
-			    !row_add(s, here, fi, clamp_ns(n->inclusive_ns), clamp_ns(n->exclusive_ns)))
-				return false;
-		} else if (s->rows[parent].kind == STATS_SCOPE) {
-			/* Its scope was added in this frame: before its children. */
-			struct row_store *st = &s->store[parent];
-			uint32_t add = clamp_ns(n->exclusive_ns);
-			if (add) {
-				if (!st->split && !split_exclusive(st))
-					return false;
-				uint32_t *e = series_last(&st->exclusive, st->len);
-				*e = add_ns(*e, add);
-			}
+			s->flat[n_out] = (struct flat_scope){
+				.name = n->name, .name_len = n->name_len, .parent = outer,
+				.depth = depth, .exclusive_ns = n->exclusive_ns,
+				.inclusive_ns = n->inclusive_ns,
+			};
+			here = n_out++;
+		} else if (outer != FLAT_NONE) {
+			s->flat[outer].exclusive_ns += n->exclusive_ns;
 		}
 		if (n->child) {
-			if (depth == s->parent_cap) {
-				uint32_t *d = realloc(s->parents, 2 * s->parent_cap * sizeof(*d));
-				if (!d)
-					return false;
-				s->parents = d;
-				s->parent_cap *= 2;
-			}
-			s->parents[depth++] = here;
+			if (!room_for((void **)&s->outer, &s->outer_cap, depth + 1, sizeof(*s->outer)))
+				return false;
+			s->outer[depth++] = here;
 			n = n->child;
 			continue;
 		}
@@ -558,6 +534,62 @@ static bool add_tree(struct stats *s, uint32_t fi, uint32_t busy, struct guess *
 			depth--;
 		}
 		n = n == root ? NULL : n->next;
+	}
+	*count = n_out;
+	return true;
+}
+
+/*
+ * Adds a queue's scopes, `count` records in preorder, under its busy row.
+ * rows[i] is the row of record i, the parent of those after it.
+ */
+static bool add_scopes(struct stats *s, uint32_t fi, uint32_t busy, struct guess *guess,
+		       const struct flat_scope *recs, uint32_t count, const char *number,
+		       size_t number_len)
+{
+	if (!room_for((void **)&s->flat_rows, &s->flat_rows_cap, count, sizeof(*s->flat_rows)))
+		return false;
+	for (uint32_t k = 0; k < count; k++) {
+		const struct flat_scope *n = &recs[k];
+		uint32_t parent = n->parent == FLAT_NONE ? busy : s->flat_rows[n->parent];
+		uint32_t here;
+		size_t len = n->name_len;
+		const char *name = n->name;
+		if (n->depth == 1 && !(name = frame_name(s, name, &len, number, number_len)))
+			return false;
+		uint32_t g = k < guess->len ? guess->rows[k] : STATS_NONE;
+		const struct stats_row *gr = g != STATS_NONE ? &s->rows[g] : NULL;
+		if (gr && gr->parent == parent && name && guess->seen[k] == name) {
+			here = g;
+		} else if (gr && gr->parent == parent && gr->name_len == len &&
+			   memcmp(gr->name, name, len) == 0) {
+			here = g;
+			/* Not a name with its frame number replaced, whose
+			 * buffer is reused. */
+			guess->seen[k] = s->epoch && name == n->name ? name : NULL;
+		} else {
+			here = scope_row(s, parent, name, len);
+			if (k == guess->cap) {
+				uint32_t cap = guess->cap ? guess->cap * 2 : 64;
+				uint32_t *d = realloc(guess->rows, cap * sizeof(*d));
+				if (!d)
+					return false;
+				guess->rows = d;
+				const char **e = realloc(guess->seen, cap * sizeof(*e));
+				if (!e)
+					return false;
+				guess->seen = e;
+				guess->cap = cap;
+			}
+			guess->rows[k] = here;
+			guess->seen[k] = NULL;
+			if (k >= guess->len)
+				guess->len = k + 1;
+		}
+		if (here == STATS_NONE ||
+		    !row_add(s, here, fi, clamp_ns(n->inclusive_ns), clamp_ns(n->exclusive_ns)))
+			return false;
+		s->flat_rows[k] = here;
 	}
 	return true;
 }
@@ -626,10 +658,14 @@ enum crumbs_result stats_add_frame(stats *s, const struct capture_meta *meta,
 			s->guesses = d;
 			s->guess_count = fq->queue + 1;
 		}
-		if (busy == STATS_NONE || !row_add(s, busy, fi, clamp_ns(fq->busy_ns), 0) ||
+		/* A tree is flattened first. */
+		uint32_t count = fq->flat_count;
+		bool flat = fq->flat || flatten_tree(s, fq->root, &count);
+		if (!flat || busy == STATS_NONE || !row_add(s, busy, fi, clamp_ns(fq->busy_ns), 0) ||
 		    !row_add(s, busy + 1, fi, clamp_ns(fq->wait_ns), 0) ||
 		    !row_add(s, busy + 2, fi, clamp_ns(fq->idle_ns), 0) ||
-		    !add_tree(s, fi, busy, &s->guesses[fq->queue], fq->root, number, number_len))
+		    !add_scopes(s, fi, busy, &s->guesses[fq->queue], fq->flat ? fq->flat : s->flat,
+				count, number, number_len))
 			return s->row_count >= STATS_NONE - 1 ? CRUMBS_ERROR_LIMIT :
 								 CRUMBS_ERROR_OUT_OF_MEMORY;
 	}
@@ -908,12 +944,11 @@ static void find_spikes(const struct stats *s, const struct row_store *st,
 	}
 }
 
-/* Rows first, first + step, ... of a stats_finish: each thread its own. */
+/* A thread of a stats_finish, which takes the next row not taken. */
 struct summary_job {
 	stats *s;
 	const struct stats_spike_rule *rule;
-	size_t first;
-	size_t step;
+	atomic_size_t *next;
 	uint32_t *scratch; /* room for the longest row */
 	uint32_t *tmp;
 };
@@ -923,7 +958,10 @@ static void *summarize_rows(void *arg)
 	const struct summary_job *job = arg;
 	stats *s = job->s;
 
-	for (size_t r = job->first; r < s->row_count; r += job->step) {
+	for (;;) {
+		size_t r = atomic_fetch_add_explicit(job->next, 1, memory_order_relaxed);
+		if (r >= s->row_count)
+			break;
 		struct stats_row *row = &s->rows[r];
 		const struct row_store *st = &s->store[r];
 		row->calls = st->calls;
@@ -944,20 +982,20 @@ enum crumbs_result stats_finish(stats *s, const struct stats_spike_rule *rule)
 	for (size_t r = 0; r < s->row_count; r++)
 		if (s->store[r].len > most)
 			most = s->store[r].len;
-	/* Rows are summarized apart, by two threads (the reading is over,
-	 * so the second core is free); by one when a second cannot start. */
+	/* Rows are summarized apart, by two threads that each take the next
+	 * row (the reading is over, so the second core is free); by one when
+	 * a second cannot start. */
 	uint32_t *scratch = malloc(4 * most * sizeof(*scratch));
 	if (!scratch)
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	atomic_size_t next = 0;
 	struct summary_job jobs[2] = {
-		{ s, rule, 0, 2, scratch, scratch + most },
-		{ s, rule, 1, 2, scratch + 2 * most, scratch + 3 * most },
+		{ s, rule, &next, scratch, scratch + most },
+		{ s, rule, &next, scratch + 2 * most, scratch + 3 * most },
 	};
 	pthread_t helper;
 	bool helped = s->row_count > 1 && pthread_create(&helper, NULL, summarize_rows,
 							  &jobs[1]) == 0;
-	if (!helped)
-		jobs[0].step = 1;
 	summarize_rows(&jobs[0]);
 	if (helped)
 		pthread_join(helper, NULL);

@@ -284,6 +284,7 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 		return CMD_LOAD_FAILED;
 	}
 	*sp = s;
+	reader_flat_scopes(c, true); /* and the clones the threads read with */
 	if (st->frame_times_only) {
 		stats_keep_frame_times_only(s);
 		reader_skip_scopes(c, true);

@@ -52,6 +52,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (reader_rewind(c, &e) == CRUMBS_OK)
 			while (reader_next_frame(c, &f, &e) == CRUMBS_OK && f && frames++ < 64)
 				report_frame(&plain, reader_meta(c), f, &sink);
+		/* And as flat records, as crumbs stats reads. */
+		stats *s = stats_create();
+		reader_skip_scopes(c, false);
+		reader_flat_scopes(c, true);
+		frames = 0;
+		if (s && reader_rewind(c, &e) == CRUMBS_OK)
+			while (reader_next_frame(c, &f, &e) == CRUMBS_OK && f && frames++ < 64 &&
+			       stats_add_frame(s, reader_meta(c), f) == CRUMBS_OK)
+				;
+		if (s)
+			stats_finish(s, NULL);
+		stats_free(s);
 	}
 	report_settings_release(&plain);
 	report_settings_release(&filtered);

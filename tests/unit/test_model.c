@@ -862,6 +862,143 @@ static void skipped_scopes(void **state)
 	free(m.data);
 }
 
+/* A record of reader_flat_scopes, as expected. */
+static void check_flat(const struct flat_scope *r, const char *name, uint32_t parent,
+		       uint32_t depth, int64_t exclusive_ns, int64_t inclusive_ns)
+{
+	assert_int_equal(r->name_len, strlen(name));
+	assert_memory_equal(r->name, name, r->name_len);
+	assert_int_equal(r->parent, parent);
+	assert_int_equal(r->depth, depth);
+	assert_int_equal(r->exclusive_ns, exclusive_ns);
+	assert_int_equal(r->inclusive_ns, inclusive_ns);
+}
+
+/* The statistics of every frame of m, read with or without
+ * reader_flat_scopes. */
+static stats *stats_of(struct membuf *m, bool flat)
+{
+	struct analyze_error e;
+	reader *c;
+	const struct frame *f;
+	stats *s = stats_create();
+	assert_non_null(s);
+	assert_int_equal(reader_open_memory(m->data, m->len, &c, &e), CRUMBS_OK);
+	reader_flat_scopes(c, flat);
+	while (reader_next_frame(c, &f, &e) == CRUMBS_OK && f)
+		assert_int_equal(stats_add_frame(s, reader_meta(c), f), CRUMBS_OK);
+	assert_int_equal(e.code, CRUMBS_OK);
+	assert_int_equal(stats_finish(s, NULL), CRUMBS_OK);
+	reader_free(c);
+	return s;
+}
+
+/*
+ * reader_flat_scopes: a queue's scopes as records in preorder. A render
+ * pass and the leaves in it are no records: their time is the scope's
+ * around them (Pass: 5 before RP, 5 in RP before the draw, 40 of the
+ * draw, 10 and 40 in RP around Inner, 90 after RP: 190 of 200), and a
+ * scope inside them is that scope's child, at its depth in the tree
+ * (Inner, 3). A scope left
+ * open is closed at the frame end; a stray end changes nothing. The rest
+ * of the frame is as the tree's, and so are the statistics: a second frame
+ * has 70 scopes inside one, more than the records first made room for.
+ */
+static void flat_scopes(void **state)
+{
+	(void)state;
+	struct membuf m;
+	uint32_t q, q2;
+	crumbs_writer *w = setup(&m, &q, &q2);
+	struct crumbs_semaphore_op sem = { 7, 1 };
+	struct crumbs_leaf_desc draw = { CRUMBS_EVENT_DRAW, "Draw A", 1, 0, 100, 300, T + 110, T + 150 };
+	crumbs_writer_frame_begin(w, 1, T);
+	crumbs_writer_queue_ready(w, q, T);
+	submit(w, q, T, T + 20, NULL, &sem);
+	crumbs_writer_scope_end(w, T + 50); /* stray */
+	crumbs_writer_scope_begin(w, "Pass", 0, T + 100);
+	crumbs_writer_event_begin(w, CRUMBS_EVENT_RENDER_PASS, "RP", T + 105);
+	crumbs_writer_leaf(w, &draw);
+	crumbs_writer_scope_begin(w, "Inner", 0, T + 160);
+	crumbs_writer_scope_end(w, T + 170);
+	crumbs_writer_scope_end(w, T + 210);
+	crumbs_writer_scope_end(w, T + 300);
+	crumbs_writer_scope_begin(w, "Open", 0, T + 400);
+	crumbs_writer_submit_end(w, T + 500);
+	crumbs_writer_queue_ready(w, q2, T + 10);
+	submit(w, q2, T + 30, T + 600, &sem, NULL);
+	crumbs_writer_scope_begin(w, "Late", 0, T + 620);
+	crumbs_writer_scope_end(w, T + 700);
+	crumbs_writer_submit_end(w, T + 710);
+	crumbs_writer_frame_end(w, T + 1000, 0, 0);
+	crumbs_writer_frame_begin(w, 2, T + 1000);
+	submit(w, q, T + 1000, T + 1000, NULL, NULL);
+	crumbs_writer_scope_begin(w, "Outer", 0, T + 1000);
+	for (int i = 0; i < 70; i++) {
+		crumbs_writer_scope_begin(w, "S", 1, T + 1010 + 10 * (uint64_t)i);
+		crumbs_writer_scope_end(w, T + 1015 + 10 * (uint64_t)i);
+	}
+	crumbs_writer_scope_end(w, T + 1800);
+	crumbs_writer_submit_end(w, T + 1800);
+	crumbs_writer_frame_end(w, T + 2000, 0, 0);
+	reader *full, *flat;
+	struct analyze_error e;
+	full = mem_read(&m, w);
+	assert_int_equal(reader_open_memory(m.data, m.len, &flat, &e), CRUMBS_OK);
+	reader_flat_scopes(flat, true);
+	const struct frame *a = next_frame(full), *b = next_frame(flat);
+
+	const struct frame_queue *fq = &b->queues[q];
+	assert_null(fq->root->child);
+	assert_null(a->queues[q].flat);
+	assert_int_equal(fq->flat_count, 3);
+	check_flat(&fq->flat[0], "Pass", FLAT_NONE, 1, 190, 200);
+	check_flat(&fq->flat[1], "Inner", 0, 3, 10, 10);
+	check_flat(&fq->flat[2], "Open", FLAT_NONE, 1, 100, 100);
+	assert_int_equal(b->queues[q2].flat_count, 1);
+	check_flat(&b->queues[q2].flat[0], "Late", FLAT_NONE, 1, 80, 80);
+	assert_int_equal(b->scopes, a->scopes);
+	assert_int_equal(b->events, a->events);
+	assert_int_equal(b->gpus[0].frame_ns, a->gpus[0].frame_ns);
+	assert_memory_equal(b->submissions, a->submissions,
+			    a->submission_count * sizeof(*a->submissions));
+	for (uint32_t i = 0; i < 2; i++) {
+		const struct frame_queue *x = &a->queues[i], *y = &b->queues[i];
+		assert_int_equal(y->busy_ns, x->busy_ns);
+		assert_int_equal(y->wait_ns, x->wait_ns);
+		assert_int_equal(y->idle_ns, x->idle_ns);
+		assert_int_equal(y->open_scopes, x->open_scopes);
+		assert_int_equal(y->unmatched_ends, x->unmatched_ends);
+		assert_int_equal(y->root->exclusive_ns, x->root->exclusive_ns);
+		assert_int_equal(y->root->inclusive_ns, x->root->inclusive_ns);
+	}
+	assert_int_equal(fq->open_scopes, 1);
+	assert_int_equal(fq->unmatched_ends, 1);
+
+	b = next_frame(flat);
+	fq = &b->queues[q];
+	assert_int_equal(fq->flat_count, 71);
+	check_flat(&fq->flat[0], "Outer", FLAT_NONE, 1, 800 - 70 * 5, 800);
+	for (uint32_t i = 1; i <= 70; i++)
+		check_flat(&fq->flat[i], "S", 0, 2, 5, 5);
+	reader_free(full);
+	reader_free(flat);
+
+	stats *x = stats_of(&m, false), *y = stats_of(&m, true);
+	assert_int_equal(stats_row_count(y), stats_row_count(x));
+	assert_true(stats_row_count(x) > 9);
+	for (size_t i = 0; i < stats_row_count(x); i++) {
+		const struct stats_row *r = stats_row(x, i), *t = stats_row(y, i);
+		assert_string_equal(t->path, r->path);
+		assert_int_equal(t->calls, r->calls);
+		assert_memory_equal(&t->time, &r->time, sizeof(r->time));
+		assert_memory_equal(&t->exclusive, &r->exclusive, sizeof(r->exclusive));
+	}
+	stats_free(x);
+	stats_free(y);
+	free(m.data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -887,6 +1024,7 @@ int main(void)
 		cmocka_unit_test(uncalibrated),
 		cmocka_unit_test(frames_seek_and_setup),
 		cmocka_unit_test(skipped_scopes),
+		cmocka_unit_test(flat_scopes),
 	};
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);
 }
