@@ -673,12 +673,28 @@ enum crumbs_result stats_add_frame(stats *s, const struct capture_meta *meta,
 	return CRUMBS_OK;
 }
 
-/* Appends from's values to se's, `len` of them from its position `at`. */
+/* Appends from's values to se's, `len` of them from its position `at`:
+ * as many at once as both the room in se's last chunk and from's chunk
+ * allow. */
 static bool series_append(struct series *se, uint32_t at, const struct series *from, uint32_t len)
 {
-	for (uint32_t i = 0; i < len; i++)
-		if (!series_push(se, at + i, series_get(from, i)))
-			return false;
+	for (uint32_t i = 0; i < len;) {
+		if (at + i >= se->room_end) {
+			/* Makes room, with the first value. */
+			if (!series_set(se, at + i, series_get(from, i)))
+				return false;
+			i++;
+			continue;
+		}
+		uint32_t n = se->room_end - (at + i), left = CHUNK - (i & (CHUNK - 1));
+		if (n > left)
+			n = left;
+		if (n > len - i)
+			n = len - i;
+		memcpy(&se->tail[(at + i) & (CHUNK - 1)],
+		       &from->chunks[i >> CHUNK_SHIFT][i & (CHUNK - 1)], n * sizeof(uint32_t));
+		i += n;
+	}
 	return true;
 }
 
@@ -899,16 +915,23 @@ static void summarize(const struct stats *s, const struct row_store *st,
 	if (n == 0)
 		return;
 	double mean = (double)sum / (double)n;
-	double squares = 0;
-	for (size_t i = 0; i < n; i++) {
+	/* Four sums, not one: each add waits on the one before. */
+	double squares[4] = { 0, 0, 0, 0 };
+	size_t i = 0;
+	for (; i + 4 <= n; i += 4)
+		for (unsigned j = 0; j < 4; j++) {
+			double d = (double)scratch[i + j] - mean;
+			squares[j] += d * d;
+		}
+	for (; i < n; i++) {
 		double d = (double)scratch[i] - mean;
-		squares += d * d;
+		squares[0] += d * d;
 	}
 	uint32_t pct[4];
 	select_percentiles(scratch, tmp, n, lo, hi, pct);
 	out->frames = n;
 	out->mean_ns = mean;
-	out->stddev_ns = sqrt(squares / (double)n);
+	out->stddev_ns = sqrt((squares[0] + squares[1] + (squares[2] + squares[3])) / (double)n);
 	out->min_ns = lo;
 	out->max_ns = hi;
 	out->min_frame = s->numbers[st->first + lo_at];

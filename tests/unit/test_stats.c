@@ -335,6 +335,62 @@ static void exclusive_split_from_time(void **state)
 	stats_free(s);
 }
 
+/*
+ * stats_append: statistics taken of frames 0 to 4999 and of 5000 to
+ * 13999 apart, joined, are those of all 14000 frames added one by one.
+ * The series are longer than the 4096 values a chunk holds, and the
+ * second starts inside the first's last chunk, so the join copies across
+ * chunks on both sides. A scope in every third frame has absent values;
+ * its exclusive time differs from its time from frame 7000 on.
+ */
+static void append_joins_long_series(void **state)
+{
+	(void)state;
+	stats *all = stats_create(), *a = stats_create(), *b = stats_create();
+	struct built f;
+	assert_non_null(all);
+	assert_non_null(a);
+	assert_non_null(b);
+	for (uint32_t i = 0; i < 14000; i++) {
+		build(&f, 20 + i, 1000 + (int64_t)(i * 7919 % 5003));
+		if (i % 3 == 0) {
+			struct node *p = add(&f, NULL, "Pass", CRUMBS_EVENT_SCOPE, 100 + i % 17,
+					     100 + i % 17);
+			if (i >= 7000)
+				add(&f, p, "Child", CRUMBS_EVENT_SCOPE, 5, 5);
+		}
+		if (i >= 7000 && i % 3 == 0)
+			f.nodes[1].exclusive_ns -= 5;
+		assert_int_equal(stats_add_frame(all, &meta, &f.f), CRUMBS_OK);
+		assert_int_equal(stats_add_frame(i < 5000 ? a : b, &meta, &f.f), CRUMBS_OK);
+	}
+	assert_int_equal(stats_append(a, b), CRUMBS_OK);
+	assert_int_equal(stats_finish(all, NULL), CRUMBS_OK);
+	assert_int_equal(stats_finish(a, NULL), CRUMBS_OK);
+	assert_int_equal(stats_frame_count(a), 14000);
+	assert_int_equal(stats_row_count(a), stats_row_count(all));
+	int64_t *x = malloc(2 * 14000 * sizeof(*x)), *y = x + 14000;
+	assert_non_null(x);
+	for (size_t r = 0; r < stats_row_count(all); r++) {
+		const struct stats_row *want = stats_row(all, r), *got = stats_row(a, r);
+		assert_string_equal(got->path, want->path);
+		assert_int_equal(got->calls, want->calls);
+		assert_memory_equal(&got->time, &want->time, sizeof(want->time));
+		assert_memory_equal(&got->exclusive, &want->exclusive, sizeof(want->exclusive));
+		for (int e = 0; e < 2; e++) {
+			size_t n = stats_row_values(all, r, e, false, x);
+			assert_int_equal(stats_row_values(a, r, e, false, y), n);
+			assert_memory_equal(x, y, n * sizeof(*x));
+		}
+	}
+	assert_int_equal(stats_row(a, must_find(a, STATS_SCOPE, "GPU 0 / Graphics 0 / Pass"))->time.frames,
+			 4667);
+	free(x);
+	stats_free(all);
+	stats_free(a);
+	stats_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -344,6 +400,7 @@ int main(void)
 		cmocka_unit_test(same_path_summed),
 		cmocka_unit_test(row_absent_from_frames),
 		cmocka_unit_test(exclusive_split_from_time),
+		cmocka_unit_test(append_joins_long_series),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
