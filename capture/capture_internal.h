@@ -522,6 +522,8 @@ void ctx_log(crumbs_context *ctx, enum crumbs_log_level level, const char *fmt, 
 /* A message of any length, unformatted, to the log callback or stderr. */
 void ctx_log_text(crumbs_context *ctx, enum crumbs_log_level level, const char *text);
 int64_t now_ns(void);
+/* An errno's text, lowercased like every other message. */
+void error_text(int errnum, char *buf, size_t size);
 /* "VK_ERROR_DEVICE_LOST" and the like, for messages. */
 const char *vk_result_str(VkResult r);
 /* The process's own name, made safe for file names. */

@@ -1,6 +1,7 @@
 /*
  * common.c: what every file of the recorder uses: memory through the
- * program's allocation callbacks, the log, the clock, and finding a queue.
+ * program's allocation callbacks, the log, the clock, the text of an
+ * errno, and finding a queue.
  * It calls no other file of the recorder.
  */
 #include "capture_internal.h"
@@ -86,6 +87,16 @@ int64_t now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* strerror() is not thread-safe and this runs inside someone else's
+ * threads; the XSI strerror_r is what _POSIX_C_SOURCE gives. */
+void error_text(int errnum, char *buf, size_t size)
+{
+	if (strerror_r(errnum, buf, size) != 0)
+		snprintf(buf, size, "error %d", errnum);
+	if (buf[0] >= 'A' && buf[0] <= 'Z' && !(buf[1] >= 'A' && buf[1] <= 'Z'))
+		buf[0] = (char)(buf[0] - 'A' + 'a');
 }
 
 const char *vk_result_str(VkResult r)

@@ -60,6 +60,7 @@ struct output {
 	int fd;                 /* a run's: written in place, no rename */
 	crumbs_writer *w;
 	enum crumbs_result result;
+	int error;              /* with CRUMBS_ERROR_IO, its errno, or 0 */
 	uint64_t first, last;   /* the frames written */
 	uint32_t frames, incomplete;
 	uint64_t *last_end;     /* [queue_count]: each queue's last end, in ticks */
@@ -70,6 +71,14 @@ struct output {
 /* ------------------------------------------------------------------------ */
 /* The capture file                                                         */
 /* ------------------------------------------------------------------------ */
+
+/* r, with the errno of an input or output failure kept for the message. */
+static enum crumbs_result io_result(struct output *o, enum crumbs_result r)
+{
+	if (r == CRUMBS_ERROR_IO && !o->error)
+		o->error = errno ? errno : EIO;
+	return r;
+}
 
 static enum crumbs_result write_events(crumbs_context *ctx, struct capture_set *set,
 				       crumbs_writer *w, const struct crumbs_cmd *cmd, int depth)
@@ -161,16 +170,18 @@ static enum crumbs_result open_file(struct output *o)
 	} else {
 		/* Straight into the file, not renamed at the end: a process
 		 * killed mid-run leaves the chunks written so far. */
+		errno = 0;
 		o->fd = open(o->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (o->fd < 0)
-			return CRUMBS_ERROR_IO;
+			return io_result(o, CRUMBS_ERROR_IO);
 		desc.write = write_fd;
 		desc.user = &o->fd;
 		desc.chunk_bytes = 256u << 10;
 	}
+	errno = 0;
 	if ((r = crumbs_writer_open(&desc, &o->w)) != CRUMBS_OK) {
 		o->w = NULL;
-		return r;
+		return io_result(o, r);
 	}
 	crumbs_writer *w = o->w;
 	for (uint32_t i = 0; i < ctx->device_count && r == CRUMBS_OK; i++) {
@@ -290,7 +301,8 @@ static void write_set(struct output *o, struct capture_set *set)
 	if (o->frames == 0)
 		for (uint32_t i = 0; i < o->ctx->queue_count; i++)
 			o->last_end[i] = CRUMBS_NO_TICKS;
-	if ((o->result = write_frame(o, set)) != CRUMBS_OK)
+	errno = 0;
+	if ((o->result = io_result(o, write_frame(o, set))) != CRUMBS_OK)
 		return;
 	if (o->frames == 0)
 		o->first = set->frame;
@@ -299,7 +311,8 @@ static void write_set(struct output *o, struct capture_set *set)
 	o->incomplete += (set->flags & (CRUMBS_FRAME_INCOMPLETE | CRUMBS_FRAME_DEVICE_LOST)) != 0;
 	int64_t now = now_ns();
 	if (!o->one_frame && now - o->flushed_ns >= RUN_FLUSH_NS) {
-		o->result = crumbs_writer_flush(o->w);
+		errno = 0;
+		o->result = io_result(o, crumbs_writer_flush(o->w));
 		o->flushed_ns = now;
 	}
 }
@@ -309,16 +322,17 @@ static void print_table(struct output *o, const char *path);
 
 static void close_file(struct output *o)
 {
+	errno = 0;
 	if (o->w) {
 		enum crumbs_result r = o->result == CRUMBS_OK ? crumbs_writer_close(o->w) :
 				       (crumbs_writer_free(o->w), o->result);
 		if (o->result == CRUMBS_OK)
-			o->result = r;
+			o->result = io_result(o, r);
 		o->w = NULL;
 	}
 	if (o->fd >= 0) {
 		if (close(o->fd) != 0 && o->result == CRUMBS_OK)
-			o->result = CRUMBS_ERROR_IO;
+			o->result = io_result(o, CRUMBS_ERROR_IO);
 		o->fd = -1;
 	}
 	if (o->result == CRUMBS_OK && o->one_frame && o->frames)
@@ -594,6 +608,7 @@ void output_begin(crumbs_context *ctx)
 	o->collecting = !one;
 	pthread_mutex_unlock(&o->lock);
 	o->result = CRUMBS_OK;
+	o->error = 0;
 	if (!o->path)
 		o->result = n > 0 && (size_t)n < sizeof(path) ? CRUMBS_ERROR_OUT_OF_MEMORY :
 			    CRUMBS_ERROR_INVALID_ARGUMENT;
@@ -690,9 +705,13 @@ bool output_done(crumbs_context *ctx, bool wait)
 		return true;
 	}
 	if (r != CRUMBS_OK) {
-		ctx_log(ctx, CRUMBS_LOG_ERROR, "cannot write '%s': %s", path, crumbs_result_str(r));
-		snprintf(reply, sizeof(reply), "error cannot write '%s': %s", path,
-			 crumbs_result_str(r));
+		char why[128];
+		if (r == CRUMBS_ERROR_IO && o->error)
+			error_text(o->error, why, sizeof(why));
+		else
+			snprintf(why, sizeof(why), "%s", crumbs_result_str(r));
+		ctx_log(ctx, CRUMBS_LOG_ERROR, "cannot write '%s': %s", path, why);
+		snprintf(reply, sizeof(reply), "error cannot write '%s': %s", path, why);
 		answer(ctx, reply);
 		return true;
 	}

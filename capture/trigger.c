@@ -4,6 +4,7 @@
  * parser of requests, the answers, and the splitting of a command line.
  */
 #include "crumbs.h"
+#include "capture_internal.h"
 #include "trigger_internal.h"
 
 #include <errno.h>
@@ -21,17 +22,6 @@
 
 /* Datagrams read per poll: a flood of bad requests must not stall a frame. */
 #define POLL_MAX_DATAGRAMS 8
-
-/* strerror() is not thread-safe and this runs inside someone else's
- * threads; the XSI strerror_r is what _POSIX_C_SOURCE gives. Lowercased
- * like every other message. */
-static void error_text(int errnum, char *buf, size_t size)
-{
-	if (strerror_r(errnum, buf, size) != 0)
-		snprintf(buf, size, "error %d", errnum);
-	if (buf[0] >= 'A' && buf[0] <= 'Z' && !(buf[1] >= 'A' && buf[1] <= 'Z'))
-		buf[0] = (char)(buf[0] - 'A' + 'a');
-}
 
 /* The directory of the sockets, without a trailing slash. Returns 0, or -1
  * if it does not fit. */
