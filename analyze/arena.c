@@ -1,6 +1,7 @@
 /*
  * arena.c: the arena that holds a loaded capture's names and a frame's
- * nodes, freed at once, and the growable arrays of decoded records.
+ * nodes, freed at once, and the growable arrays of decoded records and
+ * of scratch.
  */
 #include "analyze_internal.h"
 
@@ -69,18 +70,30 @@ const char *arena_copy_string(struct arena *a, const unsigned char *s, size_t le
 	return d;
 }
 
+bool array_room(void **p, size_t *cap, size_t n, size_t size)
+{
+	if (n <= *cap)
+		return true;
+	size_t c = *cap ? *cap : 64;
+	while (c < n) {
+		if (c > SIZE_MAX / 2)
+			return false;
+		c *= 2;
+	}
+	if (c > SIZE_MAX / size)
+		return false;
+	void *d = realloc(*p, c * size);
+	if (!d)
+		return false;
+	*p = d;
+	*cap = c;
+	return true;
+}
+
 void *vec_grow(struct vec *v, size_t size)
 {
-	if (v->len == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 64;
-		if (cap > SIZE_MAX / size)
-			return NULL;
-		void *d = realloc(v->data, cap * size);
-		if (!d)
-			return NULL;
-		v->data = d;
-		v->cap = cap;
-	}
+	if (!array_room(&v->data, &v->cap, v->len + 1, size))
+		return NULL;
 	return (unsigned char *)v->data + size * v->len++;
 }
 

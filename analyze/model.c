@@ -267,8 +267,8 @@ static inline __attribute__((always_inline)) void tick(struct walk *w, struct qu
 
 static const struct counts no_counts;
 
-/* Counts a node of the queue, in its tree or left out of it by
- * reader_skip_scopes (its time and counts then go to the queue's root). */
+/* Counts a node of the queue, in its tree or left out of it (by
+ * reader_skip_scopes, or as an event by reader_flat_scopes). */
 static void count_node(struct queue_walk *q, uint8_t kind)
 {
 	if (kind == CRUMBS_EVENT_SCOPE)
@@ -332,8 +332,10 @@ static bool flat_grow(struct queue_walk *q, struct arena *arena)
 {
 	struct frame_queue *fq = q->fq;
 	uint32_t cap = q->flat_cap ? q->flat_cap * 2 : 64;
+	if (cap < q->flat_cap)
+		return false;
 	struct flat_scope *d = arena_alloc_uninit(arena, sizeof(*d) * cap);
-	if (!d || cap < q->flat_cap)
+	if (!d)
 		return false;
 	if (fq->flat_count)
 		memcpy(d, fq->flat, sizeof(*d) * fq->flat_count);

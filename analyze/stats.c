@@ -183,6 +183,16 @@ static bool split_exclusive(struct row_store *st)
 	return true;
 }
 
+/* Absent values for the frames from the row's last up to frame index fi. */
+static inline bool fill_absent(struct row_store *st, uint32_t fi)
+{
+	for (; st->first + st->len < fi; st->len++)
+		if (!series_push(&st->time, st->len, STATS_ABSENT) ||
+		    (st->split && !series_push(&st->exclusive, st->len, STATS_ABSENT)))
+			return false;
+	return true;
+}
+
 /*
  * Adds a value to row r for frame index fi: the row's first value in that
  * frame is stored (after absent values for the frames it missed), a later
@@ -208,11 +218,7 @@ static inline __attribute__((always_inline)) bool row_add(struct stats *s, uint3
 	}
 	if (st->len == 0)
 		st->first = fi;
-	for (; st->first + st->len < fi; st->len++)
-		if (!series_push(&st->time, st->len, STATS_ABSENT) ||
-		    (split && !series_push(&st->exclusive, st->len, STATS_ABSENT)))
-			return false;
-	if (!series_push(&st->time, st->len, time_ns) ||
+	if (!fill_absent(st, fi) || !series_push(&st->time, st->len, time_ns) ||
 	    (split && !series_push(&st->exclusive, st->len, exclusive_ns)))
 		return false;
 	st->len++;
@@ -478,22 +484,6 @@ void stats_free(stats *s)
 	free(s);
 }
 
-/* Room for n elements of `size` bytes in *a, which holds *cap. */
-static bool room_for(void **a, size_t *cap, size_t n, size_t size)
-{
-	if (n <= *cap)
-		return true;
-	size_t c = *cap ? *cap : 64;
-	while (c < n)
-		c *= 2;
-	void *d = realloc(*a, c * size);
-	if (!d)
-		return false;
-	*a = d;
-	*cap = c;
-	return true;
-}
-
 /*
  * A queue's tree as reader_flat_scopes gives it, into s->flat, walked in
  * preorder without recursion (a tree may be as deep as a capture's
@@ -505,13 +495,13 @@ static bool flatten_tree(struct stats *s, const struct node *root, uint32_t *cou
 	uint32_t depth = 1, n_out = 0;
 	const struct node *n = root->child;
 
-	if (!room_for((void **)&s->outer, &s->outer_cap, 1, sizeof(*s->outer)))
+	if (!array_room((void **)&s->outer, &s->outer_cap, 1, sizeof(*s->outer)))
 		return false;
 	s->outer[0] = FLAT_NONE;
 	while (n) {
 		uint32_t outer = s->outer[depth - 1], here = outer;
 		if (n->kind == CRUMBS_EVENT_SCOPE) {
-			if (!room_for((void **)&s->flat, &s->flat_cap, n_out + 1, sizeof(*s->flat)))
+			if (!array_room((void **)&s->flat, &s->flat_cap, n_out + 1, sizeof(*s->flat)))
 				return false;
 			s->flat[n_out] = (struct flat_scope){
 				.name = n->name, .name_len = n->name_len, .parent = outer,
@@ -523,7 +513,7 @@ static bool flatten_tree(struct stats *s, const struct node *root, uint32_t *cou
 			s->flat[outer].exclusive_ns += n->exclusive_ns;
 		}
 		if (n->child) {
-			if (!room_for((void **)&s->outer, &s->outer_cap, depth + 1, sizeof(*s->outer)))
+			if (!array_room((void **)&s->outer, &s->outer_cap, depth + 1, sizeof(*s->outer)))
 				return false;
 			s->outer[depth++] = here;
 			n = n->child;
@@ -547,7 +537,7 @@ static bool add_scopes(struct stats *s, uint32_t fi, uint32_t busy, struct guess
 		       const struct flat_scope *recs, uint32_t count, const char *number,
 		       size_t number_len)
 {
-	if (!room_for((void **)&s->flat_rows, &s->flat_rows_cap, count, sizeof(*s->flat_rows)))
+	if (!array_room((void **)&s->flat_rows, &s->flat_rows_cap, count, sizeof(*s->flat_rows)))
 		return false;
 	for (uint32_t k = 0; k < count; k++) {
 		const struct flat_scope *n = &recs[k];
@@ -750,14 +740,9 @@ enum crumbs_result stats_append(stats *s, const stats *from)
 		uint32_t first = base + f->first;
 		if (st->len == 0)
 			st->first = first;
-		bool ok = true;
-		for (; ok && st->first + st->len < first; st->len++)
-			ok = series_push(&st->time, st->len, STATS_ABSENT) &&
-			     (!st->split || series_push(&st->exclusive, st->len, STATS_ABSENT));
-		ok = ok && series_append(&st->time, st->len, &f->time, f->len) &&
-		     (!st->split ||
-		      series_append(&st->exclusive, st->len, f->split ? &f->exclusive : &f->time, f->len));
-		if (!ok) {
+		if (!fill_absent(st, first) || !series_append(&st->time, st->len, &f->time, f->len) ||
+		    (st->split &&
+		     !series_append(&st->exclusive, st->len, values_of(f, true), f->len))) {
 			r = CRUMBS_ERROR_OUT_OF_MEMORY;
 			break;
 		}

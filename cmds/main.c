@@ -138,10 +138,7 @@ int cmd_stdout_sink(void *user, const char *text, size_t len)
 
 const char *cmd_strerror(int errnum, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s", strerror(errnum));
-	/* Lowercase, as every other message; an acronym stays as it is. */
-	if (buf[0] >= 'A' && buf[0] <= 'Z' && !(buf[1] >= 'A' && buf[1] <= 'Z'))
-		buf[0] = (char)(buf[0] - 'A' + 'a');
+	analyze_errno_text(errnum, buf, size);
 	return buf;
 }
 

@@ -210,22 +210,6 @@ static void flush(exporter *x, bool all)
 		x->failed = true;
 }
 
-/* Room for n of something in a scratch array; false when out of memory. */
-static bool reserve(void **p, size_t *cap, size_t n, size_t size)
-{
-	if (n <= *cap)
-		return true;
-	size_t c = *cap ? *cap : 64;
-	while (c < n)
-		c *= 2;
-	void *d = realloc(*p, c * size);
-	if (!d)
-		return false;
-	*p = d;
-	*cap = c;
-	return true;
-}
-
 /* Valid UTF-8 for a name: invalid bytes become U+FFFD; with `folded`, a
  * ';' becomes ':' and a control character a space, as the lines need. */
 static void clean_name(struct sbuf *b, const char *s, size_t len, bool folded)
@@ -818,9 +802,10 @@ static void write_queue(exporter *x, const struct frame *f, uint32_t q, uint32_t
 	uint64_t release_flows = x->next_flow + f->submission_count;
 	int64_t queue_end = INT64_MIN;
 
-	if (!reserve((void **)&x->flows, &x->flows_cap, (size_t)f->release_count + 1, sizeof(*x->flows)) ||
-	    !reserve((void **)&x->released, &x->released_cap, (size_t)f->release_count + 1,
-		     sizeof(*x->released))) {
+	if (!array_room((void **)&x->flows, &x->flows_cap, (size_t)f->release_count + 1,
+			sizeof(*x->flows)) ||
+	    !array_room((void **)&x->released, &x->released_cap, (size_t)f->release_count + 1,
+			sizeof(*x->released))) {
 		x->failed = true;
 		return;
 	}
@@ -896,7 +881,7 @@ static void write_queue(exporter *x, const struct frame *f, uint32_t q, uint32_t
 	const struct report_settings *s = &x->es->report;
 	if (x->failed || nodes == 0 || (s->max_depth == 0 && !s->root_count))
 		return;
-	if (!reserve((void **)&x->ends, &x->ends_cap, nodes, sizeof(*x->ends))) {
+	if (!array_room((void **)&x->ends, &x->ends_cap, nodes, sizeof(*x->ends))) {
 		x->failed = true;
 		return;
 	}
@@ -1035,7 +1020,7 @@ int exporter_frame(exporter *x, const struct capture_meta *meta, const struct fr
 	declare(x, meta);
 
 	/* Which queues, and where each track got to. */
-	if (!reserve((void **)&x->selected, &x->selected_cap, f->queue_count + 1, 1)) {
+	if (!array_room((void **)&x->selected, &x->selected_cap, f->queue_count + 1, 1)) {
 		x->failed = true;
 		return -1;
 	}

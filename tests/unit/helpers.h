@@ -1,6 +1,7 @@
 /*
  * helpers.h: what the unit tests share: captures written to memory with the
- * real writer and read back with the real reader, and tree lookups.
+ * real writer and read back with the real reader, tree lookups, and the
+ * comparison of two statistics.
  */
 #ifndef CRUMBS_TEST_HELPERS_H
 #define CRUMBS_TEST_HELPERS_H
@@ -143,6 +144,29 @@ static inline const struct node *must_find(const struct node *root, const char *
 	if (!n)
 		fail_msg("no node named '%s'", name);
 	return n;
+}
+
+/* Every row of `got` as it is in `want`: its path, calls, summaries and
+ * values frame by frame. */
+static inline void assert_same_stats(const stats *want, const stats *got)
+{
+	assert_int_equal(stats_row_count(got), stats_row_count(want));
+	for (size_t r = 0; r < stats_row_count(want); r++) {
+		const struct stats_row *w = stats_row(want, r), *g = stats_row(got, r);
+		assert_string_equal(g->path, w->path);
+		assert_int_equal(g->calls, w->calls);
+		assert_memory_equal(&g->time, &w->time, sizeof(w->time));
+		assert_memory_equal(&g->exclusive, &w->exclusive, sizeof(w->exclusive));
+		size_t room = (w->time.frames > g->time.frames ? w->time.frames : g->time.frames) + 1;
+		int64_t *x = malloc(2 * room * sizeof(*x)), *y = x + room;
+		assert_non_null(x);
+		for (int e = 0; e < 2; e++) {
+			size_t n = stats_row_values(want, r, e, false, x);
+			assert_int_equal(stats_row_values(got, r, e, false, y), n);
+			assert_memory_equal(x, y, n * sizeof(*x));
+		}
+		free(x);
+	}
 }
 
 #endif
