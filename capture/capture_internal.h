@@ -381,6 +381,10 @@ struct capture_set {
 	 * buffers recorded in it: their slots are in that set's share. */
 	struct capture_set *borrows;
 	uint32_t flags;                 /* the frame's, when it is resolved */
+	/* Resolved once its copies were read, without looking for each
+	 * timestamp: the output thread flags the frame incomplete when one
+	 * it writes never came. */
+	bool unchecked;
 	struct calibration_sample (*calibration)[2]; /* [device]: start, end */
 	struct set_queue *queues;       /* [queue_count] */
 
@@ -721,8 +725,9 @@ void readback_start(crumbs_context *ctx, struct capture_set *set);
  * bounded time) for the copies of set's results still under way. */
 void readback_wait(crumbs_context *ctx, struct capture_set *set);
 /* Reads what is available of set's. Returns whether every timestamp its
- * frame wrote is; *lost: the device was lost, and what was read is
- * forgotten. */
+ * frame wrote is, or, for a run's frame (set->unchecked), whether every
+ * result that can still come has; *lost: the device was lost, and what
+ * was read is forgotten. */
 bool readback_poll(crumbs_context *ctx, struct capture_set *set, bool *lost);
 /* Whether a copy of set's results is still under way on the GPU (its
  * slots cannot be reset yet). */

@@ -47,6 +47,17 @@ struct output {
 	pthread_cond_t wake;    /* any of them changed */
 	struct capture_set *jobs[CAPTURE_SETS]; /* sets to write, oldest first */
 	uint32_t job_head, job_count;
+	/* A run's frames are handed over without the lock, which would cost
+	 * the program's thread a microsecond a frame: put at
+	 * posts[post_tail % CAPTURE_SETS], then counted in post_tail; the
+	 * thread moves them to the jobs, under the lock, each time it looks
+	 * (post_head). `handed` counts the sets output_write handed over
+	 * (the program's thread's), `written` those the thread wrote. */
+	struct capture_set *posts[CAPTURE_SETS];
+	_Atomic uint32_t post_tail;
+	uint32_t post_head;
+	uint32_t handed;
+	_Atomic uint32_t written;
 	bool busy;              /* the thread writes jobs[job_head] */
 	bool end;               /* close the file after the jobs */
 	bool closed;            /* ... done: output_done reports */
@@ -63,6 +74,7 @@ struct output {
 	int error;              /* with CRUMBS_ERROR_IO, its errno, or 0 */
 	uint64_t first, last;   /* the frames written */
 	uint32_t frames, incomplete;
+	uint32_t missing;       /* timestamps of the frame being written that never came */
 	uint64_t *last_end;     /* [queue_count]: each queue's last end, in ticks */
 	int64_t flushed_ns;
 	struct sbuf log;        /* messages: a level byte, the text, a NUL */
@@ -80,9 +92,21 @@ static enum crumbs_result io_result(struct output *o, enum crumbs_result r)
 	return r;
 }
 
-static enum crumbs_result write_events(crumbs_context *ctx, struct capture_set *set,
-				       crumbs_writer *w, const struct crumbs_cmd *cmd, int depth)
+/* The ticks of a slot the frame wrote (or NO_SLOT), counting those that
+ * never came. */
+static uint64_t ticks_of(struct output *o, const struct queue_state *q, uint32_t slot)
 {
+	uint64_t t = readback_ticks(q, slot);
+	if (t == CRUMBS_NO_TICKS && slot != NO_SLOT && q->valid_bits)
+		o->missing++;
+	return t;
+}
+
+static enum crumbs_result write_events(struct output *o, struct capture_set *set,
+				       const struct crumbs_cmd *cmd, int depth)
+{
+	crumbs_context *ctx = o->ctx;
+	crumbs_writer *w = o->w;
 	const struct queue_state *q = &ctx->queues[cmd->queue];
 	char name[4097];
 	enum crumbs_result r = CRUMBS_OK;
@@ -94,14 +118,14 @@ static enum crumbs_result write_events(crumbs_context *ctx, struct capture_set *
 			case EVENT_BEGIN:
 				snprintf(name, sizeof(name), "%.*s", (int)e->u.name.len,
 					 set->names + e->u.name.offset);
-				r = crumbs_writer_scope_begin(w, name, e->level, readback_ticks(q, e->slot));
+				r = crumbs_writer_scope_begin(w, name, e->level, ticks_of(o, q, e->slot));
 				break;
 			case EVENT_PASS:
 				snprintf(name, sizeof(name), "%.*s", (int)e->u.name.len,
 					 set->names + e->u.name.offset);
 				r = crumbs_writer_event_begin(w, (enum crumbs_event_kind)e->level,
 							      name[0] ? name : NULL,
-							      readback_ticks(q, e->slot));
+							      ticks_of(o, q, e->slot));
 				break;
 			case EVENT_LEAF: {
 				const struct counts_record *c = &set->counts[e->u.counts];
@@ -109,14 +133,14 @@ static enum crumbs_result write_events(crumbs_context *ctx, struct capture_set *
 					 set->names + c->name.offset);
 				struct crumbs_leaf_desc leaf = {
 					(enum crumbs_event_kind)e->level, name[0] ? name : NULL, c->draws,
-					c->dispatches, c->prims, c->verts, readback_ticks(q, e->slot),
-					e->slot == NO_SLOT ? CRUMBS_NO_TICKS : readback_ticks(q, e->slot + 1)
+					c->dispatches, c->prims, c->verts, ticks_of(o, q, e->slot),
+					e->slot == NO_SLOT ? CRUMBS_NO_TICKS : ticks_of(o, q, e->slot + 1)
 				};
 				r = crumbs_writer_leaf(w, &leaf);
 				break;
 			}
 			case EVENT_END:
-				r = crumbs_writer_scope_end(w, readback_ticks(q, e->slot));
+				r = crumbs_writer_scope_end(w, ticks_of(o, q, e->slot));
 				break;
 			case EVENT_COUNTS: {
 				const struct counts_record *c = &set->counts[e->u.counts];
@@ -127,7 +151,7 @@ static enum crumbs_result write_events(crumbs_context *ctx, struct capture_set *
 			case EVENT_EXECUTE: {
 				const struct crumbs_cmd *s = store_map_find(set, e->u.secondary);
 				if (s && depth < MAX_EXECUTE_DEPTH)
-					r = write_events(ctx, set, w, s, depth + 1);
+					r = write_events(o, set, s, depth + 1);
 				break;
 			}
 			}
@@ -222,7 +246,7 @@ static enum crumbs_result write_ready(struct output *o, const struct capture_set
 		if (!q->valid_bits)
 			continue;
 		if (set->first && slot != NO_SLOT)
-			r = crumbs_writer_queue_ready(o->w, i, readback_ticks(q, slot));
+			r = crumbs_writer_queue_ready(o->w, i, ticks_of(o, q, slot));
 		else if (!set->first && follows && o->last_end[i] != CRUMBS_NO_TICKS)
 			r = crumbs_writer_queue_ready(o->w, i, o->last_end[i]);
 	}
@@ -235,6 +259,7 @@ static enum crumbs_result write_frame(struct output *o, struct capture_set *set)
 	crumbs_context *ctx = o->ctx;
 	crumbs_writer *w = o->w;
 	uint32_t lost_ops = 0; /* submissions written without their semaphores */
+	o->missing = 0;
 	enum crumbs_result r = crumbs_writer_frame_begin(w, set->frame, (uint64_t)set->begin_ns);
 
 	for (uint32_t i = 0; i < ctx->device_count && r == CRUMBS_OK; i++) {
@@ -253,7 +278,7 @@ static enum crumbs_result write_frame(struct output *o, struct capture_set *set)
 		for (uint32_t k = 0; k < sq->submit_count && r == CRUMBS_OK; k++) {
 			const struct submit_record *s = &q->submits[sq->submit_first + k];
 			const struct crumbs_semaphore_op *ops = set->ops + s->first_op;
-			struct crumbs_submit_desc sd = { i, (uint64_t)s->cpu_ns, readback_ticks(q, s->begin_slot),
+			struct crumbs_submit_desc sd = { i, (uint64_t)s->cpu_ns, ticks_of(o, q, s->begin_slot),
 							 ops, s->wait_count, ops + s->wait_count,
 							 s->signal_count };
 			r = crumbs_writer_submit_begin(w, &sd);
@@ -266,8 +291,8 @@ static enum crumbs_result write_frame(struct output *o, struct capture_set *set)
 				r = crumbs_writer_submit_begin(w, &sd);
 			}
 			for (uint32_t c = 0; c < s->cmd_count && r == CRUMBS_OK; c++)
-				r = write_events(ctx, set, w, set->submit_cmds[s->first_cmd + c], 0);
-			uint64_t end = readback_ticks(q, s->end_slot);
+				r = write_events(o, set, set->submit_cmds[s->first_cmd + c], 0);
+			uint64_t end = ticks_of(o, q, s->end_slot);
 			if (r == CRUMBS_OK)
 				r = crumbs_writer_submit_end(w, end);
 			if (end != CRUMBS_NO_TICKS)
@@ -279,6 +304,8 @@ static enum crumbs_result write_frame(struct output *o, struct capture_set *set)
 		r = crumbs_writer_host_signal(w, h->semaphore, h->value, (uint64_t)h->cpu_ns);
 	}
 	uint32_t dropped = atomic_load(&set->dropped) + lost_ops;
+	if (set->unchecked && o->missing)
+		set->flags |= CRUMBS_FRAME_INCOMPLETE;
 	uint32_t flags = set->flags;
 	if (dropped)
 		flags |= CRUMBS_FRAME_SCOPES_DROPPED;
@@ -431,8 +458,19 @@ void output_help(crumbs_context *ctx)
 /* The set written is free again (o->lock held). */
 static void set_written(struct output *o, struct capture_set *set)
 {
+	atomic_fetch_add(&o->written, 1);
 	atomic_store(&set->phase, SET_FREE);
 	pthread_cond_broadcast(&o->wake);
+}
+
+/* The frames posted since the thread last looked become its jobs. Under
+ * the lock. */
+static void take_posts(struct output *o)
+{
+	uint32_t tail = atomic_load(&o->post_tail);
+	for (; o->post_head != tail; o->post_head++)
+		o->jobs[(o->job_head + o->job_count++) % CAPTURE_SETS] =
+			o->posts[o->post_head % CAPTURE_SETS];
 }
 
 static void *output_main(void *arg)
@@ -440,7 +478,7 @@ static void *output_main(void *arg)
 	struct output *o = arg;
 	pthread_mutex_lock(&o->lock);
 	for (;;) {
-		while (!o->job_count && !o->end && !o->quit) {
+		for (take_posts(o); !o->job_count && !o->end && !o->quit; take_posts(o)) {
 			if (!o->collecting) {
 				pthread_cond_wait(&o->wake, &o->lock);
 				continue;
@@ -498,7 +536,7 @@ static void outputs_finish(void)
 	for (struct output *o = outputs; o; o = o->next) {
 		pthread_mutex_lock(&o->lock);
 		pthread_cond_broadcast(&o->wake);
-		while (o->job_count || o->end)
+		while (o->job_count || o->end || o->post_head != atomic_load(&o->post_tail))
 			pthread_cond_wait(&o->wake, &o->lock);
 		pthread_mutex_unlock(&o->lock);
 	}
@@ -623,13 +661,26 @@ void output_write(crumbs_context *ctx, struct capture_set *set, bool now)
 		atomic_store(&set->phase, SET_FREE);
 		return;
 	}
+	/* Waking the thread is a system call: in a run it looks for frames
+	 * every RUN_COLLECT_NS by itself, or once RUN_COLLECT_SETS wait.
+	 * `collecting` changes on this thread only. */
+	uint32_t waiting = ++o->handed - atomic_load(&o->written);
+	if (!now && o->collecting) {
+		uint32_t tail = atomic_load(&o->post_tail);
+		o->posts[tail % CAPTURE_SETS] = set;
+		atomic_store(&o->post_tail, tail + 1);
+		if (waiting < RUN_COLLECT_SETS)
+			return;
+		pthread_mutex_lock(&o->lock);
+		pthread_cond_broadcast(&o->wake);
+		pthread_mutex_unlock(&o->lock);
+		return;
+	}
 	pthread_mutex_lock(&o->lock);
+	take_posts(o); /* ahead of this one */
 	o->jobs[(o->job_head + o->job_count) % CAPTURE_SETS] = set;
 	o->job_count++;
-	/* Waking the thread is a system call: in a run it looks for frames
-	 * every RUN_COLLECT_NS by itself, or once RUN_COLLECT_SETS wait. */
-	if (now || !o->collecting || o->job_count >= RUN_COLLECT_SETS)
-		pthread_cond_broadcast(&o->wake);
+	pthread_cond_broadcast(&o->wake);
 	while (now && atomic_load(&set->phase) != SET_FREE)
 		pthread_cond_wait(&o->wake, &o->lock);
 	pthread_mutex_unlock(&o->lock);

@@ -428,11 +428,30 @@ void readback_wait(crumbs_context *ctx, struct capture_set *set)
 	}
 }
 
+/* Whether a run's frame has every result it can get: each timed queue's
+ * came with its copies, which are read. Waiting longer brings nothing,
+ * and the output thread, which reads every timestamp to write it, finds
+ * those missing at no cost to the program's thread. */
+static bool copies_read(crumbs_context *ctx, const struct capture_set *set)
+{
+	for (uint32_t i = 0; i < ctx->queue_count; i++) {
+		const struct set_queue *sq = &set->queues[i];
+		if (ctx->queues[i].valid_bits &&
+		    (!ctx->queues[i].copy_cb[set->index] || sq->read_pool || sq->copy_unread))
+			return false;
+	}
+	return true;
+}
+
 bool readback_poll(crumbs_context *ctx, struct capture_set *set, bool *lost)
 {
 	*lost = set->device_lost || ctx->device_lost;
+	set->unchecked = false;
 	for (uint32_t i = 0; i < ctx->queue_count && !*lost; i++)
 		if (ctx->queues[i].valid_bits && !poll_queue(ctx, set, &ctx->queues[i]))
 			*lost = true;
-	return !*lost && all_ready(ctx, set);
+	if (*lost)
+		return false;
+	set->unchecked = ctx->set_count > 1 && copies_read(ctx, set);
+	return set->unchecked || all_ready(ctx, set);
 }
