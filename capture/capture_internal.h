@@ -358,6 +358,10 @@ struct set_queue {
 	bool reset_pending;
 	_Atomic bool scope_reset_pending;
 	bool copy_pending;          /* copy_cb submitted, fence not seen yet */
+	/* Its fence seen signalled; reset since, by the output thread
+	 * (readback_recycle), so the next copy need not. */
+	bool fence_signalled;
+	bool fence_clean;
 	bool copy_stale;            /* ... and it copies an earlier frame's */
 	bool copy_unread;           /* copies of this frame go into copy_buffer */
 	bool read_pool;             /* this frame reads the pool instead */
@@ -381,6 +385,10 @@ struct capture_set {
 	 * buffers recorded in it: their slots are in that set's share. */
 	struct capture_set *borrows;
 	uint32_t flags;                 /* the frame's, when it is resolved */
+	/* Its store was reset by the output thread once it was written
+	 * (the frame after it copied what it borrowed when it submitted),
+	 * as the program's thread would when the set comes back. */
+	bool recycled;
 	/* Resolved once its copies were read, without looking for each
 	 * timestamp: the output thread flags the frame incomplete when one
 	 * it writes never came. */
@@ -729,6 +737,10 @@ void readback_wait(crumbs_context *ctx, struct capture_set *set);
  * result that can still come has; *lost: the device was lost, and what
  * was read is forgotten. */
 bool readback_poll(crumbs_context *ctx, struct capture_set *set, bool *lost);
+/* Once set is written, off the program's thread: its copies' fences and
+ * its store reset. (Not its slots: lavapipe's vkResetQueryPool races
+ * with its own threads when not called on the thread that submits.) */
+void readback_recycle(crumbs_context *ctx, struct capture_set *set);
 /* Whether a copy of set's results is still under way on the GPU (its
  * slots cannot be reset yet). */
 bool readback_copy_busy(crumbs_context *ctx, struct capture_set *set);

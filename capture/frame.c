@@ -152,7 +152,9 @@ static void start_frame(crumbs_context *ctx, int64_t now, bool first)
 		pools_set_reuse(ctx, set);
 	set->used = true;
 	set->borrows = NULL;
-	store_reset(set);
+	if (!set->recycled)
+		store_reset(set);
+	set->recycled = false;
 	submit_reset(ctx, set);
 	set->frame = ctx->frame;
 	set->begin_ns = now;

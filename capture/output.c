@@ -458,6 +458,7 @@ void output_help(crumbs_context *ctx)
 /* The set written is free again (o->lock held). */
 static void set_written(struct output *o, struct capture_set *set)
 {
+	readback_recycle(o->ctx, set);
 	atomic_fetch_add(&o->written, 1);
 	atomic_store(&set->phase, SET_FREE);
 	pthread_cond_broadcast(&o->wake);
@@ -658,6 +659,7 @@ void output_write(crumbs_context *ctx, struct capture_set *set, bool now)
 	atomic_store(&set->phase, SET_WRITING);
 	if (o->in_place) {
 		write_set(o, set);
+		readback_recycle(ctx, set);
 		atomic_store(&set->phase, SET_FREE);
 		return;
 	}

@@ -198,10 +198,12 @@ static void copy_queue(crumbs_context *ctx, struct capture_set *set, struct queu
 		VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL, 1, &cb, 0, NULL };
 		VkFence fence = s->copy_fence[set->index];
 		r = record_copy(ctx, set, s);
-		if (r == VK_SUCCESS)
+		if (r == VK_SUCCESS && !ss->fence_clean)
 			r = d->fn.ResetFences(d->device, 1, &fence);
-		if (r == VK_SUCCESS)
+		if (r == VK_SUCCESS) {
+			ss->fence_clean = ss->fence_signalled = false;
 			r = d->fn.QueueSubmit(s->queue, 1, &si, fence);
+		}
 		if (r == VK_SUCCESS)
 			ss->copy_pending = true;
 		else if (r == VK_ERROR_DEVICE_LOST)
@@ -281,6 +283,7 @@ static int copies_done(crumbs_context *ctx, struct capture_set *set, const struc
 		if (r != VK_SUCCESS)
 			return -1;
 		ss->copy_pending = false;
+		ss->fence_signalled = true;
 	}
 	return 1;
 }
@@ -296,8 +299,24 @@ bool readback_copy_busy(crumbs_context *ctx, struct capture_set *set)
 		if (r == VK_NOT_READY)
 			return true;
 		sq->copy_pending = false; /* done, or the device is lost: nothing runs */
+		sq->fence_signalled = r == VK_SUCCESS;
 	}
 	return false;
+}
+
+void readback_recycle(crumbs_context *ctx, struct capture_set *set)
+{
+	for (uint32_t i = 0; i < ctx->queue_count; i++) {
+		struct queue_state *q = &ctx->queues[i];
+		struct set_queue *sq = &set->queues[i];
+		struct device_state *d = &ctx->devices[q->device];
+		if (sq->fence_signalled && !sq->copy_pending)
+			sq->fence_clean = d->fn.ResetFences(d->device, 1,
+							    &q->copy_fence[set->index]) == VK_SUCCESS;
+		sq->fence_signalled = false;
+	}
+	store_reset(set);
+	set->recycled = true;
 }
 
 /* Slots [first, first + count) of q's pool into its results, without
