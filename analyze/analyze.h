@@ -474,8 +474,9 @@ struct stats_row {
 	uint64_t calls;         /* scopes: over every frame; else frames */
 	struct stats_summary time;      /* the series: inclusive for scopes */
 	struct stats_summary exclusive; /* scopes only */
-	double share_pct;       /* scopes: mean inclusive over the queue's
-				 * mean busy + wait, in percent; else 0 */
+	double share_pct;       /* scopes: inclusive summed over its frames,
+				 * over the queue's busy + wait summed over
+				 * every frame, in percent; else 0 */
 	struct stats_spikes spikes;     /* GPU rows only */
 };
 

@@ -984,6 +984,12 @@ static void *summarize_rows(void *arg)
 	return NULL;
 }
 
+/* A row's values summed over the frames it has one in. */
+static double total_ns(const struct stats_summary *t)
+{
+	return t->mean_ns * (double)t->frames;
+}
+
 enum crumbs_result stats_finish(stats *s, const struct stats_spike_rule *rule)
 {
 	size_t most = 1;
@@ -1012,9 +1018,11 @@ enum crumbs_result stats_finish(stats *s, const struct stats_spike_rule *rule)
 		struct stats_row *row = &s->rows[r];
 		if (row->kind != STATS_SCOPE)
 			continue;
+		/* Of the queue's time over the run: a scope of some frames
+		 * only counts in those, and siblings never pass 100%. */
 		uint32_t busy = s->queue_rows[row->queue];
-		double denominator = s->rows[busy].time.mean_ns + s->rows[busy + 1].time.mean_ns;
-		row->share_pct = denominator > 0 ? 100.0 * row->time.mean_ns / denominator : 0;
+		double denominator = total_ns(&s->rows[busy].time) + total_ns(&s->rows[busy + 1].time);
+		row->share_pct = denominator > 0 ? 100.0 * total_ns(&row->time) / denominator : 0;
 	}
 	free(scratch);
 	return CRUMBS_OK;

@@ -370,7 +370,7 @@ int cmd_stats(int argc, char **argv)
 			"its busy, wait and idle time, per scope path (the scope names from the queue\n"
 			"down; a number equal to the frame's in a scope right below the queue reads\n"
 			"'#') its frames, calls per frame, inclusive and exclusive time and its share\n"
-			"of the queue's mean busy + wait: mean, median, p90, p95, p99, minimum,\n"
+			"of the queue's busy + wait over the run: mean, median, p90, p95, p99, minimum,\n"
 			"maximum and the frame of it, standard deviation (of the population).\n"
 			"Percentiles are exact, nearest rank: the p-th of n sorted values is the one\n"
 			"at rank ceil(p/100 * n). Times are kept per frame to the nanosecond up to\n"

@@ -529,7 +529,7 @@ static int print_tables(const struct stats_settings *st, const struct capture_me
 			if (sel->failed)
 				break;
 			sbuf_addf(&out, "\nGPU %u (%s)%s%s\n", gi, cg->name, g->sep, busy->name);
-			sbuf_addf(&out, "percent of mean busy + wait %.3f ms",
+			sbuf_addf(&out, "percent of busy + wait over the run (mean %.3f ms a frame)",
 				  (busy->time.mean_ns + stats_row(s, q + 1)->time.mean_ns) / 1e6);
 			if (rs->threshold_pct > 0)
 				sbuf_addf(&out, "%sthreshold %g%% (%zu row%s hidden)", g->sep,

@@ -316,6 +316,10 @@ static void exclusive_split_from_time(void **state)
 	assert_int_equal(r->exclusive.max_frame, 5);
 	assert_int_equal(r->exclusive.min_ns, 10);
 	assert_int_equal(r->time.max_ns, 70);
+	/* Its share: its time over the run, 10 + 30 + 60 + 50 + 70, of the
+	 * queue's, 6 frames of 1000 ns; not its mean over its 5 frames over
+	 * the queue's over 6. */
+	assert_true(fabs(r->share_pct - 100.0 * 220 / 6000) < 1e-9);
 	int64_t v[6];
 	assert_int_equal(stats_row_values(s, pass, true, true, v), 5);
 	assert_int_equal(v[0], 10);
