@@ -484,6 +484,10 @@ struct crumbs_context {
 	struct capture_set *_Atomic cur; /* the set recording this frame, or NULL */
 	struct capture_set *order[CAPTURE_SETS]; /* sets resolving, oldest first */
 	uint32_t order_count;
+	/* A run's frames are first looked at this many frames after they
+	 * end (frame.c), and counted since it last went down. */
+	uint32_t look_age;
+	uint32_t looked;
 
 	/* Handles outside captures. */
 	struct crumbs_cmd *label_handles; /* a ring */

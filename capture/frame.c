@@ -14,6 +14,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * A run's frame looked at `age` frames after it ended was not ready: the
+ * GPU runs that far behind, and frames are looked at a frame later from
+ * now on (up to CAPTURE_SETS - 2, where they would be taken whatever
+ * they hold a frame after), saving each frame a look that finds nothing.
+ * Every LOOK_PROBE frames, a frame earlier is tried again.
+ */
+#define LOOK_MIN 2
+#define LOOK_PROBE 64
+
+static void look_later(crumbs_context *ctx, uint64_t age)
+{
+	if (ctx->set_count > 1 && age == ctx->look_age && ctx->look_age < CAPTURE_SETS - 2) {
+		ctx->look_age++;
+		ctx->looked = 0;
+	}
+}
+
+static void looked(crumbs_context *ctx)
+{
+	if (++ctx->looked >= LOOK_PROBE && ctx->look_age > LOOK_MIN) {
+		ctx->look_age--;
+		ctx->looked = 0;
+	}
+}
+
 /* The sets a run of `count` needs, with their memory. */
 static enum crumbs_result sets_ready(crumbs_context *ctx, uint32_t count)
 {
@@ -44,6 +70,8 @@ static void begin_preroll(crumbs_context *ctx, uint64_t first, uint64_t last, in
 	ctx->run_stop = false;
 	ctx->run_skipped = 0;
 	ctx->order_count = 0;
+	ctx->look_age = LOOK_MIN;
+	ctx->looked = 0;
 	pools_preroll(ctx, sets);
 	calibrate_forget(ctx);
 	for (uint32_t k = 0; k < sets; k++) {
@@ -110,10 +138,13 @@ static void resolve_ready(crumbs_context *ctx, struct capture_set *upto)
 		/* A run's frame that has just ended is not looked at yet: its
 		 * results are hardly ever back, and each look costs microseconds
 		 * of driver calls. */
-		if (!forced && ctx->set_count > 1 && age < 2)
+		if (!forced && ctx->set_count > 1 && age < ctx->look_age)
 			break;
-		if (!resolve(ctx, ctx->order[0], forced, false))
+		if (!resolve(ctx, ctx->order[0], forced, false)) {
+			look_later(ctx, age);
 			break;
+		}
+		looked(ctx);
 		if (force)
 			force--;
 	}

@@ -494,6 +494,82 @@ static void results_copied_short(void **state)
 	check_no_validation_messages();
 }
 
+/* A GPU that runs three frames behind: crumbs' copy of a frame's results
+ * reads done three frames after the frame that submitted it, not before.
+ * Every vkGetFenceStatus crumbs calls is counted. */
+#define BEHIND 3
+#define MAX_FENCES 64
+static unsigned frame_now, fence_polls, fence_count;
+static VkFence fences_seen[MAX_FENCES];
+static unsigned fences_frame[MAX_FENCES];
+
+static VKAPI_ATTR VkResult VKAPI_CALL behind_submit(VkQueue queue, uint32_t count,
+						    const VkSubmitInfo *submits, VkFence fence)
+{
+	unsigned i = 0;
+	while (fence && i < fence_count && fences_seen[i] != fence)
+		i++;
+	if (fence && i < MAX_FENCES) {
+		fences_seen[i] = fence;
+		fences_frame[i] = frame_now;
+		fence_count += i == fence_count;
+	}
+	return vkQueueSubmit(queue, count, submits, fence);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL behind_status(VkDevice device, VkFence fence)
+{
+	fence_polls++;
+	for (unsigned i = 0; i < fence_count; i++)
+		if (fences_seen[i] == fence && frame_now - fences_frame[i] < BEHIND)
+			return VK_NOT_READY;
+	return vkGetFenceStatus(device, fence);
+}
+
+static PFN_vkVoidFunction gpu_behind(const char *name)
+{
+	if (strcmp(name, "vkQueueSubmit") == 0)
+		return (PFN_vkVoidFunction)behind_submit;
+	if (strcmp(name, "vkGetFenceStatus") == 0)
+		return (PFN_vkVoidFunction)behind_status;
+	return NULL;
+}
+
+/*
+ * When the GPU runs three frames behind, a run's frames are looked at
+ * three frames after they end, once each, not first at two frames, where
+ * each look found nothing: from frame 10 on, one look at a copy's fence a
+ * frame (and one more every 64 frames, to find out whether the GPU caught
+ * up). Every frame is still whole.
+ */
+static void looks_follow_the_gpu(void **state)
+{
+	(void)state;
+	struct vkt t;
+	vkt_override = gpu_behind;
+	frame_now = fence_polls = fence_count = 0;
+	vkt_init(&t, NULL);
+	assert_int_equal(crumbs_record(t.crumbs, 1, 60, 1), CRUMBS_OK);
+	unsigned polls_before = 0;
+	for (frame_now = 0; frame_now <= 60; frame_now++) {
+		if (frame_now == 10)
+			polls_before = fence_polls;
+		frame(&t, (int)frame_now);
+	}
+	unsigned polls = fence_polls - polls_before;
+	if (polls > 51 + 2)
+		fail_msg("%u looks at copy fences in 51 frames", polls);
+	assert_true(polls >= 51 - 2);
+	/* The GPU's time goes on with the program's frames. */
+	for (; frame_now <= 70; frame_now++)
+		frame(&t, (int)frame_now);
+	const char *path = vkt_finish_capture(&t, NULL);
+	assert_int_equal(check_run(path, 1, 60, 1, 0), 0);
+	vkt_destroy(&t);
+	vkt_override = NULL;
+	check_no_validation_messages();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -504,6 +580,7 @@ int main(void)
 		cmocka_unit_test(run_from_environment),
 		cmocka_unit_test(results_never_ready),
 		cmocka_unit_test(results_copied_short),
+		cmocka_unit_test(looks_follow_the_gpu),
 		cmocka_unit_test(copies_recorded_again_only_when_changed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
