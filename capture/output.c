@@ -34,8 +34,10 @@
  * waking it from the program's thread is a system call a frame. Frames
  * faster than that bring a set back for reuse while it still waits to be
  * written (on an H100, the sample renderer's 0.6 ms frames waited 40 us
- * every third frame), so once RUN_COLLECT_SETS frames wait it is woken. */
-#define RUN_COLLECT_NS 2000000ll
+ * every third frame), so once RUN_COLLECT_SETS frames wait it is woken.
+ * Not more often: at 2 ms the thread woke 500 times a second, taking the
+ * program's cores from it for nothing at 60 frames a second. */
+#define RUN_COLLECT_NS 20000000ll
 #define RUN_COLLECT_SETS 2
 
 struct output {
