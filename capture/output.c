@@ -466,14 +466,19 @@ static void set_written(struct output *o, struct capture_set *set)
 	pthread_cond_broadcast(&o->wake);
 }
 
+/* A set to write after the others. Under the lock. */
+static void push_job(struct output *o, struct capture_set *set)
+{
+	o->jobs[(o->job_head + o->job_count++) % CAPTURE_SETS] = set;
+}
+
 /* The frames posted since the thread last looked become its jobs. Under
  * the lock. */
 static void take_posts(struct output *o)
 {
 	uint32_t tail = atomic_load(&o->post_tail);
 	for (; o->post_head != tail; o->post_head++)
-		o->jobs[(o->job_head + o->job_count++) % CAPTURE_SETS] =
-			o->posts[o->post_head % CAPTURE_SETS];
+		push_job(o, o->posts[o->post_head % CAPTURE_SETS]);
 }
 
 static void *output_main(void *arg)
@@ -682,8 +687,7 @@ void output_write(crumbs_context *ctx, struct capture_set *set, bool now)
 	}
 	pthread_mutex_lock(&o->lock);
 	take_posts(o); /* ahead of this one */
-	o->jobs[(o->job_head + o->job_count) % CAPTURE_SETS] = set;
-	o->job_count++;
+	push_job(o, set);
 	pthread_cond_broadcast(&o->wake);
 	while (now && atomic_load(&set->phase) != SET_FREE)
 		pthread_cond_wait(&o->wake, &o->lock);

@@ -310,7 +310,7 @@ void readback_recycle(crumbs_context *ctx, struct capture_set *set)
 		struct queue_state *q = &ctx->queues[i];
 		struct set_queue *sq = &set->queues[i];
 		struct device_state *d = &ctx->devices[q->device];
-		if (sq->fence_signalled && !sq->copy_pending)
+		if (sq->fence_signalled) /* and so not pending */
 			sq->fence_clean = d->fn.ResetFences(d->device, 1,
 							    &q->copy_fence[set->index]) == VK_SUCCESS;
 		sq->fence_signalled = false;
@@ -330,6 +330,14 @@ static VkResult read_pool(const struct device_state *d, struct queue_state *q, u
 					 VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
 }
 
+/* Whether q's results of set come through its copy buffer, not from its
+ * pool. */
+static bool through_copy(const struct queue_state *q, const struct set_queue *sq,
+			 const struct capture_set *set)
+{
+	return q->copy_cb[set->index] && !sq->read_pool;
+}
+
 /* Reads a queue's results of the set. Returns false when the device is
  * lost. */
 static bool poll_queue(crumbs_context *ctx, struct capture_set *set, struct queue_state *q)
@@ -339,7 +347,7 @@ static bool poll_queue(crumbs_context *ctx, struct capture_set *set, struct queu
 	struct slot_run runs[6];
 	uint32_t own_count;
 	uint32_t run_count = read_runs(ctx, set, q, runs, &own_count);
-	if (q->copy_cb[set->index] && !sq->read_pool) {
+	if (through_copy(q, sq, set)) {
 		if (!sq->copy_unread)
 			return true;
 		int done = copies_done(ctx, set, q);
@@ -456,7 +464,7 @@ static bool copies_read(crumbs_context *ctx, const struct capture_set *set)
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
 		const struct set_queue *sq = &set->queues[i];
 		if (ctx->queues[i].valid_bits &&
-		    (!ctx->queues[i].copy_cb[set->index] || sq->read_pool || sq->copy_unread))
+		    (!through_copy(&ctx->queues[i], sq, set) || sq->copy_unread))
 			return false;
 	}
 	return true;

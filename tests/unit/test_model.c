@@ -773,13 +773,15 @@ static void frames_seek_and_setup(void **state)
 	free(m.data);
 }
 
-/* Reads the frame of m with and without reader_skip_scopes. */
-static void read_both(struct membuf *m, crumbs_writer *w, reader **full, reader **skipped)
+/* Reads the frames of m as they are and with a reader setting on
+ * (reader_skip_scopes, reader_flat_scopes). */
+static void read_both(struct membuf *m, crumbs_writer *w, reader **full, reader **other,
+		      void (*setting)(reader *, bool))
 {
 	struct analyze_error e;
 	*full = mem_read(m, w);
-	assert_int_equal(reader_open_memory(m->data, m->len, skipped, &e), CRUMBS_OK);
-	reader_skip_scopes(*skipped, true);
+	assert_int_equal(reader_open_memory(m->data, m->len, other, &e), CRUMBS_OK);
+	setting(*other, true);
 }
 
 /*
@@ -818,7 +820,7 @@ static void skipped_scopes(void **state)
 	crumbs_writer_submit_end(w, T + 710);
 	crumbs_writer_frame_end(w, T + 1000, 0, 0);
 	reader *full, *skipped;
-	read_both(&m, w, &full, &skipped);
+	read_both(&m, w, &full, &skipped, reader_skip_scopes);
 	const struct frame *a = next_frame(full), *b = next_frame(skipped);
 
 	assert_int_equal(b->scopes, a->scopes);
@@ -942,10 +944,7 @@ static void flat_scopes(void **state)
 	crumbs_writer_submit_end(w, T + 1800);
 	crumbs_writer_frame_end(w, T + 2000, 0, 0);
 	reader *full, *flat;
-	struct analyze_error e;
-	full = mem_read(&m, w);
-	assert_int_equal(reader_open_memory(m.data, m.len, &flat, &e), CRUMBS_OK);
-	reader_flat_scopes(flat, true);
+	read_both(&m, w, &full, &flat, reader_flat_scopes);
 	const struct frame *a = next_frame(full), *b = next_frame(flat);
 
 	const struct frame_queue *fq = &b->queues[q];
