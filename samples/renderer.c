@@ -72,6 +72,7 @@ struct run {
 
 struct options {
 	int64_t frames;
+	int64_t duration_ms;   /* 0: --frames alone */
 	int64_t capture_frame; /* -1: none */
 	struct run record;
 	struct extent size;
@@ -113,6 +114,9 @@ struct option_spec {
 static const struct option_spec option_specs[] = {
 	{ "--frames", "N", OPTION_NUMBER, OPT(frames), 1, MAX_FRAMES,
 	  "frames to render (default 5)" },
+	{ "--duration", "MS", OPTION_NUMBER, OPT(duration_ms), 0, 3600000,
+	  "go on rendering past --frames until MS milliseconds have passed since the "
+	  "first frame (default 0)" },
 	{ "--capture-frame", "N", OPTION_NUMBER, OPT(capture_frame), 0, MAX_FRAMES - 1,
 	  "capture frame N (from 0) and print its GPU profile (default: none)" },
 	{ "--record", "A:B[:D]", OPTION_RUN, OPT(record), 0, MAX_FRAMES - 1,
@@ -937,6 +941,7 @@ struct frame_slot {
 struct renderer {
 	struct options opt;
 	bool usage_error; /* the failure was the user's (exit 2) */
+	uint64_t rendered; /* frames begun */
 
 	VkInstance instance;
 	bool debug_utils;
@@ -2925,9 +2930,27 @@ static double cpu_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+static double seconds_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Whether frame is one to render: within --frames, or --duration. */
+static bool frame_wanted(const struct renderer *r, uint64_t frame, double start)
+{
+	if (frame < (uint64_t)r->opt.frames)
+		return true;
+	return frame < MAX_FRAMES && r->opt.duration_ms &&
+	       (seconds_now() - start) * 1e3 < (double)r->opt.duration_ms;
+}
+
 static bool render(struct renderer *r)
 {
-	for (uint64_t frame = 0; frame < (uint64_t)r->opt.frames; frame++) {
+	double start = seconds_now();
+	for (uint64_t frame = 0; frame_wanted(r, frame, start); frame++) {
+		r->rendered = frame + 1;
 		struct frame_slot *s = &r->slots[frame % FRAMES_IN_FLIGHT];
 		VK_TRY(vkWaitForFences(r->device, 1, &s->fence, VK_TRUE, UINT64_MAX));
 		double begin = cpu_ms();
@@ -2996,7 +3019,7 @@ static bool write_ppm(const char *path, const uint8_t *rgba, uint32_t width, uin
 /* The final image of the last frame, after the device is idle. */
 static bool write_output(struct renderer *r)
 {
-	struct frame_slot *s = &r->slots[(uint64_t)(r->opt.frames - 1) % FRAMES_IN_FLIGHT];
+	struct frame_slot *s = &r->slots[(r->rendered - 1) % FRAMES_IN_FLIGHT];
 	const uint32_t w = r->opt.size.width, h = r->opt.size.height;
 	struct buffer readback = { 0 };
 	struct one_shot once = { 0 };
@@ -3098,13 +3121,6 @@ static void renderer_destroy(struct renderer *r)
 	r->instance = VK_NULL_HANDLE;
 }
 
-static double seconds_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static int finish(int status)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -3151,10 +3167,10 @@ int main(int argc, char **argv)
 	r->crumbs = NULL;
 	if (ok && !r->opt.quiet)
 		fprintf(stderr,
-			PROGRAM ": %" PRId64 " frames of %" PRIu32 "x%" PRIu32
+			PROGRAM ": %" PRIu64 " frames of %" PRIu32 "x%" PRIu32
 				" in %.3f s: %.1f ms a frame (async compute %s)\n",
-			r->opt.frames, r->opt.size.width, r->opt.size.height, elapsed,
-			elapsed * 1000.0 / (double)r->opt.frames, r->async_compute ? "on" : "off");
+			r->rendered, r->opt.size.width, r->opt.size.height, elapsed,
+			elapsed * 1000.0 / (double)r->rendered, r->async_compute ? "on" : "off");
 	if (ok && r->opt.output)
 		ok = write_output(r);
 	renderer_destroy(r);
