@@ -4,14 +4,18 @@
  * idle, a scope path's inclusive and exclusive time); at the end every row
  * gets its mean, percentiles, extremes, spread, spikes and share.
  */
+/* MAP_ANONYMOUS and MADV_HUGEPAGE, beside POSIX. */
+#define _DEFAULT_SOURCE
 #include "analyze_internal.h"
 
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Values are kept in chunks of up to CHUNK, so a long run never needs one
  * huge block, nor the copy of one; the first chunk starts small and
@@ -21,12 +25,32 @@
 #define CHUNK (1u << CHUNK_SHIFT)
 #define CHUNK_FIRST 64u
 
+/*
+ * Full chunks are cut from regions of REGION_BYTES, never freed one by one:
+ * a run's values are tens of megabytes, and touching each new 4 KiB page
+ * costs a page fault (about 10 us on a virtual machine, a third of what
+ * reading the whole capture costs otherwise). A region is mapped at once,
+ * aligned to and advised for the kernel's transparent huge pages, so it
+ * faults in 2 MiB at a time; where that cannot be had it is plain memory.
+ */
+#define HUGE_PAGE (2u << 20)
+#define REGION_BYTES (4u << 20)
+#define CHUNK_BYTES (CHUNK * sizeof(uint32_t))
+
+struct region {
+	struct region *next;
+	char *base;
+	size_t used;
+	bool mapped;            /* else malloc'd */
+};
+
 struct series {
 	uint32_t *tail;      /* the last chunk */
 	uint32_t **chunks;
 	uint32_t chunk_count;
 	uint32_t chunk_cap;  /* of chunks[] */
-	uint32_t last_cap;   /* values the last chunk has room for */
+	uint32_t last_cap;   /* values the last chunk has room for: CHUNK but
+			      * in a first chunk, malloc'd until it is full */
 	uint32_t room_end;   /* positions below this have room in it */
 };
 
@@ -85,13 +109,70 @@ struct stats {
 	size_t name_buf_cap;
 	bool frame_times_only;     /* GPU rows alone */
 	uint64_t epoch;            /* frame.names_epoch of guess.seen */
+	struct region *regions;    /* the full chunks' memory, newest first */
 };
 
 /* ------------------------------------------------------------------------ */
 /* Series                                                                   */
 /* ------------------------------------------------------------------------ */
 
-static bool series_set(struct series *se, uint32_t pos, uint32_t v)
+/* REGION_BYTES at an address aligned for huge pages, or NULL. */
+static char *region_map(void)
+{
+#if defined(MAP_ANONYMOUS)
+	size_t span = REGION_BYTES + HUGE_PAGE;
+	char *p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	char *a = (char *)(((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+	if (a > p)
+		munmap(p, (size_t)(a - p));
+	if (a + REGION_BYTES < p + span)
+		munmap(a + REGION_BYTES, (size_t)(p + span - (a + REGION_BYTES)));
+#if defined(MADV_HUGEPAGE)
+	madvise(a, REGION_BYTES, MADV_HUGEPAGE); /* a wish: without it, 4 KiB pages */
+#endif
+	return a;
+#else
+	return NULL;
+#endif
+}
+
+/* A full chunk's memory, from the newest region or a new one. */
+static uint32_t *chunk_new(struct stats *s)
+{
+	struct region *g = s->regions;
+	if (!g || g->used + CHUNK_BYTES > REGION_BYTES) {
+		if (!(g = malloc(sizeof(*g))))
+			return NULL;
+		g->used = 0;
+		g->mapped = (g->base = region_map()) != NULL;
+		if (!g->mapped && !(g->base = malloc(REGION_BYTES))) {
+			free(g);
+			return NULL;
+		}
+		g->next = s->regions;
+		s->regions = g;
+	}
+	uint32_t *c = (uint32_t *)(void *)(g->base + g->used);
+	g->used += CHUNK_BYTES;
+	return c;
+}
+
+static void regions_release(struct region *g)
+{
+	while (g) {
+		struct region *next = g->next;
+		if (g->mapped)
+			munmap(g->base, REGION_BYTES);
+		else
+			free(g->base);
+		free(g);
+		g = next;
+	}
+}
+
+static bool series_set(struct stats *s, struct series *se, uint32_t pos, uint32_t v)
 {
 	uint32_t c = pos >> CHUNK_SHIFT, o = pos & (CHUNK - 1);
 
@@ -105,16 +186,21 @@ static bool series_set(struct series *se, uint32_t pos, uint32_t v)
 			se->chunk_cap = cap;
 		}
 		uint32_t cap = c ? CHUNK : CHUNK_FIRST;
-		if (!(se->chunks[c] = malloc(cap * sizeof(uint32_t))))
+		if (!(se->chunks[c] = c ? chunk_new(s) : malloc(cap * sizeof(uint32_t))))
 			return false;
 		se->tail = se->chunks[c];
 		se->chunk_count++;
 		se->last_cap = cap;
 	} else if (o == se->last_cap) {
+		/* The first chunk, grown; once full, moved into a region. */
 		uint32_t cap = se->last_cap * 2;
-		uint32_t *d = realloc(se->chunks[c], cap * sizeof(*d));
+		uint32_t *d = cap == CHUNK ? chunk_new(s) : realloc(se->chunks[c], cap * sizeof(*d));
 		if (!d)
 			return false;
+		if (cap == CHUNK) {
+			memcpy(d, se->chunks[c], se->last_cap * sizeof(*d));
+			free(se->chunks[c]);
+		}
 		se->chunks[c] = se->tail = d;
 		se->last_cap = cap;
 	}
@@ -125,13 +211,13 @@ static bool series_set(struct series *se, uint32_t pos, uint32_t v)
 
 /* Appends v at pos, the series' length: into the last chunk while it has
  * room, the usual case. */
-static inline bool series_push(struct series *se, uint32_t pos, uint32_t v)
+static inline bool series_push(struct stats *s, struct series *se, uint32_t pos, uint32_t v)
 {
 	if (pos < se->room_end) {
 		se->tail[pos & (CHUNK - 1)] = v;
 		return true;
 	}
-	return series_set(se, pos, v);
+	return series_set(s, se, pos, v);
 }
 
 /* The last value appended, which is in the last chunk. */
@@ -151,10 +237,12 @@ static const struct series *values_of(const struct row_store *st, bool exclusive
 	return exclusive && st->split ? &st->exclusive : &st->time;
 }
 
+/* Its malloc'd first chunk and its list; the full chunks go with their
+ * regions. */
 static void series_release(struct series *se)
 {
-	for (uint32_t i = 0; i < se->chunk_count; i++)
-		free(se->chunks[i]);
+	if (se->chunk_count == 1 && se->last_cap < CHUNK)
+		free(se->chunks[0]);
 	free(se->chunks);
 }
 
@@ -174,21 +262,21 @@ static inline uint32_t add_ns(uint32_t a, uint32_t b)
 
 /* A scope's exclusive values apart from its times, from now on: a copy
  * of the times so far, which they have equalled. */
-static bool split_exclusive(struct row_store *st)
+static bool split_exclusive(struct stats *s, struct row_store *st)
 {
 	for (uint32_t i = 0; i < st->len; i++)
-		if (!series_push(&st->exclusive, i, series_get(&st->time, i)))
+		if (!series_push(s, &st->exclusive, i, series_get(&st->time, i)))
 			return false;
 	st->split = true;
 	return true;
 }
 
 /* Absent values for the frames from the row's last up to frame index fi. */
-static inline bool fill_absent(struct row_store *st, uint32_t fi)
+static inline bool fill_absent(struct stats *s, struct row_store *st, uint32_t fi)
 {
 	for (; st->first + st->len < fi; st->len++)
-		if (!series_push(&st->time, st->len, STATS_ABSENT) ||
-		    (st->split && !series_push(&st->exclusive, st->len, STATS_ABSENT)))
+		if (!series_push(s, &st->time, st->len, STATS_ABSENT) ||
+		    (st->split && !series_push(s, &st->exclusive, st->len, STATS_ABSENT)))
 			return false;
 	return true;
 }
@@ -204,7 +292,7 @@ static inline __attribute__((always_inline)) bool row_add(struct stats *s, uint3
 	struct row_store *st = &s->store[r];
 
 	st->calls++;
-	if (st->scope && !st->split && exclusive_ns != time_ns && !split_exclusive(st))
+	if (st->scope && !st->split && exclusive_ns != time_ns && !split_exclusive(s, st))
 		return false;
 	bool split = st->split;
 	if (st->len && st->first + st->len - 1 == fi) {
@@ -218,8 +306,8 @@ static inline __attribute__((always_inline)) bool row_add(struct stats *s, uint3
 	}
 	if (st->len == 0)
 		st->first = fi;
-	if (!fill_absent(st, fi) || !series_push(&st->time, st->len, time_ns) ||
-	    (split && !series_push(&st->exclusive, st->len, exclusive_ns)))
+	if (!fill_absent(s, st, fi) || !series_push(s, &st->time, st->len, time_ns) ||
+	    (split && !series_push(s, &st->exclusive, st->len, exclusive_ns)))
 		return false;
 	st->len++;
 	return true;
@@ -465,6 +553,7 @@ void stats_free(stats *s)
 		series_release(&s->store[i].time);
 		series_release(&s->store[i].exclusive);
 	}
+	regions_release(s->regions);
 	arena_release(&s->arena);
 	free(s->rows);
 	free(s->store);
@@ -666,12 +755,13 @@ enum crumbs_result stats_add_frame(stats *s, const struct capture_meta *meta,
 /* Appends from's values to se's, `len` of them from its position `at`:
  * as many at once as both the room in se's last chunk and from's chunk
  * allow. */
-static bool series_append(struct series *se, uint32_t at, const struct series *from, uint32_t len)
+static bool series_append(struct stats *s, struct series *se, uint32_t at,
+			  const struct series *from, uint32_t len)
 {
 	for (uint32_t i = 0; i < len;) {
 		if (at + i >= se->room_end) {
 			/* Makes room, with the first value. */
-			if (!series_set(se, at + i, series_get(from, i)))
+			if (!series_set(s, se, at + i, series_get(from, i)))
 				return false;
 			i++;
 			continue;
@@ -733,16 +823,17 @@ enum crumbs_result stats_append(stats *s, const stats *from)
 		st->calls += f->calls;
 		if (!f->len)
 			continue;
-		if (f->split && !st->split && !split_exclusive(st)) {
+		if (f->split && !st->split && !split_exclusive(s, st)) {
 			r = CRUMBS_ERROR_OUT_OF_MEMORY;
 			break;
 		}
 		uint32_t first = base + f->first;
 		if (st->len == 0)
 			st->first = first;
-		if (!fill_absent(st, first) || !series_append(&st->time, st->len, &f->time, f->len) ||
+		if (!fill_absent(s, st, first) ||
+		    !series_append(s, &st->time, st->len, &f->time, f->len) ||
 		    (st->split &&
-		     !series_append(&st->exclusive, st->len, values_of(f, true), f->len))) {
+		     !series_append(s, &st->exclusive, st->len, values_of(f, true), f->len))) {
 			r = CRUMBS_ERROR_OUT_OF_MEMORY;
 			break;
 		}
