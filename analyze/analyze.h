@@ -504,8 +504,10 @@ enum crumbs_result stats_add_frame(stats *s, const struct capture_meta *meta,
 
 /* Adds the frames `from` was given, after those s was, as if they had been
  * added to s one by one: statistics taken of a capture's parts on several
- * threads, joined in order. Errors as stats_add_frame's. */
-enum crumbs_result stats_append(stats *s, const stats *from);
+ * threads, joined in order. The values are mostly taken, not copied: from
+ * is left with its rows but not their values, to be freed. Errors as
+ * stats_add_frame's. */
+enum crumbs_result stats_append(stats *s, stats *from);
 
 /* Makes stats_add_frame keep the GPUs' frame times alone (STATS_GPU
  * rows): 4 bytes a GPU a frame, for a picture of a long run. Call before

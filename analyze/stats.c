@@ -44,14 +44,24 @@ struct region {
 	bool mapped;            /* else malloc'd */
 };
 
+/*
+ * A row's values by position, in chunks: chunks[k] holds the positions
+ * from starts[k] up to the next chunk's start (the last, up to the row's
+ * length). A chunk holds CHUNK values, but the first, malloc'd and grown
+ * while it has fewer (first_malloced), and the last of a part of the
+ * values taken whole from statistics joined after them (stats_append),
+ * which holds as many as there were.
+ */
 struct series {
 	uint32_t *tail;      /* the last chunk */
-	uint32_t **chunks;
-	uint32_t chunk_count;
-	uint32_t chunk_cap;  /* of chunks[] */
-	uint32_t last_cap;   /* values the last chunk has room for: CHUNK but
-			      * in a first chunk, malloc'd until it is full */
+	uint32_t tail_start; /* the position of its first value */
 	uint32_t room_end;   /* positions below this have room in it */
+	uint32_t last_cap;   /* values the last chunk has room for */
+	bool first_malloced;
+	uint32_t **chunks;
+	uint32_t *starts;
+	uint32_t chunk_count;
+	uint32_t chunk_cap;  /* of chunks[] and starts[] */
 };
 
 /* What a row holds besides its public part: its values from frame index
@@ -172,40 +182,58 @@ static void regions_release(struct region *g)
 	}
 }
 
+/* Room for n chunks in se's lists. */
+static bool chunks_room(struct series *se, uint32_t n)
+{
+	if (n <= se->chunk_cap)
+		return true;
+	uint32_t cap = se->chunk_cap ? se->chunk_cap : 4;
+	while (cap < n)
+		cap *= 2;
+	uint32_t **d = realloc(se->chunks, cap * sizeof(*d));
+	if (!d)
+		return false;
+	se->chunks = d;
+	uint32_t *st = realloc(se->starts, cap * sizeof(*st));
+	if (!st)
+		return false;
+	se->starts = st;
+	se->chunk_cap = cap;
+	return true;
+}
+
+/* Appends v at pos, the series' length, where the last chunk has no room
+ * for it. */
 static bool series_set(struct stats *s, struct series *se, uint32_t pos, uint32_t v)
 {
-	uint32_t c = pos >> CHUNK_SHIFT, o = pos & (CHUNK - 1);
-
-	if (c == se->chunk_count) {
-		if (c == se->chunk_cap) {
-			uint32_t cap = se->chunk_cap ? se->chunk_cap * 2 : 4;
-			uint32_t **d = realloc(se->chunks, cap * sizeof(*d));
-			if (!d)
-				return false;
-			se->chunks = d;
-			se->chunk_cap = cap;
-		}
-		uint32_t cap = c ? CHUNK : CHUNK_FIRST;
-		if (!(se->chunks[c] = c ? chunk_new(s) : malloc(cap * sizeof(uint32_t))))
-			return false;
-		se->tail = se->chunks[c];
-		se->chunk_count++;
-		se->last_cap = cap;
-	} else if (o == se->last_cap) {
+	if (se->chunk_count && se->last_cap < CHUNK) {
 		/* The first chunk, grown; once full, moved into a region. */
 		uint32_t cap = se->last_cap * 2;
-		uint32_t *d = cap == CHUNK ? chunk_new(s) : realloc(se->chunks[c], cap * sizeof(*d));
+		uint32_t *d = cap == CHUNK ? chunk_new(s) : realloc(se->tail, cap * sizeof(*d));
 		if (!d)
 			return false;
 		if (cap == CHUNK) {
-			memcpy(d, se->chunks[c], se->last_cap * sizeof(*d));
-			free(se->chunks[c]);
+			memcpy(d, se->tail, se->last_cap * sizeof(*d));
+			free(se->tail);
+			se->first_malloced = false;
 		}
-		se->chunks[c] = se->tail = d;
+		se->chunks[0] = se->tail = d;
 		se->last_cap = cap;
+	} else {
+		uint32_t c = se->chunk_count;
+		bool first = c == 0;
+		uint32_t *d = NULL;
+		if (!chunks_room(se, c + 1) ||
+		    !(d = first ? malloc(CHUNK_FIRST * sizeof(*d)) : chunk_new(s)))
+			return false;
+		se->chunks[c] = se->tail = d;
+		se->starts[c] = se->tail_start = pos;
+		se->last_cap = first ? CHUNK_FIRST : CHUNK;
+		se->first_malloced = first || se->first_malloced;
+		se->chunk_count++;
 	}
-	se->room_end = c * CHUNK + se->last_cap;
-	se->chunks[c][o] = v;
+	se->room_end = se->tail_start + se->last_cap;
+	se->tail[pos - se->tail_start] = v;
 	return true;
 }
 
@@ -214,7 +242,7 @@ static bool series_set(struct stats *s, struct series *se, uint32_t pos, uint32_
 static inline bool series_push(struct stats *s, struct series *se, uint32_t pos, uint32_t v)
 {
 	if (pos < se->room_end) {
-		se->tail[pos & (CHUNK - 1)] = v;
+		se->tail[pos - se->tail_start] = v;
 		return true;
 	}
 	return series_set(s, se, pos, v);
@@ -223,12 +251,30 @@ static inline bool series_push(struct stats *s, struct series *se, uint32_t pos,
 /* The last value appended, which is in the last chunk. */
 static inline uint32_t *series_last(struct series *se, uint32_t len)
 {
-	return &se->tail[(len - 1) & (CHUNK - 1)];
+	return &se->tail[len - 1 - se->tail_start];
 }
 
-static inline uint32_t series_get(const struct series *se, uint32_t pos)
+/* The end of chunk k's positions in a series of len values. */
+static inline uint32_t chunk_end(const struct series *se, uint32_t k, uint32_t len)
 {
-	return se->chunks[pos >> CHUNK_SHIFT][pos & (CHUNK - 1)];
+	return k + 1 < se->chunk_count ? se->starts[k + 1] : len;
+}
+
+/* The value at pos, of a series longer than pos: in the last chunk, or
+ * the chunk found by bisecting their starts. */
+static uint32_t series_get(const struct series *se, uint32_t pos)
+{
+	if (pos >= se->tail_start)
+		return se->tail[pos - se->tail_start];
+	uint32_t lo = 0, hi = se->chunk_count - 1;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo + 1) / 2;
+		if (se->starts[mid] <= pos)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return se->chunks[lo][pos - se->starts[lo]];
 }
 
 /* The series that holds a row's times, or its exclusive times. */
@@ -241,9 +287,10 @@ static const struct series *values_of(const struct row_store *st, bool exclusive
  * regions. */
 static void series_release(struct series *se)
 {
-	if (se->chunk_count == 1 && se->last_cap < CHUNK)
+	if (se->first_malloced)
 		free(se->chunks[0]);
 	free(se->chunks);
+	free(se->starts);
 }
 
 /* Nanoseconds as stored: negative is 0, 4.29 s and more saturate. */
@@ -260,13 +307,66 @@ static inline uint32_t add_ns(uint32_t a, uint32_t b)
 	return sum >= STATS_NS_MAX ? STATS_NS_MAX : (uint32_t)sum;
 }
 
+/* Appends the first `len` of from's values to se's, whose length is
+ * `at`: as many at once as both the room in se's last chunk and from's
+ * chunk allow. */
+static bool series_append(struct stats *s, struct series *se, uint32_t at,
+			  const struct series *from, uint32_t len)
+{
+	for (uint32_t k = 0; k < from->chunk_count && from->starts[k] < len; k++) {
+		const uint32_t *c = from->chunks[k];
+		uint32_t i = from->starts[k], end = chunk_end(from, k, len);
+		while (i < end) {
+			if (at + i >= se->room_end) {
+				/* Makes room, with the first value. */
+				if (!series_set(s, se, at + i, c[i - from->starts[k]]))
+					return false;
+				i++;
+				continue;
+			}
+			uint32_t n = se->room_end - (at + i);
+			if (n > end - i)
+				n = end - i;
+			memcpy(&se->tail[at + i - se->tail_start], &c[i - from->starts[k]],
+			       n * sizeof(uint32_t));
+			i += n;
+		}
+	}
+	return true;
+}
+
+/*
+ * Appends from's `len` values to se's, whose length is `at`, taking its
+ * chunks as they are when they are all cut from regions (the caller takes
+ * the regions): from is left without them.
+ */
+static bool series_take(struct stats *s, struct series *se, uint32_t at, struct series *from,
+			uint32_t len)
+{
+	if (from->first_malloced || !from->chunk_count)
+		return series_append(s, se, at, from, len);
+	if (!chunks_room(se, se->chunk_count + from->chunk_count))
+		return false;
+	for (uint32_t k = 0; k < from->chunk_count; k++) {
+		se->chunks[se->chunk_count] = from->chunks[k];
+		se->starts[se->chunk_count++] = at + from->starts[k];
+	}
+	se->tail = from->tail;
+	se->tail_start = at + from->tail_start;
+	se->last_cap = from->last_cap;
+	se->room_end = se->tail_start + se->last_cap;
+	from->chunk_count = 0;
+	from->tail = NULL;
+	from->room_end = from->tail_start = from->last_cap = 0;
+	return true;
+}
+
 /* A scope's exclusive values apart from its times, from now on: a copy
  * of the times so far, which they have equalled. */
 static bool split_exclusive(struct stats *s, struct row_store *st)
 {
-	for (uint32_t i = 0; i < st->len; i++)
-		if (!series_push(s, &st->exclusive, i, series_get(&st->time, i)))
-			return false;
+	if (!series_append(s, &st->exclusive, 0, &st->time, st->len))
+		return false;
 	st->split = true;
 	return true;
 }
@@ -752,33 +852,7 @@ enum crumbs_result stats_add_frame(stats *s, const struct capture_meta *meta,
 	return CRUMBS_OK;
 }
 
-/* Appends from's values to se's, `len` of them from its position `at`:
- * as many at once as both the room in se's last chunk and from's chunk
- * allow. */
-static bool series_append(struct stats *s, struct series *se, uint32_t at,
-			  const struct series *from, uint32_t len)
-{
-	for (uint32_t i = 0; i < len;) {
-		if (at + i >= se->room_end) {
-			/* Makes room, with the first value. */
-			if (!series_set(s, se, at + i, series_get(from, i)))
-				return false;
-			i++;
-			continue;
-		}
-		uint32_t n = se->room_end - (at + i), left = CHUNK - (i & (CHUNK - 1));
-		if (n > left)
-			n = left;
-		if (n > len - i)
-			n = len - i;
-		memcpy(&se->tail[(at + i) & (CHUNK - 1)],
-		       &from->chunks[i >> CHUNK_SHIFT][i & (CHUNK - 1)], n * sizeof(uint32_t));
-		i += n;
-	}
-	return true;
-}
-
-enum crumbs_result stats_append(stats *s, const stats *from)
+enum crumbs_result stats_append(stats *s, stats *from)
 {
 	if (from->frame_count == 0)
 		return CRUMBS_OK;
@@ -818,7 +892,7 @@ enum crumbs_result stats_append(stats *s, const stats *from)
 		map[i] = to;
 	}
 	for (size_t i = 0; i < from->row_count && r == CRUMBS_OK; i++) {
-		const struct row_store *f = &from->store[i];
+		struct row_store *f = &from->store[i];
 		struct row_store *st = &s->store[map[i]];
 		st->calls += f->calls;
 		if (!f->len)
@@ -830,16 +904,24 @@ enum crumbs_result stats_append(stats *s, const stats *from)
 		uint32_t first = base + f->first;
 		if (st->len == 0)
 			st->first = first;
+		/* An exclusive series of times is copied, not taken: the
+		 * times are taken as well. */
 		if (!fill_absent(s, st, first) ||
-		    !series_append(s, &st->time, st->len, &f->time, f->len) ||
-		    (st->split &&
-		     !series_append(s, &st->exclusive, st->len, values_of(f, true), f->len))) {
+		    (st->split && !(f->split ? series_take(s, &st->exclusive, st->len, &f->exclusive, f->len)
+					     : series_append(s, &st->exclusive, st->len, &f->time, f->len))) ||
+		    !series_take(s, &st->time, st->len, &f->time, f->len)) {
 			r = CRUMBS_ERROR_OUT_OF_MEMORY;
 			break;
 		}
 		st->len += f->len;
 	}
 	free(map);
+	/* The chunks taken, and from's others, unused, go with s. */
+	struct region **end = &s->regions;
+	while (*end)
+		end = &(*end)->next;
+	*end = from->regions;
+	from->regions = NULL;
 	if (r != CRUMBS_OK)
 		return r;
 	memcpy(s->numbers + base, from->numbers, from->frame_count * sizeof(*s->numbers));
@@ -973,19 +1055,22 @@ static void summarize(const struct stats *s, const struct row_store *st,
 	uint32_t lo_at = 0, hi_at = 0;
 
 	memset(out, 0, sizeof(*out));
-	for (uint32_t i = 0; i < st->len; i++) {
-		uint32_t v = series_get(se, i);
-		if (v == STATS_ABSENT)
-			continue;
-		scratch[n++] = v;
-		sum += v;
-		if (v < lo) {
-			lo = v;
-			lo_at = i;
-		}
-		if (v > hi || n == 1) {
-			hi = v;
-			hi_at = i;
+	for (uint32_t k = 0; k < se->chunk_count; k++) {
+		const uint32_t *c = se->chunks[k], at = se->starts[k];
+		for (uint32_t i = at, end = chunk_end(se, k, st->len); i < end; i++) {
+			uint32_t v = c[i - at];
+			if (v == STATS_ABSENT)
+				continue;
+			scratch[n++] = v;
+			sum += v;
+			if (v < lo) {
+				lo = v;
+				lo_at = i;
+			}
+			if (v > hi || n == 1) {
+				hi = v;
+				hi_at = i;
+			}
 		}
 	}
 	if (n == 0)
@@ -1029,16 +1114,20 @@ static void find_spikes(const struct stats *s, const struct row_store *st,
 	memset(out, 0, sizeof(*out));
 	/* Values are integers: above t is above floor(t). */
 	out->threshold_ns = t >= STATS_NS_MAX ? STATS_NS_MAX : (uint32_t)t;
-	for (uint32_t i = 0; i < st->len; i++) {
-		uint32_t v = series_get(&st->time, i);
-		if (v == STATS_ABSENT || v <= out->threshold_ns) {
-			run = 0;
-			continue;
-		}
-		out->count++;
-		if (++run > out->longest_run) {
-			out->longest_run = run;
-			out->longest_run_first = s->numbers[st->first + i + 1 - run];
+	const struct series *se = &st->time;
+	for (uint32_t k = 0; k < se->chunk_count; k++) {
+		const uint32_t *c = se->chunks[k], at = se->starts[k];
+		for (uint32_t i = at, end = chunk_end(se, k, st->len); i < end; i++) {
+			uint32_t v = c[i - at];
+			if (v == STATS_ABSENT || v <= out->threshold_ns) {
+				run = 0;
+				continue;
+			}
+			out->count++;
+			if (++run > out->longest_run) {
+				out->longest_run = run;
+				out->longest_run_first = s->numbers[st->first + i + 1 - run];
+			}
 		}
 	}
 }
@@ -1186,10 +1275,11 @@ size_t stats_row_values(const stats *s, size_t row, bool exclusive, bool sorted,
 	const struct row_store *st = &s->store[row];
 	const struct series *se = values_of(st, exclusive);
 	size_t n = 0;
-	for (uint32_t i = 0; i < st->len; i++) {
-		uint32_t v = series_get(se, i);
-		if (v != STATS_ABSENT)
-			out[n++] = v;
+	for (uint32_t k = 0; k < se->chunk_count; k++) {
+		const uint32_t *c = se->chunks[k], at = se->starts[k];
+		for (uint32_t i = at, end = chunk_end(se, k, st->len); i < end; i++)
+			if (c[i - at] != STATS_ABSENT)
+				out[n++] = c[i - at];
 	}
 	if (sorted && n > 1) {
 		uint32_t *v = malloc(2 * n * sizeof(*v));

@@ -165,6 +165,11 @@ static inline void assert_same_stats(const stats *want, const stats *got)
 			assert_int_equal(stats_row_values(got, r, e, false, y), n);
 			assert_memory_equal(x, y, n * sizeof(*x));
 		}
+		/* And each frame's, found by its index. */
+		assert_int_equal(stats_frame_count(got), stats_frame_count(want));
+		for (size_t i = 0; i < stats_frame_count(want); i++)
+			for (int e = 0; e < 2; e++)
+				assert_int_equal(stats_value(got, r, i, e), stats_value(want, r, i, e));
 		free(x);
 	}
 }

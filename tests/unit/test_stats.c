@@ -342,34 +342,45 @@ static void exclusive_split_from_time(void **state)
 static void append_joins_long_series(void **state)
 {
 	(void)state;
-	stats *all = stats_create(), *a = stats_create(), *b = stats_create();
+	/* a: 5,000 frames, the Pass without children; b: 9,000, with a
+	 * Child from its 2,001st frame on (exclusive values split in b, not
+	 * in a); c: 300, without (its values too few for a full chunk, and
+	 * its exclusive values are its times); d: 4,700, without again. The
+	 * long series are taken, the short ones copied. */
+	static const uint32_t ends[] = { 5000, 14000, 14300, 19000 };
+	stats *all = stats_create(), *part[4];
 	struct built f;
 	assert_non_null(all);
-	assert_non_null(a);
-	assert_non_null(b);
-	for (uint32_t i = 0; i < 14000; i++) {
+	for (int k = 0; k < 4; k++)
+		assert_non_null(part[k] = stats_create());
+	for (uint32_t i = 0, k = 0; i < ends[3]; i++) {
 		build(&f, 20 + i, 1000 + (int64_t)(i * 7919 % 5003));
+		bool child = i >= 7000 && i < 14000;
 		if (i % 3 == 0) {
 			struct node *p = add(&f, NULL, "Pass", CRUMBS_EVENT_SCOPE, 100 + i % 17,
 					     100 + i % 17);
-			if (i >= 7000)
+			if (child)
 				add(&f, p, "Child", CRUMBS_EVENT_SCOPE, 5, 5);
 		}
-		if (i >= 7000 && i % 3 == 0)
+		if (child && i % 3 == 0)
 			f.nodes[1].exclusive_ns -= 5;
+		while (i >= ends[k])
+			k++;
 		assert_int_equal(stats_add_frame(all, &meta, &f.f), CRUMBS_OK);
-		assert_int_equal(stats_add_frame(i < 5000 ? a : b, &meta, &f.f), CRUMBS_OK);
+		assert_int_equal(stats_add_frame(part[k], &meta, &f.f), CRUMBS_OK);
 	}
-	assert_int_equal(stats_append(a, b), CRUMBS_OK);
+	for (int k = 1; k < 4; k++)
+		assert_int_equal(stats_append(part[0], part[k]), CRUMBS_OK);
 	assert_int_equal(stats_finish(all, NULL), CRUMBS_OK);
-	assert_int_equal(stats_finish(a, NULL), CRUMBS_OK);
-	assert_int_equal(stats_frame_count(a), 14000);
-	assert_same_stats(all, a);
-	assert_int_equal(stats_row(a, must_row(a, STATS_SCOPE, "GPU 0 / Graphics 0 / Pass"))->time.frames,
-			 4667);
+	assert_int_equal(stats_finish(part[0], NULL), CRUMBS_OK);
+	assert_int_equal(stats_frame_count(part[0]), ends[3]);
+	assert_same_stats(all, part[0]);
+	assert_int_equal(stats_row(part[0], must_row(part[0], STATS_SCOPE, "GPU 0 / Graphics 0 / Pass"))
+				 ->time.frames,
+			 6334);
 	stats_free(all);
-	stats_free(a);
-	stats_free(b);
+	for (int k = 0; k < 4; k++)
+		stats_free(part[k]);
 }
 
 int main(void)
