@@ -46,22 +46,26 @@ struct region {
 
 /*
  * A row's values by position, in chunks: chunks[k] holds the positions
- * from starts[k] up to the next chunk's start (the last, up to the row's
+ * from its start up to the next chunk's start (the last, up to the row's
  * length). A chunk holds CHUNK values, but the first, malloc'd and grown
  * while it has fewer (first_malloced), and the last of a part of the
  * values taken whole from statistics joined after them (stats_append),
  * which holds as many as there were.
  */
+struct chunk {
+	uint32_t *values;
+	uint32_t start;      /* the position of values[0] */
+};
+
 struct series {
 	uint32_t *tail;      /* the last chunk */
 	uint32_t tail_start; /* the position of its first value */
 	uint32_t room_end;   /* positions below this have room in it */
 	uint32_t last_cap;   /* values the last chunk has room for */
 	bool first_malloced;
-	uint32_t **chunks;
-	uint32_t *starts;
+	struct chunk *chunks;
 	uint32_t chunk_count;
-	uint32_t chunk_cap;  /* of chunks[] and starts[] */
+	uint32_t chunk_cap;
 };
 
 /* What a row holds besides its public part: its values from frame index
@@ -190,14 +194,10 @@ static bool chunks_room(struct series *se, uint32_t n)
 	uint32_t cap = se->chunk_cap ? se->chunk_cap : 4;
 	while (cap < n)
 		cap *= 2;
-	uint32_t **d = realloc(se->chunks, cap * sizeof(*d));
+	struct chunk *d = realloc(se->chunks, cap * sizeof(*d));
 	if (!d)
 		return false;
 	se->chunks = d;
-	uint32_t *st = realloc(se->starts, cap * sizeof(*st));
-	if (!st)
-		return false;
-	se->starts = st;
 	se->chunk_cap = cap;
 	return true;
 }
@@ -217,7 +217,7 @@ static bool series_set(struct stats *s, struct series *se, uint32_t pos, uint32_
 			free(se->tail);
 			se->first_malloced = false;
 		}
-		se->chunks[0] = se->tail = d;
+		se->chunks[0].values = se->tail = d;
 		se->last_cap = cap;
 	} else {
 		uint32_t c = se->chunk_count;
@@ -226,10 +226,12 @@ static bool series_set(struct stats *s, struct series *se, uint32_t pos, uint32_
 		if (!chunks_room(se, c + 1) ||
 		    !(d = first ? malloc(CHUNK_FIRST * sizeof(*d)) : chunk_new(s)))
 			return false;
-		se->chunks[c] = se->tail = d;
-		se->starts[c] = se->tail_start = pos;
+		se->chunks[c] = (struct chunk){ d, pos };
+		se->tail = d;
+		se->tail_start = pos;
 		se->last_cap = first ? CHUNK_FIRST : CHUNK;
-		se->first_malloced = first || se->first_malloced;
+		if (first)
+			se->first_malloced = true;
 		se->chunk_count++;
 	}
 	se->room_end = se->tail_start + se->last_cap;
@@ -257,7 +259,7 @@ static inline uint32_t *series_last(struct series *se, uint32_t len)
 /* The end of chunk k's positions in a series of len values. */
 static inline uint32_t chunk_end(const struct series *se, uint32_t k, uint32_t len)
 {
-	return k + 1 < se->chunk_count ? se->starts[k + 1] : len;
+	return k + 1 < se->chunk_count ? se->chunks[k + 1].start : len;
 }
 
 /* The value at pos, of a series longer than pos: in the last chunk, or
@@ -269,12 +271,12 @@ static uint32_t series_get(const struct series *se, uint32_t pos)
 	uint32_t lo = 0, hi = se->chunk_count - 1;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo + 1) / 2;
-		if (se->starts[mid] <= pos)
+		if (se->chunks[mid].start <= pos)
 			lo = mid;
 		else
 			hi = mid - 1;
 	}
-	return se->chunks[lo][pos - se->starts[lo]];
+	return se->chunks[lo].values[pos - se->chunks[lo].start];
 }
 
 /* The series that holds a row's times, or its exclusive times. */
@@ -288,9 +290,8 @@ static const struct series *values_of(const struct row_store *st, bool exclusive
 static void series_release(struct series *se)
 {
 	if (se->first_malloced)
-		free(se->chunks[0]);
+		free(se->chunks[0].values);
 	free(se->chunks);
-	free(se->starts);
 }
 
 /* Nanoseconds as stored: negative is 0, 4.29 s and more saturate. */
@@ -313,13 +314,13 @@ static inline uint32_t add_ns(uint32_t a, uint32_t b)
 static bool series_append(struct stats *s, struct series *se, uint32_t at,
 			  const struct series *from, uint32_t len)
 {
-	for (uint32_t k = 0; k < from->chunk_count && from->starts[k] < len; k++) {
-		const uint32_t *c = from->chunks[k];
-		uint32_t i = from->starts[k], end = chunk_end(from, k, len);
+	for (uint32_t k = 0; k < from->chunk_count && from->chunks[k].start < len; k++) {
+		const uint32_t *c = from->chunks[k].values, start = from->chunks[k].start;
+		uint32_t i = start, end = chunk_end(from, k, len);
 		while (i < end) {
 			if (at + i >= se->room_end) {
 				/* Makes room, with the first value. */
-				if (!series_set(s, se, at + i, c[i - from->starts[k]]))
+				if (!series_set(s, se, at + i, c[i - start]))
 					return false;
 				i++;
 				continue;
@@ -327,7 +328,7 @@ static bool series_append(struct stats *s, struct series *se, uint32_t at,
 			uint32_t n = se->room_end - (at + i);
 			if (n > end - i)
 				n = end - i;
-			memcpy(&se->tail[at + i - se->tail_start], &c[i - from->starts[k]],
+			memcpy(&se->tail[at + i - se->tail_start], &c[i - start],
 			       n * sizeof(uint32_t));
 			i += n;
 		}
@@ -348,8 +349,8 @@ static bool series_take(struct stats *s, struct series *se, uint32_t at, struct 
 	if (!chunks_room(se, se->chunk_count + from->chunk_count))
 		return false;
 	for (uint32_t k = 0; k < from->chunk_count; k++) {
-		se->chunks[se->chunk_count] = from->chunks[k];
-		se->starts[se->chunk_count++] = at + from->starts[k];
+		se->chunks[se->chunk_count++] = (struct chunk){ from->chunks[k].values,
+								 at + from->chunks[k].start };
 	}
 	se->tail = from->tail;
 	se->tail_start = at + from->tail_start;
@@ -1056,7 +1057,7 @@ static void summarize(const struct stats *s, const struct row_store *st,
 
 	memset(out, 0, sizeof(*out));
 	for (uint32_t k = 0; k < se->chunk_count; k++) {
-		const uint32_t *c = se->chunks[k], at = se->starts[k];
+		const uint32_t *c = se->chunks[k].values, at = se->chunks[k].start;
 		for (uint32_t i = at, end = chunk_end(se, k, st->len); i < end; i++) {
 			uint32_t v = c[i - at];
 			if (v == STATS_ABSENT)
@@ -1116,7 +1117,7 @@ static void find_spikes(const struct stats *s, const struct row_store *st,
 	out->threshold_ns = t >= STATS_NS_MAX ? STATS_NS_MAX : (uint32_t)t;
 	const struct series *se = &st->time;
 	for (uint32_t k = 0; k < se->chunk_count; k++) {
-		const uint32_t *c = se->chunks[k], at = se->starts[k];
+		const uint32_t *c = se->chunks[k].values, at = se->chunks[k].start;
 		for (uint32_t i = at, end = chunk_end(se, k, st->len); i < end; i++) {
 			uint32_t v = c[i - at];
 			if (v == STATS_ABSENT || v <= out->threshold_ns) {
@@ -1276,7 +1277,7 @@ size_t stats_row_values(const stats *s, size_t row, bool exclusive, bool sorted,
 	const struct series *se = values_of(st, exclusive);
 	size_t n = 0;
 	for (uint32_t k = 0; k < se->chunk_count; k++) {
-		const uint32_t *c = se->chunks[k], at = se->starts[k];
+		const uint32_t *c = se->chunks[k].values, at = se->chunks[k].start;
 		for (uint32_t i = at, end = chunk_end(se, k, st->len); i < end; i++)
 			if (c[i - at] != STATS_ABSENT)
 				out[n++] = c[i - at];
