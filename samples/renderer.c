@@ -85,6 +85,7 @@ struct options {
 	const char *output;
 	bool quiet;
 	bool timings;
+	bool serial;
 	bool stub_timestamps;
 	int64_t mirror_labels;
 	const char *queue_label;
@@ -149,6 +150,9 @@ static const struct option_spec option_specs[] = {
 	  "print only profile tables, warnings and errors" },
 	{ "--timings", NULL, OPTION_FLAG, OPT(timings), 0, 0,
 	  "print each frame's CPU time to stderr (recording, submitting, crumbs_frame; not waiting)" },
+	{ "--serial", NULL, OPTION_FLAG, OPT(serial), 0, 0,
+	  "wait for the device to finish each frame before the next begins, so that a "
+	  "software driver's threads do not share the CPU with the frame --timings times" },
 	{ "--stub-timestamps", NULL, OPTION_FLAG, OPT(stub_timestamps), 0, 0,
 	  "give crumbs a vkCmdWriteTimestamp that does nothing, to measure crumbs' own CPU "
 	  "cost apart from the driver's (results are filled in, every time zero)" },
@@ -2968,6 +2972,8 @@ static bool render(struct renderer *r)
 		double ending = cpu_ms();
 		crumbs_frame(r->crumbs);
 		double end = cpu_ms();
+		if (r->opt.serial)
+			VK_TRY(vkDeviceWaitIdle(r->device));
 		if (r->opt.timings)
 			fprintf(stderr, "frame %llu cpu %.3f ms: record %.3f submit %.3f crumbs_frame %.3f\n",
 				(unsigned long long)frame, end - begin, submitting - recording,
