@@ -251,9 +251,14 @@ $(BENCH_SCOPES): $(BUILD)/obj/tests/bench/scopes.o $(BUILD)/obj/tests/vulkan/vkt
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS) $(VULKAN_LIBS)
 
+BENCH_RUNFRAME := $(BUILD)/bench/runframe
+$(BENCH_RUNFRAME): $(BUILD)/obj/tests/bench/runframe.o $(BUILD)/obj/tests/vulkan/vkt.o $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS) $(VULKAN_LIBS)
+
 $(BUILD)/obj/tests/bench/%.o: ALL_CFLAGS += $(CMOCKA_CFLAGS)
 
-bench: all $(BENCH_SCOPES)
+bench: all $(BENCH_SCOPES) $(BENCH_RUNFRAME)
 	@tests/bench/run $(BUILD)
 
 # libFuzzer needs clang; the fuzzers get their own build. FUZZ_SECONDS

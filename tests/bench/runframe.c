@@ -1,0 +1,145 @@
+/*
+ * runframe.c: crumbs' own CPU time per frame of a run at detail 1, apart
+ * from any renderer's: each frame records one command buffer with a frame
+ * scope and four passes of twenty batches (level 3, left out at detail 1),
+ * submits it through crumbs and ends the frame. Between frames 16 MiB are
+ * touched and the thread sleeps 16 ms, as a program's own work and a 60 Hz
+ * frame would, so crumbs finds its code and data out of the caches, as it
+ * does in a real program. The driver's vkCmdWriteTimestamp is a no-op and
+ * its copies of results become fills (what --stub-timestamps does to the
+ * sample renderer). Prints the medians, in microseconds, of the frame's
+ * three parts and their sum; with --record the frames after the first
+ * ten are recorded at detail 1.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "../vulkan/vkt.h"
+
+#define FRAMES 150
+#define SKIP 12            /* the run begins at frame 10, and settles */
+#define FLUSH_BYTES (16u << 20)
+
+static bool record_run;
+
+static VKAPI_ATTR void VKAPI_CALL no_timestamp(VkCommandBuffer cb, VkPipelineStageFlagBits stage,
+					       VkQueryPool pool, uint32_t query)
+{
+	(void)cb, (void)stage, (void)pool, (void)query;
+}
+
+/* The results of the timestamps never written: one same value, available. */
+static VKAPI_ATTR void VKAPI_CALL fill_results(VkCommandBuffer cb, VkQueryPool pool,
+					       uint32_t first, uint32_t count, VkBuffer buffer,
+					       VkDeviceSize offset, VkDeviceSize stride,
+					       VkQueryResultFlags flags)
+{
+	(void)pool, (void)first;
+	VkDeviceSize element = (flags & VK_QUERY_RESULT_64_BIT) ? 8 : 4;
+	if (flags & VK_QUERY_RESULT_WITH_AVAILABILITY_BIT)
+		element *= 2;
+	if (count)
+		vkCmdFillBuffer(cb, buffer, offset, stride * (count - 1) + element, 1);
+}
+
+static PFN_vkVoidFunction stubs(const char *name)
+{
+	if (strcmp(name, "vkCmdWriteTimestamp") == 0)
+		return (PFN_vkVoidFunction)no_timestamp;
+	if (strcmp(name, "vkCmdCopyQueryPoolResults") == 0)
+		return (PFN_vkVoidFunction)fill_results;
+	return NULL;
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[n / 2];
+}
+
+static void run_frames(void **state)
+{
+	(void)state;
+	static double parts[4][FRAMES];
+	struct vkt t;
+	vkt_validation = false;
+	vkt_override = stubs;
+	vkt_init(&t, NULL);
+	if (record_run)
+		assert_int_equal(crumbs_record(t.crumbs, 10, CRUMBS_RECORD_OPEN, 1), CRUMBS_OK);
+	unsigned char *other = malloc(FLUSH_BYTES);
+	assert_non_null(other);
+	memset(other, 1, FLUSH_BYTES);
+	size_t n = 0;
+	for (int f = 0; f < FRAMES + SKIP; f++) {
+		for (size_t i = 0; i < FLUSH_BYTES; i += 64)
+			other[i]++;
+		__asm__ volatile("" : : "r"(other) : "memory"); /* the stores stay */
+		double t0 = now_us();
+		VkCommandBuffer cb = vkt_begin(&t);
+		crumbs_cmd *cmd = crumbs_cmd_begin(t.crumbs, cb, t.queue);
+		crumbs_scope_beginf(cmd, 0, "Frame %d", f);
+		for (int p = 0; p < 4; p++) {
+			crumbs_scope_beginf(cmd, 1, "Pass %d", p);
+			for (int b = 0; b < 20; b++) {
+				crumbs_scope_beginf(cmd, 3, "Batch %d", b);
+				crumbs_scope_end(cmd);
+			}
+			crumbs_scope_end(cmd);
+		}
+		crumbs_scope_end(cmd);
+		crumbs_cmd_end(cmd);
+		assert_int_equal(vkEndCommandBuffer(cb), VK_SUCCESS);
+		double t1 = now_us();
+		VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL, 1, &cb, 0, NULL };
+		assert_int_equal(crumbs_queue_submit(t.crumbs, t.queue, 1, &si, VK_NULL_HANDLE),
+				 VK_SUCCESS);
+		double t2 = now_us();
+		crumbs_frame(t.crumbs);
+		double t3 = now_us();
+		assert_int_equal(vkQueueWaitIdle(t.queue), VK_SUCCESS);
+		vkFreeCommandBuffers(t.device, t.pool, 1, &cb);
+		if (f >= SKIP) {
+			parts[0][n] = t1 - t0;
+			parts[1][n] = t2 - t1;
+			parts[2][n] = t3 - t2;
+			parts[3][n] = t3 - t0;
+			n++;
+		}
+		nanosleep(&(struct timespec){ 0, 16000000 }, NULL);
+	}
+	if (record_run)
+		crumbs_record_stop(t.crumbs);
+	printf("frame %.2f recording %.2f submitting %.2f crumbs_frame %.2f\n",
+	       median(parts[3], n), median(parts[0], n), median(parts[1], n), median(parts[2], n));
+	free(other);
+	vkt_destroy(&t);
+	vkt_override = NULL;
+}
+
+int main(int argc, char **argv)
+{
+	record_run = argc > 1 && strcmp(argv[1], "--record") == 0;
+	const struct CMUnitTest tests[] = { cmocka_unit_test(run_frames) };
+	return cmocka_run_group_tests_name("a run's frame", tests, NULL, NULL);
+}
