@@ -27,19 +27,11 @@ __attribute__((noinline)) void opaque(VkCommandBuffer cb)
 	__asm__ volatile("" : : "r"(cb) : "memory");
 }
 
-static VKAPI_ATTR void VKAPI_CALL no_timestamp(VkCommandBuffer cb, VkPipelineStageFlagBits stage,
-					       VkQueryPool pool, uint32_t query)
-{
-	(void)cb, (void)stage, (void)pool, (void)query;
-}
-
 static bool use_driver_timestamps;
 
 static PFN_vkVoidFunction stub_timestamps(const char *name)
 {
-	if (use_driver_timestamps)
-		return NULL;
-	return strcmp(name, "vkCmdWriteTimestamp") == 0 ? (PFN_vkVoidFunction)no_timestamp : NULL;
+	return use_driver_timestamps ? NULL : vkt_no_timestamps(name);
 }
 
 static double seconds(void)

@@ -62,6 +62,34 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlag
 	return VK_FALSE;
 }
 
+static VKAPI_ATTR void VKAPI_CALL no_timestamp(VkCommandBuffer cb, VkPipelineStageFlagBits stage,
+					       VkQueryPool pool, uint32_t query)
+{
+	(void)cb, (void)stage, (void)pool, (void)query;
+}
+
+static VKAPI_ATTR void VKAPI_CALL fill_results(VkCommandBuffer cb, VkQueryPool pool,
+					       uint32_t first, uint32_t count, VkBuffer buffer,
+					       VkDeviceSize offset, VkDeviceSize stride,
+					       VkQueryResultFlags flags)
+{
+	(void)pool, (void)first;
+	VkDeviceSize element = (flags & VK_QUERY_RESULT_64_BIT) ? 8 : 4;
+	if (flags & VK_QUERY_RESULT_WITH_AVAILABILITY_BIT)
+		element *= 2;
+	if (count)
+		vkCmdFillBuffer(cb, buffer, offset, stride * (count - 1) + element, 1);
+}
+
+PFN_vkVoidFunction vkt_no_timestamps(const char *name)
+{
+	if (strcmp(name, "vkCmdWriteTimestamp") == 0)
+		return (PFN_vkVoidFunction)no_timestamp;
+	if (strcmp(name, "vkCmdCopyQueryPoolResults") == 0)
+		return (PFN_vkVoidFunction)fill_results;
+	return NULL;
+}
+
 static PFN_vkVoidFunction VKAPI_CALL vkt_gdpa(VkDevice device, const char *name)
 {
 	PFN_vkVoidFunction f = vkt_override ? vkt_override(name) : NULL;

@@ -47,6 +47,13 @@ extern bool vkt_validation;
  * one (by name) before vkt_init, e.g. vkGetQueryPoolResults. */
 extern PFN_vkVoidFunction (*vkt_override)(const char *name);
 
+/* A vkt_override for measuring crumbs without the driver's timestamps: a
+ * vkCmdWriteTimestamp that does nothing, and a vkCmdCopyQueryPoolResults
+ * that fills the results in instead (each 32-bit word 1: one same
+ * timestamp everywhere, available), as a copy that waited for the
+ * timestamps never written would wait for ever. */
+PFN_vkVoidFunction vkt_no_timestamps(const char *name);
+
 /* What vkt_init gives crumbs as vkGetInstanceProcAddr: the loader's, with
  * vkt_override's replacements; for a test that makes a context of its own. */
 PFN_vkVoidFunction VKAPI_CALL vkt_gipa(VkInstance instance, const char *name);
