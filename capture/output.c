@@ -30,15 +30,28 @@
  * a thread costs the caller about 0.1 ms.
  */
 #define RUN_FLUSH_NS 1000000000ll
-/* During a run the output thread looks for frames this often by itself:
- * waking it from the program's thread is a system call a frame. Frames
- * faster than that bring a set back for reuse while it still waits to be
- * written (on an H100, the sample renderer's 0.6 ms frames waited 40 us
- * every third frame), so once RUN_COLLECT_SETS frames wait it is woken.
- * Not more often: at 2 ms the thread woke 500 times a second, taking the
- * program's cores from it for nothing at 60 frames a second. */
+/*
+ * During a run the output thread looks for frames by itself, about every
+ * one and a half of the program's frames (it times the frames it writes),
+ * at least every RUN_COLLECT_MIN_NS and at most every RUN_COLLECT_NS:
+ * waking it from the program's thread is a system call, and the thread
+ * then takes a core from the program. With a wake every other frame, a
+ * run's frames 1 ms apart cost the program's thread 40 us each on a 2-core
+ * virtual machine; looking by itself, 5 us. Frames come back for reuse
+ * CAPTURE_SETS frames after they began, so the program's thread wakes it
+ * only when the oldest frame not written yet is needed again within
+ * RUN_WAKE_FRAMES frames (a GPU far behind, a thread that was not
+ * scheduled): on an H100 the sample renderer's 0.6 ms frames otherwise
+ * waited 40 us for it every third frame. Not more often than every
+ * RUN_COLLECT_MIN_NS, and a look that finds nothing doubles the wait: a
+ * thread that wakes every 2 ms for nothing takes the program's cores
+ * from it at 60 frames a second.
+ */
 #define RUN_COLLECT_NS 20000000ll
-#define RUN_COLLECT_SETS 2
+#define RUN_COLLECT_MIN_NS 1000000ll
+#define RUN_WAKE_FRAMES 2
+/* At least CAPTURE_SETS, a power of two: its index wraps with the count. */
+#define HANDED_RING 8
 
 struct output {
 	crumbs_context *ctx;
@@ -64,6 +77,16 @@ struct output {
 	bool end;               /* close the file after the jobs */
 	bool closed;            /* ... done: output_done reports */
 	bool collecting;        /* a run: the thread looks for frames by itself */
+	/* The output thread's: how long it waits between looks, and the
+	 * frame it wrote last, to time the program's frames. */
+	int64_t collect_ns;
+	int64_t frame_ns;       /* the program's frame, smoothed; 0 not known */
+	uint64_t seen_frame;
+	int64_t seen_begin_ns;
+	bool seen;
+	/* The program's thread's: the frame number of each set handed, at
+	 * handed % HANDED_RING. */
+	uint64_t handed_frame[HANDED_RING];
 	bool quit;
 	struct output *next;    /* the list of outputs with a thread */
 
@@ -466,6 +489,22 @@ static void set_written(struct output *o, struct capture_set *set)
 	pthread_cond_broadcast(&o->wake);
 }
 
+/* The program's frame, timed by the begin of each frame written, sets how
+ * long the thread waits between looks during a run. Under the lock. */
+static void time_frames(struct output *o, const struct capture_set *set)
+{
+	if (o->seen && set->frame > o->seen_frame && set->begin_ns > o->seen_begin_ns) {
+		int64_t per = (set->begin_ns - o->seen_begin_ns) / (int64_t)(set->frame - o->seen_frame);
+		o->frame_ns = o->frame_ns ? o->frame_ns - o->frame_ns / 4 + per / 4 : per;
+		int64_t c = o->frame_ns / 2 * 3;
+		o->collect_ns = c < RUN_COLLECT_MIN_NS ? RUN_COLLECT_MIN_NS :
+				c > RUN_COLLECT_NS ? RUN_COLLECT_NS : c;
+	}
+	o->seen = true;
+	o->seen_frame = set->frame;
+	o->seen_begin_ns = set->begin_ns;
+}
+
 /* A set to write after the others. Under the lock. */
 static void push_job(struct output *o, struct capture_set *set)
 {
@@ -492,13 +531,13 @@ static void *output_main(void *arg)
 				continue;
 			}
 			struct timespec until;
+			int64_t wait = o->collect_ns;
 			clock_gettime(CLOCK_MONOTONIC, &until);
-			until.tv_nsec += RUN_COLLECT_NS;
-			if (until.tv_nsec >= 1000000000l) {
-				until.tv_sec++;
-				until.tv_nsec -= 1000000000l;
-			}
-			pthread_cond_timedwait(&o->wake, &o->lock, &until);
+			until.tv_sec += (time_t)((until.tv_nsec + wait) / 1000000000l);
+			until.tv_nsec = (long)((until.tv_nsec + wait) % 1000000000l);
+			if (pthread_cond_timedwait(&o->wake, &o->lock, &until) == ETIMEDOUT &&
+			    o->post_head == atomic_load(&o->post_tail))
+				o->collect_ns = wait < RUN_COLLECT_NS / 2 ? 2 * wait : RUN_COLLECT_NS;
 		}
 		if (o->job_count) {
 			struct capture_set *set = o->jobs[o->job_head];
@@ -509,6 +548,7 @@ static void *output_main(void *arg)
 			o->busy = false;
 			o->job_head = (o->job_head + 1) % CAPTURE_SETS;
 			o->job_count--;
+			time_frames(o, set);
 			set_written(o, set);
 		} else if (o->end) {
 			o->busy = true;
@@ -652,6 +692,9 @@ void output_begin(crumbs_context *ctx)
 	pthread_mutex_lock(&o->lock);
 	o->closed = false;
 	o->collecting = !one;
+	o->collect_ns = RUN_COLLECT_NS;
+	o->frame_ns = 0;
+	o->seen = false;
 	pthread_mutex_unlock(&o->lock);
 	o->result = CRUMBS_OK;
 	o->error = 0;
@@ -671,14 +714,18 @@ void output_write(crumbs_context *ctx, struct capture_set *set, bool now)
 		return;
 	}
 	/* Waking the thread is a system call: in a run it looks for frames
-	 * every RUN_COLLECT_NS by itself, or once RUN_COLLECT_SETS wait.
-	 * `collecting` changes on this thread only. */
-	uint32_t waiting = ++o->handed - atomic_load(&o->written);
+	 * by itself, and is woken only when the oldest set it has not
+	 * written is needed again within RUN_WAKE_FRAMES frames. Sets are
+	 * written in the order they are handed. `collecting` changes on this
+	 * thread only. */
+	uint32_t written = atomic_load(&o->written);
+	o->handed_frame[o->handed++ % HANDED_RING] = set->frame;
 	if (!now && o->collecting) {
 		uint32_t tail = atomic_load(&o->post_tail);
 		o->posts[tail % CAPTURE_SETS] = set;
 		atomic_store(&o->post_tail, tail + 1);
-		if (waiting < RUN_COLLECT_SETS)
+		if (o->handed_frame[written % HANDED_RING] + CAPTURE_SETS >
+		    ctx->frame + RUN_WAKE_FRAMES)
 			return;
 		pthread_mutex_lock(&o->lock);
 		pthread_cond_broadcast(&o->wake);

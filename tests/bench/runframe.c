@@ -5,7 +5,8 @@
  * submits it through crumbs and ends the frame. Between frames 16 MiB are
  * touched and the thread sleeps 16 ms, as a program's own work and a 60 Hz
  * frame would, so crumbs finds its code and data out of the caches, as it
- * does in a real program. The driver's vkCmdWriteTimestamp is a no-op and
+ * does in a real program; --sleep-us N sleeps N us instead (1000: frames
+ * about a millisecond apart, as a fast GPU runs a light renderer). The driver's vkCmdWriteTimestamp is a no-op and
  * its copies of results become fills (what --stub-timestamps does to the
  * sample renderer; vkt_no_timestamps). Prints the medians of the
  * thread's CPU time, in microseconds, of the frame's three parts and
@@ -29,6 +30,7 @@
 #define FLUSH_BYTES (16u << 20)
 
 static bool record_run;
+static long sleep_us = 16000;
 
 /* The thread's CPU time: what the frame cost it, whatever the scheduler
  * did meanwhile. */
@@ -100,7 +102,7 @@ static void run_frames(void **state)
 			parts[3][n] = t3 - t0;
 			n++;
 		}
-		nanosleep(&(struct timespec){ 0, 16000000 }, NULL);
+		nanosleep(&(struct timespec){ sleep_us / 1000000, sleep_us % 1000000 * 1000 }, NULL);
 	}
 	if (record_run)
 		crumbs_record_stop(t.crumbs);
@@ -113,7 +115,21 @@ static void run_frames(void **state)
 
 int main(int argc, char **argv)
 {
-	record_run = argc > 1 && strcmp(argv[1], "--record") == 0;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--record") == 0) {
+			record_run = true;
+		} else if (strcmp(argv[i], "--sleep-us") == 0 && i + 1 < argc) {
+			char *end;
+			sleep_us = strtol(argv[++i], &end, 10);
+			if (*end || sleep_us < 0 || sleep_us > 1000000) {
+				fprintf(stderr, "runframe: --sleep-us takes 0 to 1000000\n");
+				return 2;
+			}
+		} else {
+			fprintf(stderr, "usage: runframe [--record] [--sleep-us N]\n");
+			return 2;
+		}
+	}
 	const struct CMUnitTest tests[] = { cmocka_unit_test(run_frames) };
 	return cmocka_run_group_tests_name("a run's frame", tests, NULL, NULL);
 }
