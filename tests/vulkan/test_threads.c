@@ -167,9 +167,10 @@ static void run_handed_over(void **state)
 		assert_int_equal(crumbs_queue_submit(t.crumbs, t.queue, 1, &si, fences[k]),
 				 VK_SUCCESS);
 		crumbs_frame(t.crumbs);
-		/* A program slower than the thread's look for frames (every
-		 * 20 ms) posts one frame at a time, with no lock between the
-		 * two threads: some frames here are. */
+		/* A program slower than the thread's look for frames (at
+		 * most every 20 ms) posts one frame at a time, with no lock
+		 * between the two threads: some frames here are. The pause
+		 * also stretches the thread's wait, timed by the frames. */
 		if (n % 8 == 4)
 			nanosleep(&(struct timespec){ 0, 30000000 }, NULL);
 	}
