@@ -37,7 +37,7 @@
  * waking it from the program's thread is a system call, and the thread
  * then takes a core from the program. With a wake every other frame, a
  * run's frames 1 ms apart cost the program's thread 40 us each on a 2-core
- * virtual machine; looking by itself, 5 us. Frames come back for reuse
+ * virtual machine; looking by itself, 5 to 11 us. Frames come back for reuse
  * CAPTURE_SETS frames after they began, so the program's thread wakes it
  * only when the oldest frame not written yet is needed again within
  * RUN_WAKE_FRAMES frames (a GPU far behind, a thread that was not
