@@ -530,11 +530,8 @@ static void *output_main(void *arg)
 				pthread_cond_wait(&o->wake, &o->lock);
 				continue;
 			}
-			struct timespec until;
-			int64_t wait = o->collect_ns;
-			clock_gettime(CLOCK_MONOTONIC, &until);
-			until.tv_sec += (time_t)((until.tv_nsec + wait) / 1000000000l);
-			until.tv_nsec = (long)((until.tv_nsec + wait) % 1000000000l);
+			int64_t wait = o->collect_ns, at = now_ns() + wait;
+			struct timespec until = { (time_t)(at / 1000000000), (long)(at % 1000000000) };
 			if (pthread_cond_timedwait(&o->wake, &o->lock, &until) == ETIMEDOUT &&
 			    o->post_head == atomic_load(&o->post_tail))
 				o->collect_ns = wait < RUN_COLLECT_NS / 2 ? 2 * wait : RUN_COLLECT_NS;
