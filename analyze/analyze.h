@@ -298,6 +298,11 @@ uint64_t reader_part_bytes(const reader *c, size_t k);
 size_t reader_part_of(const reader *c, uint64_t number);
 enum crumbs_result reader_read_parts(reader *c, size_t first, size_t end,
 				     struct analyze_error *err);
+/* Makes reading end after the last frame of part end - 1, as
+ * reader_read_parts does, from where the reader is: one whose next frame
+ * is in an earlier part (or in the chunk it is reading) reads on to
+ * there. */
+void reader_end_parts(reader *c, size_t end);
 /* Whether the next chunk is decompressed and decoded on a thread of the
  * reader's own while one is read (the default); a reader of one part
  * among threads that each read one does better without. */

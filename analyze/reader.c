@@ -1236,6 +1236,13 @@ enum crumbs_result reader_read_parts(reader *c, size_t first, size_t end,
 	return CRUMBS_OK;
 }
 
+void reader_end_parts(reader *c, size_t end)
+{
+	const size_t *fc = c->frame_chunks.data;
+	if (end > 0 && end <= c->frame_chunks.len)
+		c->read_end = end == c->frame_chunks.len ? SIZE_MAX : fc[end - 1] + 1;
+}
+
 void reader_prefetch(reader *c, bool on)
 {
 	c->no_prefetch = !on;

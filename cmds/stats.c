@@ -97,8 +97,18 @@ struct loader {
 	pthread_cond_t cond;
 };
 
-/* Pieces a thread, so that one slowed down holds up the others little. */
-#define PIECES_PER_THREAD 4
+/*
+ * Each piece is a share of the bytes not yet planned, 1 / (PIECE_SHARE x
+ * threads) of them, so the pieces shrink as the plan goes on: the threads
+ * take the large ones first and end on pieces of a part or two, close
+ * together however unequal their speeds (a core another program shares,
+ * or a slower one). Pieces of equal size left a thread idle at the end
+ * for up to a whole piece, about a tenth of the reading with two threads.
+ * At most MAX_PIECES_PER_THREAD a thread: each costs a statistics of its
+ * own and a seek.
+ */
+#define PIECE_SHARE 2
+#define MAX_PIECES_PER_THREAD 16
 #define MAX_THREADS 16
 
 static void read_piece(const struct loader *l, reader *c, struct piece *p)
@@ -168,21 +178,23 @@ static unsigned load_threads(void)
 	return n > MAX_THREADS ? MAX_THREADS : (unsigned)n;
 }
 
-/* Splits parts [first, end) into pieces of about equal bytes. */
-static size_t plan_pieces(const reader *c, size_t first, size_t end, size_t want,
+/* Splits parts [first, end) into at most `cap` pieces for `threads`
+ * threads, each a share of the bytes left, one part at least. */
+static size_t plan_pieces(const reader *c, size_t first, size_t end, unsigned threads, size_t cap,
 			  struct piece *pieces)
 {
-	uint64_t total = 0, done = 0;
+	uint64_t left = 0;
 	size_t n = 0;
 	for (size_t k = first; k < end; k++)
-		total += reader_part_bytes(c, k);
+		left += reader_part_bytes(c, k);
 	for (size_t k = first; k < end;) {
 		size_t begin = k;
-		/* Up to where its share of the bytes ends, one part at least. */
-		uint64_t until = total / want * (n + 1);
+		uint64_t share = left / ((uint64_t)threads * PIECE_SHARE), took = 0;
+		/* The last piece there is room for takes the rest. */
 		do
-			done += reader_part_bytes(c, k++);
-		while (k < end && (done < until || n + 1 == want));
+			took += reader_part_bytes(c, k++);
+		while (k < end && (took < share || n + 1 == cap));
+		left -= took;
 		memset(&pieces[n], 0, sizeof(pieces[n]));
 		pieces[n].first = begin;
 		pieces[n].end = k;
@@ -191,44 +203,72 @@ static size_t plan_pieces(const reader *c, size_t first, size_t end, size_t want
 	return n;
 }
 
-/*
- * Takes the statistics of the frames in range of parts [first, end) of c
- * into s on `threads` threads. Returns how the reading ended as
- * cmd_stats_load does, having said why when not CMD_LOAD_OK; *added gets
- * the frames added.
- */
-static enum cmd_load load_in_parts(const char *path, const struct stats_settings *st, reader *c,
-				   size_t first, size_t end, unsigned threads, stats *s,
-				   uint64_t *added)
-{
-	struct loader l = { st, c, NULL, 0, 0, false, PTHREAD_MUTEX_INITIALIZER,
-			    PTHREAD_COND_INITIALIZER };
+/* Parts of a capture being read on threads while this one reads on. */
+struct parts_load {
+	struct loader l;
 	pthread_t tids[MAX_THREADS];
-	unsigned started = 0;
-	size_t want = (size_t)threads * PIECES_PER_THREAD;
-	if (want > end - first)
-		want = end - first;
-	if (!(l.pieces = calloc(want, sizeof(*l.pieces)))) {
-		cmd_error("out of memory");
-		return CMD_LOAD_FAILED;
-	}
-	l.count = plan_pieces(c, first, end, want, l.pieces);
-	for (unsigned i = 0; i < threads && i < l.count; i++)
-		if (pthread_create(&tids[started], NULL, load_thread, &l) == 0)
-			started++;
-	if (started == 0) /* no thread to be had: this one reads */
-		load_thread(&l);
+	unsigned started;
+};
 
+/*
+ * Starts reading parts [first, end) of c on `threads` threads (or, when
+ * none can start, on this one in parts_finish). false, having said so,
+ * when out of memory.
+ */
+static bool parts_start(struct parts_load *pl, const struct stats_settings *st, reader *c,
+			size_t first, size_t end, unsigned threads)
+{
+	memset(pl, 0, sizeof(*pl));
+	pl->l.st = st;
+	pl->l.from = c;
+	size_t cap = (size_t)threads * MAX_PIECES_PER_THREAD;
+	if (cap > end - first)
+		cap = end - first;
+	if (!(pl->l.pieces = calloc(cap, sizeof(*pl->l.pieces))) ||
+	    pthread_mutex_init(&pl->l.lock, NULL) != 0) {
+		free(pl->l.pieces);
+		cmd_error("out of memory");
+		return false;
+	}
+	if (pthread_cond_init(&pl->l.cond, NULL) != 0) {
+		pthread_mutex_destroy(&pl->l.lock);
+		free(pl->l.pieces);
+		cmd_error("out of memory");
+		return false;
+	}
+	pl->l.count = plan_pieces(c, first, end, threads, cap, pl->l.pieces);
+	for (unsigned i = 0; i < threads && i < pl->l.count; i++)
+		if (pthread_create(&pl->tids[pl->started], NULL, load_thread, &pl->l) == 0)
+			pl->started++;
+	return true;
+}
+
+/*
+ * Takes the statistics of the pieces into s in order, when `take` (else
+ * the reading ended before them, and they are only stopped), and ends the
+ * threads. Returns how the reading ended as cmd_stats_load does, having
+ * said why when not CMD_LOAD_OK; *added counts the frames taken.
+ */
+static enum cmd_load parts_finish(struct parts_load *pl, const char *path, bool take, stats *s,
+				  uint64_t *added)
+{
+	struct loader *l = &pl->l;
 	enum cmd_load out = CMD_LOAD_OK;
-	bool failed = false;
-	*added = 0;
-	for (size_t i = 0; i < l.count && !failed; i++) {
-		struct piece *p = &l.pieces[i];
-		pthread_mutex_lock(&l.lock);
-		while (!p->done && !(l.stop && i >= l.next))
-			pthread_cond_wait(&l.cond, &l.lock);
+	bool failed = !take;
+	if (failed) {
+		pthread_mutex_lock(&l->lock);
+		l->stop = true;
+		pthread_mutex_unlock(&l->lock);
+	} else if (pl->started == 0) {
+		load_thread(l); /* no thread to be had: this one reads */
+	}
+	for (size_t i = 0; i < l->count && !failed; i++) {
+		struct piece *p = &l->pieces[i];
+		pthread_mutex_lock(&l->lock);
+		while (!p->done && !(l->stop && i >= l->next))
+			pthread_cond_wait(&l->cond, &l->lock);
 		bool taken = p->done;
-		pthread_mutex_unlock(&l.lock);
+		pthread_mutex_unlock(&l->lock);
 		if (!taken)
 			break; /* a piece before ended the reading */
 		enum crumbs_result ar = p->added_r;
@@ -250,18 +290,18 @@ static enum cmd_load load_in_parts(const char *path, const struct stats_settings
 			failed = p->past_range;
 		}
 		if (failed) {
-			pthread_mutex_lock(&l.lock);
-			l.stop = true;
-			pthread_mutex_unlock(&l.lock);
+			pthread_mutex_lock(&l->lock);
+			l->stop = true;
+			pthread_mutex_unlock(&l->lock);
 		}
 	}
-	for (unsigned i = 0; i < started; i++)
-		pthread_join(tids[i], NULL);
-	for (size_t i = 0; i < l.count; i++)
-		stats_free(l.pieces[i].s);
-	free(l.pieces);
-	pthread_cond_destroy(&l.cond);
-	pthread_mutex_destroy(&l.lock);
+	for (unsigned i = 0; i < pl->started; i++)
+		pthread_join(pl->tids[i], NULL);
+	for (size_t i = 0; i < l->count; i++)
+		stats_free(l->pieces[i].s);
+	free(l->pieces);
+	pthread_cond_destroy(&l->cond);
+	pthread_mutex_destroy(&l->lock);
 	return out;
 }
 
@@ -290,14 +330,17 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 		reader_skip_scopes(c, true);
 	}
 
-	/* With threads to read the parts, this reader reads one frame: a
-	 * chunk decoded ahead would be decoded again by them. */
+	/* With threads to read the parts after, this reader reads on to the
+	 * end of the part of the first frame, one frame at a time: a chunk
+	 * decoded ahead would be decoded again by them. */
 	unsigned threads = load_threads();
 	if (threads > 1)
 		reader_prefetch(c, false);
 	enum crumbs_result r = cmd_range_start(c, st->first_frame, &err);
 	enum cmd_load load = CMD_LOAD_OK;
 	uint64_t added = 0;
+	struct parts_load parts;
+	bool in_parts = false;
 	while (r == CRUMBS_OK) {
 		const struct frame *f;
 		if ((r = cmd_range_next(c, st->first_frame, st->last_frame, &f, &err)) != CRUMBS_OK ||
@@ -306,19 +349,22 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 		if (added == 0 && !cmd_check_selection(path, &st->report, reader_meta(c)))
 			return CMD_LOAD_FAILED;
 		/* The first frame told what the capture holds (the selection
-		 * is checked against it); from its part on, with more than
-		 * one part left, the parts are read on several threads. */
-		size_t parts = reader_part_count(c);
-		size_t part = added == 0 && threads > 1 ? reader_part_of(c, f->number) : parts;
-		if (part + 1 < parts) {
-			load = load_in_parts(path, st, c, part, parts, threads, s, &added);
-			if (load == CMD_LOAD_FAILED)
-				return load;
-			break;
+		 * is checked against it); with more than one part left, the
+		 * parts after its part are read on several threads while this
+		 * one reads the rest of its part, whose chunk it has decoded. */
+		size_t count = reader_part_count(c);
+		size_t part = added == 0 && threads > 1 ? reader_part_of(c, f->number) : count;
+		if (part + 1 < count) {
+			if (!parts_start(&parts, st, c, part + 1, count, threads))
+				return CMD_LOAD_FAILED;
+			in_parts = true;
+			reader_end_parts(c, part + 1);
 		}
 		enum crumbs_result ar = stats_add_frame(s, reader_meta(c), f);
 		if (ar != CRUMBS_OK) {
 			cmd_error("cannot take the statistics of '%s': %s", path, crumbs_result_str(ar));
+			if (in_parts)
+				parts_finish(&parts, path, false, s, &added);
 			return CMD_LOAD_FAILED;
 		}
 		added++;
@@ -326,6 +372,14 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 	if (r != CRUMBS_OK) {
 		cmd_capture_error(path, err.text, added > 0);
 		load = CMD_LOAD_PARTIAL;
+	}
+	/* The parts after are taken only when this one's ended whole. */
+	if (in_parts) {
+		enum cmd_load pr = parts_finish(&parts, path, load == CMD_LOAD_OK, s, &added);
+		if (pr == CMD_LOAD_FAILED)
+			return pr;
+		if (load == CMD_LOAD_OK)
+			load = pr;
 	}
 	if (added == 0) {
 		if (load == CMD_LOAD_OK)
