@@ -982,35 +982,51 @@ static void radix_sort(uint32_t *v, uint32_t *tmp, size_t n)
 		memcpy(v, from, n * sizeof(*v));
 }
 
+/* Runs body with v each value of se's first len other than STATS_ABSENT,
+ * chunk by chunk, in order: a macro, so that each loop is compiled with
+ * its body in it. */
+#define FOR_EACH_VALUE(se, len, v, body)                                            \
+	for (uint32_t k_ = 0; k_ < (se)->chunk_count; k_++) {                       \
+		const uint32_t *c_ = (se)->chunks[k_].values, at_ = (se)->chunks[k_].start; \
+		for (uint32_t i_ = at_, e_ = chunk_end((se), k_, (len)); i_ < e_; i_++) { \
+			uint32_t v = c_[i_ - at_];                                  \
+			if (v != STATS_ABSENT) {                                    \
+				body                                                \
+			}                                                           \
+		}                                                                   \
+	}
+
 /*
- * The 50th, 90th, 95th and 99th percentiles of v[0..n), n > 0, whose values
- * lie in [lo, hi], as stats_percentile would find them in v sorted. Only
- * four ranks are wanted: a histogram of the values' top bits says which
- * bucket holds each, and only those buckets' values are sorted, where
- * sorting all of them took three passes that scatter every value. v is
- * overwritten; tmp has room for n.
+ * The 50th, 90th, 95th and 99th percentiles of the n values (n > 0) of
+ * se's first len, which lie in [lo, hi], as stats_percentile would find
+ * them sorted. Only four ranks are wanted: a histogram of the values' top
+ * bits says which bucket holds each, and only those buckets' values are
+ * gathered and sorted, where sorting all of them took three passes that
+ * scatter every value. The series is read where it lies, not copied; tmp
+ * and tmp2 have room for n.
  */
 #define SELECT_BITS 12
-static void select_percentiles(uint32_t *v, uint32_t *tmp, size_t n, uint32_t lo,
-			       uint32_t hi, uint32_t out[4])
+static void select_percentiles(const struct series *se, uint32_t len, size_t n, uint32_t lo,
+			       uint32_t hi, uint32_t *tmp, uint32_t *tmp2, uint32_t out[4])
 {
 	static const unsigned ps[4] = { 50, 90, 95, 99 };
 	uint32_t count[1u << SELECT_BITS];
 	unsigned char pick[1u << SELECT_BITS];
 	size_t rank[4], bucket[4], below[4];
 	unsigned sh = 0;
+	size_t m = 0;
 
 	if (n < (1u << SELECT_BITS)) {
-		radix_sort(v, tmp, n);
+		FOR_EACH_VALUE(se, len, v, { tmp[m++] = v; })
+		radix_sort(tmp, tmp2, n);
 		for (unsigned k = 0; k < 4; k++)
-			out[k] = stats_percentile(v, n, ps[k]);
+			out[k] = stats_percentile(tmp, n, ps[k]);
 		return;
 	}
 	while (((hi - lo) >> sh) >> SELECT_BITS)
 		sh++;
 	memset(count, 0, sizeof(count));
-	for (size_t i = 0; i < n; i++)
-		count[(v[i] - lo) >> sh]++;
+	FOR_EACH_VALUE(se, len, v, { count[(v - lo) >> sh]++; })
 	/* Each rank's bucket, and the values in buckets before it. */
 	for (unsigned k = 0; k < 4; k++) {
 		rank[k] = (size_t)(((uint64_t)ps[k] * n + 99) / 100);
@@ -1028,13 +1044,11 @@ static void select_percentiles(uint32_t *v, uint32_t *tmp, size_t n, uint32_t lo
 		}
 		sum += count[b];
 	}
-	size_t m = 0;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t x = v[i];
-		if (pick[(x - lo) >> sh])
-			tmp[m++] = x;
-	}
-	radix_sort(tmp, v, m);
+	FOR_EACH_VALUE(se, len, v, {
+		if (pick[(v - lo) >> sh])
+			tmp[m++] = v;
+	})
+	radix_sort(tmp, tmp2, m);
 	/* The picked buckets' values, in order: a rank's place among them
 	 * is its place in its bucket after the picked buckets before. */
 	size_t picked = 0;
@@ -1045,13 +1059,21 @@ static void select_percentiles(uint32_t *v, uint32_t *tmp, size_t n, uint32_t lo
 	}
 }
 
-/* The summary of one series; scratch and tmp have room for st->len. */
+/*
+ * The summary of one series; tmp and tmp2 have room for st->len. The
+ * standard deviation comes from the sums of the values and of their
+ * squares in integers, exact: n * sum(v^2) - sum(v)^2 is n^2 times the
+ * variance (n < 2^32 and v < 2^32 keep it below 2^128), rounded once.
+ */
+__extension__ typedef unsigned __int128 uint128; /* GCC's and Clang's, on 64-bit targets */
+
 static void summarize(const struct stats *s, const struct row_store *st,
-		      const struct series *se, uint32_t *scratch, uint32_t *tmp,
+		      const struct series *se, uint32_t *tmp, uint32_t *tmp2,
 		      struct stats_summary *out)
 {
 	size_t n = 0;
 	uint64_t sum = 0;
+	uint128 squares = 0;
 	uint32_t lo = STATS_ABSENT, hi = 0;
 	uint32_t lo_at = 0, hi_at = 0;
 
@@ -1062,8 +1084,9 @@ static void summarize(const struct stats *s, const struct row_store *st,
 			uint32_t v = c[i - at];
 			if (v == STATS_ABSENT)
 				continue;
-			scratch[n++] = v;
+			n++;
 			sum += v;
+			squares += (uint64_t)v * v;
 			if (v < lo) {
 				lo = v;
 				lo_at = i;
@@ -1076,24 +1099,12 @@ static void summarize(const struct stats *s, const struct row_store *st,
 	}
 	if (n == 0)
 		return;
-	double mean = (double)sum / (double)n;
-	/* Four sums, not one: each add waits on the one before. */
-	double squares[4] = { 0, 0, 0, 0 };
-	size_t i = 0;
-	for (; i + 4 <= n; i += 4)
-		for (unsigned j = 0; j < 4; j++) {
-			double d = (double)scratch[i + j] - mean;
-			squares[j] += d * d;
-		}
-	for (; i < n; i++) {
-		double d = (double)scratch[i] - mean;
-		squares[0] += d * d;
-	}
+	uint128 spread = (uint128)n * squares - (uint128)sum * sum;
 	uint32_t pct[4];
-	select_percentiles(scratch, tmp, n, lo, hi, pct);
+	select_percentiles(se, st->len, n, lo, hi, tmp, tmp2, pct);
 	out->frames = n;
-	out->mean_ns = mean;
-	out->stddev_ns = sqrt((squares[0] + squares[1] + (squares[2] + squares[3])) / (double)n);
+	out->mean_ns = (double)sum / (double)n;
+	out->stddev_ns = sqrt((double)spread / ((double)n * (double)n));
 	out->min_ns = lo;
 	out->max_ns = hi;
 	out->min_frame = s->numbers[st->first + lo_at];
@@ -1138,8 +1149,8 @@ struct summary_job {
 	stats *s;
 	const struct stats_spike_rule *rule;
 	atomic_size_t *next;
-	uint32_t *scratch; /* room for the longest row */
-	uint32_t *tmp;
+	uint32_t *tmp; /* each with room for the longest row */
+	uint32_t *tmp2;
 };
 
 static void *summarize_rows(void *arg)
@@ -1154,9 +1165,9 @@ static void *summarize_rows(void *arg)
 		struct stats_row *row = &s->rows[r];
 		const struct row_store *st = &s->store[r];
 		row->calls = st->calls;
-		summarize(s, st, &st->time, job->scratch, job->tmp, &row->time);
+		summarize(s, st, &st->time, job->tmp, job->tmp2, &row->time);
 		if (row->kind == STATS_SCOPE && st->split)
-			summarize(s, st, &st->exclusive, job->scratch, job->tmp, &row->exclusive);
+			summarize(s, st, &st->exclusive, job->tmp, job->tmp2, &row->exclusive);
 		else if (row->kind == STATS_SCOPE)
 			row->exclusive = row->time; /* the same values */
 		if (row->kind == STATS_GPU)
