@@ -266,6 +266,7 @@ static inline __attribute__((always_inline)) void tick(struct walk *w, struct qu
 }
 
 static const struct counts no_counts;
+static const struct node no_node;
 
 /* Counts a node of the queue, in its tree or left out of it (by
  * reader_skip_scopes, or as an event by reader_flat_scopes). */
@@ -605,9 +606,12 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
 		const struct capture_queue *cq = &ctx->queues[i];
 		struct frame_queue *fq = &f->queues[i];
-		struct node *root = arena_alloc(arena, sizeof(*root));
+		struct node *root = arena_alloc_uninit(arena, sizeof(*root));
 		if (!root)
 			return CRUMBS_ERROR_OUT_OF_MEMORY;
+		/* Copied from a zeroed node: zeroing it where it lies took a
+		 * `rep stos`, a twentieth of the build of a small frame. */
+		*root = no_node;
 		root->name = cq->name;
 		root->name_len = (uint32_t)strlen(cq->name);
 		root->flags = NODE_QUEUE_ROOT;
