@@ -30,10 +30,6 @@ struct chunk_ref {
 	uint8_t partial; /* its body is cut by the end of the file */
 };
 
-struct buffer {
-	unsigned char *data;
-	size_t cap;
-};
 
 /* Frames of a chunk decoded ahead on the prefetch thread, at most this many
  * bytes of records (about 60 times the content they come from); the rest
@@ -42,8 +38,8 @@ struct buffer {
 
 /* A chunk as read and decompressed, and the frames decoded from it. */
 struct chunk_data {
-	struct buffer compressed;
-	struct buffer content;
+	struct big compressed; /* big_alloc's: a chunk is megabytes */
+	struct big content;
 	size_t produced;   /* bytes of content */
 	ZSTD_DCtx *dctx;
 	struct chunk_state cs;
@@ -61,8 +57,8 @@ struct chunk_data {
 
 static void chunk_data_release(struct chunk_data *d)
 {
-	free(d->compressed.data);
-	free(d->content.data);
+	big_free(&d->compressed);
+	big_free(&d->content);
 	ZSTD_freeDCtx(d->dctx);
 	vec_release(&d->cs.names);
 	vec_release(&d->cs.name_lens);
@@ -181,16 +177,15 @@ static void note_damage(reader *c, const struct analyze_error *e)
 /* The file                                                                 */
 /* ------------------------------------------------------------------------ */
 
-static bool buffer_reserve(struct buffer *b, size_t size)
+/* Room for size bytes in b, whose contents need not be kept: a quarter
+ * more than asked, so that chunks a little larger each time do not each
+ * take a new block. */
+static bool big_room(struct big *b, size_t size)
 {
-	if (b->cap >= size)
+	if (b->data && b->size >= size)
 		return true;
-	unsigned char *d = realloc(b->data, size);
-	if (!d)
-		return false;
-	b->data = d;
-	b->cap = size;
-	return true;
+	big_free(b);
+	return big_alloc(b, size < SIZE_MAX / 2 ? size + size / 4 : size);
 }
 
 /* Reads up to n bytes at off; returns how many were read (fewer only at
@@ -514,7 +509,7 @@ static enum crumbs_result decode_chunk(const reader *c, size_t i, struct chunk_d
 	if (!ref->partial && body + csize != end)
 		return corrupt(err, body + csize < end ? body + csize : ref->offset,
 			       "chunk does not end where the next begins");
-	if (!buffer_reserve(&d->compressed, csize) || !buffer_reserve(&d->content, usize))
+	if (!big_room(&d->compressed, csize) || !big_room(&d->content, usize))
 		return out_of_memory(err);
 	if (!d->dctx && !(d->dctx = ZSTD_createDCtx()))
 		return out_of_memory(err);

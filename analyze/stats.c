@@ -4,8 +4,6 @@
  * idle, a scope path's inclusive and exclusive time); at the end every row
  * gets its mean, percentiles, extremes, spread, spikes and share.
  */
-/* MAP_ANONYMOUS and MADV_HUGEPAGE, beside POSIX. */
-#define _DEFAULT_SOURCE
 #include "analyze_internal.h"
 
 #include <math.h>
@@ -15,33 +13,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 /* Values are kept in chunks of up to CHUNK, so a long run never needs one
  * huge block, nor the copy of one; the first chunk starts small and
- * doubles, so a row seen in few frames costs little, and the later ones,
- * of a row that has filled one, are made whole at once. */
+ * doubles up to CHUNK_FIRST_MAX, so a row seen in few frames costs little,
+ * and is then moved into a whole chunk, as the later ones are made: a row
+ * seen in that many frames is mostly seen in all, and growing the first
+ * by copying on to CHUNK took a third of the page faults of reading a run
+ * (a reading thread grows each row's anew in each piece it reads). */
 #define CHUNK_SHIFT 12
 #define CHUNK (1u << CHUNK_SHIFT)
 #define CHUNK_FIRST 64u
+#define CHUNK_FIRST_MAX 1024u
 
 /*
- * Full chunks are cut from regions of REGION_BYTES, never freed one by one:
- * a run's values are tens of megabytes, and touching each new 4 KiB page
- * costs a page fault (about 10 us on a virtual machine, a third of what
- * reading the whole capture costs otherwise). A region is mapped at once,
- * aligned to and advised for the kernel's transparent huge pages, so it
- * faults in 2 MiB at a time; where that cannot be had it is plain memory.
+ * Full chunks are cut from regions of REGION_BYTES (big_alloc's, in huge
+ * pages where it can), never freed one by one: a run's values are tens of
+ * megabytes, and touching each new 4 KiB page costs a page fault (about
+ * 10 us on a virtual machine, a third of what reading the whole capture
+ * costs otherwise).
  */
-#define HUGE_PAGE (2u << 20)
 #define REGION_BYTES (4u << 20)
 #define CHUNK_BYTES (CHUNK * sizeof(uint32_t))
 
 struct region {
 	struct region *next;
-	char *base;
+	struct big mem;
 	size_t used;
-	bool mapped;            /* else malloc'd */
 };
 
 /*
@@ -130,28 +128,6 @@ struct stats {
 /* Series                                                                   */
 /* ------------------------------------------------------------------------ */
 
-/* REGION_BYTES at an address aligned for huge pages, or NULL. */
-static char *region_map(void)
-{
-#if defined(MAP_ANONYMOUS)
-	size_t span = REGION_BYTES + HUGE_PAGE;
-	char *p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	char *a = (char *)(((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
-	if (a > p)
-		munmap(p, (size_t)(a - p));
-	if (a + REGION_BYTES < p + span)
-		munmap(a + REGION_BYTES, (size_t)(p + span - (a + REGION_BYTES)));
-#if defined(MADV_HUGEPAGE)
-	madvise(a, REGION_BYTES, MADV_HUGEPAGE); /* a wish: without it, 4 KiB pages */
-#endif
-	return a;
-#else
-	return NULL;
-#endif
-}
-
 /* A full chunk's memory, from the newest region or a new one. */
 static uint32_t *chunk_new(struct stats *s)
 {
@@ -160,15 +136,14 @@ static uint32_t *chunk_new(struct stats *s)
 		if (!(g = malloc(sizeof(*g))))
 			return NULL;
 		g->used = 0;
-		g->mapped = (g->base = region_map()) != NULL;
-		if (!g->mapped && !(g->base = malloc(REGION_BYTES))) {
+		if (!big_alloc(&g->mem, REGION_BYTES)) {
 			free(g);
 			return NULL;
 		}
 		g->next = s->regions;
 		s->regions = g;
 	}
-	uint32_t *c = (uint32_t *)(void *)(g->base + g->used);
+	uint32_t *c = (uint32_t *)(void *)((char *)g->mem.data + g->used);
 	g->used += CHUNK_BYTES;
 	return c;
 }
@@ -177,10 +152,7 @@ static void regions_release(struct region *g)
 {
 	while (g) {
 		struct region *next = g->next;
-		if (g->mapped)
-			munmap(g->base, REGION_BYTES);
-		else
-			free(g->base);
+		big_free(&g->mem);
 		free(g);
 		g = next;
 	}
@@ -207,8 +179,9 @@ static bool chunks_room(struct series *se, uint32_t n)
 static bool series_set(struct stats *s, struct series *se, uint32_t pos, uint32_t v)
 {
 	if (se->chunk_count && se->last_cap < CHUNK) {
-		/* The first chunk, grown; once full, moved into a region. */
-		uint32_t cap = se->last_cap * 2;
+		/* The first chunk, grown; past CHUNK_FIRST_MAX, moved into a
+		 * region. */
+		uint32_t cap = se->last_cap >= CHUNK_FIRST_MAX ? CHUNK : se->last_cap * 2;
 		uint32_t *d = cap == CHUNK ? chunk_new(s) : realloc(se->tail, cap * sizeof(*d));
 		if (!d)
 			return false;
@@ -1191,9 +1164,10 @@ enum crumbs_result stats_finish(stats *s, const struct stats_spike_rule *rule)
 	/* Rows are summarized apart, by two threads that each take the next
 	 * row (the reading is over, so the second core is free); by one when
 	 * a second cannot start. */
-	uint32_t *scratch = malloc(4 * most * sizeof(*scratch));
-	if (!scratch)
+	struct big mem;
+	if (most > SIZE_MAX / 16 || !big_alloc(&mem, 4 * most * sizeof(uint32_t)))
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	uint32_t *scratch = mem.data;
 	atomic_size_t next = 0;
 	struct summary_job jobs[2] = {
 		{ s, rule, &next, scratch, scratch + most },
@@ -1216,7 +1190,7 @@ enum crumbs_result stats_finish(stats *s, const struct stats_spike_rule *rule)
 		double denominator = total_ns(&s->rows[busy].time) + total_ns(&s->rows[busy + 1].time);
 		row->share_pct = denominator > 0 ? 100.0 * total_ns(&row->time) / denominator : 0;
 	}
-	free(scratch);
+	big_free(&mem);
 	return CRUMBS_OK;
 }
 
