@@ -252,6 +252,16 @@ static enum crumbs_result ask(crumbs_context *ctx, uint64_t first, uint64_t last
 		snprintf(err, n, "a capture is already asked for or under way");
 		return CRUMBS_ERROR_BAD_STATE;
 	}
+	/* A frame given up on (its results late, or its device said to be
+	 * lost) may have left its copy on the GPU, reading query slots the
+	 * pre-roll resets: resetting a query that pending work uses is
+	 * undefined, and crashes some drivers. */
+	for (uint32_t k = 0; k < CAPTURE_SETS; k++)
+		if (readback_copy_busy(ctx, &ctx->sets[k])) {
+			snprintf(err, n, "the results of an earlier capture are still being copied "
+				 "on the GPU: ask again once it is done");
+			return CRUMBS_ERROR_BAD_STATE;
+		}
 	if (detail < 0 || detail > CRUMBS_DETAIL_MAX || last < first) {
 		snprintf(err, n, "no such run: frames %llu to %llu at detail %d",
 			 (unsigned long long)first, (unsigned long long)last, detail);
