@@ -17,16 +17,11 @@ void *ctx_alloc(crumbs_context *ctx, size_t size)
 	void *p;
 	if (size == 0)
 		size = 1;
-	if (!ctx->has_allocator) {
-		/* calloc: a large block comes zeroed from the kernel, its pages
-		 * touched only when used. A run's sets are tens of MiB of
-		 * which a frame uses a little; clearing them with memset
-		 * faulted every page in at once, in the frame that asked for
-		 * the run. */
-		return calloc(1, size);
-	}
-	p = ctx->allocator.pfnAllocation(ctx->allocator.pUserData, size, 16,
-					 VK_SYSTEM_ALLOCATION_SCOPE_OBJECT);
+	if (ctx->has_allocator)
+		p = ctx->allocator.pfnAllocation(ctx->allocator.pUserData, size, 16,
+						 VK_SYSTEM_ALLOCATION_SCOPE_OBJECT);
+	else
+		p = malloc(size);
 	if (p)
 		memset(p, 0, size);
 	return p;
