@@ -203,6 +203,13 @@ static int run(char **argv)
 		fprintf(stderr, "crumbs: cannot run '%s': %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
+	/* A reader of crumbs' output that goes away (`| head`) makes its
+	 * writes fail from here on instead of killing it before the run's
+	 * file is moved where -o says. The program, forked before, keeps its
+	 * own SIGPIPE. */
+	struct sigaction no_pipe = { .sa_handler = SIG_IGN };
+	sigemptyset(&no_pipe.sa_mask);
+	sigaction(SIGPIPE, &no_pipe, NULL);
 	/* ^C goes to the program; crumbs waits to report what it left. */
 	struct sigaction ignore = { .sa_handler = SIG_IGN }, old_int, old_quit;
 	struct sigaction forward = { .sa_handler = pass_on }, old_term, old_hup;
