@@ -1225,15 +1225,15 @@ enum crumbs_result reader_read_parts(reader *c, size_t first, size_t end,
 	if (first >= end || end > c->frame_chunks.len)
 		return set_error(err, CRUMBS_ERROR_NOT_FOUND, 0, "no such part of the capture");
 	restart(c, fc[first]);
-	/* Up to the chunk after the part's last frames chunk: setup chunks
-	 * after it belong to the next part. */
-	c->read_end = end == c->frame_chunks.len ? SIZE_MAX : fc[end - 1] + 1;
+	reader_end_parts(c, end);
 	return CRUMBS_OK;
 }
 
 void reader_end_parts(reader *c, size_t end)
 {
 	const size_t *fc = c->frame_chunks.data;
+	/* Up to the chunk after the part's last frames chunk: setup chunks
+	 * after it belong to the next part. */
 	if (end > 0 && end <= c->frame_chunks.len)
 		c->read_end = end == c->frame_chunks.len ? SIZE_MAX : fc[end - 1] + 1;
 }

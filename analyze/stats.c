@@ -956,17 +956,17 @@ static void radix_sort(uint32_t *v, uint32_t *tmp, size_t n)
 }
 
 /* Runs body with v each value of se's first len other than STATS_ABSENT,
- * chunk by chunk, in order: a macro, so that each loop is compiled with
- * its body in it. */
-#define FOR_EACH_VALUE(se, len, v, body)                                            \
-	for (uint32_t k_ = 0; k_ < (se)->chunk_count; k_++) {                       \
+ * and pos its position, chunk by chunk, in order: a macro, so that each
+ * loop is compiled with its body in it. */
+#define FOR_EACH_VALUE(se, len, pos, v, body)                                        \
+	for (uint32_t k_ = 0; k_ < (se)->chunk_count; k_++) {                        \
 		const uint32_t *c_ = (se)->chunks[k_].values, at_ = (se)->chunks[k_].start; \
-		for (uint32_t i_ = at_, e_ = chunk_end((se), k_, (len)); i_ < e_; i_++) { \
-			uint32_t v = c_[i_ - at_];                                  \
-			if (v != STATS_ABSENT) {                                    \
-				body                                                \
-			}                                                           \
-		}                                                                   \
+		for (uint32_t pos = at_, e_ = chunk_end((se), k_, (len)); pos < e_; pos++) { \
+			uint32_t v = c_[pos - at_];                                  \
+			if (v != STATS_ABSENT) {                                     \
+				body                                                 \
+			}                                                            \
+		}                                                                    \
 	}
 
 /*
@@ -990,7 +990,7 @@ static void select_percentiles(const struct series *se, uint32_t len, size_t n, 
 	size_t m = 0;
 
 	if (n < (1u << SELECT_BITS)) {
-		FOR_EACH_VALUE(se, len, v, { tmp[m++] = v; })
+		FOR_EACH_VALUE(se, len, i, v, { tmp[m++] = v; })
 		radix_sort(tmp, tmp2, n);
 		for (unsigned k = 0; k < 4; k++)
 			out[k] = stats_percentile(tmp, n, ps[k]);
@@ -999,7 +999,7 @@ static void select_percentiles(const struct series *se, uint32_t len, size_t n, 
 	while (((hi - lo) >> sh) >> SELECT_BITS)
 		sh++;
 	memset(count, 0, sizeof(count));
-	FOR_EACH_VALUE(se, len, v, { count[(v - lo) >> sh]++; })
+	FOR_EACH_VALUE(se, len, i, v, { count[(v - lo) >> sh]++; })
 	/* Each rank's bucket, and the values in buckets before it. */
 	for (unsigned k = 0; k < 4; k++) {
 		rank[k] = (size_t)(((uint64_t)ps[k] * n + 99) / 100);
@@ -1017,7 +1017,7 @@ static void select_percentiles(const struct series *se, uint32_t len, size_t n, 
 		}
 		sum += count[b];
 	}
-	FOR_EACH_VALUE(se, len, v, {
+	FOR_EACH_VALUE(se, len, i, v, {
 		if (pick[(v - lo) >> sh])
 			tmp[m++] = v;
 	})
@@ -1051,25 +1051,19 @@ static void summarize(const struct stats *s, const struct row_store *st,
 	uint32_t lo_at = 0, hi_at = 0;
 
 	memset(out, 0, sizeof(*out));
-	for (uint32_t k = 0; k < se->chunk_count; k++) {
-		const uint32_t *c = se->chunks[k].values, at = se->chunks[k].start;
-		for (uint32_t i = at, end = chunk_end(se, k, st->len); i < end; i++) {
-			uint32_t v = c[i - at];
-			if (v == STATS_ABSENT)
-				continue;
-			n++;
-			sum += v;
-			squares += (uint64_t)v * v;
-			if (v < lo) {
-				lo = v;
-				lo_at = i;
-			}
-			if (v > hi || n == 1) {
-				hi = v;
-				hi_at = i;
-			}
+	FOR_EACH_VALUE(se, st->len, i, v, {
+		n++;
+		sum += v;
+		squares += (uint64_t)v * v;
+		if (v < lo) {
+			lo = v;
+			lo_at = i;
 		}
-	}
+		if (v > hi || n == 1) {
+			hi = v;
+			hi_at = i;
+		}
+	})
 	if (n == 0)
 		return;
 	uint128 spread = (uint128)n * squares - (uint128)sum * sum;
@@ -1261,12 +1255,7 @@ size_t stats_row_values(const stats *s, size_t row, bool exclusive, bool sorted,
 	const struct row_store *st = &s->store[row];
 	const struct series *se = values_of(st, exclusive);
 	size_t n = 0;
-	for (uint32_t k = 0; k < se->chunk_count; k++) {
-		const uint32_t *c = se->chunks[k].values, at = se->chunks[k].start;
-		for (uint32_t i = at, end = chunk_end(se, k, st->len); i < end; i++)
-			if (c[i - at] != STATS_ABSENT)
-				out[n++] = c[i - at];
-	}
+	FOR_EACH_VALUE(se, st->len, i, v, { out[n++] = v; })
 	if (sorted && n > 1) {
 		uint32_t *v = malloc(2 * n * sizeof(*v));
 		if (!v) {

@@ -218,21 +218,12 @@ struct parts_load {
 static bool parts_start(struct parts_load *pl, const struct stats_settings *st, reader *c,
 			size_t first, size_t end, unsigned threads)
 {
-	memset(pl, 0, sizeof(*pl));
-	pl->l.st = st;
-	pl->l.from = c;
+	*pl = (struct parts_load){ .l = { st, c, NULL, 0, 0, false, PTHREAD_MUTEX_INITIALIZER,
+					  PTHREAD_COND_INITIALIZER } };
 	size_t cap = (size_t)threads * MAX_PIECES_PER_THREAD;
 	if (cap > end - first)
 		cap = end - first;
-	if (!(pl->l.pieces = calloc(cap, sizeof(*pl->l.pieces))) ||
-	    pthread_mutex_init(&pl->l.lock, NULL) != 0) {
-		free(pl->l.pieces);
-		cmd_error("out of memory");
-		return false;
-	}
-	if (pthread_cond_init(&pl->l.cond, NULL) != 0) {
-		pthread_mutex_destroy(&pl->l.lock);
-		free(pl->l.pieces);
+	if (!(pl->l.pieces = calloc(cap, sizeof(*pl->l.pieces)))) {
 		cmd_error("out of memory");
 		return false;
 	}
