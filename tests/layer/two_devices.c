@@ -7,11 +7,15 @@
  * validation layer is enabled and any message it prints fails the run.
  * With --no-cleanup it exits after its last frame without destroying
  * anything, as many programs do; --labels N puts N more labels inside
- * each device's, for captures that take a while to write.
+ * each device's, for captures that take a while to write. --duration MS
+ * goes on past --frames until MS milliseconds have passed since the first
+ * frame, for tests that need the program alive for a given time whatever
+ * the machine's speed.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <vulkan/vulkan.h>
 
@@ -40,6 +44,13 @@ struct device {
 	VkBuffer buffer;
 	VkDeviceMemory memory;
 };
+
+static double now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
 
 static int fail(const char *what, VkResult r)
 {
@@ -118,7 +129,7 @@ static int run_frame(struct device *d, int index, int labels,
 int main(int argc, char **argv)
 {
 	int frames = 5;
-	int validate = 0, cleanup = 1, labels = 0;
+	int validate = 0, cleanup = 1, labels = 0, duration = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc) {
 			frames = atoi(argv[++i]);
@@ -128,9 +139,11 @@ int main(int argc, char **argv)
 			cleanup = 0;
 		} else if (strcmp(argv[i], "--labels") == 0 && i + 1 < argc) {
 			labels = atoi(argv[++i]);
+		} else if (strcmp(argv[i], "--duration") == 0 && i + 1 < argc) {
+			duration = atoi(argv[++i]);
 		} else {
-			fprintf(stderr, "usage: two-devices [--frames N] [--labels N] [--validate] "
-				"[--no-cleanup]\n");
+			fprintf(stderr, "usage: two-devices [--frames N] [--duration MS] [--labels N] "
+				"[--validate] [--no-cleanup]\n");
 			return 2;
 		}
 	}
@@ -185,7 +198,8 @@ int main(int argc, char **argv)
 	for (int k = 0; k < DEVICES; k++)
 		if (make_device(physical, family, &devices[k]) != 0)
 			return 1;
-	for (int f = 0; f < frames; f++)
+	double start = now_ms();
+	for (int f = 0; f < frames || now_ms() - start < duration; f++)
 		for (int k = 0; k < DEVICES; k++)
 			if (run_frame(&devices[k], k, labels, begin_label, end_label) != 0)
 				return 1;
