@@ -533,15 +533,15 @@ void ctx_free(crumbs_context *ctx, void *p);
 char *ctx_strdup(crumbs_context *ctx, const char *s);
 /* The callbacks to hand Vulkan: the program's, or NULL. */
 const VkAllocationCallbacks *ctx_vk_allocator(const crumbs_context *ctx);
-__attribute__((format(printf, 3, 4)))
+__attribute__((format(printf, 3, 4), cold))
 void ctx_log(crumbs_context *ctx, enum crumbs_log_level level, const char *fmt, ...);
 /* A message of any length, unformatted, to the log callback or stderr. */
-void ctx_log_text(crumbs_context *ctx, enum crumbs_log_level level, const char *text);
+__attribute__((cold)) void ctx_log_text(crumbs_context *ctx, enum crumbs_log_level level, const char *text);
 int64_t now_ns(void);
 /* An errno's text, lowercased like every other message. */
 void error_text(int errnum, char *buf, size_t size);
 /* "VK_ERROR_DEVICE_LOST" and the like, for messages. */
-const char *vk_result_str(VkResult r);
+__attribute__((cold)) const char *vk_result_str(VkResult r);
 /* The process's own name, made safe for file names. */
 void default_program_name(char *buf, size_t size);
 /* Command buffers crumbs allocated, made dispatchable under a layer. */
