@@ -511,8 +511,17 @@ static enum crumbs_result decode_chunk(const reader *c, size_t i, struct chunk_d
 			       "chunk does not end where the next begins");
 	if (!big_room(&d->compressed, csize) || !big_room(&d->content, usize))
 		return out_of_memory(err);
-	if (!d->dctx && !(d->dctx = ZSTD_createDCtx()))
-		return out_of_memory(err);
+	if (!d->dctx) {
+		if (!(d->dctx = ZSTD_createDCtx()))
+			return out_of_memory(err);
+		/* The chunk's CRC-32C, checked before decompression, covers
+		 * every byte zstd reads, so the frame's own XXH64 of what it
+		 * gives back says nothing more, and costs as much: zstd is
+		 * asked to skip it (ZSTD_d_forceIgnoreChecksum, the name its
+		 * header gives the parameter only to static linking). A zstd
+		 * without the parameter refuses it and checks, as before. */
+		(void)ZSTD_DCtx_setParameter(d->dctx, ZSTD_d_experimentalParam3, 1);
+	}
 	if ((n = read_at(c, body, d->compressed.data, csize)) < 0)
 		return io_error(err, body);
 	size_t have = (size_t)n;
