@@ -69,8 +69,17 @@ static bool get_u8(struct cursor *k, unsigned *v)
 	return true;
 }
 
+static inline unsigned varint_unchecked(const unsigned char *p, uint64_t *v);
+
+/* Longer varints (CPU time differences), near the end of the content, and
+ * bad ones, which it says what is wrong with. */
 static bool get_varint_slow(struct cursor *k, uint64_t *v)
 {
+	unsigned n;
+	if (k->end - k->p >= 10 && (n = varint_unchecked(k->p, v))) {
+		k->p += n;
+		return true;
+	}
 	uint64_t r = 0;
 	for (unsigned shift = 0, i = 0;; i++, shift += 7) {
 		if (k->p >= k->end) {
