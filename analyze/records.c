@@ -69,36 +69,6 @@ static bool get_u8(struct cursor *k, unsigned *v)
 	return true;
 }
 
-static inline unsigned varint_unchecked(const unsigned char *p, uint64_t *v);
-
-/* Longer varints (CPU time differences), near the end of the content, and
- * bad ones, which it says what is wrong with. */
-static bool get_varint_slow(struct cursor *k, uint64_t *v)
-{
-	unsigned n;
-	if (k->end - k->p >= 10 && (n = varint_unchecked(k->p, v))) {
-		k->p += n;
-		return true;
-	}
-	uint64_t r = 0;
-	for (unsigned shift = 0, i = 0;; i++, shift += 7) {
-		if (k->p >= k->end) {
-			k->ran_out = true;
-			return cur_fail(k, "record cut short");
-		}
-		unsigned b = *k->p++;
-		if (i == 9 && b > 1)
-			return cur_fail(k, "varint longer than 64 bits");
-		r |= (uint64_t)(b & 0x7F) << shift;
-		if (!(b & 0x80)) {
-			if (b == 0 && i > 0)
-				return cur_fail(k, "varint not in its shortest form");
-			*v = r;
-			return true;
-		}
-	}
-}
-
 /*
  * A varint at p where at least 10 bytes remain, without bounds checks: its
  * length, or 0 when it is longer than 64 bits or not in its shortest form
@@ -133,6 +103,34 @@ static inline unsigned varint_unchecked(const unsigned char *p, uint64_t *v)
 		}
 	}
 	return 0;
+}
+
+/* Longer varints (CPU time differences), near the end of the content, and
+ * bad ones, which it says what is wrong with. */
+static bool get_varint_slow(struct cursor *k, uint64_t *v)
+{
+	unsigned n;
+	if (k->end - k->p >= 10 && (n = varint_unchecked(k->p, v))) {
+		k->p += n;
+		return true;
+	}
+	uint64_t r = 0;
+	for (unsigned shift = 0, i = 0;; i++, shift += 7) {
+		if (k->p >= k->end) {
+			k->ran_out = true;
+			return cur_fail(k, "record cut short");
+		}
+		unsigned b = *k->p++;
+		if (i == 9 && b > 1)
+			return cur_fail(k, "varint longer than 64 bits");
+		r |= (uint64_t)(b & 0x7F) << shift;
+		if (!(b & 0x80)) {
+			if (b == 0 && i > 0)
+				return cur_fail(k, "varint not in its shortest form");
+			*v = r;
+			return true;
+		}
+	}
 }
 
 /* Most values fit in one byte, timestamp differences in two or three;

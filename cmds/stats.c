@@ -218,8 +218,8 @@ struct parts_load {
 static bool parts_start(struct parts_load *pl, const struct stats_settings *st, reader *c,
 			size_t first, size_t end, unsigned threads)
 {
-	*pl = (struct parts_load){ .l = { st, c, NULL, 0, 0, false, PTHREAD_MUTEX_INITIALIZER,
-					  PTHREAD_COND_INITIALIZER } };
+	*pl = (struct parts_load){ .l = { .st = st, .from = c, .lock = PTHREAD_MUTEX_INITIALIZER,
+					  .cond = PTHREAD_COND_INITIALIZER } };
 	size_t cap = (size_t)threads * MAX_PIECES_PER_THREAD;
 	if (cap > end - first)
 		cap = end - first;
