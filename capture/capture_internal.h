@@ -199,6 +199,8 @@ struct queue_state {
 	VkCommandBuffer scope_reset_cbs[1 + CAPTURE_SETS];
 	uint32_t scope_resets_taken; /* scope resets in front of its scratch_cbs */
 	uint32_t resets_taken;       /* all resets there */
+	/* ctx->resets_posted when its submissions last found no reset due. */
+	uint32_t resets_none_at;
 	uint32_t ready_next;
 	uint32_t ready_slot;        /* last pre-roll end written, or NO_SLOT */
 	struct submit_record *submits; /* [max_submissions], shared out to the sets */
@@ -470,6 +472,10 @@ struct crumbs_context {
 	uint32_t ask_sets;              /* ... and its sets */
 	bool submitted;                 /* a submission was made this frame */
 	bool device_lost;
+	/* Counts the times resets were put in front of the next submissions
+	 * (without host resets, pools.c): a queue's submissions look for
+	 * them only when it changed. */
+	_Atomic uint32_t resets_posted;
 	char *last_capture;
 
 	/* The run asked for or under way: frames first to last (UINT64_MAX:
@@ -618,7 +624,7 @@ void pools_copy_marked(const struct device_state *d, VkCommandBuffer cb, VkQuery
  * set) are due in front of q's next submission; taking them into out[]
  * (returns how many); giving back those taken for a submission that was
  * not made (they lie at the front of q's scratch command buffers). */
-uint32_t pools_resets_due(crumbs_context *ctx, const struct queue_state *q);
+uint32_t pools_resets_due(crumbs_context *ctx, struct queue_state *q);
 uint32_t pools_resets_take(crumbs_context *ctx, struct queue_state *q, VkCommandBuffer *out);
 void pools_resets_return(crumbs_context *ctx, struct queue_state *q);
 /* A submission with the resets taken was made. */

@@ -306,6 +306,7 @@ static void set_reset(crumbs_context *ctx, struct capture_set *set)
 		} else {
 			sq->reset_pending = sq->reset_cb != VK_NULL_HANDLE;
 			atomic_store(&sq->scope_reset_pending, sq->scope_reset_cb != VK_NULL_HANDLE);
+			atomic_fetch_add(&ctx->resets_posted, 1);
 		}
 	}
 }
@@ -367,6 +368,7 @@ void pools_preroll(crumbs_context *ctx, uint32_t set_count)
 		}
 		set_restart(ctx, set);
 	}
+	atomic_fetch_add(&ctx->resets_posted, 1);
 }
 
 void pools_set_reuse(crumbs_context *ctx, struct capture_set *set)
@@ -519,9 +521,19 @@ uint32_t pools_resets_take(crumbs_context *ctx, struct queue_state *q, VkCommand
 	return n;
 }
 
-/* The most pools_resets_take() can take now. */
-uint32_t pools_resets_due(crumbs_context *ctx, const struct queue_state *q)
+/*
+ * The most pools_resets_take() can take now. Each submission asks, so the
+ * sets are looked at only when resets were posted since q's submissions
+ * last found none: where the host resets the slots, never. A reset is
+ * marked pending before its post is counted, and the count is read before
+ * the marks: a post during the look is found by the next.
+ */
+uint32_t pools_resets_due(crumbs_context *ctx, struct queue_state *q)
 {
+	uint32_t posted = atomic_load(&ctx->resets_posted);
+	if (posted == q->resets_none_at ||
+	    (ctx->devices[q->device].features & CRUMBS_FEATURE_HOST_QUERY_RESET))
+		return 0;
 	uint32_t n = 0, qi = (uint32_t)(q - ctx->queues);
 	for (uint32_t k = 0; k < CAPTURE_SETS; k++) {
 		struct capture_set *set = &ctx->sets[k];
@@ -530,6 +542,8 @@ uint32_t pools_resets_due(crumbs_context *ctx, const struct queue_state *q)
 			     atomic_load(&set->queues[i].scope_reset_pending);
 		n += set->queues && set->queues[qi].reset_pending;
 	}
+	if (n == 0)
+		q->resets_none_at = posted;
 	return n;
 }
 
@@ -543,6 +557,8 @@ void pools_resets_return(crumbs_context *ctx, struct queue_state *q)
 			for (uint32_t i = 0; ctx->sets[k].queues && i < ctx->queue_count; i++)
 				if (ctx->sets[k].queues[i].scope_reset_cb == q->scratch_cbs[t])
 					atomic_store(&ctx->sets[k].queues[i].scope_reset_pending, true);
+	if (q->resets_taken)
+		atomic_fetch_add(&ctx->resets_posted, 1);
 	q->scope_resets_taken = q->resets_taken = 0;
 }
 
