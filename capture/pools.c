@@ -524,15 +524,15 @@ uint32_t pools_resets_take(crumbs_context *ctx, struct queue_state *q, VkCommand
 /*
  * The most pools_resets_take() can take now. Each submission asks, so the
  * sets are looked at only when resets were posted since q's submissions
- * last found none: where the host resets the slots, never. A reset is
- * marked pending before its post is counted, and the count is read before
- * the marks: a post during the look is found by the next.
+ * last found none (where the host resets the slots, once a run: only the
+ * pre-roll posts). A reset is marked pending before its post is counted,
+ * and the count is read before the marks: a post during the look is found
+ * by the next.
  */
 uint32_t pools_resets_due(crumbs_context *ctx, struct queue_state *q)
 {
 	uint32_t posted = atomic_load(&ctx->resets_posted);
-	if (posted == q->resets_none_at ||
-	    (ctx->devices[q->device].features & CRUMBS_FEATURE_HOST_QUERY_RESET))
+	if (posted == q->resets_none_at)
 		return 0;
 	uint32_t n = 0, qi = (uint32_t)(q - ctx->queues);
 	for (uint32_t k = 0; k < CAPTURE_SETS; k++) {
