@@ -211,6 +211,15 @@ $(TSAN_TEST): tests/vulkan/test_threads.c tests/vulkan/vkt.c $(CAPTURE_SRC) $(RE
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=thread $(PKG_CFLAGS) \
 		$(CMOCKA_CFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS) $(VULKAN_LIBS)
 
+# The statistics test too: the pieces of a run read on several threads
+# cut their values' memory from one pool.
+TSAN_TEST += $(BUILD)/tests/tsan_test_stats
+$(BUILD)/tests/tsan_test_stats: tests/unit/test_stats.c $(RUNS_SRC) $(CAPTURE_SRC) \
+		$(RECORDER_SRC) $(ANALYZE_SRC) $(REPORT_SRC)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=thread $(PKG_CFLAGS) \
+		$(CMOCKA_CFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS) $(VULKAN_LIBS)
+
 # The fuzz targets, linked with a main() that replays a corpus, so `make
 # test` runs them with any compiler.
 $(BUILD)/tests/fuzz_%_replay: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz/replay.o \

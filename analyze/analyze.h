@@ -497,6 +497,12 @@ struct stats_spike_rule {
 stats *stats_create(void);
 void stats_free(stats *s);
 
+/* An empty set of statistics whose values are kept in memory cut from
+ * owner's, to be appended to owner (stats_append) from any thread while
+ * others are: a run read in pieces on several threads then leaves no
+ * half-used block of memory a piece. owner must outlive it. */
+stats *stats_create_sharing(stats *owner);
+
 /*
  * Adds a frame (frames are taken in the order given, which is the order
  * `consecutive` refers to). Rows appear as their keys first do; a row

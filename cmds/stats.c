@@ -89,6 +89,7 @@ struct piece {
 struct loader {
 	const struct stats_settings *st;
 	const reader *from;
+	stats *into;               /* the pieces' statistics share its memory */
 	struct piece *pieces;
 	size_t count;
 	size_t next;               /* the next piece to take */
@@ -114,7 +115,7 @@ struct loader {
 static void read_piece(const struct loader *l, reader *c, struct piece *p)
 {
 	const struct stats_settings *st = l->st;
-	if (!(p->s = stats_create())) {
+	if (!(p->s = stats_create_sharing(l->into))) {
 		p->added_r = CRUMBS_ERROR_OUT_OF_MEMORY;
 		return;
 	}
@@ -216,9 +217,9 @@ struct parts_load {
  * when out of memory.
  */
 static bool parts_start(struct parts_load *pl, const struct stats_settings *st, reader *c,
-			size_t first, size_t end, unsigned threads)
+			stats *into, size_t first, size_t end, unsigned threads)
 {
-	*pl = (struct parts_load){ .l = { .st = st, .from = c, .lock = PTHREAD_MUTEX_INITIALIZER,
+	*pl = (struct parts_load){ .l = { .st = st, .from = c, .into = into, .lock = PTHREAD_MUTEX_INITIALIZER,
 					  .cond = PTHREAD_COND_INITIALIZER } };
 	size_t cap = (size_t)threads * MAX_PIECES_PER_THREAD;
 	if (cap > end - first)
@@ -346,7 +347,7 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 		size_t count = reader_part_count(c);
 		size_t part = added == 0 && threads > 1 ? reader_part_of(c, f->number) : count;
 		if (part + 1 < count) {
-			if (!parts_start(&parts, st, c, part + 1, count, threads))
+			if (!parts_start(&parts, st, c, s, part + 1, count, threads))
 				return CMD_LOAD_FAILED;
 			in_parts = true;
 			reader_end_parts(c, part + 1);

@@ -5,6 +5,7 @@
  * longest run, scope paths summed within a frame, rows absent from frames.
  */
 #include <math.h>
+#include <pthread.h>
 
 #include "helpers.h"
 
@@ -334,26 +335,26 @@ static void exclusive_split_from_time(void **state)
 /*
  * stats_append: statistics taken of frames 0 to 4999 and of 5000 to
  * 13999 apart, joined, are those of all 14000 frames added one by one.
- * The series are longer than the 4096 values a chunk holds, and the
+ * The series are longer than the 1024 values a chunk holds, and the
  * second starts inside the first's last chunk, so the join copies across
  * chunks on both sides. A scope in every third frame has absent values;
  * its exclusive time differs from its time from frame 7000 on.
+ *
+ * a: 5,000 frames, the Pass without children; b: 9,000, with a Child
+ * from its 2,001st frame on (exclusive values split in b, not in a); c:
+ * 300, without (its values too few for a full chunk, and its exclusive
+ * values are its times); d: 4,700, without again. The long series are
+ * taken, the short ones copied.
  */
-static void append_joins_long_series(void **state)
+static const uint32_t part_ends[] = { 5000, 14000, 14300, 19000 };
+
+/* Adds frames [from, to) of the scenario above to s: false when one
+ * was refused (no assertion, which a thread beside the test's cannot
+ * make). */
+static bool add_scenario(stats *s, uint32_t from, uint32_t to)
 {
-	(void)state;
-	/* a: 5,000 frames, the Pass without children; b: 9,000, with a
-	 * Child from its 2,001st frame on (exclusive values split in b, not
-	 * in a); c: 300, without (its values too few for a full chunk, and
-	 * its exclusive values are its times); d: 4,700, without again. The
-	 * long series are taken, the short ones copied. */
-	static const uint32_t ends[] = { 5000, 14000, 14300, 19000 };
-	stats *all = stats_create(), *part[4];
 	struct built f;
-	assert_non_null(all);
-	for (int k = 0; k < 4; k++)
-		assert_non_null(part[k] = stats_create());
-	for (uint32_t i = 0, k = 0; i < ends[3]; i++) {
+	for (uint32_t i = from; i < to; i++) {
 		build(&f, 20 + i, 1000 + (int64_t)(i * 7919 % 5003));
 		bool child = i >= 7000 && i < 14000;
 		if (i % 3 == 0) {
@@ -364,16 +365,64 @@ static void append_joins_long_series(void **state)
 		}
 		if (child && i % 3 == 0)
 			f.nodes[1].exclusive_ns -= 5;
-		while (i >= ends[k])
-			k++;
-		assert_int_equal(stats_add_frame(all, &meta, &f.f), CRUMBS_OK);
-		assert_int_equal(stats_add_frame(part[k], &meta, &f.f), CRUMBS_OK);
+		if (stats_add_frame(s, &meta, &f.f) != CRUMBS_OK)
+			return false;
 	}
+	return true;
+}
+
+struct part_job {
+	stats *s;
+	uint32_t from, to;
+	bool added;
+};
+
+static void *add_part(void *arg)
+{
+	struct part_job *j = arg;
+	j->added = add_scenario(j->s, j->from, j->to);
+	return NULL;
+}
+
+/* The parts after the first made by stats_create, or sharing the first's
+ * memory (stats_create_sharing) and filled on threads of their own at
+ * once, as `crumbs stats` reads a run. */
+enum parts_made { PARTS_APART, PARTS_SHARING_ON_THREADS };
+
+static void check_append(enum parts_made made)
+{
+	stats *all = stats_create(), *part[4];
+	assert_non_null(all);
+	assert_non_null(part[0] = stats_create());
 	for (int k = 1; k < 4; k++)
+		assert_non_null(part[k] = made == PARTS_APART ? stats_create()
+							       : stats_create_sharing(part[0]));
+	assert_true(add_scenario(all, 0, part_ends[3]));
+	if (made == PARTS_APART) {
+		for (int k = 0; k < 4; k++)
+			assert_true(add_scenario(part[k], k ? part_ends[k - 1] : 0, part_ends[k]));
+	} else {
+		pthread_t tids[3];
+		struct part_job jobs[3];
+		for (int k = 1; k < 4; k++) {
+			jobs[k - 1] = (struct part_job){ part[k], part_ends[k - 1], part_ends[k], false };
+			assert_int_equal(pthread_create(&tids[k - 1], NULL, add_part, &jobs[k - 1]), 0);
+		}
+		assert_true(add_scenario(part[0], 0, part_ends[0]));
+		/* The first joined while the others are still read. */
+		pthread_join(tids[0], NULL);
+		assert_true(jobs[0].added);
+		assert_int_equal(stats_append(part[0], part[1]), CRUMBS_OK);
+		for (int k = 1; k < 3; k++) {
+			pthread_join(tids[k], NULL);
+			assert_true(jobs[k].added);
+		}
+	}
+	for (int k = made == PARTS_APART ? 1 : 2; k < 4; k++)
 		assert_int_equal(stats_append(part[0], part[k]), CRUMBS_OK);
 	assert_int_equal(stats_finish(all, NULL), CRUMBS_OK);
 	assert_int_equal(stats_finish(part[0], NULL), CRUMBS_OK);
-	assert_int_equal(stats_frame_count(part[0]), ends[3]);
+	assert_int_equal(stats_frame_count(part[0]), part_ends[3]);
 	assert_same_stats(all, part[0]);
 	assert_int_equal(stats_row(part[0], must_row(part[0], STATS_SCOPE, "GPU 0 / Graphics 0 / Pass"))
 				 ->time.frames,
@@ -381,6 +430,18 @@ static void append_joins_long_series(void **state)
 	stats_free(all);
 	for (int k = 0; k < 4; k++)
 		stats_free(part[k]);
+}
+
+static void append_joins_long_series(void **state)
+{
+	(void)state;
+	check_append(PARTS_APART);
+}
+
+static void append_joins_sharing_parts_filled_at_once(void **state)
+{
+	(void)state;
+	check_append(PARTS_SHARING_ON_THREADS);
 }
 
 int main(void)
@@ -393,6 +454,7 @@ int main(void)
 		cmocka_unit_test(row_absent_from_frames),
 		cmocka_unit_test(exclusive_split_from_time),
 		cmocka_unit_test(append_joins_long_series),
+		cmocka_unit_test(append_joins_sharing_parts_filled_at_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
