@@ -601,43 +601,55 @@ static bool decode_frame(const struct setup *setup, struct cursor *k, struct chu
 		 * unusual is left to the general path below, which reads the
 		 * record again and says what is wrong. */
 		if (timed && k->end - k->p >= FAST_BYTES) {
-			const unsigned char *p = k->p;
-			unsigned t = p[0], n1, n2 = 0;
-			uint64_t id = 0, z;
-			if (t == FORMAT_TAG_SCOPE_END) {
-				n1 = varint_unchecked(p + 1, &z);
-			} else if (t >= FORMAT_TAG_SCOPE_BEGIN && t < FORMAT_TAG_SCOPE_BEGIN_NO_TICKS &&
-				   depth[current] < FORMAT_MAX_DEPTH) {
-				n1 = varint_unchecked(p + 1, &id);
-				if (n1 && id < cs->names.len)
-					n2 = varint_unchecked(p + 1 + n1, &z);
-				n1 = n2 ? n1 + n2 : 0;
-			} else {
-				n1 = 0;
-			}
-			struct item *fast;
-			if (n1 && !(z & over) && (fast = vec_push(&raw->items, sizeof(*fast)))) {
-				uint64_t *base = &cs->tick_base[current];
-				*base = (*base + ((z >> 1) ^ (0 - (z & 1)))) & mask;
-				bool end = t == FORMAT_TAG_SCOPE_END;
+			/* A loop of its own, its state in locals, written back
+			 * where it stops: at a record of another kind, near the
+			 * end, or where the items need room. */
+			const unsigned char *p = k->p, *end = k->end;
+			uint64_t base = cs->tick_base[current];
+			uint32_t dep = depth[current];
+			size_t names = cs->names.len;
+			struct item *items = raw->items.data;
+			size_t len = raw->items.len, cap = raw->items.cap;
+			while (end - p >= FAST_BYTES && len < cap) {
+				unsigned t = p[0], n1, n2 = 0;
+				uint64_t id = 0, z;
+				bool close = t == FORMAT_TAG_SCOPE_END;
+				if (close) {
+					n1 = varint_unchecked(p + 1, &z);
+				} else if (t >= FORMAT_TAG_SCOPE_BEGIN &&
+					   t < FORMAT_TAG_SCOPE_BEGIN_NO_TICKS && dep < FORMAT_MAX_DEPTH) {
+					n1 = varint_unchecked(p + 1, &id);
+					if (n1 && id < names)
+						n2 = varint_unchecked(p + 1 + n1, &z);
+					n1 = n2 ? n1 + n2 : 0;
+				} else {
+					break;
+				}
+				if (!n1 || (z & over))
+					break;
+				base = (base + ((z >> 1) ^ (0 - (z & 1)))) & mask;
 				/* Field by field: a compound literal is zeroed
 				 * whole first. */
-				fast->type = end ? ITEM_END : ITEM_BEGIN;
+				struct item *fast = &items[len++];
+				fast->type = close ? ITEM_END : ITEM_BEGIN;
 				fast->kind = CRUMBS_EVENT_SCOPE;
-				fast->level = end ? 0 : (uint8_t)(t - FORMAT_TAG_SCOPE_BEGIN);
+				fast->level = close ? 0 : (uint8_t)(t - FORMAT_TAG_SCOPE_BEGIN);
 				fast->flags = ITEM_HAS_T1;
 				fast->queue = (uint32_t)current;
 				fast->a = (uint32_t)id;
 				fast->b = 0;
-				fast->t1 = (int64_t)*base;
+				fast->t1 = (int64_t)base;
 				fast->t2 = 0;
-				if (!end)
-					depth[current]++;
-				else if (depth[current])
-					depth[current]--;
-				k->p = p + 1 + n1;
-				continue;
+				if (!close)
+					dep++;
+				else if (dep)
+					dep--;
+				p += 1 + n1;
 			}
+			cs->tick_base[current] = base;
+			depth[current] = dep;
+			raw->items.len = len;
+			k->p = p;
 		}
 		const unsigned char *record = k->p;
 		if (!get_u8(k, &tag))
