@@ -219,7 +219,8 @@ struct parts_load {
 static bool parts_start(struct parts_load *pl, const struct stats_settings *st, reader *c,
 			stats *into, size_t first, size_t end, unsigned threads)
 {
-	*pl = (struct parts_load){ .l = { .st = st, .from = c, .into = into, .lock = PTHREAD_MUTEX_INITIALIZER,
+	*pl = (struct parts_load){ .l = { .st = st, .from = c, .into = into,
+					  .lock = PTHREAD_MUTEX_INITIALIZER,
 					  .cond = PTHREAD_COND_INITIALIZER } };
 	size_t cap = (size_t)threads * MAX_PIECES_PER_THREAD;
 	if (cap > end - first)
