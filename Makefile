@@ -203,19 +203,13 @@ $(BUILD)/tests/vk_%: $(BUILD)/obj/tests/vulkan/%.o $(BUILD)/obj/tests/vulkan/vkt
 
 $(BUILD)/obj/tests/vulkan/%.o: ALL_CFLAGS += $(CMOCKA_CFLAGS)
 
-# The threads test again, everything built with ThreadSanitizer.
-TSAN_TEST := $(BUILD)/tests/tsan_test_threads
-$(TSAN_TEST): tests/vulkan/test_threads.c tests/vulkan/vkt.c $(CAPTURE_SRC) $(RECORDER_SRC) \
-		$(ANALYZE_SRC) $(REPORT_SRC)
-	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=thread $(PKG_CFLAGS) \
-		$(CMOCKA_CFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS) $(VULKAN_LIBS)
-
-# The statistics test too: the pieces of a run read on several threads
-# cut their values' memory from one pool.
-TSAN_TEST += $(BUILD)/tests/tsan_test_stats
-$(BUILD)/tests/tsan_test_stats: tests/unit/test_stats.c $(RUNS_SRC) $(CAPTURE_SRC) \
-		$(RECORDER_SRC) $(ANALYZE_SRC) $(REPORT_SRC)
+# The threads test again, and the statistics test (the pieces of a run
+# read on several threads cut their values' memory from one pool), each
+# built whole with ThreadSanitizer.
+TSAN_TEST := $(BUILD)/tests/tsan_test_threads $(BUILD)/tests/tsan_test_stats
+$(BUILD)/tests/tsan_test_threads: tests/vulkan/test_threads.c tests/vulkan/vkt.c
+$(BUILD)/tests/tsan_test_stats: tests/unit/test_stats.c $(RUNS_SRC)
+$(TSAN_TEST): $(CAPTURE_SRC) $(RECORDER_SRC) $(ANALYZE_SRC) $(REPORT_SRC)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=thread $(PKG_CFLAGS) \
 		$(CMOCKA_CFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS) $(VULKAN_LIBS)

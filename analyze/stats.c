@@ -16,8 +16,8 @@
 
 /* Values are kept in chunks of up to CHUNK, so a long run never needs one
  * huge block, nor the copy of one; the first chunk starts small and
- * doubles up to CHUNK_FIRST_MAX, so a row seen in few frames costs little,
- * and is then moved into a whole chunk, as the later ones are made: a row
+ * doubles, so a row seen in few frames costs little, and where it would
+ * reach CHUNK is moved into a whole chunk, as the later ones are made: a row
  * seen in that many frames is mostly seen in all, and growing the first
  * by copying on to CHUNK took a third of the page faults of reading a run
  * (a reading thread grows each row's anew in each piece it reads). Each
@@ -27,7 +27,8 @@
 #define CHUNK_SHIFT 10
 #define CHUNK (1u << CHUNK_SHIFT)
 #define CHUNK_FIRST 64u
-#define CHUNK_FIRST_MAX 512u
+_Static_assert(CHUNK % CHUNK_FIRST == 0 && ((CHUNK / CHUNK_FIRST) & (CHUNK / CHUNK_FIRST - 1)) == 0,
+	       "the first chunk doubles to CHUNK exactly");
 
 /*
  * Full chunks are cut from regions of REGION_BYTES (big_alloc's, in huge
@@ -199,9 +200,8 @@ static bool chunks_room(struct series *se, uint32_t n)
 static bool series_set(struct stats *s, struct series *se, uint32_t pos, uint32_t v)
 {
 	if (se->chunk_count && se->last_cap < CHUNK) {
-		/* The first chunk, grown; past CHUNK_FIRST_MAX, moved into a
-		 * region. */
-		uint32_t cap = se->last_cap >= CHUNK_FIRST_MAX ? CHUNK : se->last_cap * 2;
+		/* The first chunk, grown; at CHUNK, moved into a region. */
+		uint32_t cap = se->last_cap * 2;
 		uint32_t *d = cap == CHUNK ? chunk_new(s) : realloc(se->tail, cap * sizeof(*d));
 		if (!d)
 			return false;
