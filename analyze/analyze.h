@@ -498,9 +498,10 @@ stats *stats_create(void);
 void stats_free(stats *s);
 
 /* An empty set of statistics whose values are kept in memory cut from
- * owner's, to be appended to owner (stats_append) from any thread while
- * others are: a run read in pieces on several threads then leaves no
- * half-used block of memory a piece. owner must outlive it. */
+ * owner's, to be appended to owner (stats_append). Several may be filled
+ * on threads of their own while owner takes others: a run read in pieces
+ * on several threads then leaves no half-used block of memory a piece.
+ * owner must outlive it. */
 stats *stats_create_sharing(stats *owner);
 
 /*
