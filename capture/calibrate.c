@@ -1,7 +1,8 @@
 /*
  * calibrate.c: the GPU clocks against the CPU's. With calibrated
- * timestamps, samples at the start and the end of each captured frame;
- * without, one bracketed sample per device at creation.
+ * timestamps, samples at the start and the end of each captured frame
+ * (a run's frames share a recent one, which crumbs' output thread keeps
+ * fresh); without, one bracketed sample per device at creation.
  */
 #include "capture_internal.h"
 
@@ -12,8 +13,7 @@
  * own bound is reached (on an NVIDIA H100 a read costs 5.4 us and says
  * 2.7 us, every time).
  */
-static bool calibrated_sample(crumbs_context *ctx, struct device_state *d,
-			      struct calibration_sample *out, int tries)
+static VkResult read_sample(struct device_state *d, struct calibration_sample *out, int tries)
 {
 	VkCalibratedTimestampInfoEXT infos[2] = {
 		{ VK_STRUCTURE_TYPE_CALIBRATED_TIMESTAMP_INFO_EXT, NULL, VK_TIME_DOMAIN_DEVICE_EXT },
@@ -25,11 +25,8 @@ static bool calibrated_sample(crumbs_context *ctx, struct device_state *d,
 		uint64_t ts[2], deviation = 0;
 		VkResult r = d->fn.GetCalibratedTimestamps(d->device, 2, infos, ts, &deviation);
 		if (r != VK_SUCCESS) {
-			ctx_log(ctx, CRUMBS_LOG_WARNING,
-				"vkGetCalibratedTimestampsEXT failed (%s); GPU '%s' is not calibrated",
-				vk_result_str(r), d->props.deviceName);
-			d->calibrated = false;
-			return false;
+			out->valid = false;
+			return r;
 		}
 		bool narrower = !out->valid || deviation < out->deviation_ns - out->deviation_ns / 10;
 		if (!out->valid || deviation < out->deviation_ns) {
@@ -41,7 +38,53 @@ static bool calibrated_sample(crumbs_context *ctx, struct device_state *d,
 		if (!narrower)
 			break;
 	}
-	return true;
+	return VK_SUCCESS;
+}
+
+/* A sample on the program's thread: a device whose read fails is not
+ * calibrated from then on. */
+static void calibrated_sample(crumbs_context *ctx, struct device_state *d,
+			      struct calibration_sample *out, int tries)
+{
+	VkResult r = read_sample(d, out, tries);
+	if (r != VK_SUCCESS) {
+		ctx_log(ctx, CRUMBS_LOG_WARNING,
+			"vkGetCalibratedTimestampsEXT failed (%s); GPU '%s' is not calibrated",
+			vk_result_str(r), d->props.deviceName);
+		d->calibrated = false;
+	}
+}
+
+/* d->recent, which both threads read and write. */
+static struct calibration_sample recent_get(crumbs_context *ctx, const struct device_state *d)
+{
+	pthread_mutex_lock(&ctx->recent_lock);
+	struct calibration_sample s = d->recent;
+	pthread_mutex_unlock(&ctx->recent_lock);
+	return s;
+}
+
+static void recent_put(crumbs_context *ctx, struct device_state *d,
+		       const struct calibration_sample *s)
+{
+	pthread_mutex_lock(&ctx->recent_lock);
+	d->recent = *s;
+	pthread_mutex_unlock(&ctx->recent_lock);
+}
+
+enum crumbs_result calibrate_init(crumbs_context *ctx)
+{
+	if (pthread_mutex_init(&ctx->recent_lock, NULL) != 0)
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	ctx->recent_lock_ready = true;
+	return CRUMBS_OK;
+}
+
+void calibrate_release(crumbs_context *ctx)
+{
+	if (ctx->recent_lock_ready)
+		pthread_mutex_destroy(&ctx->recent_lock);
+	ctx->recent_lock_ready = false;
 }
 
 void calibrate(crumbs_context *ctx, struct capture_set *set, bool at_start, int64_t now)
@@ -53,26 +96,59 @@ void calibrate(crumbs_context *ctx, struct capture_set *set, bool at_start, int6
 		out->valid = false;
 		if (!d->calibrated)
 			continue;
-		/* A run's frame starts with its last sample while that is
+		/* A run's frame starts with the latest sample while that is
 		 * young, and ends without one: clocks drift by parts per
 		 * million, a few nanoseconds over RUN_CALIBRATE_NS, far less
 		 * than a sample's deviation, and a sample costs the program
-		 * microseconds every frame. */
-		if (run && d->recent.valid && now - d->recent.cpu_ns < RUN_CALIBRATE_NS) {
-			if (at_start)
-				*out = d->recent;
-			continue;
+		 * microseconds. The output thread takes them (see
+		 * calibrate_refresh); this thread only when that one has
+		 * not, as at a run's first frame. */
+		if (run) {
+			struct calibration_sample recent = recent_get(ctx, d);
+			if (recent.valid && now - recent.cpu_ns < RUN_CALIBRATE_NS) {
+				if (at_start)
+					*out = recent;
+				continue;
+			}
 		}
 		calibrated_sample(ctx, d, out, run ? 2 : 8);
-		if (run && out->valid)
-			d->recent = *out;
+		/* A failed read leaves it invalid: no thread samples d again. */
+		if (run)
+			recent_put(ctx, d, out);
+	}
+}
+
+/*
+ * On the output thread during a run: a device's sample older than
+ * RUN_REFRESH_NS is taken again, so that the program's thread finds one
+ * younger than RUN_CALIBRATE_NS at each frame (the output thread looks at
+ * least every RUN_COLLECT_NS) and never pays for a read. Only a device
+ * the program's thread has sampled in this run: one whose read failed is
+ * left to it. vkGetCalibratedTimestampsEXT needs no external
+ * synchronization.
+ */
+void calibrate_refresh(crumbs_context *ctx)
+{
+	for (uint32_t i = 0; i < ctx->device_count; i++) {
+		struct device_state *d = &ctx->devices[i];
+		struct calibration_sample recent = recent_get(ctx, d), fresh;
+		if (!recent.valid || now_ns() - recent.cpu_ns < RUN_REFRESH_NS)
+			continue;
+		if (read_sample(d, &fresh, 2) != VK_SUCCESS || !fresh.valid)
+			continue;
+		pthread_mutex_lock(&ctx->recent_lock);
+		/* Not over a forgotten one (a new run began) or a newer one. */
+		if (d->recent.valid && fresh.cpu_ns > d->recent.cpu_ns)
+			d->recent = fresh;
+		pthread_mutex_unlock(&ctx->recent_lock);
 	}
 }
 
 void calibrate_forget(crumbs_context *ctx)
 {
+	static const struct calibration_sample none = { 0, 0, 0, false };
 	for (uint32_t i = 0; i < ctx->device_count; i++)
-		ctx->devices[i].recent.valid = false;
+		recent_put(ctx, &ctx->devices[i], &none);
 }
 
 /*

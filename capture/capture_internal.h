@@ -24,6 +24,7 @@
 #define EVENTS_PER_BLOCK 30
 #define RESOLVE_NS 10000000000ll /* how long results may take before giving up */
 #define RUN_CALIBRATE_NS 50000000ll /* a run samples its clocks again once this is past */
+#define RUN_REFRESH_NS 25000000ll   /* the output thread does, once this is past */
 #define STANDING_RANGE 128     /* query slots per range of a standing pool */
 #define STANDING_RANGES 128    /* ranges per device */
 #define STANDING_MAX_RANGES 32 /* ranges one recording may take */
@@ -143,7 +144,7 @@ struct device_state {
 	VkPhysicalDeviceProperties props;
 	bool calibrated;                   /* calibrated timestamps usable */
 	struct calibration_sample bracketed; /* the fallback's, from creation */
-	struct calibration_sample recent;  /* a run's last calibrated sample */
+	struct calibration_sample recent;  /* a run's latest sample: under recent_lock */
 	struct standing_pool *standing;    /* NULL: no standing recordings */
 };
 
@@ -501,6 +502,8 @@ struct crumbs_context {
 
 	pthread_mutex_t submit_lock;    /* a set's ops, semaphores, submit_cmds across queues */
 	bool submit_lock_ready;         /* initialised (submit_init) */
+	pthread_mutex_t recent_lock;    /* each device's recent sample, across threads */
+	bool recent_lock_ready;         /* initialised (calibrate_init) */
 
 	/* Standing recordings: the layer's lookup of a command buffer's. */
 	struct crumbs_cmd *(*standing_of)(void *user, VkCommandBuffer cb);
@@ -577,6 +580,10 @@ void calibrate_bracketed(crumbs_context *ctx);
 void calibrate(crumbs_context *ctx, struct capture_set *set, bool at_start, int64_t now);
 /* A run starts: the samples of an earlier one are not carried into it. */
 void calibrate_forget(crumbs_context *ctx);
+/* On the output thread during a run: the recent samples kept young. */
+void calibrate_refresh(crumbs_context *ctx);
+enum crumbs_result calibrate_init(crumbs_context *ctx);
+void calibrate_release(crumbs_context *ctx);
 
 /* pools.c: each queue's query pool, its layout in slots, the command
  * buffers crumbs recorded once for it, its resets and the copy of its

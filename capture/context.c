@@ -98,7 +98,8 @@ static enum crumbs_result create(const struct crumbs_desc *desc, crumbs_context 
 	}
 	calibrate_bracketed(ctx);
 
-	if ((r = store_init(ctx)) != CRUMBS_OK || (r = submit_init(ctx)) != CRUMBS_OK)
+	if ((r = store_init(ctx)) != CRUMBS_OK || (r = submit_init(ctx)) != CRUMBS_OK ||
+	    (r = calibrate_init(ctx)) != CRUMBS_OK)
 		return r;
 	if (!output_init(ctx))
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
@@ -168,6 +169,7 @@ void crumbs_destroy(crumbs_context *ctx)
 		pools_release_queue(ctx, &ctx->queues[i]);
 	store_release(ctx);
 	submit_release(ctx);
+	calibrate_release(ctx);
 	trigger_close(&ctx->trigger);
 	ctx_free(ctx, ctx->queues);
 	ctx_free(ctx, ctx->devices);

@@ -437,11 +437,14 @@ struct crumbs_desc {
  */
 CRUMBS_API enum crumbs_result crumbs_create(const struct crumbs_desc *desc, crumbs_context **out);
 
-/* Destroys the context. The GPU must be done with everything submitted
- * through it (vkDeviceWaitIdle). A capture not yet written is written
- * with what was resolved. NULL is a no-op. A program that exits without
- * it still gets the capture crumbs' output thread was writing: the exit
- * waits for it (without printing its tables). */
+/* Destroys the context, before vkDestroyDevice of any of its devices:
+ * crumbs' query pools, command buffers and fences live on them, and its
+ * output thread calls them during a run. The GPU must be done with
+ * everything submitted through it (vkDeviceWaitIdle). A capture not yet
+ * written is written with what was resolved. NULL is a no-op. A program
+ * that exits without it (and without destroying its devices) still gets
+ * the capture crumbs' output thread was writing: the exit waits for it
+ * (without printing its tables). */
 CRUMBS_API void crumbs_destroy(crumbs_context *ctx);
 
 /*

@@ -530,6 +530,14 @@ static void *output_main(void *arg)
 				pthread_cond_wait(&o->wake, &o->lock);
 				continue;
 			}
+			/* The clocks' samples, off the program's thread; what
+			 * came meanwhile is looked at before waiting. */
+			pthread_mutex_unlock(&o->lock);
+			calibrate_refresh(o->ctx);
+			pthread_mutex_lock(&o->lock);
+			take_posts(o);
+			if (o->job_count || o->end || o->quit)
+				break;
 			int64_t wait = o->collect_ns, at = now_ns() + wait;
 			struct timespec until = { (time_t)(at / 1000000000), (long)(at % 1000000000) };
 			if (pthread_cond_timedwait(&o->wake, &o->lock, &until) == ETIMEDOUT &&

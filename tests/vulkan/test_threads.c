@@ -3,10 +3,12 @@
  * at once during a capture frame, as engines record passes in parallel.
  * Built and run under ThreadSanitizer by `make test`; every scope must
  * reach the capture, under its own command buffer's submission. And a
- * run's frames, handed to the output thread.
+ * run's frames, handed to the output thread, which also keeps the run's
+ * calibration samples fresh.
  */
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -197,6 +199,99 @@ static void run_handed_over(void **state)
 		fail_msg("%u validation messages", vkt_validation_messages);
 }
 
+/* vkGetCalibratedTimestampsEXT's calls, on the program's thread and on
+ * others, passed on to the driver's. */
+static pthread_t program_thread;
+static atomic_uint samples_program, samples_other;
+
+static VKAPI_ATTR VkResult VKAPI_CALL counting_sample(VkDevice device, uint32_t count,
+						       const VkCalibratedTimestampInfoEXT *infos,
+						       uint64_t *timestamps, uint64_t *deviation)
+{
+	if (pthread_equal(pthread_self(), program_thread))
+		atomic_fetch_add(&samples_program, 1);
+	else
+		atomic_fetch_add(&samples_other, 1);
+	PFN_vkGetCalibratedTimestampsEXT f = (PFN_vkGetCalibratedTimestampsEXT)
+		vkGetDeviceProcAddr(device, "vkGetCalibratedTimestampsEXT");
+	return f(device, count, infos, timestamps, deviation);
+}
+
+static PFN_vkVoidFunction count_samples(const char *name)
+{
+	return strcmp(name, "vkGetCalibratedTimestampsEXT") == 0 ?
+	       (PFN_vkVoidFunction)counting_sample : NULL;
+}
+
+/*
+ * A run's frames 60 ms apart, longer than RUN_CALIBRATE_NS (50 ms), after
+ * which a frame would take a sample of its own: the output thread takes
+ * them instead, and the program's thread none once the thread looks for
+ * frames (from the run's third or so). Every frame is calibrated.
+ */
+static void run_calibrated_off_thread(void **state)
+{
+	(void)state;
+	struct vkt t;
+	program_thread = pthread_self();
+	vkt_override = count_samples;
+	vkt_init(&t, NULL);
+	vkt_override = NULL;
+	if (!t.calibrated) {
+		vkt_destroy(&t);
+		skip();
+	}
+	enum { FIRST = 1, LAST = 16, COUNTED = 6 };
+	unsigned program_before = 0, other_before = 0;
+	assert_int_equal(crumbs_record(t.crumbs, FIRST, LAST, 1), CRUMBS_OK);
+	for (int n = 0; n <= LAST; n++) {
+		VkCommandBuffer cb = vkt_begin(&t);
+		crumbs_cmd *h = crumbs_cmd_begin(t.crumbs, cb, t.queue);
+		crumbs_scope_beginf(h, 0, "Frame %d", n);
+		vkt_fill(&t, cb, 4096);
+		crumbs_scope_end(h);
+		crumbs_cmd_end(h);
+		assert_int_equal(vkEndCommandBuffer(cb), VK_SUCCESS);
+		vkt_submit(&t, cb, VK_NULL_HANDLE, 0, VK_NULL_HANDLE, 0);
+		assert_int_equal(vkQueueWaitIdle(t.queue), VK_SUCCESS);
+		if (n == COUNTED) {
+			program_before = atomic_load(&samples_program);
+			other_before = atomic_load(&samples_other);
+		}
+		crumbs_frame(t.crumbs);
+		nanosleep(&(struct timespec){ 0, 60000000 }, NULL);
+	}
+	unsigned program = atomic_load(&samples_program) - program_before;
+	unsigned other = atomic_load(&samples_other) - other_before;
+	unsigned frames = LAST + 1 - COUNTED;
+	/* Taken on the program's thread, each of these frames would read
+	 * twice (a sample is two reads, unless the first is delayed). An
+	 * output thread held off the cores for 25 ms leaves the program's
+	 * thread a sample now and then. */
+	if (program >= frames)
+		fail_msg("the program's thread read the clocks %u times in %u frames", program,
+			 frames);
+	if (other < frames)
+		fail_msg("the output thread read the clocks %u times in %u frames", other, frames);
+
+	reader *c;
+	struct analyze_error err;
+	const struct frame *f;
+	unsigned recorded = 0;
+	assert_int_equal(reader_open_file(vkt_finish_capture(&t, NULL), &c, &err), CRUMBS_OK);
+	while (reader_next_frame(c, &f, &err) == CRUMBS_OK && f) {
+		assert_int_equal(f->gpus[0].calibrated, true);
+		assert_in_range(f->gpus[0].calibration_samples, 1, 2);
+		recorded++;
+	}
+	assert_int_equal(err.code, CRUMBS_OK);
+	reader_free(c);
+	assert_int_equal(recorded, LAST - FIRST + 1);
+	vkt_destroy(&t);
+	if (vkt_validation_messages)
+		fail_msg("%u validation messages", vkt_validation_messages);
+}
+
 int main(void)
 {
 #ifdef __SANITIZE_THREAD__
@@ -210,6 +305,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(parallel_recording),
 		cmocka_unit_test(run_handed_over),
+		cmocka_unit_test(run_calibrated_off_thread),
 	};
 	return cmocka_run_group_tests_name("recording on threads", tests, NULL, NULL);
 }
