@@ -303,7 +303,6 @@ struct crumbs_cmd {
 	VkCommandBuffer cb;
 	uint32_t queue;
 	uint32_t depth;                 /* recorded scopes open on this cb */
-	uint32_t end_slots[END_STACK];  /* reserved for them */
 	struct event_block *first;
 	struct event_block *last;
 	bool adopted;                   /* copied from a standing recording */
@@ -312,7 +311,14 @@ struct crumbs_cmd {
 	uint32_t map_slot;              /* 1 + its entry in the capture's map, or 0 */
 	struct capture_set *set;        /* HANDLE_CAPTURE's */
 	struct standing *standing;      /* HANDLE_STANDING's own storage */
+	/* Last, and not cleared (HANDLE_CLEARED): each is written at a
+	 * scope's begin before its end reads it, so a handle touches the
+	 * cache lines of the depths it reaches, not all of them. */
+	uint32_t end_slots[END_STACK];  /* reserved for the open scopes */
 };
+
+/* The bytes of a handle a new one clears: all but end_slots. */
+#define HANDLE_CLEARED offsetof(struct crumbs_cmd, end_slots)
 
 /* Semaphores seen in a capture: their id in the file and, for binary
  * ones, how many times they were signalled. */
@@ -412,11 +418,14 @@ struct capture_set {
 	_Atomic uint32_t counts_next;
 	_Atomic uint32_t dropped;       /* scopes without timestamps or not recorded */
 
-	/* Command buffer -> the handle that recorded it, in this frame. */
+	/* Command buffer -> the handle that recorded it, in this frame: a
+	 * key beside its value, one cache line for both. */
 	pthread_mutex_t map_lock;
 	bool map_lock_ready;            /* initialised (store_init) */
-	VkCommandBuffer *map_keys;
-	struct crumbs_cmd **map_values;
+	struct map_entry {
+		VkCommandBuffer cb;     /* VK_NULL_HANDLE: empty */
+		struct crumbs_cmd *cmd;
+	} *map;
 	uint32_t map_cap;
 
 	/* Submissions' references, semaphores and host signals. */

@@ -21,13 +21,12 @@ enum crumbs_result store_set_init(crumbs_context *ctx, struct capture_set *set)
 	set->map_cap = 1;
 	while (set->map_cap < ctx->max_command_buffers * 2)
 		set->map_cap *= 2;
-	set->map_keys = ctx_alloc(ctx, sizeof(*set->map_keys) * set->map_cap);
-	set->map_values = ctx_alloc(ctx, sizeof(*set->map_values) * set->map_cap);
+	set->map = ctx_alloc(ctx, sizeof(*set->map) * set->map_cap);
 	set->queues = ctx_alloc(ctx, sizeof(*set->queues) * (ctx->queue_count ? ctx->queue_count : 1));
 	set->calibration = ctx_alloc(ctx, sizeof(*set->calibration) *
 					  (ctx->device_count ? ctx->device_count : 1));
-	if (!handles || !set->blocks || !set->names || !set->counts || !set->map_keys ||
-	    !set->map_values || !set->queues || !set->calibration ||
+	if (!handles || !set->blocks || !set->names || !set->counts || !set->map ||
+	    !set->queues || !set->calibration ||
 	    (!set->map_lock_ready && pthread_mutex_init(&set->map_lock, NULL) != 0)) {
 		ctx_free(ctx, handles);
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
@@ -61,8 +60,7 @@ void store_release(crumbs_context *ctx)
 		ctx_free(ctx, set->blocks);
 		ctx_free(ctx, set->names);
 		ctx_free(ctx, set->counts);
-		ctx_free(ctx, set->map_keys);
-		ctx_free(ctx, set->map_values);
+		ctx_free(ctx, set->map);
 		ctx_free(ctx, set->queues);
 		ctx_free(ctx, set->calibration);
 	}
@@ -84,7 +82,7 @@ void store_reset(struct capture_set *set)
 	pthread_mutex_lock(&set->map_lock);
 	for (uint32_t i = 0; i < used; i++)
 		if (set->handles[i].map_slot)
-			set->map_keys[set->handles[i].map_slot - 1] = VK_NULL_HANDLE;
+			set->map[set->handles[i].map_slot - 1].cb = VK_NULL_HANDLE;
 	pthread_mutex_unlock(&set->map_lock);
 }
 
@@ -101,7 +99,7 @@ struct crumbs_cmd *store_handle(crumbs_context *ctx, struct capture_set *set,
 		return NULL;
 	}
 	struct crumbs_cmd *h = &set->handles[i];
-	memset(h, 0, sizeof(*h));
+	memset(h, 0, HANDLE_CLEARED);
 	h->state.detail = set->detail;
 	h->ctx = ctx;
 	h->kind = HANDLE_CAPTURE;
@@ -256,9 +254,8 @@ void store_map_put(struct capture_set *set, struct crumbs_cmd *cmd)
 	pthread_mutex_lock(&set->map_lock);
 	uint32_t i = map_hash(cmd->cb, set->map_cap);
 	for (uint32_t n = 0; n < set->map_cap; n++, i = (i + 1) & (set->map_cap - 1)) {
-		if (set->map_keys[i] == VK_NULL_HANDLE || set->map_keys[i] == cmd->cb) {
-			set->map_keys[i] = cmd->cb;
-			set->map_values[i] = cmd;
+		if (set->map[i].cb == VK_NULL_HANDLE || set->map[i].cb == cmd->cb) {
+			set->map[i] = (struct map_entry){ cmd->cb, cmd };
 			cmd->map_slot = i + 1;
 			break;
 		}
@@ -272,10 +269,10 @@ struct crumbs_cmd *store_map_find(struct capture_set *set, VkCommandBuffer cb)
 	pthread_mutex_lock(&set->map_lock);
 	uint32_t i = map_hash(cb, set->map_cap);
 	for (uint32_t n = 0; n < set->map_cap; n++, i = (i + 1) & (set->map_cap - 1)) {
-		if (set->map_keys[i] == VK_NULL_HANDLE)
+		if (set->map[i].cb == VK_NULL_HANDLE)
 			break;
-		if (set->map_keys[i] == cb) {
-			found = set->map_values[i];
+		if (set->map[i].cb == cb) {
+			found = set->map[i].cmd;
 			break;
 		}
 	}
