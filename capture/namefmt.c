@@ -76,13 +76,18 @@ struct out {
 	size_t len;
 };
 
+/* Byte by byte: a name's pieces are a few bytes, and a call into the C
+ * library's copy (through the PLT, to code of its own) would find that
+ * code out of the caches, as a frame finds crumbs'. */
 static void put(struct out *o, const char *s, size_t n)
 {
 	size_t room = o->size - 1 - o->len;
 	if (n > room)
 		n = room;
-	memcpy(o->buf + o->len, s, n);
+	char *d = o->buf + o->len;
 	o->len += n;
+	while (n--)
+		*d++ = *s++;
 }
 
 static void pad(struct out *o, char c, unsigned n)
@@ -175,12 +180,15 @@ size_t name_vformat(char *buf, size_t size, const char *fmt, va_list ap)
 	 * when a conversion turns out not to be ours. */
 	va_copy(args, ap);
 	for (const char *f = fmt; *f;) {
-		const char *pct = strchr(f, '%');
-		size_t run = pct ? (size_t)(pct - f) : strlen(f);
-		put(&o, f, run);
-		if (!pct)
+		/* The text up to the next conversion, in the same pass that
+		 * looks for it. */
+		size_t room = size - 1;
+		for (; *f && *f != '%'; f++)
+			if (o.len < room)
+				buf[o.len++] = *f;
+		if (!*f)
 			break;
-		f = pct + 1;
+		f++;
 		if (!conversion(&f, &s)) {
 			va_end(args);
 			int n = vsnprintf(buf, size, fmt, ap);
