@@ -2975,7 +2975,7 @@ static bool render(struct renderer *r)
 		if (r->opt.serial)
 			VK_TRY(vkDeviceWaitIdle(r->device));
 		if (r->opt.timings)
-			fprintf(stderr, "frame %llu cpu %.3f ms: record %.3f submit %.3f crumbs_frame %.3f\n",
+			fprintf(stderr, "frame %llu cpu %.4f ms: record %.4f submit %.4f crumbs_frame %.4f\n",
 				(unsigned long long)frame, end - begin, submitting - recording,
 				ending - submitting, end - ending);
 	}
