@@ -180,12 +180,11 @@ size_t name_vformat(char *buf, size_t size, const char *fmt, va_list ap)
 	 * when a conversion turns out not to be ours. */
 	va_copy(args, ap);
 	for (const char *f = fmt; *f;) {
-		/* The text up to the next conversion, in the same pass that
-		 * looks for it. */
-		size_t room = size - 1;
-		for (; *f && *f != '%'; f++)
-			if (o.len < room)
-				buf[o.len++] = *f;
+		/* The text up to the next conversion. */
+		const char *text = f;
+		while (*f && *f != '%')
+			f++;
+		put(&o, text, (size_t)(f - text));
 		if (!*f)
 			break;
 		f++;
