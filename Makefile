@@ -131,8 +131,9 @@ $(LIBCRUMBS): $(BUILD)/libcrumbs.o
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(LIBCRUMBS_SO): $(LIB_OBJ)
-	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,$(LIBCRUMBS_SONAME) -o $@ $^ $(LIBS)
+$(LIBCRUMBS_SO): $(LIB_OBJ) capture/crumbs.map
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,$(LIBCRUMBS_SONAME) -Wl,--version-script=capture/crumbs.map \
+		-o $@ $(LIB_OBJ) $(LIBS)
 
 $(LIBCRUMBS_LINKS): $(LIBCRUMBS_SO)
 	ln -sf $(notdir $<) $@

@@ -33,6 +33,18 @@
  * up CAPTURE_SETS - 1 frames after it, more than a driver keeps in flight. */
 #define CAPTURE_SETS 6
 
+/*
+ * The code a run's frame runs on the program's thread, in two sections of
+ * its own that path_warm() prefetches: what recording runs, and what the
+ * submissions and crumbs_frame run. A frame of a run finds crumbs' code
+ * out of the core's caches (the program's own work, the driver's and
+ * crumbs' output thread have been through them since the frame before),
+ * and would otherwise wait for each line in turn as it runs into it.
+ */
+#define RECORD_PATH __attribute__((section("crumbs_record_path")))
+#define FRAME_PATH __attribute__((section("crumbs_frame_path")))
+enum path_part { PATH_RECORD = 1, PATH_FRAME = 2 };
+
 /* ------------------------------------------------------------------------ */
 /* Vulkan functions (functions.c)                                           */
 /* ------------------------------------------------------------------------ */
@@ -402,6 +414,7 @@ struct capture_set {
 	 * timestamp: the output thread flags the frame incomplete when one
 	 * it writes never came. */
 	bool unchecked;
+	_Atomic unsigned warm;          /* the path_parts path_warm() asked for */
 	struct calibration_sample (*calibration)[2]; /* [device]: start, end */
 	struct set_queue *queues;       /* [queue_count] */
 
@@ -556,6 +569,10 @@ void ctx_log(crumbs_context *ctx, enum crumbs_log_level level, const char *fmt, 
 /* A message of any length, unformatted, to the log callback or stderr. */
 __attribute__((cold)) void ctx_log_text(crumbs_context *ctx, enum crumbs_log_level level, const char *text);
 int64_t now_ns(void);
+/* The first of crumbs' calls in set's frame that runs a part of the frame
+ * path asks for that part's code at once, into the core's second-level
+ * cache, instead of one line at a time as it runs. */
+void path_warm(struct capture_set *set, enum path_part part);
 /* An errno's text, lowercased like every other message. */
 void error_text(int errnum, char *buf, size_t size);
 /* "VK_ERROR_DEVICE_LOST" and the like, for messages. */

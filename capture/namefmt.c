@@ -24,7 +24,7 @@ struct spec {
 /* Parses the conversion after a '%' at *p, advancing past it. False for
  * anything this file does not do itself (precision, '*', '+', ' ', '#',
  * floats, %n, %p, wide characters). */
-static bool conversion(const char **p, struct spec *s)
+RECORD_PATH static bool conversion(const char **p, struct spec *s)
 {
 	const char *f = *p;
 	*s = (struct spec){ false, false, 0, LEN_NONE, 0 };
@@ -79,7 +79,7 @@ struct out {
 /* Byte by byte: a name's pieces are a few bytes, and a call into the C
  * library's copy (through the PLT, to code of its own) would find that
  * code out of the caches, as a frame finds crumbs'. */
-static void put(struct out *o, const char *s, size_t n)
+RECORD_PATH static void put(struct out *o, const char *s, size_t n)
 {
 	size_t room = o->size - 1 - o->len;
 	if (n > room)
@@ -90,7 +90,7 @@ static void put(struct out *o, const char *s, size_t n)
 		*d++ = *s++;
 }
 
-static void pad(struct out *o, char c, unsigned n)
+RECORD_PATH static void pad(struct out *o, char c, unsigned n)
 {
 	if (!n)
 		return;
@@ -103,7 +103,7 @@ static void pad(struct out *o, char c, unsigned n)
 
 /* `body` of `n` bytes (after a sign of `sign_len` bytes at its start),
  * padded to the spec's width. */
-static void field(struct out *o, const struct spec *s, const char *body, size_t n, size_t sign_len)
+RECORD_PATH static void field(struct out *o, const struct spec *s, const char *body, size_t n, size_t sign_len)
 {
 	unsigned fill = s->width > n ? s->width - (unsigned)n : 0;
 	if (s->left) {
@@ -119,7 +119,7 @@ static void field(struct out *o, const struct spec *s, const char *body, size_t 
 	}
 }
 
-static void integer(struct out *o, const struct spec *s, va_list *ap)
+RECORD_PATH static void integer(struct out *o, const struct spec *s, va_list *ap)
 {
 	bool is_signed = s->conv == 'd' || s->conv == 'i';
 	uintmax_t u = 0;
@@ -171,7 +171,7 @@ static void integer(struct out *o, const struct spec *s, va_list *ap)
 	field(o, s, p, (size_t)(end - p), negative);
 }
 
-size_t name_vformat(char *buf, size_t size, const char *fmt, va_list ap)
+RECORD_PATH size_t name_vformat(char *buf, size_t size, const char *fmt, va_list ap)
 {
 	struct out o = { buf, size, 0 };
 	struct spec s;

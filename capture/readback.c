@@ -10,12 +10,12 @@
 
 #include <string.h>
 
-static bool available(const struct queue_state *q, uint32_t slot)
+FRAME_PATH static bool available(const struct queue_state *q, uint32_t slot)
 {
 	return slot != NO_SLOT && slot < q->slot_count && q->results[2 * slot + 1] != 0;
 }
 
-uint64_t readback_ticks(const struct queue_state *q, uint32_t slot)
+FRAME_PATH uint64_t readback_ticks(const struct queue_state *q, uint32_t slot)
 {
 	if (!available(q, slot))
 		return CRUMBS_NO_TICKS;
@@ -36,7 +36,7 @@ enum { WRITTEN = 1, COPIED = 2, LENT = 3, LENT_COPIED = 4 };
 
 /* The runs of q's pool that set's frame reads: its share, then the share
  * of the set it borrowed from. */
-static uint32_t read_runs(const crumbs_context *ctx, const struct capture_set *set,
+FRAME_PATH static uint32_t read_runs(const crumbs_context *ctx, const struct capture_set *set,
 			  const struct queue_state *q, struct slot_run runs[6], uint32_t *own)
 {
 	uint32_t i = (uint32_t)(q - ctx->queues);
@@ -49,7 +49,7 @@ static uint32_t read_runs(const crumbs_context *ctx, const struct capture_set *s
 
 /* Marks the slots the events of cmd (and of the secondaries it executed)
  * wrote, in the pools they were recorded for. */
-static void mark_events(crumbs_context *ctx, struct capture_set *set, const struct crumbs_cmd *cmd,
+FRAME_PATH static void mark_events(crumbs_context *ctx, struct capture_set *set, const struct crumbs_cmd *cmd,
 			int depth)
 {
 	struct queue_state *q = &ctx->queues[cmd->queue];
@@ -72,7 +72,7 @@ static void mark_events(crumbs_context *ctx, struct capture_set *set, const stru
 
 /* Whether a queue of q's family is still copying an earlier frame's
  * results with set's command buffer. */
-static bool family_stale(const crumbs_context *ctx, const struct capture_set *set,
+FRAME_PATH static bool family_stale(const crumbs_context *ctx, const struct capture_set *set,
 			 const struct queue_state *q)
 {
 	for (uint32_t i = 0; i < ctx->queue_count; i++)
@@ -83,7 +83,7 @@ static bool family_stale(const crumbs_context *ctx, const struct capture_set *se
 
 /* In q's runs of the set (and of the set it borrowed from), marks `from`
  * become `to`. */
-static void marks_change(crumbs_context *ctx, const struct capture_set *set, struct queue_state *q,
+FRAME_PATH static void marks_change(crumbs_context *ctx, const struct capture_set *set, struct queue_state *q,
 			 uint8_t from, uint8_t to)
 {
 	struct slot_run runs[6];
@@ -106,7 +106,7 @@ static void marks_change(crumbs_context *ctx, const struct capture_set *set, str
  * run's frames mostly write the same slots), it is left as it is: it is
  * not pending (its fence said so), and recording it cost microseconds.
  */
-static VkResult record_copy(crumbs_context *ctx, struct capture_set *set, struct queue_state *s)
+FRAME_PATH static VkResult record_copy(crumbs_context *ctx, struct capture_set *set, struct queue_state *s)
 {
 	struct device_state *d = &ctx->devices[s->device];
 	VkCommandBuffer cb = s->copy_cb[set->index];
@@ -153,7 +153,7 @@ static VkResult record_copy(crumbs_context *ctx, struct capture_set *set, struct
 /* Forgets what was read of the set's slots: those of an earlier frame
  * are stale, and a lost device leaves them undefined. The frame reads no
  * other slot. */
-static void results_clear(struct queue_state *q, const struct set_queue *sq)
+FRAME_PATH static void results_clear(struct queue_state *q, const struct set_queue *sq)
 {
 	struct slot_run runs[3];
 	for (uint32_t k = 0, n = pools_set_runs(q, sq, runs); k < n; k++)
@@ -169,7 +169,7 @@ static void results_clear(struct queue_state *q, const struct set_queue *sq)
  * after its capture-frame work. crumbs_frame() runs while no submission
  * does, so s is free to submit on.
  */
-static void copy_queue(crumbs_context *ctx, struct capture_set *set, struct queue_state *s)
+FRAME_PATH static void copy_queue(crumbs_context *ctx, struct capture_set *set, struct queue_state *s)
 {
 	struct device_state *d = &ctx->devices[s->device];
 	struct set_queue *ss = &set->queues[s - ctx->queues];
@@ -236,7 +236,7 @@ static void copy_queue(crumbs_context *ctx, struct capture_set *set, struct queu
 	}
 }
 
-void readback_start(crumbs_context *ctx, struct capture_set *set)
+FRAME_PATH void readback_start(crumbs_context *ctx, struct capture_set *set)
 {
 	set->device_lost = ctx->device_lost;
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
@@ -269,7 +269,7 @@ void readback_start(crumbs_context *ctx, struct capture_set *set)
 
 /* Whether every copy into q's buffer is done: the set's copies on the
  * queues of q's family. -1 when the device is lost. */
-static int copies_done(crumbs_context *ctx, struct capture_set *set, const struct queue_state *q)
+FRAME_PATH static int copies_done(crumbs_context *ctx, struct capture_set *set, const struct queue_state *q)
 {
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
 		struct queue_state *s = &ctx->queues[i];
@@ -288,7 +288,7 @@ static int copies_done(crumbs_context *ctx, struct capture_set *set, const struc
 	return 1;
 }
 
-bool readback_copy_busy(crumbs_context *ctx, struct capture_set *set)
+FRAME_PATH bool readback_copy_busy(crumbs_context *ctx, struct capture_set *set)
 {
 	for (uint32_t i = 0; set->queues && i < ctx->queue_count; i++) {
 		struct set_queue *sq = &set->queues[i];
@@ -321,7 +321,7 @@ void readback_recycle(crumbs_context *ctx, struct capture_set *set)
 
 /* Slots [first, first + count) of q's pool into its results, without
  * waiting: those not written yet read unavailable (VK_NOT_READY). */
-static VkResult read_pool(const struct device_state *d, struct queue_state *q, uint32_t first,
+FRAME_PATH static VkResult read_pool(const struct device_state *d, struct queue_state *q, uint32_t first,
 			  uint32_t count)
 {
 	return d->fn.GetQueryPoolResults(d->device, q->pool, first, count,
@@ -332,7 +332,7 @@ static VkResult read_pool(const struct device_state *d, struct queue_state *q, u
 
 /* Whether q's results of set come through its copy buffer, not from its
  * pool. */
-static bool through_copy(const struct queue_state *q, const struct set_queue *sq,
+FRAME_PATH static bool through_copy(const struct queue_state *q, const struct set_queue *sq,
 			 const struct capture_set *set)
 {
 	return q->copy_cb[set->index] && !sq->read_pool;
@@ -340,7 +340,7 @@ static bool through_copy(const struct queue_state *q, const struct set_queue *sq
 
 /* Reads a queue's results of the set. Returns false when the device is
  * lost. */
-static bool poll_queue(crumbs_context *ctx, struct capture_set *set, struct queue_state *q)
+FRAME_PATH static bool poll_queue(crumbs_context *ctx, struct capture_set *set, struct queue_state *q)
 {
 	struct device_state *d = &ctx->devices[q->device];
 	struct set_queue *sq = &set->queues[q - ctx->queues];
@@ -401,7 +401,7 @@ static bool poll_queue(crumbs_context *ctx, struct capture_set *set, struct queu
 
 /* Whether every slot the events of cmd (and its secondaries) wrote is
  * available. */
-static bool events_ready(crumbs_context *ctx, struct capture_set *set, const struct crumbs_cmd *cmd,
+FRAME_PATH static bool events_ready(crumbs_context *ctx, struct capture_set *set, const struct crumbs_cmd *cmd,
 			 int depth)
 {
 	const struct queue_state *q = &ctx->queues[cmd->queue];
@@ -459,7 +459,7 @@ void readback_wait(crumbs_context *ctx, struct capture_set *set)
  * came with its copies, which are read. Waiting longer brings nothing,
  * and the output thread, which reads every timestamp to write it, finds
  * those missing at no cost to the program's thread. */
-static bool copies_read(crumbs_context *ctx, const struct capture_set *set)
+FRAME_PATH static bool copies_read(crumbs_context *ctx, const struct capture_set *set)
 {
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
 		const struct set_queue *sq = &set->queues[i];
@@ -470,7 +470,7 @@ static bool copies_read(crumbs_context *ctx, const struct capture_set *set)
 	return true;
 }
 
-bool readback_poll(crumbs_context *ctx, struct capture_set *set, bool *lost)
+FRAME_PATH bool readback_poll(crumbs_context *ctx, struct capture_set *set, bool *lost)
 {
 	*lost = set->device_lost || ctx->device_lost;
 	set->unchecked = false;

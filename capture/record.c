@@ -18,7 +18,7 @@ static struct crumbs_cmd off_handle = { .state = { -1, 0 }, .kind = HANDLE_OFF }
 /* Handles                                                                  */
 /* ------------------------------------------------------------------------ */
 
-crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue queue)
+RECORD_PATH crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue queue)
 {
 	if (!ctx || !cb)
 		return &off_handle;
@@ -27,6 +27,7 @@ crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue qu
 	struct crumbs_cmd *h;
 
 	if (set && q) {
+		path_warm(set, PATH_RECORD);
 		if (!(h = store_handle(ctx, set, q)))
 			return &off_handle;
 	} else if (ctx->mirror_labels && q && (ctx->devices[q->device].features & CRUMBS_FEATURE_DEBUG_UTILS)) {
@@ -38,7 +39,7 @@ crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue qu
 	return h;
 }
 
-void crumbs_cmd_end(crumbs_cmd *cmd)
+RECORD_PATH void crumbs_cmd_end(crumbs_cmd *cmd)
 {
 	if (cmd->kind == HANDLE_CAPTURE)
 		store_map_put(cmd->set, cmd);
@@ -49,12 +50,12 @@ void crumbs_cmd_end(crumbs_cmd *cmd)
 /* ------------------------------------------------------------------------ */
 
 /* An event of cmd, in the capture's store or its standing recording's. */
-static struct event *event_add(struct crumbs_cmd *cmd)
+RECORD_PATH static struct event *event_add(struct crumbs_cmd *cmd)
 {
 	return cmd->standing ? standing_event(cmd->ctx, cmd->standing) : store_event(cmd);
 }
 
-static void name_keep(struct crumbs_cmd *cmd, struct name_ref *ref, const char *name, size_t len)
+RECORD_PATH static void name_keep(struct crumbs_cmd *cmd, struct name_ref *ref, const char *name, size_t len)
 {
 	if (cmd->standing)
 		standing_name(cmd->ctx, cmd->standing, ref, name, len);
@@ -73,7 +74,7 @@ static uint32_t counts_keep(struct crumbs_cmd *cmd, const struct counts_record *
 /* Slots for cmd: from its queue's pool in a capture, from its own range
  * for a standing recording (one thread records it: no atomics). NO_SLOT
  * when its queue has no timestamps or the slots ran out. */
-static uint32_t slots_for(struct crumbs_cmd *cmd, uint32_t depth, uint32_t count)
+RECORD_PATH static uint32_t slots_for(struct crumbs_cmd *cmd, uint32_t depth, uint32_t count)
 {
 	struct queue_state *q = &cmd->ctx->queues[cmd->queue];
 	if (!q->valid_bits || cmd->untimed)
@@ -87,7 +88,7 @@ static uint32_t slots_for(struct crumbs_cmd *cmd, uint32_t depth, uint32_t count
 }
 
 /* A timestamp into slot of cmd's pool. */
-static void stamp(struct crumbs_cmd *cmd, uint32_t slot)
+RECORD_PATH static void stamp(struct crumbs_cmd *cmd, uint32_t slot)
 {
 	crumbs_context *ctx = cmd->ctx;
 	struct queue_state *q = &ctx->queues[cmd->queue];
@@ -115,7 +116,7 @@ static void lost(struct crumbs_cmd *cmd)
 		atomic_fetch_add(&cmd->set->dropped, 1);
 }
 
-static void record_begin(struct crumbs_cmd *cmd, uint8_t type, unsigned level, const char *name,
+RECORD_PATH static void record_begin(struct crumbs_cmd *cmd, uint8_t type, unsigned level, const char *name,
 			 size_t len)
 {
 	crumbs_context *ctx = cmd->ctx;
@@ -150,14 +151,14 @@ static void record_begin(struct crumbs_cmd *cmd, uint8_t type, unsigned level, c
 		label_begin(ctx, cmd->cb, name, len);
 }
 
-void crumbs_scope_record_(crumbs_cmd *cmd, unsigned level, const char *name)
+RECORD_PATH void crumbs_scope_record_(crumbs_cmd *cmd, unsigned level, const char *name)
 {
 	if (level > CRUMBS_DETAIL_MAX)
 		level = CRUMBS_DETAIL_MAX;
 	record_begin(cmd, EVENT_BEGIN, level, name ? name : "", name ? strlen(name) : 0);
 }
 
-void crumbs_scope_recordf_(crumbs_cmd *cmd, unsigned level, const char *fmt, ...)
+RECORD_PATH void crumbs_scope_recordf_(crumbs_cmd *cmd, unsigned level, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -169,7 +170,7 @@ void crumbs_scope_recordf_(crumbs_cmd *cmd, unsigned level, const char *fmt, ...
 	record_begin(cmd, EVENT_BEGIN, level, buf, n);
 }
 
-void crumbs_scope_close_(crumbs_cmd *cmd)
+RECORD_PATH void crumbs_scope_close_(crumbs_cmd *cmd)
 {
 	crumbs_context *ctx = cmd->ctx;
 
@@ -210,7 +211,7 @@ void crumbs_scope_close_(crumbs_cmd *cmd)
 }
 
 /* Whether cmd keeps events: in a capture or a standing recording. */
-static bool keeps_events(const struct crumbs_cmd *cmd)
+RECORD_PATH static bool keeps_events(const struct crumbs_cmd *cmd)
 {
 	return cmd->kind == HANDLE_CAPTURE || cmd->kind == HANDLE_STANDING;
 }
@@ -250,12 +251,12 @@ void crumbs_cmd_execute(crumbs_cmd *cmd, uint32_t count, const VkCommandBuffer *
 /* Leaf events and render passes (the layer)                                */
 /* ------------------------------------------------------------------------ */
 
-bool record_keeps(const struct crumbs_cmd *cmd)
+RECORD_PATH bool record_keeps(const struct crumbs_cmd *cmd)
 {
 	return keeps_events(cmd) && !cmd->state.skipped;
 }
 
-bool record_full_detail(const struct crumbs_cmd *cmd)
+RECORD_PATH bool record_full_detail(const struct crumbs_cmd *cmd)
 {
 	return record_keeps(cmd) && cmd->state.detail >= CRUMBS_DETAIL_MAX;
 }
@@ -266,7 +267,7 @@ void record_untimed(struct crumbs_cmd *cmd, bool untimed)
 		cmd->untimed = untimed;
 }
 
-void record_pass_begin(struct crumbs_cmd *cmd, enum crumbs_event_kind kind, const char *name,
+RECORD_PATH void record_pass_begin(struct crumbs_cmd *cmd, enum crumbs_event_kind kind, const char *name,
 		       size_t len)
 {
 	if (!len) {
@@ -276,7 +277,7 @@ void record_pass_begin(struct crumbs_cmd *cmd, enum crumbs_event_kind kind, cons
 	record_begin(cmd, EVENT_PASS, (unsigned)kind, name, len);
 }
 
-uint32_t record_leaf_begin(struct crumbs_cmd *cmd)
+RECORD_PATH uint32_t record_leaf_begin(struct crumbs_cmd *cmd)
 {
 	/* A leaf is one level deeper than the scopes around it. */
 	uint32_t s = slots_for(cmd, cmd->depth + 1, 2);
@@ -285,7 +286,7 @@ uint32_t record_leaf_begin(struct crumbs_cmd *cmd)
 	return s;
 }
 
-void record_leaf_end(struct crumbs_cmd *cmd, uint32_t slot, enum crumbs_event_kind kind,
+RECORD_PATH void record_leaf_end(struct crumbs_cmd *cmd, uint32_t slot, enum crumbs_event_kind kind,
 		     const char *name, size_t len, uint64_t draws, uint64_t dispatches,
 		     uint64_t prims, uint64_t verts)
 {
