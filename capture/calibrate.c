@@ -87,7 +87,8 @@ void calibrate_release(crumbs_context *ctx)
 	ctx->recent_lock_ready = false;
 }
 
-FRAME_PATH void calibrate(crumbs_context *ctx, struct capture_set *set, bool at_start, int64_t now)
+FRAME_PATH
+void calibrate(crumbs_context *ctx, struct capture_set *set, bool at_start, int64_t now)
 {
 	bool run = ctx->set_count > 1;
 	for (uint32_t i = 0; i < ctx->device_count; i++) {

@@ -82,7 +82,8 @@ void ctx_log_text(crumbs_context *ctx, enum crumbs_log_level level, const char *
 		fprintf(stderr, "%s%s\n", level == CRUMBS_LOG_INFO ? "" : "crumbs: ", text);
 }
 
-FRAME_PATH int64_t now_ns(void)
+FRAME_PATH
+int64_t now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -163,7 +164,8 @@ void ctx_new_cbs(crumbs_context *ctx, const struct device_state *d, VkCommandBuf
 			ctx->set_loader_data(d->device, cbs[i]);
 }
 
-RECORD_PATH struct queue_state *queue_find(crumbs_context *ctx, VkQueue queue)
+RECORD_PATH
+struct queue_state *queue_find(crumbs_context *ctx, VkQueue queue)
 {
 	for (uint32_t i = 0; i < ctx->queue_count; i++)
 		if (ctx->queues[i].queue == queue)
@@ -171,7 +173,8 @@ RECORD_PATH struct queue_state *queue_find(crumbs_context *ctx, VkQueue queue)
 	return NULL;
 }
 
-FRAME_PATH bool queue_same_family(const struct queue_state *a, const struct queue_state *b)
+FRAME_PATH
+bool queue_same_family(const struct queue_state *a, const struct queue_state *b)
 {
 	return a->device == b->device && a->family == b->family;
 }

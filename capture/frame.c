@@ -24,7 +24,8 @@
 #define LOOK_MIN 2
 #define LOOK_PROBE 64
 
-FRAME_PATH static void look_later(crumbs_context *ctx, uint64_t age)
+FRAME_PATH
+static void look_later(crumbs_context *ctx, uint64_t age)
 {
 	if (ctx->set_count > 1 && age == ctx->look_age && ctx->look_age < CAPTURE_SETS - 2) {
 		ctx->look_age++;
@@ -32,7 +33,8 @@ FRAME_PATH static void look_later(crumbs_context *ctx, uint64_t age)
 	}
 }
 
-FRAME_PATH static void looked(crumbs_context *ctx)
+FRAME_PATH
+static void looked(crumbs_context *ctx)
 {
 	if (++ctx->looked >= LOOK_PROBE && ctx->look_age > LOOK_MIN) {
 		ctx->look_age--;
@@ -89,7 +91,8 @@ static void begin_preroll(crumbs_context *ctx, uint64_t first, uint64_t last, in
  * is (or time is up, or the device is lost, or `force`), hands it to the
  * output thread, with `now` written before it returns, and returns true.
  */
-FRAME_PATH static bool resolve(crumbs_context *ctx, struct capture_set *set, bool force, bool now)
+FRAME_PATH
+static bool resolve(crumbs_context *ctx, struct capture_set *set, bool force, bool now)
 {
 	bool lost;
 	bool ready = readback_poll(ctx, set, &lost);
@@ -126,7 +129,8 @@ FRAME_PATH static bool resolve(crumbs_context *ctx, struct capture_set *set, boo
  * `upto` (when it is resolving) whatever they hold, and so a run's set
  * whose frame began CAPTURE_SETS - 1 frames ago: it is needed again next
  * frame, and the output thread then has a frame to write it. */
-FRAME_PATH static void resolve_ready(crumbs_context *ctx, struct capture_set *upto)
+FRAME_PATH
+static void resolve_ready(crumbs_context *ctx, struct capture_set *upto)
 {
 	uint32_t force = 0;
 	for (uint32_t i = 0; upto && i < ctx->order_count; i++)
@@ -152,7 +156,8 @@ FRAME_PATH static void resolve_ready(crumbs_context *ctx, struct capture_set *up
 
 /* The current frame, begun at `now`, is captured in its set; the run's
  * first frame, just after the pre-roll, with `first`. */
-FRAME_PATH static void start_frame(crumbs_context *ctx, int64_t now, bool first)
+FRAME_PATH
+static void start_frame(crumbs_context *ctx, int64_t now, bool first)
 {
 	if (ctx->frame > ctx->run_last || ctx->run_stop) {
 		atomic_store(&ctx->state, STATE_DRAINING);
@@ -203,7 +208,8 @@ FRAME_PATH static void start_frame(crumbs_context *ctx, int64_t now, bool first)
 }
 
 /* The current frame ends at `now`: its set's results are copied. */
-FRAME_PATH static void end_frame(crumbs_context *ctx, int64_t now)
+FRAME_PATH
+static void end_frame(crumbs_context *ctx, int64_t now)
 {
 	struct capture_set *set = atomic_exchange(&ctx->cur, NULL);
 	set->end_ns = now;
@@ -215,7 +221,8 @@ FRAME_PATH static void end_frame(crumbs_context *ctx, int64_t now)
 
 /* After the run's frames: once every set is written, the file is closed;
  * once it is, the run is over. */
-FRAME_PATH static void finish_run(crumbs_context *ctx, bool wait)
+FRAME_PATH
+static void finish_run(crumbs_context *ctx, bool wait)
 {
 	if (atomic_load(&ctx->state) == STATE_DRAINING && !ctx->order_count) {
 		output_end(ctx, wait);
@@ -483,7 +490,8 @@ static void poll_trigger(crumbs_context *ctx, int64_t now)
 /* Frames                                                                   */
 /* ------------------------------------------------------------------------ */
 
-FRAME_PATH void crumbs_frame(crumbs_context *ctx)
+FRAME_PATH
+void crumbs_frame(crumbs_context *ctx)
 {
 	if (!ctx)
 		return;

@@ -24,7 +24,8 @@ struct spec {
 /* Parses the conversion after a '%' at *p, advancing past it. False for
  * anything this file does not do itself (precision, '*', '+', ' ', '#',
  * floats, %n, %p, wide characters). */
-RECORD_PATH static bool conversion(const char **p, struct spec *s)
+RECORD_PATH
+static bool conversion(const char **p, struct spec *s)
 {
 	const char *f = *p;
 	*s = (struct spec){ false, false, 0, LEN_NONE, 0 };
@@ -79,7 +80,8 @@ struct out {
 /* Byte by byte: a name's pieces are a few bytes, and a call into the C
  * library's copy (through the PLT, to code of its own) would find that
  * code out of the caches, as a frame finds crumbs'. */
-RECORD_PATH static void put(struct out *o, const char *s, size_t n)
+RECORD_PATH
+static void put(struct out *o, const char *s, size_t n)
 {
 	size_t room = o->size - 1 - o->len;
 	if (n > room)
@@ -90,7 +92,8 @@ RECORD_PATH static void put(struct out *o, const char *s, size_t n)
 		*d++ = *s++;
 }
 
-RECORD_PATH static void pad(struct out *o, char c, unsigned n)
+RECORD_PATH
+static void pad(struct out *o, char c, unsigned n)
 {
 	if (!n)
 		return;
@@ -103,7 +106,8 @@ RECORD_PATH static void pad(struct out *o, char c, unsigned n)
 
 /* `body` of `n` bytes (after a sign of `sign_len` bytes at its start),
  * padded to the spec's width. */
-RECORD_PATH static void field(struct out *o, const struct spec *s, const char *body, size_t n, size_t sign_len)
+RECORD_PATH
+static void field(struct out *o, const struct spec *s, const char *body, size_t n, size_t sign_len)
 {
 	unsigned fill = s->width > n ? s->width - (unsigned)n : 0;
 	if (s->left) {
@@ -119,7 +123,8 @@ RECORD_PATH static void field(struct out *o, const struct spec *s, const char *b
 	}
 }
 
-RECORD_PATH static void integer(struct out *o, const struct spec *s, va_list *ap)
+RECORD_PATH
+static void integer(struct out *o, const struct spec *s, va_list *ap)
 {
 	bool is_signed = s->conv == 'd' || s->conv == 'i';
 	uintmax_t u = 0;
@@ -171,7 +176,8 @@ RECORD_PATH static void integer(struct out *o, const struct spec *s, va_list *ap
 	field(o, s, p, (size_t)(end - p), negative);
 }
 
-RECORD_PATH size_t name_vformat(char *buf, size_t size, const char *fmt, va_list ap)
+RECORD_PATH
+size_t name_vformat(char *buf, size_t size, const char *fmt, va_list ap)
 {
 	struct out o = { buf, size, 0 };
 	struct spec s;

@@ -708,7 +708,8 @@ void output_begin(crumbs_context *ctx)
 			    CRUMBS_ERROR_INVALID_ARGUMENT;
 }
 
-FRAME_PATH void output_write(crumbs_context *ctx, struct capture_set *set, bool now)
+FRAME_PATH
+void output_write(crumbs_context *ctx, struct capture_set *set, bool now)
 {
 	struct output *o = ctx->output;
 	atomic_store(&set->phase, SET_WRITING);

@@ -291,7 +291,8 @@ void pools_release_queue(crumbs_context *ctx, struct queue_state *q)
  * which takes the GPU milliseconds on some drivers in front of the frame's
  * first submission: the host's reset of the runs written costs the CPU a
  * few microseconds instead. */
-FRAME_PATH static void set_reset(crumbs_context *ctx, struct capture_set *set)
+FRAME_PATH
+static void set_reset(crumbs_context *ctx, struct capture_set *set)
 {
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
 		struct queue_state *q = &ctx->queues[i];
@@ -312,7 +313,8 @@ FRAME_PATH static void set_reset(crumbs_context *ctx, struct capture_set *set)
 }
 
 /* The set's counts start again. */
-FRAME_PATH static void set_restart(crumbs_context *ctx, struct capture_set *set)
+FRAME_PATH
+static void set_restart(crumbs_context *ctx, struct capture_set *set)
 {
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
 		struct set_queue *sq = &set->queues[i];
@@ -371,13 +373,15 @@ void pools_preroll(crumbs_context *ctx, uint32_t set_count)
 	atomic_fetch_add(&ctx->resets_posted, 1);
 }
 
-FRAME_PATH void pools_set_reuse(crumbs_context *ctx, struct capture_set *set)
+FRAME_PATH
+void pools_set_reuse(crumbs_context *ctx, struct capture_set *set)
 {
 	set_reset(ctx, set);
 	set_restart(ctx, set);
 }
 
-FRAME_PATH uint32_t pools_set_runs(const struct queue_state *q, const struct set_queue *sq,
+FRAME_PATH
+uint32_t pools_set_runs(const struct queue_state *q, const struct set_queue *sq,
 			struct slot_run runs[3])
 {
 	uint32_t n = 0, next = atomic_load(&sq->scope_next);
@@ -399,7 +403,8 @@ FRAME_PATH uint32_t pools_set_runs(const struct queue_state *q, const struct set
  * scopes need more free slots to get any: when slots run out, the deepest
  * scopes are the ones recorded untimed.
  */
-RECORD_PATH uint32_t pools_take_slots(struct set_queue *sq, uint32_t depth, uint32_t count)
+RECORD_PATH
+uint32_t pools_take_slots(struct set_queue *sq, uint32_t depth, uint32_t count)
 {
 	uint32_t size = sq->scope_end - sq->scope_first;
 	uint32_t reserve = (size / 64) * depth;
@@ -414,7 +419,8 @@ RECORD_PATH uint32_t pools_take_slots(struct set_queue *sq, uint32_t depth, uint
 
 /* The next run of marks[i] == mark at or after *first, as [*first, *end);
  * false when there is none before count. */
-FRAME_PATH static bool next_marked_run(const uint8_t *marks, uint8_t mark, uint32_t count, uint32_t *first,
+FRAME_PATH
+static bool next_marked_run(const uint8_t *marks, uint8_t mark, uint32_t count, uint32_t *first,
 			    uint32_t *end)
 {
 	uint32_t i = *first;
@@ -449,7 +455,8 @@ void pools_copy_marked(const struct device_state *d, VkCommandBuffer cb, VkQuery
 				first_slot + first);
 }
 
-FRAME_PATH bool pools_plan_copies(crumbs_context *ctx, struct copy_plan *plan, VkQueryPool pool,
+FRAME_PATH
+bool pools_plan_copies(crumbs_context *ctx, struct copy_plan *plan, VkQueryPool pool,
 		       uint32_t first_query, const uint8_t *marks, uint8_t mark, uint32_t count,
 		       VkBuffer buffer, uint32_t first_slot)
 {
@@ -529,7 +536,8 @@ uint32_t pools_resets_take(crumbs_context *ctx, struct queue_state *q, VkCommand
  * and the count is read before the marks: a post during the look is found
  * by the next.
  */
-FRAME_PATH uint32_t pools_resets_due(crumbs_context *ctx, struct queue_state *q)
+FRAME_PATH
+uint32_t pools_resets_due(crumbs_context *ctx, struct queue_state *q)
 {
 	uint32_t posted = atomic_load(&ctx->resets_posted);
 	if (posted == q->resets_none_at)
@@ -563,7 +571,8 @@ void pools_resets_return(crumbs_context *ctx, struct queue_state *q)
 }
 
 /* A submission with the resets taken was made. */
-FRAME_PATH void pools_resets_done(crumbs_context *ctx, struct queue_state *q)
+FRAME_PATH
+void pools_resets_done(crumbs_context *ctx, struct queue_state *q)
 {
 	uint32_t qi = (uint32_t)(q - ctx->queues);
 	if (q->resets_taken > q->scope_resets_taken)

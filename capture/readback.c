@@ -10,12 +10,14 @@
 
 #include <string.h>
 
-FRAME_PATH static bool available(const struct queue_state *q, uint32_t slot)
+FRAME_PATH
+static bool available(const struct queue_state *q, uint32_t slot)
 {
 	return slot != NO_SLOT && slot < q->slot_count && q->results[2 * slot + 1] != 0;
 }
 
-FRAME_PATH uint64_t readback_ticks(const struct queue_state *q, uint32_t slot)
+FRAME_PATH
+uint64_t readback_ticks(const struct queue_state *q, uint32_t slot)
 {
 	if (!available(q, slot))
 		return CRUMBS_NO_TICKS;
@@ -36,7 +38,8 @@ enum { WRITTEN = 1, COPIED = 2, LENT = 3, LENT_COPIED = 4 };
 
 /* The runs of q's pool that set's frame reads: its share, then the share
  * of the set it borrowed from. */
-FRAME_PATH static uint32_t read_runs(const crumbs_context *ctx, const struct capture_set *set,
+FRAME_PATH
+static uint32_t read_runs(const crumbs_context *ctx, const struct capture_set *set,
 			  const struct queue_state *q, struct slot_run runs[6], uint32_t *own)
 {
 	uint32_t i = (uint32_t)(q - ctx->queues);
@@ -49,7 +52,8 @@ FRAME_PATH static uint32_t read_runs(const crumbs_context *ctx, const struct cap
 
 /* Marks the slots the events of cmd (and of the secondaries it executed)
  * wrote, in the pools they were recorded for. */
-FRAME_PATH static void mark_events(crumbs_context *ctx, struct capture_set *set, const struct crumbs_cmd *cmd,
+FRAME_PATH
+static void mark_events(crumbs_context *ctx, struct capture_set *set, const struct crumbs_cmd *cmd,
 			int depth)
 {
 	struct queue_state *q = &ctx->queues[cmd->queue];
@@ -72,7 +76,8 @@ FRAME_PATH static void mark_events(crumbs_context *ctx, struct capture_set *set,
 
 /* Whether a queue of q's family is still copying an earlier frame's
  * results with set's command buffer. */
-FRAME_PATH static bool family_stale(const crumbs_context *ctx, const struct capture_set *set,
+FRAME_PATH
+static bool family_stale(const crumbs_context *ctx, const struct capture_set *set,
 			 const struct queue_state *q)
 {
 	for (uint32_t i = 0; i < ctx->queue_count; i++)
@@ -83,7 +88,8 @@ FRAME_PATH static bool family_stale(const crumbs_context *ctx, const struct capt
 
 /* In q's runs of the set (and of the set it borrowed from), marks `from`
  * become `to`. */
-FRAME_PATH static void marks_change(crumbs_context *ctx, const struct capture_set *set, struct queue_state *q,
+FRAME_PATH
+static void marks_change(crumbs_context *ctx, const struct capture_set *set, struct queue_state *q,
 			 uint8_t from, uint8_t to)
 {
 	struct slot_run runs[6];
@@ -106,7 +112,8 @@ FRAME_PATH static void marks_change(crumbs_context *ctx, const struct capture_se
  * run's frames mostly write the same slots), it is left as it is: it is
  * not pending (its fence said so), and recording it cost microseconds.
  */
-FRAME_PATH static VkResult record_copy(crumbs_context *ctx, struct capture_set *set, struct queue_state *s)
+FRAME_PATH
+static VkResult record_copy(crumbs_context *ctx, struct capture_set *set, struct queue_state *s)
 {
 	struct device_state *d = &ctx->devices[s->device];
 	VkCommandBuffer cb = s->copy_cb[set->index];
@@ -153,7 +160,8 @@ FRAME_PATH static VkResult record_copy(crumbs_context *ctx, struct capture_set *
 /* Forgets what was read of the set's slots: those of an earlier frame
  * are stale, and a lost device leaves them undefined. The frame reads no
  * other slot. */
-FRAME_PATH static void results_clear(struct queue_state *q, const struct set_queue *sq)
+FRAME_PATH
+static void results_clear(struct queue_state *q, const struct set_queue *sq)
 {
 	struct slot_run runs[3];
 	for (uint32_t k = 0, n = pools_set_runs(q, sq, runs); k < n; k++)
@@ -169,7 +177,8 @@ FRAME_PATH static void results_clear(struct queue_state *q, const struct set_que
  * after its capture-frame work. crumbs_frame() runs while no submission
  * does, so s is free to submit on.
  */
-FRAME_PATH static void copy_queue(crumbs_context *ctx, struct capture_set *set, struct queue_state *s)
+FRAME_PATH
+static void copy_queue(crumbs_context *ctx, struct capture_set *set, struct queue_state *s)
 {
 	struct device_state *d = &ctx->devices[s->device];
 	struct set_queue *ss = &set->queues[s - ctx->queues];
@@ -236,7 +245,8 @@ FRAME_PATH static void copy_queue(crumbs_context *ctx, struct capture_set *set, 
 	}
 }
 
-FRAME_PATH void readback_start(crumbs_context *ctx, struct capture_set *set)
+FRAME_PATH
+void readback_start(crumbs_context *ctx, struct capture_set *set)
 {
 	set->device_lost = ctx->device_lost;
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
@@ -269,7 +279,8 @@ FRAME_PATH void readback_start(crumbs_context *ctx, struct capture_set *set)
 
 /* Whether every copy into q's buffer is done: the set's copies on the
  * queues of q's family. -1 when the device is lost. */
-FRAME_PATH static int copies_done(crumbs_context *ctx, struct capture_set *set, const struct queue_state *q)
+FRAME_PATH
+static int copies_done(crumbs_context *ctx, struct capture_set *set, const struct queue_state *q)
 {
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
 		struct queue_state *s = &ctx->queues[i];
@@ -288,7 +299,8 @@ FRAME_PATH static int copies_done(crumbs_context *ctx, struct capture_set *set, 
 	return 1;
 }
 
-FRAME_PATH bool readback_copy_busy(crumbs_context *ctx, struct capture_set *set)
+FRAME_PATH
+bool readback_copy_busy(crumbs_context *ctx, struct capture_set *set)
 {
 	for (uint32_t i = 0; set->queues && i < ctx->queue_count; i++) {
 		struct set_queue *sq = &set->queues[i];
@@ -321,7 +333,8 @@ void readback_recycle(crumbs_context *ctx, struct capture_set *set)
 
 /* Slots [first, first + count) of q's pool into its results, without
  * waiting: those not written yet read unavailable (VK_NOT_READY). */
-FRAME_PATH static VkResult read_pool(const struct device_state *d, struct queue_state *q, uint32_t first,
+FRAME_PATH
+static VkResult read_pool(const struct device_state *d, struct queue_state *q, uint32_t first,
 			  uint32_t count)
 {
 	return d->fn.GetQueryPoolResults(d->device, q->pool, first, count,
@@ -332,7 +345,8 @@ FRAME_PATH static VkResult read_pool(const struct device_state *d, struct queue_
 
 /* Whether q's results of set come through its copy buffer, not from its
  * pool. */
-FRAME_PATH static bool through_copy(const struct queue_state *q, const struct set_queue *sq,
+FRAME_PATH
+static bool through_copy(const struct queue_state *q, const struct set_queue *sq,
 			 const struct capture_set *set)
 {
 	return q->copy_cb[set->index] && !sq->read_pool;
@@ -340,7 +354,8 @@ FRAME_PATH static bool through_copy(const struct queue_state *q, const struct se
 
 /* Reads a queue's results of the set. Returns false when the device is
  * lost. */
-FRAME_PATH static bool poll_queue(crumbs_context *ctx, struct capture_set *set, struct queue_state *q)
+FRAME_PATH
+static bool poll_queue(crumbs_context *ctx, struct capture_set *set, struct queue_state *q)
 {
 	struct device_state *d = &ctx->devices[q->device];
 	struct set_queue *sq = &set->queues[q - ctx->queues];
@@ -401,7 +416,8 @@ FRAME_PATH static bool poll_queue(crumbs_context *ctx, struct capture_set *set, 
 
 /* Whether every slot the events of cmd (and its secondaries) wrote is
  * available. */
-FRAME_PATH static bool events_ready(crumbs_context *ctx, struct capture_set *set, const struct crumbs_cmd *cmd,
+FRAME_PATH
+static bool events_ready(crumbs_context *ctx, struct capture_set *set, const struct crumbs_cmd *cmd,
 			 int depth)
 {
 	const struct queue_state *q = &ctx->queues[cmd->queue];
@@ -459,7 +475,8 @@ void readback_wait(crumbs_context *ctx, struct capture_set *set)
  * came with its copies, which are read. Waiting longer brings nothing,
  * and the output thread, which reads every timestamp to write it, finds
  * those missing at no cost to the program's thread. */
-FRAME_PATH static bool copies_read(crumbs_context *ctx, const struct capture_set *set)
+FRAME_PATH
+static bool copies_read(crumbs_context *ctx, const struct capture_set *set)
 {
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
 		const struct set_queue *sq = &set->queues[i];
@@ -470,7 +487,8 @@ FRAME_PATH static bool copies_read(crumbs_context *ctx, const struct capture_set
 	return true;
 }
 
-FRAME_PATH bool readback_poll(crumbs_context *ctx, struct capture_set *set, bool *lost)
+FRAME_PATH
+bool readback_poll(crumbs_context *ctx, struct capture_set *set, bool *lost)
 {
 	*lost = set->device_lost || ctx->device_lost;
 	set->unchecked = false;

@@ -18,7 +18,8 @@ static struct crumbs_cmd off_handle = { .state = { -1, 0 }, .kind = HANDLE_OFF }
 /* Handles                                                                  */
 /* ------------------------------------------------------------------------ */
 
-RECORD_PATH crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue queue)
+RECORD_PATH
+crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue queue)
 {
 	if (!ctx || !cb)
 		return &off_handle;
@@ -39,7 +40,8 @@ RECORD_PATH crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb
 	return h;
 }
 
-RECORD_PATH void crumbs_cmd_end(crumbs_cmd *cmd)
+RECORD_PATH
+void crumbs_cmd_end(crumbs_cmd *cmd)
 {
 	if (cmd->kind == HANDLE_CAPTURE)
 		store_map_put(cmd->set, cmd);
@@ -50,12 +52,14 @@ RECORD_PATH void crumbs_cmd_end(crumbs_cmd *cmd)
 /* ------------------------------------------------------------------------ */
 
 /* An event of cmd, in the capture's store or its standing recording's. */
-RECORD_PATH static struct event *event_add(struct crumbs_cmd *cmd)
+RECORD_PATH
+static struct event *event_add(struct crumbs_cmd *cmd)
 {
 	return cmd->standing ? standing_event(cmd->ctx, cmd->standing) : store_event(cmd);
 }
 
-RECORD_PATH static void name_keep(struct crumbs_cmd *cmd, struct name_ref *ref, const char *name, size_t len)
+RECORD_PATH
+static void name_keep(struct crumbs_cmd *cmd, struct name_ref *ref, const char *name, size_t len)
 {
 	if (cmd->standing)
 		standing_name(cmd->ctx, cmd->standing, ref, name, len);
@@ -74,7 +78,8 @@ static uint32_t counts_keep(struct crumbs_cmd *cmd, const struct counts_record *
 /* Slots for cmd: from its queue's pool in a capture, from its own range
  * for a standing recording (one thread records it: no atomics). NO_SLOT
  * when its queue has no timestamps or the slots ran out. */
-RECORD_PATH static uint32_t slots_for(struct crumbs_cmd *cmd, uint32_t depth, uint32_t count)
+RECORD_PATH
+static uint32_t slots_for(struct crumbs_cmd *cmd, uint32_t depth, uint32_t count)
 {
 	struct queue_state *q = &cmd->ctx->queues[cmd->queue];
 	if (!q->valid_bits || cmd->untimed)
@@ -88,7 +93,8 @@ RECORD_PATH static uint32_t slots_for(struct crumbs_cmd *cmd, uint32_t depth, ui
 }
 
 /* A timestamp into slot of cmd's pool. */
-RECORD_PATH static void stamp(struct crumbs_cmd *cmd, uint32_t slot)
+RECORD_PATH
+static void stamp(struct crumbs_cmd *cmd, uint32_t slot)
 {
 	crumbs_context *ctx = cmd->ctx;
 	struct queue_state *q = &ctx->queues[cmd->queue];
@@ -116,7 +122,8 @@ static void lost(struct crumbs_cmd *cmd)
 		atomic_fetch_add(&cmd->set->dropped, 1);
 }
 
-RECORD_PATH static void record_begin(struct crumbs_cmd *cmd, uint8_t type, unsigned level, const char *name,
+RECORD_PATH
+static void record_begin(struct crumbs_cmd *cmd, uint8_t type, unsigned level, const char *name,
 			 size_t len)
 {
 	crumbs_context *ctx = cmd->ctx;
@@ -151,14 +158,16 @@ RECORD_PATH static void record_begin(struct crumbs_cmd *cmd, uint8_t type, unsig
 		label_begin(ctx, cmd->cb, name, len);
 }
 
-RECORD_PATH void crumbs_scope_record_(crumbs_cmd *cmd, unsigned level, const char *name)
+RECORD_PATH
+void crumbs_scope_record_(crumbs_cmd *cmd, unsigned level, const char *name)
 {
 	if (level > CRUMBS_DETAIL_MAX)
 		level = CRUMBS_DETAIL_MAX;
 	record_begin(cmd, EVENT_BEGIN, level, name ? name : "", name ? strlen(name) : 0);
 }
 
-RECORD_PATH void crumbs_scope_recordf_(crumbs_cmd *cmd, unsigned level, const char *fmt, ...)
+RECORD_PATH
+void crumbs_scope_recordf_(crumbs_cmd *cmd, unsigned level, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -170,7 +179,8 @@ RECORD_PATH void crumbs_scope_recordf_(crumbs_cmd *cmd, unsigned level, const ch
 	record_begin(cmd, EVENT_BEGIN, level, buf, n);
 }
 
-RECORD_PATH void crumbs_scope_close_(crumbs_cmd *cmd)
+RECORD_PATH
+void crumbs_scope_close_(crumbs_cmd *cmd)
 {
 	crumbs_context *ctx = cmd->ctx;
 
@@ -211,7 +221,8 @@ RECORD_PATH void crumbs_scope_close_(crumbs_cmd *cmd)
 }
 
 /* Whether cmd keeps events: in a capture or a standing recording. */
-RECORD_PATH static bool keeps_events(const struct crumbs_cmd *cmd)
+RECORD_PATH
+static bool keeps_events(const struct crumbs_cmd *cmd)
 {
 	return cmd->kind == HANDLE_CAPTURE || cmd->kind == HANDLE_STANDING;
 }
@@ -251,12 +262,14 @@ void crumbs_cmd_execute(crumbs_cmd *cmd, uint32_t count, const VkCommandBuffer *
 /* Leaf events and render passes (the layer)                                */
 /* ------------------------------------------------------------------------ */
 
-RECORD_PATH bool record_keeps(const struct crumbs_cmd *cmd)
+RECORD_PATH
+bool record_keeps(const struct crumbs_cmd *cmd)
 {
 	return keeps_events(cmd) && !cmd->state.skipped;
 }
 
-RECORD_PATH bool record_full_detail(const struct crumbs_cmd *cmd)
+RECORD_PATH
+bool record_full_detail(const struct crumbs_cmd *cmd)
 {
 	return record_keeps(cmd) && cmd->state.detail >= CRUMBS_DETAIL_MAX;
 }
@@ -267,7 +280,8 @@ void record_untimed(struct crumbs_cmd *cmd, bool untimed)
 		cmd->untimed = untimed;
 }
 
-RECORD_PATH void record_pass_begin(struct crumbs_cmd *cmd, enum crumbs_event_kind kind, const char *name,
+RECORD_PATH
+void record_pass_begin(struct crumbs_cmd *cmd, enum crumbs_event_kind kind, const char *name,
 		       size_t len)
 {
 	if (!len) {
@@ -277,7 +291,8 @@ RECORD_PATH void record_pass_begin(struct crumbs_cmd *cmd, enum crumbs_event_kin
 	record_begin(cmd, EVENT_PASS, (unsigned)kind, name, len);
 }
 
-RECORD_PATH uint32_t record_leaf_begin(struct crumbs_cmd *cmd)
+RECORD_PATH
+uint32_t record_leaf_begin(struct crumbs_cmd *cmd)
 {
 	/* A leaf is one level deeper than the scopes around it. */
 	uint32_t s = slots_for(cmd, cmd->depth + 1, 2);
@@ -286,7 +301,8 @@ RECORD_PATH uint32_t record_leaf_begin(struct crumbs_cmd *cmd)
 	return s;
 }
 
-RECORD_PATH void record_leaf_end(struct crumbs_cmd *cmd, uint32_t slot, enum crumbs_event_kind kind,
+RECORD_PATH
+void record_leaf_end(struct crumbs_cmd *cmd, uint32_t slot, enum crumbs_event_kind kind,
 		     const char *name, size_t len, uint64_t draws, uint64_t dispatches,
 		     uint64_t prims, uint64_t verts)
 {

@@ -330,7 +330,8 @@ struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct capture_set *set,
 	return a;
 }
 
-FRAME_PATH void standing_unhold(crumbs_context *ctx, struct capture_set *set)
+FRAME_PATH
+void standing_unhold(crumbs_context *ctx, struct capture_set *set)
 {
 	if (!set->holds)
 		return; /* read without the lock: only its frame's submissions set it */

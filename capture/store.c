@@ -90,7 +90,8 @@ void store_reset(struct capture_set *set)
 /* Handles                                                                  */
 /* ------------------------------------------------------------------------ */
 
-RECORD_PATH struct crumbs_cmd *store_handle(crumbs_context *ctx, struct capture_set *set,
+RECORD_PATH
+struct crumbs_cmd *store_handle(crumbs_context *ctx, struct capture_set *set,
 				struct queue_state *q)
 {
 	uint32_t i = atomic_fetch_add(&set->handle_next, 1);
@@ -126,7 +127,8 @@ struct crumbs_cmd *store_label_handle(crumbs_context *ctx, struct queue_state *q
 /* Events, names, counts                                                    */
 /* ------------------------------------------------------------------------ */
 
-RECORD_PATH struct event *store_event(struct crumbs_cmd *cmd)
+RECORD_PATH
+struct event *store_event(struct crumbs_cmd *cmd)
 {
 	struct capture_set *set = cmd->set;
 	struct event_block *b = cmd->last;
@@ -146,7 +148,8 @@ RECORD_PATH struct event *store_event(struct crumbs_cmd *cmd)
 	return &b->events[b->count++];
 }
 
-RECORD_PATH void store_name(struct capture_set *set, struct name_ref *ref, const char *name, size_t len)
+RECORD_PATH
+void store_name(struct capture_set *set, struct name_ref *ref, const char *name, size_t len)
 {
 	if (len > 4096)
 		len = 4096;
@@ -176,7 +179,8 @@ uint32_t store_counts(struct capture_set *set, const struct counts_record *c)
 /* Command buffer -> handle                                                 */
 /* ------------------------------------------------------------------------ */
 
-RECORD_PATH static uint32_t map_hash(VkCommandBuffer cb, uint32_t cap)
+RECORD_PATH
+static uint32_t map_hash(VkCommandBuffer cb, uint32_t cap)
 {
 	uint64_t x = (uint64_t)(uintptr_t)cb;
 	x ^= x >> 33;
@@ -249,7 +253,8 @@ done:
 
 /* A command buffer recorded again in the same frame keeps its latest
  * recording: a submission took what it needed when it was made. */
-RECORD_PATH void store_map_put(struct capture_set *set, struct crumbs_cmd *cmd)
+RECORD_PATH
+void store_map_put(struct capture_set *set, struct crumbs_cmd *cmd)
 {
 	pthread_mutex_lock(&set->map_lock);
 	uint32_t i = map_hash(cmd->cb, set->map_cap);
@@ -263,7 +268,8 @@ RECORD_PATH void store_map_put(struct capture_set *set, struct crumbs_cmd *cmd)
 	pthread_mutex_unlock(&set->map_lock);
 }
 
-RECORD_PATH struct crumbs_cmd *store_map_find(struct capture_set *set, VkCommandBuffer cb)
+RECORD_PATH
+struct crumbs_cmd *store_map_find(struct capture_set *set, VkCommandBuffer cb)
 {
 	struct crumbs_cmd *found = NULL;
 	pthread_mutex_lock(&set->map_lock);

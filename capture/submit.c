@@ -53,7 +53,8 @@ void submit_release(crumbs_context *ctx)
 	}
 }
 
-FRAME_PATH void submit_reset(crumbs_context *ctx, struct capture_set *set)
+FRAME_PATH
+void submit_reset(crumbs_context *ctx, struct capture_set *set)
 {
 	set->submit_cmd_count = 0;
 	set->op_count = 0;
@@ -106,7 +107,8 @@ struct batch_view {
 	const VkSemaphoreSubmitInfo *signal_infos;
 };
 
-FRAME_PATH static void view_v1(const VkSubmitInfo *s, struct batch_view *v)
+FRAME_PATH
+static void view_v1(const VkSubmitInfo *s, struct batch_view *v)
 {
 	memset(v, 0, sizeof(*v));
 	v->cb_count = s->commandBufferCount;
@@ -120,7 +122,8 @@ FRAME_PATH static void view_v1(const VkSubmitInfo *s, struct batch_view *v)
 			v->timeline = (const VkTimelineSemaphoreSubmitInfo *)(const void *)p;
 }
 
-FRAME_PATH static void view_v2(const VkSubmitInfo2 *s, struct batch_view *v)
+FRAME_PATH
+static void view_v2(const VkSubmitInfo2 *s, struct batch_view *v)
 {
 	memset(v, 0, sizeof(*v));
 	v->cb_count = s->commandBufferInfoCount;
@@ -131,14 +134,16 @@ FRAME_PATH static void view_v2(const VkSubmitInfo2 *s, struct batch_view *v)
 	v->signal_infos = s->pSignalSemaphoreInfos;
 }
 
-FRAME_PATH static VkCommandBuffer view_cb(const struct batch_view *v, uint32_t i)
+FRAME_PATH
+static VkCommandBuffer view_cb(const struct batch_view *v, uint32_t i)
 {
 	return v->cbs ? v->cbs[i] : v->cbinfos[i].commandBuffer;
 }
 
 /* A semaphore of the batch and its value: 0 when binary (a timeline value
  * of 0 is never waited for or signalled usefully). */
-FRAME_PATH static VkSemaphore view_semaphore(const struct batch_view *v, bool signal, uint32_t i,
+FRAME_PATH
+static VkSemaphore view_semaphore(const struct batch_view *v, bool signal, uint32_t i,
 				  uint64_t *value)
 {
 	*value = 0;
@@ -158,7 +163,8 @@ FRAME_PATH static VkSemaphore view_semaphore(const struct batch_view *v, bool si
 	return signal ? v->signals[i] : v->waits[i];
 }
 
-FRAME_PATH static struct semaphore_entry *semaphore_find(struct capture_set *set, VkSemaphore s)
+FRAME_PATH
+static struct semaphore_entry *semaphore_find(struct capture_set *set, VkSemaphore s)
 {
 	for (uint32_t i = 0; i < set->semaphore_count; i++)
 		if (set->semaphores[i].semaphore == s)
@@ -174,7 +180,8 @@ FRAME_PATH static struct semaphore_entry *semaphore_find(struct capture_set *set
 /* The semaphore operation as the capture file numbers it: timeline
  * values as they are; binary signals counted 1, 2, ..., and a binary wait
  * naming the latest signal. */
-FRAME_PATH static bool op_add(struct capture_set *set, VkSemaphore s, uint64_t value, bool signal)
+FRAME_PATH
+static bool op_add(struct capture_set *set, VkSemaphore s, uint64_t value, bool signal)
 {
 	struct semaphore_entry *e = semaphore_find(set, s);
 	if (!e || set->op_count == set->op_cap)
@@ -207,7 +214,8 @@ static bool copy_begin(crumbs_context *ctx, struct queue_state *q, uint32_t k)
  * set, which is submission n of the queue's own. Returns the command
  * buffer that copies the results of the standing recordings it runs, to
  * go after it, or VK_NULL_HANDLE. */
-FRAME_PATH static VkCommandBuffer record_batch(crumbs_context *ctx, struct capture_set *set,
+FRAME_PATH
+static VkCommandBuffer record_batch(crumbs_context *ctx, struct capture_set *set,
 				    struct queue_state *q, const struct batch_view *v, uint32_t k,
 				    int64_t cpu_ns)
 {
@@ -278,7 +286,8 @@ FRAME_PATH static VkCommandBuffer record_batch(crumbs_context *ctx, struct captu
  * copy does not fit the room set aside, and the call then goes through
  * unrecorded.
  */
-FRAME_PATH static bool rebuild(crumbs_context *ctx, struct queue_state *q, bool v2, const void *submits,
+FRAME_PATH
+static bool rebuild(crumbs_context *ctx, struct queue_state *q, bool v2, const void *submits,
 		    uint32_t count, struct capture_set *set, int64_t cpu_ns, uint32_t *recorded)
 {
 	struct set_queue *sq = set ? &set->queues[q - ctx->queues] : NULL;
@@ -348,7 +357,8 @@ FRAME_PATH static bool rebuild(crumbs_context *ctx, struct queue_state *q, bool 
 	return true;
 }
 
-FRAME_PATH static VkResult submit(crumbs_context *ctx, VkQueue queue, uint32_t count, const void *submits,
+FRAME_PATH
+static VkResult submit(crumbs_context *ctx, VkQueue queue, uint32_t count, const void *submits,
 		       VkFence fence, bool v2)
 {
 	struct queue_state *q = queue_find(ctx, queue);
@@ -419,13 +429,15 @@ FRAME_PATH static VkResult submit(crumbs_context *ctx, VkQueue queue, uint32_t c
 #undef PASS_THROUGH
 }
 
-FRAME_PATH VkResult crumbs_queue_submit(crumbs_context *ctx, VkQueue queue, uint32_t count,
+FRAME_PATH
+VkResult crumbs_queue_submit(crumbs_context *ctx, VkQueue queue, uint32_t count,
 			     const VkSubmitInfo *submits, VkFence fence)
 {
 	return submit(ctx, queue, count, submits, fence, false);
 }
 
-FRAME_PATH VkResult crumbs_queue_submit2(crumbs_context *ctx, VkQueue queue, uint32_t count,
+FRAME_PATH
+VkResult crumbs_queue_submit2(crumbs_context *ctx, VkQueue queue, uint32_t count,
 			      const VkSubmitInfo2 *submits, VkFence fence)
 {
 	return submit(ctx, queue, count, submits, fence, true);
