@@ -37,6 +37,8 @@ crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue qu
 		return &off_handle;
 	}
 	h->cb = cb;
+	if (h->kind == HANDLE_CAPTURE)
+		store_map_warm(set, cb);
 	return h;
 }
 
