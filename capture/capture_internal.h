@@ -686,8 +686,10 @@ struct event *store_event(struct crumbs_cmd *cmd);
 void store_name(struct capture_set *set, struct name_ref *ref, const char *name, size_t len);
 /* A counts record of the set, or UINT32_MAX when they are full. */
 uint32_t store_counts(struct capture_set *set, const struct counts_record *c);
-/* Asks for the lines where store_map_put will put cb. */
-void store_map_warm(struct capture_set *set, VkCommandBuffer cb);
+/* Asks for the lines that q's command buffer cb, just begun, will most
+ * likely write in the set. */
+void store_warm(crumbs_context *ctx, struct capture_set *set, const struct queue_state *q,
+		VkCommandBuffer cb);
 /* The handle that recorded cb in the set's frame (its latest recording),
  * or NULL; cmd's recording, from when it ends. */
 struct crumbs_cmd *store_map_find(struct capture_set *set, VkCommandBuffer cb);

@@ -38,7 +38,7 @@ crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue qu
 	}
 	h->cb = cb;
 	if (h->kind == HANDLE_CAPTURE)
-		store_map_warm(set, cb);
+		store_warm(ctx, set, q, cb);
 	return h;
 }
 
