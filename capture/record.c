@@ -31,14 +31,13 @@ crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue qu
 		path_warm(set, PATH_RECORD);
 		if (!(h = store_handle(ctx, set, q)))
 			return &off_handle;
+		store_warm(ctx, set, q, cb);
 	} else if (ctx->mirror_labels && q && (ctx->devices[q->device].features & CRUMBS_FEATURE_DEBUG_UTILS)) {
 		h = store_label_handle(ctx, q);
 	} else {
 		return &off_handle;
 	}
 	h->cb = cb;
-	if (h->kind == HANDLE_CAPTURE)
-		store_warm(ctx, set, q, cb);
 	return h;
 }
 
