@@ -100,7 +100,7 @@ OBJCOPY ?= objcopy
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 VULKAN_TESTS := $(patsubst tests/vulkan/%.c,$(BUILD)/tests/vk_%,$(wildcard tests/vulkan/test_*.c))
-FUZZ_TARGETS := reader records budget
+FUZZ_TARGETS := reader records budget trigger
 FUZZ_REPLAY := $(patsubst %,$(BUILD)/tests/fuzz_%_replay,$(FUZZ_TARGETS))
 
 .PHONY: all clean test bench fuzz deps demo install uninstall
@@ -274,7 +274,8 @@ fuzz:
 		$(CLANG) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g \
 			-fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) \
 			-o $(FUZZ_BUILD)/fuzz_$$t tests/fuzz/fuzz_$$t.c \
-			$(CAPTURE_SRC) $(ANALYZE_SRC) $(REPORT_SRC) $(RUNS_SRC) $(LIBS) || exit 1; \
+			$(CAPTURE_SRC) $(RECORDER_SRC) $(ANALYZE_SRC) $(REPORT_SRC) $(RUNS_SRC) \
+			$(LIBS) || exit 1; \
 		mkdir -p $(FUZZ_BUILD)/corpus-$$t; \
 		$(FUZZ_BUILD)/fuzz_$$t -max_total_time=$${FUZZ_SECONDS:-60} -max_len=65536 \
 			$(FUZZ_BUILD)/corpus-$$t tests/fuzz/corpus/$$t || exit 1; \

@@ -803,8 +803,14 @@ uint64_t readback_ticks(const struct queue_state *q, uint32_t slot);
  * destruction, once nothing is being written. */
 bool output_init(crumbs_context *ctx);
 void output_release(crumbs_context *ctx);
-/* Takes the settings of the next capture's tables ("--root *Post*"; NULL:
- * the defaults). -1 with a message in err when they are bad. */
+/* Parses the settings of a capture's tables ("--root *Post*"; NULL: the
+ * defaults) into *s, to release with report_settings_release(). -1 with a
+ * message in err when they are bad (nothing to release then). Any text is
+ * safe: it comes from the console and the trigger's socket. */
+struct report_settings;
+int output_settings_parse(const char *settings, struct report_settings *s, char *err, size_t n);
+/* Takes the settings of the next capture's tables, as
+ * output_settings_parse() reads them. */
 int output_settings(crumbs_context *ctx, const char *settings, char *err, size_t n);
 /* Logs the console's help: profilegpu and its settings. */
 void output_help(crumbs_context *ctx);
@@ -832,6 +838,19 @@ bool output_done(crumbs_context *ctx, bool wait);
 void frame_init(crumbs_context *ctx);
 /* At destruction: a capture under way is ended, resolved and written. */
 void frame_finish(crumbs_context *ctx);
+/* A console command line (crumbs_command(), or a request through the
+ * trigger's socket), parsed: `profilegpu [--frames N] [--detail D]
+ * [settings]` or `help`. */
+struct console_request {
+	bool help;
+	uint64_t frames;                     /* a run of N frames; 0: one frame */
+	int detail;                          /* --detail D, or -1 */
+	char settings[TRIGGER_MAX_COMMAND];  /* the rest, for the tables */
+};
+/* 0, or -1 with a message in err when the line is not a command or a
+ * run's option is bad. The settings are not checked here
+ * (output_settings_parse() does). Any text is safe. */
+int console_parse(const char *line, struct console_request *req, char *err, size_t n);
 
 /* context.c: crumbs_create and crumbs_destroy, above all the others. */
 

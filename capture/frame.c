@@ -402,8 +402,7 @@ static int run_options(char *line, uint64_t *frames, int *detail, char *err, siz
 	return 0;
 }
 
-/* Runs a console command line; `err` gets a failure's message. */
-static enum crumbs_result command(crumbs_context *ctx, const char *line, char *err, size_t n)
+int console_parse(const char *line, struct console_request *req, char *err, size_t n)
 {
 	const char *p = line;
 	while (*p == ' ' || *p == '\t')
@@ -412,33 +411,47 @@ static enum crumbs_result command(crumbs_context *ctx, const char *line, char *e
 	const char *rest = p + word;
 	while (*rest == ' ' || *rest == '\t')
 		rest++;
+	req->help = false;
+	req->frames = 0;
+	req->detail = -1;
+	req->settings[0] = '\0';
 	if (word == 10 && strncmp(p, "profilegpu", 10) == 0) {
-		char settings[TRIGGER_MAX_COMMAND];
-		uint64_t frames = 0;
-		int detail = -1;
-		if (strlen(rest) >= sizeof(settings)) {
+		if (strlen(rest) >= sizeof(req->settings)) {
 			snprintf(err, n, "the settings are longer than %d bytes", TRIGGER_MAX_COMMAND - 1);
-			return CRUMBS_ERROR_INVALID_ARGUMENT;
+			return -1;
 		}
-		snprintf(settings, sizeof(settings), "%s", rest);
-		if (run_options(settings, &frames, &detail, err, n) != 0)
-			return CRUMBS_ERROR_INVALID_ARGUMENT;
-		if (!frames && detail >= 0) {
+		snprintf(req->settings, sizeof(req->settings), "%s", rest);
+		if (run_options(req->settings, &req->frames, &req->detail, err, n) != 0)
+			return -1;
+		if (!req->frames && req->detail >= 0) {
 			snprintf(err, n, "--detail is for runs: give --frames N too");
-			return CRUMBS_ERROR_INVALID_ARGUMENT;
+			return -1;
 		}
-		uint64_t first = ctx->frame + 1;
-		if (!frames)
-			return ask(ctx, first, first, CRUMBS_DETAIL_MAX, 1, settings, err, n);
-		return ask(ctx, first, first + frames - 1, detail < 0 ? 1 : detail, CAPTURE_SETS,
-			   settings, err, n);
+		return 0;
 	}
 	if (word == 4 && strncmp(p, "help", 4) == 0 && !*rest) {
+		req->help = true;
+		return 0;
+	}
+	snprintf(err, n, "unknown command '%.*s' (try 'help')", (int)(word < 64 ? word : 64), p);
+	return -1;
+}
+
+/* Runs a console command line; `err` gets a failure's message. */
+static enum crumbs_result command(crumbs_context *ctx, const char *line, char *err, size_t n)
+{
+	struct console_request req;
+	if (console_parse(line, &req, err, n) != 0)
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	if (req.help) {
 		output_help(ctx);
 		return CRUMBS_OK;
 	}
-	snprintf(err, n, "unknown command '%.*s' (try 'help')", (int)(word < 64 ? word : 64), p);
-	return CRUMBS_ERROR_INVALID_ARGUMENT;
+	uint64_t first = ctx->frame + 1;
+	if (!req.frames)
+		return ask(ctx, first, first, CRUMBS_DETAIL_MAX, 1, req.settings, err, n);
+	return ask(ctx, first, first + req.frames - 1, req.detail < 0 ? 1 : req.detail,
+		   CAPTURE_SETS, req.settings, err, n);
 }
 
 enum crumbs_result crumbs_command(crumbs_context *ctx, const char *command_line)

@@ -432,14 +432,13 @@ static void print_table(struct output *o, const char *path)
 	reader_free(c);
 }
 
-int output_settings(crumbs_context *ctx, const char *settings, char *err, size_t n)
+int output_settings_parse(const char *settings, struct report_settings *s, char *err, size_t n)
 {
 	char line[TRIGGER_MAX_COMMAND];
 	char *argv[256], *positional[256];
 	int argc = 0, np = 0;
-	struct report_settings s;
 
-	report_settings_init(&s);
+	report_settings_init(s);
 	if (settings) {
 		if (strlen(settings) >= sizeof(line)) {
 			snprintf(err, n, "the settings are longer than %d bytes", TRIGGER_MAX_COMMAND - 1);
@@ -453,13 +452,21 @@ int output_settings(crumbs_context *ctx, const char *settings, char *err, size_t
 			return -1;
 		}
 	}
-	struct option_table t = { report_options, report_option_count, &s };
+	struct option_table t = { report_options, report_option_count, s };
 	if (options_parse(&t, 1, argc, argv, false, positional, &np, err, n) != 0 ||
 	    (np > 0 && snprintf(err, n, "unexpected argument '%s'", positional[0]) > 0) ||
-	    report_settings_prepare(&s, err, n) != CRUMBS_OK) {
-		report_settings_release(&s);
+	    report_settings_prepare(s, err, n) != CRUMBS_OK) {
+		report_settings_release(s);
 		return -1;
 	}
+	return 0;
+}
+
+int output_settings(crumbs_context *ctx, const char *settings, char *err, size_t n)
+{
+	struct report_settings s;
+	if (output_settings_parse(settings, &s, err, n) != 0)
+		return -1;
 	report_settings_release(&ctx->output->settings);
 	ctx->output->settings = s;
 	return 0;

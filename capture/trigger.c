@@ -240,10 +240,8 @@ int trigger_open(struct trigger *t, char *err, size_t err_size)
 	return 0;
 }
 
-/* Whether a received datagram is a well-formed request; if not, `why`
- * says what is wrong. On success command[] holds its command line. */
-static int parse_request(const char *data, size_t len, char *command, size_t command_size,
-			 const char **why)
+int trigger_parse_request(const char *data, size_t len, char *command, size_t command_size,
+			  const char **why)
 {
 	size_t header = sizeof(REQUEST_HEADER) - 1;
 	if (len > TRIGGER_MAX_COMMAND) {
@@ -311,7 +309,7 @@ int trigger_poll(struct trigger *t, char *command, size_t command_size,
 		if (from.len > sizeof(from.addr))
 			from.len = sizeof(from.addr);
 		const char *why = NULL;
-		if (parse_request(data, (size_t)n, command, command_size, &why)) {
+		if (trigger_parse_request(data, (size_t)n, command, command_size, &why)) {
 			*peer = from;
 			return 1;
 		}

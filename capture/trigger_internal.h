@@ -49,6 +49,12 @@ int trigger_open(struct trigger *t, char *err, size_t err_size);
 int trigger_poll(struct trigger *t, char *command, size_t command_size,
 		 struct trigger_peer *peer);
 
+/* Whether the `len` bytes of a datagram are a well-formed request: 1
+ * with its command line in command[] (NUL-terminated), else 0 with what
+ * is wrong in *why. trigger_poll's parser; any bytes are safe. */
+int trigger_parse_request(const char *data, size_t len, char *command, size_t command_size,
+			  const char **why);
+
 /* Answers a request ("queued frame N", "captured PATH", "error TEXT"):
  * one datagram, sent without blocking. Control characters in the message
  * become spaces (an answer is one line); one that is too long is cut. A
