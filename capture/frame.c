@@ -355,26 +355,38 @@ enum crumbs_result crumbs_record_stop(crumbs_context *ctx)
 
 /*
  * Takes the run's options out of a console command's settings: `--frames
- * N` and `--detail D` (or `--frames=N`, `--detail=D`), wherever they are
- * outside quotes; the rest stays for the tables. Returns -1 with a message
- * in err when a value is bad.
+ * N` and `--detail D` (or `--frames=N`, `--detail=D`), where an argument
+ * begins by the rule trigger_split() reads them with (capture/TRIGGER.md:
+ * single quotes, and a backslash outside them); the rest stays for the
+ * tables. Returns -1 with a message in err when a value is bad.
  */
 static int run_options(char *line, uint64_t *frames, int *detail, char *err, size_t n)
 {
-	char quote = 0;
+	bool quoted = false, at_word = true;
 	for (char *p = line; *p;) {
-		if (quote) {
-			quote = *p == quote ? 0 : quote;
+		if (quoted) {
+			quoted = *p++ != '\'';
+			continue;
+		}
+		if (*p == ' ' || *p == '\t') {
+			at_word = true;
 			p++;
 			continue;
 		}
-		if (*p == '\'' || *p == '"') {
-			quote = *p++;
+		bool word_start = at_word;
+		at_word = false;
+		if (*p == '\'') {
+			quoted = true;
+			p++;
 			continue;
 		}
-		bool at_word = p == line || p[-1] == ' ' || p[-1] == '\t';
+		if (*p == '\\') {
+			p += p[1] ? 2 : 1;
+			continue;
+		}
 		size_t len = strncmp(p, "--frames", 8) == 0 ? 8 : strncmp(p, "--detail", 8) == 0 ? 8 : 0;
-		if (!at_word || !len || (p[len] != '=' && p[len] != ' ' && p[len] != '\t' && p[len])) {
+		if (!word_start || !len ||
+		    (p[len] != '=' && p[len] != ' ' && p[len] != '\t' && p[len])) {
 			p++;
 			continue;
 		}
@@ -389,7 +401,8 @@ static int run_options(char *line, uint64_t *frames, int *detail, char *err, siz
 		    (is_frames && (x < 1 || x > 1000000000ull)) ||
 		    (!is_frames && x > CRUMBS_DETAIL_MAX)) {
 			snprintf(err, n, "%s takes %s", is_frames ? "--frames" : "--detail",
-				 is_frames ? "a number of frames from 1" : "a detail level from 0 to 3");
+				 is_frames ? "a number of frames from 1 to 1000000000" :
+				 "a detail level from 0 to 3");
 			return -1;
 		}
 		if (is_frames)

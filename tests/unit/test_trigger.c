@@ -1,7 +1,8 @@
 /*
  * test_trigger.c: the library's side of `crumbs trigger` in one process: a
  * client socket made here sends requests to trigger_open's socket; the
- * answers, the directory's checks, stale sockets, and command-line splitting.
+ * answers, the directory's checks, stale sockets, command-line splitting,
+ * and the console's parsing of the command line a request holds.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "../../capture/capture_internal.h"
 #include "../../capture/crumbs.h"
 #include "../../capture/trigger_internal.h"
 
@@ -709,6 +711,75 @@ static void split_round_trip(void **state)
 		assert_string_equal(argv[i + 1], args[i]);
 }
 
+/* The settings a console line leaves for the tables, split as the tables
+ * take them: its arguments joined by '|'. */
+static const char *console_rest(const char *line, uint64_t frames, int detail)
+{
+	static struct console_request req;
+	static char joined[512];
+	char err[300], *argv[32];
+	err[0] = '\0';
+	if (console_parse(line, &req, err, sizeof(err)) != 0)
+		print_error("%s: %s\n", line, err);
+	assert_false(req.help);
+	assert_int_equal(req.frames, frames);
+	assert_int_equal(req.detail, detail);
+	int n = trigger_split(req.settings, argv, 32);
+	assert_true(n >= 0);
+	joined[0] = '\0';
+	for (int i = 0; i < n; i++)
+		snprintf(joined + strlen(joined), sizeof(joined) - strlen(joined), "%s%s",
+			 i ? "|" : "", argv[i]);
+	return joined;
+}
+
+/* A console line refused, with err holding `why`. */
+static void console_refused(const char *line, const char *why)
+{
+	struct console_request req;
+	char err[300] = "";
+	assert_int_equal(console_parse(line, &req, err, sizeof(err)), -1);
+	if (!strstr(err, why))
+		print_error("%s: '%s' lacks '%s'\n", line, err, why);
+	assert_non_null(strstr(err, why));
+}
+
+/* The run's options are taken where the tables' splitting would see an
+ * argument begin: not inside quotes or an argument, and past a quote
+ * escaped with a backslash. */
+static void console_lines(void **state)
+{
+	(void)state;
+	assert_string_equal(console_rest("profilegpu", 0, -1), "");
+	assert_string_equal(console_rest("  profilegpu\t --frames 600 --detail 1 --root '*Post*'",
+					 600, 1), "--root|*Post*");
+	assert_string_equal(console_rest("profilegpu --frames=5 --detail=0 -t 2", 5, 0), "-t|2");
+	assert_string_equal(console_rest("profilegpu --root 'it'\\''s' --frames 5", 5, -1),
+			    "--root|it's");
+	assert_string_equal(console_rest("profilegpu --root it\\'s' --frames 5' --ascii", 0, -1),
+			    "--root|it's --frames 5|--ascii");
+	assert_string_equal(console_rest("profilegpu --root a\\ --frames 5", 0, -1),
+			    "--root|a --frames|5");
+	assert_string_equal(console_rest("profilegpu --root '--frames 5'", 0, -1),
+			    "--root|--frames 5");
+	assert_string_equal(console_rest("profilegpu --root \"x --frames 3", 3, -1),
+			    "--root|\"x");
+	assert_string_equal(console_rest("profilegpu --framesx 5", 0, -1), "--framesx|5");
+
+	struct console_request req;
+	char err[300];
+	assert_int_equal(console_parse("help", &req, err, sizeof(err)), 0);
+	assert_true(req.help);
+	console_refused("profilegpu --frames 0", "from 1 to 1000000000");
+	console_refused("profilegpu --frames 1000000001", "from 1 to 1000000000");
+	console_refused("profilegpu --frames 5x", "--frames takes");
+	console_refused("profilegpu --frames", "--frames takes");
+	console_refused("profilegpu --frames 5 --detail 4", "a detail level from 0 to 3");
+	console_refused("profilegpu --detail 2", "--detail is for runs");
+	console_refused("frobnicate --frames 5", "unknown command 'frobnicate'");
+	console_refused("help me", "unknown command 'help'");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -725,6 +796,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(trigger_path, test_setup, test_teardown),
 		cmocka_unit_test(split),
 		cmocka_unit_test(split_round_trip),
+		cmocka_unit_test(console_lines),
 	};
 	return cmocka_run_group_tests_name("trigger", tests, group_setup, group_teardown);
 }
