@@ -100,7 +100,7 @@ OBJCOPY ?= objcopy
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 VULKAN_TESTS := $(patsubst tests/vulkan/%.c,$(BUILD)/tests/vk_%,$(wildcard tests/vulkan/test_*.c))
-FUZZ_TARGETS := reader records budget trigger
+FUZZ_TARGETS := reader records budget trigger runs
 FUZZ_REPLAY := $(patsubst %,$(BUILD)/tests/fuzz_%_replay,$(FUZZ_TARGETS))
 
 .PHONY: all clean test bench fuzz deps demo install uninstall
