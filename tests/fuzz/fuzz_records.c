@@ -1,9 +1,14 @@
 /*
- * fuzz_records.c: libFuzzer target for the record parser and the model.
+ * fuzz_records.c: libFuzzer target for the record parser, the model, and
+ * the statistics a run takes of its frames (crumbs stats and diff).
  * Checksums stop random mutations of a file at the chunk boundary, so this
  * target builds a valid file around the input instead: the input is the
  * decompressed content of a setup chunk and of a frames chunk, which are
  * compressed and framed here exactly as capture/FORMAT.md specifies.
+ *
+ * The frames are drawn as tables, then read again as crumbs stats reads
+ * them; the statistics are printed in each format, and compared with
+ * themselves as crumbs diff compares runs, which must find no change.
  *
  * Input: byte 0 = frames the chunk header claims (1 to 256), bytes 1-2 =
  * length L of the setup content, then L bytes of it (none: a fixed device
@@ -87,6 +92,44 @@ static int discard(void *user, const char *text, size_t len)
 	return 0;
 }
 
+/* c's frames as crumbs stats takes them, printed, and compared with
+ * themselves as crumbs diff does: aborts if that finds a change. */
+static void run_statistics(reader *c)
+{
+	struct report_sink sink = { discard, NULL };
+	struct analyze_error e;
+	struct diff_settings d;
+	struct compare_runs runs = { 0 };
+	const struct frame *f;
+	char err[200];
+	stats *s = stats_create();
+
+	diff_settings_init(&d);
+	d.stats.per_frame = true;
+	reader_flat_scopes(c, true);
+	if (!s || reader_rewind(c, &e) != CRUMBS_OK ||
+	    report_settings_prepare(&d.stats.report, err, sizeof(err)) != CRUMBS_OK)
+		goto out;
+	while (reader_next_frame(c, &f, &e) == CRUMBS_OK && f &&
+	       stats_add_frame(s, reader_meta(c), f) == CRUMBS_OK)
+		;
+	if (stats_finish(s, &d.stats.spike) != CRUMBS_OK ||
+	    compare_runs(s, NULL, s, NULL, d.stat, &d.rule, &runs) != 0)
+		goto out;
+	if (runs.verdicts[VERDICT_REGRESSED] || runs.verdicts[VERDICT_IMPROVED] ||
+	    runs.verdicts[VERDICT_NEW] || runs.verdicts[VERDICT_GONE])
+		abort();
+	for (int format = STATS_FORMAT_TABLE; format <= STATS_FORMAT_JSON; format++) {
+		d.stats.format = (enum stats_format)format;
+		stats_print(&d.stats, reader_meta(c), s, "fuzz", NULL, &sink);
+		diff_print(&d, &runs, s, s, "base", "candidate", &sink);
+	}
+out:
+	compare_runs_release(&runs);
+	diff_settings_release(&d);
+	stats_free(s);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static ZSTD_CCtx *z;
@@ -161,6 +204,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			while (reader_next_frame(c, &f, &e) == CRUMBS_OK && f)
 				report_frame(&s, reader_meta(c), f, &sink);
 		report_settings_release(&s);
+		run_statistics(c);
 	}
 	reader_free(c);
 	free(o.p);
