@@ -477,6 +477,9 @@ struct stats_row {
 	 * " / ". NUL-terminated. */
 	const char *path;
 	uint64_t calls;         /* scopes: over every frame; else frames */
+	uint64_t events;        /* STATS_BUSY rows: the queue's events over
+				 * every frame (draws, dispatches, copies,
+				 * render passes), which are no rows */
 	struct stats_summary time;      /* the series: inclusive for scopes */
 	struct stats_summary exclusive; /* scopes only */
 	double share_pct;       /* scopes: inclusive summed over its frames,

@@ -91,6 +91,7 @@ struct row_store {
 	bool scope;          /* kind == STATS_SCOPE: it has exclusive values */
 	bool split;          /* they are in `exclusive`; else they are `time` */
 	uint64_t calls;
+	uint64_t events;     /* a STATS_BUSY row's: stats_row.events */
 	struct series time;
 	struct series exclusive;
 };
@@ -851,6 +852,8 @@ enum crumbs_result stats_add_frame(stats *s, const struct capture_meta *meta,
 		/* A tree is flattened first. */
 		uint32_t count = fq->flat_count;
 		bool flat = fq->flat || flatten_tree(s, fq->root, &count);
+		if (busy != STATS_NONE)
+			s->store[busy].events += fq->events;
 		if (!flat || busy == STATS_NONE || !row_add(s, busy, fi, clamp_ns(fq->busy_ns), 0) ||
 		    !row_add(s, busy + 1, fi, clamp_ns(fq->wait_ns), 0) ||
 		    !row_add(s, busy + 2, fi, clamp_ns(fq->idle_ns), 0) ||
@@ -906,6 +909,7 @@ enum crumbs_result stats_append(stats *s, stats *from)
 		struct row_store *f = &from->store[i];
 		struct row_store *st = &s->store[map[i]];
 		st->calls += f->calls;
+		st->events += f->events;
 		if (!f->len)
 			continue;
 		if (f->split && !st->split && !split_exclusive(s, st)) {
@@ -1174,6 +1178,7 @@ static void *summarize_rows(void *arg)
 		struct stats_row *row = &s->rows[r];
 		const struct row_store *st = &s->store[r];
 		row->calls = st->calls;
+		row->events = st->events;
 		summarize(s, st, &st->time, job->tmp, job->tmp2, &row->time);
 		if (row->kind == STATS_SCOPE && st->split)
 			summarize(s, st, &st->exclusive, job->tmp, job->tmp2, &row->exclusive);

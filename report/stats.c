@@ -535,10 +535,17 @@ static int print_tables(const struct stats_settings *st, const struct capture_me
 				sbuf_addf(&out, "%sthreshold %g%% (%zu row%s hidden)", g->sep,
 					  rs->threshold_pct, sel->hidden, sel->hidden == 1 ? "" : "s");
 			sbuf_adds(&out, "\n");
-			if (sel->len == 0)
-				sbuf_adds(&out, rs->root_count ?
-					"No scope on this queue matches the root filter.\n" :
-					"No scope on this queue.\n");
+			if (sel->len == 0 && rs->root_count)
+				sbuf_adds(&out, "No scope on this queue matches the root filter.\n");
+			else if (sel->len == 0 && busy->events)
+				/* A program without debug labels, through the
+				 * layer at detail 3: its draws are all there is. */
+				sbuf_addf(&out, "No scope on this queue: only %llu events over the "
+					  "run (draws, dispatches, copies, render passes), which "
+					  "statistics do not break out; `crumbs report --frame N` "
+					  "shows them.\n", (unsigned long long)busy->events);
+			else if (sel->len == 0)
+				sbuf_adds(&out, "No scope on this queue.\n");
 			else
 				scope_table(&out, g, s, sel, 0, sel->len);
 			result = sbuf_emit(sink, &out);

@@ -155,6 +155,7 @@ static inline void assert_same_stats(const stats *want, const stats *got)
 		const struct stats_row *w = stats_row(want, r), *g = stats_row(got, r);
 		assert_string_equal(g->path, w->path);
 		assert_int_equal(g->calls, w->calls);
+		assert_int_equal(g->events, w->events);
 		assert_memory_equal(&g->time, &w->time, sizeof(w->time));
 		assert_memory_equal(&g->exclusive, &w->exclusive, sizeof(w->exclusive));
 		size_t room = (w->time.frames > g->time.frames ? w->time.frames : g->time.frames) + 1;

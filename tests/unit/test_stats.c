@@ -74,6 +74,10 @@ static struct node *add(struct built *b, struct node *parent, const char *name, 
 		link = &(*link)->next;
 	*link = n;
 	parent->child_count++;
+	if (kind == CRUMBS_EVENT_SCOPE)
+		b->queue.scopes++;
+	else
+		b->queue.events++; /* as the model counts them */
 	return n;
 }
 
@@ -227,6 +231,8 @@ static void same_path_summed(void **state)
 			 STATS_NONE);
 	/* Share: 15 of the queue's busy + wait, 100. */
 	assert_true(fabs(r->share_pct - 15.0) < 1e-9);
+	/* The draw is no row, but its queue counts it. */
+	assert_int_equal(stats_row(s, must_row(s, STATS_BUSY, "GPU 0 / Graphics 0"))->events, 1);
 	stats_free(s);
 }
 
@@ -365,6 +371,8 @@ static bool add_scenario(stats *s, uint32_t from, uint32_t to)
 		}
 		if (child && i % 3 == 0)
 			f.nodes[1].exclusive_ns -= 5;
+		if (i % 5 == 0) /* an event: no row, counted on the queue's */
+			add(&f, NULL, "Draw", CRUMBS_EVENT_DRAW, 3, 3);
 		if (stats_add_frame(s, &meta, &f.f) != CRUMBS_OK)
 			return false;
 	}
@@ -424,6 +432,8 @@ static void check_append(enum parts_made made)
 	assert_int_equal(stats_finish(part[0], NULL), CRUMBS_OK);
 	assert_int_equal(stats_frame_count(part[0]), part_ends[3]);
 	assert_same_stats(all, part[0]);
+	assert_int_equal(stats_row(part[0], must_row(part[0], STATS_BUSY, "GPU 0 / Graphics 0"))->events,
+			 (part_ends[3] + 4) / 5);
 	assert_int_equal(stats_row(part[0], must_row(part[0], STATS_SCOPE, "GPU 0 / Graphics 0 / Pass"))
 				 ->time.frames,
 			 6334);
