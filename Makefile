@@ -70,8 +70,8 @@ REPORT_SRC := report/settings.c report/filter.c report/table.c report/text.c rep
 # program linking it statically needs no more of libm than before.
 RUNS_SRC := analyze/stats.c analyze/compare.c report/stats.c report/diff.c report/export.c \
 	report/plot.c report/plot_frame.c report/plot_run.c
-CMDS_SRC := cmds/main.c cmds/report.c cmds/info.c cmds/trigger.c cmds/capture.c cmds/stats.c \
-	cmds/diff.c cmds/export.c cmds/plot.c
+CMDS_SRC := cmds/main.c cmds/report.c cmds/info.c cmds/trigger.c cmds/answer.c cmds/capture.c \
+	cmds/stats.c cmds/diff.c cmds/export.c cmds/plot.c
 GEN_SRC := samples/gen.c
 RENDERER_SRC := samples/renderer.c
 SHADERS := $(wildcard samples/shaders/*.vert samples/shaders/*.frag samples/shaders/*.comp)
@@ -100,7 +100,7 @@ OBJCOPY ?= objcopy
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 VULKAN_TESTS := $(patsubst tests/vulkan/%.c,$(BUILD)/tests/vk_%,$(wildcard tests/vulkan/test_*.c))
-FUZZ_TARGETS := reader records budget trigger runs
+FUZZ_TARGETS := reader records budget trigger runs answer
 FUZZ_REPLAY := $(patsubst %,$(BUILD)/tests/fuzz_%_replay,$(FUZZ_TARGETS))
 
 .PHONY: all clean test bench fuzz deps demo install uninstall
@@ -218,7 +218,7 @@ $(TSAN_TEST): $(CAPTURE_SRC) $(RECORDER_SRC) $(ANALYZE_SRC) $(REPORT_SRC)
 # The fuzz targets, linked with a main() that replays a corpus, so `make
 # test` runs them with any compiler.
 $(BUILD)/tests/fuzz_%_replay: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz/replay.o \
-		$(RUNS_OBJ) $(CORE_OBJ)
+		$(RUNS_OBJ) $(CORE_OBJ) $(BUILD)/obj/cmds/answer.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
@@ -275,7 +275,7 @@ fuzz:
 			-fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) \
 			-o $(FUZZ_BUILD)/fuzz_$$t tests/fuzz/fuzz_$$t.c \
 			$(CAPTURE_SRC) $(RECORDER_SRC) $(ANALYZE_SRC) $(REPORT_SRC) $(RUNS_SRC) \
-			$(LIBS) || exit 1; \
+			cmds/answer.c $(LIBS) || exit 1; \
 		mkdir -p $(FUZZ_BUILD)/corpus-$$t; \
 		$(FUZZ_BUILD)/fuzz_$$t -max_total_time=$${FUZZ_SECONDS:-60} -max_len=65536 \
 			$(FUZZ_BUILD)/corpus-$$t tests/fuzz/corpus/$$t || exit 1; \

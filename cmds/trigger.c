@@ -4,6 +4,7 @@
  * (capture/TRIGGER.md), waits for the file and prints its profilegpu
  * tables, or the run's statistics, with the report options given.
  */
+#include "answer.h"
 #include "cmds.h"
 
 #include <errno.h>
@@ -21,9 +22,8 @@
 #include <unistd.h>
 
 /* The protocol's constants (capture/TRIGGER.md); capture/'s internal
- * header is not for the tool to include. */
+ * header is not for the tool to include. The answers' are in answer.c. */
 #define REQUEST_HEADER "crumbs-trigger 1\n"
-#define REPLY_HEADER "crumbs-reply 1\n"
 #define MAX_DATAGRAM 4096
 /* Frames are counted, not typed in: no run is this long. */
 #define MAX_RUN_FRAMES (1ull << 48)
@@ -353,87 +353,6 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Control characters from another program do not reach the terminal. */
-static void printable(char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7F)
-			*s = '?';
-}
-
-enum answer { ANSWER_NONE, ANSWER_QUEUED, ANSWER_CAPTURED, ANSWER_ERROR };
-
-/* What the program queued: one frame, or a run of frames. */
-struct queued {
-	bool run;
-	uint64_t first;
-	uint64_t last; /* first for one frame */
-};
-
-/* A decimal number at p, which must start with a digit; the character
- * after it, or NULL. */
-static const char *read_number(const char *p, uint64_t *out)
-{
-	char *end;
-	if (*p < '0' || *p > '9')
-		return NULL;
-	errno = 0;
-	unsigned long long x = strtoull(p, &end, 10);
-	if (errno != 0)
-		return NULL;
-	*out = x;
-	return end;
-}
-
-/* "queued frame N" or "queued frames A to B" into *q; false if neither. */
-static bool read_queued(const char *line, struct queued *q)
-{
-	const char *end;
-	if (strncmp(line, "queued frame ", 13) == 0) {
-		if (!(end = read_number(line + 13, &q->first)) || *end != '\0')
-			return false;
-		q->run = false;
-		q->last = q->first;
-		return true;
-	}
-	if (strncmp(line, "queued frames ", 14) == 0) {
-		if (!(end = read_number(line + 14, &q->first)) || strncmp(end, " to ", 4) != 0 ||
-		    !(end = read_number(end + 4, &q->last)) || *end != '\0' || q->last < q->first)
-			return false;
-		q->run = true;
-		return true;
-	}
-	return false;
-}
-
-/* An answer's line in line[], if the datagram is one from the program;
- * anything else (a stranger, another version, an answer this crumbs does
- * not know) is ANSWER_NONE and ignored. */
-static enum answer read_answer(const char *data, size_t len, char *line, size_t line_size,
-			       struct queued *q)
-{
-	size_t header = sizeof(REPLY_HEADER) - 1;
-	if (len <= header || memcmp(data, REPLY_HEADER, header) != 0 ||
-	    memchr(data, '\0', len) || data[len - 1] != '\n' ||
-	    memchr(data + header, '\n', len - header - 1) || len - header > line_size)
-		return ANSWER_NONE;
-	memcpy(line, data + header, len - header - 1);
-	line[len - header - 1] = '\0';
-	if (strncmp(line, "queued ", 7) == 0)
-		return read_queued(line, q) ? ANSWER_QUEUED : ANSWER_NONE;
-	if (strncmp(line, "captured ", 9) == 0 && line[9] != '\0') {
-		memmove(line, line + 9, strlen(line + 9) + 1);
-		printable(line);
-		return ANSWER_CAPTURED;
-	}
-	if (strncmp(line, "error ", 6) == 0) {
-		memmove(line, line + 6, strlen(line + 6) + 1);
-		printable(line);
-		return ANSWER_ERROR;
-	}
-	return ANSWER_NONE;
-}
-
 /*
  * Waits for the answers until the capture is written (or, with no_wait,
  * queued). Returns EXIT_OK with the file in capture_path and what was
@@ -486,7 +405,7 @@ static int wait_answers(int fd, long pid, const struct sockaddr_un *target,
 		    strncmp(from.sun_path, target->sun_path, sizeof(from.sun_path)) != 0)
 			continue;
 		struct queued answer;
-		switch (read_answer(data, (size_t)n, line, sizeof(line), &answer)) {
+		switch (answer_read(data, (size_t)n, line, sizeof(line), &answer)) {
 		case ANSWER_QUEUED:
 			if (queued)
 				break;
