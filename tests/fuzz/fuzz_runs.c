@@ -9,8 +9,7 @@
  * without damage, the joined statistics must hold the whole's frames,
  * rows and values, and their comparison find no change: aborts otherwise.
  */
-#include "../../analyze/analyze.h"
-#include "../../report/report.h"
+#include "runs_check.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -21,12 +20,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Frames taken at most, so that a long run of tiny frames stays quick. */
 #define MAX_FRAMES 4096
-
-static int discard(void *user, const char *text, size_t len)
-{
-	(void)user, (void)text, (void)len;
-	return 0;
-}
 
 /* Adds the frames c reads to s, *taken counting them. Whether the reading
  * ended at the end, without damage. */
@@ -67,22 +60,6 @@ static bool take_parts(const reader *c, stats *joined)
 	return true;
 }
 
-static void print_all(stats *s, const struct capture_meta *meta)
-{
-	struct report_sink sink = { discard, NULL };
-	struct stats_settings st;
-	char err[200];
-
-	stats_settings_init(&st);
-	st.per_frame = true;
-	if (report_settings_prepare(&st.report, err, sizeof(err)) == CRUMBS_OK)
-		for (int format = STATS_FORMAT_TABLE; format <= STATS_FORMAT_JSON; format++) {
-			st.format = (enum stats_format)format;
-			stats_print(&st, meta, s, "fuzz", NULL, &sink);
-		}
-	stats_settings_release(&st);
-}
-
 static bool same_stats(const stats *a, const stats *b)
 {
 	if (stats_frame_count(a) != stats_frame_count(b) || stats_row_count(a) != stats_row_count(b))
@@ -99,31 +76,6 @@ static bool same_stats(const stats *a, const stats *b)
 	return true;
 }
 
-/* The two compared and printed as crumbs diff does; whether any row
- * changed. */
-static bool diff_changed(const stats *base, const stats *cand)
-{
-	struct report_sink sink = { discard, NULL };
-	struct diff_settings d;
-	struct compare_runs runs = { 0 };
-	char err[200];
-	bool changed = false;
-
-	diff_settings_init(&d);
-	if (report_settings_prepare(&d.stats.report, err, sizeof(err)) == CRUMBS_OK &&
-	    compare_runs(base, NULL, cand, NULL, d.stat, &d.rule, &runs) == 0) {
-		changed = runs.verdicts[VERDICT_REGRESSED] || runs.verdicts[VERDICT_IMPROVED] ||
-			  runs.verdicts[VERDICT_NEW] || runs.verdicts[VERDICT_GONE];
-		for (int format = STATS_FORMAT_TABLE; format <= STATS_FORMAT_JSON; format++) {
-			d.stats.format = (enum stats_format)format;
-			diff_print(&d, &runs, base, cand, "base", "candidate", &sink);
-		}
-	}
-	compare_runs_release(&runs);
-	diff_settings_release(&d);
-	return changed;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct analyze_error e;
@@ -138,9 +90,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool parts_ok = whole && joined && take_parts(c, joined);
 	if (whole && joined && stats_finish(whole, NULL) == CRUMBS_OK &&
 	    stats_finish(joined, NULL) == CRUMBS_OK) {
-		print_all(whole, reader_meta(c));
-		print_all(joined, reader_meta(c));
-		bool changed = diff_changed(whole, joined);
+		runs_print(whole, reader_meta(c));
+		runs_print(joined, reader_meta(c));
+		bool changed = runs_diff_changed(whole, joined);
 		if (whole_ok && parts_ok && reader_damage(c)->code == CRUMBS_OK &&
 		    (!same_stats(whole, joined) || changed))
 			abort();
