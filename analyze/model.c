@@ -392,6 +392,92 @@ static inline void flat_close(struct queue_walk *q)
 	}
 }
 
+/*
+ * With flat_scopes: the walk of the timed scope begins and ends of queue q
+ * from items[i] on, as tick, flat_open and flat_close walk them, until an
+ * item of another kind or queue, an end with nothing open, or a begin the
+ * records have no room for. The queue's state is in locals while the run
+ * lasts, which the compiler keeps in registers, where through q it loads
+ * and stores each field at each item: the stores into the records might
+ * be to the same memory. Returns the index of the first item left.
+ */
+static size_t flat_run(struct walk *w, struct queue_walk *q, const struct item *items, size_t i,
+		       size_t n, const struct raw_frame *raw)
+{
+	struct frame_queue *fq = q->fq;
+	struct flat_scope *flat = fq->flat;
+	struct node *root = fq->root;
+	uint32_t *scopes = q->scopes;
+	const uint32_t queue = items[i].queue;
+	uint32_t depth = q->depth, count = fq->flat_count, cap = q->flat_cap;
+	uint32_t opened = 0;
+	int64_t last = q->last, excl = q->excl, busy = 0;
+	int64_t busy_begin = q->busy_begin, busy_end = q->busy_end;
+	bool busy_open = q->busy_open;
+
+	for (; i < n; i++) {
+		const struct item *it = &items[i];
+		bool begin = it->type == ITEM_BEGIN;
+		if (it->queue != queue || !(it->flags & ITEM_HAS_T1) ||
+		    !(begin ? it->kind == CRUMBS_EVENT_SCOPE && count < cap :
+			      it->type == ITEM_END && depth > 0))
+			break;
+		int64_t t = it->t1;
+		if (t > last) {
+			busy += t - last;
+			excl += t - last;
+			if (!busy_open || busy_end != last) {
+				if (busy_open && w->interval_count < w->interval_cap)
+					w->intervals[w->interval_count++] =
+						(struct interval){ busy_begin, busy_end, q->gpu };
+				busy_begin = last;
+				busy_open = true;
+			}
+			busy_end = t;
+			last = t;
+		}
+		if (begin) {
+			uint32_t outer = scopes[depth];
+			struct flat_scope *r = &flat[count];
+			r->name = (const char *)raw->names[it->a];
+			r->name_len = raw->name_lens[it->a];
+			r->parent = outer;
+			r->depth = ++depth;
+			r->exclusive_ns = r->inclusive_ns = 0;
+			*(outer == FLAT_NONE ? &root->exclusive_ns : &flat[outer].exclusive_ns) = excl;
+			excl = 0;
+			scopes[depth] = count++;
+			opened++;
+		} else {
+			uint32_t scope = scopes[depth], outer = scopes[depth - 1];
+			depth--;
+			if (scope == outer)
+				continue; /* an event */
+			struct flat_scope *r = &flat[scope];
+			r->exclusive_ns = excl;
+			r->inclusive_ns += excl;
+			struct flat_scope *o = outer == FLAT_NONE ? NULL : &flat[outer];
+			if (o) {
+				o->inclusive_ns += r->inclusive_ns;
+				excl = o->exclusive_ns;
+			} else {
+				root->inclusive_ns += r->inclusive_ns;
+				excl = root->exclusive_ns;
+			}
+		}
+	}
+	q->depth = depth;
+	q->last = last;
+	q->excl = excl;
+	q->busy_begin = busy_begin;
+	q->busy_end = busy_end;
+	q->busy_open = busy_open;
+	fq->busy_ns += busy;
+	fq->flat_count = count;
+	fq->scopes += opened;
+	return i;
+}
+
 static void mark_time(struct node *n, int64_t t)
 {
 	if (n->begin_ns == INT64_MIN)
@@ -705,6 +791,13 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 
 		if (!q->stack && !prepare_queue(ctx, q, arena))
 			return CRUMBS_ERROR_OUT_OF_MEMORY;
+		if (q->scopes && (it->type == ITEM_BEGIN || it->type == ITEM_END)) {
+			size_t next = flat_run(&w, q, items, i, item_count, raw);
+			if (next != i) {
+				i = next - 1;
+				continue;
+			}
+		}
 		switch (it->type) {
 		case ITEM_SUBMIT: {
 			const struct raw_submit *s = &submits[it->a];
