@@ -338,6 +338,120 @@ static void exclusive_split_from_time(void **state)
 	stats_free(s);
 }
 
+/* A summary worked out the plain way from a row's values (absent ones
+ * skipped): sums in 128 bits, extremes at their first frame, percentiles
+ * by sorting. */
+struct reference {
+	uint64_t n;
+	double mean, stddev;
+	uint32_t lo, hi, p50, p90, p95, p99;
+	uint64_t lo_frame, hi_frame;
+};
+
+__extension__ typedef unsigned __int128 u128;
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+static struct reference reference_of(const uint32_t *v, size_t count, uint64_t first_number)
+{
+	struct reference r = { 0 };
+	uint32_t *sorted = malloc(count * sizeof(*sorted));
+	u128 sum = 0, squares = 0;
+	assert_non_null(sorted);
+	for (size_t i = 0; i < count; i++) {
+		if (v[i] == STATS_ABSENT)
+			continue;
+		if (r.n == 0 || v[i] < r.lo) {
+			r.lo = v[i];
+			r.lo_frame = first_number + i;
+		}
+		if (r.n == 0 || v[i] > r.hi) {
+			r.hi = v[i];
+			r.hi_frame = first_number + i;
+		}
+		sum += v[i];
+		squares += (u128)v[i] * v[i];
+		sorted[r.n++] = v[i];
+	}
+	qsort(sorted, r.n, sizeof(*sorted), cmp_u32);
+	r.mean = (double)sum / (double)r.n;
+	r.stddev = sqrt((double)(r.n * squares - sum * sum) / ((double)r.n * (double)r.n));
+	r.p50 = stats_percentile(sorted, r.n, 50);
+	r.p90 = stats_percentile(sorted, r.n, 90);
+	r.p95 = stats_percentile(sorted, r.n, 95);
+	r.p99 = stats_percentile(sorted, r.n, 99);
+	free(sorted);
+	return r;
+}
+
+static void check_reference(const struct stats_summary *t, const struct reference *r)
+{
+	assert_int_equal(t->frames, r->n);
+	assert_int_equal(t->min_ns, r->lo);
+	assert_int_equal(t->min_frame, r->lo_frame);
+	assert_int_equal(t->max_ns, r->hi);
+	assert_int_equal(t->max_frame, r->hi_frame);
+	assert_int_equal(t->median_ns, r->p50);
+	assert_int_equal(t->p90_ns, r->p90);
+	assert_int_equal(t->p95_ns, r->p95);
+	assert_int_equal(t->p99_ns, r->p99);
+	assert_true(fabs(t->mean_ns - r->mean) <= 1e-9 * r->mean);
+	assert_true(fabs(t->stddev_ns - r->stddev) <= 1e-9 * r->stddev + 1e-9);
+}
+
+/*
+ * Summaries of series over many chunks, checked against reference_of:
+ * 5000 frames from 300, GPU frame times over the whole range a value
+ * holds (up to 4.29 s, whose squares overflow 64 bits, and 0), and a
+ * scope absent from every seventh frame, with times whose low and high
+ * 16 bits both vary. Each series' minimum and maximum come again in later
+ * chunks: the first frame of each is the one reported.
+ */
+static void summaries_match_reference(void **state)
+{
+	(void)state;
+	enum { FRAMES = 5000, FIRST = 300 };
+	static uint32_t gpu_v[FRAMES], scope_v[FRAMES];
+	stats *s = stats_create();
+	struct built b;
+	uint64_t x = 88172645463325252ull;
+	assert_non_null(s);
+	for (uint32_t i = 0; i < FRAMES; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+		gpu_v[i] = 1 + (uint32_t)(x % (STATS_NS_MAX - 1));
+		scope_v[i] = i % 7 == 3 ? STATS_ABSENT : 1000 + (uint32_t)((x >> 20) % 9000000);
+	}
+	/* Extremes, and the same again later. */
+	gpu_v[1500] = gpu_v[4900] = STATS_NS_MAX;
+	gpu_v[2100] = gpu_v[3100] = 1;
+	scope_v[1201] = scope_v[4001] = 9999999;
+	scope_v[2501] = scope_v[4444] = 17;
+	for (uint32_t i = 0; i < FRAMES; i++) {
+		build(&b, FIRST + i, gpu_v[i]);
+		if (scope_v[i] != STATS_ABSENT)
+			add(&b, NULL, "Pass", CRUMBS_EVENT_SCOPE, scope_v[i], scope_v[i]);
+		assert_int_equal(stats_add_frame(s, &meta, &b.f), CRUMBS_OK);
+	}
+	assert_int_equal(stats_finish(s, NULL), CRUMBS_OK);
+
+	struct reference gpu = reference_of(gpu_v, FRAMES, FIRST);
+	assert_int_equal(gpu.hi_frame, FIRST + 1500);
+	assert_int_equal(gpu.lo_frame, FIRST + 2100);
+	check_reference(&stats_row(s, must_row(s, STATS_GPU, "GPU 0"))->time, &gpu);
+	struct reference scope = reference_of(scope_v, FRAMES, FIRST);
+	assert_int_equal(scope.n, FRAMES - FRAMES / 7);
+	assert_int_equal(scope.hi_frame, FIRST + 1201);
+	assert_int_equal(scope.lo_frame, FIRST + 2501);
+	const struct stats_row *r = stats_row(s, must_row(s, STATS_SCOPE, "GPU 0 / Graphics 0 / Pass"));
+	check_reference(&r->time, &scope);
+	check_reference(&r->exclusive, &scope);
+	stats_free(s);
+}
+
 /*
  * stats_append: statistics taken of frames 0 to 4999 and of 5000 to
  * 13999 apart, joined, are those of all 14000 frames added one by one.
@@ -462,6 +576,7 @@ int main(void)
 		cmocka_unit_test(spikes_and_longest_run),
 		cmocka_unit_test(same_path_summed),
 		cmocka_unit_test(row_absent_from_frames),
+		cmocka_unit_test(summaries_match_reference),
 		cmocka_unit_test(exclusive_split_from_time),
 		cmocka_unit_test(append_joins_long_series),
 		cmocka_unit_test(append_joins_sharing_parts_filled_at_once),
