@@ -242,6 +242,10 @@ static bool parse_string(struct cursor *k, struct chunk_state *cs)
 		return cur_fail(k, "record cut short");
 	}
 	for (size_t i = 0; i < len;) {
+		if (k->p[i] - 1u < 0x7F) {
+			i++; /* ASCII but NUL, most of a name: without a call */
+			continue;
+		}
 		size_t n = crumbs_utf8_sequence(k->p + i, (size_t)len - i);
 		if (!n)
 			return cur_fail(k, "string is not valid UTF-8");
