@@ -471,26 +471,29 @@ static size_t flat_run(struct walk *w, struct queue_walk *q, const struct item *
 	int64_t last = q->last, excl = q->excl, busy = 0;
 	int64_t busy_begin = q->busy_begin, busy_end = q->busy_end;
 	bool busy_open = q->busy_open;
+	/* Whether the open busy interval ends at `last`, so that a tick
+	 * extends it: true after the first tick, where tick would compare. */
+	bool joined = busy_open && busy_end == last;
 
 	for (; i < n; i++) {
 		const struct item *it = &items[i];
+		if (it->queue != queue || !(it->flags & ITEM_HAS_T1))
+			break;
 		bool begin = it->type == ITEM_BEGIN;
-		if (it->queue != queue || !(it->flags & ITEM_HAS_T1) ||
-		    !(begin ? it->kind == CRUMBS_EVENT_SCOPE && count < cap :
-			      it->type == ITEM_END && depth > 0))
+		if (begin ? it->kind != CRUMBS_EVENT_SCOPE || count == cap :
+			    it->type != ITEM_END || depth == 0)
 			break;
 		int64_t t = it->t1;
 		if (t > last) {
 			busy += t - last;
 			excl += t - last;
-			if (!busy_open || busy_end != last) {
+			if (__builtin_expect(!joined, 0)) {
 				if (busy_open && w->interval_count < w->interval_cap)
 					w->intervals[w->interval_count++] =
 						(struct interval){ busy_begin, busy_end, q->gpu };
 				busy_begin = last;
-				busy_open = true;
+				busy_open = joined = true;
 			}
-			busy_end = t;
 			last = t;
 		}
 		if (begin) {
@@ -527,7 +530,7 @@ static size_t flat_run(struct walk *w, struct queue_walk *q, const struct item *
 	q->last = last;
 	q->excl = excl;
 	q->busy_begin = busy_begin;
-	q->busy_end = busy_end;
+	q->busy_end = joined ? last : busy_end;
 	q->busy_open = busy_open;
 	fq->busy_ns += busy;
 	fq->flat_count = count;
