@@ -547,10 +547,10 @@ static bool decode_frame(const struct setup *setup, struct cursor *k, struct chu
 	uint32_t depth[FORMAT_MAX_QUEUES];
 	int current = -1;
 	bool in_submit = false;
-	/* Inside a submission on a queue with timestamps: the bits of a
-	 * zigzag difference beyond its valid bits, and its mask. */
+	/* Inside a submission on a queue with timestamps: the mask of its
+	 * valid bits, which a zigzag difference in range is at most. */
 	bool timed = false;
-	uint64_t over = 0, mask = 0;
+	uint64_t mask = 0;
 	unsigned tag;
 	uint64_t d;
 
@@ -608,33 +608,33 @@ static bool decode_frame(const struct setup *setup, struct cursor *k, struct chu
 			/* A loop of its own, its state in locals, written back
 			 * where it stops: at a record of another kind, near the
 			 * end, or where the items need room. */
-			const unsigned char *p = k->p, *end = k->end;
+			const unsigned char *p = k->p, *limit = k->end - FAST_BYTES;
 			uint64_t base = cs->tick_base[current];
 			uint32_t dep = depth[current];
-			size_t names = cs->names.len;
-			struct item *items = raw->items.data;
-			size_t len = raw->items.len, cap = raw->items.cap;
-			while (end - p >= FAST_BYTES && len < cap) {
-				unsigned t = p[0], n1, n2 = 0;
+			const size_t names = cs->names.len;
+			struct item *fast = (struct item *)raw->items.data + raw->items.len;
+			struct item *const fast_end = (struct item *)raw->items.data + raw->items.cap;
+			/* Registers are short here: each bound is one, and a
+			 * difference beyond the valid bits is one above mask. */
+			while (p <= limit && fast < fast_end) {
+				unsigned t = p[0], n;
+				const unsigned char *q = p + 1;
 				uint64_t id = 0, z;
 				bool close = t == FORMAT_TAG_SCOPE_END;
-				if (close) {
-					n1 = varint_unchecked(p + 1, &z);
-				} else if (t >= FORMAT_TAG_SCOPE_BEGIN &&
-					   t < FORMAT_TAG_SCOPE_BEGIN_NO_TICKS && dep < FORMAT_MAX_DEPTH) {
-					n1 = varint_unchecked(p + 1, &id);
-					if (n1 && id < names)
-						n2 = varint_unchecked(p + 1 + n1, &z);
-					n1 = n2 ? n1 + n2 : 0;
-				} else {
-					break;
+				if (!close) {
+					if (t - FORMAT_TAG_SCOPE_BEGIN >=
+						    FORMAT_TAG_SCOPE_BEGIN_NO_TICKS - FORMAT_TAG_SCOPE_BEGIN ||
+					    dep >= FORMAT_MAX_DEPTH)
+						break;
+					if (!(n = varint_unchecked(q, &id)) || id >= names)
+						break;
+					q += n;
 				}
-				if (!n1 || (z & over))
+				if (!(n = varint_unchecked(q, &z)) || z > mask)
 					break;
 				base = (base + ((z >> 1) ^ (0 - (z & 1)))) & mask;
 				/* Field by field: a compound literal is zeroed
 				 * whole first. */
-				struct item *fast = &items[len++];
 				fast->type = close ? ITEM_END : ITEM_BEGIN;
 				fast->kind = CRUMBS_EVENT_SCOPE;
 				fast->level = close ? 0 : (uint8_t)(t - FORMAT_TAG_SCOPE_BEGIN);
@@ -644,12 +644,14 @@ static bool decode_frame(const struct setup *setup, struct cursor *k, struct chu
 				fast->b = 0;
 				fast->t1 = (int64_t)base;
 				fast->t2 = 0;
+				fast++;
 				if (!close)
 					dep++;
 				else if (dep)
 					dep--;
-				p += 1 + n1;
+				p = q + n;
 			}
+			size_t len = (size_t)(fast - (struct item *)raw->items.data);
 			cs->tick_base[current] = base;
 			depth[current] = dep;
 			raw->items.len = len;
@@ -729,7 +731,6 @@ static bool decode_frame(const struct setup *setup, struct cursor *k, struct chu
 			if (queues[q].timestamp_valid_bits) {
 				timed = true;
 				mask = bits_mask(queues[q].timestamp_valid_bits);
-				over = ~mask;
 			}
 			if (!get_cpu(k, &cs->cpu_cursor, &s->cpu_ns))
 				return false;
