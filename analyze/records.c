@@ -159,7 +159,7 @@ static inline bool get_varint(struct cursor *k, uint64_t *v)
 	return get_varint_slow(k, v);
 }
 
-static bool get_u32(struct cursor *k, uint32_t *v, uint64_t max, const char *what)
+static inline bool get_u32(struct cursor *k, uint32_t *v, uint64_t max, const char *what)
 {
 	uint64_t x;
 	if (!get_varint(k, &x))
@@ -192,7 +192,7 @@ static bool get_svarint(struct cursor *k, int64_t *v)
 	return true;
 }
 
-static bool get_cpu(struct cursor *k, uint64_t *cursor, int64_t *out)
+static inline bool get_cpu(struct cursor *k, uint64_t *cursor, int64_t *out)
 {
 	int64_t d;
 	if (!get_svarint(k, &d))
