@@ -99,11 +99,16 @@ struct row_store {
 /* The rows of a queue's scopes in the last frame's preorder: a run's
  * frames mostly repeat their tree, so the k-th scope is most often the
  * row of the last frame's k-th, found without hashing its path. */
-struct guess {
-	uint32_t *rows;
-	/* The model's name that matched rows[k] in a frame of names_epoch
+struct guess_entry {
+	/* The model's name that matched `row` in a frame of names_epoch
 	 * s->epoch: the same pointer is the same name, without comparing. */
-	const char **seen;
+	const char *seen;
+	uint32_t row;
+	uint32_t parent; /* the row's, kept here: one line for all three */
+};
+
+struct guess {
+	struct guess_entry *e;
 	uint32_t len;
 	uint32_t cap;
 };
@@ -390,7 +395,16 @@ static inline __attribute__((always_inline)) bool row_add(struct stats *s, uint3
 	if (st->scope && !st->split && exclusive_ns != time_ns && !split_exclusive(s, st))
 		return false;
 	bool split = st->split;
-	if (st->len && st->first + st->len - 1 == fi) {
+	uint32_t len = st->len;
+	if (len && st->first + len == fi) {
+		/* A value in the frame before, none yet in this one: most. */
+		if (!series_push(s, &st->time, len, time_ns) ||
+		    (split && !series_push(s, &st->exclusive, len, exclusive_ns)))
+			return false;
+		st->len = len + 1;
+		return true;
+	}
+	if (len && st->first + len - 1 == fi) {
 		uint32_t *t = series_last(&st->time, st->len);
 		*t = add_ns(*t, time_ns);
 		if (split) {
@@ -683,10 +697,8 @@ void stats_free(stats *s)
 	free(s->queue_rows);
 	free(s->slots);
 	free(s->numbers);
-	for (uint32_t i = 0; i < s->guess_count; i++) {
-		free(s->guesses[i].rows);
-		free(s->guesses[i].seen);
-	}
+	for (uint32_t i = 0; i < s->guess_count; i++)
+		free(s->guesses[i].e);
 	free(s->guesses);
 	free(s->flat);
 	free(s->outer);
@@ -758,32 +770,27 @@ static bool add_scopes(struct stats *s, uint32_t fi, uint32_t busy, struct guess
 		const char *name = n->name;
 		if (n->depth == 1 && !(name = frame_name(s, name, &len, number, number_len)))
 			return false;
-		uint32_t g = k < guess->len ? guess->rows[k] : STATS_NONE;
-		const struct stats_row *gr = g != STATS_NONE ? &s->rows[g] : NULL;
-		if (gr && gr->parent == parent && name && guess->seen[k] == name) {
-			here = g;
-		} else if (gr && gr->parent == parent && gr->name_len == len &&
-			   same_bytes(gr->name, name, len)) {
-			here = g;
+		struct guess_entry *ge = k < guess->len ? &guess->e[k] : NULL;
+		if (ge && ge->seen == name && ge->parent == parent && name) {
+			here = ge->row;
+		} else if (ge && ge->row != STATS_NONE && ge->parent == parent &&
+			   s->rows[ge->row].name_len == len &&
+			   same_bytes(s->rows[ge->row].name, name, len)) {
+			here = ge->row;
 			/* Not a name with its frame number replaced, whose
 			 * buffer is reused. */
-			guess->seen[k] = s->epoch && name == n->name ? name : NULL;
+			ge->seen = s->epoch && name == n->name ? name : NULL;
 		} else {
 			here = scope_row(s, parent, name, len);
 			if (k == guess->cap) {
 				uint32_t cap = guess->cap ? guess->cap * 2 : 64;
-				uint32_t *d = realloc(guess->rows, cap * sizeof(*d));
+				struct guess_entry *d = realloc(guess->e, cap * sizeof(*d));
 				if (!d)
 					return false;
-				guess->rows = d;
-				const char **e = realloc(guess->seen, cap * sizeof(*e));
-				if (!e)
-					return false;
-				guess->seen = e;
+				guess->e = d;
 				guess->cap = cap;
 			}
-			guess->rows[k] = here;
-			guess->seen[k] = NULL;
+			guess->e[k] = (struct guess_entry){ NULL, here, parent };
 			if (k >= guess->len)
 				guess->len = k + 1;
 		}
@@ -834,7 +841,7 @@ enum crumbs_result stats_add_frame(stats *s, const struct capture_meta *meta,
 		s->epoch = f->names_epoch;
 		for (uint32_t i = 0; i < s->guess_count; i++)
 			for (uint32_t k = 0; k < s->guesses[i].len; k++)
-				s->guesses[i].seen[k] = NULL;
+				s->guesses[i].e[k].seen = NULL;
 	}
 
 	for (uint32_t g = 0; g < f->gpu_count; g++) {
