@@ -466,9 +466,12 @@ static size_t flat_run(struct walk *w, struct queue_walk *q, const struct item *
 	struct node *root = fq->root;
 	uint32_t *scopes = q->scopes;
 	const uint32_t queue = items[i].queue;
+	const unsigned char *const *names = raw->names;
+	const uint32_t *name_lens = raw->name_lens;
 	uint32_t depth = q->depth, count = fq->flat_count, cap = q->flat_cap;
-	uint32_t opened = 0;
-	int64_t last = q->last, excl = q->excl, busy = 0;
+	const uint32_t count_before = count;
+	const int64_t last_before = q->last;
+	int64_t last = last_before, excl = q->excl;
 	int64_t busy_begin = q->busy_begin, busy_end = q->busy_end;
 	bool busy_open = q->busy_open;
 	/* Whether the open busy interval ends at `last`, so that a tick
@@ -485,7 +488,6 @@ static size_t flat_run(struct walk *w, struct queue_walk *q, const struct item *
 			break;
 		int64_t t = it->t1;
 		if (t > last) {
-			busy += t - last;
 			excl += t - last;
 			if (__builtin_expect(!joined, 0)) {
 				if (busy_open && w->interval_count < w->interval_cap)
@@ -499,15 +501,14 @@ static size_t flat_run(struct walk *w, struct queue_walk *q, const struct item *
 		if (begin) {
 			uint32_t outer = scopes[depth];
 			struct flat_scope *r = &flat[count];
-			r->name = (const char *)raw->names[it->a];
-			r->name_len = raw->name_lens[it->a];
+			r->name = (const char *)names[it->a];
+			r->name_len = name_lens[it->a];
 			r->parent = outer;
 			r->depth = ++depth;
 			r->exclusive_ns = r->inclusive_ns = 0;
 			*(outer == FLAT_NONE ? &root->exclusive_ns : &flat[outer].exclusive_ns) = excl;
 			excl = 0;
 			scopes[depth] = count++;
-			opened++;
 		} else {
 			uint32_t scope = scopes[depth], outer = scopes[depth - 1];
 			depth--;
@@ -532,9 +533,11 @@ static size_t flat_run(struct walk *w, struct queue_walk *q, const struct item *
 	q->busy_begin = busy_begin;
 	q->busy_end = joined ? last : busy_end;
 	q->busy_open = busy_open;
-	fq->busy_ns += busy;
+	/* Every tick moved `last` on by what it added to busy, and every
+	 * scope opened took a record. */
+	fq->busy_ns += last - last_before;
 	fq->flat_count = count;
-	fq->scopes += opened;
+	fq->scopes += count - count_before;
 	return i;
 }
 
