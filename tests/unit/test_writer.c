@@ -57,6 +57,25 @@ static void crc32c_both_ways(void **state)
 			}
 	}
 	crc32c_tables_only = 0;
+	/* Past three lanes of 1024 bytes, which the instruction checks at
+	 * once and joins: lengths around each multiple of 3 KiB. */
+	enum { BIG = 13008 };
+	unsigned char *big = malloc(BIG);
+	assert_non_null(big);
+	for (size_t i = 0; i < BIG; i++) {
+		x = x * 1103515245u + 12345u;
+		big[i] = (unsigned char)(x >> 16);
+	}
+	static const size_t lens[] = { 3071, 3072, 3073, 3080, 6143, 6144, 6151, 9216, 12000, 12999 };
+	for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++)
+		for (size_t at = 0; at < 3; at++) {
+			uint32_t want = crc32c_bitwise(0xA5A5A5A5u, big + at, lens[k]);
+			assert_int_equal(crumbs_crc32c(0xA5A5A5A5u, big + at, lens[k]), want);
+			crc32c_tables_only = 1;
+			assert_int_equal(crumbs_crc32c(0xA5A5A5A5u, big + at, lens[k]), want);
+			crc32c_tables_only = 0;
+		}
+	free(big);
 }
 
 static void ticks_delta(void **state)
