@@ -1032,6 +1032,18 @@ static void radix_sort(uint32_t *v, uint32_t *tmp, size_t n)
 		}                                                                    \
 	}
 
+/* Runs body with v each of se's first len values, which are all present
+ * (none is STATS_ABSENT): without the test of each. */
+#define FOR_EACH_PRESENT(se, len, v, body)                                           \
+	for (uint32_t k_ = 0; k_ < (se)->chunk_count; k_++) {                        \
+		const uint32_t *c_ = (se)->chunks[k_].values;                        \
+		for (uint32_t i_ = 0, e_ = chunk_end((se), k_, (len)) - (se)->chunks[k_].start; \
+		     i_ < e_; i_++) {                                                \
+			uint32_t v = c_[i_];                                         \
+			body                                                         \
+		}                                                                    \
+	}
+
 /*
  * The 50th, 90th, 95th and 99th percentiles of the n values (n > 0) of
  * se's first len, which lie in [lo, hi], as stats_percentile would find
@@ -1062,7 +1074,11 @@ static void select_percentiles(const struct series *se, uint32_t len, size_t n, 
 	while (((hi - lo) >> sh) >> SELECT_BITS)
 		sh++;
 	memset(count, 0, sizeof(count));
-	FOR_EACH_VALUE(se, len, i, v, { count[(v - lo) >> sh]++; })
+	bool dense = n == len; /* the usual row, seen in every frame */
+	if (dense)
+		FOR_EACH_PRESENT(se, len, v, { count[(v - lo) >> sh]++; })
+	else
+		FOR_EACH_VALUE(se, len, i, v, { count[(v - lo) >> sh]++; })
 	/* Each rank's bucket, and the values in buckets before it. */
 	for (unsigned k = 0; k < 4; k++) {
 		rank[k] = (size_t)(((uint64_t)ps[k] * n + 99) / 100);
@@ -1080,10 +1096,16 @@ static void select_percentiles(const struct series *se, uint32_t len, size_t n, 
 		}
 		sum += count[b];
 	}
-	FOR_EACH_VALUE(se, len, i, v, {
-		if (pick[(v - lo) >> sh])
-			tmp[m++] = v;
-	})
+	if (dense)
+		FOR_EACH_PRESENT(se, len, v, {
+			if (pick[(v - lo) >> sh])
+				tmp[m++] = v;
+		})
+	else
+		FOR_EACH_VALUE(se, len, i, v, {
+			if (pick[(v - lo) >> sh])
+				tmp[m++] = v;
+		})
 	radix_sort(tmp, tmp2, m);
 	/* The picked buckets' values, in order: a rank's place among them
 	 * is its place in its bucket after the picked buckets before. */
