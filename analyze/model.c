@@ -402,6 +402,39 @@ static bool flat_grow(struct queue_walk *q, struct arena *arena)
 	return true;
 }
 
+/* Record `at` of a queue's flat scopes opens, inside record `outer` (or
+ * the root), whose exclusive time so far, `excl`, is kept in it. */
+static inline __attribute__((always_inline)) void
+flat_record_open(struct flat_scope *flat, struct node *root, uint32_t at, uint32_t outer,
+		 uint32_t depth, const char *name, uint32_t name_len, int64_t excl)
+{
+	struct flat_scope *r = &flat[at];
+	r->name = name;
+	r->name_len = name_len;
+	r->parent = outer;
+	r->depth = depth;
+	r->exclusive_ns = r->inclusive_ns = 0;
+	*(outer == FLAT_NONE ? &root->exclusive_ns : &flat[outer].exclusive_ns) = excl;
+}
+
+/* Record `at` closes with its exclusive time `excl`, adding its inclusive
+ * time to `outer` (or the root); returns the exclusive time of `outer` so
+ * far, the innermost now. */
+static inline __attribute__((always_inline)) int64_t
+flat_record_close(struct flat_scope *flat, struct node *root, uint32_t at, uint32_t outer,
+		  int64_t excl)
+{
+	struct flat_scope *r = &flat[at];
+	r->exclusive_ns = excl;
+	r->inclusive_ns += excl;
+	if (outer == FLAT_NONE) {
+		root->inclusive_ns += r->inclusive_ns;
+		return root->exclusive_ns;
+	}
+	flat[outer].inclusive_ns += r->inclusive_ns;
+	return flat[outer].exclusive_ns;
+}
+
 /* With flat_scopes: a scope or event begins. An event is no record, and
  * the scope around it stays the innermost. */
 static inline bool flat_open(struct queue_walk *q, const struct item *it,
@@ -414,14 +447,8 @@ static inline bool flat_open(struct queue_walk *q, const struct item *it,
 	q->depth++;
 	count_node(q, it->kind);
 	if (it->kind == CRUMBS_EVENT_SCOPE) {
-		struct flat_scope *r = &fq->flat[fq->flat_count];
-		r->name = (const char *)raw->names[it->a];
-		r->name_len = raw->name_lens[it->a];
-		r->parent = scope;
-		r->depth = q->depth;
-		r->exclusive_ns = r->inclusive_ns = 0;
-		*(scope == FLAT_NONE ? &fq->root->exclusive_ns : &fq->flat[scope].exclusive_ns) =
-			q->excl;
+		flat_record_open(fq->flat, fq->root, fq->flat_count, scope, q->depth,
+				 (const char *)raw->names[it->a], raw->name_lens[it->a], q->excl);
 		q->excl = 0;
 		scope = fq->flat_count++;
 	}
@@ -437,16 +464,7 @@ static inline void flat_close(struct queue_walk *q)
 	q->depth--;
 	if (scope == outer)
 		return; /* an event */
-	struct flat_scope *r = &fq->flat[scope];
-	r->exclusive_ns = q->excl;
-	r->inclusive_ns += q->excl;
-	if (outer == FLAT_NONE) {
-		fq->root->inclusive_ns += r->inclusive_ns;
-		q->excl = fq->root->exclusive_ns;
-	} else {
-		fq->flat[outer].inclusive_ns += r->inclusive_ns;
-		q->excl = fq->flat[outer].exclusive_ns;
-	}
+	q->excl = flat_record_close(fq->flat, fq->root, scope, outer, q->excl);
 }
 
 /*
@@ -499,14 +517,9 @@ static size_t flat_run(struct walk *w, struct queue_walk *q, const struct item *
 			last = t;
 		}
 		if (begin) {
-			uint32_t outer = scopes[depth];
-			struct flat_scope *r = &flat[count];
-			r->name = (const char *)names[it->a];
-			r->name_len = name_lens[it->a];
-			r->parent = outer;
-			r->depth = ++depth;
-			r->exclusive_ns = r->inclusive_ns = 0;
-			*(outer == FLAT_NONE ? &root->exclusive_ns : &flat[outer].exclusive_ns) = excl;
+			uint32_t outer = scopes[depth++];
+			flat_record_open(flat, root, count, outer, depth, (const char *)names[it->a],
+					 name_lens[it->a], excl);
 			excl = 0;
 			scopes[depth] = count++;
 		} else {
@@ -514,17 +527,7 @@ static size_t flat_run(struct walk *w, struct queue_walk *q, const struct item *
 			depth--;
 			if (scope == outer)
 				continue; /* an event */
-			struct flat_scope *r = &flat[scope];
-			r->exclusive_ns = excl;
-			r->inclusive_ns += excl;
-			struct flat_scope *o = outer == FLAT_NONE ? NULL : &flat[outer];
-			if (o) {
-				o->inclusive_ns += r->inclusive_ns;
-				excl = o->exclusive_ns;
-			} else {
-				root->inclusive_ns += r->inclusive_ns;
-				excl = root->exclusive_ns;
-			}
+			excl = flat_record_close(flat, root, scope, outer, excl);
 		}
 	}
 	q->depth = depth;
