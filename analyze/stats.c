@@ -590,11 +590,6 @@ static uint32_t scope_row(struct stats *s, uint32_t parent, const char *name, si
 	return r;
 }
 
-/*
- * A depth-1 name with every run of digits equal to the frame's number
- * replaced by '#': the number changes each frame, the scope does not.
- * Returns the name itself when there is none.
- */
 /* Whether a[0..n) and b[0..n) are the same bytes: names are short, and a
  * call of memcmp per frame for each cost 2% of `crumbs stats`. */
 static inline bool same_bytes(const char *a, const char *b, size_t n)
@@ -605,6 +600,11 @@ static inline bool same_bytes(const char *a, const char *b, size_t n)
 	return true;
 }
 
+/*
+ * A depth-1 name with every run of digits equal to the frame's number
+ * replaced by '#': the number changes each frame, the scope does not.
+ * Returns the name itself when there is none.
+ */
 static const char *frame_name(struct stats *s, const char *name, size_t *len,
 			      const char *number, size_t number_len)
 {
