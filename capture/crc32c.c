@@ -10,6 +10,7 @@
  */
 #include "crumbs.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -19,6 +20,24 @@
 #define CRC32C_POLY 0x82F63B78u /* 0x1EDC6F41 reflected */
 
 static uint32_t crc_tables[8][256];
+
+/* Built before main() so that threads never race to build it. */
+__attribute__((constructor)) static void crc_tables_init(void)
+{
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+		for (int k = 0; k < 8; k++)
+			c = (c >> 1) ^ (CRC32C_POLY & (0u - (c & 1u)));
+		crc_tables[0][i] = c;
+	}
+	for (uint32_t i = 0; i < 256; i++)
+		for (int t = 1; t < 8; t++)
+			crc_tables[t][i] = (crc_tables[t - 1][i] >> 8) ^
+					   crc_tables[0][crc_tables[t - 1][i] & 0xFF];
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define CRC32C_HARDWARE 1
 
 /*
  * The crc32 instruction takes three cycles and can start one a cycle, so
@@ -60,7 +79,11 @@ static inline uint32_t crc_skip(uint32_t skip[4][256], uint32_t c)
 }
 
 /* The tables of a lane and of two: each bit's state moved on by a lane
- * of zero bytes (32 K steps, about 50 us once), then by another. */
+ * of zero bytes (32 K steps), then by another. About 100 us, so they are
+ * built at the first input long enough for the lanes (pthread_once), not
+ * before main() in every program that loads libcrumbs or the layer. */
+static pthread_once_t crc_skip_once = PTHREAD_ONCE_INIT;
+
 static void crc_skip_init(void)
 {
 	uint32_t column[32];
@@ -72,24 +95,6 @@ static void crc_skip_init(void)
 	crc_skip_table(crc_skip2, column);
 }
 
-/* Built before main() so that threads never race to build it. */
-__attribute__((constructor)) static void crc_tables_init(void)
-{
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t c = i;
-		for (int k = 0; k < 8; k++)
-			c = (c >> 1) ^ (CRC32C_POLY & (0u - (c & 1u)));
-		crc_tables[0][i] = c;
-	}
-	for (uint32_t i = 0; i < 256; i++)
-		for (int t = 1; t < 8; t++)
-			crc_tables[t][i] = (crc_tables[t - 1][i] >> 8) ^
-					   crc_tables[0][crc_tables[t - 1][i] & 0xFF];
-	crc_skip_init();
-}
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#define CRC32C_HARDWARE 1
 __attribute__((target("sse4.2"))) static uint32_t crc32c_hardware(uint32_t crc, const void *data,
 								   size_t size)
 {
@@ -99,6 +104,8 @@ __attribute__((target("sse4.2"))) static uint32_t crc32c_hardware(uint32_t crc, 
 		c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
 		size--;
 	}
+	if (size >= 3 * CRC_LANE)
+		pthread_once(&crc_skip_once, crc_skip_init);
 	for (; size >= 3 * CRC_LANE; p += 3 * CRC_LANE, size -= 3 * CRC_LANE) {
 		uint64_t b = 0, d = 0;
 		for (size_t i = 0; i < CRC_LANE; i += 8) {
