@@ -134,7 +134,7 @@ static const struct option_spec option_specs[] = {
 	  "light on a compute-only queue (default: on when the device has one)" },
 	{ "--shadow-secondaries", "on|off", OPTION_SWITCH, OPT(shadow_secondaries), 0, 0,
 	  "record each shadow view in a secondary command buffer, placed with "
-	  "crumbs_cmd_execute (default on)" },
+	  "crumbs_cmd_execute (default off)" },
 	{ "--device", "INDEX", OPTION_NUMBER, OPT(device), 0, UINT32_MAX,
 	  "physical device, in vkEnumeratePhysicalDevices order (default: a GPU, else the first)" },
 	{ "--mirror-labels", "N", OPTION_NUMBER, OPT(mirror_labels), 0, CRUMBS_DETAIL_MAX + 1,

@@ -139,6 +139,58 @@ static void capture_under_validation(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* The shadow views recorded in secondary command buffers, which
+ * crumbs_cmd_execute places: under the validation layer, each view holds
+ * the same batches and draws as when it is recorded inline. */
+static void capture_views(const char *mode, char *dir, unsigned batches[4], uint64_t draws[4])
+{
+	char *argv[] = { (char *)(uintptr_t)renderer_path(), (char[]){ "--validate" },
+			 (char[]){ "--quiet" }, (char[]){ "--frames" }, (char[]){ "3" },
+			 (char[]){ "--capture-frame" }, (char[]){ "1" }, (char[]){ "--capture-dir" },
+			 dir, (char[]){ "--shadow-secondaries" }, (char *)(uintptr_t)mode, NULL };
+	assert_int_equal(run(argv), 0);
+	char path[128];
+	snprintf(path, sizeof(path), "%s/sample-renderer-frame-1.crumbs", dir);
+	reader *c;
+	const struct frame *f = vkt_read(path, &c);
+	assert_false(f->flags & (CRUMBS_FRAME_SCOPES_DROPPED | CRUMBS_FRAME_INCOMPLETE));
+	const struct node *shadows = vkt_find(f->queues[0].root, "Shadow Depths");
+	assert_non_null(shadows);
+	for (int v = 0; v < 4; v++) {
+		char name[32];
+		snprintf(name, sizeof(name), "Shadow View %d", v);
+		const struct node *view = vkt_find(shadows, name);
+		assert_non_null(view);
+		batches[v] = 0;
+		for (const struct node *b = view->child; b; b = b->next)
+			if (b->name_len > 11 && memcmp(b->name, "Mesh Batch ", 11) == 0 &&
+			    b->kind == CRUMBS_EVENT_SCOPE)
+				batches[v]++;
+		draws[v] = view->inclusive.draws;
+	}
+	reader_free(c);
+	snprintf(path, sizeof(path), "%s/sample-renderer-frame-1.crumbs", dir);
+	unlink(path);
+}
+
+static void secondaries_match_inline(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/crumbs-renderer-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	unsigned inline_batches[4], secondary_batches[4];
+	uint64_t inline_draws[4], secondary_draws[4];
+	capture_views("off", dir, inline_batches, inline_draws);
+	capture_views("on", dir, secondary_batches, secondary_draws);
+	for (int v = 0; v < 4; v++) {
+		assert_true(inline_batches[v] > 0);
+		assert_true(inline_draws[v] > 0);
+		assert_int_equal(secondary_batches[v], inline_batches[v]);
+		assert_int_equal(secondary_draws[v], inline_draws[v]);
+	}
+	assert_int_equal(rmdir(dir), 0);
+}
+
 /* Same options, same image, byte for byte. */
 static void deterministic_image(void **state)
 {
@@ -160,6 +212,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(capture_under_validation),
+		cmocka_unit_test(secondaries_match_inline),
 		cmocka_unit_test(deterministic_image),
 	};
 	return cmocka_run_group_tests_name("sample renderer", tests, NULL, NULL);
