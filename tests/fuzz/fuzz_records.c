@@ -87,12 +87,6 @@ static void chunk(struct out *o, ZSTD_CCtx *z, int type, const void *content, si
 	free(body);
 }
 
-static int discard(void *user, const char *text, size_t len)
-{
-	(void)user, (void)text, (void)len;
-	return 0;
-}
-
 /* c's frames as crumbs stats takes them, printed, and compared with
  * themselves as crumbs diff does: aborts if that finds a change. */
 static void run_statistics(reader *c)
@@ -179,7 +173,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const struct frame *f;
 	if (reader_open_memory(o.p, o.len, &c, &e) == CRUMBS_OK) {
 		struct report_settings s;
-		struct report_sink sink = { discard, NULL };
+		struct report_sink sink = { runs_discard, NULL };
 		char err[200];
 		report_settings_init(&s);
 		s.leaf = data[0] & 1;

@@ -42,6 +42,12 @@ static int run(char *const argv[])
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
+/* One of the batches of draws the renderer's passes record. */
+static bool is_batch(const struct node *n)
+{
+	return n->name_len > 11 && memcmp(n->name, "Mesh Batch ", 11) == 0;
+}
+
 static unsigned count_levels(const struct node *n, unsigned *levels, unsigned *batches)
 {
 	unsigned scopes = 0;
@@ -49,7 +55,7 @@ static unsigned count_levels(const struct node *n, unsigned *levels, unsigned *b
 		if (c->kind == CRUMBS_EVENT_SCOPE) {
 			scopes++;
 			levels[c->level & 3]++;
-			if (c->name_len > 11 && memcmp(c->name, "Mesh Batch ", 11) == 0) {
+			if (is_batch(c)) {
 				(*batches)++;
 				assert_int_equal(c->level, 3);
 			}
@@ -163,13 +169,11 @@ static void capture_views(const char *mode, char *dir, unsigned batches[4], uint
 		assert_non_null(view);
 		batches[v] = 0;
 		for (const struct node *b = view->child; b; b = b->next)
-			if (b->name_len > 11 && memcmp(b->name, "Mesh Batch ", 11) == 0 &&
-			    b->kind == CRUMBS_EVENT_SCOPE)
+			if (is_batch(b) && b->kind == CRUMBS_EVENT_SCOPE)
 				batches[v]++;
 		draws[v] = view->inclusive.draws;
 	}
 	reader_free(c);
-	snprintf(path, sizeof(path), "%s/sample-renderer-frame-1.crumbs", dir);
 	unlink(path);
 }
 
