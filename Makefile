@@ -247,7 +247,15 @@ $(CARELESS): $(BUILD)/obj/tests/layer/careless.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(VULKAN_LIBS)
 
-test: all $(UNIT_TESTS) $(VULKAN_TESTS) $(TSAN_TEST) $(FUZZ_REPLAY) $(TWO_DEVICES) $(CARELESS)
+# A layer to stack above crumbs', of the kind that asks for vkCreateDevice
+# with no instance (tests/cli/layer-neighbours writes its manifest).
+NEIGHBOUR := $(BUILD)/tests/neighbour/libVkLayer_crumbs_test_neighbour.so
+$(NEIGHBOUR): $(BUILD)/obj/tests/layer/neighbour.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -shared -o $@ $^
+
+test: all $(UNIT_TESTS) $(VULKAN_TESTS) $(TSAN_TEST) $(FUZZ_REPLAY) $(TWO_DEVICES) $(CARELESS) \
+		$(NEIGHBOUR)
 	@tests/run-tests $(BUILD)
 
 BENCH_SCOPES := $(BUILD)/bench/scopes

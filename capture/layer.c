@@ -582,15 +582,20 @@ EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL crumbs_layer_GetInstanceProcAddr
 		return (PFN_vkVoidFunction)layer_CreateInstance;
 	if (strcmp(name, "vkGetDeviceProcAddr") == 0)
 		return (PFN_vkVoidFunction)crumbs_layer_GetDeviceProcAddr;
+	/* Whatever the instance, even none, which the specification answers
+	 * only for global commands: layers above written from the loader's
+	 * old example (Mesa's overlay, MangoHud, vkBasalt and more) ask for
+	 * the next vkCreateDevice with no instance and call what they get
+	 * unchecked. Both find their instance by their handle's. */
+	if (strcmp(name, "vkCreateDevice") == 0)
+		return (PFN_vkVoidFunction)layer_CreateDevice;
+	if (strcmp(name, "vkDestroyInstance") == 0)
+		return (PFN_vkVoidFunction)layer_DestroyInstance;
 	if (!instance)
 		return NULL;
 	struct layer_instance *li = instance_of(instance);
 	if (!li)
 		return NULL;
-	if (strcmp(name, "vkDestroyInstance") == 0)
-		return (PFN_vkVoidFunction)layer_DestroyInstance;
-	if (strcmp(name, "vkCreateDevice") == 0)
-		return (PFN_vkVoidFunction)layer_CreateDevice;
 	/* Device commands asked of the instance: ours where the next layer
 	 * has them (or for labels and names, always); each intercept
 	 * forwards only what its device has. */
