@@ -482,8 +482,9 @@ CRUMBS_API enum crumbs_result crumbs_capture_at(crumbs_context *ctx, uint64_t fr
  * waiting on the GPU; a frame whose results are not ready when its memory
  * is needed again (CAPTURE_SETS frames later) is written incomplete. The
  * frames are appended to the file on crumbs' output thread, a chunk at
- * least every second, so memory stays bounded however long the run, and a
- * program killed mid-run leaves a file whose complete chunks read. The
+ * least every second (also while the program ends no frame), so memory
+ * stays bounded however long the run, and a program killed mid-run leaves
+ * a file whose complete chunks read. The
  * log gets one line when the file is complete. CRUMBS_RECORD=A:B[:DETAIL]
  * in the environment (B empty: until the program ends; DETAIL default 1)
  * asks for a run at creation. Errors as for crumbs_capture_at().

@@ -102,6 +102,7 @@ struct output {
 	uint32_t missing;       /* timestamps of the frame being written that never came */
 	uint64_t *last_end;     /* [queue_count]: each queue's last end, in ticks */
 	int64_t flushed_ns;
+	uint32_t flushed_frames; /* o->frames at the last flush */
 	struct sbuf log;        /* messages: a level byte, the text, a NUL */
 };
 
@@ -254,6 +255,7 @@ static enum crumbs_result open_file(struct output *o)
 		r = crumbs_writer_add_queue(w, &qd, NULL);
 	}
 	o->flushed_ns = now_ns();
+	o->flushed_frames = 0;
 	return r;
 }
 
@@ -343,6 +345,8 @@ static enum crumbs_result write_frame(struct output *o, struct capture_set *set)
 	return r;
 }
 
+static void flush_due(struct output *o);
+
 /* Writes set's frame into the run's file, opened at its first. */
 static void write_set(struct output *o, struct capture_set *set)
 {
@@ -361,12 +365,25 @@ static void write_set(struct output *o, struct capture_set *set)
 	o->last = set->frame;
 	o->frames++;
 	o->incomplete += (set->flags & (CRUMBS_FRAME_INCOMPLETE | CRUMBS_FRAME_DEVICE_LOST)) != 0;
+	flush_due(o);
+}
+
+/* Flushes a run's frames written since the last flush once RUN_FLUSH_NS
+ * has passed since it: at each frame written, and while the thread waits
+ * for frames, so that a program that stops ending frames mid-run (with
+ * nothing to draw) and is then killed leaves those it ended. On the
+ * output thread; the writer is its own. */
+static void flush_due(struct output *o)
+{
+	if (!o->w || o->one_frame || o->result != CRUMBS_OK || o->frames == o->flushed_frames)
+		return;
 	int64_t now = now_ns();
-	if (!o->one_frame && now - o->flushed_ns >= RUN_FLUSH_NS) {
-		errno = 0;
-		o->result = io_result(o, crumbs_writer_flush(o->w));
-		o->flushed_ns = now;
-	}
+	if (now - o->flushed_ns < RUN_FLUSH_NS)
+		return;
+	errno = 0;
+	o->result = io_result(o, crumbs_writer_flush(o->w));
+	o->flushed_ns = now;
+	o->flushed_frames = o->frames;
 }
 
 /* Closes the run's file (and prints a capture's tables). */
@@ -541,6 +558,7 @@ static void *output_main(void *arg)
 			 * came meanwhile is looked at before waiting. */
 			pthread_mutex_unlock(&o->lock);
 			calibrate_refresh(o->ctx);
+			flush_due(o);
 			pthread_mutex_lock(&o->lock);
 			take_posts(o);
 			if (o->job_count || o->end || o->quit)

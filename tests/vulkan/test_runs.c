@@ -587,6 +587,56 @@ static void looks_follow_the_gpu(void **state)
 	check_no_validation_messages();
 }
 
+/* The whole frames in path, which may be cut where a chunk is being
+ * written. */
+static unsigned frames_on_disk(const char *path)
+{
+	reader *c;
+	struct analyze_error err;
+	const struct frame *f;
+	unsigned frames = 0;
+	if (reader_open_file(path, &c, &err) != CRUMBS_OK)
+		return 0;
+	while (reader_next_frame(c, &f, &err) == CRUMBS_OK && f)
+		frames++;
+	reader_free(c);
+	return frames;
+}
+
+/* A program that stops ending frames in the middle of a run, as one with
+ * nothing to draw does, and may be killed while it waits: the frames
+ * crumbs has written by then reach the file within RUN_FLUSH_NS (1 s) of
+ * the last flush, not at a frame that never comes. */
+static void idle_run_flushed(void **state)
+{
+	(void)state;
+	struct vkt t;
+	vkt_init(&t, NULL);
+	assert_int_equal(crumbs_record(t.crumbs, 1, 1000, 1), CRUMBS_OK);
+	for (int n = 0; n < 12; n++)
+		frame(&t, n);
+	char path[128];
+	snprintf(path, sizeof(path), "%s/test-run-1.crumbs", t.capture_dir);
+	/* The frames resolved so far, all but the last few: by time, since
+	 * under the sanitizers everything is slower. */
+	unsigned on_disk = 0;
+	for (double until = vkt_now_ms() + 10000; !on_disk && vkt_now_ms() < until;) {
+		vkt_sleep_ms(50);
+		on_disk = frames_on_disk(path);
+	}
+	if (!on_disk)
+		fail_msg("no frame of the run reached '%s' in the 10 s the program ended none", path);
+	assert_in_range(on_disk, 1, 11);
+	/* The stop ends the run after the current frame, 12. */
+	assert_int_equal(crumbs_record_stop(t.crumbs), CRUMBS_OK);
+	frame(&t, 12);
+	const char *done = vkt_finish_capture(&t, NULL);
+	assert_string_equal(done, path);
+	check_run(path, 1, 12, 1, 0);
+	vkt_destroy(&t);
+	check_no_validation_messages();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -599,6 +649,7 @@ int main(void)
 		cmocka_unit_test(results_copied_short),
 		cmocka_unit_test(looks_follow_the_gpu),
 		cmocka_unit_test(copies_recorded_again_only_when_changed),
+		cmocka_unit_test(idle_run_flushed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
