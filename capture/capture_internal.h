@@ -588,9 +588,14 @@ struct queue_state *queue_find(crumbs_context *ctx, VkQueue queue);
 bool queue_same_family(const struct queue_state *a, const struct queue_state *b);
 
 /* functions.c: the Vulkan functions of RECORDER_*_FUNCTIONS */
-/* The instance's, through the program's vkGetInstanceProcAddr. */
+/* The instance's, through the program's vkGetInstanceProcAddr: those
+ * ctx->ifn lacks. With no gipa (the layer's, which come loaded), only
+ * checks that the required ones are there. */
 enum crumbs_result functions_load_instance(crumbs_context *ctx, PFN_vkGetInstanceProcAddr gipa,
 					   VkInstance instance);
+/* Those t lacks, without a word for those gipa does not give. */
+void functions_fill_instance(struct instance_fns *t, PFN_vkGetInstanceProcAddr gipa,
+			     VkInstance instance);
 /* d's, for the features it has (d->features, which it may narrow). */
 enum crumbs_result functions_load_device(crumbs_context *ctx, struct device_state *d);
 
@@ -875,10 +880,14 @@ bool layer_unprofilable(const VkDeviceCreateInfo *ci, const VkQueueFamilyPropert
 			char *why, size_t n);
 
 /* crumbs_create() for the layer: the loader's callback that makes the
- * command buffers crumbs allocates dispatchable, and the next layer's
- * vkGetDeviceProcAddr. */
+ * command buffers crumbs allocates dispatchable, the next layer's
+ * vkGetDeviceProcAddr, and its instance functions as they were when the
+ * instance was created (`next_ifn`, or NULL): asked later, the loader may
+ * answer with those of the layers above, which RenderDoc's, for one,
+ * cannot take crumbs' handles to. */
 enum crumbs_result crumbs_create_layered(const struct crumbs_desc *desc,
 					 PFN_vkSetDeviceLoaderData set_loader_data,
-					 PFN_vkGetDeviceProcAddr next_gdpa, crumbs_context **out);
+					 PFN_vkGetDeviceProcAddr next_gdpa,
+					 const struct instance_fns *next_ifn, crumbs_context **out);
 
 #endif

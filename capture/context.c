@@ -38,7 +38,10 @@ static enum crumbs_result create(const struct crumbs_desc *desc, crumbs_context 
 	if (!ctx->capture_dir || !ctx->program_name)
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
 
-	r = functions_load_instance(ctx, desc->get_instance_proc_addr, desc->instance);
+	/* The layer's were taken when the instance was created: asked now,
+	 * the loader may answer with those of the layers above. */
+	r = functions_load_instance(ctx, ctx->set_loader_data ? NULL : desc->get_instance_proc_addr,
+				    desc->instance);
 	if (r != CRUMBS_OK)
 		return r;
 
@@ -116,12 +119,13 @@ static enum crumbs_result create(const struct crumbs_desc *desc, crumbs_context 
 
 enum crumbs_result crumbs_create(const struct crumbs_desc *desc, crumbs_context **out)
 {
-	return crumbs_create_layered(desc, NULL, NULL, out);
+	return crumbs_create_layered(desc, NULL, NULL, NULL, out);
 }
 
 enum crumbs_result crumbs_create_layered(const struct crumbs_desc *desc,
 					 PFN_vkSetDeviceLoaderData set_loader_data,
-					 PFN_vkGetDeviceProcAddr next_gdpa, crumbs_context **out)
+					 PFN_vkGetDeviceProcAddr next_gdpa,
+					 const struct instance_fns *next_ifn, crumbs_context **out)
 {
 	crumbs_context *ctx;
 	enum crumbs_result r;
@@ -145,6 +149,8 @@ enum crumbs_result crumbs_create_layered(const struct crumbs_desc *desc,
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
 	ctx->trigger.fd = -1;
 	ctx->set_loader_data = set_loader_data;
+	if (next_ifn)
+		ctx->ifn = *next_ifn;
 	ctx->ifn.GetDeviceProcAddr = next_gdpa;
 	if ((r = create(desc, ctx)) != CRUMBS_OK) {
 		if (r == CRUMBS_ERROR_OUT_OF_MEMORY)

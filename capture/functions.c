@@ -15,11 +15,19 @@ static bool wanted(long long need, uint32_t features)
 
 /* PFN_vkVoidFunction cast to the function's own type, as ISO C allows
  * between function pointer types. */
-#define LOAD_INSTANCE(name, pfn, load, alias, need)                                       \
-	if (!t->name)                                                                     \
-		t->name = (pfn)gipa(instance, load);                                      \
-	if (!t->name && (alias))                                                          \
-		t->name = (pfn)gipa(instance, (const char *)(alias));                     \
+#define FILL_INSTANCE(name, pfn, load, alias, need)                   \
+	if (!t->name)                                                 \
+		t->name = (pfn)gipa(instance, load);                  \
+	if (!t->name && (alias))                                      \
+		t->name = (pfn)gipa(instance, (const char *)(alias));
+
+void functions_fill_instance(struct instance_fns *t, PFN_vkGetInstanceProcAddr gipa,
+			     VkInstance instance)
+{
+	RECORDER_INSTANCE_FUNCTIONS(FILL_INSTANCE)
+}
+
+#define CHECK_INSTANCE(name, pfn, load, alias, need)                                      \
 	if (!t->name && (long long)(need) == REQUIRED) {                                  \
 		ctx_log(ctx, CRUMBS_LOG_ERROR,                                            \
 			"vkGetInstanceProcAddr does not give core functions (%s)", load); \
@@ -30,7 +38,9 @@ enum crumbs_result functions_load_instance(crumbs_context *ctx, PFN_vkGetInstanc
 					   VkInstance instance)
 {
 	struct instance_fns *t = &ctx->ifn;
-	RECORDER_INSTANCE_FUNCTIONS(LOAD_INSTANCE)
+	if (gipa)
+		functions_fill_instance(t, gipa, instance);
+	RECORDER_INSTANCE_FUNCTIONS(CHECK_INSTANCE)
 	return CRUMBS_OK;
 }
 

@@ -63,6 +63,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
 			gipa(*out, "vkGetPhysicalDeviceQueueFamilyProperties");
 		li->GetPhysicalDeviceProperties = (PFN_vkGetPhysicalDeviceProperties)
 			gipa(*out, "vkGetPhysicalDeviceProperties");
+		/* The recorder's, now: see crumbs_create_layered. */
+		functions_fill_instance(&li->ifn, gipa, *out);
 	}
 	if (!li || !registry_add_instance(li)) {
 		/* Without its record the layer cannot even pass calls on. */
@@ -243,7 +245,7 @@ static void profile_device(struct layer_device *d, VkPhysicalDevice physical,
 		desc.program_name = name;
 	}
 	enum crumbs_result r = crumbs_create_layered(&desc, set_loader_data, d->next.GetDeviceProcAddr,
-						       &d->ctx);
+						       &d->inst->ifn, &d->ctx);
 	free(cq);
 	if (r != CRUMBS_OK) {
 		d->ctx = NULL;

@@ -217,6 +217,7 @@ struct layer_instance {
 	PFN_vkEnumerateDeviceExtensionProperties EnumerateDeviceExtensionProperties;
 	PFN_vkGetPhysicalDeviceQueueFamilyProperties GetPhysicalDeviceQueueFamilyProperties;
 	PFN_vkGetPhysicalDeviceProperties GetPhysicalDeviceProperties;
+	struct instance_fns ifn; /* the recorder's */
 };
 
 /* A command buffer the layer has seen allocated. */
