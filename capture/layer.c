@@ -59,11 +59,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
 		li->CreateDevice = (PFN_vkCreateDevice)gipa(*out, "vkCreateDevice");
 		li->EnumerateDeviceExtensionProperties = (PFN_vkEnumerateDeviceExtensionProperties)
 			gipa(*out, "vkEnumerateDeviceExtensionProperties");
-		li->GetPhysicalDeviceQueueFamilyProperties = (PFN_vkGetPhysicalDeviceQueueFamilyProperties)
-			gipa(*out, "vkGetPhysicalDeviceQueueFamilyProperties");
-		li->GetPhysicalDeviceProperties = (PFN_vkGetPhysicalDeviceProperties)
-			gipa(*out, "vkGetPhysicalDeviceProperties");
-		/* The recorder's, now: see crumbs_create_layered. */
+		/* The recorder's, now: see crumbs_create_layered. The layer
+		 * uses them too. */
 		functions_fill_instance(&li->ifn, gipa, *out);
 	}
 	if (!li || !registry_add_instance(li)) {
@@ -270,10 +267,10 @@ static bool unprofilable(struct layer_instance *li, VkPhysicalDevice physical,
 	VkQueueFamilyProperties families[64];
 	uint32_t count = 64;
 	char why[256];
-	if (!li->GetPhysicalDeviceProperties || !li->GetPhysicalDeviceQueueFamilyProperties)
+	if (!li->ifn.GetPhysicalDeviceProperties || !li->ifn.GetPhysicalDeviceQueueFamilyProperties)
 		return false; /* profile_device says what goes wrong */
-	li->GetPhysicalDeviceProperties(physical, &props);
-	li->GetPhysicalDeviceQueueFamilyProperties(physical, &count, families);
+	li->ifn.GetPhysicalDeviceProperties(physical, &props);
+	li->ifn.GetPhysicalDeviceQueueFamilyProperties(physical, &count, families);
 	if (!layer_unprofilable(ci, families, count, props.limits.timestampPeriod,
 				getenv("CRUMBS_LAYER_SKIP"), why, sizeof(why)))
 		return false;

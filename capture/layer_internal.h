@@ -215,9 +215,7 @@ struct layer_instance {
 	PFN_vkDestroyInstance DestroyInstance;
 	PFN_vkCreateDevice CreateDevice;
 	PFN_vkEnumerateDeviceExtensionProperties EnumerateDeviceExtensionProperties;
-	PFN_vkGetPhysicalDeviceQueueFamilyProperties GetPhysicalDeviceQueueFamilyProperties;
-	PFN_vkGetPhysicalDeviceProperties GetPhysicalDeviceProperties;
-	struct instance_fns ifn; /* the recorder's */
+	struct instance_fns ifn; /* the recorder's, which the layer uses too */
 };
 
 /* A command buffer the layer has seen allocated. */
