@@ -119,6 +119,33 @@ static bool enabled(const VkDeviceCreateInfo *ci, const char *name)
 	return false;
 }
 
+/* The device extensions of the layers below and the driver, in an array
+ * the caller frees; NULL when they cannot be listed. */
+static VkExtensionProperties *next_extensions(struct layer_instance *li, VkPhysicalDevice physical,
+					      uint32_t *count)
+{
+	VkExtensionProperties *props = NULL;
+	*count = 0;
+	for (int tries = 0; tries < 4 && li->EnumerateDeviceExtensionProperties; tries++) {
+		uint32_t n = 0;
+		if (li->EnumerateDeviceExtensionProperties(physical, NULL, &n, NULL) != VK_SUCCESS)
+			break;
+		VkExtensionProperties *p = calloc(n ? n : 1, sizeof(*p));
+		if (!p)
+			break;
+		VkResult r = li->EnumerateDeviceExtensionProperties(physical, NULL, &n, p);
+		if (r == VK_SUCCESS) {
+			*count = n;
+			props = p;
+			break;
+		}
+		free(p);
+		if (r != VK_INCOMPLETE) /* VK_INCOMPLETE: the list grew; again */
+			break;
+	}
+	return props;
+}
+
 /* Whether the program enabled hostQueryReset. */
 static bool host_reset_enabled(const VkDeviceCreateInfo *ci)
 {
@@ -306,38 +333,48 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	uint32_t features = 0;
 	const char *calibrated = NULL;
 	uint32_t count = 0;
-	VkExtensionProperties *props = NULL;
-	if (!leave && li->EnumerateDeviceExtensionProperties &&
-	    li->EnumerateDeviceExtensionProperties(physical, NULL, &count, NULL) == VK_SUCCESS &&
-	    (props = calloc(count ? count : 1, sizeof(*props))) != NULL &&
-	    li->EnumerateDeviceExtensionProperties(physical, NULL, &count, props) == VK_SUCCESS) {
-		if (has_extension(props, count, VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME))
-			calibrated = VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME;
-		else if (has_extension(props, count, "VK_KHR_calibrated_timestamps"))
-			calibrated = "VK_KHR_calibrated_timestamps";
-	}
+	VkExtensionProperties *props = next_extensions(li, physical, &count);
+	if (!leave && has_extension(props, count, VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME))
+		calibrated = VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME;
+	else if (!leave && has_extension(props, count, "VK_KHR_calibrated_timestamps"))
+		calibrated = "VK_KHR_calibrated_timestamps";
+	/* VK_EXT_debug_marker is the layer's own where the device lacks it
+	 * (see layer_EnumerateDeviceExtensionProperties): not asked of the
+	 * layers below. */
+	bool own_marker = props && !has_extension(props, count, VK_EXT_DEBUG_MARKER_EXTENSION_NAME);
 	free(props);
-	VkDeviceCreateInfo mine = *ci;
-	const char **names = NULL;
 	if (calibrated && (enabled(ci, "VK_KHR_calibrated_timestamps") ||
 			   enabled(ci, VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME))) {
 		features |= CRUMBS_FEATURE_CALIBRATED_TIMESTAMPS;
-	} else if (calibrated &&
-		   (names = calloc(ci->enabledExtensionCount + 1, sizeof(*names))) != NULL) {
+		calibrated = NULL;
+	}
+	/* names: the program's, less the layer's own, then the one the layer
+	 * adds; `asked` of them the program's alone. */
+	VkDeviceCreateInfo mine = *ci, asked = *ci;
+	const char **names = NULL;
+	if ((calibrated || (own_marker && enabled(ci, VK_EXT_DEBUG_MARKER_EXTENSION_NAME))) &&
+	    (names = calloc(ci->enabledExtensionCount + 1, sizeof(*names))) != NULL) {
+		uint32_t n = 0;
 		for (uint32_t i = 0; i < ci->enabledExtensionCount; i++)
-			names[i] = ci->ppEnabledExtensionNames[i];
-		names[ci->enabledExtensionCount] = calibrated;
-		mine.enabledExtensionCount = ci->enabledExtensionCount + 1;
-		mine.ppEnabledExtensionNames = names;
-		features |= CRUMBS_FEATURE_CALIBRATED_TIMESTAMPS;
+			if (!own_marker ||
+			    strcmp(ci->ppEnabledExtensionNames[i], VK_EXT_DEBUG_MARKER_EXTENSION_NAME) != 0)
+				names[n++] = ci->ppEnabledExtensionNames[i];
+		asked.enabledExtensionCount = n;
+		asked.ppEnabledExtensionNames = names;
+		mine = asked;
+		if (calibrated) {
+			names[n] = calibrated;
+			mine.enabledExtensionCount = n + 1;
+			features |= CRUMBS_FEATURE_CALIBRATED_TIMESTAMPS;
+		}
 	}
 	if (host_reset_enabled(ci))
 		features |= CRUMBS_FEATURE_HOST_QUERY_RESET;
 	VkResult r = create(physical, &mine, alloc, out);
-	if (r != VK_SUCCESS && names) {
+	if (r != VK_SUCCESS && mine.enabledExtensionCount != asked.enabledExtensionCount) {
 		/* The extension was the trouble: without it. */
 		features &= ~(uint32_t)CRUMBS_FEATURE_CALIBRATED_TIMESTAMPS;
-		r = create(physical, ci, alloc, out);
+		r = create(physical, &asked, alloc, out);
 	}
 	free(names);
 	if (r != VK_SUCCESS)
@@ -360,6 +397,15 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	pthread_mutex_init(&d->passes.lock, NULL);
 	object_names_init(&d->names);
 	load_next(d);
+	if (own_marker) {
+		/* The device has no such commands: a layer below that answers
+		 * for them anyway would call the driver's, which do not exist. */
+		d->next.DebugMarkerSetObjectTagEXT = NULL;
+		d->next.DebugMarkerSetObjectNameEXT = NULL;
+		d->next.CmdDebugMarkerBeginEXT = NULL;
+		d->next.CmdDebugMarkerEndEXT = NULL;
+		d->next.CmdDebugMarkerInsertEXT = NULL;
+	}
 
 	/* Registered before it is profiled: its slot numbers its captures.
 	 * The program cannot use the device before this returns. */
@@ -567,6 +613,67 @@ EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL crumbs_layer_GetDeviceProcAddr(V
 	return d->next.GetDeviceProcAddr(device, name);
 }
 
+/*
+ * VK_EXT_debug_marker, where the device lacks it, as the layer's own:
+ * programs that check for it before they mark their work (Qt's RHI, older
+ * engines) then give their markers, which become scopes. The layer
+ * answers its commands whatever the program enabled and passes them on
+ * only where the device has them, and takes the extension out of the
+ * device's creation (layer_CreateDevice). As RenderDoc's layer does.
+ */
+#define LAYER_NAME "VK_LAYER_CRUMBS_capture"
+
+static const VkExtensionProperties own_extensions[] = {
+	{ VK_EXT_DEBUG_MARKER_EXTENSION_NAME, VK_EXT_DEBUG_MARKER_SPEC_VERSION },
+};
+
+/* The standard answer of a list: all of it, or as much as fits. */
+static VkResult list_out(const VkExtensionProperties *list, uint32_t n, uint32_t *count,
+			 VkExtensionProperties *props)
+{
+	if (!props) {
+		*count = n;
+		return VK_SUCCESS;
+	}
+	uint32_t k = *count < n ? *count : n;
+	if (k)
+		memcpy(props, list, sizeof(*list) * k);
+	*count = k;
+	return k < n ? VK_INCOMPLETE : VK_SUCCESS;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL layer_EnumerateDeviceExtensionProperties(
+	VkPhysicalDevice physical, const char *layer, uint32_t *count, VkExtensionProperties *props)
+{
+	struct layer_instance *li = physical ? instance_of(physical) : NULL;
+	if (!count)
+		return VK_ERROR_INITIALIZATION_FAILED;
+	if (layer && strcmp(layer, LAYER_NAME) == 0)
+		return list_out(own_extensions, 1, count, props);
+	if (!li || !li->EnumerateDeviceExtensionProperties)
+		return VK_ERROR_INITIALIZATION_FAILED;
+	if (layer)
+		return li->EnumerateDeviceExtensionProperties(physical, layer, count, props);
+	uint32_t n = 0;
+	VkExtensionProperties *next = next_extensions(li, physical, &n);
+	if (!next) /* passed on as it is */
+		return li->EnumerateDeviceExtensionProperties(physical, layer, count, props);
+	VkResult r = VK_SUCCESS;
+	if (!has_extension(next, n, VK_EXT_DEBUG_MARKER_EXTENSION_NAME)) {
+		VkExtensionProperties *all = realloc(next, sizeof(*next) * (n + 1));
+		if (all) {
+			next = all;
+			next[n++] = own_extensions[0];
+		} else {
+			r = VK_ERROR_OUT_OF_HOST_MEMORY;
+		}
+	}
+	if (r == VK_SUCCESS)
+		r = list_out(next, n, count, props);
+	free(next);
+	return r;
+}
+
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL crumbs_layer_GetInstanceProcAddr(VkInstance instance,
 									    const char *name);
 
@@ -592,6 +699,9 @@ EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL crumbs_layer_GetInstanceProcAddr
 		return (PFN_vkVoidFunction)layer_DestroyInstance;
 	if (!instance)
 		return NULL;
+	if (strcmp(name, "vkEnumerateDeviceExtensionProperties") == 0)
+		return instance_of(instance) ? (PFN_vkVoidFunction)layer_EnumerateDeviceExtensionProperties
+					     : NULL;
 	struct layer_instance *li = instance_of(instance);
 	if (!li)
 		return NULL;

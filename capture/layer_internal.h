@@ -90,6 +90,7 @@ VkObjectType object_type_of_report(VkDebugReportObjectTypeEXT type);
 	X(DestroyBuffer, "1.0", NULL, NULL, NEXT)                                                     \
 	X(SetDebugUtilsObjectNameEXT, "VK_EXT_debug_utils", NULL, NULL, ALWAYS)                       \
 	X(DebugMarkerSetObjectNameEXT, "VK_EXT_debug_marker", NULL, NULL, ALWAYS)                     \
+	X(DebugMarkerSetObjectTagEXT, "VK_EXT_debug_marker", NULL, NULL, ALWAYS)                      \
 	X(CmdBindPipeline, "1.0", NULL, NULL, NEXT)                                                   \
 	X(CmdSetPrimitiveTopology, "1.3", "vkCmdSetPrimitiveTopologyEXT", NULL, NEXT)                 \
 	X(CmdBeginDebugUtilsLabelEXT, "VK_EXT_debug_utils", NULL, NULL, ALWAYS)                       \

@@ -315,6 +315,15 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_DebugMarkerSetObjectNameEXT(
 	return FORWARD_RESULT(d, VK_SUCCESS, DebugMarkerSetObjectNameEXT, device, info);
 }
 
+/* Not kept; answered where the device lacks VK_EXT_debug_marker, which
+ * the layer then offers itself. */
+VKAPI_ATTR VkResult VKAPI_CALL layer_DebugMarkerSetObjectTagEXT(
+	VkDevice device, const VkDebugMarkerObjectTagInfoEXT *info)
+{
+	DEVICE_OF(device, VK_SUCCESS);
+	return FORWARD_RESULT(d, VK_SUCCESS, DebugMarkerSetObjectTagEXT, device, info);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Render pass objects                                                      */
 /* ------------------------------------------------------------------------ */

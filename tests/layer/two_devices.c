@@ -10,7 +10,11 @@
  * each device's, for captures that take a while to write. --duration MS
  * goes on past --frames until MS milliseconds have passed since the first
  * frame, for tests that need the program alive for a given time whatever
- * the machine's speed.
+ * the machine's speed. --markers enables VK_EXT_debug_marker where the
+ * device lists it (as Qt's RHI does: nothing is marked otherwise), names
+ * each device's buffer with it ("Marked Buffer N"), tags it, and marks
+ * the fill "Device N marker" inside the label; it prints whether it did,
+ * and checks the list's short answer (VK_INCOMPLETE).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,8 +39,18 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlag
 	return VK_FALSE;
 }
 
+/* VK_EXT_debug_marker's commands, where --markers found the extension. */
+struct markers {
+	PFN_vkCmdDebugMarkerBeginEXT begin;
+	PFN_vkCmdDebugMarkerEndEXT end;
+	PFN_vkCmdDebugMarkerInsertEXT insert;
+	PFN_vkDebugMarkerSetObjectNameEXT name;
+	PFN_vkDebugMarkerSetObjectTagEXT tag;
+};
+
 struct device {
 	VkDevice device;
+	struct markers markers;
 	VkQueue queue;
 	VkCommandPool pool;
 	VkCommandBuffer cb;
@@ -44,6 +58,9 @@ struct device {
 	VkBuffer buffer;
 	VkDeviceMemory memory;
 };
+
+/* devices[0], for a device's number. */
+static const struct device *devices_base;
 
 static double now_ms(void)
 {
@@ -65,14 +82,55 @@ static int fail(const char *what, VkResult r)
 			return fail(#call, r_);        \
 	} while (0)
 
-static int make_device(VkPhysicalDevice physical, uint32_t family, struct device *d)
+/* Whether the device lists VK_EXT_debug_marker; -1 when the list is
+ * wrong: a short array must get VK_INCOMPLETE and be filled. */
+static int lists_marker(VkPhysicalDevice physical)
+{
+	uint32_t n = 0;
+	if (vkEnumerateDeviceExtensionProperties(physical, NULL, &n, NULL) != VK_SUCCESS || n == 0)
+		return -1;
+	VkExtensionProperties *props = calloc(n, sizeof(*props));
+	uint32_t short_n = n - 1, all = n;
+	int found = -1;
+	if (props &&
+	    vkEnumerateDeviceExtensionProperties(physical, NULL, &short_n, props) == VK_INCOMPLETE &&
+	    short_n == n - 1 &&
+	    vkEnumerateDeviceExtensionProperties(physical, NULL, &all, props) == VK_SUCCESS &&
+	    all == n) {
+		found = 0;
+		for (uint32_t i = 0; i < n; i++)
+			if (strcmp(props[i].extensionName, VK_EXT_DEBUG_MARKER_EXTENSION_NAME) == 0)
+				found = 1;
+	}
+	free(props);
+	return found;
+}
+
+static int make_device(VkPhysicalDevice physical, uint32_t family, int markers, struct device *d)
 {
 	const float priority = 1.0f;
+	const char *marker_ext = VK_EXT_DEBUG_MARKER_EXTENSION_NAME;
 	VkDeviceQueueCreateInfo qi = { VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, NULL, 0, family, 1,
 				       &priority };
-	VkDeviceCreateInfo ci = { VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, NULL, 0, 1, &qi, 0, NULL, 0,
-				  NULL, NULL };
+	VkDeviceCreateInfo ci = { VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, NULL, 0, 1, &qi, 0, NULL,
+				  markers ? 1 : 0, &marker_ext, NULL };
 	TRY(vkCreateDevice(physical, &ci, NULL, &d->device));
+	if (markers) {
+		struct markers *m = &d->markers;
+		m->begin = (PFN_vkCmdDebugMarkerBeginEXT)vkGetDeviceProcAddr(d->device,
+									      "vkCmdDebugMarkerBeginEXT");
+		m->end = (PFN_vkCmdDebugMarkerEndEXT)vkGetDeviceProcAddr(d->device,
+									  "vkCmdDebugMarkerEndEXT");
+		m->insert = (PFN_vkCmdDebugMarkerInsertEXT)vkGetDeviceProcAddr(
+			d->device, "vkCmdDebugMarkerInsertEXT");
+		m->name = (PFN_vkDebugMarkerSetObjectNameEXT)vkGetDeviceProcAddr(
+			d->device, "vkDebugMarkerSetObjectNameEXT");
+		m->tag = (PFN_vkDebugMarkerSetObjectTagEXT)vkGetDeviceProcAddr(
+			d->device, "vkDebugMarkerSetObjectTagEXT");
+		if (!m->begin || !m->end || !m->insert || !m->name || !m->tag)
+			return fail("vkGetDeviceProcAddr of an enabled VK_EXT_debug_marker command",
+				    VK_ERROR_EXTENSION_NOT_PRESENT);
+	}
 	vkGetDeviceQueue(d->device, family, 0, &d->queue);
 	VkCommandPoolCreateInfo pi = { VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, NULL,
 				       VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, family };
@@ -93,6 +151,21 @@ static int make_device(VkPhysicalDevice physical, uint32_t family, struct device
 	VkMemoryAllocateInfo mi = { VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, NULL, req.size, type };
 	TRY(vkAllocateMemory(d->device, &mi, NULL, &d->memory));
 	TRY(vkBindBufferMemory(d->device, d->buffer, d->memory, 0));
+	if (d->markers.name) {
+		char name[32];
+		snprintf(name, sizeof(name), "Marked Buffer %d", (int)(d - devices_base));
+		VkDebugMarkerObjectNameInfoEXT ni = {
+			VK_STRUCTURE_TYPE_DEBUG_MARKER_OBJECT_NAME_INFO_EXT, NULL,
+			VK_DEBUG_REPORT_OBJECT_TYPE_BUFFER_EXT, (uint64_t)d->buffer, name
+		};
+		TRY(d->markers.name(d->device, &ni));
+		const uint32_t tag = 0x6372756d;
+		VkDebugMarkerObjectTagInfoEXT ti = {
+			VK_STRUCTURE_TYPE_DEBUG_MARKER_OBJECT_TAG_INFO_EXT, NULL,
+			VK_DEBUG_REPORT_OBJECT_TYPE_BUFFER_EXT, (uint64_t)d->buffer, 1, sizeof(tag), &tag
+		};
+		TRY(d->markers.tag(d->device, &ti));
+	}
 	return 0;
 }
 
@@ -108,7 +181,19 @@ static int run_frame(struct device *d, int index, int labels,
 					VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL };
 	TRY(vkBeginCommandBuffer(d->cb, &bi));
 	begin_label(d->cb, &label);
-	vkCmdFillBuffer(d->cb, d->buffer, 0, VK_WHOLE_SIZE, (uint32_t)index);
+	if (d->markers.begin) {
+		char marker[32];
+		snprintf(marker, sizeof(marker), "Device %d marker", index);
+		VkDebugMarkerMarkerInfoEXT mi = { VK_STRUCTURE_TYPE_DEBUG_MARKER_MARKER_INFO_EXT, NULL,
+						  marker, { 0, 0, 0, 0 } };
+		d->markers.begin(d->cb, &mi);
+		vkCmdFillBuffer(d->cb, d->buffer, 0, VK_WHOLE_SIZE, (uint32_t)index);
+		mi.pMarkerName = "Filled";
+		d->markers.insert(d->cb, &mi);
+		d->markers.end(d->cb);
+	} else {
+		vkCmdFillBuffer(d->cb, d->buffer, 0, VK_WHOLE_SIZE, (uint32_t)index);
+	}
 	for (int i = 0; i < labels; i++) {
 		char pass[32];
 		snprintf(pass, sizeof(pass), "Pass %d", i);
@@ -129,12 +214,14 @@ static int run_frame(struct device *d, int index, int labels,
 int main(int argc, char **argv)
 {
 	int frames = 5;
-	int validate = 0, cleanup = 1, labels = 0, duration = 0;
+	int validate = 0, cleanup = 1, labels = 0, duration = 0, markers = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc) {
 			frames = atoi(argv[++i]);
 		} else if (strcmp(argv[i], "--validate") == 0) {
 			validate = 1;
+		} else if (strcmp(argv[i], "--markers") == 0) {
+			markers = 1;
 		} else if (strcmp(argv[i], "--no-cleanup") == 0) {
 			cleanup = 0;
 		} else if (strcmp(argv[i], "--labels") == 0 && i + 1 < argc) {
@@ -143,7 +230,7 @@ int main(int argc, char **argv)
 			duration = atoi(argv[++i]);
 		} else {
 			fprintf(stderr, "usage: two-devices [--frames N] [--duration MS] [--labels N] "
-				"[--validate] [--no-cleanup]\n");
+				"[--validate] [--no-cleanup] [--markers]\n");
 			return 2;
 		}
 	}
@@ -193,10 +280,18 @@ int main(int argc, char **argv)
 	if (family == nf)
 		return fail("finding a queue family", VK_ERROR_FEATURE_NOT_PRESENT);
 
+	if (markers) {
+		int listed = lists_marker(physical);
+		if (listed < 0)
+			return fail("vkEnumerateDeviceExtensionProperties (a short array)", VK_INCOMPLETE);
+		markers = listed;
+		printf("two-devices: markers %s\n", markers ? "on" : "off (no VK_EXT_debug_marker)");
+	}
 	struct device devices[DEVICES];
 	memset(devices, 0, sizeof(devices));
+	devices_base = devices;
 	for (int k = 0; k < DEVICES; k++)
-		if (make_device(physical, family, &devices[k]) != 0)
+		if (make_device(physical, family, markers, &devices[k]) != 0)
 			return 1;
 	double start = now_ms();
 	for (int f = 0; f < frames || now_ms() - start < duration; f++)
