@@ -755,7 +755,10 @@ VKAPI_ATTR void VKAPI_CALL layer_CmdExecuteCommands(VkCommandBuffer cb, uint32_t
 {
 	DEVICE_OF(cb, );
 	FORWARD(d, CmdExecuteCommands, cb, count, secondaries);
-	struct cb_state *s = capturing(d, cb);
+	/* At every detail, not only in a capture frame: the secondaries'
+	 * labels are scopes of a run's frames too (Qt Quick labels its pass
+	 * in a secondary command buffer). */
+	struct cb_state *s = recording(d, cb);
 	if (s && secondaries)
 		crumbs_cmd_execute(s->cmd, count, secondaries);
 }

@@ -333,6 +333,9 @@ void frames_release(struct layer_device *d);
 /* The state of cb when it records at full detail; NULL otherwise, after
  * one atomic load when nothing does. */
 struct cb_state *capturing(struct layer_device *d, VkCommandBuffer cb);
+/* Its state while it is recorded into a capture or a run at any detail
+ * (its labels and the secondaries it executes are kept); NULL otherwise. */
+struct cb_state *recording(struct layer_device *d, VkCommandBuffer cb);
 
 /* What a render pass object says of itself, packed into a map value
  * (never 0): the attachments its subpasses write and whether any uses

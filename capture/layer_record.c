@@ -472,10 +472,11 @@ VKAPI_ATTR void VKAPI_CALL layer_CmdSetPrimitiveTopology(VkCommandBuffer cb,
 /* Labels                                                                   */
 /* ------------------------------------------------------------------------ */
 
-/* The state of cb while recorded, for its labels: scopes of level 0,
- * kept at every detail level (crumbs_scope_begin leaves them out where
- * nothing is recorded). */
-static struct cb_state *labelled(struct layer_device *d, VkCommandBuffer cb)
+/* The state of cb while recorded, at any detail: for its labels (scopes
+ * of level 0, kept at every detail level; crumbs_scope_begin leaves them
+ * out where nothing is recorded) and the secondaries it executes, whose
+ * labels come with them. */
+struct cb_state *recording(struct layer_device *d, VkCommandBuffer cb)
 {
 	struct cb_state *s = handle_map_get(&d->cbs, (uint64_t)(uintptr_t)cb);
 	return s && s->cmd ? s : NULL;
@@ -484,7 +485,7 @@ static struct cb_state *labelled(struct layer_device *d, VkCommandBuffer cb)
 /* A label's name: real programs pass NULL too, which is an empty name. */
 static void label_begin(struct layer_device *d, VkCommandBuffer cb, const char *name)
 {
-	struct cb_state *s = labelled(d, cb);
+	struct cb_state *s = recording(d, cb);
 	if (s)
 		crumbs_scope_begin(s->cmd, 0, name ? name : "");
 }
@@ -494,7 +495,7 @@ static void label_begin(struct layer_device *d, VkCommandBuffer cb, const char *
  * (and the analyzer reports one that matches nothing). */
 static void label_end(struct layer_device *d, VkCommandBuffer cb)
 {
-	struct cb_state *s = labelled(d, cb);
+	struct cb_state *s = recording(d, cb);
 	if (s)
 		crumbs_scope_end(s->cmd);
 }

@@ -14,7 +14,9 @@
  * device lists it (as Qt's RHI does: nothing is marked otherwise), names
  * each device's buffer with it ("Marked Buffer N"), tags it, and marks
  * the fill "Device N marker" inside the label; it prints whether it did,
- * and checks the list's short answer (VK_INCOMPLETE).
+ * and checks the list's short answer (VK_INCOMPLETE). --secondary records
+ * the fill, inside a label "Device N secondary", in a secondary command
+ * buffer the primary executes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +56,7 @@ struct device {
 	VkQueue queue;
 	VkCommandPool pool;
 	VkCommandBuffer cb;
+	VkCommandBuffer secondary; /* --secondary */
 	VkFence fence;
 	VkBuffer buffer;
 	VkDeviceMemory memory;
@@ -106,7 +109,8 @@ static int lists_marker(VkPhysicalDevice physical)
 	return found;
 }
 
-static int make_device(VkPhysicalDevice physical, uint32_t family, int markers, struct device *d)
+static int make_device(VkPhysicalDevice physical, uint32_t family, int markers, int secondary,
+		       struct device *d)
 {
 	const float priority = 1.0f;
 	const char *marker_ext = VK_EXT_DEBUG_MARKER_EXTENSION_NAME;
@@ -138,6 +142,10 @@ static int make_device(VkPhysicalDevice physical, uint32_t family, int markers, 
 	VkCommandBufferAllocateInfo ai = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL,
 					   d->pool, VK_COMMAND_BUFFER_LEVEL_PRIMARY, 1 };
 	TRY(vkAllocateCommandBuffers(d->device, &ai, &d->cb));
+	if (secondary) {
+		ai.level = VK_COMMAND_BUFFER_LEVEL_SECONDARY;
+		TRY(vkAllocateCommandBuffers(d->device, &ai, &d->secondary));
+	}
 	VkFenceCreateInfo fi = { VK_STRUCTURE_TYPE_FENCE_CREATE_INFO, NULL, 0 };
 	TRY(vkCreateFence(d->device, &fi, NULL, &d->fence));
 	VkBufferCreateInfo bi = { VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, NULL, 0, FILL_BYTES,
@@ -191,6 +199,22 @@ static int run_frame(struct device *d, int index, int labels,
 		mi.pMarkerName = "Filled";
 		d->markers.insert(d->cb, &mi);
 		d->markers.end(d->cb);
+	} else if (d->secondary) {
+		char inner[32];
+		snprintf(inner, sizeof(inner), "Device %d secondary", index);
+		VkDebugUtilsLabelEXT sl = { VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT, NULL, inner,
+					    { 0, 0, 0, 0 } };
+		VkCommandBufferInheritanceInfo ii = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO,
+						      NULL, VK_NULL_HANDLE, 0, VK_NULL_HANDLE,
+						      VK_FALSE, 0, 0 };
+		VkCommandBufferBeginInfo si = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL,
+						VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, &ii };
+		TRY(vkBeginCommandBuffer(d->secondary, &si));
+		begin_label(d->secondary, &sl);
+		vkCmdFillBuffer(d->secondary, d->buffer, 0, VK_WHOLE_SIZE, (uint32_t)index);
+		end_label(d->secondary);
+		TRY(vkEndCommandBuffer(d->secondary));
+		vkCmdExecuteCommands(d->cb, 1, &d->secondary);
 	} else {
 		vkCmdFillBuffer(d->cb, d->buffer, 0, VK_WHOLE_SIZE, (uint32_t)index);
 	}
@@ -214,7 +238,7 @@ static int run_frame(struct device *d, int index, int labels,
 int main(int argc, char **argv)
 {
 	int frames = 5;
-	int validate = 0, cleanup = 1, labels = 0, duration = 0, markers = 0;
+	int validate = 0, cleanup = 1, labels = 0, duration = 0, markers = 0, secondary = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc) {
 			frames = atoi(argv[++i]);
@@ -222,6 +246,8 @@ int main(int argc, char **argv)
 			validate = 1;
 		} else if (strcmp(argv[i], "--markers") == 0) {
 			markers = 1;
+		} else if (strcmp(argv[i], "--secondary") == 0) {
+			secondary = 1;
 		} else if (strcmp(argv[i], "--no-cleanup") == 0) {
 			cleanup = 0;
 		} else if (strcmp(argv[i], "--labels") == 0 && i + 1 < argc) {
@@ -230,7 +256,7 @@ int main(int argc, char **argv)
 			duration = atoi(argv[++i]);
 		} else {
 			fprintf(stderr, "usage: two-devices [--frames N] [--duration MS] [--labels N] "
-				"[--validate] [--no-cleanup] [--markers]\n");
+				"[--validate] [--no-cleanup] [--markers] [--secondary]\n");
 			return 2;
 		}
 	}
@@ -291,7 +317,7 @@ int main(int argc, char **argv)
 	memset(devices, 0, sizeof(devices));
 	devices_base = devices;
 	for (int k = 0; k < DEVICES; k++)
-		if (make_device(physical, family, markers, &devices[k]) != 0)
+		if (make_device(physical, family, markers, secondary, &devices[k]) != 0)
 			return 1;
 	double start = now_ms();
 	for (int f = 0; f < frames || now_ms() - start < duration; f++)
