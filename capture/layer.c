@@ -173,10 +173,15 @@ static PFN_vkVoidFunction next_proc(struct layer_device *d, const char *name, co
 	return f;
 }
 
-static void load_next(struct layer_device *d)
+/* `own_marker`: VK_EXT_debug_marker is the layer's own (the device lacks
+ * it), and its commands are not the next layer's to answer: one below
+ * that answers for them anyway would call the driver's, which do not
+ * exist. */
+static void load_next(struct layer_device *d, bool own_marker)
 {
-#define LOAD(name, from, alias, alias2, hand_out) \
-	d->next.name = (PFN_vk##name)next_proc(d, "vk" #name, alias, alias2);
+#define LOAD(name, from, alias, alias2, hand_out)                                              \
+	d->next.name = own_marker && strcmp(from, VK_EXT_DEBUG_MARKER_EXTENSION_NAME) == 0 ?   \
+			       NULL : (PFN_vk##name)next_proc(d, "vk" #name, alias, alias2);
 #define LOAD_N(name, from, alias) d->next.name = (PFN_vk##name)next_proc(d, "vk" #name, alias, NULL);
 	LAYER_DEVICE_FUNCTIONS(LOAD, LOAD_N)
 #undef LOAD
@@ -396,16 +401,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	pthread_mutex_init(&d->pipelines.lock, NULL);
 	pthread_mutex_init(&d->passes.lock, NULL);
 	object_names_init(&d->names);
-	load_next(d);
-	if (own_marker) {
-		/* The device has no such commands: a layer below that answers
-		 * for them anyway would call the driver's, which do not exist. */
-		d->next.DebugMarkerSetObjectTagEXT = NULL;
-		d->next.DebugMarkerSetObjectNameEXT = NULL;
-		d->next.CmdDebugMarkerBeginEXT = NULL;
-		d->next.CmdDebugMarkerEndEXT = NULL;
-		d->next.CmdDebugMarkerInsertEXT = NULL;
-	}
+	load_next(d, own_marker);
 
 	/* Registered before it is profiled: its slot numbers its captures.
 	 * The program cannot use the device before this returns. */
@@ -621,8 +617,6 @@ EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL crumbs_layer_GetDeviceProcAddr(V
  * only where the device has them, and takes the extension out of the
  * device's creation (layer_CreateDevice). As RenderDoc's layer does.
  */
-#define LAYER_NAME "VK_LAYER_CRUMBS_capture"
-
 static const VkExtensionProperties own_extensions[] = {
 	{ VK_EXT_DEBUG_MARKER_EXTENSION_NAME, VK_EXT_DEBUG_MARKER_SPEC_VERSION },
 };
@@ -657,7 +651,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_EnumerateDeviceExtensionProperties(
 	uint32_t n = 0;
 	VkExtensionProperties *next = next_extensions(li, physical, &n);
 	if (!next) /* passed on as it is */
-		return li->EnumerateDeviceExtensionProperties(physical, layer, count, props);
+		return li->EnumerateDeviceExtensionProperties(physical, NULL, count, props);
 	VkResult r = VK_SUCCESS;
 	if (!has_extension(next, n, VK_EXT_DEBUG_MARKER_EXTENSION_NAME)) {
 		VkExtensionProperties *all = realloc(next, sizeof(*next) * (n + 1));

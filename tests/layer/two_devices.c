@@ -62,9 +62,6 @@ struct device {
 	VkDeviceMemory memory;
 };
 
-/* devices[0], for a device's number. */
-static const struct device *devices_base;
-
 static double now_ms(void)
 {
 	struct timespec t;
@@ -110,7 +107,7 @@ static int lists_marker(VkPhysicalDevice physical)
 }
 
 static int make_device(VkPhysicalDevice physical, uint32_t family, int markers, int secondary,
-		       struct device *d)
+		       int index, struct device *d)
 {
 	const float priority = 1.0f;
 	const char *marker_ext = VK_EXT_DEBUG_MARKER_EXTENSION_NAME;
@@ -161,7 +158,7 @@ static int make_device(VkPhysicalDevice physical, uint32_t family, int markers, 
 	TRY(vkBindBufferMemory(d->device, d->buffer, d->memory, 0));
 	if (d->markers.name) {
 		char name[32];
-		snprintf(name, sizeof(name), "Marked Buffer %d", (int)(d - devices_base));
+		snprintf(name, sizeof(name), "Marked Buffer %d", index);
 		VkDebugMarkerObjectNameInfoEXT ni = {
 			VK_STRUCTURE_TYPE_DEBUG_MARKER_OBJECT_NAME_INFO_EXT, NULL,
 			VK_DEBUG_REPORT_OBJECT_TYPE_BUFFER_EXT, (uint64_t)d->buffer, name
@@ -315,9 +312,8 @@ int main(int argc, char **argv)
 	}
 	struct device devices[DEVICES];
 	memset(devices, 0, sizeof(devices));
-	devices_base = devices;
 	for (int k = 0; k < DEVICES; k++)
-		if (make_device(physical, family, markers, secondary, &devices[k]) != 0)
+		if (make_device(physical, family, markers, secondary, k, &devices[k]) != 0)
 			return 1;
 	double start = now_ms();
 	for (int f = 0; f < frames || now_ms() - start < duration; f++)
