@@ -21,6 +21,7 @@
 #define NO_SLOT UINT32_MAX
 #define READY_RING 64          /* query slots for the pre-roll's ends */
 #define END_STACK 32           /* reserved end slots a handle remembers */
+#define SPARE_SLOTS 4          /* spare end slots a set's queue keeps */
 #define EVENTS_PER_BLOCK 30
 #define RESOLVE_NS 10000000000ll /* how long results may take before giving up */
 #define RUN_CALIBRATE_NS 50000000ll /* a run samples its clocks again once this is past */
@@ -387,6 +388,13 @@ struct set_queue {
 	bool copy_unread;           /* copies of this frame go into copy_buffer */
 	bool read_pool;             /* this frame reads the pool instead */
 	bool marked;                /* readback_start: slots marked for a copy */
+	/* With host query reset: its copies left slots of its runs to the
+	 * host to reset (enum slot_mark). */
+	bool host_reset;
+	/* The end slots that handles reserved for scopes they left open at
+	 * their end, which they never write: a handle that ends such a scope
+	 * takes one. NO_SLOT where there is none. */
+	_Atomic uint32_t spare[SPARE_SLOTS];
 	/* Queue labels since the last submission: they happen at the start
 	 * of the next one (submit.c). */
 	struct crumbs_cmd *labels;
@@ -629,8 +637,10 @@ void pools_release_queue(crumbs_context *ctx, struct queue_state *q);
  * next submissions), the sets take their shares of the slots, and the
  * pre-roll's ends start again. */
 void pools_preroll(crumbs_context *ctx, uint32_t set_count);
-/* A set taken again in a run: the slots it wrote are reset, its counts
- * start again. Its copies are done (readback_copy_busy). */
+/* A set taken again in a run: the slots it wrote are reset (with host
+ * query reset, but for those its copies reset), its counts start again.
+ * Its copies, and those of the frame that borrowed from it, are done
+ * (readback_copy_busy). */
 void pools_set_reuse(crumbs_context *ctx, struct capture_set *set);
 /* The runs of q's pool that set can have written: its scope slots handed
  * out, two per submission, and the pre-roll's last end. Clearing,
@@ -642,8 +652,26 @@ struct slot_run {
 };
 uint32_t pools_set_runs(const struct queue_state *q, const struct set_queue *sq,
 			struct slot_run runs[3]);
+/*
+ * What the end of a frame marks of each slot in a pool's `written`
+ * (readback.c). A slot is SLOT_WRITTEN for the copy of the queue that
+ * wrote it, which is being recorded, and SLOT_COPIED once that copy is
+ * submitted (a standing recording's slots are SLOT_COPIED already: the
+ * batch that ran it copied them, and the pool's own slot stays unwritten).
+ * Poll reads the SLOT_COPIED ones. The slots of command buffers that the
+ * frame before recorded (store_borrow) lie in that frame's set's share:
+ * SLOT_LENT, then SLOT_LENT_COPIED, read by this frame's copy and poll
+ * alone. With host query reset, the copy resets what it copied, after it:
+ * a copied slot, once its copy is done, needs no reset on the host.
+ */
+enum slot_mark { SLOT_WRITTEN = 1, SLOT_COPIED = 2, SLOT_LENT = 3, SLOT_LENT_COPIED = 4 };
 /* `count` scope slots of a set's queue for a scope `depth` deep, or NO_SLOT. */
 uint32_t pools_take_slots(struct set_queue *sq, uint32_t depth, uint32_t count);
+/* A reserved end slot that its handle will not write, kept for a handle
+ * that ends the scope (or none, when the set's queue keeps enough). */
+void pools_spare_put(struct set_queue *sq, uint32_t slot);
+/* A spare end slot of the set's queue, or NO_SLOT. */
+uint32_t pools_spare_take(struct set_queue *sq);
 /* Appends to plan the copies pools_copy_marked would record. false when
  * out of memory. */
 bool pools_plan_copies(crumbs_context *ctx, struct copy_plan *plan, VkQueryPool pool,
@@ -652,6 +680,9 @@ bool pools_plan_copies(crumbs_context *ctx, struct copy_plan *plan, VkQueryPool 
 /* Records the plan's copies into cb. */
 void pools_record_plan(const struct device_state *d, VkCommandBuffer cb,
 		       const struct copy_plan *plan);
+/* Records into cb the reset of the queries the plan copies. */
+void pools_record_plan_resets(const struct device_state *d, VkCommandBuffer cb,
+			      const struct copy_plan *plan);
 /* Records into cb the copy of queries first_query + i of pool, for each
  * run of i < count where marks[i] == mark, into buffer's slots
  * first_slot + i, waiting for each to be available. */

@@ -285,14 +285,38 @@ void pools_release_queue(crumbs_context *ctx, struct queue_state *q)
 	ctx_free(ctx, q->written);
 }
 
-/* Resets on the host what the set wrote last; or, without host resets,
- * has its resets put in front of the next submissions, with command
- * buffers recorded once. Those reset the set's whole share of the pool,
- * which takes the GPU milliseconds on some drivers in front of the frame's
- * first submission: the host's reset of the runs written costs the CPU a
- * few microseconds instead. */
+/* Resets slots [run.first, run.first + run.count) of q's pool on the
+ * host; with `all` false, but for those a copy that is done has reset
+ * (enum slot_mark). */
 FRAME_PATH
-static void set_reset(crumbs_context *ctx, struct capture_set *set)
+static void host_reset(const struct device_state *d, const struct queue_state *q,
+		       struct slot_run run, bool all)
+{
+	uint32_t end = run.first + run.count;
+	if (all || !q->written) {
+		d->fn.ResetQueryPool(d->device, q->pool, run.first, run.count);
+		return;
+	}
+	for (uint32_t i = run.first; i < end;) {
+		while (i < end && (q->written[i] == SLOT_COPIED || q->written[i] == SLOT_LENT_COPIED))
+			i++;
+		uint32_t j = i;
+		while (j < end && q->written[j] != SLOT_COPIED && q->written[j] != SLOT_LENT_COPIED)
+			j++;
+		if (j > i)
+			d->fn.ResetQueryPool(d->device, q->pool, i, j - i);
+		i = j;
+	}
+}
+
+/* Resets on the host what the set wrote last (`all`, or only what its
+ * copies did not reset); or, without host resets, has its resets put in
+ * front of the next submissions, with command buffers recorded once.
+ * Those reset the set's whole share of the pool, which takes the GPU
+ * milliseconds on some drivers in front of the frame's first submission:
+ * the resets of the runs written cost a few microseconds instead. */
+FRAME_PATH
+static void set_reset(crumbs_context *ctx, struct capture_set *set, bool all)
 {
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
 		struct queue_state *q = &ctx->queues[i];
@@ -301,9 +325,11 @@ static void set_reset(crumbs_context *ctx, struct capture_set *set)
 		if (!q->valid_bits)
 			continue;
 		if (d->features & CRUMBS_FEATURE_HOST_QUERY_RESET) {
+			if (!all && !sq->host_reset)
+				continue;
 			struct slot_run runs[3];
 			for (uint32_t k = 0, n = pools_set_runs(q, sq, runs); k < n; k++)
-				d->fn.ResetQueryPool(d->device, q->pool, runs[k].first, runs[k].count);
+				host_reset(d, q, runs[k], all);
 		} else {
 			sq->reset_pending = sq->reset_cb != VK_NULL_HANDLE;
 			atomic_store(&sq->scope_reset_pending, sq->scope_reset_cb != VK_NULL_HANDLE);
@@ -321,6 +347,9 @@ static void set_restart(crumbs_context *ctx, struct capture_set *set)
 		atomic_store(&sq->scope_next, sq->scope_first);
 		sq->submit_count = 0;
 		sq->ready_slot = NO_SLOT;
+		sq->host_reset = true;
+		for (uint32_t k = 0; k < SPARE_SLOTS; k++)
+			atomic_store_explicit(&sq->spare[k], NO_SLOT, memory_order_relaxed);
 	}
 }
 
@@ -336,7 +365,7 @@ void pools_preroll(crumbs_context *ctx, uint32_t set_count)
 			set->queues[i].reset_pending = false;
 			atomic_store(&set->queues[i].scope_reset_pending, false);
 		}
-		set_reset(ctx, set);
+		set_reset(ctx, set, true);
 	}
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
 		struct queue_state *q = &ctx->queues[i];
@@ -376,7 +405,7 @@ void pools_preroll(crumbs_context *ctx, uint32_t set_count)
 FRAME_PATH
 void pools_set_reuse(crumbs_context *ctx, struct capture_set *set)
 {
-	set_reset(ctx, set);
+	set_reset(ctx, set, false);
 	set_restart(ctx, set);
 }
 
@@ -415,6 +444,28 @@ uint32_t pools_take_slots(struct set_queue *sq, uint32_t depth, uint32_t count)
 	if (at + count > sq->scope_end)
 		return NO_SLOT;
 	return at;
+}
+
+RECORD_PATH
+void pools_spare_put(struct set_queue *sq, uint32_t slot)
+{
+	for (uint32_t k = 0; k < SPARE_SLOTS; k++) {
+		uint32_t none = NO_SLOT;
+		if (atomic_compare_exchange_strong(&sq->spare[k], &none, slot))
+			return;
+	}
+}
+
+RECORD_PATH
+uint32_t pools_spare_take(struct set_queue *sq)
+{
+	for (uint32_t k = 0; k < SPARE_SLOTS; k++)
+		if (atomic_load_explicit(&sq->spare[k], memory_order_relaxed) != NO_SLOT) {
+			uint32_t slot = atomic_exchange(&sq->spare[k], NO_SLOT);
+			if (slot != NO_SLOT)
+				return slot;
+		}
+	return NO_SLOT;
 }
 
 /* The next run of marks[i] == mark at or after *first, as [*first, *end);
@@ -489,6 +540,14 @@ void pools_record_plan(const struct device_state *d, VkCommandBuffer cb,
 		record_one_copy(d, cb, op->pool, op->first_query, op->count, op->buffer,
 				op->first_slot);
 	}
+}
+
+void pools_record_plan_resets(const struct device_state *d, VkCommandBuffer cb,
+			      const struct copy_plan *plan)
+{
+	for (uint32_t i = 0; i < plan->count; i++)
+		d->fn.CmdResetQueryPool(cb, plan->ops[i].pool, plan->ops[i].first_query,
+					plan->ops[i].count);
 }
 
 /*

@@ -25,17 +25,6 @@ uint64_t readback_ticks(const struct queue_state *q, uint32_t slot)
 	return q->results[2 * slot] & mask;
 }
 
-/*
- * Marks, in `written` of each pool, the slots the capture wrote. A slot is
- * marked WRITTEN for the copy of the queue that wrote it, which is being
- * recorded, and COPIED once that copy is submitted (a standing
- * recording's slots are COPIED already: the batch that ran it copied
- * them). Poll reads the COPIED ones. The slots of command buffers that the
- * frame before recorded (store_borrow) lie in that frame's set's share:
- * LENT, then LENT_COPIED, read by this frame's copy and poll alone.
- */
-enum { WRITTEN = 1, COPIED = 2, LENT = 3, LENT_COPIED = 4 };
-
 /* The runs of q's pool that set's frame reads: its share, then the share
  * of the set it borrowed from. */
 FRAME_PATH
@@ -57,7 +46,7 @@ static void mark_events(crumbs_context *ctx, struct capture_set *set, const stru
 			int depth)
 {
 	struct queue_state *q = &ctx->queues[cmd->queue];
-	uint8_t mark = cmd->adopted ? COPIED : cmd->borrowed ? LENT : WRITTEN;
+	uint8_t mark = cmd->adopted ? SLOT_COPIED : cmd->borrowed ? SLOT_LENT : SLOT_WRITTEN;
 	for (const struct event_block *b = cmd->first; b; b = b->next)
 		for (uint32_t i = 0; i < b->count; i++) {
 			const struct event *e = &b->events[i];
@@ -101,7 +90,7 @@ static void marks_change(crumbs_context *ctx, const struct capture_set *set, str
 }
 
 /*
- * Records the copy of the slots s wrote, marked WRITTEN in the pools of
+ * Records the copy of the slots s wrote, marked SLOT_WRITTEN in the pools of
  * its family, each into its pool's buffer: after everything before it on
  * s, waiting for each to be available (some drivers report a written
  * timestamp unavailable otherwise; only slots that are written are
@@ -132,7 +121,8 @@ static VkResult record_copy(crumbs_context *ctx, struct capture_set *set, struct
 		uint32_t own;
 		for (uint32_t k = 0, n = read_runs(ctx, set, p, runs, &own); k < n; k++)
 			if (!pools_plan_copies(ctx, next, p->pool, runs[k].first,
-					       p->written + runs[k].first, k < own ? WRITTEN : LENT,
+					       p->written + runs[k].first,
+					       k < own ? SLOT_WRITTEN : SLOT_LENT,
 					       runs[k].count, p->copy_buffer, runs[k].first))
 				return VK_ERROR_OUT_OF_HOST_MEMORY;
 	}
@@ -148,6 +138,11 @@ static VkResult record_copy(crumbs_context *ctx, struct capture_set *set, struct
 	pools_record_plan(d, cb, next);
 	d->fn.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
 				 VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0, NULL, 0, NULL);
+	/* Ordered after the copies of the same queries. The command buffer
+	 * is mostly submitted again as it is, where the host's reset of the
+	 * same slots costs microseconds of driver calls every frame. */
+	if (d->features & CRUMBS_FEATURE_HOST_QUERY_RESET)
+		pools_record_plan_resets(d, cb, next);
 	if ((r = d->fn.EndCommandBuffer(cb)) != VK_SUCCESS)
 		return r;
 	struct copy_plan t = *held;
@@ -185,11 +180,11 @@ static void copy_queue(crumbs_context *ctx, struct capture_set *set, struct queu
 	if (s->written && (ss->submit_count || ss->ready_slot != NO_SLOT)) {
 		for (uint32_t k = 0; k < ss->submit_count; k++) {
 			const struct submit_record *rec = &s->submits[ss->submit_first + k];
-			s->written[rec->begin_slot] = WRITTEN;
-			s->written[rec->end_slot] = WRITTEN;
+			s->written[rec->begin_slot] = SLOT_WRITTEN;
+			s->written[rec->end_slot] = SLOT_WRITTEN;
 		}
 		if (ss->ready_slot != NO_SLOT)
-			s->written[ss->ready_slot] = WRITTEN;
+			s->written[ss->ready_slot] = SLOT_WRITTEN;
 		ss->marked = true;
 	}
 	for (uint32_t k = 0; k < ss->submit_count; k++) {
@@ -226,17 +221,17 @@ static void copy_queue(crumbs_context *ctx, struct capture_set *set, struct queu
 			continue;
 		sp->marked = false;
 		if (r == VK_SUCCESS && queue_same_family(p, s)) {
-			marks_change(ctx, set, p, WRITTEN, COPIED);
-			marks_change(ctx, set, p, LENT, LENT_COPIED);
+			marks_change(ctx, set, p, SLOT_WRITTEN, SLOT_COPIED);
+			marks_change(ctx, set, p, SLOT_LENT, SLOT_LENT_COPIED);
 			sp->copy_unread = true;
 			continue;
 		}
-		/* LENT slots stay so: without the copy, poll reads each. */
-		marks_change(ctx, set, p, WRITTEN, 0);
+		/* SLOT_LENT slots stay so: without the copy, poll reads each. */
+		marks_change(ctx, set, p, SLOT_WRITTEN, 0);
 		/* A standing recording's copy ran in s's batches: without
 		 * s's fence nothing says when it is done. */
 		if (p == s)
-			marks_change(ctx, set, p, COPIED, 0);
+			marks_change(ctx, set, p, SLOT_COPIED, 0);
 		/* Written by a queue that cannot copy into p's buffer (one
 		 * without the GPU copy, or of another family): p is read
 		 * with vkGetQueryPoolResults, which sees every queue's. */
@@ -275,6 +270,21 @@ void readback_start(crumbs_context *ctx, struct capture_set *set)
 	}
 	for (uint32_t i = 0; i < ctx->queue_count; i++)
 		copy_queue(ctx, set, &ctx->queues[i]);
+	/* Whether the set's reuse resets slots on the host (pools.c): those
+	 * the copies did not reset. The frame that borrows from it may copy
+	 * and reset more of them. */
+	for (uint32_t i = 0; i < ctx->queue_count; i++) {
+		struct queue_state *q = &ctx->queues[i];
+		struct set_queue *sq = &set->queues[i];
+		struct slot_run runs[3];
+		sq->host_reset = !q->written;
+		for (uint32_t k = 0, n = pools_set_runs(q, sq, runs); k < n && !sq->host_reset; k++)
+			for (uint32_t j = runs[k].first; j < runs[k].first + runs[k].count; j++)
+				if (q->written[j] != SLOT_COPIED && q->written[j] != SLOT_LENT_COPIED) {
+					sq->host_reset = true;
+					break;
+				}
+	}
 }
 
 /* Whether every copy into q's buffer is done: the set's copies on the
@@ -382,7 +392,8 @@ static bool poll_queue(crumbs_context *ctx, struct capture_set *set, struct queu
 		 * that frame's. */
 		for (uint32_t k = 0; k < run_count; k++)
 			for (uint32_t i = runs[k].first; i < runs[k].first + runs[k].count; i++) {
-				bool copied = q->written[i] == (k < own_count ? COPIED : LENT_COPIED);
+				bool copied = q->written[i] ==
+					      (k < own_count ? SLOT_COPIED : SLOT_LENT_COPIED);
 				if (k >= own_count && !copied)
 					continue;
 				q->results[2 * i] = copied ? q->copy_mapped[2 * i] : 0;
@@ -402,7 +413,7 @@ static bool poll_queue(crumbs_context *ctx, struct capture_set *set, struct queu
 			continue;
 		}
 		for (uint32_t i = first; i < end && (r == VK_SUCCESS || r == VK_NOT_READY); i++)
-			if (q->written[i] == LENT)
+			if (q->written[i] == SLOT_LENT)
 				r = read_pool(d, q, i, 1);
 	}
 	if (r == VK_SUCCESS || r == VK_NOT_READY)

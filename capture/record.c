@@ -44,8 +44,14 @@ crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue qu
 RECORD_PATH
 void crumbs_cmd_end(crumbs_cmd *cmd)
 {
-	if (cmd->kind == HANDLE_CAPTURE)
-		store_map_put(cmd->set, cmd);
+	if (cmd->kind != HANDLE_CAPTURE)
+		return;
+	store_map_put(cmd->set, cmd);
+	/* The scopes it leaves open end on a later command buffer, which
+	 * can write their reserved end slots: this one never will. */
+	for (uint32_t d = 0; d < cmd->depth && d < END_STACK; d++)
+		if (cmd->end_slots[d] != NO_SLOT)
+			pools_spare_put(&cmd->set->queues[cmd->queue], cmd->end_slots[d]);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -202,8 +208,13 @@ void crumbs_scope_close_(crumbs_cmd *cmd)
 		else
 			slot = slots_for(cmd, cmd->depth, 1);
 	} else {
-		/* The scope began on an earlier command buffer. */
-		slot = slots_for(cmd, 0, 1);
+		/* The scope began on an earlier command buffer: the end slot it
+		 * reserved there, when that one has ended, or a new one. */
+		slot = NO_SLOT;
+		if (!cmd->standing && !cmd->untimed)
+			slot = pools_spare_take(&cmd->set->queues[cmd->queue]);
+		if (slot == NO_SLOT)
+			slot = slots_for(cmd, 0, 1);
 	}
 	if (cmd->untimed)
 		slot = NO_SLOT; /* its reserved slot stays unwritten, and unread */

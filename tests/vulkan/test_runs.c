@@ -603,6 +603,104 @@ static unsigned frames_on_disk(const char *path)
 	return frames;
 }
 
+static unsigned host_resets;
+
+static VKAPI_ATTR void VKAPI_CALL counting_reset(VkDevice device, VkQueryPool pool, uint32_t first,
+						 uint32_t count)
+{
+	host_resets++;
+	vkResetQueryPool(device, pool, first, count);
+}
+
+static PFN_vkVoidFunction count_host_resets(const char *name)
+{
+	return strcmp(name, "vkResetQueryPool") == 0 ? (PFN_vkVoidFunction)counting_reset : NULL;
+}
+
+/* Frame n in two command buffers, its scope begun in the first and ended
+ * in the second, as the sample renderer's; with `stray`, a third that
+ * takes slots and is never submitted. */
+static void frame_in_two(struct vkt *t, int n, bool stray)
+{
+	VkCommandBuffer a = vkt_begin(t), b;
+	crumbs_cmd *h = crumbs_cmd_begin(t->crumbs, a, t->queue);
+	crumbs_scope_beginf(h, 0, "Frame %d", n);
+	crumbs_scope_begin(h, 1, "Pass");
+	vkt_fill(t, a, 4096);
+	crumbs_scope_end(h);
+	crumbs_cmd_end(h);
+	assert_int_equal(vkEndCommandBuffer(a), VK_SUCCESS);
+	if (stray) {
+		VkCommandBuffer s = vkt_begin(t);
+		h = crumbs_cmd_begin(t->crumbs, s, t->queue);
+		crumbs_scope_begin(h, 1, "Never submitted");
+		crumbs_scope_end(h);
+		crumbs_cmd_end(h);
+		assert_int_equal(vkEndCommandBuffer(s), VK_SUCCESS);
+	}
+	b = vkt_begin(t);
+	h = crumbs_cmd_begin(t->crumbs, b, t->queue);
+	crumbs_scope_begin(h, 1, "Second pass");
+	vkt_fill(t, b, 4096);
+	crumbs_scope_end(h);
+	crumbs_scope_end(h);
+	crumbs_cmd_end(h);
+	assert_int_equal(vkEndCommandBuffer(b), VK_SUCCESS);
+	vkt_submit(t, a, VK_NULL_HANDLE, 0, VK_NULL_HANDLE, 0);
+	submit_frame(t, b);
+}
+
+/*
+ * A run's copy of a frame's results resets what it copied, on the GPU,
+ * so the set's next frame resets nothing on the host: not even the end
+ * slot that the frame scope's first command buffer reserved, since the
+ * second, which ends the scope, writes it. A command buffer that takes
+ * slots and is never submitted leaves them to the host. The validation
+ * layer sees every timestamp written to a query reset since its last.
+ */
+static void resets_left_to_the_copies(void **state)
+{
+	(void)state;
+	struct vkt t;
+	vkt_override = count_host_resets;
+	vkt_init(&t, NULL);
+	assert_int_equal(crumbs_record(t.crumbs, 1, 40, 1), CRUMBS_OK);
+	unsigned at_8 = 0, at_20 = 0;
+	for (int n = 0; n < 42; n++) {
+		if (n == 8)
+			at_8 = host_resets;
+		if (n == 20)
+			at_20 = host_resets;
+		frame_in_two(&t, n, n >= 20 && n < 30);
+	}
+	/* Frames 1 to 6 took each set once; their reuses from frame 7 on. */
+	assert_int_equal(at_20, at_8);
+	assert_true(host_resets > at_20);
+	const char *path = vkt_finish_capture(&t, NULL);
+	reader *c;
+	struct analyze_error err;
+	const struct frame *f;
+	unsigned frames = 0;
+	assert_int_equal(reader_open_file(path, &c, &err), CRUMBS_OK);
+	while (reader_next_frame(c, &f, &err) == CRUMBS_OK && f) {
+		assert_int_equal(f->number, 1 + frames);
+		assert_false(f->flags & (CRUMBS_FRAME_INCOMPLETE | CRUMBS_FRAME_SCOPES_DROPPED));
+		const struct node *top = f->queues[0].root->child;
+		assert_non_null(top);
+		assert_false(top->flags & NODE_UNTIMED);
+		assert_int_equal(top->child_count, 2);
+		for (const struct node *p = top->child; p; p = p->next)
+			assert_false(p->flags & NODE_UNTIMED);
+		frames++;
+	}
+	assert_int_equal(err.code, CRUMBS_OK);
+	reader_free(c);
+	assert_int_equal(frames, 40);
+	vkt_destroy(&t);
+	vkt_override = NULL;
+	check_no_validation_messages();
+}
+
 /* A program that stops ending frames in the middle of a run, as one with
  * nothing to draw does, and may be killed while it waits: the frames
  * crumbs has written by then reach the file within RUN_FLUSH_NS (1 s) of
@@ -650,6 +748,7 @@ int main(void)
 		cmocka_unit_test(looks_follow_the_gpu),
 		cmocka_unit_test(copies_recorded_again_only_when_changed),
 		cmocka_unit_test(idle_run_flushed),
+		cmocka_unit_test(resets_left_to_the_copies),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
