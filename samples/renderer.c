@@ -75,6 +75,7 @@ struct options {
 	int64_t duration_ms;   /* 0: --frames alone */
 	int64_t capture_frame; /* -1: none */
 	struct run record;
+	int64_t record_every;  /* 0: --record once */
 	struct extent size;
 	int async_compute;      /* -1: when the device has a compute-only family */
 	int shadow_secondaries;
@@ -123,6 +124,10 @@ static const struct option_spec option_specs[] = {
 	{ "--record", "A:B[:D]", OPTION_RUN, OPT(record), 0, MAX_FRAMES - 1,
 	  "record every frame from A to B (B empty: to the end) at detail level D "
 	  "(0 to 3, default 1) into one capture file, as CRUMBS_RECORD=A:B:D does" },
+	{ "--record-every", "N", OPTION_NUMBER, OPT(record_every), 1, MAX_FRAMES,
+	  "with --record A:B, record frames A+N to B+N, A+2N to B+2N ... too, each a run "
+	  "of its own, so that --timings compares frames recorded with frames between "
+	  "runs in one process (N at least B - A + 12)" },
 	{ "--settings", "'OPTIONS'", OPTION_TEXT, OPT(settings), 0, 0,
 	  "report settings of that capture, as for 'crumbs report', "
 	  "e.g. '--ascii --root *Post*'" },
@@ -373,6 +378,15 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		return usage_error("--record to frame %" PRIu64 " goes past the %" PRId64
 				   " frames rendered (0 to %" PRId64 "); raise --frames",
 				   opt->record.last, opt->frames, opt->frames - 1);
+	if (opt->record_every && (!opt->record.on || opt->record.last == CRUMBS_RECORD_OPEN))
+		return usage_error("--record-every repeats a --record A:B with both ends given");
+	if (opt->record_every &&
+	    (uint64_t)opt->record_every < opt->record.last - opt->record.first + 12)
+		return usage_error("--record-every %" PRId64 " leaves runs of %" PRIu64 " frames too "
+				   "little room: each needs %" PRIu64 " frames or more, its own and "
+				   "12 for crumbs to finish it",
+				   opt->record_every, opt->record.last - opt->record.first + 1,
+				   opt->record.last - opt->record.first + 12);
 	return 0;
 }
 
@@ -2950,9 +2964,37 @@ static bool frame_wanted(const struct renderer *r, uint64_t frame, double start)
 	       (seconds_now() - start) * 1e3 < (double)r->opt.duration_ms;
 }
 
+/* --record-every: the runs after the first, each asked for two frames
+ * before its pre-roll. The run frame is in, or none; false after saying
+ * so when crumbs refuses one. */
+struct runs_ahead {
+	uint64_t first, last;
+	bool on;
+};
+
+static bool in_run(const struct runs_ahead *a, uint64_t frame)
+{
+	return a->on && frame >= a->first && frame <= a->last;
+}
+
+static void next_run(struct renderer *r, struct runs_ahead *a, uint64_t frame)
+{
+	uint64_t every = (uint64_t)r->opt.record_every;
+	if (!every || frame + 2 != a->first + every)
+		return;
+	a->first += every;
+	a->last += every;
+	enum crumbs_result res = crumbs_record(r->crumbs, a->first, a->last, r->opt.record.detail);
+	a->on = res == CRUMBS_OK;
+	if (!a->on)
+		fprintf(stderr, "sample-renderer: the run of frames %" PRIu64 " to %" PRIu64
+			" could not start: %s\n", a->first, a->last, crumbs_result_str(res));
+}
+
 static bool render(struct renderer *r)
 {
 	double start = seconds_now();
+	struct runs_ahead ahead = { r->opt.record.first, r->opt.record.last, r->opt.record.on };
 	for (uint64_t frame = 0; frame_wanted(r, frame, start); frame++) {
 		r->rendered = frame + 1;
 		struct frame_slot *s = &r->slots[frame % FRAMES_IN_FLIGHT];
@@ -2972,12 +3014,15 @@ static bool render(struct renderer *r)
 		double ending = cpu_ms();
 		crumbs_frame(r->crumbs);
 		double end = cpu_ms();
+		bool recorded = in_run(&ahead, frame);
+		next_run(r, &ahead, frame);
 		if (r->opt.serial)
 			VK_TRY(vkDeviceWaitIdle(r->device));
 		if (r->opt.timings)
-			fprintf(stderr, "frame %llu cpu %.4f ms: record %.4f submit %.4f crumbs_frame %.4f\n",
-				(unsigned long long)frame, end - begin, submitting - recording,
-				ending - submitting, end - ending);
+			fprintf(stderr, "frame %llu cpu %.4f ms: record %.4f submit %.4f crumbs_frame "
+				"%.4f %s\n", (unsigned long long)frame, end - begin,
+				submitting - recording, ending - submitting, end - ending,
+				recorded ? "run" : "idle");
 	}
 	return true;
 }
