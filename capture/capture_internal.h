@@ -386,7 +386,6 @@ struct set_queue {
 	bool fence_clean;
 	bool copy_stale;            /* ... and it copies an earlier frame's */
 	bool copy_unread;           /* copies of this frame go into copy_buffer */
-	bool copy_landed;           /* ... and are done: its slots are read there */
 	bool read_pool;             /* this frame reads the pool instead */
 	bool marked;                /* readback_start: slots marked for a copy */
 	/* With host query reset: its copies left slots of its runs to the
@@ -828,9 +827,8 @@ void readback_recycle(crumbs_context *ctx, struct capture_set *set);
 /* Whether a copy of set's results is still under way on the GPU (its
  * slots cannot be reset yet). */
 bool readback_copy_busy(crumbs_context *ctx, struct capture_set *set);
-/* The ticks of slot of q that set's frame read, or CRUMBS_NO_TICKS. */
-uint64_t readback_ticks(const crumbs_context *ctx, const struct capture_set *set,
-			const struct queue_state *q, uint32_t slot);
+/* The ticks read from slot of q, or CRUMBS_NO_TICKS. */
+uint64_t readback_ticks(const struct queue_state *q, uint32_t slot);
 /* Whether secondaries inside secondaries are followed this deep. */
 #define MAX_EXECUTE_DEPTH 4
 

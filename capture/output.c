@@ -120,10 +120,9 @@ static enum crumbs_result io_result(struct output *o, enum crumbs_result r)
 
 /* The ticks of a slot the frame wrote (or NO_SLOT), counting those that
  * never came. */
-static uint64_t ticks_of(struct output *o, const struct capture_set *set,
-			 const struct queue_state *q, uint32_t slot)
+static uint64_t ticks_of(struct output *o, const struct queue_state *q, uint32_t slot)
 {
-	uint64_t t = readback_ticks(o->ctx, set, q, slot);
+	uint64_t t = readback_ticks(q, slot);
 	if (t == CRUMBS_NO_TICKS && slot != NO_SLOT && q->valid_bits)
 		o->missing++;
 	return t;
@@ -145,14 +144,14 @@ static enum crumbs_result write_events(struct output *o, struct capture_set *set
 			case EVENT_BEGIN:
 				snprintf(name, sizeof(name), "%.*s", (int)e->u.name.len,
 					 set->names + e->u.name.offset);
-				r = crumbs_writer_scope_begin(w, name, e->level, ticks_of(o, set, q, e->slot));
+				r = crumbs_writer_scope_begin(w, name, e->level, ticks_of(o, q, e->slot));
 				break;
 			case EVENT_PASS:
 				snprintf(name, sizeof(name), "%.*s", (int)e->u.name.len,
 					 set->names + e->u.name.offset);
 				r = crumbs_writer_event_begin(w, (enum crumbs_event_kind)e->level,
 							      name[0] ? name : NULL,
-							      ticks_of(o, set, q, e->slot));
+							      ticks_of(o, q, e->slot));
 				break;
 			case EVENT_LEAF: {
 				const struct counts_record *c = &set->counts[e->u.counts];
@@ -160,14 +159,14 @@ static enum crumbs_result write_events(struct output *o, struct capture_set *set
 					 set->names + c->name.offset);
 				struct crumbs_leaf_desc leaf = {
 					(enum crumbs_event_kind)e->level, name[0] ? name : NULL, c->draws,
-					c->dispatches, c->prims, c->verts, ticks_of(o, set, q, e->slot),
-					e->slot == NO_SLOT ? CRUMBS_NO_TICKS : ticks_of(o, set, q, e->slot + 1)
+					c->dispatches, c->prims, c->verts, ticks_of(o, q, e->slot),
+					e->slot == NO_SLOT ? CRUMBS_NO_TICKS : ticks_of(o, q, e->slot + 1)
 				};
 				r = crumbs_writer_leaf(w, &leaf);
 				break;
 			}
 			case EVENT_END:
-				r = crumbs_writer_scope_end(w, ticks_of(o, set, q, e->slot));
+				r = crumbs_writer_scope_end(w, ticks_of(o, q, e->slot));
 				break;
 			case EVENT_COUNTS: {
 				const struct counts_record *c = &set->counts[e->u.counts];
@@ -274,7 +273,7 @@ static enum crumbs_result write_ready(struct output *o, const struct capture_set
 		if (!q->valid_bits)
 			continue;
 		if (set->first && slot != NO_SLOT)
-			r = crumbs_writer_queue_ready(o->w, i, ticks_of(o, set, q, slot));
+			r = crumbs_writer_queue_ready(o->w, i, ticks_of(o, q, slot));
 		else if (!set->first && follows && o->last_end[i] != CRUMBS_NO_TICKS)
 			r = crumbs_writer_queue_ready(o->w, i, o->last_end[i]);
 	}
@@ -306,7 +305,7 @@ static enum crumbs_result write_frame(struct output *o, struct capture_set *set)
 		for (uint32_t k = 0; k < sq->submit_count && r == CRUMBS_OK; k++) {
 			const struct submit_record *s = &q->submits[sq->submit_first + k];
 			const struct crumbs_semaphore_op *ops = set->ops + s->first_op;
-			struct crumbs_submit_desc sd = { i, (uint64_t)s->cpu_ns, ticks_of(o, set, q, s->begin_slot),
+			struct crumbs_submit_desc sd = { i, (uint64_t)s->cpu_ns, ticks_of(o, q, s->begin_slot),
 							 ops, s->wait_count, ops + s->wait_count,
 							 s->signal_count };
 			r = crumbs_writer_submit_begin(w, &sd);
@@ -320,7 +319,7 @@ static enum crumbs_result write_frame(struct output *o, struct capture_set *set)
 			}
 			for (uint32_t c = 0; c < s->cmd_count && r == CRUMBS_OK; c++)
 				r = write_events(o, set, set->submit_cmds[s->first_cmd + c], 0);
-			uint64_t end = ticks_of(o, set, q, s->end_slot);
+			uint64_t end = ticks_of(o, q, s->end_slot);
 			if (r == CRUMBS_OK)
 				r = crumbs_writer_submit_end(w, end);
 			if (end != CRUMBS_NO_TICKS)

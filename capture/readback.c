@@ -10,64 +10,19 @@
 
 #include <string.h>
 
-/* Whether q's results of set come through its copy buffer, not from its
- * pool. */
 FRAME_PATH
-static bool through_copy(const struct queue_state *q, const struct set_queue *sq,
-			 const struct capture_set *set)
+static bool available(const struct queue_state *q, uint32_t slot)
 {
-	return q->copy_cb[set->index] && !sq->read_pool;
-}
-
-/* Whether slot lies in the set's own share of q's pool, not in that of
- * the set it borrowed from. */
-FRAME_PATH
-static bool own_slot(const struct queue_state *q, const struct set_queue *sq, uint32_t slot)
-{
-	uint32_t submits = q->submit_base + 2 * sq->submit_first;
-	return (slot >= sq->scope_first && slot < sq->scope_end) ||
-	       (slot >= submits && slot < submits + 2 * sq->submit_cap) || slot == sq->ready_slot;
-}
-
-/*
- * The result of a slot set's frame wrote in q's pool, and its
- * availability word: read from the copy buffer where the set's copies
- * brought it (once they are done, for the slots they copied, which are
- * left there until the set's frame is written), from `results` where the
- * pool was read.
- */
-FRAME_PATH
-static const uint64_t *result_of(const crumbs_context *ctx, const struct capture_set *set,
-				 const struct queue_state *q, uint32_t slot)
-{
-	static const uint64_t none[2] = { 0, 0 };
-	const struct set_queue *sq = &set->queues[q - ctx->queues];
-	if (slot == NO_SLOT || slot >= q->slot_count)
-		return none;
-	if (!through_copy(q, sq, set))
-		return q->results + 2 * slot;
-	uint8_t copied = own_slot(q, sq, slot) ? SLOT_COPIED : SLOT_LENT_COPIED;
-	if (!sq->copy_landed || q->written[slot] != copied)
-		return none;
-	return (const uint64_t *)q->copy_mapped + 2 * slot;
+	return slot != NO_SLOT && slot < q->slot_count && q->results[2 * slot + 1] != 0;
 }
 
 FRAME_PATH
-static bool available(const crumbs_context *ctx, const struct capture_set *set,
-		      const struct queue_state *q, uint32_t slot)
+uint64_t readback_ticks(const struct queue_state *q, uint32_t slot)
 {
-	return result_of(ctx, set, q, slot)[1] != 0;
-}
-
-FRAME_PATH
-uint64_t readback_ticks(const crumbs_context *ctx, const struct capture_set *set,
-			const struct queue_state *q, uint32_t slot)
-{
-	const uint64_t *r = result_of(ctx, set, q, slot);
-	if (!r[1])
+	if (!available(q, slot))
 		return CRUMBS_NO_TICKS;
 	uint64_t mask = q->valid_bits >= 64 ? UINT64_MAX : ((uint64_t)1 << q->valid_bits) - 1;
-	return r[0] & mask;
+	return q->results[2 * slot] & mask;
 }
 
 /* The runs of q's pool that set's frame reads: its share, then the share
@@ -280,10 +235,8 @@ static void copy_queue(crumbs_context *ctx, struct capture_set *set, struct queu
 		/* Written by a queue that cannot copy into p's buffer (one
 		 * without the GPU copy, or of another family): p is read
 		 * with vkGetQueryPoolResults, which sees every queue's. */
-		if ((!cb || !queue_same_family(p, s)) && !sp->read_pool) {
+		if (!cb || !queue_same_family(p, s))
 			sp->read_pool = true;
-			results_clear(p, sp);
-		}
 	}
 }
 
@@ -295,11 +248,9 @@ void readback_start(crumbs_context *ctx, struct capture_set *set)
 		struct queue_state *q = &ctx->queues[i];
 		struct set_queue *sq = &set->queues[i];
 		struct device_state *d = &ctx->devices[q->device];
-		/* What was read of the set's slots last is stale. Those read
-		 * through the copy are not kept here (result_of). */
-		if (q->results && !q->copy_cb[set->index])
+		if (q->results)
 			results_clear(q, sq);
-		sq->copy_unread = sq->copy_landed = sq->read_pool = sq->marked = false;
+		sq->copy_unread = sq->read_pool = sq->marked = false;
 		/* The copy of a frame that gave up waiting may still be
 		 * queued: its command buffer and fence stay its own until it
 		 * is done, and no copy of its family's is read in this frame. */
@@ -402,6 +353,15 @@ static VkResult read_pool(const struct device_state *d, struct queue_state *q, u
 					 VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
 }
 
+/* Whether q's results of set come through its copy buffer, not from its
+ * pool. */
+FRAME_PATH
+static bool through_copy(const struct queue_state *q, const struct set_queue *sq,
+			 const struct capture_set *set)
+{
+	return q->copy_cb[set->index] && !sq->read_pool;
+}
+
 /* Reads a queue's results of the set. Returns false when the device is
  * lost. */
 FRAME_PATH
@@ -409,6 +369,9 @@ static bool poll_queue(crumbs_context *ctx, struct capture_set *set, struct queu
 {
 	struct device_state *d = &ctx->devices[q->device];
 	struct set_queue *sq = &set->queues[q - ctx->queues];
+	struct slot_run runs[6];
+	uint32_t own_count;
+	uint32_t run_count = read_runs(ctx, set, q, runs, &own_count);
 	if (through_copy(q, sq, set)) {
 		if (!sq->copy_unread)
 			return true;
@@ -424,18 +387,24 @@ static bool poll_queue(crumbs_context *ctx, struct capture_set *set, struct queu
 						      q->copy_memory, 0, VK_WHOLE_SIZE };
 			d->fn.InvalidateMappedMemoryRanges(d->device, 1, &range);
 		}
-		/* The copied slots are read where they lie (result_of): the
-		 * output thread reads them, not this one. */
+		/* Only the copied slots: the rest of the buffer is stale. In
+		 * the share borrowed from, only the lent ones: the rest are
+		 * that frame's. */
+		for (uint32_t k = 0; k < run_count; k++)
+			for (uint32_t i = runs[k].first; i < runs[k].first + runs[k].count; i++) {
+				bool copied = q->written[i] ==
+					      (k < own_count ? SLOT_COPIED : SLOT_LENT_COPIED);
+				if (k >= own_count && !copied)
+					continue;
+				q->results[2 * i] = copied ? q->copy_mapped[2 * i] : 0;
+				q->results[2 * i + 1] = copied ? q->copy_mapped[2 * i + 1] : 0;
+			}
 		sq->copy_unread = false;
-		sq->copy_landed = true;
 		return true;
 	}
 	/* Without VK_QUERY_RESULT_WAIT_BIT: slots not written yet report
 	 * unavailable, and the call returns VK_NOT_READY. Of the share
 	 * borrowed from, the lent slots one by one. */
-	struct slot_run runs[6];
-	uint32_t own_count;
-	uint32_t run_count = read_runs(ctx, set, q, runs, &own_count);
 	VkResult r = VK_SUCCESS;
 	for (uint32_t k = 0; k < run_count && (r == VK_SUCCESS || r == VK_NOT_READY); k++) {
 		uint32_t first = runs[k].first, end = first + runs[k].count;
@@ -471,8 +440,8 @@ static bool events_ready(crumbs_context *ctx, struct capture_set *set, const str
 				if (s && depth < MAX_EXECUTE_DEPTH &&
 				    !events_ready(ctx, set, s, depth + 1))
 					return false;
-			} else if (e->slot != NO_SLOT && (!available(ctx, set, q, e->slot) ||
-				   (e->type == EVENT_LEAF && !available(ctx, set, q, e->slot + 1)))) {
+			} else if (e->slot != NO_SLOT && (!available(q, e->slot) ||
+				   (e->type == EVENT_LEAF && !available(q, e->slot + 1)))) {
 				return false;
 			}
 		}
@@ -486,12 +455,11 @@ static bool all_ready(crumbs_context *ctx, struct capture_set *set)
 		const struct set_queue *sq = &set->queues[i];
 		if (!q->valid_bits)
 			continue;
-		if (sq->ready_slot != NO_SLOT && !available(ctx, set, q, sq->ready_slot))
+		if (sq->ready_slot != NO_SLOT && !available(q, sq->ready_slot))
 			return false;
 		for (uint32_t k = 0; k < sq->submit_count; k++) {
 			const struct submit_record *s = &q->submits[sq->submit_first + k];
-			if (!available(ctx, set, q, s->begin_slot) ||
-			    !available(ctx, set, q, s->end_slot))
+			if (!available(q, s->begin_slot) || !available(q, s->end_slot))
 				return false;
 			for (uint32_t c = 0; c < s->cmd_count; c++)
 				if (!events_ready(ctx, set, set->submit_cmds[s->first_cmd + c], 0))
