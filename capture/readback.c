@@ -389,7 +389,11 @@ static bool poll_queue(crumbs_context *ctx, struct capture_set *set, struct queu
 		}
 		/* Only the copied slots: the rest of the buffer is stale. In
 		 * the share borrowed from, only the lent ones: the rest are
-		 * that frame's. */
+		 * that frame's. Read here, on the program's thread, not where
+		 * they lie by the output thread: a layer below may track the
+		 * mapped memory with protected pages and a fault handler
+		 * (GFXReconstruct's page guard), and the output thread, which
+		 * blocks every signal, would be killed by the fault. */
 		for (uint32_t k = 0; k < run_count; k++)
 			for (uint32_t i = runs[k].first; i < runs[k].first + runs[k].count; i++) {
 				bool copied = q->written[i] ==
