@@ -339,6 +339,33 @@ static PFN_vkVoidFunction count_copies(const char *name)
 	       (PFN_vkVoidFunction)counting_copy : NULL;
 }
 
+/* Reads the run in path, frames from 1 on: each complete, its frame
+ * scope and the passes in it timed, one pass in frames before
+ * `second_from`, two from it on. Returns how many frames it holds. */
+static unsigned timed_frames(const char *path, uint64_t second_from)
+{
+	reader *c;
+	struct analyze_error err;
+	const struct frame *f;
+	unsigned frames = 0;
+	assert_int_equal(reader_open_file(path, &c, &err), CRUMBS_OK);
+	while (reader_next_frame(c, &f, &err) == CRUMBS_OK && f) {
+		assert_int_equal(f->number, 1 + frames);
+		assert_false(f->flags & (CRUMBS_FRAME_INCOMPLETE | CRUMBS_FRAME_SCOPES_DROPPED));
+		const struct node *top = f->queues[0].root->child;
+		assert_non_null(top);
+		assert_false(top->flags & NODE_UNTIMED);
+		unsigned passes = 0;
+		for (const struct node *p = top->child; p; p = p->next, passes++)
+			assert_false(p->flags & NODE_UNTIMED);
+		assert_int_equal(passes, f->number < second_from ? 1 : 2);
+		frames++;
+	}
+	assert_int_equal(err.code, CRUMBS_OK);
+	reader_free(c);
+	return frames;
+}
+
 /*
  * A run's frames that write the same slots as the last frame of their
  * set submit that set's copy as it was recorded; a frame that writes
@@ -367,26 +394,7 @@ static void copies_recorded_again_only_when_changed(void **state)
 	assert_true(at_8 > 0);
 	assert_int_equal(at_20, at_8);
 	assert_true(copies_recorded > at_20);
-	const char *path = vkt_finish_capture(&t, NULL);
-	reader *c;
-	struct analyze_error err;
-	const struct frame *f;
-	unsigned frames = 0;
-	assert_int_equal(reader_open_file(path, &c, &err), CRUMBS_OK);
-	while (reader_next_frame(c, &f, &err) == CRUMBS_OK && f) {
-		assert_int_equal(f->number, 1 + frames);
-		assert_false(f->flags & CRUMBS_FRAME_INCOMPLETE);
-		const struct node *top = f->queues[0].root->child;
-		unsigned passes = 0;
-		for (const struct node *p = top->child; p; p = p->next, passes++)
-			assert_false(p->flags & NODE_UNTIMED);
-		assert_false(top->flags & NODE_UNTIMED);
-		assert_int_equal(passes, f->number < 20 ? 1 : 2);
-		frames++;
-	}
-	assert_int_equal(err.code, CRUMBS_OK);
-	reader_free(c);
-	assert_int_equal(frames, 39);
+	assert_int_equal(timed_frames(vkt_finish_capture(&t, NULL), 20), 39);
 	vkt_destroy(&t);
 	vkt_override = NULL;
 	check_no_validation_messages();
@@ -676,26 +684,7 @@ static void resets_left_to_the_copies(void **state)
 	/* Frames 1 to 6 took each set once; their reuses from frame 7 on. */
 	assert_int_equal(at_20, at_8);
 	assert_true(host_resets > at_20);
-	const char *path = vkt_finish_capture(&t, NULL);
-	reader *c;
-	struct analyze_error err;
-	const struct frame *f;
-	unsigned frames = 0;
-	assert_int_equal(reader_open_file(path, &c, &err), CRUMBS_OK);
-	while (reader_next_frame(c, &f, &err) == CRUMBS_OK && f) {
-		assert_int_equal(f->number, 1 + frames);
-		assert_false(f->flags & (CRUMBS_FRAME_INCOMPLETE | CRUMBS_FRAME_SCOPES_DROPPED));
-		const struct node *top = f->queues[0].root->child;
-		assert_non_null(top);
-		assert_false(top->flags & NODE_UNTIMED);
-		assert_int_equal(top->child_count, 2);
-		for (const struct node *p = top->child; p; p = p->next)
-			assert_false(p->flags & NODE_UNTIMED);
-		frames++;
-	}
-	assert_int_equal(err.code, CRUMBS_OK);
-	reader_free(c);
-	assert_int_equal(frames, 40);
+	assert_int_equal(timed_frames(vkt_finish_capture(&t, NULL), 0), 40);
 	vkt_destroy(&t);
 	vkt_override = NULL;
 	check_no_validation_messages();
