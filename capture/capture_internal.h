@@ -665,6 +665,10 @@ uint32_t pools_set_runs(const struct queue_state *q, const struct set_queue *sq,
  * a copied slot, once its copy is done, needs no reset on the host.
  */
 enum slot_mark { SLOT_WRITTEN = 1, SLOT_COPIED = 2, SLOT_LENT = 3, SLOT_LENT_COPIED = 4 };
+/* Whether slots of the set's runs in q's pool, marked as the end of its
+ * frame left them, were not reset by the copy that copied them: its reuse
+ * resets those on the host. */
+bool pools_left_to_host(const struct queue_state *q, const struct set_queue *sq);
 /* `count` scope slots of a set's queue for a scope `depth` deep, or NO_SLOT. */
 uint32_t pools_take_slots(struct set_queue *sq, uint32_t depth, uint32_t count);
 /* A reserved end slot that its handle will not write, kept for a handle

@@ -285,9 +285,28 @@ void pools_release_queue(crumbs_context *ctx, struct queue_state *q)
 	ctx_free(ctx, q->written);
 }
 
+/* Whether a slot so marked was reset by the copy that copied it (with
+ * host query reset; enum slot_mark). */
+static inline bool reset_by_copy(uint8_t mark)
+{
+	return mark == SLOT_COPIED || mark == SLOT_LENT_COPIED;
+}
+
+FRAME_PATH
+bool pools_left_to_host(const struct queue_state *q, const struct set_queue *sq)
+{
+	struct slot_run runs[3];
+	if (!q->written)
+		return true;
+	for (uint32_t k = 0, n = pools_set_runs(q, sq, runs); k < n; k++)
+		for (uint32_t i = runs[k].first; i < runs[k].first + runs[k].count; i++)
+			if (!reset_by_copy(q->written[i]))
+				return true;
+	return false;
+}
+
 /* Resets slots [run.first, run.first + run.count) of q's pool on the
- * host; with `all` false, but for those a copy that is done has reset
- * (enum slot_mark). */
+ * host; with `all` false, but for those a copy that is done has reset. */
 FRAME_PATH
 static void host_reset(const struct device_state *d, const struct queue_state *q,
 		       struct slot_run run, bool all)
@@ -298,10 +317,10 @@ static void host_reset(const struct device_state *d, const struct queue_state *q
 		return;
 	}
 	for (uint32_t i = run.first; i < end;) {
-		while (i < end && (q->written[i] == SLOT_COPIED || q->written[i] == SLOT_LENT_COPIED))
+		while (i < end && reset_by_copy(q->written[i]))
 			i++;
 		uint32_t j = i;
-		while (j < end && q->written[j] != SLOT_COPIED && q->written[j] != SLOT_LENT_COPIED)
+		while (j < end && !reset_by_copy(q->written[j]))
 			j++;
 		if (j > i)
 			d->fn.ResetQueryPool(d->device, q->pool, i, j - i);

@@ -270,21 +270,11 @@ void readback_start(crumbs_context *ctx, struct capture_set *set)
 	}
 	for (uint32_t i = 0; i < ctx->queue_count; i++)
 		copy_queue(ctx, set, &ctx->queues[i]);
-	/* Whether the set's reuse resets slots on the host (pools.c): those
-	 * the copies did not reset. The frame that borrows from it may copy
-	 * and reset more of them. */
-	for (uint32_t i = 0; i < ctx->queue_count; i++) {
-		struct queue_state *q = &ctx->queues[i];
-		struct set_queue *sq = &set->queues[i];
-		struct slot_run runs[3];
-		sq->host_reset = !q->written;
-		for (uint32_t k = 0, n = pools_set_runs(q, sq, runs); k < n && !sq->host_reset; k++)
-			for (uint32_t j = runs[k].first; j < runs[k].first + runs[k].count; j++)
-				if (q->written[j] != SLOT_COPIED && q->written[j] != SLOT_LENT_COPIED) {
-					sq->host_reset = true;
-					break;
-				}
-	}
+	/* Whether the set's reuse resets slots on the host: those the
+	 * copies did not reset. The frame that borrows from it may copy and
+	 * reset more of them. */
+	for (uint32_t i = 0; i < ctx->queue_count; i++)
+		set->queues[i].host_reset = pools_left_to_host(&ctx->queues[i], &set->queues[i]);
 }
 
 /* Whether every copy into q's buffer is done: the set's copies on the

@@ -2964,9 +2964,9 @@ static bool frame_wanted(const struct renderer *r, uint64_t frame, double start)
 	       (seconds_now() - start) * 1e3 < (double)r->opt.duration_ms;
 }
 
-/* --record-every: the runs after the first, each asked for two frames
- * before its pre-roll. The run frame is in, or none; false after saying
- * so when crumbs refuses one. */
+/* --record-every: the run frames are in or last were, its frames first to
+ * last; each after the first is asked for two frames before its pre-roll.
+ * `on`: crumbs took it (false, after a message, when it refused it). */
 struct runs_ahead {
 	uint64_t first, last;
 	bool on;
