@@ -56,13 +56,15 @@ ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARNINGS) $(CFLAGS) \
 ALL_LDFLAGS := $(LDFLAGS) $(SAN_FLAGS)
 LIBS := $(PKG_LIBS) -lm -pthread
 
-CAPTURE_SRC := capture/result.c capture/crc32c.c capture/format.c capture/writer.c
+UTIL_SRC := util/errno_text.c util/grow.c util/sbuf.c util/options.c
+FORMAT_SRC := format/result.c format/crc32c.c format/format.c format/writer.c
+TRIGGER_SRC := trigger/trigger.c
 # The recorder, one concept a file, from the bottom of its call graph up
 # (capture/capture_internal.h; tests/cli/capture-calls checks the order).
 RECORDER_SRC := capture/common.c capture/functions.c capture/calibrate.c capture/pools.c \
 	capture/store.c capture/standing.c capture/record.c capture/submit.c \
-	capture/readback.c capture/output.c capture/frame.c capture/context.c \
-	capture/trigger.c capture/unprofilable.c capture/namefmt.c
+	capture/readback.c capture/profilegpu.c capture/output.c capture/frame.c \
+	capture/context.c capture/namefmt.c
 ANALYZE_SRC := analyze/arena.c analyze/reader.c analyze/records.c analyze/model.c
 REPORT_SRC := report/settings.c report/filter.c report/table.c report/text.c report/grid.c
 # Statistics over runs and comparing them: the crumbs command's alone, kept
@@ -70,8 +72,8 @@ REPORT_SRC := report/settings.c report/filter.c report/table.c report/text.c rep
 # program linking it statically needs no more of libm than before.
 RUNS_SRC := analyze/stats.c analyze/compare.c report/stats.c report/diff.c report/export.c \
 	report/plot.c report/plot_frame.c report/plot_run.c
-CMDS_SRC := cmds/main.c cmds/report.c cmds/info.c cmds/trigger.c cmds/answer.c cmds/capture.c \
-	cmds/stats.c cmds/diff.c cmds/export.c cmds/plot.c
+CMDS_SRC := cmds/main.c cmds/report.c cmds/info.c cmds/trigger.c cmds/capture.c \
+	cmds/stats.c cmds/diff.c cmds/export.c cmds/plot.c trigger/answer.c
 GEN_SRC := samples/gen.c
 RENDERER_SRC := samples/renderer.c
 SHADERS := $(wildcard samples/shaders/*.vert samples/shaders/*.frag samples/shaders/*.comp)
@@ -79,10 +81,11 @@ SHADER_HEADERS := $(patsubst samples/shaders/%,$(BUILD)/shaders/%.h,$(SHADERS))
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
-CORE_OBJ := $(call obj,$(CAPTURE_SRC) $(RECORDER_SRC) $(ANALYZE_SRC) $(REPORT_SRC))
+CORE_SRC := $(UTIL_SRC) $(FORMAT_SRC) $(TRIGGER_SRC) $(RECORDER_SRC) $(ANALYZE_SRC) $(REPORT_SRC)
+CORE_OBJ := $(call obj,$(CORE_SRC))
 RUNS_OBJ := $(call obj,$(RUNS_SRC))
 CRUMBS_OBJ := $(call obj,$(CMDS_SRC)) $(RUNS_OBJ) $(CORE_OBJ)
-GEN_OBJ := $(call obj,$(GEN_SRC) $(CAPTURE_SRC))
+GEN_OBJ := $(call obj,$(GEN_SRC) $(FORMAT_SRC) $(UTIL_SRC))
 # libcrumbs: what a program links. It loads Vulkan through the loader's
 # vkGetInstanceProcAddr that the program hands it, so it needs no -lvulkan.
 # Its objects are compiled once more with -fvisibility=hidden, so that only
@@ -140,14 +143,14 @@ $(LIBCRUMBS_LINKS): $(LIBCRUMBS_SO)
 
 # The layer: only the loader's entry points are exported, so the
 # recorder inside cannot clash with a libcrumbs the program links.
-LAYER_OBJ := $(call obj,capture/layer_names.c capture/layer_devices.c capture/layer_frames.c \
-	capture/layer_record.c capture/layer_events.c capture/layer.c)
-$(LAYER): $(LAYER_OBJ) $(CORE_OBJ) capture/layer.map
-	$(CC) $(ALL_LDFLAGS) -shared -Wl,--version-script=capture/layer.map -Wl,-Bsymbolic \
+LAYER_OBJ := $(call obj,layer/unprofilable.c layer/layer_names.c layer/layer_devices.c \
+	layer/layer_frames.c layer/layer_record.c layer/layer_events.c layer/layer.c)
+$(LAYER): $(LAYER_OBJ) $(CORE_OBJ) layer/layer.map
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,--version-script=layer/layer.map -Wl,-Bsymbolic \
 		-o $@ $(LAYER_OBJ) $(CORE_OBJ) $(LIBS)
 
 # The manifest beside it: VK_LAYER_PATH=build finds the layer.
-$(LAYER_JSON): capture/VkLayer_crumbs.json.in
+$(LAYER_JSON): layer/VkLayer_crumbs.json.in
 	sed 's|@LIBRARY@|./libVkLayer_crumbs.so|' $< >$@
 
 # crumbs.pc: its Requires.private are what a program that links
@@ -158,13 +161,13 @@ install: $(BUILD)/crumbs $(LAYER) $(LIBCRUMBS) $(LIBCRUMBS_SO)
 		$(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 $(BUILD)/crumbs $(DESTDIR)$(PREFIX)/bin/crumbs
 	install -m 644 $(LAYER) $(DESTDIR)$(PREFIX)/lib/libVkLayer_crumbs.so
-	sed 's|@LIBRARY@|$(PREFIX)/lib/libVkLayer_crumbs.so|' capture/VkLayer_crumbs.json.in \
+	sed 's|@LIBRARY@|$(PREFIX)/lib/libVkLayer_crumbs.so|' layer/VkLayer_crumbs.json.in \
 		>$(DESTDIR)$(PREFIX)/share/vulkan/explicit_layer.d/VkLayer_crumbs.json
 	install -m 644 $(LIBCRUMBS) $(DESTDIR)$(PREFIX)/lib/libcrumbs.a
 	install -m 755 $(LIBCRUMBS_SO) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBCRUMBS_SO))
 	ln -sf $(notdir $(LIBCRUMBS_SO)) $(DESTDIR)$(PREFIX)/lib/$(LIBCRUMBS_SONAME)
 	ln -sf $(LIBCRUMBS_SONAME) $(DESTDIR)$(PREFIX)/lib/libcrumbs.so
-	install -m 644 capture/crumbs.h $(DESTDIR)$(PREFIX)/include/crumbs.h
+	install -m 644 include/crumbs.h include/crumbs_file.h $(DESTDIR)$(PREFIX)/include/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIBCRUMBS_VERSION)|' capture/crumbs.pc.in \
 		>$(DESTDIR)$(PREFIX)/lib/pkgconfig/crumbs.pc
 
@@ -173,7 +176,8 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/share/vulkan/explicit_layer.d/VkLayer_crumbs.json \
 		$(DESTDIR)$(PREFIX)/lib/libcrumbs.a $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBCRUMBS_SO)) \
 		$(DESTDIR)$(PREFIX)/lib/$(LIBCRUMBS_SONAME) $(DESTDIR)$(PREFIX)/lib/libcrumbs.so \
-		$(DESTDIR)$(PREFIX)/include/crumbs.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/crumbs.pc
+		$(DESTDIR)$(PREFIX)/include/crumbs.h $(DESTDIR)$(PREFIX)/include/crumbs_file.h \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig/crumbs.pc
 
 # Shaders become C arrays of SPIR-V words, compiled into the renderer.
 $(BUILD)/shaders/%.h: samples/shaders/%
@@ -193,7 +197,8 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(RUNS_OBJ) $(CORE_OBJ)
 $(BUILD)/obj/tests/unit/%.o: ALL_CFLAGS += $(CMOCKA_CFLAGS)
 
 # The layer's own files that unit tests reach.
-$(BUILD)/tests/test_layer_names: $(BUILD)/obj/capture/layer_names.o
+$(BUILD)/tests/test_layer_names: $(BUILD)/obj/layer/layer_names.o
+$(BUILD)/tests/test_unprofilable: $(BUILD)/obj/layer/unprofilable.o
 
 # Tests on a Vulkan device (lavapipe without a GPU), under validation.
 # They read captures back with the analyzer, which libcrumbs.a hides, so
@@ -210,7 +215,7 @@ $(BUILD)/obj/tests/vulkan/%.o: ALL_CFLAGS += $(CMOCKA_CFLAGS)
 TSAN_TEST := $(BUILD)/tests/tsan_test_threads $(BUILD)/tests/tsan_test_stats
 $(BUILD)/tests/tsan_test_threads: tests/vulkan/test_threads.c tests/vulkan/vkt.c
 $(BUILD)/tests/tsan_test_stats: tests/unit/test_stats.c $(RUNS_SRC)
-$(TSAN_TEST): $(CAPTURE_SRC) $(RECORDER_SRC) $(ANALYZE_SRC) $(REPORT_SRC)
+$(TSAN_TEST): $(CORE_SRC)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=thread $(PKG_CFLAGS) \
 		$(CMOCKA_CFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS) $(VULKAN_LIBS)
@@ -218,7 +223,7 @@ $(TSAN_TEST): $(CAPTURE_SRC) $(RECORDER_SRC) $(ANALYZE_SRC) $(REPORT_SRC)
 # The fuzz targets, linked with a main() that replays a corpus, so `make
 # test` runs them with any compiler.
 $(BUILD)/tests/fuzz_%_replay: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz/replay.o \
-		$(RUNS_OBJ) $(CORE_OBJ) $(BUILD)/obj/cmds/answer.o
+		$(RUNS_OBJ) $(CORE_OBJ) $(BUILD)/obj/trigger/answer.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
@@ -282,8 +287,7 @@ fuzz:
 		$(CLANG) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g \
 			-fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) \
 			-o $(FUZZ_BUILD)/fuzz_$$t tests/fuzz/fuzz_$$t.c \
-			$(CAPTURE_SRC) $(RECORDER_SRC) $(ANALYZE_SRC) $(REPORT_SRC) $(RUNS_SRC) \
-			cmds/answer.c $(LIBS) || exit 1; \
+			$(CORE_SRC) $(RUNS_SRC) trigger/answer.c $(LIBS) || exit 1; \
 		mkdir -p $(FUZZ_BUILD)/corpus-$$t; \
 		$(FUZZ_BUILD)/fuzz_$$t -max_total_time=$${FUZZ_SECONDS:-60} -max_len=65536 \
 			$(FUZZ_BUILD)/corpus-$$t tests/fuzz/corpus/$$t || exit 1; \

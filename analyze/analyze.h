@@ -14,7 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../capture/crumbs.h"
+#include "../include/crumbs_file.h"
+#include "../util/util.h"
 
 /* What went wrong reading a capture, with the byte where it did. */
 struct analyze_error {
@@ -24,15 +25,6 @@ struct analyze_error {
 };
 
 typedef struct reader reader;
-
-/* An errno's text, lowercased like every message of crumbs (an acronym
- * stays as it is); thread-safe. */
-void analyze_errno_text(int errnum, char *buf, size_t size);
-
-/* Room for n elements of `size` bytes in the array *p, which has room for
- * *cap: it doubles from 64 until they fit. false, with *p as it was, when
- * out of memory. For the scratch arrays of readers of frames. */
-bool array_room(void **p, size_t *cap, size_t n, size_t size);
 
 struct capture_gpu {
 	const char *name;

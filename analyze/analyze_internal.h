@@ -7,7 +7,7 @@
 #define CRUMBS_ANALYZE_INTERNAL_H
 
 #include "analyze.h"
-#include "../capture/format.h"
+#include "../format/format.h"
 
 /* ------------------------------------------------------------------------ */
 /* Arena: many small allocations freed at once                              */
@@ -76,23 +76,6 @@ struct big {
 bool big_alloc(struct big *b, size_t size);
 void big_free(struct big *b);
 
-/* A growable array of fixed-size elements (raw frame records). */
-struct vec {
-	void *data;
-	size_t len;
-	size_t cap;
-};
-
-/* Room for one more element of `size` bytes; NULL when out of memory. */
-void *vec_grow(struct vec *v, size_t size);
-
-static inline void *vec_push(struct vec *v, size_t size)
-{
-	if (v->len < v->cap)
-		return (unsigned char *)v->data + size * v->len++;
-	return vec_grow(v, size);
-}
-void vec_release(struct vec *v);
 
 /* ------------------------------------------------------------------------ */
 /* Records, as the chunk reader hands them to the record decoder            */

@@ -1,5 +1,5 @@
 /*
- * reader.c: a capture file as chunks (capture/FORMAT.md): the header, and
+ * reader.c: a capture file as chunks (format/FORMAT.md): the header, and
  * the index or the chunk headers, read at open; each chunk checked and
  * decompressed only when its frames are asked for (memory follows the
  * largest chunk), the next one on a thread; seeking. records.c decodes them.
@@ -218,18 +218,11 @@ static ssize_t read_at(const reader *c, uint64_t off, void *buf, size_t n)
  * strerror_r: crumbs' writer thread reads captures back while the
  * program's threads may call strerror. _POSIX_C_SOURCE gives the XSI
  * strerror_r, which returns 0 on success. */
-void analyze_errno_text(int errnum, char *buf, size_t size)
-{
-	if (strerror_r(errnum, buf, size) != 0)
-		snprintf(buf, size, "error %d", errnum);
-	if (buf[0] >= 'A' && buf[0] <= 'Z' && !(buf[1] >= 'A' && buf[1] <= 'Z'))
-		buf[0] = (char)(buf[0] - 'A' + 'a');
-}
 
 static enum crumbs_result io_error(struct analyze_error *e, uint64_t byte)
 {
 	char why[128];
-	analyze_errno_text(errno, why, sizeof(why));
+	errno_text(errno, why, sizeof(why));
 	return set_error(e, CRUMBS_ERROR_IO, byte, "cannot read at byte %llu: %s",
 			 (unsigned long long)byte, why);
 }
@@ -964,7 +957,7 @@ static reader *reader_new(reader **out, struct analyze_error *err)
 static enum crumbs_result open_failed(reader *c, struct analyze_error *err)
 {
 	char why[128];
-	analyze_errno_text(errno, why, sizeof(why));
+	errno_text(errno, why, sizeof(why));
 	reader_free(c);
 	return set_error(err, CRUMBS_ERROR_IO, 0, "%s", why);
 }

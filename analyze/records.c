@@ -1,5 +1,5 @@
 /*
- * records.c: decodes the records of a decompressed chunk (capture/FORMAT.md,
+ * records.c: decodes the records of a decompressed chunk (format/FORMAT.md,
  * "Records"): a setup chunk into the devices, queues and calibration samples
  * it defines, a frames chunk frame by frame into the raw streams the model
  * is built from. Every rule of the records is checked here.

@@ -9,9 +9,10 @@
 #ifndef CRUMBS_CAPTURE_INTERNAL_H
 #define CRUMBS_CAPTURE_INTERNAL_H
 
-#include "crumbs.h"
+#include "../include/crumbs.h"
 #include <vulkan/vk_layer.h>
-#include "trigger_internal.h"
+#include "../trigger/trigger.h"
+#include "../util/util.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -581,8 +582,6 @@ int64_t now_ns(void);
  * path asks for that part's code at once, into the core's second-level
  * cache, instead of one line at a time as it runs. */
 void path_warm(struct capture_set *set, enum path_part part);
-/* An errno's text, lowercased like every other message. */
-void error_text(int errnum, char *buf, size_t size);
 /* "VK_ERROR_DEVICE_LOST" and the like, for messages. */
 __attribute__((cold)) const char *vk_result_str(VkResult r);
 /* The process's own name, made safe for file names. */
@@ -836,24 +835,41 @@ uint64_t readback_ticks(const struct queue_state *q, uint32_t slot);
 /* Whether secondaries inside secondaries are followed this deep. */
 #define MAX_EXECUTE_DEPTH 4
 
+/* profilegpu.c: the settings of the in-program tables, their help, and
+ * the tables of a written capture (the only file that uses report/ and
+ * analyze/) */
+/* Parses the settings of a capture's tables ("--root *Post*"; NULL: the
+ * defaults) into *out, to free with profilegpu_settings_free(). -1 with a
+ * message in err when they are bad (*out is NULL then). Any text is
+ * safe: it comes from the console and the trigger's socket. */
+struct profilegpu_settings;
+int profilegpu_settings_parse(const char *settings, struct profilegpu_settings **out, char *err,
+			      size_t n);
+/* NULL is a no-op. */
+void profilegpu_settings_free(struct profilegpu_settings *p);
+/* The report's settings inside p (what the fuzz target checks). */
+struct report_settings;
+const struct report_settings *profilegpu_report_settings(const struct profilegpu_settings *p);
+/* Logs the console's help: profilegpu and its settings. */
+void profilegpu_help(crumbs_context *ctx);
+/* Where profilegpu_print's messages go: one call per table block, or per
+ * error, without a last line break. */
+typedef void profilegpu_log_fn(void *user, enum crumbs_log_level level, const char *text,
+			       size_t len);
+/* Reads the first frame of the capture at path back and logs its tables
+ * with the settings (NULL: the defaults), or why it cannot. */
+void profilegpu_print(const struct profilegpu_settings *p, const char *path,
+		      profilegpu_log_fn *log, void *user);
+
 /* output.c: the capture file, its tables and the output thread that
- * writes and prints them, off the program's thread (the only file that
- * uses report/ and analyze/) */
+ * writes and prints them, off the program's thread */
 /* The output thread, at creation (false: out of resources); at
  * destruction, once nothing is being written. */
 bool output_init(crumbs_context *ctx);
 void output_release(crumbs_context *ctx);
-/* Parses the settings of a capture's tables ("--root *Post*"; NULL: the
- * defaults) into *s, to release with report_settings_release(). -1 with a
- * message in err when they are bad (nothing to release then). Any text is
- * safe: it comes from the console and the trigger's socket. */
-struct report_settings;
-int output_settings_parse(const char *settings, struct report_settings *s, char *err, size_t n);
 /* Takes the settings of the next capture's tables, as
- * output_settings_parse() reads them. */
+ * profilegpu_settings_parse() reads them. */
 int output_settings(crumbs_context *ctx, const char *settings, char *err, size_t n);
-/* Logs the console's help: profilegpu and its settings. */
-void output_help(crumbs_context *ctx);
 /* A run (or a one-frame capture) begins: its file is named from
  * ctx->run_first and ctx->set_count. */
 void output_begin(crumbs_context *ctx);
@@ -889,7 +905,7 @@ struct console_request {
 };
 /* 0, or -1 with a message in err when the line is not a command or a
  * run's option is bad. The settings are not checked here
- * (output_settings_parse() does). Any text is safe. */
+ * (profilegpu_settings_parse() does). Any text is safe. */
 int console_parse(const char *line, struct console_request *req, char *err, size_t n);
 
 /* context.c: crumbs_create and crumbs_destroy, above all the others. */
@@ -899,20 +915,6 @@ int console_parse(const char *line, struct console_request *req, char *err, size
  * text, faster for the conversions names use. Returns the length stored
  * (at most size - 1). */
 size_t name_vformat(char *buf, size_t size, const char *fmt, va_list ap);
-
-/* unprofilable.c */
-/*
- * Whether the layer must leave alone a device created with `ci` on a
- * physical device with queue families `families[family_count]` and
- * `timestamp_period`: it enables an extension whose GPU work the layer
- * cannot see, or one named in `skip` (CRUMBS_LAYER_SKIP: names separated
- * by commas or spaces; may be NULL), it groups several GPUs, or none of
- * its queues has timestamps. When it must, `why` gets the reason (a
- * clause for "... runs unprofiled: WHY") and it returns true.
- */
-bool layer_unprofilable(const VkDeviceCreateInfo *ci, const VkQueueFamilyProperties *families,
-			uint32_t family_count, float timestamp_period, const char *skip,
-			char *why, size_t n);
 
 /* crumbs_create() for the layer: the loader's callback that makes the
  * command buffers crumbs allocates dispatchable, the next layer's

@@ -113,16 +113,6 @@ void path_warm(struct capture_set *set, enum path_part part)
 		__builtin_prefetch(p, 0, 2);
 }
 
-/* strerror() is not thread-safe and this runs inside someone else's
- * threads; the XSI strerror_r is what _POSIX_C_SOURCE gives. */
-void error_text(int errnum, char *buf, size_t size)
-{
-	if (strerror_r(errnum, buf, size) != 0)
-		snprintf(buf, size, "error %d", errnum);
-	if (buf[0] >= 'A' && buf[0] <= 'Z' && !(buf[1] >= 'A' && buf[1] <= 'Z'))
-		buf[0] = (char)(buf[0] - 'A' + 'a');
-}
-
 const char *vk_result_str(VkResult r)
 {
 	switch (r) {

@@ -189,3 +189,8 @@ void crumbs_destroy(crumbs_context *ctx)
 		free(ctx);
 	}
 }
+
+int crumbs_trigger_path(long pid, char *buf, size_t size)
+{
+	return trigger_path(pid, buf, size);
+}

@@ -356,7 +356,7 @@ enum crumbs_result crumbs_record_stop(crumbs_context *ctx)
 /*
  * Takes the run's options out of a console command's settings: `--frames
  * N` and `--detail D` (or `--frames=N`, `--detail=D`), where an argument
- * begins by the rule trigger_split() reads them with (capture/TRIGGER.md:
+ * begins by the rule trigger_split() reads them with (trigger/TRIGGER.md:
  * single quotes, and a backslash outside them); the rest stays for the
  * tables. Returns -1 with a message in err when a value is bad.
  */
@@ -457,7 +457,7 @@ static enum crumbs_result command(crumbs_context *ctx, const char *line, char *e
 	if (console_parse(line, &req, err, n) != 0)
 		return CRUMBS_ERROR_INVALID_ARGUMENT;
 	if (req.help) {
-		output_help(ctx);
+		profilegpu_help(ctx);
 		return CRUMBS_OK;
 	}
 	uint64_t first = ctx->frame + 1;

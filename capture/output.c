@@ -1,14 +1,11 @@
 /*
  * output.c: what becomes of a resolved capture: the capture file, written
- * with the file writer (writer.c), read back for its profilegpu tables,
- * and the messages for the program's log, all on the output thread, off
- * the program's; and the settings of those tables. The only file of the
- * recorder that uses analyze/ and report/.
+ * with the file writer (format/writer.c), its profilegpu tables
+ * (profilegpu.c), and the messages for the program's log, all on the
+ * output thread, off the program's.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "capture_internal.h"
-#include "../analyze/analyze.h"
-#include "../report/report.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -55,7 +52,8 @@
 
 struct output {
 	crumbs_context *ctx;
-	struct report_settings settings; /* of the next capture's tables */
+	struct profilegpu_settings *settings; /* of the next capture's tables;
+					      * NULL: the defaults */
 	pthread_t thread;
 	bool in_place;          /* no thread: frames are written in place */
 	pthread_mutex_t lock;   /* the jobs, quit, the sets' phases it frees */
@@ -387,7 +385,20 @@ static void flush_due(struct output *o)
 }
 
 /* Closes the run's file (and prints a capture's tables). */
-static void print_table(struct output *o, const char *path);
+
+/* A message for the program's log, handed over when the output is done. */
+static void log_later(struct output *o, enum crumbs_log_level level, const char *text, size_t len)
+{
+	char byte = (char)level;
+	sbuf_add(&o->log, &byte, 1);
+	sbuf_add(&o->log, text, len);
+	sbuf_add(&o->log, "", 1);
+}
+
+static void log_message(void *user, enum crumbs_log_level level, const char *text, size_t len)
+{
+	log_later(user, level, text, len);
+}
 
 static void close_file(struct output *o)
 {
@@ -405,99 +416,23 @@ static void close_file(struct output *o)
 		o->fd = -1;
 	}
 	if (o->result == CRUMBS_OK && o->one_frame && o->frames)
-		print_table(o, o->path);
+		profilegpu_print(o->settings, o->path, log_message, o);
 }
 
 /* ------------------------------------------------------------------------ */
 /* The tables                                                               */
 /* ------------------------------------------------------------------------ */
 
-/* A message for the program's log, handed over when the output is done. */
-static void log_later(struct output *o, enum crumbs_log_level level, const char *text, size_t len)
-{
-	char byte = (char)level;
-	sbuf_add(&o->log, &byte, 1);
-	sbuf_add(&o->log, text, len);
-	sbuf_add(&o->log, "", 1);
-}
 
-static int table_sink(void *user, const char *text, size_t len)
-{
-	/* One message per block, without its last line break. */
-	while (len > 0 && text[len - 1] == '\n')
-		len--;
-	log_later(user, CRUMBS_LOG_INFO, text, len);
-	return 0;
-}
-
-static void print_table(struct output *o, const char *path)
-{
-	reader *c = NULL;
-	struct analyze_error err;
-	const struct frame *f;
-	struct report_sink sink = { table_sink, o };
-	char msg[PATH_MAX + 400];
-
-	if (reader_open_file(path, &c, &err) != CRUMBS_OK ||
-	    reader_next_frame(c, &f, &err) != CRUMBS_OK || !f) {
-		snprintf(msg, sizeof(msg), "cannot read back '%s': %s", path, err.text);
-		log_later(o, CRUMBS_LOG_ERROR, msg, strlen(msg));
-	} else if (report_frame(&o->settings, reader_meta(c), f, &sink) != 0) {
-		snprintf(msg, sizeof(msg), "cannot print the tables of '%s'", path);
-		log_later(o, CRUMBS_LOG_ERROR, msg, strlen(msg));
-	}
-	reader_free(c);
-}
-
-int output_settings_parse(const char *settings, struct report_settings *s, char *err, size_t n)
-{
-	char line[TRIGGER_MAX_COMMAND];
-	char *argv[256], *positional[256];
-	int argc = 0, np = 0;
-
-	report_settings_init(s);
-	if (settings) {
-		if (strlen(settings) >= sizeof(line)) {
-			snprintf(err, n, "the settings are longer than %d bytes", TRIGGER_MAX_COMMAND - 1);
-			return -1;
-		}
-		snprintf(line, sizeof(line), "%s", settings);
-		argc = trigger_split(line, argv, 256);
-		if (argc < 0) {
-			snprintf(err, n, "cannot split '%s': unbalanced quotes or over 255 arguments",
-				 settings);
-			return -1;
-		}
-	}
-	struct option_table t = { report_options, report_option_count, s };
-	if (options_parse(&t, 1, argc, argv, false, positional, &np, err, n) != 0 ||
-	    (np > 0 && snprintf(err, n, "unexpected argument '%s'", positional[0]) > 0) ||
-	    report_settings_prepare(s, err, n) != CRUMBS_OK) {
-		report_settings_release(s);
-		return -1;
-	}
-	return 0;
-}
 
 int output_settings(crumbs_context *ctx, const char *settings, char *err, size_t n)
 {
-	struct report_settings s;
-	if (output_settings_parse(settings, &s, err, n) != 0)
+	struct profilegpu_settings *s;
+	if (profilegpu_settings_parse(settings, &s, err, n) != 0)
 		return -1;
-	report_settings_release(&ctx->output->settings);
+	profilegpu_settings_free(ctx->output->settings);
 	ctx->output->settings = s;
 	return 0;
-}
-
-void output_help(crumbs_context *ctx)
-{
-	struct sbuf b = { 0 };
-	struct option_table t = { report_options, report_option_count, NULL };
-	sbuf_adds(&b, "profilegpu [settings]: capture the next frame and print its tables; "
-		      "settings:\n");
-	options_help(&t, 1, &b);
-	ctx_log(ctx, CRUMBS_LOG_INFO, "%s", b.data ? b.data : "");
-	sbuf_release(&b);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -657,7 +592,6 @@ bool output_init(crumbs_context *ctx)
 	}
 	o->ctx = ctx;
 	o->fd = -1;
-	report_settings_init(&o->settings);
 	o->in_place = true;
 	/* Every signal blocked, so that the program's handlers run on its
 	 * own threads. Without a thread, captures are written in place. */
@@ -700,7 +634,7 @@ void output_release(crumbs_context *ctx)
 		close_file(o);
 	pthread_cond_destroy(&o->wake);
 	pthread_mutex_destroy(&o->lock);
-	report_settings_release(&o->settings);
+	profilegpu_settings_free(o->settings);
 	ctx_free(ctx, o->path);
 	ctx_free(ctx, o->last_end);
 	sbuf_release(&o->log);
@@ -844,7 +778,7 @@ bool output_done(crumbs_context *ctx, bool wait)
 	if (r != CRUMBS_OK) {
 		char why[128];
 		if (r == CRUMBS_ERROR_IO && o->error)
-			error_text(o->error, why, sizeof(why));
+			errno_text(o->error, why, sizeof(why));
 		else
 			snprintf(why, sizeof(why), "%s", crumbs_result_str(r));
 		ctx_log(ctx, CRUMBS_LOG_ERROR, "cannot write '%s': %s", path, why);

@@ -245,7 +245,7 @@ static int run(char **argv)
 /* The device a capture's file name says it came from: N of
  * "PROGRAM-deviceN-frame-F.crumbs" or "PROGRAM-deviceN-run-F.crumbs", 0
  * for "PROGRAM-frame-F.crumbs" or "PROGRAM-run-F.crumbs" (the layer's
- * naming, capture/LAYER.md). */
+ * naming, layer/LAYER.md). */
 static unsigned long device_of_name(const char *name)
 {
 	/* The last of either: the program's own name may hold one. */

@@ -73,7 +73,7 @@ void cmd_positional_release(struct cmd_positional *pos);
  * error, else 0. */
 int cmd_stdout_sink(void *user, const char *text, size_t len);
 
-/* analyze_errno_text in buf; returns buf. */
+/* errno_text in buf; returns buf. */
 const char *cmd_strerror(int errnum, char *buf, size_t size);
 
 /* Flushes standard output; on a write error says so and returns

@@ -138,7 +138,7 @@ int cmd_stdout_sink(void *user, const char *text, size_t len)
 
 const char *cmd_strerror(int errnum, char *buf, size_t size)
 {
-	analyze_errno_text(errnum, buf, size);
+	errno_text(errnum, buf, size);
 	return buf;
 }
 

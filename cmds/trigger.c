@@ -1,10 +1,11 @@
 /*
  * trigger.c: `crumbs trigger PID [options]`: asks a running program that
  * uses libcrumbs to capture its next frame, or to record its next N frames
- * (capture/TRIGGER.md), waits for the file and prints its profilegpu
+ * (trigger/TRIGGER.md), waits for the file and prints its profilegpu
  * tables, or the run's statistics, with the report options given.
  */
-#include "answer.h"
+#include "../trigger/answer.h"
+#include "../trigger/trigger.h"
 #include "cmds.h"
 
 #include <errno.h>
@@ -21,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The protocol's constants (capture/TRIGGER.md); capture/'s internal
+/* The protocol's constants (trigger/TRIGGER.md); capture/'s internal
  * header is not for the tool to include. The answers' are in answer.c. */
 #define REQUEST_HEADER "crumbs-trigger 1\n"
 #define MAX_DATAGRAM 4096
@@ -596,7 +597,7 @@ int cmd_trigger(int argc, char **argv)
 		goto out;
 	}
 
-	if (crumbs_trigger_path(pid, target_path, sizeof(target_path)) != 0 ||
+	if (trigger_path(pid, target_path, sizeof(target_path)) != 0 ||
 	    set_path(&target, target_path) != 0) {
 		cmd_error("the socket path of process %ld is too long ('%s'; set XDG_RUNTIME_DIR "
 			  "to a shorter one)", pid, target_path);

@@ -1,8 +1,7 @@
 /*
  * report.h: turns frame models into profilegpu tables, and owns the one
  * table of settings that `crumbs report` and the in-program `profilegpu`
- * command both accept, with the option parser they share. No file
- * parsing, no printing: text goes to a sink.
+ * command both accept. No file parsing, no printing: text goes to a sink.
  */
 #ifndef CRUMBS_REPORT_H
 #define CRUMBS_REPORT_H
@@ -12,62 +11,11 @@
 #include <stdint.h>
 
 #include "../analyze/analyze.h"
-
-/* ------------------------------------------------------------------------ */
-/* Options                                                                  */
-/* ------------------------------------------------------------------------ */
-
-/* One command-line option, declared in a table. */
-struct option_spec {
-	const char *name;       /* long name without the dashes */
-	char short_name;        /* 0: none */
-	const char *value;      /* the value's name in the help; NULL: a flag */
-	const char *help;       /* one line */
-	/* Applies the option to the table's target. Returns 0, or -1 with a
-	 * message in err (lowercase, naming the option). */
-	int (*apply)(void *target, const char *value, char *err, size_t err_size);
-};
-
-struct option_table {
-	const struct option_spec *specs;
-	size_t count;
-	void *target;
-};
-
-/*
- * Parses argv[0..argc) against the tables: `--name`, `--name=value`,
- * `--name value`, `-x value`, and `--` to end the options. Other arguments
- * are stored in order in positional[] (room for argc entries) and counted
- * in *positional_count; with stop_at_positional, the first one ends the
- * options (for `capture -- PROGRAM ARGS`). Returns 0, or -1 with a message
- * in err.
- */
-int options_parse(const struct option_table *tables, size_t table_count,
-		  int argc, char **argv, bool stop_at_positional,
-		  char **positional, int *positional_count,
-		  char *err, size_t err_size);
+#include "../util/util.h"
 
 /* ------------------------------------------------------------------------ */
 /* Text                                                                     */
 /* ------------------------------------------------------------------------ */
-
-/* A growable string. */
-struct sbuf {
-	char *data;
-	size_t len;
-	size_t cap;
-	bool failed; /* an allocation failed; the text is incomplete */
-};
-
-void sbuf_add(struct sbuf *b, const char *s, size_t len);
-void sbuf_adds(struct sbuf *b, const char *s);
-__attribute__((format(printf, 2, 3)))
-void sbuf_addf(struct sbuf *b, const char *fmt, ...);
-void sbuf_release(struct sbuf *b);
-
-/* Help lines for the options of the tables, one per option. */
-void options_help(const struct option_table *tables, size_t table_count,
-		  struct sbuf *out);
 
 /* Display width in terminal cells of UTF-8 text (utf8proc's widths:
  * combining marks 0, wide and emoji 2). Invalid bytes count 1. */

@@ -14,20 +14,6 @@ bool filter_match_root(const struct report_filter *f, const char *name, size_t l
 bool filter_match_queue(const struct report_filter *f, const char *name);
 
 
-/* An option's string value: *dst (owned; NULL or an earlier value, which
- * it frees) becomes a copy of v. Returns 0, or -1 with a message in err
- * when memory ran out (settings.c). */
-int option_set_string(char **dst, const char *v, char *err, size_t n);
-
-/* An option's value that must be one of `count` names: its index, or -1
- * with "'V' is not one of A, B, C" in err (settings.c). */
-int option_pick(const char *v, const char *const *names, size_t count, char *err, size_t n);
-
-/* --frames A:B, A: or :B: the frame numbers A to B, inclusive, into
- * *first and *last (0 and UINT64_MAX where left out). Returns 0, or -1
- * with a message in err (settings.c). */
-int option_parse_frames(const char *v, uint64_t *first, uint64_t *last, char *err, size_t n);
-
 /* Writes b's text to the sink and empties b: 0, or -1 when the sink failed
  * or b ran out of memory (text.c). */
 int sbuf_emit(const struct report_sink *sink, struct sbuf *b);

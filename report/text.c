@@ -1,6 +1,6 @@
 /*
- * text.c: growable strings and display widths, so that every column of a
- * table is sized by the cells a terminal draws, never by bytes.
+ * text.c: display widths, so that every column of a table is sized by the
+ * cells a terminal draws, never by bytes, and text handed to a sink.
  */
 #include "report_internal.h"
 
@@ -9,74 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
-
-static bool sbuf_reserve(struct sbuf *b, size_t extra)
-{
-	if (b->failed)
-		return false;
-	if (b->cap - b->len > extra)
-		return true;
-	size_t cap = b->cap ? b->cap : 256;
-	while (cap - b->len <= extra) {
-		if (cap > SIZE_MAX / 2) {
-			b->failed = true;
-			return false;
-		}
-		cap *= 2;
-	}
-	char *d = realloc(b->data, cap);
-	if (!d) {
-		b->failed = true;
-		return false;
-	}
-	b->data = d;
-	b->cap = cap;
-	return true;
-}
-
-void sbuf_add(struct sbuf *b, const char *s, size_t len)
-{
-	if (!sbuf_reserve(b, len))
-		return;
-	memcpy(b->data + b->len, s, len);
-	b->len += len;
-	b->data[b->len] = '\0';
-}
-
-void sbuf_adds(struct sbuf *b, const char *s)
-{
-	sbuf_add(b, s, strlen(s));
-}
-
-void sbuf_addf(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	char small[256];
-
-	va_start(ap, fmt);
-	int n = vsnprintf(small, sizeof(small), fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		b->failed = true;
-		return;
-	}
-	if ((size_t)n < sizeof(small)) {
-		sbuf_add(b, small, (size_t)n);
-		return;
-	}
-	if (!sbuf_reserve(b, (size_t)n))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
-void sbuf_release(struct sbuf *b)
-{
-	free(b->data);
-	memset(b, 0, sizeof(*b));
-}
 
 size_t text_width(const char *s, size_t len)
 {

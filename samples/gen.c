@@ -4,7 +4,7 @@
  * number of scope markers per frame, through the public writer API only;
  * scopes slowed, jittered or spiking on request, to compare runs against.
  */
-#include "../capture/crumbs.h"
+#include "../include/crumbs_file.h"
 
 #include <errno.h>
 #include <inttypes.h>

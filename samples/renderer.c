@@ -4,7 +4,7 @@
  * lighting (on a compute-only queue when the device has one), bloom and
  * tonemapping, rendered offscreen; `make demo` captures one of its frames.
  */
-#include "../capture/crumbs.h"
+#include "../include/crumbs.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -1,13 +1,13 @@
 /*
  * fuzz_answer.c: libFuzzer target for the answers `crumbs trigger` reads
- * on its reply socket (cmds/answer.c), which anyone who can write to that
+ * on its reply socket (trigger/answer.c), which anyone who can write to that
  * socket may send. Any bytes are read as a datagram into lines of several
  * sizes. What is read must be what answer.h promises: a run queued never
  * ends before it begins, one frame is its own first and last, and a path
  * or message fits its line and holds no control character. Aborts
  * otherwise.
  */
-#include "../../cmds/answer.h"
+#include "../../trigger/answer.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -4,7 +4,7 @@
  * Checksums stop random mutations of a file at the chunk boundary, so this
  * target builds a valid file around the input instead: the input is the
  * decompressed content of a setup chunk and of a frames chunk, which are
- * compressed and framed here exactly as capture/FORMAT.md specifies.
+ * compressed and framed here exactly as format/FORMAT.md specifies.
  *
  * The frames are drawn as tables, then read again as crumbs stats reads
  * them; the statistics are printed in each format, and compared with
@@ -15,7 +15,7 @@
  * with three queues), then the frames content.
  */
 #include "../../analyze/analyze.h"
-#include "../../capture/format.h"
+#include "../../format/format.h"
 #include "../../report/report.h"
 #include "runs_check.h"
 

@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void command_line(const char *line)
 {
 	static struct console_request req; /* 4 KiB: not on the fuzzer's stack */
-	struct report_settings s;
+	struct profilegpu_settings *s;
 	char err[300];
 
 	if (console_parse(line, &req, err, sizeof(err)) != 0)
@@ -30,10 +30,11 @@ static void command_line(const char *line)
 		abort();
 	if (req.help)
 		return;
-	if (output_settings_parse(req.settings, &s, err, sizeof(err)) == 0) {
-		if (!(s.threshold_pct >= 0 && s.threshold_pct <= 100))
+	if (profilegpu_settings_parse(req.settings, &s, err, sizeof(err)) == 0) {
+		double pct = profilegpu_report_settings(s)->threshold_pct;
+		if (!(pct >= 0 && pct <= 100))
 			abort();
-		report_settings_release(&s);
+		profilegpu_settings_free(s);
 	}
 }
 

@@ -8,7 +8,7 @@
  * to handles that were destroyed and came back. Between the labels it does
  * real GPU work (fills, a copy, a clear, a compute dispatch). Each frame
  * ends with a fenced submission and a wait, so the crumbs layer sees one
- * frame per frame (capture/LAYER.md). It is invalid on purpose: never run
+ * frame per frame (layer/LAYER.md). It is invalid on purpose: never run
  * it under the validation layer.
  */
 #include <stdint.h>

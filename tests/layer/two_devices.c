@@ -3,7 +3,7 @@
  * devices alive at once on the first GPU. Each frame, each device runs a
  * fill inside a debug label of its own ("Device 0 work", "Device 1 work")
  * and waits for it on a fence, so the crumbs layer sees one frame per
- * device per submission (capture/LAYER.md). With --validate, the Khronos
+ * device per submission (layer/LAYER.md). With --validate, the Khronos
  * validation layer is enabled and any message it prints fails the run.
  * With --no-cleanup it exits after its last frame without destroying
  * anything, as many programs do; --labels N puts N more labels inside

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "../../capture/layer_internal.h"
+#include "../../layer/layer_internal.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * that are not captures, and a writer that stopped before its index.
  */
 #include "helpers.h"
-#include "../../capture/format.h"
+#include "../../format/format.h"
 
 #include <stdio.h>
 

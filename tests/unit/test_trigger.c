@@ -12,8 +12,8 @@
 #include <cmocka.h>
 
 #include "../../capture/capture_internal.h"
-#include "../../capture/crumbs.h"
-#include "../../capture/trigger_internal.h"
+#include "../../include/crumbs.h"
+#include "../../trigger/trigger.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -576,7 +576,7 @@ static void forked_child(void **state)
 	assert_int_equal(lstat(path, &st), -1);
 }
 
-static void trigger_path(void **state)
+static void socket_path(void **state)
 {
 	char buf[256];
 	char expected[256];
@@ -793,7 +793,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(stale_socket, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(unsafe_directories, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(forked_child, test_setup, test_teardown),
-		cmocka_unit_test_setup_teardown(trigger_path, test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(socket_path, test_setup, test_teardown),
 		cmocka_unit_test(split),
 		cmocka_unit_test(split_round_trip),
 		cmocka_unit_test(console_lines),

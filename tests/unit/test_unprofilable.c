@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "../../capture/capture_internal.h"
+#include "../../layer/layer_internal.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../../capture/crumbs.h"
+#include "../../include/crumbs.h"
 #include "../../analyze/analyze.h"
 
 struct vkt {

@@ -1,11 +1,10 @@
 /*
- * trigger.c: the library's side of `crumbs trigger` (capture/TRIGGER.md):
+ * trigger.c: the program's side of `crumbs trigger` (trigger/TRIGGER.md):
  * the per-user directory and its checks, the process's datagram socket, the
  * parser of requests, the answers, and the splitting of a command line.
  */
-#include "crumbs.h"
-#include "capture_internal.h"
-#include "trigger_internal.h"
+#include "trigger.h"
+#include "../util/util.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -44,7 +43,7 @@ static int trigger_dir(char *buf, size_t size)
 	return n < 0 || (size_t)n >= size ? -1 : 0;
 }
 
-int crumbs_trigger_path(long pid, char *buf, size_t size)
+int trigger_path(long pid, char *buf, size_t size)
 {
 	char dir[4200];
 	if (trigger_dir(dir, sizeof(dir)) != 0) {
@@ -71,7 +70,7 @@ static int check_dir(const char *dir, char *err, size_t err_size)
 	struct stat st;
 	char why[128];
 	if (lstat(dir, &st) != 0) {
-		error_text(errno, why, sizeof(why));
+		errno_text(errno, why, sizeof(why));
 		snprintf(err, err_size, "cannot use '%s': %s", dir, why);
 		return -1;
 	}
@@ -102,12 +101,12 @@ static int make_dir(const char *dir, char *err, size_t err_size)
 	if (mkdir(dir, 0700) == 0) {
 		/* The umask may have taken bits we need. */
 		if (chmod(dir, 0700) != 0) {
-			error_text(errno, why, sizeof(why));
+			errno_text(errno, why, sizeof(why));
 			snprintf(err, err_size, "cannot use '%s': %s", dir, why);
 			return -1;
 		}
 	} else if (errno != EEXIST) {
-		error_text(errno, why, sizeof(why));
+		errno_text(errno, why, sizeof(why));
 		snprintf(err, err_size, "cannot create '%s': %s", dir, why);
 		return -1;
 	}
@@ -153,7 +152,7 @@ static int remove_stale(const struct sockaddr_un *addr, char *err, size_t err_si
 	if (lstat(addr->sun_path, &st) != 0) {
 		if (errno == ENOENT)
 			return 0; /* gone meanwhile */
-		error_text(errno, why, sizeof(why));
+		errno_text(errno, why, sizeof(why));
 		snprintf(err, err_size, "cannot use '%s': %s", addr->sun_path, why);
 		return -1;
 	}
@@ -163,7 +162,7 @@ static int remove_stale(const struct sockaddr_un *addr, char *err, size_t err_si
 	}
 	int probe = new_socket();
 	if (probe < 0) {
-		error_text(errno, why, sizeof(why));
+		errno_text(errno, why, sizeof(why));
 		snprintf(err, err_size, "cannot create a socket: %s", why);
 		return -1;
 	}
@@ -175,12 +174,12 @@ static int remove_stale(const struct sockaddr_un *addr, char *err, size_t err_si
 		return -1;
 	}
 	if (e != ECONNREFUSED) {
-		error_text(e, why, sizeof(why));
+		errno_text(e, why, sizeof(why));
 		snprintf(err, err_size, "cannot use '%s': %s", addr->sun_path, why);
 		return -1;
 	}
 	if (unlink(addr->sun_path) != 0 && errno != ENOENT) {
-		error_text(errno, why, sizeof(why));
+		errno_text(errno, why, sizeof(why));
 		snprintf(err, err_size, "cannot remove the stale socket '%s': %s", addr->sun_path, why);
 		return -1;
 	}
@@ -196,9 +195,9 @@ int trigger_open(struct trigger *t, char *err, size_t err_size)
 	t->fd = -1;
 	t->path[0] = '\0';
 	if (trigger_dir(dir, sizeof(dir)) != 0 ||
-	    crumbs_trigger_path((long)getpid(), t->path, sizeof(t->path)) != 0) {
+	    trigger_path((long)getpid(), t->path, sizeof(t->path)) != 0) {
 		char full[4300];
-		if (crumbs_trigger_path((long)getpid(), full, sizeof(full)) != 0)
+		if (trigger_path((long)getpid(), full, sizeof(full)) != 0)
 			snprintf(full, sizeof(full), "$XDG_RUNTIME_DIR/crumbs/%ld.sock", (long)getpid());
 		snprintf(err, err_size, "'%s' is too long for a socket path (set XDG_RUNTIME_DIR "
 			 "to a shorter one)", full);
@@ -215,7 +214,7 @@ int trigger_open(struct trigger *t, char *err, size_t err_size)
 	memcpy(addr.sun_path, t->path, strlen(t->path) + 1);
 	int fd = new_socket();
 	if (fd < 0) {
-		error_text(errno, why, sizeof(why));
+		errno_text(errno, why, sizeof(why));
 		snprintf(err, err_size, "cannot create a socket: %s", why);
 		t->path[0] = '\0';
 		return -1;
@@ -230,7 +229,7 @@ int trigger_open(struct trigger *t, char *err, size_t err_size)
 		r = bind(fd, (const struct sockaddr *)&addr, sizeof(addr));
 	}
 	if (r != 0) {
-		error_text(errno, why, sizeof(why));
+		errno_text(errno, why, sizeof(why));
 		snprintf(err, err_size, "cannot listen on '%s': %s", t->path, why);
 		close(fd);
 		t->path[0] = '\0';

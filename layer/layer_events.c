@@ -3,7 +3,7 @@
  * labels: render passes as events holding what is recorded in them, and
  * draws, dispatches, ray tracing and transfers as leaf events between two
  * timestamps, with their counts, each named from what the program
- * recorded (capture/LAYER.md, "How events are named").
+ * recorded (layer/LAYER.md, "How events are named").
  */
 #include "layer_internal.h"
 

@@ -1,11 +1,11 @@
 /*
- * writer.c: writes capture files as capture/FORMAT.md specifies.
+ * writer.c: writes capture files as format/FORMAT.md specifies.
  *
  * Records are encoded into an in-memory chunk as they come; a chunk is
  * compressed and written once it holds enough whole frames, so memory stays
  * bounded however long the run. Devices and queues go to setup chunks.
  */
-#include "crumbs.h"
+#include "../include/crumbs_file.h"
 #include "format.h"
 
 #include <errno.h>

@@ -1,10 +1,10 @@
 /*
- * trigger_internal.h: the library's side of `crumbs trigger`: a datagram
+ * trigger.h: the library's side of `crumbs trigger`: a datagram
  * socket per process that a running program polls once a frame for
- * capture requests, and answers. The protocol is in capture/TRIGGER.md.
+ * capture requests, and answers. The protocol is in trigger/TRIGGER.md.
  */
-#ifndef CRUMBS_TRIGGER_INTERNAL_H
-#define CRUMBS_TRIGGER_INTERNAL_H
+#ifndef CRUMBS_TRIGGER_H
+#define CRUMBS_TRIGGER_H
 
 #include <stddef.h>
 #include <sys/socket.h>
@@ -27,10 +27,18 @@ struct trigger_peer {
 	socklen_t len;
 };
 
+/*
+ * Where the process `pid` listens: $XDG_RUNTIME_DIR/crumbs/PID.sock, or
+ * /tmp/crumbs-UID/PID.sock without it. Returns 0, or -1 (with buf empty)
+ * if the path does not fit in `size` bytes. crumbs_trigger_path() of the
+ * public API.
+ */
+int trigger_path(long pid, char *buf, size_t size);
+
 /* Binds this process's socket. Returns 0, or -1 with a message in err
  * (the program then runs on, without the trigger).
  *
- * Creates the directory (crumbs_trigger_path()) with mode 0700 if needed
+ * Creates the directory (trigger_path()) with mode 0700 if needed
  * and refuses one that is not a real directory, not owned by the effective
  * user or writable by group or others. A socket file of this process's
  * name that nothing listens on (left by a crashed process with the same
@@ -68,7 +76,7 @@ void trigger_close(struct trigger *t);
 
 /*
  * Splits a command line into arguments, in place, by the rule of
- * capture/TRIGGER.md (a subset of the POSIX shell's): arguments are
+ * trigger/TRIGGER.md (a subset of the POSIX shell's): arguments are
  * separated by spaces or tabs; within one, '...' quotes every character up
  * to the next single quote and a backslash outside quotes takes the next
  * character literally (so 'it'\''s' is "it's", and '' an empty argument).

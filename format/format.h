@@ -1,5 +1,5 @@
 /*
- * format.h: the capture format's constants as capture/FORMAT.md gives them
+ * format.h: the capture format's constants as format/FORMAT.md gives them
  * (magics, sizes, chunk types, record tags, limits), defined once for the
  * writer, the reader and the fuzz targets. Not installed: programs see only
  * the version and the flags, which crumbs.h defines.
@@ -7,7 +7,7 @@
 #ifndef CRUMBS_FORMAT_H
 #define CRUMBS_FORMAT_H
 
-#include "crumbs.h"
+#include "../include/crumbs_file.h"
 
 /* ------------------------------------------------------------------------ */
 /* Frames of the file                                                       */

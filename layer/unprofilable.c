@@ -1,9 +1,9 @@
 /*
  * unprofilable.c: the devices the layer leaves alone. A device that enables
  * what the recorder cannot see or time runs as if the layer were not
- * there, and the log says why in one line (capture/LAYER.md).
+ * there, and the log says why in one line (layer/LAYER.md).
  */
-#include "capture_internal.h"
+#include "layer_internal.h"
 
 #include <stdio.h>
 #include <string.h>

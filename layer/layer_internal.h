@@ -7,7 +7,7 @@
  */
 #ifndef CRUMBS_LAYER_INTERNAL_H
 #define CRUMBS_LAYER_INTERNAL_H
-#include "capture_internal.h"
+#include "../capture/capture_internal.h"
 
 /* At most this many bytes of an object's name are kept (the rest is cut
  * at a character boundary): a leaf's name holds its command, parameters
@@ -43,6 +43,20 @@ size_t object_names_get(struct object_names *n, VkObjectType type, uint64_t hand
 /* The VkObjectType of a VK_EXT_debug_marker object type. */
 VkObjectType object_type_of_report(VkDebugReportObjectTypeEXT type);
 
+
+/* Devices the layer leaves alone (unprofilable.c). */
+/*
+ * Whether the layer must leave alone a device created with `ci` on a
+ * physical device with queue families `families[family_count]` and
+ * `timestamp_period`: it enables an extension whose GPU work the layer
+ * cannot see, or one named in `skip` (CRUMBS_LAYER_SKIP: names separated
+ * by commas or spaces; may be NULL), it groups several GPUs, or none of
+ * its queues has timestamps. When it must, `why` gets the reason (a
+ * clause for "... runs unprofiled: WHY") and it returns true.
+ */
+bool layer_unprofilable(const VkDeviceCreateInfo *ci, const VkQueueFamilyProperties *families,
+			uint32_t family_count, float timestamp_period, const char *skip,
+			char *why, size_t n);
 
 /* ------------------------------------------------------------------------ */
 /* The commands the layer intercepts                                        */
@@ -183,7 +197,7 @@ LAYER_DEVICE_FUNCTIONS(LAYER_DECLARE, LAYER_DECLARE_N)
 #undef LAYER_DECLARE_N
 
 /* A program that links libcrumbs asks for this to learn that the layer
- * records its device (capture/LAYER.md). */
+ * records its device (layer/LAYER.md). */
 VKAPI_ATTR void VKAPI_CALL layer_CrumbsLayerCRUMBS(void);
 
 /* ------------------------------------------------------------------------ */

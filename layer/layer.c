@@ -6,7 +6,7 @@
  * answers of vkGet*ProcAddr made from the one list of intercepts, and
  * submissions and presents. The registry of instances and devices is
  * layer_devices.c's, where frames end layer_frames.c's, command buffers
- * layer_record.c's and layer_events.c's. See capture/LAYER.md.
+ * layer_record.c's and layer_events.c's. See layer/LAYER.md.
  */
 #include "layer_internal.h"
 
@@ -196,7 +196,7 @@ static struct crumbs_cmd *standing_of(void *user, VkCommandBuffer cb)
 	return s ? s->standing : NULL;
 }
 
-/* CRUMBS_LAYER_WINDOW_MS=MS: frames of fixed length (capture/LAYER.md);
+/* CRUMBS_LAYER_WINDOW_MS=MS: frames of fixed length (layer/LAYER.md);
  * 0 when unset or not a valid length. */
 static int64_t window_from_env(void)
 {
@@ -282,7 +282,7 @@ static void profile_device(struct layer_device *d, VkPhysicalDevice physical,
 		return;
 	}
 	/* CRUMBS_LAYER_STANDING=0: command buffers recorded once are not
-	 * timed, and cost nothing outside captures (capture/LAYER.md). */
+	 * timed, and cost nothing outside captures (layer/LAYER.md). */
 	const char *standing = getenv("CRUMBS_LAYER_STANDING");
 	if (!standing || strcmp(standing, "0") != 0)
 		d->standing = standing_setup(d->ctx, standing_of, d);

@@ -2,7 +2,7 @@
  * result.c: the messages of enum crumbs_result, from the one list in
  * crumbs.h.
  */
-#include "crumbs.h"
+#include "../include/crumbs_file.h"
 
 #define CRUMBS_RESULT_TEXT_(name, text) text,
 static const char *const result_texts[] = { CRUMBS_RESULTS(CRUMBS_RESULT_TEXT_) };

@@ -3,7 +3,7 @@
  * programs share: which UTF-8 a name may hold. (Timestamp differences
  * across the counter's wrap are inline in crumbs.h.)
  */
-#include "crumbs.h"
+#include "../include/crumbs_file.h"
 
 size_t crumbs_utf8_sequence(const unsigned char *p, size_t avail)
 {

@@ -32,7 +32,7 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_CreateCommandPool(VkDevice device,
  * again, reset or freed. One replaced within a few frames of its
  * recording says the program records every frame; after enough of those
  * the device makes no more, and its command buffers are timed in capture
- * frames only (capture/LAYER.md).
+ * frames only (layer/LAYER.md).
  */
 #define RERECORD_FRAMES 4
 #define RERECORD_LIMIT 16

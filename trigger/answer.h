@@ -1,5 +1,5 @@
 /*
- * answer.h: the answers a program sends `crumbs trigger` (capture/
+ * answer.h: the answers a program sends `crumbs trigger` (trigger/
  * TRIGGER.md), read from any datagram: whoever can write to the reply
  * socket may send one.
  */

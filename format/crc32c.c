@@ -8,7 +8,7 @@
  * instruction does the same, a few times faster; on three lanes at once,
  * three times faster again (below).
  */
-#include "crumbs.h"
+#include "../include/crumbs_file.h"
 
 #include <pthread.h>
 #include <string.h>

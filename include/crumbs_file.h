@@ -1,0 +1,341 @@
+/*
+ * crumbs_file.h: capture files without Vulkan, for libcrumbs and for any
+ * program that writes or reads captures: the result codes every part of
+ * crumbs returns, the capture format's public constants (format/FORMAT.md),
+ * and the writer. crumbs.h, the recording API, includes it.
+ */
+#ifndef CRUMBS_FILE_H
+#define CRUMBS_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * What libcrumbs exports. The library is built with -fvisibility=hidden;
+ * the functions declared with CRUMBS_API are the only ones a program sees,
+ * so its own names never clash with crumbs' internals.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define CRUMBS_API __attribute__((visibility("default")))
+#else
+#define CRUMBS_API
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Results                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Every library function that can fail returns one of these; 0 is success. */
+#define CRUMBS_RESULTS(X)                                                     \
+	X(CRUMBS_OK, "success")                                               \
+	X(CRUMBS_ERROR_OUT_OF_MEMORY, "out of memory")                        \
+	X(CRUMBS_ERROR_IO, "input or output failed")                          \
+	X(CRUMBS_ERROR_INVALID_ARGUMENT, "invalid argument")                  \
+	X(CRUMBS_ERROR_BAD_STATE, "call out of order")                        \
+	X(CRUMBS_ERROR_LIMIT, "a limit of the capture format was exceeded")   \
+	X(CRUMBS_ERROR_COMPRESSION, "compression failed")                     \
+	X(CRUMBS_ERROR_NOT_CAPTURE, "not a crumbs capture")                   \
+	X(CRUMBS_ERROR_VERSION, "unsupported capture version")                \
+	X(CRUMBS_ERROR_TRUNCATED, "capture is truncated")                     \
+	X(CRUMBS_ERROR_CORRUPT, "capture is corrupt")                         \
+	X(CRUMBS_ERROR_NOT_FOUND, "not found")                                \
+	X(CRUMBS_ERROR_PATTERN, "invalid pattern")
+
+#define CRUMBS_RESULT_ENUM_(name, text) name,
+enum crumbs_result { CRUMBS_RESULTS(CRUMBS_RESULT_ENUM_) CRUMBS_RESULT_COUNT };
+#undef CRUMBS_RESULT_ENUM_
+
+/* A short lowercase description of a result; never NULL, static storage. */
+CRUMBS_API const char *crumbs_result_str(enum crumbs_result result);
+
+/* ------------------------------------------------------------------------ */
+/* Capture file format constants (format/FORMAT.md)                         */
+/* ------------------------------------------------------------------------ */
+
+#define CRUMBS_FORMAT_MAJOR 1
+#define CRUMBS_FORMAT_MINOR 1
+
+/* Queue capabilities, as VkQueueFlags bits that matter for naming. */
+enum crumbs_queue_flags {
+	CRUMBS_QUEUE_GRAPHICS = 1u << 0,
+	CRUMBS_QUEUE_COMPUTE = 1u << 1,
+	CRUMBS_QUEUE_TRANSFER = 1u << 2,
+	CRUMBS_QUEUE_VIDEO_DECODE = 1u << 3,
+	CRUMBS_QUEUE_VIDEO_ENCODE = 1u << 4,
+	CRUMBS_QUEUE_OPTICAL_FLOW = 1u << 5
+};
+
+/*
+ * What a node of the tree is. Scopes are the program's breadcrumbs; the
+ * other kinds are leaf events, recorded only at full detail. A render pass
+ * is an event that contains other events.
+ */
+enum crumbs_event_kind {
+	CRUMBS_EVENT_SCOPE = 0,
+	CRUMBS_EVENT_RENDER_PASS = 1,
+	CRUMBS_EVENT_DRAW = 2,
+	CRUMBS_EVENT_DISPATCH = 3,
+	CRUMBS_EVENT_COPY = 4,
+	CRUMBS_EVENT_BLIT = 5,
+	CRUMBS_EVENT_CLEAR = 6,
+	CRUMBS_EVENT_RESOLVE = 7,
+	CRUMBS_EVENT_TRACE_RAYS = 8,
+	CRUMBS_EVENT_OTHER = 9,
+	CRUMBS_EVENT_KIND_COUNT
+};
+
+/* The name of an event kind ("Draw", "Render Pass", ...); static. */
+CRUMBS_API const char *crumbs_event_kind_name(enum crumbs_event_kind kind);
+
+/* Detail levels of scopes, like r.RDG.Events: 0 coarsest, 3 finest. */
+#define CRUMBS_DETAIL_MAX 3
+
+/* Frame flags, recorded at the end of a frame. */
+enum crumbs_frame_flags {
+	/* Query slots ran out; the deepest scopes were recorded without
+	 * timestamps (their time stays with their parents). */
+	CRUMBS_FRAME_SCOPES_DROPPED = 1u << 0,
+	/* The device was lost; only what was resolved before is present. */
+	CRUMBS_FRAME_DEVICE_LOST = 1u << 1,
+	/* Some timestamps never became available. */
+	CRUMBS_FRAME_INCOMPLETE = 1u << 2,
+	/* The frame ran at the maximum detail level (a capture frame). */
+	CRUMBS_FRAME_FULL_DETAIL = 1u << 3
+};
+
+/* Passed where a timestamp is optional: the event has no GPU timestamp. */
+#define CRUMBS_NO_TICKS UINT64_MAX
+
+/* Passed as a leaf count that is not known (indirect draws). */
+#define CRUMBS_COUNT_UNKNOWN UINT64_MAX
+
+/*
+ * CRC-32C (Castagnoli) as the capture format uses it: pass 0 to start, and
+ * the previous result to continue over more bytes.
+ */
+CRUMBS_API uint32_t crumbs_crc32c(uint32_t crc, const void *data, size_t size);
+
+/*
+ * The difference ticks − base of two timestamps of a counter with `bits`
+ * valid bits (1 to 64), taken modulo 2^bits and read as a bits-wide signed
+ * number: the shortest way round the wrap. 0 when bits is 0. Inline: the
+ * reader calls it for every timestamp.
+ */
+static inline int64_t crumbs_ticks_delta(uint64_t ticks, uint64_t base, unsigned bits)
+{
+	if (bits == 0)
+		return 0;
+	uint64_t mask = bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+	uint64_t d = (ticks - base) & mask;
+	uint64_t sign = (uint64_t)1 << (bits >= 64 ? 63 : bits - 1);
+	return d & sign ? -(int64_t)(~d & mask) - 1 : (int64_t)d;
+}
+
+/*
+ * The length of the UTF-8 sequence starting at p (at most `avail` bytes)
+ * if it is one valid character as capture files allow (shortest form, no
+ * surrogates, at most U+10FFFF, not NUL), else 0.
+ */
+CRUMBS_API size_t crumbs_utf8_sequence(const unsigned char *p, size_t avail);
+
+/* ------------------------------------------------------------------------ */
+/* Capture file writer                                                      */
+/* ------------------------------------------------------------------------ */
+
+typedef struct crumbs_writer crumbs_writer;
+
+/* For crumbs_writer_desc.created_unix_s: record no creation time. */
+#define CRUMBS_CREATED_UNKNOWN UINT64_MAX
+
+/*
+ * Where and how a capture is written. Zero means default for every field.
+ * With `path`, the file is written under a temporary name beside it and
+ * renamed into place by crumbs_writer_close(), so a reader never sees half
+ * a file under the final name. With `write`, bytes go to the callback in
+ * file order instead (it returns 0 on success).
+ */
+struct crumbs_writer_desc {
+	const char *path;
+	int (*write)(void *user, const void *data, size_t size);
+	void *user;
+	/* Recorded in the file header, e.g. "libcrumbs 1.0 (sample-renderer)". */
+	const char *producer;
+	/* Creation time in Unix seconds for the header; 0 means now, and
+	 * CRUMBS_CREATED_UNKNOWN writes none (byte-for-byte reproducible
+	 * files). */
+	uint64_t created_unix_s;
+	/* zstd level; 0 means 3. */
+	int compression_level;
+	/* Uncompressed bytes collected before a chunk is compressed and
+	 * written; 0 means 1 MiB, at most 16 MiB. A chunk always holds whole
+	 * frames, so one frame may take up to 48 MiB encoded; a larger one is
+	 * refused with CRUMBS_ERROR_LIMIT. */
+	uint32_t chunk_bytes;
+	/* Write a chunk at the end of every frame, so a writer that dies
+	 * loses nothing already ended. Costs compression ratio. */
+	int flush_each_frame;
+};
+
+/* A physical device. Strings are copied; NULL means empty. */
+struct crumbs_gpu_desc {
+	const char *name;
+	const char *driver_name;
+	uint32_t vendor_id;
+	uint32_t device_id;
+	uint32_t driver_version;
+	uint32_t api_version;
+};
+
+/* A queue. Its ticks are converted with timestamp_period (ns per tick);
+ * timestamp_valid_bits 0 means the queue records no timestamps. */
+struct crumbs_queue_desc {
+	uint32_t gpu;
+	uint32_t family;
+	uint32_t index;
+	uint32_t flags; /* enum crumbs_queue_flags */
+	float timestamp_period;
+	uint32_t timestamp_valid_bits;
+};
+
+/* A semaphore operation of a submission. For binary semaphores the value
+ * numbers the signals (1, 2, ...) so a wait names the signal it consumes;
+ * for timeline semaphores it is the timeline value. */
+struct crumbs_semaphore_op {
+	uint32_t semaphore; /* an id the recorder chose */
+	uint64_t value;
+};
+
+struct crumbs_submit_desc {
+	uint32_t queue;
+	uint64_t cpu_ns;     /* CPU clock (CLOCK_MONOTONIC) at the submit */
+	uint64_t gpu_ticks;  /* when the submission started, or CRUMBS_NO_TICKS */
+	const struct crumbs_semaphore_op *waits;
+	uint32_t wait_count;
+	const struct crumbs_semaphore_op *signals;
+	uint32_t signal_count;
+};
+
+/* A leaf event. Counts may be CRUMBS_COUNT_UNKNOWN. */
+struct crumbs_leaf_desc {
+	enum crumbs_event_kind kind;
+	const char *name; /* NULL: the kind's own name */
+	uint64_t draws;
+	uint64_t dispatches;
+	uint64_t prims;
+	uint64_t verts;
+	uint64_t begin_ticks; /* or CRUMBS_NO_TICKS */
+	uint64_t end_ticks;   /* or CRUMBS_NO_TICKS */
+};
+
+/*
+ * Opens a writer. On success *out owns the file (or the callback's stream)
+ * until crumbs_writer_close() or crumbs_writer_free(). The file header is
+ * written at once.
+ */
+CRUMBS_API enum crumbs_result crumbs_writer_open(const struct crumbs_writer_desc *desc,
+						 crumbs_writer **out);
+
+/*
+ * Writes what is pending and the index, then (with a path) renames the
+ * temporary file into place, and frees the writer, also on failure. An
+ * unfinished frame is discarded. Returns the first error the writer met.
+ */
+CRUMBS_API enum crumbs_result crumbs_writer_close(crumbs_writer *w);
+
+/* Frees the writer without finishing the file; a temporary file is
+ * removed. NULL is a no-op. */
+CRUMBS_API void crumbs_writer_free(crumbs_writer *w);
+
+/* Devices and queues, numbered from 0 in the order they are added. They
+ * may be added at any time outside a frame. Strings are copied. */
+CRUMBS_API enum crumbs_result crumbs_writer_add_gpu(crumbs_writer *w,
+						    const struct crumbs_gpu_desc *gpu,
+						    uint32_t *gpu_index);
+CRUMBS_API enum crumbs_result crumbs_writer_add_queue(crumbs_writer *w,
+						      const struct crumbs_queue_desc *queue,
+						      uint32_t *queue_index);
+
+/* A calibration sample: at cpu_ns on the CPU clock the GPU's counter read
+ * gpu_ticks, within deviation_ns. Outside a frame it holds for the frames
+ * that follow; inside one, for that frame. */
+CRUMBS_API enum crumbs_result crumbs_writer_calibration(crumbs_writer *w, uint32_t gpu,
+							uint64_t gpu_ticks, uint64_t cpu_ns,
+							uint64_t deviation_ns);
+
+/* Frames. Numbers must increase. The frame's flags (enum
+ * crumbs_frame_flags) and how many scopes lost their timestamps are given
+ * at its end. */
+CRUMBS_API enum crumbs_result crumbs_writer_frame_begin(crumbs_writer *w,
+							uint64_t frame_number,
+							uint64_t cpu_ns);
+CRUMBS_API enum crumbs_result crumbs_writer_frame_end(crumbs_writer *w, uint64_t cpu_ns,
+						      uint32_t flags,
+						      uint32_t dropped_scopes);
+
+/* When `queue` finished the work submitted before this frame; lets the
+ * analyzer count idle time before the frame's first submission. */
+CRUMBS_API enum crumbs_result crumbs_writer_queue_ready(crumbs_writer *w, uint32_t queue,
+							uint64_t gpu_ticks);
+
+/* A submission: begin, its scopes and events in GPU order, then end with
+ * the GPU time it finished (or CRUMBS_NO_TICKS). */
+CRUMBS_API enum crumbs_result crumbs_writer_submit_begin(crumbs_writer *w,
+							 const struct crumbs_submit_desc *s);
+CRUMBS_API enum crumbs_result crumbs_writer_submit_end(crumbs_writer *w,
+						       uint64_t gpu_ticks);
+
+/* A host-side signal (vkSignalSemaphore) at cpu_ns. */
+CRUMBS_API enum crumbs_result crumbs_writer_host_signal(crumbs_writer *w,
+							uint32_t semaphore,
+							uint64_t value, uint64_t cpu_ns);
+
+/*
+ * Scopes. Inside a submission they belong to its queue and may carry a
+ * timestamp; outside one (queue labels) they belong to the queue chosen
+ * with crumbs_writer_select_queue() or the last submission's, and carry
+ * none. A scope may end in a later submission on the same queue. Names are
+ * UTF-8; invalid bytes are replaced with U+FFFD.
+ */
+CRUMBS_API enum crumbs_result crumbs_writer_select_queue(crumbs_writer *w,
+							 uint32_t queue);
+CRUMBS_API enum crumbs_result crumbs_writer_scope_begin(crumbs_writer *w,
+							const char *name, unsigned level,
+							uint64_t gpu_ticks);
+CRUMBS_API enum crumbs_result crumbs_writer_scope_end(crumbs_writer *w,
+						      uint64_t gpu_ticks);
+
+/* An event that contains others (a render pass), ended by
+ * crumbs_writer_scope_end(). */
+CRUMBS_API enum crumbs_result crumbs_writer_event_begin(crumbs_writer *w,
+							enum crumbs_event_kind kind,
+							const char *name,
+							uint64_t gpu_ticks);
+
+/* A leaf event: one draw, dispatch, copy, ... with its counts. */
+CRUMBS_API enum crumbs_result crumbs_writer_leaf(crumbs_writer *w,
+						 const struct crumbs_leaf_desc *leaf);
+
+/* Counts of work in the innermost open scope of the current queue (the
+ * queue's own when none is open), where no leaf events were recorded.
+ * CRUMBS_COUNT_UNKNOWN is allowed. */
+CRUMBS_API enum crumbs_result crumbs_writer_counts(crumbs_writer *w, uint64_t draws,
+						   uint64_t dispatches,
+						   uint64_t prims, uint64_t verts);
+
+/* Writes the frames ended so far as a chunk now, between frames (a
+ * recorder's run does each second, so that a process killed mid-run
+ * leaves them readable). */
+CRUMBS_API enum crumbs_result crumbs_writer_flush(crumbs_writer *w);
+
+/* Bytes written so far, compressed and uncompressed (statistics). */
+CRUMBS_API void crumbs_writer_sizes(const crumbs_writer *w, uint64_t *file_bytes,
+				    uint64_t *raw_bytes);
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,42 @@
+/*
+ * grow.c: growing arrays: room for n elements, doubling, and the growable
+ * array of fixed-size elements built on it.
+ */
+#include "util.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool array_room(void **p, size_t *cap, size_t n, size_t size)
+{
+	if (n <= *cap)
+		return true;
+	size_t c = *cap ? *cap : 64;
+	while (c < n) {
+		if (c > SIZE_MAX / 2)
+			return false;
+		c *= 2;
+	}
+	if (c > SIZE_MAX / size)
+		return false;
+	void *d = realloc(*p, c * size);
+	if (!d)
+		return false;
+	*p = d;
+	*cap = c;
+	return true;
+}
+
+void *vec_grow(struct vec *v, size_t size)
+{
+	if (!array_room(&v->data, &v->cap, v->len + 1, size))
+		return NULL;
+	return (unsigned char *)v->data + size * v->len++;
+}
+
+void vec_release(struct vec *v)
+{
+	free(v->data);
+	memset(v, 0, sizeof(*v));
+}
