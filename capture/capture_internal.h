@@ -9,8 +9,7 @@
 #ifndef CRUMBS_CAPTURE_INTERNAL_H
 #define CRUMBS_CAPTURE_INTERNAL_H
 
-#include "../include/crumbs.h"
-#include <vulkan/vk_layer.h>
+#include "recorder.h"
 #include "../trigger/trigger.h"
 #include "../util/util.h"
 
@@ -19,7 +18,6 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
-#define NO_SLOT UINT32_MAX
 #define READY_RING 64          /* query slots for the pre-roll's ends */
 #define END_STACK 32           /* reserved end slots a handle remembers */
 #define SPARE_SLOTS 4          /* spare end slots a set's queue keeps */
@@ -51,38 +49,8 @@ enum path_part { PATH_RECORD = 1, PATH_FRAME = 2 };
 /* Vulkan functions (functions.c)                                           */
 /* ------------------------------------------------------------------------ */
 
-/*
- * The Vulkan functions the recorder calls: one list per table, from which
- * come the struct of pointers, their loading and the check that each
- * required one was found (functions.c).
- *
- * X(Name, PFN, LOAD, ALIAS, NEED)
- * - Name: the field of the table, the command without "vk" or a suffix.
- * - PFN: its type.
- * - LOAD: the name it is loaded by; ALIAS: the name tried when LOAD gives
- *   nothing (a promoted command's extension name), or NULL.
- * - NEED: REQUIRED (creation fails without it), OPTIONAL, or a
- *   CRUMBS_FEATURE_ bit: loaded only where the program said it enabled
- *   that feature.
- * A field already set is kept: the layer gives the next layer's
- * vkGetDeviceProcAddr.
- */
-#define RECORDER_INSTANCE_FUNCTIONS(X)                                                                   \
-	X(GetDeviceProcAddr, PFN_vkGetDeviceProcAddr, "vkGetDeviceProcAddr", NULL, REQUIRED)             \
-	X(GetPhysicalDeviceProperties, PFN_vkGetPhysicalDeviceProperties,                                \
-	  "vkGetPhysicalDeviceProperties", NULL, REQUIRED)                                               \
-	X(GetPhysicalDeviceMemoryProperties, PFN_vkGetPhysicalDeviceMemoryProperties,                    \
-	  "vkGetPhysicalDeviceMemoryProperties", NULL, REQUIRED)                                         \
-	X(GetPhysicalDeviceQueueFamilyProperties, PFN_vkGetPhysicalDeviceQueueFamilyProperties,          \
-	  "vkGetPhysicalDeviceQueueFamilyProperties", NULL, REQUIRED)                                    \
-	X(GetPhysicalDeviceCalibrateableTimeDomains, PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT, \
-	  "vkGetPhysicalDeviceCalibrateableTimeDomainsEXT",                                              \
-	  "vkGetPhysicalDeviceCalibrateableTimeDomainsKHR", OPTIONAL)                                    \
-	X(CmdBeginDebugUtilsLabel, PFN_vkCmdBeginDebugUtilsLabelEXT,                                     \
-	  "vkCmdBeginDebugUtilsLabelEXT", NULL, OPTIONAL)                                                \
-	X(CmdEndDebugUtilsLabel, PFN_vkCmdEndDebugUtilsLabelEXT,                                         \
-	  "vkCmdEndDebugUtilsLabelEXT", NULL, OPTIONAL)
-
+/* The device functions, in the form of RECORDER_INSTANCE_FUNCTIONS
+ * (recorder.h). */
 #define RECORDER_DEVICE_FUNCTIONS(X)                                                                 \
 	X(CreateQueryPool, PFN_vkCreateQueryPool, "vkCreateQueryPool", NULL, REQUIRED)               \
 	X(DestroyQueryPool, PFN_vkDestroyQueryPool, "vkDestroyQueryPool", NULL, REQUIRED)            \
@@ -123,9 +91,6 @@ enum path_part { PATH_RECORD = 1, PATH_FRAME = 2 };
 	  "vkGetCalibratedTimestampsKHR", CRUMBS_FEATURE_CALIBRATED_TIMESTAMPS)
 
 #define RECORDER_FN_FIELD(name, pfn, load, alias, need) pfn name;
-struct instance_fns {
-	RECORDER_INSTANCE_FUNCTIONS(RECORDER_FN_FIELD)
-};
 struct device_fns {
 	RECORDER_DEVICE_FUNCTIONS(RECORDER_FN_FIELD)
 };
@@ -577,15 +542,12 @@ __attribute__((format(printf, 3, 4), cold))
 void ctx_log(crumbs_context *ctx, enum crumbs_log_level level, const char *fmt, ...);
 /* A message of any length, unformatted, to the log callback or stderr. */
 __attribute__((cold)) void ctx_log_text(crumbs_context *ctx, enum crumbs_log_level level, const char *text);
-int64_t now_ns(void);
 /* The first of crumbs' calls in set's frame that runs a part of the frame
  * path asks for that part's code at once, into the core's second-level
  * cache, instead of one line at a time as it runs. */
 void path_warm(struct capture_set *set, enum path_part part);
 /* "VK_ERROR_DEVICE_LOST" and the like, for messages. */
 __attribute__((cold)) const char *vk_result_str(VkResult r);
-/* The process's own name, made safe for file names. */
-void default_program_name(char *buf, size_t size);
 /* Command buffers crumbs allocated, made dispatchable under a layer. */
 void ctx_new_cbs(crumbs_context *ctx, const struct device_state *d, VkCommandBuffer *cbs,
 		 uint32_t count);
@@ -600,9 +562,6 @@ bool queue_same_family(const struct queue_state *a, const struct queue_state *b)
  * checks that the required ones are there. */
 enum crumbs_result functions_load_instance(crumbs_context *ctx, PFN_vkGetInstanceProcAddr gipa,
 					   VkInstance instance);
-/* Those t lacks, without a word for those gipa does not give. */
-void functions_fill_instance(struct instance_fns *t, PFN_vkGetInstanceProcAddr gipa,
-			     VkInstance instance);
 /* d's, for the features it has (d->features, which it may narrow). */
 enum crumbs_result functions_load_device(crumbs_context *ctx, struct device_state *d);
 
@@ -746,16 +705,6 @@ struct crumbs_cmd *store_borrow(crumbs_context *ctx, struct capture_set *set,
 				struct capture_set *from, const struct crumbs_cmd *cmd, int depth);
 
 /* standing.c: recordings kept across frames, with all their storage */
-/* Sets up standing recordings on every device and queue that can have
- * them (graphics and compute families with timestamps and the GPU copy);
- * `lookup` finds the one a command buffer holds. False: none can. */
-bool standing_setup(crumbs_context *ctx, struct crumbs_cmd *(*lookup)(void *, VkCommandBuffer),
-		    void *user);
-/* A standing recording of the primary command buffer cb, just begun, for
- * queues like `queue`: its timestamps' range is reset first thing in cb.
- * `hint`: the slots its last recording used. NULL when it cannot have one. */
-struct crumbs_cmd *standing_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue queue,
-				  uint32_t hint);
 /* Its storage, growing on the heap: an event, or NULL; a name; a counts
  * record, or UINT32_MAX; `count` slots of its range, or NO_SLOT. What does
  * not fit marks it lost. */
@@ -764,9 +713,6 @@ void standing_name(crumbs_context *ctx, struct standing *st, struct name_ref *re
 		   const char *name, size_t len);
 uint32_t standing_counts(crumbs_context *ctx, struct standing *st, const struct counts_record *c);
 uint32_t standing_slots(struct standing *st, uint32_t count);
-/* The slots it used, a hint for its next recording. */
-uint32_t standing_used(const struct crumbs_cmd *h);
-void standing_free(crumbs_context *ctx, struct crumbs_cmd *h);
 /* For a capture-frame submission of h's command buffer to q: a capture
  * handle with h's events, whose results `copy` (being recorded) copies
  * into q's copy buffer. NULL when there is no room. */
@@ -783,19 +729,8 @@ void standing_destroy(crumbs_context *ctx);
  * first timestamp and returns its slot (NO_SLOT: untimed),
  * record_leaf_end() the second and the event. */
 /* Whether cmd keeps events now (a capture's or a standing recording's,
- * inside no scope left out); and whether at full detail, where leaf
- * events and render passes are recorded. */
+ * inside no scope left out). */
 bool record_keeps(const struct crumbs_cmd *cmd);
-bool record_full_detail(const struct crumbs_cmd *cmd);
-uint32_t record_leaf_begin(struct crumbs_cmd *cmd);
-/* `name` (len bytes) names the event; an empty one is named by its kind. */
-void record_leaf_end(struct crumbs_cmd *cmd, uint32_t slot, enum crumbs_event_kind kind,
-		     const char *name, size_t len, uint64_t draws, uint64_t dispatches,
-		     uint64_t prims, uint64_t verts);
-void record_pass_begin(struct crumbs_cmd *cmd, enum crumbs_event_kind kind, const char *name,
-		       size_t len);
-/* Until called again with false, cmd writes no timestamps. */
-void record_untimed(struct crumbs_cmd *cmd, bool untimed);
 
 /* submit.c: submissions (crumbs_queue_submit*, crumbs_signal_semaphore),
  * their semaphores and queue labels */
@@ -806,9 +741,6 @@ enum crumbs_result submit_set_init(crumbs_context *ctx, struct capture_set *set)
 void submit_release(crumbs_context *ctx);
 /* Forgets the submissions of the set's last frame. */
 void submit_reset(crumbs_context *ctx, struct capture_set *set);
-/* A queue label of the layer: begins `name`, or ends the innermost when
- * `name` is NULL. Recorded in capture frames only. */
-void submit_queue_label(crumbs_context *ctx, VkQueue queue, const char *name);
 
 /* readback.c: a captured frame's timestamps, copied on the GPU and read
  * without waiting */
@@ -910,21 +842,6 @@ int console_parse(const char *line, struct console_request *req, char *err, size
 
 /* context.c: crumbs_create and crumbs_destroy, above all the others. */
 
-/* namefmt.c */
-/* vsnprintf(buf, size, fmt, ap) for a scope name, size >= 1: the same
- * text, faster for the conversions names use. Returns the length stored
- * (at most size - 1). */
-size_t name_vformat(char *buf, size_t size, const char *fmt, va_list ap);
 
-/* crumbs_create() for the layer: the loader's callback that makes the
- * command buffers crumbs allocates dispatchable, the next layer's
- * vkGetDeviceProcAddr, and its instance functions as they were when the
- * instance was created (`next_ifn`, or NULL): asked later, the loader may
- * answer with those of the layers above, which RenderDoc's, for one,
- * cannot take crumbs' handles to. */
-enum crumbs_result crumbs_create_layered(const struct crumbs_desc *desc,
-					 PFN_vkSetDeviceLoaderData set_loader_data,
-					 PFN_vkGetDeviceProcAddr next_gdpa,
-					 const struct instance_fns *next_ifn, crumbs_context **out);
 
 #endif

@@ -664,3 +664,14 @@ void frame_finish(crumbs_context *ctx)
 	}
 	finish_run(ctx, true);
 }
+
+bool recorder_in_preroll(const crumbs_context *ctx)
+{
+	return atomic_load(&ctx->state) == STATE_PREROLL;
+}
+
+bool recorder_first_frame(const crumbs_context *ctx)
+{
+	struct capture_set *set = atomic_load(&ctx->cur);
+	return set && set->first;
+}

@@ -33,8 +33,7 @@ static _Atomic uint64_t fence_rule_said = UINT64_MAX;
 void layer_fenced_frame_end(struct layer_device *d)
 {
 	uint64_t frame = atomic_load(&d->frames);
-	struct capture_set *set = atomic_load(&d->ctx->cur);
-	if (set && set->first &&
+	if (recorder_first_frame(d->ctx) &&
 	    atomic_exchange(&fence_rule_said, frame) != frame) {
 		char program[64];
 		default_program_name(program, sizeof(program));

@@ -7,7 +7,10 @@
  */
 #ifndef CRUMBS_LAYER_INTERNAL_H
 #define CRUMBS_LAYER_INTERNAL_H
-#include "../capture/capture_internal.h"
+#include "../capture/recorder.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
 
 /* At most this many bytes of an object's name are kept (the rest is cut
  * at a character boundary): a leaf's name holds its command, parameters

@@ -180,7 +180,7 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_BeginCommandBuffer(VkCommandBuffer cb,
 	 * frame before a capture, which may be submitted in the capture. */
 	bool reused = !(bi->flags & VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT) &&
 		      !atomic_load(&d->standing_off);
-	bool preroll = atomic_load(&d->ctx->state) == STATE_PREROLL;
+	bool preroll = recorder_in_preroll(d->ctx);
 	if (d->standing && !s->secondary && (reused || preroll) &&
 	    (s->standing = standing_begin(d->ctx, cb, queue, s->standing_hint)) != NULL) {
 		s->cmd = s->standing;
