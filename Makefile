@@ -58,7 +58,7 @@ LIBS := $(PKG_LIBS) -lm -pthread
 
 UTIL_SRC := util/errno_text.c util/grow.c util/sbuf.c util/options.c
 FORMAT_SRC := format/result.c format/crc32c.c format/format.c format/writer.c
-TRIGGER_SRC := trigger/trigger.c
+TRIGGER_SRC := trigger/trigger.c trigger/answer.c
 # The recorder, one concept a file, from the bottom of its call graph up
 # (capture/capture_internal.h; tests/cli/capture-calls checks the order).
 RECORDER_SRC := capture/common.c capture/functions.c capture/calibrate.c capture/pools.c \
@@ -73,7 +73,7 @@ REPORT_SRC := report/settings.c report/filter.c report/table.c report/text.c rep
 RUNS_SRC := analyze/stats.c analyze/compare.c report/stats.c report/diff.c report/export.c \
 	report/plot.c report/plot_frame.c report/plot_run.c
 CMDS_SRC := cmds/main.c cmds/report.c cmds/info.c cmds/trigger.c cmds/capture.c \
-	cmds/stats.c cmds/diff.c cmds/export.c cmds/plot.c trigger/answer.c
+	cmds/stats.c cmds/diff.c cmds/export.c cmds/plot.c
 GEN_SRC := samples/gen.c
 RENDERER_SRC := samples/renderer.c
 SHADERS := $(wildcard samples/shaders/*.vert samples/shaders/*.frag samples/shaders/*.comp)
@@ -223,7 +223,7 @@ $(TSAN_TEST): $(CORE_SRC)
 # The fuzz targets, linked with a main() that replays a corpus, so `make
 # test` runs them with any compiler.
 $(BUILD)/tests/fuzz_%_replay: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz/replay.o \
-		$(RUNS_OBJ) $(CORE_OBJ) $(BUILD)/obj/trigger/answer.o
+		$(RUNS_OBJ) $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
@@ -287,7 +287,7 @@ fuzz:
 		$(CLANG) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g \
 			-fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) \
 			-o $(FUZZ_BUILD)/fuzz_$$t tests/fuzz/fuzz_$$t.c \
-			$(CORE_SRC) $(RUNS_SRC) trigger/answer.c $(LIBS) || exit 1; \
+			$(CORE_SRC) $(RUNS_SRC) $(LIBS) || exit 1; \
 		mkdir -p $(FUZZ_BUILD)/corpus-$$t; \
 		$(FUZZ_BUILD)/fuzz_$$t -max_total_time=$${FUZZ_SECONDS:-60} -max_len=65536 \
 			$(FUZZ_BUILD)/corpus-$$t tests/fuzz/corpus/$$t || exit 1; \

@@ -491,24 +491,18 @@ static void poll_trigger(crumbs_context *ctx, int64_t now)
 	ctx->trigger_polled_ns = now;
 	/* A few a frame: a sender that never stops cannot stall the frame. */
 	for (int i = 0; i < 4 && trigger_poll(&ctx->trigger, line, sizeof(line), &peer) == 1; i++) {
-		char err[300], reply[400];
+		char err[300];
 		enum crumbs_result r = command(ctx, line, err, sizeof(err));
 		if (r == CRUMBS_OK && atomic_load(&ctx->state) == STATE_PREROLL) {
-			if (ctx->set_count == 1)
-				snprintf(reply, sizeof(reply), "queued frame %llu",
-					 (unsigned long long)ctx->run_first);
-			else
-				snprintf(reply, sizeof(reply), "queued frames %llu to %llu",
-					 (unsigned long long)ctx->run_first,
-					 (unsigned long long)ctx->run_last);
+			trigger_answer_queued(&ctx->trigger, &peer, ctx->set_count != 1,
+					      ctx->run_first, ctx->run_last);
 			ctx->peer = peer;
 			ctx->has_peer = true;
 		} else if (r == CRUMBS_OK) {
-			snprintf(reply, sizeof(reply), "error not a capture request");
+			trigger_answer_error(&ctx->trigger, &peer, "not a capture request");
 		} else {
-			snprintf(reply, sizeof(reply), "error %s", err);
+			trigger_answer_error(&ctx->trigger, &peer, "%s", err);
 		}
-		trigger_reply(&ctx->trigger, &peer, reply);
 	}
 }
 

@@ -735,12 +735,12 @@ void output_end(crumbs_context *ctx, bool now)
 	pthread_mutex_unlock(&o->lock);
 }
 
-/* Answers `crumbs trigger`'s peer, if any. */
-static void answer(crumbs_context *ctx, const char *reply)
+/* `crumbs trigger`'s peer, if any, to answer once: NULL when none. */
+static const struct trigger_peer *peer_to_answer(crumbs_context *ctx)
 {
-	if (ctx->has_peer)
-		trigger_reply(&ctx->trigger, &ctx->peer, reply);
+	bool has = ctx->has_peer;
 	ctx->has_peer = false;
+	return has ? &ctx->peer : NULL;
 }
 
 bool output_done(crumbs_context *ctx, bool wait)
@@ -767,12 +767,11 @@ bool output_done(crumbs_context *ctx, bool wait)
 		ctx_log(ctx, CRUMBS_LOG_ERROR, "out of memory for the tables of '%s'", path);
 	sbuf_release(&o->log);
 
-	char reply[PATH_MAX + 64];
 	enum crumbs_result r = o->result;
 	if (r == CRUMBS_OK && o->frames == 0) {
 		ctx_log(ctx, CRUMBS_LOG_WARNING, "no frame of the run from frame %llu was recorded",
 			(unsigned long long)ctx->run_first);
-		answer(ctx, "error no frame was recorded");
+		trigger_answer_error(&ctx->trigger, peer_to_answer(ctx), "no frame was recorded");
 		return true;
 	}
 	if (r != CRUMBS_OK) {
@@ -782,8 +781,8 @@ bool output_done(crumbs_context *ctx, bool wait)
 		else
 			snprintf(why, sizeof(why), "%s", crumbs_result_str(r));
 		ctx_log(ctx, CRUMBS_LOG_ERROR, "cannot write '%s': %s", path, why);
-		snprintf(reply, sizeof(reply), "error cannot write '%s': %s", path, why);
-		answer(ctx, reply);
+		trigger_answer_error(&ctx->trigger, peer_to_answer(ctx), "cannot write '%s': %s",
+				     path, why);
 		return true;
 	}
 
@@ -798,7 +797,6 @@ bool output_done(crumbs_context *ctx, bool wait)
 		ctx_log(ctx, CRUMBS_LOG_INFO, "frames %llu to %llu recorded to '%s' (%u frames, "
 			"%u incomplete)", (unsigned long long)o->first, (unsigned long long)o->last,
 			shown, o->frames, o->incomplete);
-	snprintf(reply, sizeof(reply), "captured %s", shown);
-	answer(ctx, reply);
+	trigger_answer_captured(&ctx->trigger, peer_to_answer(ctx), shown);
 	return true;
 }

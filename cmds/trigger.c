@@ -4,7 +4,6 @@
  * (trigger/TRIGGER.md), waits for the file and prints its profilegpu
  * tables, or the run's statistics, with the report options given.
  */
-#include "../trigger/answer.h"
 #include "../trigger/trigger.h"
 #include "cmds.h"
 
@@ -22,13 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The protocol's constants (trigger/TRIGGER.md); capture/'s internal
- * header is not for the tool to include. The answers' are in answer.c. */
-#define REQUEST_HEADER "crumbs-trigger 1\n"
-#define MAX_DATAGRAM 4096
 /* Frames are counted, not typed in: no run is this long. */
 #define MAX_RUN_FRAMES (1ull << 48)
-#define MAX_DETAIL 3
 
 struct trigger_args {
 	bool no_wait;
@@ -72,8 +66,8 @@ static int set_frames(void *t, const char *v, char *err, size_t n)
 
 static int set_detail(void *t, const char *v, char *err, size_t n)
 {
-	if (v[0] < '0' || v[0] > '0' + MAX_DETAIL || v[1] != '\0') {
-		snprintf(err, n, "'%s' is not a detail level from 0 to %d", v, MAX_DETAIL);
+	if (v[0] < '0' || v[0] > '0' + CRUMBS_DETAIL_MAX || v[1] != '\0') {
+		snprintf(err, n, "'%s' is not a detail level from 0 to %d", v, CRUMBS_DETAIL_MAX);
 		return -1;
 	}
 	((struct trigger_args *)t)->detail = v[0] - '0';
@@ -150,7 +144,7 @@ static void add_quoted(struct sbuf *b, const char *arg)
 static int build_request(const struct option_table *tables, size_t count, int argc,
 			 char **argv, const struct trigger_args *args, struct sbuf *req)
 {
-	sbuf_adds(req, REQUEST_HEADER "profilegpu");
+	sbuf_adds(req, TRIGGER_REQUEST_HEADER "profilegpu");
 	if (args->run_frames)
 		sbuf_addf(req, " --frames %llu", (unsigned long long)args->run_frames);
 	if (args->detail >= 0)
@@ -181,45 +175,15 @@ static int build_request(const struct option_table *tables, size_t count, int ar
 		cmd_error("out of memory");
 		return EXIT_FAILURE_;
 	}
-	if (req->len > MAX_DATAGRAM)
+	if (req->len > TRIGGER_MAX_COMMAND)
 		return cmd_usage_error("trigger", "the options are too long for a request "
-				       "(%zu bytes, at most %d)", req->len, MAX_DATAGRAM);
+				       "(%zu bytes, at most %d)", req->len, TRIGGER_MAX_COMMAND);
 	return 0;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Sockets                                                                  */
 /* ------------------------------------------------------------------------ */
-
-/* The directory keeps other users out of the conversation: trusted only
- * as the program trusts it (a real directory, ours, closed to others).
- * Returns 0, 1 if it does not exist, or -1 after saying why not. */
-static int check_dir(const char *dir)
-{
-	struct stat st;
-	char buf[128];
-	if (lstat(dir, &st) != 0) {
-		if (errno == ENOENT)
-			return 1;
-		cmd_error("cannot use '%s': %s", dir, cmd_strerror(errno, buf, sizeof(buf)));
-		return -1;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		cmd_error("not using '%s': it is not a directory%s (remove it)", dir,
-			  S_ISLNK(st.st_mode) ? " but a symbolic link" : "");
-		return -1;
-	}
-	if (st.st_uid != geteuid()) {
-		cmd_error("not using '%s': it belongs to user %lu, not %lu (remove it, or set "
-			  "XDG_RUNTIME_DIR)", dir, (unsigned long)st.st_uid, (unsigned long)geteuid());
-		return -1;
-	}
-	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-		cmd_error("not using '%s': it is writable by group or others (chmod 700 it)", dir);
-		return -1;
-	}
-	return 0;
-}
 
 static int set_path(struct sockaddr_un *addr, const char *path)
 {
@@ -366,8 +330,8 @@ static int wait_answers(int fd, long pid, const struct sockaddr_un *target,
 {
 	double deadline = now_s() + args->timeout_s;
 	bool queued = false;
-	char data[MAX_DATAGRAM + 1];
-	char line[MAX_DATAGRAM];
+	char data[TRIGGER_MAX_COMMAND + 1];
+	char line[TRIGGER_MAX_COMMAND];
 
 	for (;;) {
 		if (interrupted)
@@ -406,7 +370,7 @@ static int wait_answers(int fd, long pid, const struct sockaddr_un *target,
 		    strncmp(from.sun_path, target->sun_path, sizeof(from.sun_path)) != 0)
 			continue;
 		struct queued answer;
-		switch (answer_read(data, (size_t)n, line, sizeof(line), &answer)) {
+		switch (trigger_answer_read(data, (size_t)n, line, sizeof(line), &answer)) {
 		case ANSWER_QUEUED:
 			if (queued)
 				break;
@@ -537,7 +501,7 @@ int cmd_trigger(int argc, char **argv)
 	int status = EXIT_OK;
 	char perr[300];
 	char target_path[sizeof(((struct sockaddr_un *)0)->sun_path) + 64];
-	char capture_path[MAX_DATAGRAM];
+	char capture_path[TRIGGER_MAX_COMMAND];
 	struct sockaddr_un target;
 	struct queued queued = { 0 };
 	long pid;
@@ -616,9 +580,11 @@ int cmd_trigger(int argc, char **argv)
 	char dir[sizeof(target_path)];
 	snprintf(dir, sizeof(dir), "%s", target_path);
 	*strrchr(dir, '/') = '\0';
-	int d = check_dir(dir);
+	char why[PATH_MAX + 200];
+	int d = trigger_check_dir(dir, why, sizeof(why));
 	struct stat st;
 	if (d < 0) {
+		cmd_error("%s", why);
 		status = EXIT_FAILURE_;
 		goto out;
 	}

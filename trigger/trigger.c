@@ -15,9 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define REQUEST_HEADER "crumbs-trigger 1\n"
-#define REQUEST_PREFIX "crumbs-trigger "
-#define REPLY_HEADER "crumbs-reply 1\n"
 
 /* Datagrams read per poll: a flood of bad requests must not stall a frame. */
 #define POLL_MAX_DATAGRAMS 8
@@ -60,16 +57,13 @@ int trigger_path(long pid, char *buf, size_t size)
 	return 0;
 }
 
-/*
- * The directory is what keeps other users out of the socket, so it is
- * trusted only if it is a real directory (lstat: a symbolic link planted
- * by someone else is refused, not followed), ours, and closed to others.
- */
-static int check_dir(const char *dir, char *err, size_t err_size)
+int trigger_check_dir(const char *dir, char *err, size_t err_size)
 {
 	struct stat st;
 	char why[128];
 	if (lstat(dir, &st) != 0) {
+		if (errno == ENOENT)
+			return 1;
 		errno_text(errno, why, sizeof(why));
 		snprintf(err, err_size, "cannot use '%s': %s", dir, why);
 		return -1;
@@ -110,7 +104,12 @@ static int make_dir(const char *dir, char *err, size_t err_size)
 		snprintf(err, err_size, "cannot create '%s': %s", dir, why);
 		return -1;
 	}
-	return check_dir(dir, err, err_size);
+	int r = trigger_check_dir(dir, err, err_size);
+	if (r == 1) { /* removed since it was made */
+		errno_text(ENOENT, why, sizeof(why));
+		snprintf(err, err_size, "cannot use '%s': %s", dir, why);
+	}
+	return r == 0 ? 0 : -1;
 }
 
 static int set_flags(int fd)
@@ -242,7 +241,7 @@ int trigger_open(struct trigger *t, char *err, size_t err_size)
 int trigger_parse_request(const char *data, size_t len, char *command, size_t command_size,
 			  const char **why)
 {
-	size_t header = sizeof(REQUEST_HEADER) - 1;
+	size_t header = sizeof(TRIGGER_REQUEST_HEADER) - 1;
 	if (len > TRIGGER_MAX_COMMAND) {
 		*why = "request too long (at most 4096 bytes)";
 		return 0;
@@ -251,18 +250,19 @@ int trigger_parse_request(const char *data, size_t len, char *command, size_t co
 		*why = "request holds a NUL byte";
 		return 0;
 	}
-	if (len < header || memcmp(data, REQUEST_HEADER, header) != 0) {
+	if (len < header || memcmp(data, TRIGGER_REQUEST_HEADER, header) != 0) {
 		/* "crumbs-trigger DIGITS\n": a version this program does not speak. */
-		size_t i = sizeof(REQUEST_PREFIX) - 1;
-		bool versioned = len > i && memcmp(data, REQUEST_PREFIX, i) == 0;
+		size_t i = sizeof(TRIGGER_REQUEST_NAME " ") - 1;
+		bool versioned = len > i && memcmp(data, TRIGGER_REQUEST_NAME " ", i) == 0;
 		size_t digits = i;
 		while (i < len && data[i] >= '0' && data[i] <= '9')
 			i++;
 		versioned = versioned && i > digits && i < len && data[i] == '\n';
 		*why = versioned ?
-			"unsupported protocol version (this program speaks 'crumbs-trigger 1')" :
-			"not a crumbs-trigger request (it must begin with 'crumbs-trigger 1' "
-			"and a line feed)";
+			"unsupported protocol version (this program speaks '"
+			TRIGGER_REQUEST_NAME " " TRIGGER_VERSION "')" :
+			"not a " TRIGGER_REQUEST_NAME " request (it must begin with '"
+			TRIGGER_REQUEST_NAME " " TRIGGER_VERSION "' and a line feed)";
 		return 0;
 	}
 	const char *line = data + header;
@@ -312,9 +312,7 @@ int trigger_poll(struct trigger *t, char *command, size_t command_size,
 			*peer = from;
 			return 1;
 		}
-		char reply[160];
-		snprintf(reply, sizeof(reply), "error %s", why);
-		trigger_reply(t, &from, reply);
+		trigger_answer_error(t, &from, "%s", why);
 	}
 	return 0;
 }
@@ -322,12 +320,12 @@ int trigger_poll(struct trigger *t, char *command, size_t command_size,
 void trigger_reply(struct trigger *t, const struct trigger_peer *peer, const char *message)
 {
 	char data[TRIGGER_MAX_COMMAND];
-	size_t header = sizeof(REPLY_HEADER) - 1;
+	size_t header = sizeof(TRIGGER_REPLY_HEADER) - 1;
 
 	/* A requester that did not bind has no address to answer to. */
 	if (t->fd < 0 || !peer || peer->len <= offsetof(struct sockaddr_un, sun_path))
 		return;
-	memcpy(data, REPLY_HEADER, header);
+	memcpy(data, TRIGGER_REPLY_HEADER, header);
 	size_t len = strlen(message);
 	size_t room = sizeof(data) - header - 1;
 	if (len > room) {

@@ -1,18 +1,40 @@
 /*
- * trigger.h: the library's side of `crumbs trigger`: a datagram
+ * trigger.h: the `crumbs trigger` protocol (trigger/TRIGGER.md), both
+ * sides: its words, defined once here; the program's side, a datagram
  * socket per process that a running program polls once a frame for
- * capture requests, and answers. The protocol is in trigger/TRIGGER.md.
+ * capture requests, and its answers (trigger.c, answer.c); and the
+ * requester's, the directory it trusts and the answers it reads
+ * (answer.c).
  */
 #ifndef CRUMBS_TRIGGER_H
 #define CRUMBS_TRIGGER_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+
+/* The first line of every request and of every answer: the protocol's
+ * name and its version. */
+#define TRIGGER_REQUEST_NAME "crumbs-trigger"
+#define TRIGGER_REPLY_NAME "crumbs-reply"
+#define TRIGGER_VERSION "1"
+#define TRIGGER_REQUEST_HEADER TRIGGER_REQUEST_NAME " " TRIGGER_VERSION "\n"
+#define TRIGGER_REPLY_HEADER TRIGGER_REPLY_NAME " " TRIGGER_VERSION "\n"
 
 /* The largest datagram, request or answer, in bytes. A command line is
  * shorter: the request's header and line feed take 18 of them. */
 #define TRIGGER_MAX_COMMAND 4096
+
+/*
+ * Whether `dir` may hold the sockets: it keeps other users out of the
+ * conversation, so both sides trust it only if it is a real directory
+ * (lstat: a symbolic link planted by someone else is refused, not
+ * followed), the effective user's, and closed to group and others.
+ * Returns 0, 1 when it does not exist, or -1 with why not in err.
+ */
+int trigger_check_dir(const char *dir, char *err, size_t err_size);
 
 /* Nothing else holds state: the functions below keep all of it here. */
 struct trigger {
@@ -63,10 +85,10 @@ int trigger_poll(struct trigger *t, char *command, size_t command_size,
 int trigger_parse_request(const char *data, size_t len, char *command, size_t command_size,
 			  const char **why);
 
-/* Answers a request ("queued frame N", "captured PATH", "error TEXT"):
- * one datagram, sent without blocking. Control characters in the message
- * become spaces (an answer is one line); one that is too long is cut. A
- * requester that went away, or that has no address, is ignored. */
+/* Answers a request with one line (answer.c builds them): one datagram,
+ * sent without blocking. Control characters in the message become spaces
+ * (an answer is one line); one that is too long is cut. A requester that
+ * went away, or that has no address, is ignored. */
 void trigger_reply(struct trigger *t, const struct trigger_peer *peer, const char *message);
 
 /* Closes and removes the socket. A no-op when not open. In a child forked
@@ -86,5 +108,43 @@ void trigger_close(struct trigger *t);
  * The arguments point into line.
  */
 int trigger_split(char *line, char **argv, int max_args);
+
+/* ------------------------------------------------------------------------ */
+/* Answers (answer.c)                                                       */
+/* ------------------------------------------------------------------------ */
+
+/* The program's answers: "queued frame N" or "queued frames A to B" when
+ * a capture or a run is queued (run: a run of frames first to last),
+ * "captured PATH" once its file is written, "error TEXT" (printf-style)
+ * when it cannot be. */
+void trigger_answer_queued(struct trigger *t, const struct trigger_peer *peer, bool run,
+			   uint64_t first, uint64_t last);
+void trigger_answer_captured(struct trigger *t, const struct trigger_peer *peer,
+			     const char *path);
+__attribute__((format(printf, 3, 4)))
+void trigger_answer_error(struct trigger *t, const struct trigger_peer *peer, const char *fmt,
+			  ...);
+
+/* What `crumbs trigger` reads of them, from any datagram: whoever can
+ * write to its reply socket may send one. */
+enum answer { ANSWER_NONE, ANSWER_QUEUED, ANSWER_CAPTURED, ANSWER_ERROR };
+
+/* What the program queued: one frame, or a run of frames. */
+struct queued {
+	bool run;
+	uint64_t first;
+	uint64_t last; /* first for one frame; never below first */
+};
+
+/*
+ * The answer in the `len` bytes of a datagram: ANSWER_QUEUED with *q set;
+ * ANSWER_CAPTURED with the capture's path in line[], or ANSWER_ERROR with
+ * the program's message there, their control characters made '?' so that
+ * they do not reach the terminal. Anything else (a stranger, another
+ * version, an answer this crumbs does not know, one that does not fit
+ * line_size bytes with its NUL) is ANSWER_NONE, to be ignored.
+ */
+enum answer trigger_answer_read(const char *data, size_t len, char *line, size_t line_size,
+				struct queued *q);
 
 #endif

@@ -2,12 +2,12 @@
  * fuzz_answer.c: libFuzzer target for the answers `crumbs trigger` reads
  * on its reply socket (trigger/answer.c), which anyone who can write to that
  * socket may send. Any bytes are read as a datagram into lines of several
- * sizes. What is read must be what answer.h promises: a run queued never
+ * sizes. What is read must be what trigger.h promises: a run queued never
  * ends before it begins, one frame is its own first and last, and a path
  * or message fits its line and holds no control character. Aborts
  * otherwise.
  */
-#include "../../trigger/answer.h"
+#include "../../trigger/trigger.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 		struct queued q = { 0 };
 		memset(line, 'x', 4096);
-		switch (answer_read((const char *)data, size, line, sizes[k], &q)) {
+		switch (trigger_answer_read((const char *)data, size, line, sizes[k], &q)) {
 		case ANSWER_QUEUED:
 			if (q.last < q.first || (!q.run && q.last != q.first))
 				abort();
