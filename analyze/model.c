@@ -2,7 +2,7 @@
  * model.c: turns a decoded frame into its timing model: GPU ticks mapped to
  * the CPU clock, then each queue walked in submission order to split its
  * time into busy, wait and idle, and to give every busy moment to the
- * innermost open scope ("What the numbers mean" in shared/DESIGN.md).
+ * innermost open scope ("The timing model" in docs/DESIGN.md).
  */
 #include "analyze_internal.h"
 
