@@ -188,10 +188,10 @@ struct frame_gpu {
 
 /*
  * One submission of a frame, on the CPU clock, with the queue's time
- * before it as the walk in shared/DESIGN.md accounts it: idle from
- * idle_begin_ns for idle_ns (the queue had nothing to do before the CPU
- * submitted this), then waiting on its semaphores from wait_begin_ns for
- * wait_ns. Apart from those, a queue's time from its first timestamp to
+ * before it as the walk of "The timing model" in docs/DESIGN.md accounts
+ * it: idle from idle_begin_ns for idle_ns (the queue had nothing to do
+ * before the CPU submitted this), then waiting on its semaphores from
+ * wait_begin_ns for wait_ns. Apart from those, a queue's time from its first timestamp to
  * its last is busy. A queue without timestamps has only cpu_ns and counts.
  */
 struct submission {

@@ -62,9 +62,9 @@ const char *arena_copy_string(struct arena *a, const unsigned char *s, size_t le
  * Memory of megabytes kept a while (a chunk's content, a run's values):
  * mapped at an address aligned to the kernel's transparent huge pages and
  * advised for them, so that it faults in 2 MiB at a time where it would a
- * 4 KiB page at a time (a fault costs about 10 us on a virtual machine,
- * and a chunk's content is thousands of pages); malloc'd when smaller or
- * when that cannot be had. Not zeroed. big_alloc rounds a mapped block's
+ * 4 KiB page at a time (each fault is dear, most of all on a virtual
+ * machine, and a chunk's content is thousands of pages); malloc'd when
+ * smaller or when that cannot be had. Not zeroed. big_alloc rounds a mapped block's
  * size up to HUGE_PAGE; false when out of memory.
  */
 #define HUGE_PAGE (2u << 20)

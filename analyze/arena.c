@@ -79,7 +79,8 @@ const char *arena_copy_string(struct arena *a, const unsigned char *s, size_t le
 /* ------------------------------------------------------------------------ */
 
 /* Below this a block is malloc'd: a huge page would be mostly unused.
- * A run's chunks are about 700 KiB compressed. */
+ * A long run's compressed chunks are larger, so their buffers are mapped
+ * too. */
 #define BIG_MIN (HUGE_PAGE / 4)
 
 /* size bytes (a multiple of HUGE_PAGE) at an address aligned to

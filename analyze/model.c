@@ -2,7 +2,7 @@
  * model.c: turns a decoded frame into its timing model: GPU ticks mapped to
  * the CPU clock, then each queue walked in submission order to split its
  * time into busy, wait and idle, and to give every busy moment to the
- * innermost open scope ("What the numbers mean" in shared/DESIGN.md).
+ * innermost open scope ("The timing model" in docs/DESIGN.md).
  */
 #include "analyze_internal.h"
 
@@ -556,8 +556,8 @@ static void mark_time(struct node *n, int64_t t)
  * frame are short and nearly in order, where an insertion sort does about
  * n comparisons and qsort n log n calls through its pointer. Inlined at
  * each call, with its size and comparison known: called, its copies of
- * an unknown size and its calls through cmp cost 550 instructions a sort
- * of a few elements, 2% of `crumbs stats`.
+ * an unknown size and its calls through cmp cost more than the sort of a
+ * few elements itself (docs/BENCHMARKS.md, reading).
  */
 static inline __attribute__((always_inline)) void
 sort_nearly_sorted(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
@@ -665,8 +665,7 @@ static bool place_times(const struct model_context *ctx, struct raw_frame *raw,
 	 * the locals of clock_run while the run lasts, which the compiler
 	 * keeps in registers, where a clock in memory waits on its last
 	 * store. (A copy of the struct was kept packed in vector registers by
-	 * GCC 12 and unpacked at every item: 9 instructions of the 64 a
-	 * timestamp took.) */
+	 * GCC 12 and unpacked at every item.) */
 	struct clock_run r = { 0 };
 	uint32_t on = UINT32_MAX;
 	for (size_t i = 0; i < item_count; i++) {

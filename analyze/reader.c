@@ -32,8 +32,9 @@ struct chunk_ref {
 
 
 /* Frames of a chunk decoded ahead on the prefetch thread, at most this many
- * bytes of records (about 60 times the content they come from); the rest
- * of a larger chunk is decoded frame by frame as it is read. */
+ * bytes of records (decoded records take many times the bytes of the
+ * content they come from); the rest of a larger chunk is decoded frame by
+ * frame as it is read. */
 #define AHEAD_BYTES (24u << 20)
 
 /* A chunk as read and decompressed, and the frames decoded from it. */

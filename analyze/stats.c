@@ -19,11 +19,10 @@
  * doubles, so a row seen in few frames costs little, and where it would
  * reach CHUNK is moved into a whole chunk, as the later ones are made: a row
  * seen in that many frames is mostly seen in all, and growing the first
- * by copying on to CHUNK took a third of the page faults of reading a run
- * (a reading thread grows each row's anew in each piece it reads). Each
- * piece also ends every row in a chunk partly filled: at 4096 values a
- * chunk, those held 7 of the 84 MiB that `crumbs stats` kept of the
- * bench's run; at 1024, 1. */
+ * by copying on to CHUNK faulted in many pages of its own (a reading
+ * thread grows each row's anew in each piece it reads). Each piece also
+ * ends every row in a chunk partly filled, which is why CHUNK is small:
+ * the unused room grows with it (docs/BENCHMARKS.md, reading). */
 #define CHUNK_SHIFT 10
 #define CHUNK (1u << CHUNK_SHIFT)
 #define CHUNK_FIRST 64u
@@ -33,9 +32,9 @@ _Static_assert(CHUNK % CHUNK_FIRST == 0 && ((CHUNK / CHUNK_FIRST) & (CHUNK / CHU
 /*
  * Full chunks are cut from regions of REGION_BYTES (big_alloc's, in huge
  * pages where it can), never freed one by one: a run's values are tens of
- * megabytes, and touching each new 4 KiB page costs a page fault (about
- * 10 us on a virtual machine, a third of what reading the whole capture
- * costs otherwise).
+ * megabytes, and touching each new 4 KiB page costs a page fault, dear on
+ * a virtual machine: with 4 KiB pages the faults were a large share of
+ * reading a whole run (docs/BENCHMARKS.md, reading).
  */
 #define REGION_BYTES (4u << 20)
 #define CHUNK_BYTES (CHUNK * sizeof(uint32_t))
@@ -50,8 +49,8 @@ struct region {
  * own, or those of the one it shares with (stats_create_sharing), cut
  * from by several threads. The pieces of a run read on threads share the
  * pool of the statistics they are joined into: with pools of their own,
- * each left its last region part used, 14 MiB of the 98 that `crumbs
- * stats` kept of the bench's run. */
+ * each left its last region part used, a sizeable share of what `crumbs
+ * stats` keeps of a run. */
 struct region_pool {
 	pthread_mutex_t lock;
 	struct region *regions;
@@ -591,7 +590,7 @@ static uint32_t scope_row(struct stats *s, uint32_t parent, const char *name, si
 }
 
 /* Whether a[0..n) and b[0..n) are the same bytes: names are short, and a
- * call of memcmp per frame for each cost 2% of `crumbs stats`. */
+ * call of memcmp per frame for each showed in profiles of `crumbs stats`. */
 static inline bool same_bytes(const char *a, const char *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++)

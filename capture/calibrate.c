@@ -10,8 +10,9 @@
  * Calibrated timestamps: up to `tries` reads, the one with the smallest
  * deviation kept, since a read can be delayed by preemption. A read that
  * does not narrow the best deviation by a tenth ends them: the driver's
- * own bound is reached (on an NVIDIA H100 a read costs 5.4 us and says
- * 2.7 us, every time).
+ * own bound is reached. Some drivers report the same deviation at every
+ * read, and each read costs microseconds of the caller's thread, so more
+ * tries would buy nothing (docs/BENCHMARKS.md).
  */
 static VkResult read_sample(struct device_state *d, struct calibration_sample *out, int tries)
 {

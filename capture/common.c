@@ -97,11 +97,10 @@ extern const char __start_crumbs_frame_path[] __attribute__((weak, visibility("h
 extern const char __stop_crumbs_frame_path[] __attribute__((weak, visibility("hidden")));
 
 /*
- * A prefetch a cache line (about 6 KiB for PATH_RECORD, 16 KiB for
- * PATH_FRAME): the lines come in together while the program goes on (for
- * PATH_FRAME, while the driver submits). Into the second level (T1),
- * which instruction fetches read, not the first level's data side. Once a
- * frame each.
+ * A prefetch a cache line of the part's section: the lines come in
+ * together while the program goes on (for PATH_FRAME, while the driver
+ * submits). Into the second level (T1), which instruction fetches read,
+ * not the first level's data side. Once a frame each.
  */
 void path_warm(struct capture_set *set, enum path_part part)
 {

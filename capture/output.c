@@ -24,7 +24,8 @@
  * handed to it holds, which nothing changes until it frees the set; it
  * keeps the run's file open and appends each frame to it, a chunk at
  * least every RUN_FLUSH_NS. It waits from crumbs_create on, since starting
- * a thread costs the caller about 0.1 ms.
+ * a thread for each capture would itself be a hitch in the frame that
+ * resolves it (docs/BENCHMARKS.md).
  */
 #define RUN_FLUSH_NS 1000000000ll
 /*
@@ -32,14 +33,14 @@
  * one and a half of the program's frames (it times the frames it writes),
  * at least every RUN_COLLECT_MIN_NS and at most every RUN_COLLECT_NS:
  * waking it from the program's thread is a system call, and the thread
- * then takes a core from the program. With a wake every other frame, a
- * run's frames 1 ms apart cost the program's thread 40 us each on a 2-core
- * virtual machine; looking by itself, 5 to 11 us. Frames come back for reuse
+ * then takes a core from the program: woken every other frame, it made a
+ * run's fast frames cost the program's thread several times what looking
+ * by itself does (docs/BENCHMARKS.md, runs). Frames come back for reuse
  * CAPTURE_SETS frames after they began, so the program's thread wakes it
  * only when the oldest frame not written yet is needed again within
  * RUN_WAKE_FRAMES frames (a GPU far behind, a thread that was not
- * scheduled): on an H100 the sample renderer's 0.6 ms frames otherwise
- * waited 40 us for it every third frame. Not more often than every
+ * scheduled): on a fast GPU the program's thread otherwise waits for the
+ * set, every few frames. Not more often than every
  * RUN_COLLECT_MIN_NS, and a look that finds nothing doubles the wait: a
  * thread that wakes every 2 ms for nothing takes the program's cores
  * from it at 60 frames a second.

@@ -274,8 +274,8 @@ void store_map_put(struct capture_set *set, struct crumbs_cmd *cmd)
  * it probes) and the map's lock, the event block and names its first scope
  * takes, the queue's slot counter and the driver's function it calls. The
  * set was last touched frames ago, and each of these lines would
- * otherwise be waited for in turn (crumbs_cmd_end's two cost about
- * 0.35 us a command buffer of the sample renderer's).
+ * otherwise be waited for in turn, by crumbs_cmd_end and by the first
+ * scope (docs/BENCHMARKS.md, runs).
  */
 RECORD_PATH
 void store_warm(crumbs_context *ctx, struct capture_set *set, const struct queue_state *q,

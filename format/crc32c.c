@@ -79,9 +79,10 @@ static inline uint32_t crc_skip(uint32_t skip[4][256], uint32_t c)
 }
 
 /* The tables of a lane and of two: each bit's state moved on by a lane
- * of zero bytes (32 K steps), then by another. About 100 us, so they are
- * built at the first input long enough for the lanes (pthread_once), not
- * before main() in every program that loads libcrumbs or the layer. */
+ * of zero bytes (32 K steps), then by another. That is too much work to do
+ * before main() in every program that loads libcrumbs or the layer, so
+ * they are built at the first input long enough for the lanes
+ * (pthread_once). */
 static pthread_once_t crc_skip_once = PTHREAD_ONCE_INIT;
 
 static void crc_skip_init(void)

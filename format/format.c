@@ -1,7 +1,7 @@
 /*
  * format.c: rules of the capture format that the writer, the reader and
  * programs share: which UTF-8 a name may hold. (Timestamp differences
- * across the counter's wrap are inline in crumbs.h.)
+ * across the counter's wrap are inline in crumbs_file.h.)
  */
 #include "../include/crumbs_file.h"
 

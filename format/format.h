@@ -2,7 +2,7 @@
  * format.h: the capture format's constants as format/FORMAT.md gives them
  * (magics, sizes, chunk types, record tags, limits), defined once for the
  * writer, the reader and the fuzz targets. Not installed: programs see only
- * the version and the flags, which crumbs.h defines.
+ * the version and the flags, which crumbs_file.h defines.
  */
 #ifndef CRUMBS_FORMAT_H
 #define CRUMBS_FORMAT_H
@@ -21,7 +21,7 @@
 #define FORMAT_MAGIC_INDEX 0x184D2A52u
 
 /* Header content: the fixed fields, then a producer of P bytes and the
- * CRC-32C. The version is CRUMBS_FORMAT_MAJOR and _MINOR (crumbs.h). */
+ * CRC-32C. The version is CRUMBS_FORMAT_MAJOR and _MINOR (crumbs_file.h). */
 #define FORMAT_SIGNATURE "CRUMBS\x1A\n"
 #define FORMAT_SIGNATURE_BYTES 8
 #define FORMAT_MAX_PRODUCER 256

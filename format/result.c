@@ -1,6 +1,6 @@
 /*
  * result.c: the messages of enum crumbs_result, from the one list in
- * crumbs.h.
+ * crumbs_file.h.
  */
 #include "../include/crumbs_file.h"
 

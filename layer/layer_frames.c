@@ -47,9 +47,9 @@ void layer_fenced_frame_end(struct layer_device *d)
  * With a window: ends the frame of every window that has passed since the
  * first submission (which starts window 0), so that frame N is the Nth
  * window. Windows without a submission end one frame each, so that the
- * numbers hold: an idle crumbs_frame costs about 0.25 us on lavapipe's
- * host (5000 windows of 1 ms idle: 1.3 ms at the next submission). Frames
- * end under the write lock, since crumbs_frame must not run during another
+ * numbers hold: an idle crumbs_frame is cheap enough that even thousands
+ * of idle windows cost the next submission little (docs/BENCHMARKS.md,
+ * the layer). Frames end under the write lock, since crumbs_frame must not run during another
  * queue's submission.
  */
 void window_advance(struct layer_device *d)

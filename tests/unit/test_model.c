@@ -1,5 +1,5 @@
 /*
- * test_model.c: the numbers of shared/DESIGN.md, one rule per test, each
+ * test_model.c: the numbers of docs/DESIGN.md, one rule per test, each
  * with expectations computed by hand in its comments. Captures are written
  * with the real writer and read back with the real reader.
  *

@@ -19,8 +19,8 @@
 #include "vkt.h"
 
 /* Well under the 10 s after which crumbs gives up on results and writes
- * the capture incomplete; a capture on lavapipe resolves in milliseconds,
- * a few hundred under the sanitizers. */
+ * the capture incomplete, and well over what resolving a capture takes,
+ * even under the sanitizers. */
 #define PROMPT_MS 5000.0
 
 static VkQueue real_queue;
