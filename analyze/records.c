@@ -329,7 +329,7 @@ bool records_apply_setup(struct setup *setup, struct cursor *k, struct chunk_sta
 				k->ran_out = true;
 				return cur_fail(k, "record cut short");
 			}
-			uint32_t pbits = rd32(k->p);
+			uint32_t pbits = format_get32(k->p);
 			memcpy(&period, &pbits, 4);
 			k->p += 4;
 			get_u8(k, &bits);
