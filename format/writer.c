@@ -7,6 +7,7 @@
  */
 #include "../include/crumbs_file.h"
 #include "format.h"
+#include "../util/util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -37,7 +38,7 @@ struct string_entry {
 struct strings {
 	struct string_entry *entries;
 	uint32_t count;
-	uint32_t entry_cap;
+	size_t entry_cap;
 	uint32_t *slots; /* id + 1, or 0 for empty */
 	uint32_t slot_cap;
 };
@@ -105,19 +106,9 @@ struct crumbs_writer {
 
 static int bytes_reserve(struct bytes *b, size_t extra)
 {
-	if (b->cap - b->len >= extra)
-		return 0;
-	size_t cap = b->cap ? b->cap : 4096;
-	while (cap - b->len < extra) {
-		if (cap > SIZE_MAX / 2)
-			return -1;
-		cap *= 2;
-	}
-	unsigned char *data = realloc(b->data, cap);
-	if (!data)
+	if (extra > SIZE_MAX - b->len ||
+	    !array_room_from((void **)&b->data, &b->cap, b->len + extra, 1, 4096))
 		return -1;
-	b->data = data;
-	b->cap = cap;
 	return 0;
 }
 
@@ -224,14 +215,9 @@ static enum crumbs_result intern(struct encoder *e, const unsigned char *name,
 	}
 	if ((uint64_t)(s->count + 1) * 2 > s->slot_cap && strings_grow(s))
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
-	if (s->count == s->entry_cap) {
-		uint32_t cap = s->entry_cap ? s->entry_cap * 2 : 64;
-		struct string_entry *en = realloc(s->entries, cap * sizeof(*en));
-		if (!en)
-			return CRUMBS_ERROR_OUT_OF_MEMORY;
-		s->entries = en;
-		s->entry_cap = cap;
-	}
+	if (!array_room((void **)&s->entries, &s->entry_cap, (size_t)s->count + 1,
+			sizeof(*s->entries)))
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
 	if (bytes_reserve(&e->buf, 1 + VARINT_MAX + len))
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
 	put_u8(&e->buf, FORMAT_TAG_STRING);
@@ -307,14 +293,8 @@ static enum crumbs_result emit(crumbs_writer *w, const void *data, size_t size)
 
 static enum crumbs_result index_add(crumbs_writer *w, struct format_index_entry e)
 {
-	if (w->index_count == w->index_cap) {
-		size_t cap = w->index_cap ? w->index_cap * 2 : 64;
-		struct format_index_entry *n = realloc(w->index, cap * sizeof(*n));
-		if (!n)
-			return CRUMBS_ERROR_OUT_OF_MEMORY;
-		w->index = n;
-		w->index_cap = cap;
-	}
+	if (!array_room((void **)&w->index, &w->index_cap, w->index_count + 1, sizeof(*w->index)))
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
 	w->index[w->index_count++] = e;
 	return CRUMBS_OK;
 }
