@@ -81,23 +81,6 @@ void big_free(struct big *b);
 /* Records, as the chunk reader hands them to the record decoder            */
 /* ------------------------------------------------------------------------ */
 
-/* Little-endian fields of the file. */
-static inline uint32_t rd32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static inline uint16_t rd16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static inline uint64_t rd64(const unsigned char *p)
-{
-	return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
-}
-
 /* The mask of a counter's `bits` valid bits (all 64 from 64 on). */
 static inline uint64_t bits_mask(unsigned bits)
 {

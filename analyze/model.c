@@ -278,8 +278,17 @@ struct interval {
 	uint32_t gpu;
 };
 
+/* A frame's model as it is built. */
 struct walk {
+	const struct model_context *ctx;
+	const struct raw_frame *raw;
 	struct arena *arena;
+	struct frame *f;
+	struct queue_walk *qs;   /* per queue */
+	struct signal *signals;  /* sorted by semaphore and value */
+	size_t signal_count;
+	/* Busy intervals: at most one per timestamp. Not zeroed: only those
+	 * written are read. */
 	struct interval *intervals;
 	size_t interval_count;
 	size_t interval_cap;
@@ -586,24 +595,16 @@ static int interval_cmp(const void *a, const void *b)
 	return (x->begin > y->begin) - (x->begin < y->begin);
 }
 
-/*
- * The frame's clock fits, one per GPU from the setup samples and the
- * frame's own, and its ticks mapped to CPU-clock ns with them, queue by
- * queue in order; out[g] keeps what the model reports of GPU g's fit.
- * Scratch goes to `arena`. false when out of memory.
- */
-static bool place_times(const struct model_context *ctx, struct raw_frame *raw,
-			struct arena *arena, struct raw_fit *out, size_t *timestamps_out)
+/* The frame's clock fits, one per GPU from the setup samples and the
+ * frame's own, into fits; out[g] keeps what the model reports of GPU g's
+ * fit. false when out of memory. */
+static bool fit_clocks(const struct model_context *ctx, const struct raw_frame *raw,
+		       struct arena *arena, struct clock_fit *fits, struct raw_fit *out)
 {
-	struct item *items = raw->items;
-	size_t item_count = raw->item_count;
-	struct raw_submit *submits = raw->submits;
-
 	const struct raw_calibration *frame_samples = raw->calibrations;
 	struct raw_calibration *samples = arena_alloc_uninit(arena, sizeof(*samples) *
 		(ctx->setup_sample_count + raw->calibration_count + 1));
-	struct clock_fit *fits = arena_alloc(arena, sizeof(*fits) * (ctx->gpu_count + 1));
-	if (!samples || !fits)
+	if (!samples)
 		return false;
 	for (uint32_t g = 0; g < ctx->gpu_count; g++) {
 		uint32_t n = 0;
@@ -628,18 +629,35 @@ static bool place_times(const struct model_context *ctx, struct raw_frame *raw,
 		if (!fits[g].calibrated) {
 			/* Without samples, align the GPU's first submission
 			 * with the CPU time it was submitted. */
-			for (size_t i = 0; i < item_count; i++) {
-				const struct item *it = &items[i];
+			for (size_t i = 0; i < raw->item_count; i++) {
+				const struct item *it = &raw->items[i];
 				if (it->type == ITEM_SUBMIT && (it->flags & ITEM_HAS_T1) &&
 				    ctx->queues[it->queue].gpu == g) {
 					fits[g].ref_ticks = (uint64_t)it->t1;
-					fits[g].ref_cpu_ns = submits[it->a].cpu_ns;
+					fits[g].ref_cpu_ns = raw->submits[it->a].cpu_ns;
 					break;
 				}
 			}
 		}
 		out[g] = (struct raw_fit){ fits[g].calibrated, n, fits[g].slope };
 	}
+	return true;
+}
+
+/*
+ * The frame's clocks fitted, and its ticks mapped to CPU-clock ns with
+ * them, queue by queue in order; out[g] keeps what the model reports of
+ * GPU g's fit. Scratch goes to `arena`. false when out of memory.
+ */
+static bool place_times(const struct model_context *ctx, struct raw_frame *raw,
+			struct arena *arena, struct raw_fit *out, size_t *timestamps_out)
+{
+	struct item *items = raw->items;
+	size_t item_count = raw->item_count;
+	struct raw_submit *submits = raw->submits;
+	struct clock_fit *fits = arena_alloc(arena, sizeof(*fits) * (ctx->gpu_count + 1));
+	if (!fits || !fit_clocks(ctx, raw, arena, fits, out))
+		return false;
 
 	/* Ticks to CPU-clock ns, queue by queue in order. */
 	struct queue_clock *clocks = arena_alloc(arena, sizeof(*clocks) * (ctx->queue_count + 1));
@@ -736,19 +754,16 @@ static bool prepare_queue(const struct model_context *ctx, struct queue_walk *q,
 	return true;
 }
 
-enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame *raw,
-			       struct arena *arena, struct frame **out)
+/* The frame, its arrays and the walk's state of each queue, whose roots
+ * it makes. */
+static bool frame_new(struct walk *w)
 {
-	struct item *items = raw->items;
-	size_t item_count = raw->item_count;
-	struct raw_submit *submits = raw->submits;
-	const struct raw_op *ops = raw->ops;
-	struct frame *f = arena_alloc(arena, sizeof(*f));
-	struct queue_walk *qs = arena_alloc(arena, sizeof(*qs) * (ctx->queue_count + 1));
-	struct walk w = { arena, NULL, 0, 0 };
-
-	if (!f || !qs)
-		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	const struct model_context *ctx = w->ctx;
+	const struct raw_frame *raw = w->raw;
+	struct frame *f = w->f = arena_alloc(w->arena, sizeof(*f));
+	w->qs = arena_alloc(w->arena, sizeof(*w->qs) * (ctx->queue_count + 1));
+	if (!f || !w->qs)
+		return false;
 	f->number = raw->number;
 	f->cpu_begin_ns = raw->cpu_begin_ns;
 	f->cpu_end_ns = raw->cpu_end_ns;
@@ -756,18 +771,16 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 	f->dropped_scopes = raw->dropped_scopes;
 	f->gpu_count = ctx->gpu_count;
 	f->queue_count = ctx->queue_count;
-	f->gpus = arena_alloc(arena, sizeof(*f->gpus) * (ctx->gpu_count + 1));
-	f->queues = arena_alloc(arena, sizeof(*f->queues) * (ctx->queue_count + 1));
+	f->gpus = arena_alloc(w->arena, sizeof(*f->gpus) * (ctx->gpu_count + 1));
+	f->queues = arena_alloc(w->arena, sizeof(*f->queues) * (ctx->queue_count + 1));
 	if (!f->gpus || !f->queues)
-		return CRUMBS_ERROR_OUT_OF_MEMORY;
-
-	/* Queues: roots and state. */
+		return false;
 	for (uint32_t i = 0; i < ctx->queue_count; i++) {
 		const struct capture_queue *cq = &ctx->queues[i];
 		struct frame_queue *fq = &f->queues[i];
-		struct node *root = arena_alloc_uninit(arena, sizeof(*root));
+		struct node *root = arena_alloc_uninit(w->arena, sizeof(*root));
 		if (!root)
-			return CRUMBS_ERROR_OUT_OF_MEMORY;
+			return false;
 		/* Copied from a zeroed node: zeroing it where it lies took a
 		 * `rep stos`, a twentieth of the build of a small frame. */
 		*root = no_node;
@@ -778,21 +791,27 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 		fq->queue = i;
 		fq->root = root;
 		fq->flags = cq->timestamp_valid_bits ? 0 : FRAME_QUEUE_NO_TIMESTAMPS;
-		qs[i].fq = fq;
-		qs[i].gpu = cq->gpu;
-		qs[i].timed = cq->timestamp_valid_bits != 0;
+		w->qs[i].fq = fq;
+		w->qs[i].gpu = cq->gpu;
+		w->qs[i].timed = cq->timestamp_valid_bits != 0;
 	}
+	return true;
+}
 
-	/* Times, unless the prefetch thread has placed them. */
+/* The frame's times on the CPU clock, unless the prefetch thread has
+ * placed them, and what the model says of each GPU's clock. */
+static bool frame_times(struct walk *w, struct raw_frame *raw, size_t *timestamps)
+{
+	const struct model_context *ctx = w->ctx;
 	struct raw_fit *gpu_fits = raw->fits;
-	size_t timestamps = raw->timestamps;
+	*timestamps = raw->timestamps;
 	if (!raw->placed) {
-		gpu_fits = arena_alloc(arena, sizeof(*gpu_fits) * (ctx->gpu_count + 1));
-		if (!gpu_fits || !place_times(ctx, raw, arena, gpu_fits, &timestamps))
-			return CRUMBS_ERROR_OUT_OF_MEMORY;
+		gpu_fits = arena_alloc(w->arena, sizeof(*gpu_fits) * (ctx->gpu_count + 1));
+		if (!gpu_fits || !place_times(ctx, raw, w->arena, gpu_fits, timestamps))
+			return false;
 	}
 	for (uint32_t g = 0; g < ctx->gpu_count; g++)
-		f->gpus[g] = (struct frame_gpu){
+		w->f->gpus[g] = (struct frame_gpu){
 			.gpu = g,
 			.calibrated = gpu_fits[g].calibrated,
 			.calibration_samples = gpu_fits[g].samples,
@@ -801,229 +820,292 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 			.end_ns = INT64_MIN,
 		};
 	for (size_t i = 0; i < raw->ready_count; i++) {
-		qs[raw->readies[i].queue].ready_ns = raw->readies[i].ns;
-		qs[raw->readies[i].queue].has_ready = true;
+		w->qs[raw->readies[i].queue].ready_ns = raw->readies[i].ns;
+		w->qs[raw->readies[i].queue].has_ready = true;
 	}
+	return true;
+}
 
-	/* Every signal whose time is known, sorted for the waits. */
-	size_t signal_cap = raw->host_signal_count + raw->op_count + 1;
-	struct signal *signals = arena_alloc_uninit(arena, sizeof(*signals) * signal_cap);
-	size_t signal_count = 0;
+/* Every signal whose time is known, sorted for the waits, each with the
+ * earliest of its semaphore's at its value or above. */
+static bool collect_signals(struct walk *w)
+{
+	const struct raw_frame *raw = w->raw;
+	size_t cap = raw->host_signal_count + raw->op_count + 1, n = 0;
+	struct signal *signals = arena_alloc_uninit(w->arena, sizeof(*signals) * cap);
 	if (!signals)
-		return CRUMBS_ERROR_OUT_OF_MEMORY;
-	size_t wait_total = 0;
+		return false;
 	for (size_t i = 0; i < raw->submit_count; i++) {
-		const struct raw_submit *s = &submits[i];
-		wait_total += s->wait_count;
+		const struct raw_submit *s = &raw->submits[i];
 		if (!s->has_end)
 			continue;
 		for (uint32_t k = 0; k < s->signal_count; k++) {
-			const struct raw_op *op = &ops[s->first_op + s->wait_count + k];
-			signals[signal_count++] = (struct signal){ op->semaphore, op->value, s->end_ns,
-								   0, (uint32_t)i, 0 };
+			const struct raw_op *op = &raw->ops[s->first_op + s->wait_count + k];
+			signals[n++] = (struct signal){ op->semaphore, op->value, s->end_ns,
+							0, (uint32_t)i, 0 };
 		}
 	}
 	const struct raw_host_signal *hs = raw->host_signals;
 	for (size_t i = 0; i < raw->host_signal_count; i++)
-		signals[signal_count++] = (struct signal){ hs[i].semaphore, hs[i].value, hs[i].cpu_ns,
-							   0, RELEASE_HOST, 0 };
-	sort_nearly_sorted(signals, signal_count, sizeof(*signals), signal_cmp);
-	for (size_t i = signal_count; i-- > 0;) {
+		signals[n++] = (struct signal){ hs[i].semaphore, hs[i].value, hs[i].cpu_ns,
+						0, RELEASE_HOST, 0 };
+	sort_nearly_sorted(signals, n, sizeof(*signals), signal_cmp);
+	for (size_t i = n; i-- > 0;) {
 		signals[i].earliest = signals[i].ns;
 		signals[i].earliest_source = signals[i].source;
-		if (i + 1 < signal_count && signals[i + 1].semaphore == signals[i].semaphore &&
+		if (i + 1 < n && signals[i + 1].semaphore == signals[i].semaphore &&
 		    signals[i + 1].earliest < signals[i].earliest) {
 			signals[i].earliest = signals[i + 1].earliest;
 			signals[i].earliest_source = signals[i + 1].earliest_source;
 		}
 	}
+	w->signals = signals;
+	w->signal_count = n;
+	return true;
+}
 
-	/* The submissions and their waits, filled in by the walk. */
-	f->submissions = arena_alloc(arena, sizeof(*f->submissions) * (raw->submit_count + 1));
-	f->releases = arena_alloc(arena, sizeof(*f->releases) * (wait_total + 1));
+/* The submissions and their waits, filled in by the walk, and room for
+ * the busy intervals of `timestamps`. */
+static bool walk_prepare(struct walk *w, size_t timestamps)
+{
+	const struct raw_frame *raw = w->raw;
+	struct frame *f = w->f;
+	size_t wait_total = 0;
+	for (size_t i = 0; i < raw->submit_count; i++)
+		wait_total += raw->submits[i].wait_count;
+	f->submissions = arena_alloc(w->arena, sizeof(*f->submissions) * (raw->submit_count + 1));
+	f->releases = arena_alloc(w->arena, sizeof(*f->releases) * (wait_total + 1));
 	if (!f->submissions || !f->releases)
-		return CRUMBS_ERROR_OUT_OF_MEMORY;
+		return false;
 	f->submission_count = (uint32_t)raw->submit_count;
-
 	f->timestamps = timestamps;
-	/* Busy intervals: at most one per timestamp. Not zeroed: only those
-	 * written are read, and there is one slot per timestamp. */
-	w.interval_cap = timestamps + raw->submit_count + 1;
-	w.intervals = arena_alloc_uninit(arena, sizeof(*w.intervals) * w.interval_cap);
-	if (!w.intervals)
-		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	w->interval_cap = timestamps + raw->submit_count + 1;
+	w->intervals = arena_alloc_uninit(w->arena, sizeof(*w->intervals) * w->interval_cap);
+	return w->intervals != NULL;
+}
 
-	/* The walk, in file order, which is submission order per queue. */
+/* The first submission of a timed queue: where its count starts. Without
+ * the time the queue finished earlier work, nothing before this
+ * submission is counted: no idle, and a wait from the submit on (the work
+ * could not start before its signal), else the count starts at its first
+ * timestamp. */
+static void queue_start(struct queue_walk *q, const struct raw_submit *s, const struct item *it)
+{
+	bool t1 = (it->flags & ITEM_HAS_T1) != 0;
+	q->started = true;
+	if (q->has_ready)
+		q->last = q->ready_ns;
+	else
+		q->last = s->wait_count || !t1 ? s->cpu_ns : it->t1;
+	if (!q->has_ready)
+		q->fq->flags |= FRAME_QUEUE_NO_READY;
+}
+
+/* A timed submission's waits, each resolved at its signal, and the time
+ * the queue waited for them. */
+static void submit_waits(struct walk *w, struct queue_walk *q, const struct raw_submit *s,
+			 const struct item *it, struct submission *sub)
+{
+	struct frame *f = w->f;
+	bool t1 = (it->flags & ITEM_HAS_T1) != 0;
+	int64_t resolve = q->last;
+	for (uint32_t k = 0; k < s->wait_count; k++) {
+		const struct raw_op *op = &w->raw->ops[s->first_op + k];
+		struct release *rel = &f->releases[f->release_count++];
+		int64_t at;
+		*rel = (struct release){ it->a, RELEASE_UNKNOWN, INT64_MIN };
+		/* A signal outside the capture (the presentation engine, an
+		 * earlier frame) is taken to resolve when the work started. */
+		if (signal_time(w->signals, w->signal_count, op->semaphore, op->value, &at,
+				&rel->signaller))
+			rel->signal_ns = at;
+		else
+			at = t1 ? it->t1 : q->last;
+		if (at > resolve)
+			resolve = at;
+	}
+	/* Work cannot start before its waits resolve. */
+	if (t1 && resolve > it->t1)
+		resolve = it->t1 > q->last ? it->t1 : q->last;
+	sub->wait_ns = resolve - q->last;
+	q->fq->wait_ns += resolve - q->last;
+	q->last = resolve;
+}
+
+/* A submission begins: the queue's idle time before it, its waits, and
+ * its first timestamp. */
+static void walk_submit(struct walk *w, struct queue_walk *q, const struct item *it)
+{
+	struct frame *f = w->f;
+	const struct raw_submit *s = &w->raw->submits[it->a];
+	struct submission *sub = &f->submissions[it->a];
+	bool t1 = (it->flags & ITEM_HAS_T1) != 0;
+	*sub = (struct submission){
+		.queue = it->queue,
+		.index = q->fq->submissions,
+		.waits = s->wait_count,
+		.signals = s->signal_count,
+		.cpu_ns = s->cpu_ns,
+		.begin_ns = t1 ? it->t1 : INT64_MIN,
+		.end_ns = s->has_end ? s->end_ns : INT64_MIN,
+	};
+	q->fq->submissions++;
+	if (!q->timed) {
+		for (uint32_t k = 0; k < s->wait_count; k++)
+			f->releases[f->release_count++] =
+				(struct release){ it->a, RELEASE_UNKNOWN, INT64_MIN };
+		return;
+	}
+	if (!q->started)
+		queue_start(q, s, it);
+	/* The GPU ran out of work before the CPU gave it more. */
+	if (s->cpu_ns > q->last) {
+		sub->idle_begin_ns = q->last;
+		sub->idle_ns = s->cpu_ns - q->last;
+		q->fq->idle_ns += s->cpu_ns - q->last;
+		q->last = s->cpu_ns;
+	}
+	sub->wait_begin_ns = q->last;
+	if (s->wait_count)
+		submit_waits(w, q, s, it, sub);
+	if (t1)
+		tick(w, q, it->t1);
+}
+
+/* A scope or event begins. */
+static inline bool walk_begin(struct walk *w, struct queue_walk *q, const struct item *it)
+{
+	bool t1 = (it->flags & ITEM_HAS_T1) != 0;
+	if (t1)
+		tick(w, q, it->t1);
+	if (w->ctx->skip_scopes) {
+		count_node(q, it->kind);
+		q->skipped++;
+		return true;
+	}
+	if (q->scopes)
+		return flat_open(q, it, w->raw, w->arena);
+	struct node *n = open_node(w, q, it, w->raw);
+	if (!n)
+		return false;
+	if (t1)
+		mark_time(n, it->t1);
+	else if (q->timed)
+		n->flags |= NODE_UNTIMED;
+	return true;
+}
+
+/* The innermost scope or event ends. */
+static inline void walk_end(struct walk *w, struct queue_walk *q, const struct item *it)
+{
+	bool t1 = (it->flags & ITEM_HAS_T1) != 0;
+	if (t1)
+		tick(w, q, it->t1);
+	if (w->ctx->skip_scopes) {
+		if (q->skipped)
+			q->skipped--;
+		else
+			q->fq->unmatched_ends++;
+		return;
+	}
+	if (q->depth == 0) {
+		q->fq->unmatched_ends++;
+		return;
+	}
+	if (q->scopes) {
+		flat_close(q);
+		return;
+	}
+	if (t1)
+		mark_time(q->stack[q->depth].node, it->t1);
+	else if (q->timed)
+		q->stack[q->depth].node->flags |= NODE_UNTIMED;
+	close_node(q);
+}
+
+/* A leaf event: a node of its own, or its counts to the queue. */
+static inline bool walk_leaf(struct walk *w, struct queue_walk *q, const struct item *it)
+{
+	const struct counts *counts = &w->raw->counts[it->b];
+	bool t1 = (it->flags & ITEM_HAS_T1) != 0;
+	if (t1)
+		tick(w, q, it->t1);
+	if (w->ctx->skip_scopes || q->scopes) {
+		count_node(q, it->kind);
+		add_counts(&q->fq->root->exclusive, counts);
+		if (t1)
+			tick(w, q, it->t2);
+		return true;
+	}
+	struct node *n = open_node(w, q, it, w->raw);
+	if (!n)
+		return false;
+	n->exclusive = *counts;
+	if (t1) {
+		mark_time(n, it->t1);
+		tick(w, q, it->t2);
+		mark_time(n, it->t2);
+	} else if (q->timed) {
+		n->flags |= NODE_UNTIMED;
+	}
+	close_node(q);
+	return true;
+}
+
+/* The items in file order, which is submission order per queue. false
+ * when out of memory. */
+static bool walk_items(struct walk *w)
+{
+	const struct item *items = w->raw->items;
+	size_t item_count = w->raw->item_count;
+
 	for (size_t i = 0; i < item_count; i++) {
 		const struct item *it = &items[i];
-		struct queue_walk *q = &qs[it->queue];
-		bool t1 = (it->flags & ITEM_HAS_T1) != 0;
+		struct queue_walk *q = &w->qs[it->queue];
+		bool ok = true;
 
-		if (!q->stack && !prepare_queue(ctx, q, arena))
-			return CRUMBS_ERROR_OUT_OF_MEMORY;
+		if (!q->stack && !prepare_queue(w->ctx, q, w->arena))
+			return false;
 		if (q->scopes && (it->type == ITEM_BEGIN || it->type == ITEM_END)) {
-			size_t next = flat_run(&w, q, items, i, item_count, raw);
+			size_t next = flat_run(w, q, items, i, item_count, w->raw);
 			if (next != i) {
 				i = next - 1;
 				continue;
 			}
 		}
 		switch (it->type) {
-		case ITEM_SUBMIT: {
-			const struct raw_submit *s = &submits[it->a];
-			struct submission *sub = &f->submissions[it->a];
-			*sub = (struct submission){
-				.queue = it->queue,
-				.index = q->fq->submissions,
-				.waits = s->wait_count,
-				.signals = s->signal_count,
-				.cpu_ns = s->cpu_ns,
-				.begin_ns = t1 ? it->t1 : INT64_MIN,
-				.end_ns = s->has_end ? s->end_ns : INT64_MIN,
-			};
-			q->fq->submissions++;
-			if (!q->timed) {
-				for (uint32_t k = 0; k < s->wait_count; k++)
-					f->releases[f->release_count++] = (struct release){
-						it->a, RELEASE_UNKNOWN, INT64_MIN };
-				break;
-			}
-			if (!q->started) {
-				/* Without the time the queue finished earlier work,
-				 * nothing before this submission is counted: no
-				 * idle, and a wait from the submit on (the work
-				 * could not start before its signal), else the
-				 * count starts at its first timestamp. */
-				q->started = true;
-				if (q->has_ready)
-					q->last = q->ready_ns;
-				else
-					q->last = s->wait_count || !t1 ? s->cpu_ns : it->t1;
-				if (!q->has_ready)
-					q->fq->flags |= FRAME_QUEUE_NO_READY;
-			}
-			/* The GPU ran out of work before the CPU gave it more. */
-			if (s->cpu_ns > q->last) {
-				sub->idle_begin_ns = q->last;
-				sub->idle_ns = s->cpu_ns - q->last;
-				q->fq->idle_ns += s->cpu_ns - q->last;
-				q->last = s->cpu_ns;
-			}
-			sub->wait_begin_ns = q->last;
-			if (s->wait_count) {
-				int64_t resolve = q->last;
-				for (uint32_t k = 0; k < s->wait_count; k++) {
-					const struct raw_op *op = &ops[s->first_op + k];
-					struct release *rel = &f->releases[f->release_count++];
-					int64_t at;
-					*rel = (struct release){ it->a, RELEASE_UNKNOWN, INT64_MIN };
-					/* A signal outside the capture (the
-					 * presentation engine, an earlier frame)
-					 * is taken to resolve when the work
-					 * started. */
-					if (signal_time(signals, signal_count, op->semaphore, op->value, &at,
-							&rel->signaller))
-						rel->signal_ns = at;
-					else
-						at = t1 ? it->t1 : q->last;
-					if (at > resolve)
-						resolve = at;
-				}
-				/* Work cannot start before its waits resolve. */
-				if (t1 && resolve > it->t1)
-					resolve = it->t1 > q->last ? it->t1 : q->last;
-				sub->wait_ns = resolve - q->last;
-				q->fq->wait_ns += resolve - q->last;
-				q->last = resolve;
-			}
-			if (t1)
-				tick(&w, q, it->t1);
+		case ITEM_SUBMIT:
+			walk_submit(w, q, it);
 			break;
-		}
 		case ITEM_SUBMIT_END:
-			if (t1)
-				tick(&w, q, it->t1);
+			if (it->flags & ITEM_HAS_T1)
+				tick(w, q, it->t1);
 			break;
-		case ITEM_BEGIN: {
-			if (t1)
-				tick(&w, q, it->t1);
-			if (ctx->skip_scopes) {
-				count_node(q, it->kind);
-				q->skipped++;
-				break;
-			}
-			if (q->scopes) {
-				if (!flat_open(q, it, raw, arena))
-					return CRUMBS_ERROR_OUT_OF_MEMORY;
-				break;
-			}
-			struct node *n = open_node(&w, q, it, raw);
-			if (!n)
-				return CRUMBS_ERROR_OUT_OF_MEMORY;
-			if (t1)
-				mark_time(n, it->t1);
-			else if (q->timed)
-				n->flags |= NODE_UNTIMED;
+		case ITEM_BEGIN:
+			ok = walk_begin(w, q, it);
 			break;
-		}
 		case ITEM_END:
-			if (t1)
-				tick(&w, q, it->t1);
-			if (ctx->skip_scopes) {
-				if (q->skipped)
-					q->skipped--;
-				else
-					q->fq->unmatched_ends++;
-				break;
-			}
-			if (q->depth == 0) {
-				q->fq->unmatched_ends++;
-				break;
-			}
-			if (q->scopes) {
-				flat_close(q);
-				break;
-			}
-			if (t1)
-				mark_time(q->stack[q->depth].node, it->t1);
-			else if (q->timed)
-				q->stack[q->depth].node->flags |= NODE_UNTIMED;
-			close_node(q);
+			walk_end(w, q, it);
 			break;
 		case ITEM_COUNTS:
 			add_counts(q->scopes ? &q->fq->root->exclusive :
-				   &q->stack[q->depth].node->exclusive, &raw->counts[it->b]);
+				   &q->stack[q->depth].node->exclusive, &w->raw->counts[it->b]);
 			break;
-		case ITEM_LEAF: {
-			if (t1)
-				tick(&w, q, it->t1);
-			if (ctx->skip_scopes || q->scopes) {
-				count_node(q, it->kind);
-				add_counts(&q->fq->root->exclusive, &raw->counts[it->b]);
-				if (t1)
-					tick(&w, q, it->t2);
-				break;
-			}
-			struct node *n = open_node(&w, q, it, raw);
-			if (!n)
-				return CRUMBS_ERROR_OUT_OF_MEMORY;
-			n->exclusive = raw->counts[it->b];
-			if (t1) {
-				mark_time(n, it->t1);
-				tick(&w, q, it->t2);
-				mark_time(n, it->t2);
-			} else if (q->timed) {
-				n->flags |= NODE_UNTIMED;
-			}
-			close_node(q);
+		case ITEM_LEAF:
+			ok = walk_leaf(w, q, it);
 			break;
 		}
-		}
+		if (!ok)
+			return false;
 	}
+	return true;
+}
 
-	/* Close what is still open, then the roots. */
-	for (uint32_t i = 0; i < ctx->queue_count; i++) {
-		struct queue_walk *q = &qs[i];
+/* Closes what is still open on each queue, then its root. */
+static void close_queues(struct walk *w)
+{
+	for (uint32_t i = 0; i < w->ctx->queue_count; i++) {
+		struct queue_walk *q = &w->qs[i];
 		struct node *root = q->fq->root;
 		q->fq->open_scopes += q->skipped;
 		for (; q->scopes && q->depth > 0; q->fq->open_scopes++)
@@ -1035,26 +1117,43 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 		root->exclusive_ns = q->excl;
 		root->inclusive_ns += root->exclusive_ns;
 		add_counts(&root->inclusive, &root->exclusive);
-		flush_busy(&w, q);
-		f->scopes += q->fq->scopes;
-		f->events += q->fq->events;
+		flush_busy(w, q);
+		w->f->scopes += q->fq->scopes;
+		w->f->events += q->fq->events;
 	}
+}
 
-	/* Each GPU's frame time: the union of its queues' busy intervals. */
-	sort_nearly_sorted(w.intervals, w.interval_count, sizeof(*w.intervals), interval_cmp);
-	for (size_t i = 0; i < w.interval_count;) {
-		struct frame_gpu *g = &f->gpus[w.intervals[i].gpu];
-		int64_t begin = w.intervals[i].begin, end = w.intervals[i].end;
+/* Each GPU's frame time: the union of its queues' busy intervals. */
+static void gpu_busy_union(struct walk *w)
+{
+	struct interval *iv = w->intervals;
+	size_t n = w->interval_count;
+	sort_nearly_sorted(iv, n, sizeof(*iv), interval_cmp);
+	for (size_t i = 0; i < n;) {
+		struct frame_gpu *g = &w->f->gpus[iv[i].gpu];
+		int64_t begin = iv[i].begin, end = iv[i].end;
 		if (g->begin_ns == INT64_MIN || begin < g->begin_ns)
 			g->begin_ns = begin;
-		for (i++; i < w.interval_count && w.intervals[i].gpu == g->gpu &&
-			  w.intervals[i].begin <= end; i++)
-			if (w.intervals[i].end > end)
-				end = w.intervals[i].end;
+		for (i++; i < n && iv[i].gpu == g->gpu && iv[i].begin <= end; i++)
+			if (iv[i].end > end)
+				end = iv[i].end;
 		g->frame_ns += end - begin;
 		if (end > g->end_ns)
 			g->end_ns = end;
 	}
-	*out = f;
+}
+
+enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame *raw,
+			       struct arena *arena, struct frame **out)
+{
+	struct walk w = { .ctx = ctx, .raw = raw, .arena = arena };
+	size_t timestamps;
+
+	if (!frame_new(&w) || !frame_times(&w, raw, &timestamps) || !collect_signals(&w) ||
+	    !walk_prepare(&w, timestamps) || !walk_items(&w))
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
+	close_queues(&w);
+	gpu_busy_union(&w);
+	*out = w.f;
 	return CRUMBS_OK;
 }

@@ -18,9 +18,6 @@
 #include <unistd.h>
 #include <zstd.h>
 
-/* A chunk header as a whole skippable frame. */
-#define CHUNK_HEADER_BYTES (FORMAT_SKIPPABLE_BYTES + FORMAT_CHUNK_HEADER_BYTES)
-
 struct chunk_ref {
 	uint64_t offset;
 	uint64_t first;
@@ -255,43 +252,24 @@ static void reset_setup(reader *c)
 /* Chunks                                                                   */
 /* ------------------------------------------------------------------------ */
 
-/* Checks a chunk header at off; fills ref. `have` is how many of its 48
- * bytes the file holds. */
+/* Checks the chunk header at off, of which the file holds `have` bytes
+ * at h; fills ref and *got. */
 static enum crumbs_result check_chunk_header(const unsigned char *h, size_t have,
 					     uint64_t off, struct chunk_ref *ref,
-					     uint32_t *compressed, uint32_t *content,
-					     uint32_t *body_crc, struct analyze_error *err)
+					     struct format_chunk_header *got,
+					     struct analyze_error *err)
 {
-	if (have < CHUNK_HEADER_BYTES)
+	struct format_fault fault;
+	switch (format_chunk_header_decode(h, have, got, &fault)) {
+	case CRUMBS_OK:
+		break;
+	case CRUMBS_ERROR_TRUNCATED:
 		return truncated(err, off + have);
-	if (rd32(h) != FORMAT_MAGIC_CHUNK || rd32(h + 4) != FORMAT_CHUNK_HEADER_BYTES)
-		return corrupt(err, off, "expected a chunk header");
-	const unsigned char *p = h + FORMAT_SKIPPABLE_BYTES;
-	if (crumbs_crc32c(0, p, 36) != rd32(p + 36))
-		return corrupt(err, off, "chunk header checksum mismatch");
-	ref->offset = off;
-	ref->type = p[0];
-	ref->frames = rd32(p + 12);
-	ref->first = rd64(p + 16);
-	ref->last = rd64(p + 24);
-	ref->partial = 0;
-	*compressed = rd32(p + 4);
-	*content = rd32(p + 8);
-	*body_crc = rd32(p + 32);
-	if (p[1] | p[2] | p[3])
-		return corrupt(err, off, "reserved chunk header bytes are not zero");
-	if (*compressed == 0 || *content == 0 || *content > FORMAT_MAX_CHUNK_BYTES)
-		return corrupt(err, off, "chunk sizes out of range");
-	if (ref->type == FORMAT_CHUNK_SETUP) {
-		if (ref->frames || ref->first || ref->last)
-			return corrupt(err, off, "a setup chunk holds no frames");
-	} else if (ref->type == FORMAT_CHUNK_FRAMES) {
-		if (ref->frames == 0 || ref->first > ref->last ||
-		    ref->last - ref->first < ref->frames - 1)
-			return corrupt(err, off, "frame numbers of the chunk are inconsistent");
-	} else {
-		return corrupt(err, off, "unknown chunk type %u", ref->type);
+	default:
+		return corrupt(err, off, "%s", fault.what);
 	}
+	*ref = (struct chunk_ref){ off, got->first_frame, got->last_frame, got->frame_count,
+				   got->type, 0 };
 	return CRUMBS_OK;
 }
 
@@ -331,7 +309,7 @@ static enum crumbs_result add_chunk(reader *c, const struct chunk_ref *ref,
  * damage, which it records: a file without an index was cut. */
 static enum crumbs_result walk_chunks(reader *c, uint64_t off, struct analyze_error *err)
 {
-	unsigned char h[CHUNK_HEADER_BYTES];
+	unsigned char h[FORMAT_CHUNK_FRAME_BYTES];
 	struct analyze_error e = { 0 };
 
 	for (;;) {
@@ -342,24 +320,27 @@ static enum crumbs_result walk_chunks(reader *c, uint64_t off, struct analyze_er
 		ssize_t n = read_at(c, off, h, sizeof(h));
 		if (n < 0)
 			return io_error(err, off);
-		if (n >= FORMAT_SKIPPABLE_BYTES && rd32(h) == FORMAT_MAGIC_INDEX) {
+		struct format_frame frame = { 0, 0 };
+		if (n >= FORMAT_SKIPPABLE_BYTES)
+			frame = format_frame_decode(h);
+		if (n >= FORMAT_SKIPPABLE_BYTES && frame.magic == FORMAT_MAGIC_INDEX) {
 			/* An index whose trailer did not check out: damaged if
 			 * it ends where the file does, else cut. */
-			if (off + FORMAT_SKIPPABLE_BYTES + rd32(h + 4) == c->size)
+			if (off + FORMAT_SKIPPABLE_BYTES + frame.size == c->size)
 				corrupt(&e, off, "index trailer is damaged");
 			else
 				truncated(&e, c->size);
 			break;
 		}
 		struct chunk_ref ref;
-		uint32_t csize, usize, crc;
-		if (check_chunk_header(h, (size_t)n, off, &ref, &csize, &usize, &crc, &e) != CRUMBS_OK)
+		struct format_chunk_header got;
+		if (check_chunk_header(h, (size_t)n, off, &ref, &got, &e) != CRUMBS_OK)
 			break;
 		if (!follows(&c->chunks, &ref)) {
 			corrupt(&e, off, "frame numbers do not increase");
 			break;
 		}
-		uint64_t end = off + CHUNK_HEADER_BYTES + csize;
+		uint64_t end = off + FORMAT_CHUNK_FRAME_BYTES + got.body_bytes;
 		if (end > c->size) {
 			ref.partial = 1;
 			if (add_chunk(c, &ref, err) != CRUMBS_OK)
@@ -384,57 +365,48 @@ static bool read_index(reader *c, uint64_t chunks_start)
 {
 	unsigned char t[FORMAT_INDEX_TRAILER_BYTES];
 	struct analyze_error e = { 0 };
+	struct format_fault fault;
+	struct format_index_trailer trailer;
 	uint64_t tail = c->size - FORMAT_INDEX_TRAILER_BYTES;
 
-	if (c->size < chunks_start + FORMAT_SKIPPABLE_BYTES + FORMAT_INDEX_TRAILER_BYTES)
+	if (c->size < chunks_start + FORMAT_SKIPPABLE_BYTES + FORMAT_INDEX_TRAILER_BYTES ||
+	    read_at(c, tail, t, sizeof(t)) != (ssize_t)sizeof(t))
 		return false;
-	if (read_at(c, tail, t, sizeof(t)) != (ssize_t)sizeof(t) ||
-	    memcmp(t + 12, FORMAT_INDEX_SIGNATURE, FORMAT_INDEX_SIGNATURE_BYTES) != 0)
+	switch (format_index_trailer_decode(t, c->size - chunks_start, &trailer, &fault)) {
+	case CRUMBS_OK:
+		break;
+	case CRUMBS_ERROR_NOT_FOUND:
 		return false;
-	uint64_t entries = rd32(t);
-	uint64_t total = rd32(t + 8);
-	if (total != FORMAT_SKIPPABLE_BYTES + entries * FORMAT_INDEX_ENTRY_BYTES +
-			     FORMAT_INDEX_TRAILER_BYTES ||
-	    total > c->size - chunks_start) {
-		corrupt(&e, tail, "index trailer sizes are inconsistent");
+	default:
+		corrupt(&e, tail, "%s", fault.what);
 		note_damage(c, &e);
 		return false;
 	}
+	uint64_t entries = trailer.entry_count;
+	uint64_t total = trailer.frame_bytes;
 	uint64_t at = c->size - total;
-	size_t body = (size_t)(total - FORMAT_SKIPPABLE_BYTES);
 	unsigned char *p = malloc((size_t)total);
 	if (!p)
 		return false;
-	const unsigned char *content = p + FORMAT_SKIPPABLE_BYTES;
-	const unsigned char *trailer = content + body - FORMAT_INDEX_TRAILER_BYTES;
 	bool ok = false;
 	if (read_at(c, at, p, (size_t)total) != (ssize_t)total) {
 		io_error(&e, at);
 		goto out;
 	}
-	if (rd32(p) != FORMAT_MAGIC_INDEX || rd32(p + 4) != body) {
-		corrupt(&e, at, "expected the index");
-		goto out;
-	}
-	if (crumbs_crc32c(0, content, entries * FORMAT_INDEX_ENTRY_BYTES + 4) != rd32(trailer + 4)) {
-		corrupt(&e, at, "index checksum mismatch");
+	if (format_index_decode(p, &trailer, &fault) != CRUMBS_OK) {
+		corrupt(&e, at, "%s", fault.what);
 		goto out;
 	}
 	uint64_t prev = 0;
-	for (uint64_t i = 0; i < entries; i++) {
-		const unsigned char *q = content + i * FORMAT_INDEX_ENTRY_BYTES;
-		struct chunk_ref ref = { rd64(q), rd64(q + 8), rd64(q + 16), rd32(q + 24), q[28], 0 };
-		bool sane = (q[29] | q[30] | q[31]) == 0 &&
-			    ref.offset == (i == 0 ? chunks_start : ref.offset) &&
-			    (i == 0 || ref.offset > prev) &&
-			    ref.offset <= at - CHUNK_HEADER_BYTES - 1 && ref.offset < at;
-		if (ref.type == FORMAT_CHUNK_SETUP)
-			sane = sane && !ref.frames && !ref.first && !ref.last;
-		else if (ref.type == FORMAT_CHUNK_FRAMES)
-			sane = sane && ref.frames && ref.first <= ref.last &&
-			       ref.last - ref.first >= ref.frames - 1 && follows(&c->chunks, &ref);
-		else
-			sane = false;
+	for (uint32_t i = 0; i < entries; i++) {
+		struct format_index_entry got;
+		bool sane = format_index_entry_decode(p, i, &got);
+		struct chunk_ref ref = { got.offset, got.first_frame, got.last_frame,
+					 got.frame_count, got.type, 0 };
+		sane = sane && ref.offset == (i == 0 ? chunks_start : ref.offset) &&
+		       (i == 0 || ref.offset > prev) &&
+		       ref.offset <= at - FORMAT_CHUNK_FRAME_BYTES - 1 && ref.offset < at &&
+		       follows(&c->chunks, &ref);
 		if (!sane) {
 			corrupt(&e, at, "index entry %llu is inconsistent", (unsigned long long)i);
 			goto out;
@@ -468,7 +440,7 @@ out:
  * stable interface. */
 static bool zstd_frame_as_specified(const unsigned char *p, size_t size)
 {
-	if (size < 6 || rd32(p) != ZSTD_MAGICNUMBER)
+	if (size < 6 || format_get32(p) != ZSTD_MAGICNUMBER)
 		return false;
 	unsigned descriptor = p[4];
 	return (descriptor & 0x04) && !(descriptor & 0x18) && !(descriptor & 0x03);
@@ -483,21 +455,22 @@ static enum crumbs_result decode_chunk(const reader *c, size_t i, struct chunk_d
 				       struct analyze_error *err)
 {
 	const struct chunk_ref *ref = (const struct chunk_ref *)c->chunks.data + i;
-	unsigned char h[CHUNK_HEADER_BYTES];
+	unsigned char h[FORMAT_CHUNK_FRAME_BYTES];
 	struct chunk_ref got;
-	uint32_t csize, usize, crc;
+	struct format_chunk_header header;
 	ssize_t n;
 
 	d->produced = 0;
 	if ((n = read_at(c, ref->offset, h, sizeof(h))) < 0)
 		return io_error(err, ref->offset);
-	if (check_chunk_header(h, (size_t)n, ref->offset, &got, &csize, &usize, &crc, err) != CRUMBS_OK)
+	if (check_chunk_header(h, (size_t)n, ref->offset, &got, &header, err) != CRUMBS_OK)
 		return err->code;
+	uint32_t csize = header.body_bytes, usize = header.content_bytes;
 	if (got.type != ref->type || got.frames != ref->frames || got.first != ref->first ||
 	    got.last != ref->last)
 		return corrupt(err, ref->offset, "chunk header disagrees with the index");
 
-	uint64_t body = ref->offset + CHUNK_HEADER_BYTES;
+	uint64_t body = ref->offset + FORMAT_CHUNK_FRAME_BYTES;
 	uint64_t end = i + 1 < c->chunks.len ? ((const struct chunk_ref *)c->chunks.data)[i + 1].offset
 					     : c->chunks_end;
 	if (!ref->partial && body + csize != end)
@@ -523,7 +496,7 @@ static enum crumbs_result decode_chunk(const reader *c, size_t i, struct chunk_d
 	if (!ref->partial) {
 		if (have != csize)
 			return truncated(err, body + have);
-		if (crumbs_crc32c(0, d->compressed.data, csize) != crc)
+		if (crumbs_crc32c(0, d->compressed.data, csize) != header.body_crc)
 			return corrupt(err, body, "chunk checksum mismatch");
 		if (!zstd_frame_as_specified(d->compressed.data, csize) ||
 		    ZSTD_getFrameContentSize(d->compressed.data, csize) != usize)
@@ -567,7 +540,7 @@ static void chunk_begin(const reader *c, size_t i, struct chunk_data *d)
 	cs->data = d->content.data;
 	cs->len = d->produced;
 	cs->pos = 0;
-	cs->body_offset = ref->offset + CHUNK_HEADER_BYTES;
+	cs->body_offset = ref->offset + FORMAT_CHUNK_FRAME_BYTES;
 	cs->index = i;
 	cs->frames_done = 0;
 	cs->prev_frame = 0;
@@ -862,62 +835,40 @@ static enum crumbs_result setup_before(reader *c, size_t i, struct analyze_error
 
 static enum crumbs_result open_common(reader *c, struct analyze_error *err)
 {
-	unsigned char h[FORMAT_SKIPPABLE_BYTES + FORMAT_HEADER_MAX_BYTES];
-	const unsigned char *p = h + FORMAT_SKIPPABLE_BYTES; /* the content */
+	unsigned char h[FORMAT_HEADER_FRAME_MAX_BYTES];
+	struct format_file_header header;
+	struct format_fault fault;
 	ssize_t n = read_at(c, 0, h, sizeof(h));
 
 	if (n < 0)
 		return io_error(err, 0);
-	/* A prefix of a header is a cut capture; anything else is not one. */
-	if ((size_t)n < FORMAT_SKIPPABLE_BYTES + FORMAT_SIGNATURE_BYTES) {
-		unsigned char magic[4];
-		for (size_t i = 0; i < 4; i++)
-			magic[i] = (unsigned char)(FORMAT_MAGIC_HEADER >> 8 * i);
-		size_t cmp = (size_t)n < 4 ? (size_t)n : 4;
-		bool prefix = memcmp(h, magic, cmp) == 0 &&
-			      ((size_t)n <= FORMAT_SKIPPABLE_BYTES ||
-			       memcmp(p, FORMAT_SIGNATURE, (size_t)n - FORMAT_SKIPPABLE_BYTES) == 0);
-		if (n == 0 || prefix)
-			return truncated(err, (uint64_t)n);
-		return set_error(err, CRUMBS_ERROR_NOT_CAPTURE, 0, "not a crumbs capture");
-	}
-	if (rd32(h) != FORMAT_MAGIC_HEADER ||
-	    memcmp(p, FORMAT_SIGNATURE, FORMAT_SIGNATURE_BYTES) != 0)
-		return set_error(err, CRUMBS_ERROR_NOT_CAPTURE, 0, "not a crumbs capture");
-	uint32_t size = rd32(h + 4);
-	if (size < FORMAT_HEADER_MIN_BYTES || size > FORMAT_HEADER_MAX_BYTES)
-		return corrupt(err, 0, "header size out of range");
-	if ((size_t)n < FORMAT_SKIPPABLE_BYTES + size)
+	switch (format_file_header_decode(h, (size_t)n, &header, &fault)) {
+	case CRUMBS_OK:
+		break;
+	case CRUMBS_ERROR_TRUNCATED:
 		return truncated(err, (uint64_t)n);
-	uint32_t plen = rd16(p + 24);
-	if (plen != size - FORMAT_HEADER_MIN_BYTES)
-		return corrupt(err, 0, "header sizes are inconsistent");
-	if (crumbs_crc32c(0, p, 26 + plen) != rd32(p + 26 + plen))
-		return corrupt(err, 0, "header checksum mismatch");
-	c->meta.version_major = rd16(p + 8);
-	c->meta.version_minor = rd16(p + 10);
-	if (c->meta.version_major != CRUMBS_FORMAT_MAJOR ||
-	    c->meta.version_minor > CRUMBS_FORMAT_MINOR)
-		return set_error(err, CRUMBS_ERROR_VERSION, 8,
+	case CRUMBS_ERROR_NOT_CAPTURE:
+		return set_error(err, CRUMBS_ERROR_NOT_CAPTURE, 0, "not a crumbs capture");
+	case CRUMBS_ERROR_VERSION:
+		/* At the header's content, which begins with what it is. */
+		return set_error(err, CRUMBS_ERROR_VERSION, FORMAT_SKIPPABLE_BYTES,
 				 "unsupported version %u.%u (this crumbs reads %u.%u)",
-				 c->meta.version_major, c->meta.version_minor,
-				 CRUMBS_FORMAT_MAJOR, CRUMBS_FORMAT_MINOR);
-	if (rd32(p + 12) != 0)
-		return corrupt(err, 0, "unknown header flags");
-	for (size_t i = 0; i < plen;) {
-		size_t len = crumbs_utf8_sequence(p + 26 + i, plen - i);
-		if (!len)
-			return corrupt(err, 0, "producer is not valid UTF-8");
-		i += len;
+				 header.major, header.minor, CRUMBS_FORMAT_MAJOR,
+				 CRUMBS_FORMAT_MINOR);
+	default:
+		return corrupt(err, 0, "%s", fault.what);
 	}
+	c->meta.version_major = header.major;
+	c->meta.version_minor = header.minor;
 	/* Not in the devices' arena, which a rewind resets. */
-	c->meta.producer = arena_copy_string(&c->header_arena, p + 26, plen);
+	c->meta.producer = arena_copy_string(&c->header_arena, header.producer,
+					     header.producer_len);
 	if (!c->meta.producer)
 		return out_of_memory(err);
-	c->meta.created_unix_s = rd64(p + 16);
+	c->meta.created_unix_s = header.created_unix_s;
 	c->meta.file_bytes = c->size;
 
-	uint64_t chunks_start = FORMAT_SKIPPABLE_BYTES + size;
+	uint64_t chunks_start = header.frame_bytes;
 	if (!read_index(c, chunks_start)) {
 		enum crumbs_result r = walk_chunks(c, chunks_start, err);
 		if (r != CRUMBS_OK)

@@ -285,101 +285,118 @@ static bool parse_calibration(struct cursor *k, const struct setup *setup,
 /* Setup chunks                                                             */
 /* ------------------------------------------------------------------------ */
 
+static bool setup_gpu(struct setup *setup, struct cursor *k, const struct chunk_state *cs)
+{
+	struct capture_gpu g = { 0 };
+	uint32_t name, driver;
+	if (!get_string_id(k, cs, &name) || !get_string_id(k, cs, &driver) ||
+	    !get_u32(k, &g.vendor_id, UINT32_MAX, "vendor id out of range") ||
+	    !get_u32(k, &g.device_id, UINT32_MAX, "device id out of range") ||
+	    !get_u32(k, &g.driver_version, UINT32_MAX, "driver version out of range") ||
+	    !get_u32(k, &g.api_version, UINT32_MAX, "api version out of range"))
+		return false;
+	if (setup->gpus.len >= FORMAT_MAX_GPUS)
+		return cur_fail(k, "more than 64 gpus");
+	const unsigned char *const *names = cs->names.data;
+	const uint32_t *lens = cs->name_lens.data;
+	g.name = arena_copy_string(&setup->arena, names[name], lens[name]);
+	g.driver_name = arena_copy_string(&setup->arena, names[driver], lens[driver]);
+	struct capture_gpu *slot = vec_push(&setup->gpus, sizeof(*slot));
+	if (!slot || !g.name || !g.driver_name)
+		return cur_fail(k, "out of memory");
+	*slot = g;
+	return true;
+}
+
+static bool setup_queue(struct setup *setup, struct cursor *k)
+{
+	struct capture_queue q = { 0 };
+	unsigned bits = 0;
+	float period;
+	if (!get_index(k, &q.gpu, setup->gpus.len, "queue of an unknown gpu") ||
+	    !get_u32(k, &q.family, UINT32_MAX, "family out of range") ||
+	    !get_u32(k, &q.index, UINT32_MAX, "queue index out of range") ||
+	    !get_u32(k, &q.flags, FORMAT_QUEUE_FLAGS_KNOWN, "unknown queue flags"))
+		return false;
+	if (k->end - k->p < 5) {
+		k->ran_out = true;
+		return cur_fail(k, "record cut short");
+	}
+	uint32_t pbits = format_get32(k->p);
+	memcpy(&period, &pbits, 4);
+	k->p += 4;
+	get_u8(k, &bits);
+	if (!(period > 0.0f && period <= FORMAT_MAX_PERIOD_NS))
+		return cur_fail(k, "timestamp period out of range");
+	if (bits > FORMAT_MAX_VALID_BITS)
+		return cur_fail(k, "more than 64 timestamp valid bits");
+	if (setup->queues.len >= FORMAT_MAX_QUEUES)
+		return cur_fail(k, "more than 256 queues");
+	q.timestamp_period = period;
+	q.timestamp_valid_bits = bits;
+	const char *type = queue_type_name(q.flags);
+	unsigned ordinal = 0;
+	const struct capture_queue *qs = setup->queues.data;
+	for (size_t i = 0; i < setup->queues.len; i++)
+		if (qs[i].gpu == q.gpu && strcmp(queue_type_name(qs[i].flags), type) == 0)
+			ordinal++;
+	snprintf(q.name, sizeof(q.name), "%s %u", type, ordinal);
+	struct capture_queue *slot = vec_push(&setup->queues, sizeof(*slot));
+	if (!slot)
+		return cur_fail(k, "out of memory");
+	*slot = q;
+	return true;
+}
+
+static bool setup_calibration(struct setup *setup, struct cursor *k)
+{
+	struct raw_calibration s;
+	if (!parse_calibration(k, setup, &s))
+		return false;
+	/* Keep the most recent samples of each GPU. */
+	struct raw_calibration *all = setup->samples.data;
+	size_t n = 0, oldest = SIZE_MAX;
+	for (size_t i = 0; i < setup->samples.len; i++)
+		if (all[i].gpu == s.gpu && (n++, oldest == SIZE_MAX))
+			oldest = i;
+	if (n >= MAX_SETUP_SAMPLES) {
+		memmove(all + oldest, all + oldest + 1,
+			(setup->samples.len - oldest - 1) * sizeof(*all));
+		setup->samples.len--;
+	}
+	struct raw_calibration *slot = vec_push(&setup->samples, sizeof(*slot));
+	if (!slot)
+		return cur_fail(k, "out of memory");
+	*slot = s;
+	((struct capture_gpu *)setup->gpus.data)[s.gpu].calibration_samples++;
+	return true;
+}
+
 bool records_apply_setup(struct setup *setup, struct cursor *k, struct chunk_state *cs)
 {
 	while (k->p < k->end) {
 		unsigned tag;
+		bool ok;
 		get_u8(k, &tag);
 		switch (tag) {
 		case FORMAT_TAG_STRING:
-			if (!parse_string(k, cs))
-				return false;
+			ok = parse_string(k, cs);
 			break;
-		case FORMAT_TAG_GPU: {
-			struct capture_gpu g = { 0 };
-			uint32_t name, driver;
-			if (!get_string_id(k, cs, &name) || !get_string_id(k, cs, &driver) ||
-			    !get_u32(k, &g.vendor_id, UINT32_MAX, "vendor id out of range") ||
-			    !get_u32(k, &g.device_id, UINT32_MAX, "device id out of range") ||
-			    !get_u32(k, &g.driver_version, UINT32_MAX, "driver version out of range") ||
-			    !get_u32(k, &g.api_version, UINT32_MAX, "api version out of range"))
-				return false;
-			if (setup->gpus.len >= FORMAT_MAX_GPUS)
-				return cur_fail(k, "more than 64 gpus");
-			const unsigned char *const *names = cs->names.data;
-			const uint32_t *lens = cs->name_lens.data;
-			g.name = arena_copy_string(&setup->arena, names[name], lens[name]);
-			g.driver_name = arena_copy_string(&setup->arena, names[driver], lens[driver]);
-			struct capture_gpu *slot = vec_push(&setup->gpus, sizeof(*slot));
-			if (!slot || !g.name || !g.driver_name)
-				return cur_fail(k, "out of memory");
-			*slot = g;
+		case FORMAT_TAG_GPU:
+			ok = setup_gpu(setup, k, cs);
 			break;
-		}
-		case FORMAT_TAG_QUEUE: {
-			struct capture_queue q = { 0 };
-			unsigned bits = 0;
-			float period;
-			if (!get_index(k, &q.gpu, setup->gpus.len, "queue of an unknown gpu") ||
-			    !get_u32(k, &q.family, UINT32_MAX, "family out of range") ||
-			    !get_u32(k, &q.index, UINT32_MAX, "queue index out of range") ||
-			    !get_u32(k, &q.flags, FORMAT_QUEUE_FLAGS_KNOWN, "unknown queue flags"))
-				return false;
-			if (k->end - k->p < 5) {
-				k->ran_out = true;
-				return cur_fail(k, "record cut short");
-			}
-			uint32_t pbits = rd32(k->p);
-			memcpy(&period, &pbits, 4);
-			k->p += 4;
-			get_u8(k, &bits);
-			if (!(period > 0.0f && period <= FORMAT_MAX_PERIOD_NS))
-				return cur_fail(k, "timestamp period out of range");
-			if (bits > FORMAT_MAX_VALID_BITS)
-				return cur_fail(k, "more than 64 timestamp valid bits");
-			if (setup->queues.len >= FORMAT_MAX_QUEUES)
-				return cur_fail(k, "more than 256 queues");
-			q.timestamp_period = period;
-			q.timestamp_valid_bits = bits;
-			const char *type = queue_type_name(q.flags);
-			unsigned ordinal = 0;
-			const struct capture_queue *qs = setup->queues.data;
-			for (size_t i = 0; i < setup->queues.len; i++)
-				if (qs[i].gpu == q.gpu && strcmp(queue_type_name(qs[i].flags), type) == 0)
-					ordinal++;
-			snprintf(q.name, sizeof(q.name), "%s %u", type, ordinal);
-			struct capture_queue *slot = vec_push(&setup->queues, sizeof(*slot));
-			if (!slot)
-				return cur_fail(k, "out of memory");
-			*slot = q;
+		case FORMAT_TAG_QUEUE:
+			ok = setup_queue(setup, k);
 			break;
-		}
-		case FORMAT_TAG_CALIBRATION: {
-			struct raw_calibration s;
-			if (!parse_calibration(k, setup, &s))
-				return false;
-			/* Keep the most recent samples of each GPU. */
-			struct raw_calibration *all = setup->samples.data;
-			size_t n = 0, oldest = SIZE_MAX;
-			for (size_t i = 0; i < setup->samples.len; i++)
-				if (all[i].gpu == s.gpu && (n++, oldest == SIZE_MAX))
-					oldest = i;
-			if (n >= MAX_SETUP_SAMPLES) {
-				memmove(all + oldest, all + oldest + 1,
-					(setup->samples.len - oldest - 1) * sizeof(*all));
-				setup->samples.len--;
-			}
-			struct raw_calibration *slot = vec_push(&setup->samples, sizeof(*slot));
-			if (!slot)
-				return cur_fail(k, "out of memory");
-			*slot = s;
-			((struct capture_gpu *)setup->gpus.data)[s.gpu].calibration_samples++;
+		case FORMAT_TAG_CALIBRATION:
+			ok = setup_calibration(setup, k);
 			break;
-		}
 		default:
 			k->p--;
 			return cur_fail(k, "record not allowed in a setup chunk");
 		}
+		if (!ok)
+			return false;
 	}
 	return true;
 }
@@ -517,12 +534,470 @@ static inline struct item *item_push(struct raw_frames *raw, uint8_t type, uint3
 	return it;
 }
 
-static bool decode_frame(const struct setup *setup, struct cursor *k, struct chunk_state *cs,
-			 struct raw_frames *raw, struct raw_span *span);
+/* A frame being decoded: where its records come from and go, and the
+ * state of the frame that their rules read. */
+struct frame_decoder {
+	const struct setup *setup;
+	struct cursor *k;
+	struct chunk_state *cs;
+	struct raw_frames *raw;
+	struct raw_span *span;
+	const struct capture_queue *queues;
+	uint32_t queue_count;
+	int current; /* the current queue, or -1 */
+	bool in_submit;
+	/* Inside a submission on a queue with timestamps: the mask of its
+	 * valid bits, which a zigzag difference in range is at most. */
+	bool timed;
+	uint64_t mask;
+	/* Scopes open on each queue: an array of the caller's, so that the
+	 * rest, once the functions are inlined, stays in registers. */
+	uint32_t *depth;
+};
 
-/* Bytes left in the content that decode_frame's fast path needs: a tag
- * and two varints of at most 10 bytes, and the 10 its reads may touch. */
+/* Bytes left in the content that fast_scopes needs: a tag and two varints
+ * of at most 10 bytes, and the 10 its reads may touch. */
 #define FAST_BYTES 32
+
+/*
+ * The common records, the begins and ends of scopes with their timestamps
+ * inside a submission, far from the end of the content: read without the
+ * checks of each byte. Anything unusual is left to decode_record, which
+ * reads the record again and says what is wrong. One loop, its state in
+ * locals (registers), written back where it stops: at a record of another
+ * kind, near the end, or where the items need room.
+ */
+static inline __attribute__((always_inline)) void fast_scopes(struct frame_decoder *d)
+{
+	struct cursor *k = d->k;
+	struct raw_frames *raw = d->raw;
+	const int current = d->current;
+	const unsigned char *p = k->p, *limit = k->end - FAST_BYTES;
+	const uint64_t mask = d->mask;
+	uint64_t base = d->cs->tick_base[current];
+	uint32_t dep = d->depth[current];
+	const size_t names = d->cs->names.len;
+	struct item *fast = (struct item *)raw->items.data + raw->items.len;
+	struct item *const fast_end = (struct item *)raw->items.data + raw->items.cap;
+	/* Registers are short here: each bound is one, and a difference
+	 * beyond the valid bits is one above mask. */
+	while (p <= limit && fast < fast_end) {
+		unsigned t = p[0], n;
+		const unsigned char *q = p + 1;
+		uint64_t id = 0, z;
+		bool close = t == FORMAT_TAG_SCOPE_END;
+		if (!close) {
+			if (t - FORMAT_TAG_SCOPE_BEGIN >=
+				    FORMAT_TAG_SCOPE_BEGIN_NO_TICKS - FORMAT_TAG_SCOPE_BEGIN ||
+			    dep >= FORMAT_MAX_DEPTH)
+				break;
+			if (!(n = varint_unchecked(q, &id)) || id >= names)
+				break;
+			q += n;
+		}
+		if (!(n = varint_unchecked(q, &z)) || z > mask)
+			break;
+		base = (base + ((z >> 1) ^ (0 - (z & 1)))) & mask;
+		/* Field by field: a compound literal is zeroed whole first. */
+		fast->type = close ? ITEM_END : ITEM_BEGIN;
+		fast->kind = CRUMBS_EVENT_SCOPE;
+		fast->level = close ? 0 : (uint8_t)(t - FORMAT_TAG_SCOPE_BEGIN);
+		fast->flags = ITEM_HAS_T1;
+		fast->queue = (uint32_t)current;
+		fast->a = (uint32_t)id;
+		fast->b = 0;
+		fast->t1 = (int64_t)base;
+		fast->t2 = 0;
+		fast++;
+		if (!close)
+			dep++;
+		else if (dep)
+			dep--;
+		p = q + n;
+	}
+	raw->items.len = (size_t)(fast - (struct item *)raw->items.data);
+	d->cs->tick_base[current] = base;
+	d->depth[current] = dep;
+	k->p = p;
+}
+
+/* The rules of where records may be. */
+static inline bool need_queue(const struct frame_decoder *d)
+{
+	return d->current >= 0 || cur_fail(d->k, "scope record with no current queue");
+}
+
+static inline bool need_ticks(const struct frame_decoder *d)
+{
+	if (!d->in_submit)
+		return cur_fail(d->k, "timestamp outside a submission");
+	if (d->queues[d->current].timestamp_valid_bits == 0)
+		return cur_fail(d->k, "timestamp on a queue without timestamps");
+	return true;
+}
+
+/* A timestamp of the current queue, which must have them. */
+static inline bool read_ticks(struct frame_decoder *d, uint64_t *t)
+{
+	return need_ticks(d) && get_ticks(d->k, &d->cs->tick_base[d->current],
+					  d->queues[d->current].timestamp_valid_bits, t);
+}
+
+/* A record's one timestamp, into it->t1. */
+static inline bool read_t1(struct frame_decoder *d, struct item *it)
+{
+	uint64_t t;
+	if (!read_ticks(d, &t))
+		return false;
+	it->flags = ITEM_HAS_T1;
+	it->t1 = (int64_t)t;
+	return true;
+}
+
+/* FRAME_BEGIN: the frame's number and when it began. */
+static bool frame_begin(struct frame_decoder *d)
+{
+	struct cursor *k = d->k;
+	struct chunk_state *cs = d->cs;
+	unsigned tag;
+	uint64_t n;
+
+	if (!get_u8(k, &tag))
+		return false;
+	if (tag != FORMAT_TAG_FRAME_BEGIN) {
+		k->p--;
+		return cur_fail(k, "a frame must start with FRAME_BEGIN");
+	}
+	if (!get_varint(k, &n))
+		return false;
+	if (cs->frames_done == 0) {
+		d->span->number = n;
+	} else {
+		if (n >= UINT64_MAX - cs->prev_frame)
+			return cur_fail(k, "frame number out of range");
+		d->span->number = cs->prev_frame + 1 + n;
+	}
+	return get_cpu(k, &cs->cpu_cursor, &d->span->cpu_begin_ns);
+}
+
+/* FRAME_END, after its tag: the frame is complete. */
+static bool frame_end(struct frame_decoder *d)
+{
+	struct cursor *k = d->k;
+	struct raw_span *span = d->span;
+	uint64_t flags;
+	uint32_t dropped;
+
+	if (d->in_submit)
+		return cur_fail(k, "frame ends inside a submission");
+	if (!get_cpu(k, &d->cs->cpu_cursor, &span->cpu_end_ns) || !get_varint(k, &flags) ||
+	    !get_u32(k, &dropped, UINT32_MAX, "dropped scope count out of range"))
+		return false;
+	if (span->cpu_end_ns < span->cpu_begin_ns)
+		return cur_fail(k, "frame ends before it begins");
+	if (flags & ~(uint64_t)FORMAT_FRAME_FLAGS_KNOWN)
+		return cur_fail(k, "unknown frame flags");
+	span->flags = (uint32_t)flags;
+	span->dropped_scopes = dropped;
+	d->cs->prev_frame = span->number;
+	d->cs->frames_done++;
+	return true;
+}
+
+static bool frame_calibration(struct frame_decoder *d)
+{
+	struct raw_calibration s;
+	if (d->in_submit)
+		return cur_fail(d->k, "calibration inside a submission");
+	if (!parse_calibration(d->k, d->setup, &s))
+		return false;
+	struct raw_calibration *slot = vec_push(&d->raw->calibrations, sizeof(*slot));
+	if (!slot)
+		return cur_fail(d->k, "out of memory");
+	*slot = s;
+	return true;
+}
+
+static bool queue_ready(struct frame_decoder *d)
+{
+	struct cursor *k = d->k;
+	uint32_t q;
+	if (d->in_submit)
+		return cur_fail(k, "QUEUE_READY inside a submission");
+	if (!get_index(k, &q, d->queue_count, "unknown queue"))
+		return false;
+	if (d->queues[q].timestamp_valid_bits == 0)
+		return cur_fail(k, "timestamp on a queue without timestamps");
+	struct raw_ready *r = vec_push(&d->raw->readies, sizeof(*r));
+	if (!r)
+		return cur_fail(k, "out of memory");
+	r->queue = q;
+	return get_ticks(k, &d->cs->tick_base[q], d->queues[q].timestamp_valid_bits, &r->ticks);
+}
+
+/* A count of semaphore operations, then the operations, appended to
+ * raw->ops. Inline: called, it takes more than the loop it holds. */
+static inline __attribute__((always_inline)) bool
+submit_ops(struct cursor *k, struct raw_frames *raw, uint32_t *count)
+{
+	uint32_t n;
+	if (!get_u32(k, &n, FORMAT_MAX_SEMAPHORE_OPS, "more than 1024 semaphore operations"))
+		return false;
+	*count = n;
+	for (uint32_t i = 0; i < n; i++) {
+		struct raw_op *op = vec_push(&raw->ops, sizeof(*op));
+		if (!op)
+			return cur_fail(k, "out of memory");
+		if (!get_u32(k, &op->semaphore, UINT32_MAX, "semaphore id out of range") ||
+		    !get_varint(k, &op->value))
+			return false;
+	}
+	return true;
+}
+
+/* SUBMIT, with or without its GPU start: opens a submission. */
+static inline bool submit_begin(struct frame_decoder *d, unsigned tag)
+{
+	struct cursor *k = d->k;
+	struct raw_frames *raw = d->raw;
+	uint32_t q;
+	if (d->in_submit)
+		return cur_fail(k, "submissions do not nest");
+	if (!get_index(k, &q, d->queue_count, "unknown queue"))
+		return false;
+	struct raw_submit *s = vec_push(&raw->submits, sizeof(*s));
+	struct item *it = s ? item_push(raw, ITEM_SUBMIT, q) : NULL;
+	if (!it)
+		return cur_fail(k, "out of memory");
+	memset(s, 0, sizeof(*s));
+	it->a = (uint32_t)(raw->submits.len - 1 - d->span->first[RAW_SUBMITS]);
+	d->current = (int)q;
+	d->in_submit = true;
+	if (d->queues[q].timestamp_valid_bits) {
+		d->timed = true;
+		d->mask = bits_mask(d->queues[q].timestamp_valid_bits);
+	}
+	if (!get_cpu(k, &d->cs->cpu_cursor, &s->cpu_ns) ||
+	    (tag == FORMAT_TAG_SUBMIT && !read_t1(d, it)))
+		return false;
+	s->first_op = (uint32_t)(raw->ops.len - d->span->first[RAW_OPS]);
+	return submit_ops(k, raw, &s->wait_count) && submit_ops(k, raw, &s->signal_count);
+}
+
+/* SUBMIT_END, with or without its GPU end. */
+static inline bool submit_end(struct frame_decoder *d, unsigned tag)
+{
+	struct item *it;
+	if (!d->in_submit)
+		return cur_fail(d->k, "SUBMIT_END outside a submission");
+	if (!(it = item_push(d->raw, ITEM_SUBMIT_END, (uint32_t)d->current)))
+		return cur_fail(d->k, "out of memory");
+	if (tag == FORMAT_TAG_SUBMIT_END && !read_t1(d, it))
+		return false;
+	d->in_submit = false;
+	d->timed = false;
+	return true;
+}
+
+static bool host_signal(struct frame_decoder *d)
+{
+	struct cursor *k = d->k;
+	if (d->in_submit)
+		return cur_fail(k, "HOST_SIGNAL inside a submission");
+	struct raw_host_signal *h = vec_push(&d->raw->host_signals, sizeof(*h));
+	if (!h)
+		return cur_fail(k, "out of memory");
+	return get_u32(k, &h->semaphore, UINT32_MAX, "semaphore id out of range") &&
+	       get_varint(k, &h->value) && get_cpu(k, &d->cs->cpu_cursor, &h->cpu_ns);
+}
+
+static bool select_queue(struct frame_decoder *d)
+{
+	uint32_t q;
+	if (d->in_submit)
+		return cur_fail(d->k, "SELECT_QUEUE inside a submission");
+	if (!get_index(d->k, &q, d->queue_count, "unknown queue"))
+		return false;
+	d->current = (int)q;
+	return true;
+}
+
+/* SCOPE_BEGIN at a level and EVENT_BEGIN, each with or without its
+ * timestamp. */
+static inline bool scope_begin(struct frame_decoder *d, unsigned tag)
+{
+	struct cursor *k = d->k;
+	bool event = tag == FORMAT_TAG_EVENT_BEGIN || tag == FORMAT_TAG_EVENT_BEGIN_NO_TICKS;
+	bool ticks = tag < FORMAT_TAG_SCOPE_BEGIN_NO_TICKS || tag == FORMAT_TAG_EVENT_BEGIN;
+	uint32_t kind = CRUMBS_EVENT_SCOPE, name;
+	struct item *it;
+
+	if (!need_queue(d))
+		return false;
+	if (event &&
+	    (!get_u32(k, &kind, UINT32_MAX, "unknown event kind") ||
+	     (kind != CRUMBS_EVENT_RENDER_PASS && kind != CRUMBS_EVENT_OTHER &&
+	      !cur_fail(k, "an event that contains others must be a render pass or other"))))
+		return false;
+	if (!get_string_id(k, d->cs, &name))
+		return false;
+	if (!(it = item_push(d->raw, ITEM_BEGIN, (uint32_t)d->current)))
+		return cur_fail(k, "out of memory");
+	it->kind = (uint8_t)kind;
+	it->level = event ? CRUMBS_DETAIL_MAX :
+		    ticks ? (uint8_t)(tag - FORMAT_TAG_SCOPE_BEGIN) :
+		    (uint8_t)(tag - FORMAT_TAG_SCOPE_BEGIN_NO_TICKS);
+	it->a = name;
+	if (ticks && !read_t1(d, it))
+		return false;
+	if (++d->depth[d->current] > FORMAT_MAX_DEPTH)
+		return cur_fail(k, "scopes nested deeper than 255");
+	return true;
+}
+
+/* SCOPE_END, with or without its timestamp. */
+static inline bool scope_end(struct frame_decoder *d, unsigned tag)
+{
+	struct item *it;
+	if (!need_queue(d))
+		return false;
+	if (!(it = item_push(d->raw, ITEM_END, (uint32_t)d->current)))
+		return cur_fail(d->k, "out of memory");
+	if (tag == FORMAT_TAG_SCOPE_END && !read_t1(d, it))
+		return false;
+	if (d->depth[d->current])
+		d->depth[d->current]--;
+	return true;
+}
+
+/* LEAF, with or without its begin and end. */
+static inline bool leaf(struct frame_decoder *d, unsigned tag)
+{
+	struct cursor *k = d->k;
+	struct raw_frames *raw = d->raw;
+	uint32_t kind, name;
+	struct item *it;
+
+	if (!need_queue(d))
+		return false;
+	if (!get_u32(k, &kind, UINT32_MAX, "unknown leaf kind") ||
+	    ((kind < CRUMBS_EVENT_DRAW || kind > CRUMBS_EVENT_OTHER) &&
+	     !cur_fail(k, "unknown leaf kind")) ||
+	    !get_string_id(k, d->cs, &name) || !get_counts(k, raw))
+		return false;
+	if (!(it = item_push(raw, ITEM_LEAF, (uint32_t)d->current)))
+		return cur_fail(k, "out of memory");
+	it->kind = (uint8_t)kind;
+	it->level = CRUMBS_DETAIL_MAX;
+	it->a = name;
+	it->b = (uint32_t)(raw->counts.len - 1 - d->span->first[RAW_COUNTS]);
+	if (tag == FORMAT_TAG_LEAF) {
+		uint64_t t1, t2;
+		if (!read_ticks(d, &t1) || !read_ticks(d, &t2))
+			return false;
+		it->flags = ITEM_HAS_T1 | ITEM_HAS_T2;
+		it->t1 = (int64_t)t1;
+		it->t2 = (int64_t)t2;
+	}
+	if (d->depth[d->current] >= FORMAT_MAX_DEPTH)
+		return cur_fail(k, "scopes nested deeper than 255");
+	return true;
+}
+
+/* COUNTS: added to the innermost scope when the model is built. */
+static bool counts(struct frame_decoder *d)
+{
+	struct item *it;
+	if (!need_queue(d) || !get_counts(d->k, d->raw))
+		return false;
+	if (!(it = item_push(d->raw, ITEM_COUNTS, (uint32_t)d->current)))
+		return cur_fail(d->k, "out of memory");
+	it->b = (uint32_t)(d->raw->counts.len - 1 - d->span->first[RAW_COUNTS]);
+	return true;
+}
+
+/* A record of a frame but FRAME_BEGIN and FRAME_END, after its tag, which
+ * began at `record`. */
+static inline bool decode_record(struct frame_decoder *d, unsigned tag,
+				 const unsigned char *record)
+{
+	switch (tag) {
+	case FORMAT_TAG_STRING:
+		return parse_string(d->k, d->cs);
+	case FORMAT_TAG_CALIBRATION:
+		return frame_calibration(d);
+	case FORMAT_TAG_QUEUE_READY:
+		return queue_ready(d);
+	case FORMAT_TAG_SUBMIT:
+	case FORMAT_TAG_SUBMIT_NO_TICKS:
+		return submit_begin(d, tag);
+	case FORMAT_TAG_SUBMIT_END:
+	case FORMAT_TAG_SUBMIT_END_NO_TICKS:
+		return submit_end(d, tag);
+	case FORMAT_TAG_HOST_SIGNAL:
+		return host_signal(d);
+	case FORMAT_TAG_SELECT_QUEUE:
+		return select_queue(d);
+	case FORMAT_TAG_SCOPE_BEGIN:
+	case FORMAT_TAG_SCOPE_BEGIN + 1:
+	case FORMAT_TAG_SCOPE_BEGIN + 2:
+	case FORMAT_TAG_SCOPE_BEGIN + 3:
+	case FORMAT_TAG_SCOPE_BEGIN_NO_TICKS:
+	case FORMAT_TAG_SCOPE_BEGIN_NO_TICKS + 1:
+	case FORMAT_TAG_SCOPE_BEGIN_NO_TICKS + 2:
+	case FORMAT_TAG_SCOPE_BEGIN_NO_TICKS + 3:
+	case FORMAT_TAG_EVENT_BEGIN:
+	case FORMAT_TAG_EVENT_BEGIN_NO_TICKS:
+		return scope_begin(d, tag);
+	case FORMAT_TAG_SCOPE_END:
+	case FORMAT_TAG_SCOPE_END_NO_TICKS:
+		return scope_end(d, tag);
+	case FORMAT_TAG_LEAF:
+	case FORMAT_TAG_LEAF_NO_TICKS:
+		return leaf(d, tag);
+	case FORMAT_TAG_COUNTS:
+		return counts(d);
+	default:
+		d->k->p = record;
+		return cur_fail(d->k, "unknown record tag");
+	}
+}
+
+/* One frame's records, FRAME_BEGIN to FRAME_END, appended to raw. */
+static bool decode_frame(const struct setup *setup, struct cursor *k, struct chunk_state *cs,
+			 struct raw_frames *raw, struct raw_span *span)
+{
+	uint32_t depth[FORMAT_MAX_QUEUES];
+	struct frame_decoder d;
+	d.setup = setup;
+	d.k = k;
+	d.cs = cs;
+	d.raw = raw;
+	d.span = span;
+	d.queues = setup->queues.data;
+	d.queue_count = (uint32_t)setup->queues.len;
+	d.current = -1;
+	d.in_submit = false;
+	d.timed = false;
+	d.mask = 0;
+	d.depth = depth;
+	memset(depth, 0, sizeof(depth[0]) * d.queue_count);
+
+	if (!frame_begin(&d))
+		return false;
+	for (;;) {
+		if (d.timed && k->end - k->p >= FAST_BYTES)
+			fast_scopes(&d);
+		const unsigned char *record = k->p;
+		unsigned tag;
+		if (!get_u8(k, &tag))
+			return false;
+		if (tag == FORMAT_TAG_FRAME_END)
+			return frame_end(&d);
+		if (!decode_record(&d, tag, record))
+			return false;
+	}
+}
 
 bool records_decode_frame(const struct setup *setup, struct cursor *k, struct chunk_state *cs,
 			  struct raw_frames *frames)
@@ -543,346 +1018,4 @@ bool records_decode_frame(const struct setup *setup, struct cursor *k, struct ch
 		v[j]->len = span->first[j];
 	frames->spans.len--;
 	return false;
-}
-
-static bool decode_frame(const struct setup *setup, struct cursor *k, struct chunk_state *cs,
-			 struct raw_frames *raw, struct raw_span *span)
-{
-	const struct capture_queue *queues = setup->queues.data;
-	uint32_t queue_count = (uint32_t)setup->queues.len;
-	uint32_t depth[FORMAT_MAX_QUEUES];
-	int current = -1;
-	bool in_submit = false;
-	/* Inside a submission on a queue with timestamps: the mask of its
-	 * valid bits, which a zigzag difference in range is at most. */
-	bool timed = false;
-	uint64_t mask = 0;
-	unsigned tag;
-	uint64_t d;
-
-	memset(depth, 0, sizeof(depth[0]) * queue_count);
-
-	if (!get_u8(k, &tag))
-		return false;
-	if (tag != FORMAT_TAG_FRAME_BEGIN) {
-		k->p--;
-		return cur_fail(k, "a frame must start with FRAME_BEGIN");
-	}
-	if (!get_varint(k, &d))
-		return false;
-	if (cs->frames_done == 0) {
-		span->number = d;
-	} else {
-		if (d >= UINT64_MAX - cs->prev_frame)
-			return cur_fail(k, "frame number out of range");
-		span->number = cs->prev_frame + 1 + d;
-	}
-	if (!get_cpu(k, &cs->cpu_cursor, &span->cpu_begin_ns))
-		return false;
-
-#define NEED_QUEUE()                                                              \
-	do {                                                                      \
-		if (current < 0)                                                  \
-			return cur_fail(k, "scope record with no current queue"); \
-	} while (0)
-#define NEED_TICKS()                                                                  \
-	do {                                                                          \
-		if (!in_submit)                                                       \
-			return cur_fail(k, "timestamp outside a submission");         \
-		if (queues[current].timestamp_valid_bits == 0)                        \
-			return cur_fail(k, "timestamp on a queue without timestamps"); \
-	} while (0)
-/* A record's one timestamp, on the current queue, into it->t1. */
-#define READ_T1()                                                                      \
-	do {                                                                           \
-		uint64_t t_;                                                           \
-		NEED_TICKS();                                                          \
-		if (!get_ticks(k, &cs->tick_base[current],                             \
-			       queues[current].timestamp_valid_bits, &t_))             \
-			return false;                                                  \
-		it->flags = ITEM_HAS_T1;                                               \
-		it->t1 = (int64_t)t_;                                                  \
-	} while (0)
-
-	for (;;) {
-		/* The common records, the begins and ends of scopes with
-		 * their timestamps inside a submission, far from the end of
-		 * the content: read without the checks of each byte. Anything
-		 * unusual is left to the general path below, which reads the
-		 * record again and says what is wrong. */
-		if (timed && k->end - k->p >= FAST_BYTES) {
-			/* A loop of its own, its state in locals, written back
-			 * where it stops: at a record of another kind, near the
-			 * end, or where the items need room. */
-			const unsigned char *p = k->p, *limit = k->end - FAST_BYTES;
-			uint64_t base = cs->tick_base[current];
-			uint32_t dep = depth[current];
-			const size_t names = cs->names.len;
-			struct item *fast = (struct item *)raw->items.data + raw->items.len;
-			struct item *const fast_end = (struct item *)raw->items.data + raw->items.cap;
-			/* Registers are short here: each bound is one, and a
-			 * difference beyond the valid bits is one above mask. */
-			while (p <= limit && fast < fast_end) {
-				unsigned t = p[0], n;
-				const unsigned char *q = p + 1;
-				uint64_t id = 0, z;
-				bool close = t == FORMAT_TAG_SCOPE_END;
-				if (!close) {
-					if (t - FORMAT_TAG_SCOPE_BEGIN >=
-						    FORMAT_TAG_SCOPE_BEGIN_NO_TICKS - FORMAT_TAG_SCOPE_BEGIN ||
-					    dep >= FORMAT_MAX_DEPTH)
-						break;
-					if (!(n = varint_unchecked(q, &id)) || id >= names)
-						break;
-					q += n;
-				}
-				if (!(n = varint_unchecked(q, &z)) || z > mask)
-					break;
-				base = (base + ((z >> 1) ^ (0 - (z & 1)))) & mask;
-				/* Field by field: a compound literal is zeroed
-				 * whole first. */
-				fast->type = close ? ITEM_END : ITEM_BEGIN;
-				fast->kind = CRUMBS_EVENT_SCOPE;
-				fast->level = close ? 0 : (uint8_t)(t - FORMAT_TAG_SCOPE_BEGIN);
-				fast->flags = ITEM_HAS_T1;
-				fast->queue = (uint32_t)current;
-				fast->a = (uint32_t)id;
-				fast->b = 0;
-				fast->t1 = (int64_t)base;
-				fast->t2 = 0;
-				fast++;
-				if (!close)
-					dep++;
-				else if (dep)
-					dep--;
-				p = q + n;
-			}
-			size_t len = (size_t)(fast - (struct item *)raw->items.data);
-			cs->tick_base[current] = base;
-			depth[current] = dep;
-			raw->items.len = len;
-			k->p = p;
-		}
-		const unsigned char *record = k->p;
-		if (!get_u8(k, &tag))
-			return false;
-		struct item *it;
-		switch (tag) {
-		case FORMAT_TAG_STRING:
-			if (!parse_string(k, cs))
-				return false;
-			break;
-		case FORMAT_TAG_CALIBRATION: {
-			struct raw_calibration s;
-			if (in_submit)
-				return cur_fail(k, "calibration inside a submission");
-			if (!parse_calibration(k, setup, &s))
-				return false;
-			struct raw_calibration *slot = vec_push(&raw->calibrations, sizeof(*slot));
-			if (!slot)
-				return cur_fail(k, "out of memory");
-			*slot = s;
-			break;
-		}
-		case FORMAT_TAG_FRAME_END: {
-			uint64_t flags;
-			uint32_t dropped;
-			if (in_submit)
-				return cur_fail(k, "frame ends inside a submission");
-			if (!get_cpu(k, &cs->cpu_cursor, &span->cpu_end_ns) ||
-			    !get_varint(k, &flags) ||
-			    !get_u32(k, &dropped, UINT32_MAX, "dropped scope count out of range"))
-				return false;
-			if (span->cpu_end_ns < span->cpu_begin_ns)
-				return cur_fail(k, "frame ends before it begins");
-			if (flags & ~(uint64_t)FORMAT_FRAME_FLAGS_KNOWN)
-				return cur_fail(k, "unknown frame flags");
-			span->flags = (uint32_t)flags;
-			span->dropped_scopes = dropped;
-			cs->prev_frame = span->number;
-			cs->frames_done++;
-			return true;
-		}
-		case FORMAT_TAG_QUEUE_READY: {
-			uint32_t q;
-			if (in_submit)
-				return cur_fail(k, "QUEUE_READY inside a submission");
-			if (!get_index(k, &q, queue_count, "unknown queue"))
-				return false;
-			if (queues[q].timestamp_valid_bits == 0)
-				return cur_fail(k, "timestamp on a queue without timestamps");
-			struct raw_ready *r = vec_push(&raw->readies, sizeof(*r));
-			if (!r)
-				return cur_fail(k, "out of memory");
-			r->queue = q;
-			if (!get_ticks(k, &cs->tick_base[q], queues[q].timestamp_valid_bits, &r->ticks))
-				return false;
-			break;
-		}
-		case FORMAT_TAG_SUBMIT:
-		case FORMAT_TAG_SUBMIT_NO_TICKS: {
-			uint32_t q;
-			if (in_submit)
-				return cur_fail(k, "submissions do not nest");
-			if (!get_index(k, &q, queue_count, "unknown queue"))
-				return false;
-			struct raw_submit *s = vec_push(&raw->submits, sizeof(*s));
-			it = s ? item_push(raw, ITEM_SUBMIT, q) : NULL;
-			if (!it)
-				return cur_fail(k, "out of memory");
-			memset(s, 0, sizeof(*s));
-			it->a = (uint32_t)(raw->submits.len - 1 - span->first[RAW_SUBMITS]);
-			current = (int)q;
-			in_submit = true;
-			if (queues[q].timestamp_valid_bits) {
-				timed = true;
-				mask = bits_mask(queues[q].timestamp_valid_bits);
-			}
-			if (!get_cpu(k, &cs->cpu_cursor, &s->cpu_ns))
-				return false;
-			if (tag == FORMAT_TAG_SUBMIT)
-				READ_T1();
-			s->first_op = (uint32_t)(raw->ops.len - span->first[RAW_OPS]);
-			for (int pass = 0; pass < 2; pass++) {
-				uint32_t n;
-				if (!get_u32(k, &n, FORMAT_MAX_SEMAPHORE_OPS, "more than 1024 semaphore operations"))
-					return false;
-				if (pass == 0)
-					s->wait_count = n;
-				else
-					s->signal_count = n;
-				for (uint32_t i = 0; i < n; i++) {
-					struct raw_op *op = vec_push(&raw->ops, sizeof(*op));
-					if (!op)
-						return cur_fail(k, "out of memory");
-					if (!get_u32(k, &op->semaphore, UINT32_MAX, "semaphore id out of range") ||
-					    !get_varint(k, &op->value))
-						return false;
-				}
-			}
-			break;
-		}
-		case FORMAT_TAG_SUBMIT_END:
-		case FORMAT_TAG_SUBMIT_END_NO_TICKS:
-			if (!in_submit)
-				return cur_fail(k, "SUBMIT_END outside a submission");
-			if (!(it = item_push(raw, ITEM_SUBMIT_END, (uint32_t)current)))
-				return cur_fail(k, "out of memory");
-			if (tag == FORMAT_TAG_SUBMIT_END)
-				READ_T1();
-			in_submit = false;
-			timed = false;
-			break;
-		case FORMAT_TAG_HOST_SIGNAL: {
-			if (in_submit)
-				return cur_fail(k, "HOST_SIGNAL inside a submission");
-			struct raw_host_signal *h = vec_push(&raw->host_signals, sizeof(*h));
-			if (!h)
-				return cur_fail(k, "out of memory");
-			if (!get_u32(k, &h->semaphore, UINT32_MAX, "semaphore id out of range") ||
-			    !get_varint(k, &h->value) || !get_cpu(k, &cs->cpu_cursor, &h->cpu_ns))
-				return false;
-			break;
-		}
-		case FORMAT_TAG_SELECT_QUEUE: {
-			uint32_t q;
-			if (in_submit)
-				return cur_fail(k, "SELECT_QUEUE inside a submission");
-			if (!get_index(k, &q, queue_count, "unknown queue"))
-				return false;
-			current = (int)q;
-			break;
-		}
-		case FORMAT_TAG_SCOPE_BEGIN:
-		case FORMAT_TAG_SCOPE_BEGIN + 1:
-		case FORMAT_TAG_SCOPE_BEGIN + 2:
-		case FORMAT_TAG_SCOPE_BEGIN + 3:
-		case FORMAT_TAG_SCOPE_BEGIN_NO_TICKS:
-		case FORMAT_TAG_SCOPE_BEGIN_NO_TICKS + 1:
-		case FORMAT_TAG_SCOPE_BEGIN_NO_TICKS + 2:
-		case FORMAT_TAG_SCOPE_BEGIN_NO_TICKS + 3:
-		case FORMAT_TAG_EVENT_BEGIN:
-		case FORMAT_TAG_EVENT_BEGIN_NO_TICKS: {
-			bool event = tag == FORMAT_TAG_EVENT_BEGIN ||
-				     tag == FORMAT_TAG_EVENT_BEGIN_NO_TICKS;
-			bool ticks = tag < FORMAT_TAG_SCOPE_BEGIN_NO_TICKS ||
-				     tag == FORMAT_TAG_EVENT_BEGIN;
-			uint32_t kind = CRUMBS_EVENT_SCOPE, name;
-			NEED_QUEUE();
-			if (event &&
-			    (!get_u32(k, &kind, UINT32_MAX, "unknown event kind") ||
-			     (kind != CRUMBS_EVENT_RENDER_PASS && kind != CRUMBS_EVENT_OTHER &&
-			      !cur_fail(k, "an event that contains others must be a render pass or other"))))
-				return false;
-			if (!get_string_id(k, cs, &name))
-				return false;
-			if (!(it = item_push(raw, ITEM_BEGIN, (uint32_t)current)))
-				return cur_fail(k, "out of memory");
-			it->kind = (uint8_t)kind;
-			it->level = event ? CRUMBS_DETAIL_MAX :
-				    ticks ? (uint8_t)(tag - FORMAT_TAG_SCOPE_BEGIN) :
-				    (uint8_t)(tag - FORMAT_TAG_SCOPE_BEGIN_NO_TICKS);
-			it->a = name;
-			if (ticks)
-				READ_T1();
-			if (++depth[current] > FORMAT_MAX_DEPTH)
-				return cur_fail(k, "scopes nested deeper than 255");
-			break;
-		}
-		case FORMAT_TAG_SCOPE_END:
-		case FORMAT_TAG_SCOPE_END_NO_TICKS:
-			NEED_QUEUE();
-			if (!(it = item_push(raw, ITEM_END, (uint32_t)current)))
-				return cur_fail(k, "out of memory");
-			if (tag == FORMAT_TAG_SCOPE_END)
-				READ_T1();
-			if (depth[current])
-				depth[current]--;
-			break;
-		case FORMAT_TAG_LEAF:
-		case FORMAT_TAG_LEAF_NO_TICKS: {
-			uint32_t kind, name;
-			NEED_QUEUE();
-			if (!get_u32(k, &kind, UINT32_MAX, "unknown leaf kind") ||
-			    ((kind < CRUMBS_EVENT_DRAW || kind > CRUMBS_EVENT_OTHER) &&
-			     !cur_fail(k, "unknown leaf kind")) ||
-			    !get_string_id(k, cs, &name) || !get_counts(k, raw))
-				return false;
-			if (!(it = item_push(raw, ITEM_LEAF, (uint32_t)current)))
-				return cur_fail(k, "out of memory");
-			it->kind = (uint8_t)kind;
-			it->level = CRUMBS_DETAIL_MAX;
-			it->a = name;
-			it->b = (uint32_t)(raw->counts.len - 1 - span->first[RAW_COUNTS]);
-			if (tag == FORMAT_TAG_LEAF) {
-				uint64_t t1, t2;
-				NEED_TICKS();
-				unsigned bits = queues[current].timestamp_valid_bits;
-				if (!get_ticks(k, &cs->tick_base[current], bits, &t1) ||
-				    !get_ticks(k, &cs->tick_base[current], bits, &t2))
-					return false;
-				it->flags = ITEM_HAS_T1 | ITEM_HAS_T2;
-				it->t1 = (int64_t)t1;
-				it->t2 = (int64_t)t2;
-			}
-			if (depth[current] >= FORMAT_MAX_DEPTH)
-				return cur_fail(k, "scopes nested deeper than 255");
-			break;
-		}
-		case FORMAT_TAG_COUNTS:
-			NEED_QUEUE();
-			if (!get_counts(k, raw))
-				return false;
-			if (!(it = item_push(raw, ITEM_COUNTS, (uint32_t)current)))
-				return cur_fail(k, "out of memory");
-			it->b = (uint32_t)(raw->counts.len - 1 - span->first[RAW_COUNTS]);
-			break;
-		default:
-			k->p = record;
-			return cur_fail(k, "unknown record tag");
-		}
-	}
-#undef NEED_QUEUE
-#undef NEED_TICKS
-#undef READ_T1
 }

@@ -77,7 +77,7 @@ struct series {
 	bool first_malloced;
 	struct chunk *chunks;
 	uint32_t chunk_count;
-	uint32_t chunk_cap;
+	size_t chunk_cap;
 };
 
 /* What a row holds besides its public part: its values from frame index
@@ -109,7 +109,7 @@ struct guess_entry {
 struct guess {
 	struct guess_entry *e;
 	uint32_t len;
-	uint32_t cap;
+	size_t cap;
 };
 
 struct stats {
@@ -187,17 +187,7 @@ static void regions_release(struct region *g)
 /* Room for n chunks in se's lists. */
 static bool chunks_room(struct series *se, uint32_t n)
 {
-	if (n <= se->chunk_cap)
-		return true;
-	uint32_t cap = se->chunk_cap ? se->chunk_cap : 4;
-	while (cap < n)
-		cap *= 2;
-	struct chunk *d = realloc(se->chunks, cap * sizeof(*d));
-	if (!d)
-		return false;
-	se->chunks = d;
-	se->chunk_cap = cap;
-	return true;
+	return array_room_from((void **)&se->chunks, &se->chunk_cap, n, sizeof(*se->chunks), 4);
 }
 
 /* Appends v at pos, the series' length, where the last chunk has no room
@@ -432,16 +422,12 @@ static uint32_t row_new(struct stats *s, enum stats_kind kind, uint32_t gpu, uin
 	if (s->row_count >= STATS_NONE - 1)
 		return STATS_NONE;
 	if (s->row_count == s->row_cap) {
-		size_t cap = s->row_cap ? s->row_cap * 2 : 64;
-		struct stats_row *rows = realloc(s->rows, cap * sizeof(*rows));
-		if (!rows)
+		/* Two arrays of one length, grown alike. */
+		size_t rows_cap = s->row_cap, store_cap = s->row_cap;
+		if (!array_room((void **)&s->rows, &rows_cap, s->row_count + 1, sizeof(*s->rows)) ||
+		    !array_room((void **)&s->store, &store_cap, s->row_count + 1, sizeof(*s->store)))
 			return STATS_NONE;
-		s->rows = rows;
-		struct row_store *store = realloc(s->store, cap * sizeof(*store));
-		if (!store)
-			return STATS_NONE;
-		s->store = store;
-		s->row_cap = cap;
+		s->row_cap = rows_cap;
 	}
 	const char *n = arena_copy_string(&s->arena, (const unsigned char *)name, name_len);
 	size_t plen = parent_path ? strlen(parent_path) + 3 : 0;
@@ -781,14 +767,9 @@ static bool add_scopes(struct stats *s, uint32_t fi, uint32_t busy, struct guess
 			ge->seen = s->epoch && name == n->name ? name : NULL;
 		} else {
 			here = scope_row(s, parent, name, len);
-			if (k == guess->cap) {
-				uint32_t cap = guess->cap ? guess->cap * 2 : 64;
-				struct guess_entry *d = realloc(guess->e, cap * sizeof(*d));
-				if (!d)
-					return false;
-				guess->e = d;
-				guess->cap = cap;
-			}
+			if (!array_room((void **)&guess->e, &guess->cap, (size_t)k + 1,
+					sizeof(*guess->e)))
+				return false;
 			guess->e[k] = (struct guess_entry){ NULL, here, parent };
 			if (k >= guess->len)
 				guess->len = k + 1;
@@ -806,16 +787,9 @@ static enum crumbs_result frames_room(struct stats *s, size_t n)
 {
 	if (s->frame_count + n >= UINT32_MAX)
 		return CRUMBS_ERROR_LIMIT;
-	if (s->frame_count + n > s->frame_cap) {
-		size_t cap = s->frame_cap ? s->frame_cap * 2 : 1024;
-		if (cap < s->frame_count + n)
-			cap = s->frame_count + n;
-		uint64_t *d = realloc(s->numbers, cap * sizeof(*d));
-		if (!d)
-			return CRUMBS_ERROR_OUT_OF_MEMORY;
-		s->numbers = d;
-		s->frame_cap = cap;
-	}
+	if (!array_room_from((void **)&s->numbers, &s->frame_cap, s->frame_count + n,
+			     sizeof(*s->numbers), 1024))
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
 	return CRUMBS_OK;
 }
 

@@ -1,13 +1,16 @@
 /*
  * format.h: the capture format's constants as format/FORMAT.md gives them
- * (magics, sizes, chunk types, record tags, limits), defined once for the
- * writer, the reader and the fuzz targets. Not installed: programs see only
- * the version and the flags, which crumbs_file.h defines.
+ * (magics, sizes, chunk types, record tags, limits) and the codec of the
+ * frames around the chunks' bodies, defined once for the writer, the reader
+ * and the fuzz targets. Not installed: programs see only the version and
+ * the flags, which crumbs_file.h defines.
  */
 #ifndef CRUMBS_FORMAT_H
 #define CRUMBS_FORMAT_H
 
 #include "../include/crumbs_file.h"
+
+#include <stdbool.h>
 
 /* ------------------------------------------------------------------------ */
 /* Frames of the file                                                       */
@@ -39,6 +42,147 @@
 #define FORMAT_INDEX_TRAILER_BYTES 16
 #define FORMAT_INDEX_SIGNATURE "CRIX"
 #define FORMAT_INDEX_SIGNATURE_BYTES 4
+
+/* ------------------------------------------------------------------------ */
+/* Little-endian fields                                                     */
+/* ------------------------------------------------------------------------ */
+
+static inline uint16_t format_get16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t format_get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t format_get64(const unsigned char *p)
+{
+	return (uint64_t)format_get32(p) | (uint64_t)format_get32(p + 4) << 32;
+}
+
+static inline void format_put16(unsigned char *p, uint16_t v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+}
+
+static inline void format_put32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static inline void format_put64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* ------------------------------------------------------------------------ */
+/* The frames around the chunks' bodies, both ways (codec.c)                */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The decoders check every rule of FORMAT.md that the bytes given can
+ * break, in a fixed order, and return CRUMBS_OK, or:
+ * - CRUMBS_ERROR_TRUNCATED: the bytes end before the frame does (the
+ *   caller knows where the file ends, and says so);
+ * - CRUMBS_ERROR_CORRUPT: a rule fails; `fault` says which, in the words
+ *   of "corrupt at byte N (...)", and the caller gives N, the frame's
+ *   start;
+ * - others, where a decoder says so.
+ * Encoders write whole skippable frames, their sizes and checksums
+ * included, to memory the caller sized; they check nothing.
+ */
+struct format_fault {
+	char what[64];
+};
+
+/* A skippable frame's 8 bytes: its magic and the size of its content. */
+struct format_frame {
+	uint32_t magic;
+	uint32_t size;
+};
+void format_frame_encode(unsigned char *out, uint32_t magic, uint32_t size);
+struct format_frame format_frame_decode(const unsigned char *p);
+
+/* The file header. */
+#define FORMAT_HEADER_FRAME_MAX_BYTES (FORMAT_SKIPPABLE_BYTES + FORMAT_HEADER_MAX_BYTES)
+struct format_file_header {
+	uint16_t major;
+	uint16_t minor;
+	uint32_t flags;
+	uint64_t created_unix_s;
+	uint32_t producer_len;         /* at most FORMAT_MAX_PRODUCER */
+	const unsigned char *producer; /* decoded: points into the bytes given */
+	uint32_t frame_bytes;          /* decoded: the frame's, where chunks begin */
+};
+/* Writes the header's frame (up to FORMAT_HEADER_FRAME_MAX_BYTES; a longer
+ * producer is cut, bytes not characters); returns its size. */
+size_t format_file_header_encode(unsigned char *out, const struct format_file_header *h);
+/* Decodes the n bytes at the start of a file. Beyond the above: _TRUNCATED
+ * also when n bytes are a prefix of a header's first 16; _NOT_CAPTURE
+ * when the magic or signature is another's; _VERSION, with major and minor
+ * set, for a version this crumbs does not read. */
+enum crumbs_result format_file_header_decode(const unsigned char *p, size_t n,
+					     struct format_file_header *h,
+					     struct format_fault *fault);
+
+/* A chunk header, as a whole skippable frame. */
+#define FORMAT_CHUNK_FRAME_BYTES (FORMAT_SKIPPABLE_BYTES + FORMAT_CHUNK_HEADER_BYTES)
+struct format_chunk_header {
+	uint8_t type;           /* FORMAT_CHUNK_SETUP or _FRAMES */
+	uint32_t body_bytes;    /* C */
+	uint32_t content_bytes; /* U */
+	uint32_t frame_count;   /* F */
+	uint64_t first_frame;
+	uint64_t last_frame;
+	uint32_t body_crc;
+};
+/* Writes FORMAT_CHUNK_FRAME_BYTES. */
+void format_chunk_header_encode(unsigned char *out, const struct format_chunk_header *h);
+/* Decodes the n bytes (at most FORMAT_CHUNK_FRAME_BYTES are read) where a
+ * chunk header should be. */
+enum crumbs_result format_chunk_header_decode(const unsigned char *p, size_t n,
+					      struct format_chunk_header *h,
+					      struct format_fault *fault);
+
+/* The index: an entry per chunk, then the trailer that ends the file. */
+struct format_index_entry {
+	uint64_t offset; /* of the chunk header's first byte */
+	uint64_t first_frame;
+	uint64_t last_frame;
+	uint32_t frame_count;
+	uint8_t type;
+};
+struct format_index_trailer {
+	uint32_t entry_count;
+	uint32_t crc;
+	uint32_t frame_bytes; /* the whole index frame's */
+};
+/* The index frame's size with that many entries. */
+uint64_t format_index_frame_bytes(uint64_t entries);
+/* Writes the index frame of `count` entries, format_index_frame_bytes(count)
+ * of them, which must fit in 32 bits. */
+void format_index_encode(unsigned char *out, const struct format_index_entry *entries,
+			 uint32_t count);
+/* Decodes the FORMAT_INDEX_TRAILER_BYTES that end a file, of which `room`
+ * bytes follow the file header. _NOT_FOUND: not a trailer (the file has no
+ * index). */
+enum crumbs_result format_index_trailer_decode(const unsigned char *p, uint64_t room,
+					       struct format_index_trailer *t,
+					       struct format_fault *fault);
+/* Checks the index frame that trailer t ends, t->frame_bytes at p. */
+enum crumbs_result format_index_decode(const unsigned char *p,
+				       const struct format_index_trailer *t,
+				       struct format_fault *fault);
+/* Entry i of the index frame at p, checked by format_index_decode; false
+ * when its reserved bytes, type and frame numbers disagree (the caller
+ * checks its offset, which only the file can say is right). */
+bool format_index_entry_decode(const unsigned char *p, uint32_t i, struct format_index_entry *e);
 
 /* ------------------------------------------------------------------------ */
 /* Records inside a chunk body                                              */

@@ -7,6 +7,7 @@
  */
 #include "../include/crumbs_file.h"
 #include "format.h"
+#include "../util/util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -37,7 +38,7 @@ struct string_entry {
 struct strings {
 	struct string_entry *entries;
 	uint32_t count;
-	uint32_t entry_cap;
+	size_t entry_cap;
 	uint32_t *slots; /* id + 1, or 0 for empty */
 	uint32_t slot_cap;
 };
@@ -54,14 +55,6 @@ struct writer_queue {
 	uint64_t base;     /* previous ticks in this chunk */
 	uint32_t depth;    /* scopes open in the current frame */
 	uint32_t skipped;  /* scopes refused beyond FORMAT_MAX_DEPTH, still open */
-};
-
-struct index_entry {
-	uint64_t offset;
-	uint64_t first_frame;
-	uint64_t last_frame;
-	uint32_t frame_count;
-	uint8_t type;
 };
 
 struct crumbs_writer {
@@ -87,7 +80,7 @@ struct crumbs_writer {
 	uint64_t chunk_last_frame;
 	uint64_t cpu_cursor;
 
-	struct index_entry *index;
+	struct format_index_entry *index;
 	size_t index_count;
 	size_t index_cap;
 
@@ -113,19 +106,9 @@ struct crumbs_writer {
 
 static int bytes_reserve(struct bytes *b, size_t extra)
 {
-	if (b->cap - b->len >= extra)
-		return 0;
-	size_t cap = b->cap ? b->cap : 4096;
-	while (cap - b->len < extra) {
-		if (cap > SIZE_MAX / 2)
-			return -1;
-		cap *= 2;
-	}
-	unsigned char *data = realloc(b->data, cap);
-	if (!data)
+	if (extra > SIZE_MAX - b->len ||
+	    !array_room_from((void **)&b->data, &b->cap, b->len + extra, 1, 4096))
 		return -1;
-	b->data = data;
-	b->cap = cap;
 	return 0;
 }
 
@@ -161,24 +144,6 @@ static void put_raw(struct bytes *b, const void *data, size_t size)
 {
 	memcpy(b->data + b->len, data, size);
 	b->len += size;
-}
-
-static void le16(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)v;
-	p[1] = (unsigned char)(v >> 8);
-}
-
-static void le32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void le64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
 }
 
 /* Worst-case sizes for reserving. */
@@ -250,14 +215,9 @@ static enum crumbs_result intern(struct encoder *e, const unsigned char *name,
 	}
 	if ((uint64_t)(s->count + 1) * 2 > s->slot_cap && strings_grow(s))
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
-	if (s->count == s->entry_cap) {
-		uint32_t cap = s->entry_cap ? s->entry_cap * 2 : 64;
-		struct string_entry *en = realloc(s->entries, cap * sizeof(*en));
-		if (!en)
-			return CRUMBS_ERROR_OUT_OF_MEMORY;
-		s->entries = en;
-		s->entry_cap = cap;
-	}
+	if (!array_room((void **)&s->entries, &s->entry_cap, (size_t)s->count + 1,
+			sizeof(*s->entries)))
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
 	if (bytes_reserve(&e->buf, 1 + VARINT_MAX + len))
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
 	put_u8(&e->buf, FORMAT_TAG_STRING);
@@ -331,25 +291,10 @@ static enum crumbs_result emit(crumbs_writer *w, const void *data, size_t size)
 	return CRUMBS_OK;
 }
 
-static enum crumbs_result emit_skippable_header(crumbs_writer *w, uint32_t magic,
-						uint32_t size)
+static enum crumbs_result index_add(crumbs_writer *w, struct format_index_entry e)
 {
-	unsigned char h[8];
-	le32(h, magic);
-	le32(h + 4, size);
-	return emit(w, h, sizeof(h));
-}
-
-static enum crumbs_result index_add(crumbs_writer *w, struct index_entry e)
-{
-	if (w->index_count == w->index_cap) {
-		size_t cap = w->index_cap ? w->index_cap * 2 : 64;
-		struct index_entry *n = realloc(w->index, cap * sizeof(*n));
-		if (!n)
-			return CRUMBS_ERROR_OUT_OF_MEMORY;
-		w->index = n;
-		w->index_cap = cap;
-	}
+	if (!array_room((void **)&w->index, &w->index_cap, w->index_count + 1, sizeof(*w->index)))
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
 	w->index[w->index_count++] = e;
 	return CRUMBS_OK;
 }
@@ -375,21 +320,21 @@ static enum crumbs_result write_chunk(crumbs_writer *w, struct encoder *e,
 	if (ZSTD_isError(c) || c > UINT32_MAX)
 		return CRUMBS_ERROR_COMPRESSION;
 
-	unsigned char h[FORMAT_CHUNK_HEADER_BYTES] = { 0 };
-	h[0] = type;
-	le32(h + 4, (uint32_t)c);
-	le32(h + 8, (uint32_t)len);
-	le32(h + 12, frame_count);
-	le64(h + 16, first);
-	le64(h + 24, last);
-	le32(h + 32, crumbs_crc32c(0, w->compressed.data, c));
-	le32(h + 36, crumbs_crc32c(0, h, 36));
+	unsigned char h[FORMAT_CHUNK_FRAME_BYTES];
+	format_chunk_header_encode(h, &(struct format_chunk_header){
+		.type = type,
+		.body_bytes = (uint32_t)c,
+		.content_bytes = (uint32_t)len,
+		.frame_count = frame_count,
+		.first_frame = first,
+		.last_frame = last,
+		.body_crc = crumbs_crc32c(0, w->compressed.data, c),
+	});
 
-	struct index_entry entry = { w->offset, first, last, frame_count, type };
+	struct format_index_entry entry = { w->offset, first, last, frame_count, type };
 	if ((r = index_add(w, entry)) != CRUMBS_OK)
 		return r;
-	if ((r = emit_skippable_header(w, FORMAT_MAGIC_CHUNK, sizeof(h))) != CRUMBS_OK ||
-	    (r = emit(w, h, sizeof(h))) != CRUMBS_OK ||
+	if ((r = emit(w, h, sizeof(h))) != CRUMBS_OK ||
 	    (r = emit(w, w->compressed.data, c)) != CRUMBS_OK)
 		return r;
 	w->raw_bytes += len;
@@ -521,21 +466,18 @@ enum crumbs_result crumbs_writer_open(const struct crumbs_writer_desc *desc,
 			plen = FORMAT_MAX_PRODUCER;
 		while (plen > 0 && plen < w->scratch.len && (producer[plen] & 0xC0) == 0x80)
 			plen--; /* never cut inside a character */
-		unsigned char h[FORMAT_HEADER_MAX_BYTES];
-		memcpy(h, FORMAT_SIGNATURE, FORMAT_SIGNATURE_BYTES);
-		le16(h + 8, CRUMBS_FORMAT_MAJOR);
-		le16(h + 10, CRUMBS_FORMAT_MINOR);
-		le32(h + 12, 0);
+		unsigned char h[FORMAT_HEADER_FRAME_MAX_BYTES];
 		uint64_t created = desc->created_unix_s == 0 ? (uint64_t)time(NULL) :
 				   desc->created_unix_s == CRUMBS_CREATED_UNKNOWN ? 0 :
 				   desc->created_unix_s;
-		le64(h + 16, created);
-		le16(h + 24, (uint32_t)plen);
-		memcpy(h + 26, producer, plen);
-		le32(h + 26 + plen, crumbs_crc32c(0, h, 26 + plen));
-		size_t size = FORMAT_HEADER_MIN_BYTES + plen;
-		if ((r = emit_skippable_header(w, FORMAT_MAGIC_HEADER, (uint32_t)size)) != CRUMBS_OK ||
-		    (r = emit(w, h, size)) != CRUMBS_OK)
+		size_t size = format_file_header_encode(h, &(struct format_file_header){
+			.major = CRUMBS_FORMAT_MAJOR,
+			.minor = CRUMBS_FORMAT_MINOR,
+			.created_unix_s = created,
+			.producer_len = (uint32_t)plen,
+			.producer = producer,
+		});
+		if ((r = emit(w, h, size)) != CRUMBS_OK)
 			goto out;
 	}
 out:
@@ -549,32 +491,14 @@ out:
 
 static enum crumbs_result write_index(crumbs_writer *w)
 {
-	enum crumbs_result r;
-	size_t entries = w->index_count * FORMAT_INDEX_ENTRY_BYTES;
-	size_t size = entries + FORMAT_INDEX_TRAILER_BYTES;
-	unsigned char *p;
-
-	if (size + FORMAT_SKIPPABLE_BYTES > UINT32_MAX)
+	uint64_t size = format_index_frame_bytes(w->index_count);
+	if (size > UINT32_MAX)
 		return CRUMBS_ERROR_LIMIT;
-	p = calloc(1, size);
+	unsigned char *p = malloc((size_t)size);
 	if (!p)
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
-	for (size_t i = 0; i < w->index_count; i++) {
-		unsigned char *e = p + FORMAT_INDEX_ENTRY_BYTES * i;
-		le64(e, w->index[i].offset);
-		le64(e + 8, w->index[i].first_frame);
-		le64(e + 16, w->index[i].last_frame);
-		le32(e + 24, w->index[i].frame_count);
-		e[28] = w->index[i].type;
-	}
-	unsigned char *t = p + entries;
-	le32(t, (uint32_t)w->index_count);
-	le32(t + 4, crumbs_crc32c(0, p, entries + 4));
-	le32(t + 8, (uint32_t)(size + FORMAT_SKIPPABLE_BYTES));
-	memcpy(t + 12, FORMAT_INDEX_SIGNATURE, FORMAT_INDEX_SIGNATURE_BYTES);
-	r = emit_skippable_header(w, FORMAT_MAGIC_INDEX, (uint32_t)size);
-	if (r == CRUMBS_OK)
-		r = emit(w, p, size);
+	format_index_encode(p, w->index, (uint32_t)w->index_count);
+	enum crumbs_result r = emit(w, p, (size_t)size);
 	free(p);
 	return r;
 }
@@ -724,7 +648,7 @@ enum crumbs_result crumbs_writer_add_queue(crumbs_writer *w,
 	put_varint(b, queue->flags);
 	uint32_t bits;
 	memcpy(&bits, &p, 4);
-	le32(period, bits);
+	format_put32(period, bits);
 	put_raw(b, period, 4);
 	put_u8(b, queue->timestamp_valid_bits);
 

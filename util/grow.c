@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool array_room(void **p, size_t *cap, size_t n, size_t size)
+bool array_room_from(void **p, size_t *cap, size_t n, size_t size, size_t first)
 {
 	if (n <= *cap)
 		return true;
-	size_t c = *cap ? *cap : 64;
+	size_t c = *cap ? *cap : first ? first : 1;
 	while (c < n) {
 		if (c > SIZE_MAX / 2)
 			return false;
@@ -26,6 +26,11 @@ bool array_room(void **p, size_t *cap, size_t n, size_t size)
 	*p = d;
 	*cap = c;
 	return true;
+}
+
+bool array_room(void **p, size_t *cap, size_t n, size_t size)
+{
+	return array_room_from(p, cap, n, size, 64);
 }
 
 void *vec_grow(struct vec *v, size_t size)

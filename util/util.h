@@ -33,8 +33,11 @@ void sbuf_release(struct sbuf *b);
 /* ------------------------------------------------------------------------ */
 
 /* Room for n elements of `size` bytes in the array *p, which has room for
- * *cap: it doubles from 64 until they fit. false, with *p as it was, when
- * out of memory. */
+ * *cap: it doubles from *cap, or from `first` when *cap is 0, until they
+ * fit. false, with *p and *cap as they were, when out of memory. */
+bool array_room_from(void **p, size_t *cap, size_t n, size_t size, size_t first);
+
+/* array_room_from, from 64. */
 bool array_room(void **p, size_t *cap, size_t n, size_t size);
 
 /* A growable array of fixed-size elements. */

@@ -54,14 +54,9 @@ static void put(struct out *o, const void *d, size_t n)
 	o->len += n;
 }
 
-static void le(unsigned char *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void chunk(struct out *o, ZSTD_CCtx *z, int type, const void *content, size_t len,
-		  uint32_t frames, uint64_t *index, size_t *entries)
+/* Frames chunks claim frames 0 to 2^32 - 1, which any count fits. */
+static void chunk(struct out *o, ZSTD_CCtx *z, uint8_t type, const void *content, size_t len,
+		  uint32_t frames, struct format_index_entry *index, uint32_t *entries)
 {
 	if (len == 0)
 		return;
@@ -70,18 +65,18 @@ static void chunk(struct out *o, ZSTD_CCtx *z, int type, const void *content, si
 	size_t c = ZSTD_compress2(z, body, bound, content, len);
 	if (ZSTD_isError(c))
 		abort();
-	unsigned char h[FORMAT_SKIPPABLE_BYTES + FORMAT_CHUNK_HEADER_BYTES] = { 0 };
-	le(h, FORMAT_MAGIC_CHUNK, 4);
-	le(h + 4, FORMAT_CHUNK_HEADER_BYTES, 4);
-	h[8] = (unsigned char)type;
-	le(h + 12, c, 4);
-	le(h + 16, len, 4);
-	le(h + 20, frames, 4);
-	le(h + 24, 0, 8);
-	le(h + 32, type == FORMAT_CHUNK_FRAMES ? UINT32_MAX : 0, 8);
-	le(h + 40, crumbs_crc32c(0, body, c), 4);
-	le(h + 44, crumbs_crc32c(0, h + 8, 36), 4);
-	index[(*entries)++] = o->len;
+	struct format_chunk_header header = {
+		.type = type,
+		.body_bytes = (uint32_t)c,
+		.content_bytes = (uint32_t)len,
+		.frame_count = frames,
+		.last_frame = type == FORMAT_CHUNK_FRAMES ? UINT32_MAX : 0,
+		.body_crc = crumbs_crc32c(0, body, c),
+	};
+	unsigned char h[FORMAT_CHUNK_FRAME_BYTES];
+	format_chunk_header_encode(h, &header);
+	index[(*entries)++] = (struct format_index_entry){ o->len, header.first_frame,
+							   header.last_frame, frames, type };
 	put(o, h, sizeof(h));
 	put(o, body, c);
 	free(body);
@@ -113,8 +108,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static ZSTD_CCtx *z;
 	struct out o = { 0 };
-	uint64_t index[2];
-	size_t entries = 0;
+	struct format_index_entry index[2];
+	uint32_t entries = 0;
 
 	if (size < 3)
 		return 0;
@@ -130,13 +125,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const uint8_t *frames_content = data + 3 + extra;
 	size_t frames_len = size - 3 - extra;
 
-	unsigned char header[FORMAT_SKIPPABLE_BYTES + FORMAT_HEADER_MIN_BYTES] = { 0 };
-	le(header, FORMAT_MAGIC_HEADER, 4);
-	le(header + 4, FORMAT_HEADER_MIN_BYTES, 4);
-	memcpy(header + 8, FORMAT_SIGNATURE, FORMAT_SIGNATURE_BYTES);
-	le(header + 16, CRUMBS_FORMAT_MAJOR, 2);
-	le(header + 34, crumbs_crc32c(0, header + 8, 26), 4);
-	put(&o, header, sizeof(header));
+	unsigned char header[FORMAT_HEADER_FRAME_MAX_BYTES];
+	put(&o, header, format_file_header_encode(header, &(struct format_file_header){
+		.major = CRUMBS_FORMAT_MAJOR }));
 
 	if (extra)
 		chunk(&o, z, FORMAT_CHUNK_SETUP, data + 3, extra, 0, index, &entries);
@@ -145,28 +136,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		      &entries);
 	chunk(&o, z, FORMAT_CHUNK_FRAMES, frames_content, frames_len, frames, index, &entries);
 
-	unsigned char entry[FORMAT_INDEX_ENTRY_BYTES], trailer[FORMAT_INDEX_TRAILER_BYTES];
-	size_t index_len = sizeof(entry) * entries + sizeof(trailer);
-	unsigned char head[FORMAT_SKIPPABLE_BYTES];
-	le(head, FORMAT_MAGIC_INDEX, 4);
-	le(head + 4, index_len, 4);
-	put(&o, head, sizeof(head));
-	size_t at = o.len;
-	for (size_t i = 0; i < entries; i++) {
-		memset(entry, 0, sizeof(entry));
-		le(entry, index[i], 8);
-		le(entry + 16, i == 1 ? UINT32_MAX : 0, 8);
-		le(entry + 24, i == 1 ? frames : 0, 4);
-		entry[28] = i == 1 ? FORMAT_CHUNK_FRAMES : FORMAT_CHUNK_SETUP;
-		put(&o, entry, sizeof(entry));
-	}
-	le(trailer, entries, 4);
-	uint32_t crc = crumbs_crc32c(0, o.p + at, sizeof(entry) * entries);
-	crc = crumbs_crc32c(crc, trailer, 4);
-	le(trailer + 4, crc, 4);
-	le(trailer + 8, index_len + FORMAT_SKIPPABLE_BYTES, 4);
-	memcpy(trailer + 12, FORMAT_INDEX_SIGNATURE, FORMAT_INDEX_SIGNATURE_BYTES);
-	put(&o, trailer, sizeof(trailer));
+	unsigned char index_frame[FORMAT_SKIPPABLE_BYTES + 2 * FORMAT_INDEX_ENTRY_BYTES +
+				  FORMAT_INDEX_TRAILER_BYTES];
+	format_index_encode(index_frame, index, entries);
+	put(&o, index_frame, (size_t)format_index_frame_bytes(entries));
 
 	reader *c = NULL;
 	struct analyze_error e;

@@ -74,20 +74,18 @@ static void intact(void **state)
 	free(m.data);
 }
 
-/* The byte offsets where each chunk ends, from the index. */
+/* The byte offsets where each chunk ends, walking the chunk headers. */
 static void chunk_ends(const struct membuf *m, uint64_t *ends, unsigned *count)
 {
-	/* Walk the skippable frames: header, then chunk header + body. */
-	uint64_t off = FORMAT_SKIPPABLE_BYTES + (m->data[4] | m->data[5] << 8);
+	struct format_file_header file;
+	struct format_chunk_header chunk;
+	struct format_fault fault;
+	assert_int_equal(format_file_header_decode(m->data, m->len, &file, &fault), CRUMBS_OK);
+	uint64_t off = file.frame_bytes;
 	*count = 0;
-	while (off + FORMAT_SKIPPABLE_BYTES + FORMAT_CHUNK_HEADER_BYTES <= m->len) {
-		uint32_t magic = m->data[off] | m->data[off + 1] << 8 | m->data[off + 2] << 16 |
-				 (uint32_t)m->data[off + 3] << 24;
-		if (magic != FORMAT_MAGIC_CHUNK)
-			break;
-		const unsigned char *p = m->data + off + 12;
-		uint32_t csize = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-		off += FORMAT_SKIPPABLE_BYTES + FORMAT_CHUNK_HEADER_BYTES + csize;
+	while (off < m->len && format_chunk_header_decode(m->data + off, m->len - off, &chunk,
+							    &fault) == CRUMBS_OK) {
+		off += FORMAT_CHUNK_FRAME_BYTES + chunk.body_bytes;
 		ends[(*count)++] = off;
 	}
 }
@@ -225,12 +223,16 @@ static void cut_chunk_keeps_whole_frames(void **state)
 	free(m.data);
 }
 
-static void patch_header_crc(unsigned char *d)
+/* The capture's header written again with another version. */
+static void set_version(struct membuf *m, struct format_file_header *h, uint16_t major,
+			uint16_t minor)
 {
-	uint32_t size = d[4] | d[5] << 8;
-	uint32_t crc = crumbs_crc32c(0, d + FORMAT_SKIPPABLE_BYTES, size - 4);
-	for (int i = 0; i < 4; i++)
-		d[FORMAT_SKIPPABLE_BYTES + size - 4 + i] = (unsigned char)(crc >> (8 * i));
+	unsigned char bytes[FORMAT_HEADER_FRAME_MAX_BYTES];
+	h->major = major;
+	h->minor = minor;
+	size_t n = format_file_header_encode(bytes, h);
+	assert_int_equal(n, h->frame_bytes);
+	memcpy(m->data, bytes, n);
 }
 
 static void newer_version(void **state)
@@ -238,20 +240,18 @@ static void newer_version(void **state)
 	(void)state;
 	struct membuf m;
 	struct analyze_error e;
+	struct format_file_header h;
+	struct format_fault fault;
 	reader *c;
 	small_capture(&m);
-	m.data[FORMAT_SKIPPABLE_BYTES + FORMAT_SIGNATURE_BYTES] = 2; /* major */
-	m.data[FORMAT_SKIPPABLE_BYTES + FORMAT_SIGNATURE_BYTES + 2] = 0; /* minor */
-	patch_header_crc(m.data);
+	assert_int_equal(format_file_header_decode(m.data, m.len, &h, &fault), CRUMBS_OK);
+	set_version(&m, &h, 2, 0);
 	assert_int_equal(reader_open_memory(m.data, m.len, &c, &e), CRUMBS_ERROR_VERSION);
 	assert_string_equal(e.text, "unsupported version 2.0 (this crumbs reads 1.1)");
-	m.data[FORMAT_SKIPPABLE_BYTES + FORMAT_SIGNATURE_BYTES] = 1;
-	m.data[FORMAT_SKIPPABLE_BYTES + FORMAT_SIGNATURE_BYTES + 2] = 7; /* a newer minor of this major */
-	patch_header_crc(m.data);
+	set_version(&m, &h, 1, 7); /* a newer minor of this major */
 	assert_int_equal(reader_open_memory(m.data, m.len, &c, &e), CRUMBS_ERROR_VERSION);
 	assert_string_equal(e.text, "unsupported version 1.7 (this crumbs reads 1.1)");
-	m.data[FORMAT_SKIPPABLE_BYTES + FORMAT_SIGNATURE_BYTES + 2] = 0; /* an older minor is read */
-	patch_header_crc(m.data);
+	set_version(&m, &h, 1, 0); /* an older minor is read */
 	assert_int_equal(reader_open_memory(m.data, m.len, &c, &e), CRUMBS_OK);
 	reader_free(c);
 	free(m.data);
