@@ -536,6 +536,11 @@ void *ctx_alloc(crumbs_context *ctx, size_t size);
 void *ctx_realloc(crumbs_context *ctx, void *p, size_t size);
 void ctx_free(crumbs_context *ctx, void *p);
 char *ctx_strdup(crumbs_context *ctx, const char *s);
+/* Room for `need` items of `size` bytes in *items, which has room for
+ * *cap, grown as util's arrays grow (from `first`) but through ctx's
+ * allocator. false, with both as they were, when out of memory. */
+bool ctx_grow(crumbs_context *ctx, void **items, uint32_t *cap, uint32_t need, size_t size,
+	      uint32_t first);
 /* The callbacks to hand Vulkan: the program's, or NULL. */
 const VkAllocationCallbacks *ctx_vk_allocator(const crumbs_context *ctx);
 __attribute__((format(printf, 3, 4), cold))

@@ -40,6 +40,22 @@ void *ctx_realloc(crumbs_context *ctx, void *p, size_t size)
 	return realloc(p, size);
 }
 
+bool ctx_grow(crumbs_context *ctx, void **items, uint32_t *cap, uint32_t need, size_t size,
+	      uint32_t first)
+{
+	if (need <= *cap)
+		return true;
+	size_t n = grow_capacity(*cap, need, size, first);
+	if (!n || n > UINT32_MAX)
+		return false;
+	void *p = ctx_realloc(ctx, *items, size * n);
+	if (!p)
+		return false;
+	*items = p;
+	*cap = (uint32_t)n;
+	return true;
+}
+
 void ctx_free(crumbs_context *ctx, void *p)
 {
 	if (!p)

@@ -531,14 +531,9 @@ bool pools_plan_copies(crumbs_context *ctx, struct copy_plan *plan, VkQueryPool 
 		       VkBuffer buffer, uint32_t first_slot)
 {
 	for (uint32_t first = 0, end; next_marked_run(marks, mark, count, &first, &end); first = end) {
-		if (plan->count == plan->cap) {
-			uint32_t cap = plan->cap ? plan->cap * 2 : 16;
-			struct copy_op *ops = ctx_realloc(ctx, plan->ops, sizeof(*ops) * cap);
-			if (!ops)
-				return false;
-			plan->ops = ops;
-			plan->cap = cap;
-		}
+		if (!ctx_grow(ctx, (void **)&plan->ops, &plan->cap, plan->count + 1,
+			      sizeof(*plan->ops), 16))
+			return false;
 		/* Field by field: the list is compared with memcmp. */
 		struct copy_op *op = &plan->ops[plan->count++];
 		memset(op, 0, sizeof(*op));

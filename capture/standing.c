@@ -160,17 +160,7 @@ void standing_free(crumbs_context *ctx, struct crumbs_cmd *h)
 /* Grows an array of a standing recording to hold `need` items of `size`. */
 static bool grow(crumbs_context *ctx, void **items, uint32_t *cap, uint32_t need, size_t size)
 {
-	if (need <= *cap)
-		return true;
-	uint32_t n = *cap ? *cap : 16;
-	while (n < need)
-		n *= 2;
-	void *p = ctx_realloc(ctx, *items, size * n);
-	if (!p)
-		return false;
-	*items = p;
-	*cap = n;
-	return true;
+	return ctx_grow(ctx, items, cap, need, size, 16);
 }
 
 struct event *standing_event(crumbs_context *ctx, struct standing *st)

@@ -8,17 +8,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+size_t grow_capacity(size_t cap, size_t n, size_t size, size_t first)
+{
+	size_t c = cap ? cap : first ? first : 1;
+	while (c < n) {
+		if (c > SIZE_MAX / 2)
+			return 0;
+		c *= 2;
+	}
+	return c > SIZE_MAX / size ? 0 : c;
+}
+
 bool array_room_from(void **p, size_t *cap, size_t n, size_t size, size_t first)
 {
 	if (n <= *cap)
 		return true;
-	size_t c = *cap ? *cap : first ? first : 1;
-	while (c < n) {
-		if (c > SIZE_MAX / 2)
-			return false;
-		c *= 2;
-	}
-	if (c > SIZE_MAX / size)
+	size_t c = grow_capacity(*cap, n, size, first);
+	if (!c)
 		return false;
 	void *d = realloc(*p, c * size);
 	if (!d)

@@ -5,6 +5,7 @@
 #include "util.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,21 +16,11 @@ static bool sbuf_reserve(struct sbuf *b, size_t extra)
 		return false;
 	if (b->cap - b->len > extra)
 		return true;
-	size_t cap = b->cap ? b->cap : 256;
-	while (cap - b->len <= extra) {
-		if (cap > SIZE_MAX / 2) {
-			b->failed = true;
-			return false;
-		}
-		cap *= 2;
-	}
-	char *d = realloc(b->data, cap);
-	if (!d) {
+	if (extra >= SIZE_MAX - b->len ||
+	    !array_room_from((void **)&b->data, &b->cap, b->len + extra + 1, 1, 256)) {
 		b->failed = true;
 		return false;
 	}
-	b->data = d;
-	b->cap = cap;
 	return true;
 }
 

@@ -32,6 +32,11 @@ void sbuf_release(struct sbuf *b);
 /* Growable arrays (grow.c)                                                 */
 /* ------------------------------------------------------------------------ */
 
+/* The capacity, from cap (or `first` when cap is 0) doubled until it holds
+ * n elements of `size` bytes: what every growing array of crumbs takes,
+ * whatever allocates it. 0 when that many bytes cannot be counted. */
+size_t grow_capacity(size_t cap, size_t n, size_t size, size_t first);
+
 /* Room for n elements of `size` bytes in the array *p, which has room for
  * *cap: it doubles from *cap, or from `first` when *cap is 0, until they
  * fit. false, with *p and *cap as they were, when out of memory. */
