@@ -27,89 +27,38 @@
 #define TEXT_(x) #x
 #define TEXT(x) TEXT_(x)
 
+/* --frame not given: DEFAULT_FRAME. */
+#define NO_FRAME UINT64_MAX
+
 struct capture_args {
 	bool on_trigger;
-	bool frame_given;
-	uint64_t frame;
+	uint64_t frame;     /* NO_FRAME until the options are checked */
 	bool run;           /* --frames A:B, from the statistics' settings */
 	uint64_t first;
 	uint64_t last;      /* UINT64_MAX: until the program exits */
-	bool detail_given;
-	int detail;
-	const char *output;
-	unsigned long window_ms; /* 0: frames end at presents or fences */
+	int detail;         /* -1 until the options are checked */
+	char *output;       /* owned; NULL: the layer's names, here */
+	unsigned window_ms; /* 0: frames end at presents or fences */
 };
 
-static int set_on_trigger(void *t, const char *v, char *err, size_t n)
-{
-	(void)v, (void)err, (void)n;
-	((struct capture_args *)t)->on_trigger = true;
-	return 0;
-}
-
-static int set_frame(void *t, const char *v, char *err, size_t n)
-{
-	char *end;
-	errno = 0;
-	unsigned long long x = strtoull(v, &end, 10);
-	if (end == v || *end || errno || v[0] == '-' || x > (1ull << 48)) {
-		snprintf(err, n, "'%s' is not a frame number", v);
-		return -1;
-	}
-	((struct capture_args *)t)->frame = x;
-	((struct capture_args *)t)->frame_given = true;
-	return 0;
-}
-
-static int set_detail(void *t, const char *v, char *err, size_t n)
-{
-	struct capture_args *args = t;
-	if (v[0] < '0' || v[0] > '0' + MAX_DETAIL || v[1] != '\0') {
-		snprintf(err, n, "'%s' is not a detail level from 0 to %d", v, MAX_DETAIL);
-		return -1;
-	}
-	args->detail = v[0] - '0';
-	args->detail_given = true;
-	return 0;
-}
-
-static int set_output(void *t, const char *v, char *err, size_t n)
-{
-	if (!*v) {
-		snprintf(err, n, "the file name is empty");
-		return -1;
-	}
-	((struct capture_args *)t)->output = v;
-	return 0;
-}
-
-static int set_window(void *t, const char *v, char *err, size_t n)
-{
-	char *end;
-	errno = 0;
-	unsigned long x = strtoul(v, &end, 10);
-	if (end == v || *end || errno || v[0] < '0' || v[0] > '9' || x == 0 ||
-	    x > MAX_WINDOW_MS) {
-		snprintf(err, n, "'%s' is not a number of milliseconds from 1 to %d", v,
-			 MAX_WINDOW_MS);
-		return -1;
-	}
-	((struct capture_args *)t)->window_ms = x;
-	return 0;
-}
+#define AT(field) offsetof(struct capture_args, field)
 
 static const struct option_spec own_options[] = {
-	{ "frame", 0, "N", "capture frame N, counted from 0 (default 10, after warm-up)", set_frame },
+	{ "frame", 0, "N", "capture frame N, counted from 0 (default 10, after warm-up)",
+	  OPT_U64, .offset = AT(frame), .min = 0, .max = 1ull << 48, .what = "a frame number" },
 	{ "output", 'o', "FILE", "write the capture to FILE (default PROGRAM-frame-N.crumbs, or "
-	  "PROGRAM-run-A.crumbs)", set_output },
-	{ "on-trigger", 0, NULL, "capture when `crumbs trigger PID` asks, not at a frame", set_on_trigger },
+	  "PROGRAM-run-A.crumbs)", OPT_FILE, .offset = AT(output) },
+	{ "on-trigger", 0, NULL, "capture when `crumbs trigger PID` asks, not at a frame",
+	  OPT_FLAG, .offset = AT(on_trigger) },
 	{ "window", 0, "MS", "frame N is the Nth window of MS milliseconds (1 to " TEXT(MAX_WINDOW_MS) ") from the "
-	  "first submission", set_window },
+	  "first submission", OPT_UINT, .offset = AT(window_ms), .min = 1, .max = MAX_WINDOW_MS,
+	  .what = "a number of milliseconds from 1 to " TEXT(MAX_WINDOW_MS) },
 };
 
 static const struct option_spec run_options[] = {
 	{ "detail", 0, "N", "with --frames: record scopes of detail levels 0 to N (0 to 3, "
-	  "default 1); leaf events only at 3", set_detail },
+	  "default 1); leaf events only at 3", OPT_INT, .offset = AT(detail), .min = 0, .max = MAX_DETAIL,
+	  .what = "a detail level from 0 to " TEXT(MAX_DETAIL) },
 };
 
 /* --frames is crumbs stats' option (A:B, A: or :B), with a help line of
@@ -402,13 +351,14 @@ out:
 /* Usage errors of the options together; EXIT_OK when they go together. */
 static int check_args(const struct capture_args *args)
 {
-	if (args->run && args->frame_given)
+	bool frame_given = args->frame != NO_FRAME;
+	if (args->run && frame_given)
 		return cmd_usage_error("capture", "--frame captures one frame and --frames records "
 				       "a run: give one of them");
-	if (args->detail_given && !args->run)
+	if (args->detail >= 0 && !args->run)
 		return cmd_usage_error("capture", "--detail is the detail level of a run: it needs "
 				       "--frames A:B (one frame is captured at full detail)");
-	if (args->on_trigger && (args->frame_given || args->run || args->output))
+	if (args->on_trigger && (frame_given || args->run || args->output))
 		return cmd_usage_error("capture", "--on-trigger captures when asked: it takes no "
 				       "--frame or --frames, and captures keep their own names (no "
 				       "--output)");
@@ -442,7 +392,7 @@ int cmd_capture(int argc, char **argv)
 	/* The report's settings, inside the statistics' for a run. */
 	struct stats_settings settings;
 	struct report_settings *s = &settings.report;
-	struct capture_args args = { .frame = DEFAULT_FRAME, .detail = DEFAULT_DETAIL };
+	struct capture_args args = { .frame = NO_FRAME, .detail = -1 };
 	struct cmd_positional pos = { 0 };
 	struct option_spec frames;
 	char perr[300], layer_dir[PATH_MAX], tmp[PATH_MAX] = "";
@@ -503,6 +453,10 @@ int cmd_capture(int argc, char **argv)
 	}
 	if ((status = check_args(&args)) != EXIT_OK)
 		goto out;
+	if (args.frame == NO_FRAME)
+		args.frame = DEFAULT_FRAME;
+	if (args.detail < 0)
+		args.detail = DEFAULT_DETAIL;
 	if (report_settings_prepare(s, perr, sizeof(perr)) != CRUMBS_OK) {
 		status = cmd_usage_error("capture", "%s", perr);
 		goto out;
@@ -528,7 +482,7 @@ int cmd_capture(int argc, char **argv)
 			snprintf(out_dir, sizeof(out_dir), ".");
 	}
 	char window[32];
-	snprintf(window, sizeof(window), "%lu", args.window_ms);
+	snprintf(window, sizeof(window), "%u", args.window_ms);
 	if (!args.on_trigger) {
 		snprintf(tmp, sizeof(tmp), "%s/.crumbs-capture-XXXXXX", out_dir);
 		if (!mkdtemp(tmp)) {
@@ -620,6 +574,7 @@ int cmd_capture(int argc, char **argv)
 out:
 	if (tmp[0])
 		remove_dir(tmp);
+	free(args.output);
 	stats_settings_release(&settings);
 	cmd_positional_release(&pos);
 	return status;

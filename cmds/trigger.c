@@ -24,6 +24,9 @@
 /* Frames are counted, not typed in: no run is this long. */
 #define MAX_RUN_FRAMES (1ull << 48)
 
+#define TEXT_(x) #x
+#define TEXT(x) TEXT_(x)
+
 struct trigger_args {
 	bool no_wait;
 	double timeout_s;
@@ -31,58 +34,20 @@ struct trigger_args {
 	int detail;          /* --detail D; -1: the program's default */
 };
 
-static int set_no_wait(void *t, const char *v, char *err, size_t n)
-{
-	(void)v, (void)err, (void)n;
-	((struct trigger_args *)t)->no_wait = true;
-	return 0;
-}
-
-static int set_timeout(void *t, const char *v, char *err, size_t n)
-{
-	char *end;
-	errno = 0;
-	double x = strtod(v, &end);
-	if (end == v || *end != '\0' || errno != 0 || !(x > 0 && x <= 1e6)) {
-		snprintf(err, n, "'%s' is not a number of seconds above 0", v);
-		return -1;
-	}
-	((struct trigger_args *)t)->timeout_s = x;
-	return 0;
-}
-
-static int set_frames(void *t, const char *v, char *err, size_t n)
-{
-	uint64_t x = 0;
-	for (const char *p = v; *p && x <= MAX_RUN_FRAMES; p++)
-		x = *p >= '0' && *p <= '9' ? x * 10 + (uint64_t)(*p - '0') : UINT64_MAX;
-	if (!*v || x == 0 || x > MAX_RUN_FRAMES) {
-		snprintf(err, n, "'%s' is not a number of frames from 1 up", v);
-		return -1;
-	}
-	((struct trigger_args *)t)->run_frames = x;
-	return 0;
-}
-
-static int set_detail(void *t, const char *v, char *err, size_t n)
-{
-	if (v[0] < '0' || v[0] > '0' + CRUMBS_DETAIL_MAX || v[1] != '\0') {
-		snprintf(err, n, "'%s' is not a detail level from 0 to %d", v, CRUMBS_DETAIL_MAX);
-		return -1;
-	}
-	((struct trigger_args *)t)->detail = v[0] - '0';
-	return 0;
-}
+#define AT(field) offsetof(struct trigger_args, field)
 
 static const struct option_spec own_options[] = {
 	{ "frames", 0, "N", "record the next N frames into one file and print their statistics",
-	  set_frames },
+	  OPT_U64, .offset = AT(run_frames), .min = 1, .max = MAX_RUN_FRAMES,
+	  .what = "a number of frames from 1 up" },
 	{ "detail", 0, "N", "with --frames: record scopes of detail levels 0 to N (0 to 3, "
-	  "default 1); leaf events only at 3", set_detail },
+	  "default 1); leaf events only at 3", OPT_INT, .offset = AT(detail), .min = 0,
+	  .max = CRUMBS_DETAIL_MAX, .what = "a detail level from 0 to " TEXT(CRUMBS_DETAIL_MAX) },
 	{ "timeout", 0, "SECONDS", "give up after SECONDS in all (default 30; a run takes as long as "
-	  "its frames)", set_timeout },
+	  "its frames)", OPT_DOUBLE, .offset = AT(timeout_s), .min = 0, .above_min = true,
+	  .max = 1e6, .what = "a number of seconds above 0" },
 	{ "no-wait", 0, NULL, "return once the capture or run is queued; the program logs its tables",
-	  set_no_wait },
+	  OPT_FLAG, .offset = AT(no_wait) },
 };
 
 /* ------------------------------------------------------------------------ */

@@ -5,7 +5,6 @@
  */
 #include "report_internal.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +14,6 @@
 /* ------------------------------------------------------------------------ */
 /* Settings                                                                 */
 /* ------------------------------------------------------------------------ */
-
-#define PLOT_SETTINGS(t) ((struct plot_settings *)(t))
 
 void plot_settings_init(struct plot_settings *p)
 {
@@ -35,29 +32,16 @@ void plot_settings_release(struct plot_settings *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static int set_output(void *t, const char *v, char *err, size_t n)
-{
-	return option_set_string(&PLOT_SETTINGS(t)->output, v, err, n);
-}
-
-static int set_width(void *t, const char *v, char *err, size_t n)
-{
-	char *end;
-	errno = 0;
-	unsigned long w = strtoul(v, &end, 10);
-	if (v[0] < '0' || v[0] > '9' || *end != '\0' || errno != 0 || w < PLOT_MIN_WIDTH ||
-	    w > PLOT_MAX_WIDTH) {
-		snprintf(err, n, "'%s' is not a width in pixels from %u to %u", v, PLOT_MIN_WIDTH,
-			 PLOT_MAX_WIDTH);
-		return -1;
-	}
-	PLOT_SETTINGS(t)->width = (unsigned)w;
-	return 0;
-}
+#define AT(field) offsetof(struct plot_settings, field)
+#define TEXT_(x) #x
+#define TEXT(x) TEXT_(x)
 
 const struct option_spec plot_options[] = {
-	{ "output", 'o', "FILE", "write the SVG to FILE (default: standard output)", set_output },
-	{ "width", 'w', "PX", "the picture's width in pixels (default 1200)", set_width },
+	{ "output", 'o', "FILE", "write the SVG to FILE (default: standard output)",
+	  OPT_STRING, .offset = AT(output) },
+	{ "width", 'w', "PX", "the picture's width in pixels (default 1200)",
+	  OPT_UINT, .offset = AT(width), .min = PLOT_MIN_WIDTH, .max = PLOT_MAX_WIDTH,
+	  .what = "a width in pixels from " TEXT(PLOT_MIN_WIDTH) " to " TEXT(PLOT_MAX_WIDTH) },
 };
 const size_t plot_option_count = sizeof(plot_options) / sizeof(plot_options[0]);
 

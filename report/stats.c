@@ -5,7 +5,6 @@
  */
 #include "report_internal.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,50 +34,28 @@ void stats_settings_release(struct stats_settings *st)
 	memset(st, 0, sizeof(*st));
 }
 
-static int set_format(void *t, const char *v, char *err, size_t n)
-{
-	static const char *const names[] = { "table", "csv", "json" };
-	int i = option_pick(v, names, 3, err, n);
-	if (i < 0)
-		return -1;
-	STATS_SETTINGS(t)->format = (enum stats_format)i;
-	return 0;
-}
+#define AT(field) offsetof(struct stats_settings, field)
 
-static int set_sort(void *t, const char *v, char *err, size_t n)
-{
-	static const char *const names[] = { "chrono", "time", "p95", "max" };
-	int i = option_pick(v, names, 4, err, n);
-	if (i < 0)
-		return -1;
-	STATS_SETTINGS(t)->sort = (enum stats_sort)i;
-	return 0;
-}
-
-/* A time in milliseconds, "20" or "20ms", as nanoseconds from 1 ns to
+/* A time in milliseconds, "20" or "20ms", as nanoseconds from 0 to
  * STATS_NS_MAX. */
 static int parse_ms(const char *v, uint32_t *out)
 {
-	char *end;
-	errno = 0;
-	double ms = strtod(v, &end);
-	if (end != v && strcmp(end, "ms") == 0)
-		end += 2;
-	if (end == v || *end != '\0' || errno != 0 || !(ms >= 0) || ms * 1e6 > STATS_NS_MAX)
+	double ms;
+	if (parse_double(v, "ms", 0, INFINITY, &ms) != 0 || ms * 1e6 > STATS_NS_MAX)
 		return -1;
 	*out = (uint32_t)llround(ms * 1e6);
 	return 0;
 }
 
+/* --spike MS, a time in milliseconds above 0, or Fx, a factor of the
+ * median. */
 static int set_spike(void *t, const char *v, char *err, size_t n)
 {
 	struct stats_settings *st = STATS_SETTINGS(t);
 	size_t len = strlen(v);
 	if (len > 1 && (v[len - 1] == 'x' || v[len - 1] == 'X')) {
-		char *end;
-		errno = 0;
-		double f = strtod(v, &end);
-		if (end == v + len - 1 && errno == 0 && f > 0 && f <= 1e6) {
+		double f;
+		if (read_double(v, &f) == v + len - 1 && f > 0 && f <= 1e6) {
 			st->spike.median_factor = f;
 			st->spike.threshold_ns = 0;
 			return 0;
@@ -90,34 +67,22 @@ static int set_spike(void *t, const char *v, char *err, size_t n)
 	return -1;
 }
 
-static int set_frames(void *t, const char *v, char *err, size_t n)
-{
-	struct stats_settings *st = STATS_SETTINGS(t);
-	if (option_parse_frames(v, &st->first_frame, &st->last_frame, err, n) != 0)
-		return -1;
-	st->frames_set = true;
-	return 0;
-}
-
-static int set_per_frame(void *t, const char *v, char *err, size_t n)
-{
-	(void)v, (void)err, (void)n;
-	STATS_SETTINGS(t)->per_frame = true;
-	return 0;
-}
-
-static int set_budget(void *t, const char *v, char *err, size_t n)
-{
-	return option_set_string(&STATS_SETTINGS(t)->budget_path, v, err, n);
-}
+static const char *const format_names[] = { "table", "csv", "json", NULL };
+static const char *const sort_names[] = { "chrono", "time", "p95", "max", NULL };
 
 const struct option_spec stats_options[] = {
-	{ "frames", 0, "A:B", "only frames numbered A to B, inclusive (A: to the end, :B from the start)", set_frames },
-	{ "spike", 0, "MS|Fx", "a GPU frame above MS milliseconds (20) or F times the median (1.5x, the default) is a spike", set_spike },
-	{ "sort", 's', "ORDER", "order siblings by chrono (first appearance, default), time (mean inclusive), p95 or max, largest first", set_sort },
-	{ "format", 0, "FORMAT", "table (default), csv or json", set_format },
-	{ "per-frame", 0, NULL, "with --format json: every row's value in every frame, in frame order", set_per_frame },
-	{ "budget", 'b', "FILE", "check the limits of FILE (lines of PATTERN STATISTIC LIMIT_MS); exit 1 if one fails", set_budget },
+	{ "frames", 0, "A:B", "only frames numbered A to B, inclusive (A: to the end, :B from the start)",
+	  OPT_FRAMES, .offset = AT(first_frame), .last_offset = AT(last_frame), .set_offset = AT(frames_set) },
+	{ "spike", 0, "MS|Fx", "a GPU frame above MS milliseconds (20) or F times the median (1.5x, the default) is a spike",
+	  OPT_CALLBACK, .callback = set_spike },
+	{ "sort", 's', "ORDER", "order siblings by chrono (first appearance, default), time (mean inclusive), p95 or max, largest first",
+	  OPT_CHOICE, .offset = AT(sort), .names = sort_names },
+	{ "format", 0, "FORMAT", "table (default), csv or json",
+	  OPT_CHOICE, .offset = AT(format), .names = format_names },
+	{ "per-frame", 0, NULL, "with --format json: every row's value in every frame, in frame order",
+	  OPT_FLAG, .offset = AT(per_frame) },
+	{ "budget", 'b', "FILE", "check the limits of FILE (lines of PATTERN STATISTIC LIMIT_MS); exit 1 if one fails",
+	  OPT_STRING, .offset = AT(budget_path) },
 };
 const size_t stats_option_count = sizeof(stats_options) / sizeof(stats_options[0]);
 
