@@ -252,7 +252,9 @@ static char **take_captures(const char *dir, const char *dest, const char *out_d
 	qsort(found, count, sizeof(*found), by_device);
 	size_t taken = 0;
 	for (size_t k = 0; k < count; k++) {
-		char from[PATH_MAX], to[PATH_MAX];
+		/* Room for any folder and name: a path too long for the system
+		 * fails in rename(), which says so, rather than being cut. */
+		char from[PATH_MAX + NAME_MAX + 64], to[PATH_MAX + NAME_MAX + 64];
 		unsigned long device = device_of_name(found[k]);
 		snprintf(from, sizeof(from), "%s/%s", dir, found[k]);
 		if (dest && device == 0) {
@@ -387,102 +389,189 @@ static int set_request_env(const struct capture_args *args)
 	       unsetenv("CRUMBS_CAPTURE_FRAME") != 0 ? -1 : 0;
 }
 
-int cmd_capture(int argc, char **argv)
-{
-	/* The report's settings, inside the statistics' for a run. */
-	struct stats_settings settings;
-	struct report_settings *s = &settings.report;
-	struct capture_args args = { .frame = NO_FRAME, .detail = -1 };
-	struct cmd_positional pos = { 0 };
-	struct option_spec frames;
-	char perr[300], layer_dir[PATH_MAX], tmp[PATH_MAX] = "";
-	int status = EXIT_OK;
+static const char description[] =
+	"Runs PROGRAM with the crumbs Vulkan layer, which times the program's debug\n"
+	"labels and, in the capture frame, every render pass, draw, dispatch, copy,\n"
+	"blit, clear and resolve. Frame N is captured, written to a file, and its\n"
+	"tables are printed with the report options. Frames end at each\n"
+	"vkQueuePresentKHR; a program that never presents ends one at each submission\n"
+	"with a fence. With --window MS, frame N is instead the Nth window of MS\n"
+	"milliseconds from the program's first submission, with every submission made\n"
+	"in it on every queue; its capture completes at the first submission after the\n"
+	"window ends. A program with several devices alive at once gets a capture per\n"
+	"device: FILE, then FILE with -device1, -device2... before its extension.\n"
+	"\n"
+	"With --frames A:B, every frame from A to B is recorded into one file\n"
+	"(PROGRAM-run-A.crumbs) at the detail level of --detail, and its statistics\n"
+	"are printed as by 'crumbs stats' (of the report options, --root,\n"
+	"--ignore-case, --threshold, --max-depth, --ascii, --unicode, --gpu and --queue\n"
+	"apply). With A: the run goes on until the program exits; :B is 0:B. A\n"
+	"program that exits or is killed before frame B leaves the frames recorded\n"
+	"until then.\n"
+	"\n"
+	"Returns the program's exit status (1 if it exited 0 but no frame was\n"
+	"captured or recorded). ^C, SIGTERM and SIGHUP go to the program; crumbs\n"
+	"waits for it and still takes and reports what it recorded.";
 
-	stats_settings_init(&settings);
+/* Reads the arguments into args and settings (initialised), and checks
+ * them: true with the program and its arguments in *pos, else false after
+ * saying why, with the exit status in *status. */
+static bool parse_args(int argc, char **argv, struct capture_args *args,
+		       struct stats_settings *settings, struct cmd_positional *pos, int *status)
+{
+	struct option_spec frames;
+	char perr[300];
 	const struct option_table tables[] = {
-		{ own_options, sizeof(own_options) / sizeof(own_options[0]), &args },
-		{ &frames, frames_option(&frames), &settings },
-		{ run_options, sizeof(run_options) / sizeof(run_options[0]), &args },
-		{ report_options, report_option_count, s },
+		{ own_options, sizeof(own_options) / sizeof(own_options[0]), args },
+		{ &frames, frames_option(&frames), settings },
+		{ run_options, sizeof(run_options) / sizeof(run_options[0]), args },
+		{ report_options, report_option_count, &settings->report },
 	};
 	const struct cmd_spec spec = {
 		.name = "capture",
 		.usage = "crumbs capture [options] [--] PROGRAM [ARGS...]",
-		.description =
-			"Runs PROGRAM with the crumbs Vulkan layer, which times the program's debug\n"
-			"labels and, in the capture frame, every render pass, draw, dispatch, copy,\n"
-			"blit, clear and resolve. Frame N is captured, written to a file, and its\n"
-			"tables are printed with the report options. Frames end at each\n"
-			"vkQueuePresentKHR; a program that never presents ends one at each submission\n"
-			"with a fence. With --window MS, frame N is instead the Nth window of MS\n"
-			"milliseconds from the program's first submission, with every submission made\n"
-			"in it on every queue; its capture completes at the first submission after the\n"
-			"window ends. A program with several devices alive at once gets a capture per\n"
-			"device: FILE, then FILE with -device1, -device2... before its extension.\n"
-			"\n"
-			"With --frames A:B, every frame from A to B is recorded into one file\n"
-			"(PROGRAM-run-A.crumbs) at the detail level of --detail, and its statistics\n"
-			"are printed as by 'crumbs stats' (of the report options, --root,\n"
-			"--ignore-case, --threshold, --max-depth, --ascii, --unicode, --gpu and --queue\n"
-			"apply). With A: the run goes on until the program exits; :B is 0:B. A\n"
-			"program that exits or is killed before frame B leaves the frames recorded\n"
-			"until then.\n"
-			"\n"
-			"Returns the program's exit status (1 if it exited 0 but no frame was\n"
-			"captured or recorded). ^C, SIGTERM and SIGHUP go to the program; crumbs\n"
-			"waits for it and still takes and reports what it recorded.",
+		.description = description,
 		.tables = tables,
 		.table_count = sizeof(tables) / sizeof(tables[0]),
 		/* The program's own options are its, not ours. */
 		.stop_at_positional = true,
 	};
-	if (!cmd_parse(&spec, argc, argv, &pos, &status))
-		goto out;
+	if (!cmd_parse(&spec, argc, argv, pos, status))
+		return false;
 	/* The range is the run's; the statistics are of the whole file, as
 	 * crumbs stats FILE shows them. */
-	args.run = settings.frames_set;
-	args.first = settings.first_frame;
-	args.last = settings.last_frame;
-	settings.frames_set = false;
-	settings.first_frame = 0;
-	settings.last_frame = UINT64_MAX;
-	if (pos.count == 0) {
-		status = cmd_usage_error("capture", "expected a program to run (crumbs capture "
-				       "[options] -- PROGRAM [ARGS])");
-		goto out;
+	args->run = settings->frames_set;
+	args->first = settings->first_frame;
+	args->last = settings->last_frame;
+	settings->frames_set = false;
+	settings->first_frame = 0;
+	settings->last_frame = UINT64_MAX;
+	if (pos->count == 0) {
+		*status = cmd_usage_error("capture", "expected a program to run (crumbs capture "
+					  "[options] -- PROGRAM [ARGS])");
+		return false;
 	}
-	if ((status = check_args(&args)) != EXIT_OK)
-		goto out;
-	if (args.frame == NO_FRAME)
-		args.frame = DEFAULT_FRAME;
-	if (args.detail < 0)
-		args.detail = DEFAULT_DETAIL;
-	if (report_settings_prepare(s, perr, sizeof(perr)) != CRUMBS_OK) {
-		status = cmd_usage_error("capture", "%s", perr);
-		goto out;
+	if ((*status = check_args(args)) != EXIT_OK)
+		return false;
+	if (args->frame == NO_FRAME)
+		args->frame = DEFAULT_FRAME;
+	if (args->detail < 0)
+		args->detail = DEFAULT_DETAIL;
+	if (report_settings_prepare(&settings->report, perr, sizeof(perr)) != CRUMBS_OK) {
+		*status = cmd_usage_error("capture", "%s", perr);
+		return false;
 	}
+	return true;
+}
+
+/* The folder of the -o file, or the current one without -o. */
+static void output_dir(const char *output, char *dir, size_t size)
+{
+	snprintf(dir, size, "%s", output ? output : ".");
+	char *slash = strrchr(dir, '/');
+	if (slash == dir)
+		dir[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	else
+		snprintf(dir, size, ".");
+}
+
+/* The environment the layer reads: where it is, that it is enabled,
+ * where its captures go (`capture_dir`) and what it is asked for.
+ * Returns 0, or -1 after saying why. */
+static int set_layer_env(const char *layer_dir, const char *capture_dir,
+			 const struct capture_args *args)
+{
+	char window[32];
+	snprintf(window, sizeof(window), "%u", args->window_ms);
+	/* The layer below any the program or the user enabled, so that
+	 * the validation layer sees what crumbs records too. */
+	/* A path list takes ':', the loader's list of layers ','. */
+	if (set_env("VK_ADD_LAYER_PATH", layer_dir, ':', true) != 0 ||
+	    set_env("VK_LOADER_LAYERS_ENABLE", LAYER_NAME, ',', false) != 0 ||
+	    setenv("CRUMBS_CAPTURE_DIR", capture_dir, 1) != 0 ||
+	    set_request_env(args) != 0 ||
+	    (!args->on_trigger && setenv("CRUMBS_LAYER_QUIET", "1", 1) != 0) ||
+	    (args->window_ms && setenv("CRUMBS_LAYER_WINDOW_MS", window, 1) != 0) ||
+	    (!args->window_ms && unsetenv("CRUMBS_LAYER_WINDOW_MS") != 0)) {
+		cmd_error("cannot set the environment: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Says that `program` left no capture of what args asked for. */
+static void say_missed(const char *program, const struct capture_args *args)
+{
+	/* A run that began leaves a file, however soon the program ended. */
+	char missed[96];
+	uint64_t awaited = args->run ? args->first : args->frame;
+	if (args->run)
+		snprintf(missed, sizeof(missed), "its run began at frame %llu",
+			 (unsigned long long)awaited);
+	else
+		snprintf(missed, sizeof(missed), "frame %llu was captured", (unsigned long long)awaited);
+	if (args->window_ms)
+		/* The window's capture completes at the next submission (or
+		 * when the device is destroyed). */
+		cmd_error("'%s' ended before %s (did it use Vulkan, and submit work after %llu ms, "
+			  "the end of that window?)", program, missed,
+			  (unsigned long long)(awaited + 1) * args->window_ms);
+	else
+		cmd_error("'%s' ended before %s (did it use Vulkan, and run that many frames? "
+			  "Frames end at presents, or at fenced submissions when it never presents; "
+			  "for a program that does neither, use --window MS)", program, missed);
+}
+
+/* Prints the tables, or a run's statistics, of each capture at paths[]
+ * (NULL-terminated, one per device), and frees them. Returns an exit
+ * status. */
+static int show_captures(char **paths, const char *program, const struct capture_args *args,
+			 struct stats_settings *settings)
+{
+	char asked[64];
+	int shown = EXIT_OK;
+	if (args->run)
+		run_range(asked, sizeof(asked), args->first, args->last);
+	else
+		snprintf(asked, sizeof(asked), "frame %llu", (unsigned long long)args->frame);
+	for (size_t k = 0; paths[k]; k++) {
+		fflush(stdout);
+		fprintf(stderr, "crumbs: %s of '%s' %s to '%s'\n", asked, program,
+			args->run ? "recorded" : "captured", paths[k]);
+		int r = args->run ? cmd_stats_run(paths[k], args->first, args->last, settings) :
+			cmd_report_capture(paths[k], UINT64_MAX, &settings->report);
+		if (r != EXIT_OK)
+			shown = r;
+		free(paths[k]);
+	}
+	free(paths);
+	return cmd_finish(shown);
+}
+
+int cmd_capture(int argc, char **argv)
+{
+	struct stats_settings settings;
+	struct capture_args args = { .frame = NO_FRAME, .detail = -1 };
+	struct cmd_positional pos = { 0 };
+	/* tmp has room for out_dir and its own name: a path too long for the
+	 * system fails in mkdtemp(), which says so, rather than being cut. */
+	char layer_dir[PATH_MAX], out_dir[PATH_MAX], tmp[PATH_MAX + 64] = "";
+	int status = EXIT_OK;
+
+	stats_settings_init(&settings);
+	if (!parse_args(argc, argv, &args, &settings, &pos, &status))
+		goto out;
 	if (!find_layer(layer_dir, sizeof(layer_dir))) {
 		cmd_error("cannot find the crumbs layer (" MANIFEST " beside the crumbs program or "
 			  "in ../share/vulkan/explicit_layer.d)");
 		status = EXIT_FAILURE_;
 		goto out;
 	}
-
 	/* Where the capture goes: a folder beside its destination, so that
 	 * taking it is a rename. */
-	char out_dir[PATH_MAX] = ".";
-	if (args.output) {
-		snprintf(out_dir, sizeof(out_dir), "%s", args.output);
-		char *slash = strrchr(out_dir, '/');
-		if (slash == out_dir)
-			out_dir[1] = '\0';
-		else if (slash)
-			*slash = '\0';
-		else
-			snprintf(out_dir, sizeof(out_dir), ".");
-	}
-	char window[32];
-	snprintf(window, sizeof(window), "%u", args.window_ms);
+	output_dir(args.output, out_dir, sizeof(out_dir));
 	if (!args.on_trigger) {
 		snprintf(tmp, sizeof(tmp), "%s/.crumbs-capture-XXXXXX", out_dir);
 		if (!mkdtemp(tmp)) {
@@ -492,17 +581,7 @@ int cmd_capture(int argc, char **argv)
 			goto out;
 		}
 	}
-	/* The layer below any the program or the user enabled, so that
-	 * the validation layer sees what crumbs records too. */
-	/* A path list takes ':', the loader's list of layers ','. */
-	if (set_env("VK_ADD_LAYER_PATH", layer_dir, ':', true) != 0 ||
-	    set_env("VK_LOADER_LAYERS_ENABLE", LAYER_NAME, ',', false) != 0 ||
-	    setenv("CRUMBS_CAPTURE_DIR", args.on_trigger ? out_dir : tmp, 1) != 0 ||
-	    set_request_env(&args) != 0 ||
-	    (!args.on_trigger && setenv("CRUMBS_LAYER_QUIET", "1", 1) != 0) ||
-	    (args.window_ms && setenv("CRUMBS_LAYER_WINDOW_MS", window, 1) != 0) ||
-	    (!args.window_ms && unsetenv("CRUMBS_LAYER_WINDOW_MS") != 0)) {
-		cmd_error("cannot set the environment: %s", strerror(errno));
+	if (set_layer_env(layer_dir, args.on_trigger ? out_dir : tmp, &args) != 0) {
 		status = EXIT_FAILURE_;
 		goto out;
 	}
@@ -519,56 +598,16 @@ int cmd_capture(int argc, char **argv)
 	char **paths = take_captures(tmp, args.output, out_dir, &kept);
 	if (kept)
 		tmp[0] = '\0'; /* the folder stays, with what could not be moved */
-	if (!paths && kept) {
-		if (status == 0)
-			status = EXIT_FAILURE_;
-		goto out;
-	}
-	/* What was asked for, in messages: "frame N" or "frames A to B";
-	 * a run that began leaves a file, however soon the program ended. */
-	char asked[64], missed[96];
-	uint64_t awaited = args.run ? args.first : args.frame;
-	if (args.run) {
-		run_range(asked, sizeof(asked), args.first, args.last);
-		snprintf(missed, sizeof(missed), "its run began at frame %llu",
-			 (unsigned long long)awaited);
-	} else {
-		snprintf(asked, sizeof(asked), "frame %llu", (unsigned long long)awaited);
-		snprintf(missed, sizeof(missed), "frame %llu was captured", (unsigned long long)awaited);
-	}
-	if (!paths && args.window_ms) {
-		/* The window's capture completes at the next submission (or
-		 * when the device is destroyed). */
-		cmd_error("'%s' ended before %s (did it use Vulkan, and submit work after %llu ms, "
-			  "the end of that window?)", pos.args[0], missed,
-			  (unsigned long long)(awaited + 1) * args.window_ms);
-		if (status == 0)
-			status = EXIT_FAILURE_;
-		goto out;
-	}
 	if (!paths) {
-		cmd_error("'%s' ended before %s (did it use Vulkan, and run that many frames? "
-			  "Frames end at presents, or at fenced submissions when it never presents; "
-			  "for a program that does neither, use --window MS)", pos.args[0], missed);
+		if (!kept)
+			say_missed(pos.args[0], &args);
 		if (status == 0)
 			status = EXIT_FAILURE_;
 		goto out;
 	}
 	/* One file per device that ran the frames, each with its tables or
 	 * statistics. */
-	int shown = EXIT_OK;
-	for (size_t k = 0; paths[k]; k++) {
-		fflush(stdout);
-		fprintf(stderr, "crumbs: %s of '%s' %s to '%s'\n", asked, pos.args[0],
-			args.run ? "recorded" : "captured", paths[k]);
-		int r = args.run ? cmd_stats_run(paths[k], args.first, args.last, &settings) :
-			cmd_report_capture(paths[k], UINT64_MAX, s);
-		if (r != EXIT_OK)
-			shown = r;
-		free(paths[k]);
-	}
-	free(paths);
-	shown = cmd_finish(shown);
+	int shown = show_captures(paths, pos.args[0], &args, &settings);
 	if (status == 0)
 		status = shown;
 out:
