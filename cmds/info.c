@@ -17,14 +17,8 @@ struct times {
 
 static bool times_push(struct times *t, int64_t ns)
 {
-	if (t->len == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 1024;
-		int64_t *d = realloc(t->ns, cap * sizeof(*d));
-		if (!d)
-			return false;
-		t->ns = d;
-		t->cap = cap;
-	}
+	if (!array_room((void **)&t->ns, &t->cap, t->len + 1, sizeof(*t->ns)))
+		return false;
 	t->ns[t->len++] = ns;
 	return true;
 }

@@ -223,22 +223,15 @@ uint8_t *stats_select(const struct stats_settings *st, const stats *s)
 
 static void push_row(struct selection *sel, size_t *cap, uint32_t row, uint32_t level)
 {
-	if (sel->len == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 64;
-		uint32_t *r = realloc(sel->rows, ncap * sizeof(*r));
-		if (!r) {
-			sel->failed = true;
-			return;
-		}
-		sel->rows = r;
-		uint32_t *l = realloc(sel->levels, ncap * sizeof(*l));
-		if (!l) {
-			sel->failed = true;
-			return;
-		}
-		sel->levels = l;
-		*cap = ncap;
+	/* Two arrays of one length: each grows from *cap, and *cap is
+	 * theirs once both have grown. */
+	size_t rows_cap = *cap, levels_cap = *cap;
+	if (!array_room((void **)&sel->rows, &rows_cap, sel->len + 1, sizeof(*sel->rows)) ||
+	    !array_room((void **)&sel->levels, &levels_cap, sel->len + 1, sizeof(*sel->levels))) {
+		sel->failed = true;
+		return;
 	}
+	*cap = rows_cap;
 	sel->rows[sel->len] = row;
 	sel->levels[sel->len++] = level;
 }
@@ -852,14 +845,8 @@ enum crumbs_result stats_budget_parse(const char *name, const char *text, size_t
 			r = CRUMBS_ERROR_INVALID_ARGUMENT;
 			goto fail;
 		}
-		if (b->count == cap) {
-			size_t ncap = cap ? cap * 2 : 8;
-			struct budget_line *d = realloc(b->lines, ncap * sizeof(*d));
-			if (!d)
-				goto oom;
-			b->lines = d;
-			cap = ncap;
-		}
+		if (!array_room((void **)&b->lines, &cap, b->count + 1, sizeof(*b->lines)))
+			goto oom;
 		struct budget_line *bl = &b->lines[b->count];
 		memset(bl, 0, sizeof(*bl));
 		report_settings_init(&bl->match);
@@ -945,15 +932,10 @@ size_t stats_budget_check(struct stats_budget *b, const struct stats_settings *s
 				hit = filter_match_root(bl->match.filter, r->name, r->name_len);
 			if (!hit)
 				continue;
-			if (bl->match_count == cap) {
-				size_t ncap = cap ? cap * 2 : 4;
-				struct budget_match *d = realloc(bl->matches, ncap * sizeof(*d));
-				if (!d) {
-					ok = false;
-					break;
-				}
-				bl->matches = d;
-				cap = ncap;
+			if (!array_room((void **)&bl->matches, &cap, bl->match_count + 1,
+					sizeof(*bl->matches))) {
+				ok = false;
+				break;
 			}
 			uint32_t v = stat_value(&r->time, bl->stat);
 			bl->matches[bl->match_count++] = (struct budget_match){ sel.rows[k], v };
