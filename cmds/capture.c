@@ -208,7 +208,8 @@ static unsigned long device_of_name(const char *name)
 		p--;
 	if (!p || p == frame || p - name < 7 || strncmp(p - 7, "-device", 7) != 0)
 		return 0;
-	return strtoul(p, NULL, 10);
+	uint64_t n;
+	return read_u64(p, ULONG_MAX, &n) ? (unsigned long)n : ULONG_MAX;
 }
 
 static int by_device(const void *a, const void *b)

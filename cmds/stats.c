@@ -169,11 +169,26 @@ static void *load_thread(void *arg)
 	return NULL;
 }
 
-/* Threads to read with: CRUMBS_THREADS, else the CPUs online. */
+/* Threads to read with: CRUMBS_THREADS, else the CPUs online; from 1 to
+ * MAX_THREADS. A CRUMBS_THREADS that is not a number is said (once) and
+ * left aside. */
 static unsigned load_threads(void)
 {
+	static bool said;
 	const char *v = getenv("CRUMBS_THREADS");
-	long n = v && *v ? strtol(v, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t n = 0;
+	char err[64];
+	if (v && *v && parse_u64(v, UINT64_MAX, &n, err, sizeof(err)) != 0) {
+		if (!said)
+			cmd_error("CRUMBS_THREADS='%s' is not a number of threads; using one per "
+				  "CPU", v);
+		said = true;
+		v = NULL;
+	}
+	if (!v || !*v) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		n = cpus > 0 ? (uint64_t)cpus : 1;
+	}
 	if (n < 1)
 		n = 1;
 	return n > MAX_THREADS ? MAX_THREADS : (unsigned)n;

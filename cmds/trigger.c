@@ -439,19 +439,14 @@ static size_t trigger_report_options(struct option_spec **out)
 	return n;
 }
 
+/* A process id: digits alone, from 1 to INT_MAX. */
 static int parse_pid(const char *s, long *pid)
 {
-	long x = 0;
-	if (!*s)
+	uint64_t x;
+	const char *end = read_u64(s, INT_MAX, &x);
+	if (!end || *end || x == 0)
 		return -1;
-	for (const char *p = s; *p; p++) {
-		if (*p < '0' || *p > '9' || x > (INT_MAX - (*p - '0')) / 10)
-			return -1;
-		x = x * 10 + (*p - '0');
-	}
-	if (x == 0)
-		return -1;
-	*pid = x;
+	*pid = (long)x;
 	return 0;
 }
 
