@@ -66,14 +66,11 @@ static const struct option_spec run_options[] = {
  * none). */
 static size_t frames_option(struct option_spec *out)
 {
-	for (size_t i = 0; i < stats_option_count; i++)
-		if (strcmp(stats_options[i].name, "frames") == 0) {
-			*out = stats_options[i];
-			out->help = "record frames A to B, inclusive (A: until the program exits), "
-				    "and print their statistics";
-			return 1;
-		}
-	return 0;
+	static const struct option_borrowed frames = {
+		"frames", "record frames A to B, inclusive (A: until the program exits), and print "
+			  "their statistics"
+	};
+	return options_borrow(stats_options, stats_option_count, &frames, 1, out);
 }
 
 /* The folder of the layer's manifest: beside this program (the build

@@ -49,22 +49,10 @@ const struct option_spec diff_options[] = {
 };
 const size_t diff_option_count = sizeof(diff_options) / sizeof(diff_options[0]);
 
-/* Copies the options named in names[] from table[] into out. */
-static size_t pick(const struct option_spec *table, size_t count, const char *const *names,
-		   size_t name_count, struct option_spec *out)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < name_count; i++)
-		for (size_t j = 0; j < count; j++)
-			if (strcmp(table[j].name, names[i]) == 0)
-				out[n++] = table[j];
-	return n;
-}
-
 size_t diff_stats_options(struct option_spec *out)
 {
-	static const char *const names[] = { "frames", "format" };
-	return pick(stats_options, stats_option_count, names, 2, out);
+	static const struct option_borrowed which[] = { { "frames", NULL }, { "format", NULL } };
+	return options_borrow(stats_options, stats_option_count, which, 2, out);
 }
 
 size_t diff_report_options(struct option_spec *out)

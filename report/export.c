@@ -55,10 +55,7 @@ const size_t export_option_count = sizeof(export_options) / sizeof(export_option
 
 size_t export_report_options(struct option_spec *out)
 {
-	static const struct {
-		const char *name;
-		const char *help; /* NULL: the report's */
-	} shared[] = {
+	static const struct option_borrowed shared[] = {
 		{ "root", "only the scopes whose name matches (*, ?, [...]) and the scopes below; repeatable" },
 		{ "ignore-case", NULL },
 		{ "max-depth", "N levels of scopes below the queue (or below a --root match)" },
@@ -67,16 +64,8 @@ size_t export_report_options(struct option_spec *out)
 		{ "gpu", NULL },
 		{ "queue", NULL },
 	};
-	size_t n = 0;
-	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++)
-		for (size_t j = 0; j < report_option_count; j++)
-			if (strcmp(report_options[j].name, shared[i].name) == 0) {
-				out[n] = report_options[j];
-				if (shared[i].help)
-					out[n].help = shared[i].help;
-				n++;
-			}
-	return n;
+	return options_borrow(report_options, report_option_count, shared,
+			      sizeof(shared) / sizeof(shared[0]), out);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -45,40 +45,20 @@ const struct option_spec plot_options[] = {
 };
 const size_t plot_option_count = sizeof(plot_options) / sizeof(plot_options[0]);
 
-/* Options of other commands that the pictures take, with help lines that
- * say what they do there. */
-struct borrowed {
-	const char *name;
-	const char *help;
-};
-
-static size_t borrow(const struct option_spec *from, size_t count, const struct borrowed *which,
-		     size_t which_count, struct option_spec *out)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < which_count; i++)
-		for (size_t j = 0; j < count; j++)
-			if (strcmp(from[j].name, which[i].name) == 0) {
-				out[n] = from[j];
-				out[n].help = which[i].help;
-				n++;
-			}
-	return n;
-}
-
 size_t plot_stats_options(struct option_spec *out)
 {
-	static const struct borrowed which[] = {
+	static const struct option_borrowed which[] = {
 		{ "frames", "the run graph of frames numbered A to B, inclusive (A: to the end, :B from the start)" },
 		{ "spike", "mark GPU frames above MS milliseconds (20) or F times the median (1.5x, the default)" },
 		{ "budget", "draw the GPU frame-time limits of FILE (crumbs stats' budget lines that match 'GPU N')" },
 	};
-	return borrow(stats_options, stats_option_count, which, sizeof(which) / sizeof(which[0]), out);
+	return options_borrow(stats_options, stats_option_count, which,
+			      sizeof(which) / sizeof(which[0]), out);
 }
 
 size_t plot_report_options(struct option_spec *out)
 {
-	static const struct borrowed which[] = {
+	static const struct option_borrowed which[] = {
 		{ "frame", "draw the timeline of frame N (or the first or last); all: the frame times (the default)" },
 		{ "gpu", "only GPU N" },
 		{ "queue", "only queues whose name matches, e.g. 'Graphics 0' or 'Compute*'" },
@@ -87,8 +67,8 @@ size_t plot_report_options(struct option_spec *out)
 		{ "leaf", "the timeline shows leaf events: draws, dispatches, copies (default)" },
 		{ "no-leaf", "the timeline hides leaf events" },
 	};
-	return borrow(report_options, report_option_count, which, sizeof(which) / sizeof(which[0]),
-		      out);
+	return options_borrow(report_options, report_option_count, which,
+			      sizeof(which) / sizeof(which[0]), out);
 }
 
 /* ------------------------------------------------------------------------ */

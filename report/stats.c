@@ -88,10 +88,7 @@ const size_t stats_option_count = sizeof(stats_options) / sizeof(stats_options[0
 
 size_t stats_report_options(struct option_spec *out)
 {
-	static const struct {
-		const char *name;
-		const char *help; /* NULL: the report's */
-	} shared[] = {
+	static const struct option_borrowed shared[] = {
 		{ "root", "show only the scopes whose name matches (*, ?, [...]) and the scopes below; repeatable" },
 		{ "ignore-case", "match --root, --queue and budget patterns ignoring case" },
 		{ "threshold", "hide scope rows whose share of their queue is below PCT percent" },
@@ -101,16 +98,8 @@ size_t stats_report_options(struct option_spec *out)
 		{ "gpu", NULL },
 		{ "queue", NULL },
 	};
-	size_t n = 0;
-	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++)
-		for (size_t j = 0; j < report_option_count; j++)
-			if (strcmp(report_options[j].name, shared[i].name) == 0) {
-				out[n] = report_options[j];
-				if (shared[i].help)
-					out[n].help = shared[i].help;
-				n++;
-			}
-	return n;
+	return options_borrow(report_options, report_option_count, shared,
+			      sizeof(shared) / sizeof(shared[0]), out);
 }
 
 /* ------------------------------------------------------------------------ */

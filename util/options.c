@@ -353,6 +353,22 @@ int options_parse(const struct option_table *tables, size_t table_count,
 	return 0;
 }
 
+size_t options_borrow(const struct option_spec *from, size_t count,
+		      const struct option_borrowed *which, size_t which_count,
+		      struct option_spec *out)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < which_count; i++)
+		for (size_t j = 0; j < count; j++)
+			if (strcmp(from[j].name, which[i].name) == 0) {
+				out[n] = from[j];
+				if (which[i].help)
+					out[n].help = which[i].help;
+				n++;
+			}
+	return n;
+}
+
 void options_help(const struct option_table *tables, size_t table_count, struct sbuf *out)
 {
 	size_t widest = 0;

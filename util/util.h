@@ -141,6 +141,20 @@ int options_parse(const struct option_table *tables, size_t table_count,
 void options_help(const struct option_table *tables, size_t table_count,
 		  struct sbuf *out);
 
+/* An option another table holds, for a command that takes it too, with
+ * a help line that says what it does there (NULL: the table's). */
+struct option_borrowed {
+	const char *name;
+	const char *help;
+};
+
+/* Copies the options of from[0..count) that which[] names into out (room
+ * for which_count), in which[]'s order, with which[]'s help lines. Their
+ * variables stay where from's target has them. Returns how many. */
+size_t options_borrow(const struct option_spec *from, size_t count,
+		      const struct option_borrowed *which, size_t which_count,
+		      struct option_spec *out);
+
 /* --frames A:B, A: or :B: the frame numbers A to B, inclusive, into
  * *first and *last (0 and UINT64_MAX where left out). Returns 0, or -1
  * with a message in err. */
