@@ -128,7 +128,8 @@ static int parse_frame(const char *v, size_t len, uint64_t *out)
 	return 0;
 }
 
-int option_parse_frames(const char *v, uint64_t *first, uint64_t *last, char *err, size_t n)
+/* --frames A:B, A: or :B into *first and *last. */
+static int parse_frames(const char *v, uint64_t *first, uint64_t *last, char *err, size_t n)
 {
 	const char *colon = strchr(v, ':');
 	uint64_t a = 0, b = UINT64_MAX;
@@ -225,9 +226,8 @@ static int apply(const struct option_spec *o, void *target, const char *v, char 
 		*(int *)var = o->values ? o->values[i] : i;
 		return 0;
 	case OPT_FRAMES:
-		if (option_parse_frames(v, (uint64_t *)(void *)var,
-					(uint64_t *)(void *)((char *)target + o->last_offset),
-					err, n) != 0)
+		if (parse_frames(v, (uint64_t *)(void *)var,
+				 (uint64_t *)(void *)((char *)target + o->last_offset), err, n) != 0)
 			return -1;
 		*(bool *)((char *)target + o->set_offset) = true;
 		return 0;

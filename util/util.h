@@ -87,8 +87,9 @@ enum option_kind {
 	OPT_FILE,     /* as OPT_STRING, a file name: an empty one is refused */
 	OPT_CHOICE,   /* an int or enum: the index of the value in names[]
 		       * (values[] of that index, when given) */
-	OPT_FRAMES,   /* A:B, A: or :B (option_parse_frames): uint64_t first
-		       * at offset, last at last_offset, bool true at set_offset */
+	OPT_FRAMES,   /* A:B, A: or :B, the frame numbers A to B, inclusive
+		       * (0 and UINT64_MAX where left out): uint64_t first at
+		       * offset, last at last_offset, bool true at set_offset */
 	OPT_CALLBACK  /* callback(target, value): for the few whose value needs
 		       * more than a kind */
 };
@@ -154,11 +155,6 @@ struct option_borrowed {
 size_t options_borrow(const struct option_spec *from, size_t count,
 		      const struct option_borrowed *which, size_t which_count,
 		      struct option_spec *out);
-
-/* --frames A:B, A: or :B: the frame numbers A to B, inclusive, into
- * *first and *last (0 and UINT64_MAX where left out). Returns 0, or -1
- * with a message in err. */
-int option_parse_frames(const char *v, uint64_t *first, uint64_t *last, char *err, size_t n);
 
 /* ------------------------------------------------------------------------ */
 /* Numbers and text                                                         */
