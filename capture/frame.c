@@ -9,7 +9,6 @@
  */
 #include "capture_internal.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -394,12 +393,9 @@ static int run_options(char *line, uint64_t *frames, int *detail, char *err, siz
 		char *start = p, *v = p + len;
 		while (*v == '=' || *v == ' ' || *v == '\t')
 			v++;
-		char *end;
-		errno = 0;
-		unsigned long long x = strtoull(v, &end, 10);
-		if (v[0] < '0' || v[0] > '9' || errno || (*end && *end != ' ' && *end != '\t') ||
-		    (is_frames && (x < 1 || x > 1000000000ull)) ||
-		    (!is_frames && x > CRUMBS_DETAIL_MAX)) {
+		uint64_t x;
+		const char *end = read_u64(v, is_frames ? 1000000000u : CRUMBS_DETAIL_MAX, &x);
+		if (!end || (*end && *end != ' ' && *end != '\t') || (is_frames && x < 1)) {
 			snprintf(err, n, "%s takes %s", is_frames ? "--frames" : "--detail",
 				 is_frames ? "a number of frames from 1 to 1000000000" :
 				 "a detail level from 0 to 3");
@@ -410,7 +406,7 @@ static int run_options(char *line, uint64_t *frames, int *detail, char *err, siz
 		else
 			*detail = (int)x;
 		memset(start, ' ', (size_t)(end - start));
-		p = end;
+		p = v + (end - v);
 	}
 	return 0;
 }
@@ -566,10 +562,9 @@ const char *crumbs_last_capture(const crumbs_context *ctx)
 /* A frame number of the environment's, or false with a warning. */
 static bool env_frame(crumbs_context *ctx, const char *name, const char *v, uint64_t *out)
 {
-	char *end;
-	errno = 0;
-	unsigned long long n = strtoull(v, &end, 10);
-	if (!*v || *end || errno || v[0] < '0' || v[0] > '9') {
+	uint64_t n;
+	const char *end = read_u64(v, UINT64_MAX, &n);
+	if (!end || *end) {
 		ctx_log(ctx, CRUMBS_LOG_WARNING, "%s: '%s' is not a frame number", name, v);
 		return false;
 	}

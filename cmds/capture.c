@@ -27,89 +27,38 @@
 #define TEXT_(x) #x
 #define TEXT(x) TEXT_(x)
 
+/* --frame not given: DEFAULT_FRAME. */
+#define NO_FRAME UINT64_MAX
+
 struct capture_args {
 	bool on_trigger;
-	bool frame_given;
-	uint64_t frame;
+	uint64_t frame;     /* NO_FRAME until the options are checked */
 	bool run;           /* --frames A:B, from the statistics' settings */
 	uint64_t first;
 	uint64_t last;      /* UINT64_MAX: until the program exits */
-	bool detail_given;
-	int detail;
-	const char *output;
-	unsigned long window_ms; /* 0: frames end at presents or fences */
+	int detail;         /* -1 until the options are checked */
+	char *output;       /* owned; NULL: the layer's names, here */
+	unsigned window_ms; /* 0: frames end at presents or fences */
 };
 
-static int set_on_trigger(void *t, const char *v, char *err, size_t n)
-{
-	(void)v, (void)err, (void)n;
-	((struct capture_args *)t)->on_trigger = true;
-	return 0;
-}
-
-static int set_frame(void *t, const char *v, char *err, size_t n)
-{
-	char *end;
-	errno = 0;
-	unsigned long long x = strtoull(v, &end, 10);
-	if (end == v || *end || errno || v[0] == '-' || x > (1ull << 48)) {
-		snprintf(err, n, "'%s' is not a frame number", v);
-		return -1;
-	}
-	((struct capture_args *)t)->frame = x;
-	((struct capture_args *)t)->frame_given = true;
-	return 0;
-}
-
-static int set_detail(void *t, const char *v, char *err, size_t n)
-{
-	struct capture_args *args = t;
-	if (v[0] < '0' || v[0] > '0' + MAX_DETAIL || v[1] != '\0') {
-		snprintf(err, n, "'%s' is not a detail level from 0 to %d", v, MAX_DETAIL);
-		return -1;
-	}
-	args->detail = v[0] - '0';
-	args->detail_given = true;
-	return 0;
-}
-
-static int set_output(void *t, const char *v, char *err, size_t n)
-{
-	if (!*v) {
-		snprintf(err, n, "the file name is empty");
-		return -1;
-	}
-	((struct capture_args *)t)->output = v;
-	return 0;
-}
-
-static int set_window(void *t, const char *v, char *err, size_t n)
-{
-	char *end;
-	errno = 0;
-	unsigned long x = strtoul(v, &end, 10);
-	if (end == v || *end || errno || v[0] < '0' || v[0] > '9' || x == 0 ||
-	    x > MAX_WINDOW_MS) {
-		snprintf(err, n, "'%s' is not a number of milliseconds from 1 to %d", v,
-			 MAX_WINDOW_MS);
-		return -1;
-	}
-	((struct capture_args *)t)->window_ms = x;
-	return 0;
-}
+#define AT(field) offsetof(struct capture_args, field)
 
 static const struct option_spec own_options[] = {
-	{ "frame", 0, "N", "capture frame N, counted from 0 (default 10, after warm-up)", set_frame },
+	{ "frame", 0, "N", "capture frame N, counted from 0 (default 10, after warm-up)",
+	  OPT_U64, .offset = AT(frame), .min = 0, .max = 1ull << 48, .what = "a frame number" },
 	{ "output", 'o', "FILE", "write the capture to FILE (default PROGRAM-frame-N.crumbs, or "
-	  "PROGRAM-run-A.crumbs)", set_output },
-	{ "on-trigger", 0, NULL, "capture when `crumbs trigger PID` asks, not at a frame", set_on_trigger },
+	  "PROGRAM-run-A.crumbs)", OPT_FILE, .offset = AT(output) },
+	{ "on-trigger", 0, NULL, "capture when `crumbs trigger PID` asks, not at a frame",
+	  OPT_FLAG, .offset = AT(on_trigger) },
 	{ "window", 0, "MS", "frame N is the Nth window of MS milliseconds (1 to " TEXT(MAX_WINDOW_MS) ") from the "
-	  "first submission", set_window },
+	  "first submission", OPT_UINT, .offset = AT(window_ms), .min = 1, .max = MAX_WINDOW_MS,
+	  .what = "a number of milliseconds from 1 to " TEXT(MAX_WINDOW_MS) },
 };
 
 static const struct option_spec run_options[] = {
 	{ "detail", 0, "N", "with --frames: record scopes of detail levels 0 to N (0 to 3, "
-	  "default 1); leaf events only at 3", set_detail },
+	  "default 1); leaf events only at 3", OPT_INT, .offset = AT(detail), .min = 0, .max = MAX_DETAIL,
+	  .what = "a detail level from 0 to " TEXT(MAX_DETAIL) },
 };
 
 /* --frames is crumbs stats' option (A:B, A: or :B), with a help line of
@@ -117,14 +66,11 @@ static const struct option_spec run_options[] = {
  * none). */
 static size_t frames_option(struct option_spec *out)
 {
-	for (size_t i = 0; i < stats_option_count; i++)
-		if (strcmp(stats_options[i].name, "frames") == 0) {
-			*out = stats_options[i];
-			out->help = "record frames A to B, inclusive (A: until the program exits), "
-				    "and print their statistics";
-			return 1;
-		}
-	return 0;
+	static const struct option_borrowed frames = {
+		"frames", "record frames A to B, inclusive (A: until the program exits), and print "
+			  "their statistics"
+	};
+	return options_borrow(stats_options, stats_option_count, &frames, 1, out);
 }
 
 /* The folder of the layer's manifest: beside this program (the build
@@ -259,7 +205,8 @@ static unsigned long device_of_name(const char *name)
 		p--;
 	if (!p || p == frame || p - name < 7 || strncmp(p - 7, "-device", 7) != 0)
 		return 0;
-	return strtoul(p, NULL, 10);
+	uint64_t n;
+	return read_u64(p, ULONG_MAX, &n) ? (unsigned long)n : ULONG_MAX;
 }
 
 static int by_device(const void *a, const void *b)
@@ -303,7 +250,9 @@ static char **take_captures(const char *dir, const char *dest, const char *out_d
 	qsort(found, count, sizeof(*found), by_device);
 	size_t taken = 0;
 	for (size_t k = 0; k < count; k++) {
-		char from[PATH_MAX], to[PATH_MAX];
+		/* Room for any folder and name: a path too long for the system
+		 * fails in rename(), which says so, rather than being cut. */
+		char from[PATH_MAX + NAME_MAX + 64], to[PATH_MAX + NAME_MAX + 64];
 		unsigned long device = device_of_name(found[k]);
 		snprintf(from, sizeof(from), "%s/%s", dir, found[k]);
 		if (dest && device == 0) {
@@ -402,13 +351,14 @@ out:
 /* Usage errors of the options together; EXIT_OK when they go together. */
 static int check_args(const struct capture_args *args)
 {
-	if (args->run && args->frame_given)
+	bool frame_given = args->frame != NO_FRAME;
+	if (args->run && frame_given)
 		return cmd_usage_error("capture", "--frame captures one frame and --frames records "
 				       "a run: give one of them");
-	if (args->detail_given && !args->run)
+	if (args->detail >= 0 && !args->run)
 		return cmd_usage_error("capture", "--detail is the detail level of a run: it needs "
 				       "--frames A:B (one frame is captured at full detail)");
-	if (args->on_trigger && (args->frame_given || args->run || args->output))
+	if (args->on_trigger && (frame_given || args->run || args->output))
 		return cmd_usage_error("capture", "--on-trigger captures when asked: it takes no "
 				       "--frame or --frames, and captures keep their own names (no "
 				       "--output)");
@@ -437,98 +387,189 @@ static int set_request_env(const struct capture_args *args)
 	       unsetenv("CRUMBS_CAPTURE_FRAME") != 0 ? -1 : 0;
 }
 
-int cmd_capture(int argc, char **argv)
-{
-	/* The report's settings, inside the statistics' for a run. */
-	struct stats_settings settings;
-	struct report_settings *s = &settings.report;
-	struct capture_args args = { .frame = DEFAULT_FRAME, .detail = DEFAULT_DETAIL };
-	struct cmd_positional pos = { 0 };
-	struct option_spec frames;
-	char perr[300], layer_dir[PATH_MAX], tmp[PATH_MAX] = "";
-	int status = EXIT_OK;
+static const char description[] =
+	"Runs PROGRAM with the crumbs Vulkan layer, which times the program's debug\n"
+	"labels and, in the capture frame, every render pass, draw, dispatch, copy,\n"
+	"blit, clear and resolve. Frame N is captured, written to a file, and its\n"
+	"tables are printed with the report options. Frames end at each\n"
+	"vkQueuePresentKHR; a program that never presents ends one at each submission\n"
+	"with a fence. With --window MS, frame N is instead the Nth window of MS\n"
+	"milliseconds from the program's first submission, with every submission made\n"
+	"in it on every queue; its capture completes at the first submission after the\n"
+	"window ends. A program with several devices alive at once gets a capture per\n"
+	"device: FILE, then FILE with -device1, -device2... before its extension.\n"
+	"\n"
+	"With --frames A:B, every frame from A to B is recorded into one file\n"
+	"(PROGRAM-run-A.crumbs) at the detail level of --detail, and its statistics\n"
+	"are printed as by 'crumbs stats' (of the report options, --root,\n"
+	"--ignore-case, --threshold, --max-depth, --ascii, --unicode, --gpu and --queue\n"
+	"apply). With A: the run goes on until the program exits; :B is 0:B. A\n"
+	"program that exits or is killed before frame B leaves the frames recorded\n"
+	"until then.\n"
+	"\n"
+	"Returns the program's exit status (1 if it exited 0 but no frame was\n"
+	"captured or recorded). ^C, SIGTERM and SIGHUP go to the program; crumbs\n"
+	"waits for it and still takes and reports what it recorded.";
 
-	stats_settings_init(&settings);
+/* Reads the arguments into args and settings (initialised), and checks
+ * them: true with the program and its arguments in *pos, else false after
+ * saying why, with the exit status in *status. */
+static bool parse_args(int argc, char **argv, struct capture_args *args,
+		       struct stats_settings *settings, struct cmd_positional *pos, int *status)
+{
+	struct option_spec frames;
+	char perr[300];
 	const struct option_table tables[] = {
-		{ own_options, sizeof(own_options) / sizeof(own_options[0]), &args },
-		{ &frames, frames_option(&frames), &settings },
-		{ run_options, sizeof(run_options) / sizeof(run_options[0]), &args },
-		{ report_options, report_option_count, s },
+		{ own_options, sizeof(own_options) / sizeof(own_options[0]), args },
+		{ &frames, frames_option(&frames), settings },
+		{ run_options, sizeof(run_options) / sizeof(run_options[0]), args },
+		{ report_options, report_option_count, &settings->report },
 	};
 	const struct cmd_spec spec = {
 		.name = "capture",
 		.usage = "crumbs capture [options] [--] PROGRAM [ARGS...]",
-		.description =
-			"Runs PROGRAM with the crumbs Vulkan layer, which times the program's debug\n"
-			"labels and, in the capture frame, every render pass, draw, dispatch, copy,\n"
-			"blit, clear and resolve. Frame N is captured, written to a file, and its\n"
-			"tables are printed with the report options. Frames end at each\n"
-			"vkQueuePresentKHR; a program that never presents ends one at each submission\n"
-			"with a fence. With --window MS, frame N is instead the Nth window of MS\n"
-			"milliseconds from the program's first submission, with every submission made\n"
-			"in it on every queue; its capture completes at the first submission after the\n"
-			"window ends. A program with several devices alive at once gets a capture per\n"
-			"device: FILE, then FILE with -device1, -device2... before its extension.\n"
-			"\n"
-			"With --frames A:B, every frame from A to B is recorded into one file\n"
-			"(PROGRAM-run-A.crumbs) at the detail level of --detail, and its statistics\n"
-			"are printed as by 'crumbs stats' (of the report options, --root,\n"
-			"--ignore-case, --threshold, --max-depth, --ascii, --unicode, --gpu and --queue\n"
-			"apply). With A: the run goes on until the program exits; :B is 0:B. A\n"
-			"program that exits or is killed before frame B leaves the frames recorded\n"
-			"until then.\n"
-			"\n"
-			"Returns the program's exit status (1 if it exited 0 but no frame was\n"
-			"captured or recorded). ^C, SIGTERM and SIGHUP go to the program; crumbs\n"
-			"waits for it and still takes and reports what it recorded.",
+		.description = description,
 		.tables = tables,
 		.table_count = sizeof(tables) / sizeof(tables[0]),
 		/* The program's own options are its, not ours. */
 		.stop_at_positional = true,
 	};
-	if (!cmd_parse(&spec, argc, argv, &pos, &status))
-		goto out;
+	if (!cmd_parse(&spec, argc, argv, pos, status))
+		return false;
 	/* The range is the run's; the statistics are of the whole file, as
 	 * crumbs stats FILE shows them. */
-	args.run = settings.frames_set;
-	args.first = settings.first_frame;
-	args.last = settings.last_frame;
-	settings.frames_set = false;
-	settings.first_frame = 0;
-	settings.last_frame = UINT64_MAX;
-	if (pos.count == 0) {
-		status = cmd_usage_error("capture", "expected a program to run (crumbs capture "
-				       "[options] -- PROGRAM [ARGS])");
-		goto out;
+	args->run = settings->frames_set;
+	args->first = settings->first_frame;
+	args->last = settings->last_frame;
+	settings->frames_set = false;
+	settings->first_frame = 0;
+	settings->last_frame = UINT64_MAX;
+	if (pos->count == 0) {
+		*status = cmd_usage_error("capture", "expected a program to run (crumbs capture "
+					  "[options] -- PROGRAM [ARGS])");
+		return false;
 	}
-	if ((status = check_args(&args)) != EXIT_OK)
-		goto out;
-	if (report_settings_prepare(s, perr, sizeof(perr)) != CRUMBS_OK) {
-		status = cmd_usage_error("capture", "%s", perr);
-		goto out;
+	if ((*status = check_args(args)) != EXIT_OK)
+		return false;
+	if (args->frame == NO_FRAME)
+		args->frame = DEFAULT_FRAME;
+	if (args->detail < 0)
+		args->detail = DEFAULT_DETAIL;
+	if (report_settings_prepare(&settings->report, perr, sizeof(perr)) != CRUMBS_OK) {
+		*status = cmd_usage_error("capture", "%s", perr);
+		return false;
 	}
+	return true;
+}
+
+/* The folder of the -o file, or the current one without -o. */
+static void output_dir(const char *output, char *dir, size_t size)
+{
+	snprintf(dir, size, "%s", output ? output : ".");
+	char *slash = strrchr(dir, '/');
+	if (slash == dir)
+		dir[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	else
+		snprintf(dir, size, ".");
+}
+
+/* The environment the layer reads: where it is, that it is enabled,
+ * where its captures go (`capture_dir`) and what it is asked for.
+ * Returns 0, or -1 after saying why. */
+static int set_layer_env(const char *layer_dir, const char *capture_dir,
+			 const struct capture_args *args)
+{
+	char window[32];
+	snprintf(window, sizeof(window), "%u", args->window_ms);
+	/* The layer below any the program or the user enabled, so that
+	 * the validation layer sees what crumbs records too. */
+	/* A path list takes ':', the loader's list of layers ','. */
+	if (set_env("VK_ADD_LAYER_PATH", layer_dir, ':', true) != 0 ||
+	    set_env("VK_LOADER_LAYERS_ENABLE", LAYER_NAME, ',', false) != 0 ||
+	    setenv("CRUMBS_CAPTURE_DIR", capture_dir, 1) != 0 ||
+	    set_request_env(args) != 0 ||
+	    (!args->on_trigger && setenv("CRUMBS_LAYER_QUIET", "1", 1) != 0) ||
+	    (args->window_ms && setenv("CRUMBS_LAYER_WINDOW_MS", window, 1) != 0) ||
+	    (!args->window_ms && unsetenv("CRUMBS_LAYER_WINDOW_MS") != 0)) {
+		cmd_error("cannot set the environment: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Says that `program` left no capture of what args asked for. */
+static void say_missed(const char *program, const struct capture_args *args)
+{
+	/* A run that began leaves a file, however soon the program ended. */
+	char missed[96];
+	uint64_t awaited = args->run ? args->first : args->frame;
+	if (args->run)
+		snprintf(missed, sizeof(missed), "its run began at frame %llu",
+			 (unsigned long long)awaited);
+	else
+		snprintf(missed, sizeof(missed), "frame %llu was captured", (unsigned long long)awaited);
+	if (args->window_ms)
+		/* The window's capture completes at the next submission (or
+		 * when the device is destroyed). */
+		cmd_error("'%s' ended before %s (did it use Vulkan, and submit work after %llu ms, "
+			  "the end of that window?)", program, missed,
+			  (unsigned long long)(awaited + 1) * args->window_ms);
+	else
+		cmd_error("'%s' ended before %s (did it use Vulkan, and run that many frames? "
+			  "Frames end at presents, or at fenced submissions when it never presents; "
+			  "for a program that does neither, use --window MS)", program, missed);
+}
+
+/* Prints the tables, or a run's statistics, of each capture at paths[]
+ * (NULL-terminated, one per device), and frees them. Returns an exit
+ * status. */
+static int show_captures(char **paths, const char *program, const struct capture_args *args,
+			 struct stats_settings *settings)
+{
+	char asked[64];
+	int shown = EXIT_OK;
+	if (args->run)
+		run_range(asked, sizeof(asked), args->first, args->last);
+	else
+		snprintf(asked, sizeof(asked), "frame %llu", (unsigned long long)args->frame);
+	for (size_t k = 0; paths[k]; k++) {
+		fflush(stdout);
+		fprintf(stderr, "crumbs: %s of '%s' %s to '%s'\n", asked, program,
+			args->run ? "recorded" : "captured", paths[k]);
+		int r = args->run ? cmd_stats_run(paths[k], args->first, args->last, settings) :
+			cmd_report_capture(paths[k], UINT64_MAX, &settings->report);
+		if (r != EXIT_OK)
+			shown = r;
+		free(paths[k]);
+	}
+	free(paths);
+	return cmd_finish(shown);
+}
+
+int cmd_capture(int argc, char **argv)
+{
+	struct stats_settings settings;
+	struct capture_args args = { .frame = NO_FRAME, .detail = -1 };
+	struct cmd_positional pos = { 0 };
+	/* tmp has room for out_dir and its own name: a path too long for the
+	 * system fails in mkdtemp(), which says so, rather than being cut. */
+	char layer_dir[PATH_MAX], out_dir[PATH_MAX], tmp[PATH_MAX + 64] = "";
+	int status = EXIT_OK;
+
+	stats_settings_init(&settings);
+	if (!parse_args(argc, argv, &args, &settings, &pos, &status))
+		goto out;
 	if (!find_layer(layer_dir, sizeof(layer_dir))) {
 		cmd_error("cannot find the crumbs layer (" MANIFEST " beside the crumbs program or "
 			  "in ../share/vulkan/explicit_layer.d)");
 		status = EXIT_FAILURE_;
 		goto out;
 	}
-
 	/* Where the capture goes: a folder beside its destination, so that
 	 * taking it is a rename. */
-	char out_dir[PATH_MAX] = ".";
-	if (args.output) {
-		snprintf(out_dir, sizeof(out_dir), "%s", args.output);
-		char *slash = strrchr(out_dir, '/');
-		if (slash == out_dir)
-			out_dir[1] = '\0';
-		else if (slash)
-			*slash = '\0';
-		else
-			snprintf(out_dir, sizeof(out_dir), ".");
-	}
-	char window[32];
-	snprintf(window, sizeof(window), "%lu", args.window_ms);
+	output_dir(args.output, out_dir, sizeof(out_dir));
 	if (!args.on_trigger) {
 		snprintf(tmp, sizeof(tmp), "%s/.crumbs-capture-XXXXXX", out_dir);
 		if (!mkdtemp(tmp)) {
@@ -538,17 +579,7 @@ int cmd_capture(int argc, char **argv)
 			goto out;
 		}
 	}
-	/* The layer below any the program or the user enabled, so that
-	 * the validation layer sees what crumbs records too. */
-	/* A path list takes ':', the loader's list of layers ','. */
-	if (set_env("VK_ADD_LAYER_PATH", layer_dir, ':', true) != 0 ||
-	    set_env("VK_LOADER_LAYERS_ENABLE", LAYER_NAME, ',', false) != 0 ||
-	    setenv("CRUMBS_CAPTURE_DIR", args.on_trigger ? out_dir : tmp, 1) != 0 ||
-	    set_request_env(&args) != 0 ||
-	    (!args.on_trigger && setenv("CRUMBS_LAYER_QUIET", "1", 1) != 0) ||
-	    (args.window_ms && setenv("CRUMBS_LAYER_WINDOW_MS", window, 1) != 0) ||
-	    (!args.window_ms && unsetenv("CRUMBS_LAYER_WINDOW_MS") != 0)) {
-		cmd_error("cannot set the environment: %s", strerror(errno));
+	if (set_layer_env(layer_dir, args.on_trigger ? out_dir : tmp, &args) != 0) {
 		status = EXIT_FAILURE_;
 		goto out;
 	}
@@ -565,61 +596,22 @@ int cmd_capture(int argc, char **argv)
 	char **paths = take_captures(tmp, args.output, out_dir, &kept);
 	if (kept)
 		tmp[0] = '\0'; /* the folder stays, with what could not be moved */
-	if (!paths && kept) {
-		if (status == 0)
-			status = EXIT_FAILURE_;
-		goto out;
-	}
-	/* What was asked for, in messages: "frame N" or "frames A to B";
-	 * a run that began leaves a file, however soon the program ended. */
-	char asked[64], missed[96];
-	uint64_t awaited = args.run ? args.first : args.frame;
-	if (args.run) {
-		run_range(asked, sizeof(asked), args.first, args.last);
-		snprintf(missed, sizeof(missed), "its run began at frame %llu",
-			 (unsigned long long)awaited);
-	} else {
-		snprintf(asked, sizeof(asked), "frame %llu", (unsigned long long)awaited);
-		snprintf(missed, sizeof(missed), "frame %llu was captured", (unsigned long long)awaited);
-	}
-	if (!paths && args.window_ms) {
-		/* The window's capture completes at the next submission (or
-		 * when the device is destroyed). */
-		cmd_error("'%s' ended before %s (did it use Vulkan, and submit work after %llu ms, "
-			  "the end of that window?)", pos.args[0], missed,
-			  (unsigned long long)(awaited + 1) * args.window_ms);
-		if (status == 0)
-			status = EXIT_FAILURE_;
-		goto out;
-	}
 	if (!paths) {
-		cmd_error("'%s' ended before %s (did it use Vulkan, and run that many frames? "
-			  "Frames end at presents, or at fenced submissions when it never presents; "
-			  "for a program that does neither, use --window MS)", pos.args[0], missed);
+		if (!kept)
+			say_missed(pos.args[0], &args);
 		if (status == 0)
 			status = EXIT_FAILURE_;
 		goto out;
 	}
 	/* One file per device that ran the frames, each with its tables or
 	 * statistics. */
-	int shown = EXIT_OK;
-	for (size_t k = 0; paths[k]; k++) {
-		fflush(stdout);
-		fprintf(stderr, "crumbs: %s of '%s' %s to '%s'\n", asked, pos.args[0],
-			args.run ? "recorded" : "captured", paths[k]);
-		int r = args.run ? cmd_stats_run(paths[k], args.first, args.last, &settings) :
-			cmd_report_capture(paths[k], UINT64_MAX, s);
-		if (r != EXIT_OK)
-			shown = r;
-		free(paths[k]);
-	}
-	free(paths);
-	shown = cmd_finish(shown);
+	int shown = show_captures(paths, pos.args[0], &args, &settings);
 	if (status == 0)
 		status = shown;
 out:
 	if (tmp[0])
 		remove_dir(tmp);
+	free(args.output);
 	stats_settings_release(&settings);
 	cmd_positional_release(&pos);
 	return status;

@@ -46,65 +46,78 @@ static bool comparable(const char *base_path, const struct capture_meta *a,
 	return true;
 }
 
+static const char description[] =
+	"Compares two runs row by row, matched by GPU, queue and scope path (as\n"
+	"crumbs stats names them): each GPU's frame time, each queue's busy, wait and\n"
+	"idle, and each scope's inclusive time. For each row: the statistic (--stat)\n"
+	"of both, the change in ms and percent, and a verdict: regressed, improved,\n"
+	"unchanged, new, gone, or too few frames. A change is a regression (or an\n"
+	"improvement) when it is larger than --threshold percent and --min-ms ms\n"
+	"and, where both sides have 8 frames or more, the Mann-Whitney U test on the\n"
+	"per-frame values gives a p-value below --alpha (two-sided, normal\n"
+	"approximation with corrections for ties and continuity). A side with 2 to 7\n"
+	"frames is too few; two single-frame captures are compared by the thresholds\n"
+	"alone, and the output says so. Rows: frame-time rows first, then the\n"
+	"largest changes.\n"
+	"\n"
+	"--format csv: one line per row under the header line\n"
+	"  kind,gpu,path,base_frames,candidate_frames,base_ms,candidate_ms,change_ms,\n"
+	"  change_pct,p,verdict\n"
+	"--format json: {\"schema\": 1, \"base\", \"candidate\", \"stat\", \"threshold_pct\",\n"
+	"\"min_ms\", \"alpha\", \"min_frames\", \"single_frame\", \"counts\", \"rows\"}, times in ns.\n"
+	"\n"
+	"Exit status: 0 when nothing regressed, 1 when something did, 2 on a usage\n"
+	"error or a capture that cannot be read whole, 3 when the captures are of\n"
+	"different GPUs or queues (unless --force).";
+
+/* Reads the arguments into d (initialised) and checks them: true with
+ * BASE and CANDIDATE in *pos, else false after saying why, with the exit
+ * status in *status. */
+static bool parse_args(int argc, char **argv, struct diff_settings *d, struct cmd_positional *pos,
+		       int *status)
+{
+	struct option_spec from_stats[16], from_report[16];
+	char perr[300];
+	const struct option_table tables[] = {
+		{ diff_options, diff_option_count, d },
+		{ from_stats, diff_stats_options(from_stats), &d->stats },
+		{ from_report, diff_report_options(from_report), &d->stats.report },
+	};
+	const struct cmd_spec spec = {
+		.name = "diff",
+		.usage = "crumbs diff BASE CANDIDATE [options]",
+		.description = description,
+		.tables = tables,
+		.table_count = sizeof(tables) / sizeof(tables[0]),
+	};
+	if (!cmd_parse(&spec, argc, argv, pos, status))
+		return false;
+	if (pos->count != 2) {
+		*status = cmd_usage_error("diff", pos->count < 2 ? "expected two capture files, "
+					  "BASE and CANDIDATE" : "expected two capture files, got %d "
+					  "arguments", pos->count);
+		return false;
+	}
+	if (report_settings_prepare(&d->stats.report, perr, sizeof(perr)) != CRUMBS_OK) {
+		*status = cmd_usage_error("diff", "%s", perr);
+		return false;
+	}
+	return true;
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	struct diff_settings d;
 	struct cmd_positional pos = { 0 };
-	struct option_spec from_stats[16], from_report[16];
 	reader *c[2] = { NULL, NULL };
 	stats *s[2] = { NULL, NULL };
 	uint8_t *selected[2] = { NULL, NULL };
 	struct compare_runs runs = { 0 };
 	int status = EXIT_OK;
-	char perr[300];
 
 	diff_settings_init(&d);
-	const struct option_table tables[] = {
-		{ diff_options, diff_option_count, &d },
-		{ from_stats, diff_stats_options(from_stats), &d.stats },
-		{ from_report, diff_report_options(from_report), &d.stats.report },
-	};
-	const struct cmd_spec spec = {
-		.name = "diff",
-		.usage = "crumbs diff BASE CANDIDATE [options]",
-		.description =
-			"Compares two runs row by row, matched by GPU, queue and scope path (as\n"
-			"crumbs stats names them): each GPU's frame time, each queue's busy, wait and\n"
-			"idle, and each scope's inclusive time. For each row: the statistic (--stat)\n"
-			"of both, the change in ms and percent, and a verdict: regressed, improved,\n"
-			"unchanged, new, gone, or too few frames. A change is a regression (or an\n"
-			"improvement) when it is larger than --threshold percent and --min-ms ms\n"
-			"and, where both sides have 8 frames or more, the Mann-Whitney U test on the\n"
-			"per-frame values gives a p-value below --alpha (two-sided, normal\n"
-			"approximation with corrections for ties and continuity). A side with 2 to 7\n"
-			"frames is too few; two single-frame captures are compared by the thresholds\n"
-			"alone, and the output says so. Rows: frame-time rows first, then the\n"
-			"largest changes.\n"
-			"\n"
-			"--format csv: one line per row under the header line\n"
-			"  kind,gpu,path,base_frames,candidate_frames,base_ms,candidate_ms,change_ms,\n"
-			"  change_pct,p,verdict\n"
-			"--format json: {\"schema\": 1, \"base\", \"candidate\", \"stat\", \"threshold_pct\",\n"
-			"\"min_ms\", \"alpha\", \"min_frames\", \"single_frame\", \"counts\", \"rows\"}, times in ns.\n"
-			"\n"
-			"Exit status: 0 when nothing regressed, 1 when something did, 2 on a usage\n"
-			"error or a capture that cannot be read whole, 3 when the captures are of\n"
-			"different GPUs or queues (unless --force).",
-		.tables = tables,
-		.table_count = sizeof(tables) / sizeof(tables[0]),
-	};
-	if (!cmd_parse(&spec, argc, argv, &pos, &status))
+	if (!parse_args(argc, argv, &d, &pos, &status))
 		goto out;
-	if (pos.count != 2) {
-		status = cmd_usage_error("diff", pos.count < 2 ? "expected two capture files, BASE "
-					 "and CANDIDATE" : "expected two capture files, got %d "
-					 "arguments", pos.count);
-		goto out;
-	}
-	if (report_settings_prepare(&d.stats.report, perr, sizeof(perr)) != CRUMBS_OK) {
-		status = cmd_usage_error("diff", "%s", perr);
-		goto out;
-	}
 	for (int i = 0; i < 2; i++)
 		if (cmd_stats_load(pos.args[i], &d.stats, &c[i], &s[i]) != CMD_LOAD_OK) {
 			/* A run read in part would compare what is not comparable. */

@@ -61,112 +61,121 @@ static int output_close(struct output *o, int status)
 	return status;
 }
 
-int cmd_export(int argc, char **argv)
-{
-	struct export_settings es;
-	struct cmd_positional pos = { 0 };
-	struct option_spec shared[16];
-	struct analyze_error err;
-	struct output out = { 0 };
-	reader *c = NULL;
-	exporter *x = NULL;
-	int status = EXIT_OK;
-	char perr[300];
+static const char description[] =
+	"Writes the frames of a capture as one trace, frame by frame, on the CPU clock\n"
+	"the capture is calibrated to (times in ns; a run is one timeline).\n"
+	"\n"
+	"perfetto  Perfetto's protobuf trace, for ui.perfetto.dev and trace_processor:\n"
+	"          a process per GPU (pid: its index + 1) with a 'GPU frame time'\n"
+	"          counter; per queue a track of its scopes and events as nested\n"
+	"          slices, a track of its submissions ('Submission N') with the\n"
+	"          'Idle' and 'Wait' before each, and a track of its 'CPU submits'.\n"
+	"          Flows run from each CPU submit to its submission, and from each\n"
+	"          submission whose semaphore signal released a wait to a 'Signalled'\n"
+	"          instant in the waiting submission: when the signal came, or when\n"
+	"          that submission started if it was later (a wait that holds back\n"
+	"          later stages only). Every slice and instant has a 'frame' arg.\n"
+	"chrome    the same as Chrome's Trace Event Format (JSON), for chrome://tracing,\n"
+	"          Perfetto and speedscope: 'X' slices, 'M' names, 's'/'f' flows, 'C'\n"
+	"          counters; ts and dur in microseconds with three decimals; the\n"
+	"          three tracks of queue Q (in file order, from 0) are tids 3Q+1,\n"
+	"          3Q+2 and 3Q+3.\n"
+	"folded    folded stacks for flamegraph.pl, inferno and speedscope: a line\n"
+	"          per scope and frame, 'GPU 0;Graphics 0;Frame 2;Post Processing 1234'\n"
+	"          with its exclusive time in ns ('GPU 0;Graphics 0 N' is the queue's\n"
+	"          time in no scope), so that a queue's weights add up to its busy\n"
+	"          time; lines of weight 0 are left out, and ';' in a name reads ':'.\n"
+	"\n"
+	"--root keeps the subtrees of the matching scopes (the submission tracks stay);\n"
+	"--max-depth and --no-leaf leave scopes and events out, and in folded stacks\n"
+	"give their time to the scope that shows; --gpu and --queue pick tracks.\n"
+	"A damaged capture is exported up to the damage, and exits 1 saying where.";
 
-	export_settings_init(&es);
+/*
+ * Reads the arguments into es (initialised) and checks them: returns the
+ * capture's path, with out->path set for -o, or NULL after saying why,
+ * with the exit status in *status.
+ */
+static const char *parse_args(int argc, char **argv, struct export_settings *es,
+			      struct cmd_positional *pos, struct output *out, int *status)
+{
+	struct option_spec shared[16];
+	char perr[300];
 	const struct option_table tables[] = {
-		{ export_options, export_option_count, &es },
-		{ shared, export_report_options(shared), &es.report },
+		{ export_options, export_option_count, es },
+		{ shared, export_report_options(shared), &es->report },
 	};
 	const struct cmd_spec spec = {
 		.name = "export",
 		.usage = "crumbs export FILE --format FORMAT [-o OUT] [options]",
-		.description =
-			"Writes the frames of a capture as one trace, frame by frame, on the CPU clock\n"
-			"the capture is calibrated to (times in ns; a run is one timeline).\n"
-			"\n"
-			"perfetto  Perfetto's protobuf trace, for ui.perfetto.dev and trace_processor:\n"
-			"          a process per GPU (pid: its index + 1) with a 'GPU frame time'\n"
-			"          counter; per queue a track of its scopes and events as nested\n"
-			"          slices, a track of its submissions ('Submission N') with the\n"
-			"          'Idle' and 'Wait' before each, and a track of its 'CPU submits'.\n"
-			"          Flows run from each CPU submit to its submission, and from each\n"
-			"          submission whose semaphore signal released a wait to a 'Signalled'\n"
-			"          instant in the waiting submission: when the signal came, or when\n"
-			"          that submission started if it was later (a wait that holds back\n"
-			"          later stages only). Every slice and instant has a 'frame' arg.\n"
-			"chrome    the same as Chrome's Trace Event Format (JSON), for chrome://tracing,\n"
-			"          Perfetto and speedscope: 'X' slices, 'M' names, 's'/'f' flows, 'C'\n"
-			"          counters; ts and dur in microseconds with three decimals; the\n"
-			"          three tracks of queue Q (in file order, from 0) are tids 3Q+1,\n"
-			"          3Q+2 and 3Q+3.\n"
-			"folded    folded stacks for flamegraph.pl, inferno and speedscope: a line\n"
-			"          per scope and frame, 'GPU 0;Graphics 0;Frame 2;Post Processing 1234'\n"
-			"          with its exclusive time in ns ('GPU 0;Graphics 0 N' is the queue's\n"
-			"          time in no scope), so that a queue's weights add up to its busy\n"
-			"          time; lines of weight 0 are left out, and ';' in a name reads ':'.\n"
-			"\n"
-			"--root keeps the subtrees of the matching scopes (the submission tracks stay);\n"
-			"--max-depth and --no-leaf leave scopes and events out, and in folded stacks\n"
-			"give their time to the scope that shows; --gpu and --queue pick tracks.\n"
-			"A damaged capture is exported up to the damage, and exits 1 saying where.",
+		.description = description,
 		.tables = tables,
 		.table_count = sizeof(tables) / sizeof(tables[0]),
 	};
-	if (!cmd_parse(&spec, argc, argv, &pos, &status))
-		goto out;
-	const char *path = cmd_one_capture("export", &pos, &status);
+	if (!cmd_parse(&spec, argc, argv, pos, status))
+		return NULL;
+	const char *path = cmd_one_capture("export", pos, status);
 	if (!path)
-		goto out;
-	if (es.format == EXPORT_NONE) {
-		status = cmd_usage_error("export", "expected --format perfetto, chrome or folded");
-		goto out;
+		return NULL;
+	if (es->format == EXPORT_NONE) {
+		*status = cmd_usage_error("export", "expected --format perfetto, chrome or folded");
+		return NULL;
 	}
-	if (es.output && strcmp(es.output, "-") != 0)
-		out.path = es.output;
-	if (!out.path && es.format == EXPORT_PERFETTO && isatty(STDOUT_FILENO)) {
-		status = cmd_usage_error("export", "a Perfetto trace is binary: not writing it to a "
-					 "terminal (use -o FILE or a redirection)");
-		goto out;
+	if (es->output && strcmp(es->output, "-") != 0)
+		out->path = es->output;
+	if (!out->path && es->format == EXPORT_PERFETTO && isatty(STDOUT_FILENO)) {
+		*status = cmd_usage_error("export", "a Perfetto trace is binary: not writing it to a "
+					  "terminal (use -o FILE or a redirection)");
+		return NULL;
 	}
-	if (out.path && cmd_same_file(out.path, path)) {
-		status = cmd_usage_error("export", "'%s' is the capture itself; choose another output",
-					 out.path);
-		goto out;
+	if (out->path && cmd_same_file(out->path, path)) {
+		*status = cmd_usage_error("export", "'%s' is the capture itself; choose another "
+					  "output", out->path);
+		return NULL;
 	}
-	if (report_settings_prepare(&es.report, perr, sizeof(perr)) != CRUMBS_OK) {
-		status = cmd_usage_error("export", "%s", perr);
-		goto out;
+	if (report_settings_prepare(&es->report, perr, sizeof(perr)) != CRUMBS_OK) {
+		*status = cmd_usage_error("export", "%s", perr);
+		return NULL;
 	}
-	if (reader_open_file(path, &c, &err) != CRUMBS_OK) {
-		cmd_capture_error(path, err.text, false);
-		status = EXIT_FAILURE_;
-		goto out;
-	}
+	return path;
+}
 
-	enum crumbs_result r = cmd_range_start(c, es.first_frame, &err);
-	struct report_sink sink = { output_write, &out };
+/* What the first frame to write needs: the selection checked against
+ * the capture, the output opened, the exporter begun, writing to sink.
+ * NULL after saying what failed. */
+static exporter *begin(const char *path, const struct export_settings *es, reader *c,
+		       struct output *out, const struct report_sink *sink)
+{
+	exporter *x;
+	if (!cmd_check_selection(path, &es->report, reader_meta(c)) || !output_open(out))
+		return NULL;
+	if (!(x = exporter_begin(es, sink)))
+		cmd_error("out of memory");
+	return x;
+}
+
+/* Writes the frames of capture c (at path) that es selects to out, as
+ * one trace, and closes out. Returns an exit status, having said what
+ * went wrong. */
+static int export_frames(const char *path, reader *c, const struct export_settings *es,
+			 struct output *out)
+{
+	struct analyze_error err;
+	struct report_sink sink = { output_write, out };
+	exporter *x = NULL;
 	uint64_t written = 0;
 	bool write_failed = false;
+	int status = EXIT_OK;
+
+	enum crumbs_result r = cmd_range_start(c, es->first_frame, &err);
 	while (r == CRUMBS_OK) {
 		const struct frame *f;
-		if ((r = cmd_range_next(c, es.first_frame, es.last_frame, &f, &err)) != CRUMBS_OK ||
+		if ((r = cmd_range_next(c, es->first_frame, es->last_frame, &f, &err)) != CRUMBS_OK ||
 		    !f)
 			break;
-		if (written == 0) {
-			if (!cmd_check_selection(path, &es.report, reader_meta(c))) {
-				status = EXIT_FAILURE_;
-				goto out;
-			}
-			if (!output_open(&out)) {
-				status = EXIT_FAILURE_;
-				goto out;
-			}
-			if (!(x = exporter_begin(&es, &sink))) {
-				cmd_error("out of memory");
-				status = EXIT_FAILURE_;
-				goto out;
-			}
+		if (written == 0 && !(x = begin(path, es, c, out, &sink))) {
+			status = EXIT_FAILURE_;
+			goto out;
 		}
 		if (exporter_frame(x, reader_meta(c), f) != 0) {
 			write_failed = true;
@@ -178,8 +187,8 @@ int cmd_export(int argc, char **argv)
 	if (!write_failed && x && exporter_end(x) != 0)
 		write_failed = true;
 	if (write_failed) {
-		status = output_close(&out, EXIT_FAILURE_);
-		if (!out.error && !ferror(stdout))
+		status = output_close(out, EXIT_FAILURE_);
+		if (!out->error && !ferror(stdout))
 			cmd_error("out of memory");
 		goto out;
 	}
@@ -187,18 +196,41 @@ int cmd_export(int argc, char **argv)
 		cmd_capture_error(path, err.text, written > 0);
 		status = EXIT_FAILURE_;
 	} else if (written == 0) {
-		cmd_no_frames(path, es.frames_set, es.first_frame, es.last_frame);
+		cmd_no_frames(path, es->frames_set, es->first_frame, es->last_frame);
 		status = EXIT_FAILURE_;
 	} else if (reader_damage(c)->code != CRUMBS_OK) {
 		/* The frames written are intact, but the file is not. */
 		cmd_capture_error(path, reader_damage(c)->text, false);
 		status = EXIT_FAILURE_;
 	}
-	status = output_close(&out, status);
+	status = output_close(out, status);
+out:
+	exporter_free(x);
+	return status;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_settings es;
+	struct cmd_positional pos = { 0 };
+	struct analyze_error err;
+	struct output out = { 0 };
+	reader *c = NULL;
+	int status = EXIT_OK;
+
+	export_settings_init(&es);
+	const char *path = parse_args(argc, argv, &es, &pos, &out, &status);
+	if (!path)
+		goto out;
+	if (reader_open_file(path, &c, &err) != CRUMBS_OK) {
+		cmd_capture_error(path, err.text, false);
+		status = EXIT_FAILURE_;
+		goto out;
+	}
+	status = export_frames(path, c, &es, &out);
 out:
 	if (out.file)
 		fclose(out.file);
-	exporter_free(x);
 	reader_free(c);
 	export_settings_release(&es);
 	cmd_positional_release(&pos);

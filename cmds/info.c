@@ -17,14 +17,8 @@ struct times {
 
 static bool times_push(struct times *t, int64_t ns)
 {
-	if (t->len == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 1024;
-		int64_t *d = realloc(t->ns, cap * sizeof(*d));
-		if (!d)
-			return false;
-		t->ns = d;
-		t->cap = cap;
-	}
+	if (!array_room((void **)&t->ns, &t->cap, t->len + 1, sizeof(*t->ns)))
+		return false;
 	t->ns[t->len++] = ns;
 	return true;
 }
@@ -110,10 +104,80 @@ static void print_meta(const char *path, const struct capture_meta *m, uint64_t 
 	}
 }
 
+/* What info counts over the frames. */
+struct tally {
+	uint64_t frames, scopes, events, timestamps;
+	uint64_t first, last; /* frame numbers */
+};
+
+/* Reads the frames of c to the end or the damage (*r says which, with
+ * err), counting them in *n and keeping each GPU's frame times in
+ * times[0..64). false when memory ran out, after saying so. */
+static bool read_frames(reader *c, struct tally *n, struct times *times, enum crumbs_result *r,
+			struct analyze_error *err)
+{
+	for (;;) {
+		const struct frame *f;
+		if ((*r = reader_next_frame(c, &f, err)) != CRUMBS_OK || !f)
+			return true;
+		if (n->frames++ == 0)
+			n->first = f->number;
+		n->last = f->number;
+		n->scopes += f->scopes;
+		n->events += f->events;
+		n->timestamps += f->timestamps;
+		for (uint32_t g = 0; g < f->gpu_count && g < 64; g++)
+			if (f->gpus[g].frame_ns > 0 && !times_push(&times[g], f->gpus[g].frame_ns)) {
+				cmd_error("out of memory");
+				return false;
+			}
+	}
+}
+
+static void print_counts(const struct capture_meta *m, const struct tally *n)
+{
+	if (n->frames)
+		printf("frames       %llu, numbered %llu to %llu\n", (unsigned long long)n->frames,
+		       (unsigned long long)n->first, (unsigned long long)n->last);
+	else
+		printf("frames       none\n");
+	printf("scopes       %llu, and %llu leaf event%s\n", (unsigned long long)n->scopes,
+	       (unsigned long long)n->events, n->events == 1 ? "" : "s");
+	printf("timestamps   %llu", (unsigned long long)n->timestamps);
+	if (n->timestamps)
+		printf(", %.2f bytes of file each", (double)m->file_bytes / (double)n->timestamps);
+	printf("\n");
+}
+
+/* GPU g's minimum, median and maximum frame time, reordering its times. */
+static void print_frame_times(uint32_t g, struct times *t)
+{
+	if (t->len == 0) {
+		printf("frame time   GPU %u: no busy time in any frame\n", g);
+		return;
+	}
+	int64_t lo = t->ns[0], hi = t->ns[0];
+	for (size_t i = 1; i < t->len; i++) {
+		lo = t->ns[i] < lo ? t->ns[i] : lo;
+		hi = t->ns[i] > hi ? t->ns[i] : hi;
+	}
+	int64_t median = select_kth(t->ns, t->len, t->len / 2);
+	if (t->len % 2 == 0) {
+		/* The mean of the two middle values: the lower one is the
+		 * largest of the half below. */
+		int64_t below = select_kth(t->ns, t->len / 2, t->len / 2 - 1);
+		median = below + (median - below) / 2;
+	}
+	printf("frame time   GPU %u: min %.3f ms, median %.3f ms, max %.3f ms (%zu frame%s)\n",
+	       g, (double)lo / 1e6, (double)median / 1e6, (double)hi / 1e6, t->len,
+	       t->len == 1 ? "" : "s");
+}
+
 int cmd_info(int argc, char **argv)
 {
 	struct cmd_positional pos = { 0 };
 	struct analyze_error err;
+	struct tally n = { 0 };
 	reader *c = NULL;
 	struct times *times = NULL;
 	int status = EXIT_OK;
@@ -144,63 +208,18 @@ int cmd_info(int argc, char **argv)
 		status = EXIT_FAILURE_;
 		goto out;
 	}
-	uint64_t frames = 0, scopes = 0, events = 0, timestamps = 0, first = 0, last = 0;
 	enum crumbs_result r;
-	for (;;) {
-		const struct frame *f;
-		if ((r = reader_next_frame(c, &f, &err)) != CRUMBS_OK || !f)
-			break;
-		if (frames++ == 0)
-			first = f->number;
-		last = f->number;
-		scopes += f->scopes;
-		events += f->events;
-		timestamps += f->timestamps;
-		for (uint32_t g = 0; g < f->gpu_count && g < 64; g++)
-			if (f->gpus[g].frame_ns > 0 && !times_push(&times[g], f->gpus[g].frame_ns)) {
-				cmd_error("out of memory");
-				status = EXIT_FAILURE_;
-				goto out;
-			}
+	if (!read_frames(c, &n, times, &r, &err)) {
+		status = EXIT_FAILURE_;
+		goto out;
 	}
-
 	const struct capture_meta *m = reader_meta(c);
 	print_meta(path, m, reader_raw_bytes(c), r == CRUMBS_OK);
-	if (frames)
-		printf("frames       %llu, numbered %llu to %llu\n", (unsigned long long)frames,
-		       (unsigned long long)first, (unsigned long long)last);
-	else
-		printf("frames       none\n");
-	printf("scopes       %llu, and %llu leaf event%s\n", (unsigned long long)scopes,
-	       (unsigned long long)events, events == 1 ? "" : "s");
-	printf("timestamps   %llu", (unsigned long long)timestamps);
-	if (timestamps)
-		printf(", %.2f bytes of file each", (double)m->file_bytes / (double)timestamps);
-	printf("\n");
-	for (uint32_t g = 0; g < m->gpu_count && g < 64; g++) {
-		struct times *t = &times[g];
-		if (t->len == 0) {
-			printf("frame time   GPU %u: no busy time in any frame\n", g);
-			continue;
-		}
-		int64_t lo = t->ns[0], hi = t->ns[0];
-		for (size_t i = 1; i < t->len; i++) {
-			lo = t->ns[i] < lo ? t->ns[i] : lo;
-			hi = t->ns[i] > hi ? t->ns[i] : hi;
-		}
-		int64_t median = select_kth(t->ns, t->len, t->len / 2);
-		if (t->len % 2 == 0) {
-			/* The mean of the two middle values: the lower one is the
-			 * largest of the half below. */
-			int64_t below = select_kth(t->ns, t->len / 2, t->len / 2 - 1);
-			median = below + (median - below) / 2;
-		}
-		printf("frame time   GPU %u: min %.3f ms, median %.3f ms, max %.3f ms (%zu frame%s)\n",
-		       g, (double)lo / 1e6, (double)median / 1e6, (double)hi / 1e6, t->len,
-		       t->len == 1 ? "" : "s");
-	}
+	print_counts(m, &n);
+	for (uint32_t g = 0; g < m->gpu_count && g < 64; g++)
+		print_frame_times(g, &times[g]);
 	if (r != CRUMBS_OK) {
-		cmd_capture_error(path, err.text, frames > 0);
+		cmd_capture_error(path, err.text, n.frames > 0);
 		status = EXIT_FAILURE_;
 	}
 	status = cmd_finish(status);

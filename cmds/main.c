@@ -64,15 +64,9 @@ const char *cmd_one_capture(const char *command, const struct cmd_positional *po
 	return NULL;
 }
 
-static int set_help(void *target, const char *value, char *err, size_t err_size)
-{
-	(void)value, (void)err, (void)err_size;
-	*(bool *)target = true;
-	return 0;
-}
-
+/* Its target is a bool. */
 static const struct option_spec help_option = {
-	"help", 'h', NULL, "show this help", set_help
+	"help", 'h', NULL, "show this help", OPT_FLAG, .offset = 0
 };
 
 static void print_help(const struct cmd_spec *spec, const struct option_table *tables,

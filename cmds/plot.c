@@ -199,71 +199,85 @@ out:
 	return status;
 }
 
+static const char description[] =
+	"Draws a capture as an SVG picture, to standard output or to -o FILE.\n"
+	"\n"
+	"A capture of one frame, or --frame N (first, last): the frame's timeline.\n"
+	"Per GPU a time axis in ms and a lane per queue: a strip of its busy, wait\n"
+	"and idle time under the CPU's submit marks, its scopes nested by depth\n"
+	"below (names where they fit; hovering shows each one's name, inclusive and\n"
+	"exclusive time), and arrows from the queue, or the host, whose signal ended\n"
+	"a wait. Blocks narrower than a pixel next to each other are drawn as one.\n"
+	"\n"
+	"A capture of more frames, or one with --frames or --budget: the run's GPU\n"
+	"frame times, a graph per GPU of each frame's time by frame number (each\n"
+	"pixel column's lowest to highest when there are more frames than columns),\n"
+	"with the median and p95 (nearest rank, as crumbs stats), the spikes marked\n"
+	"(--spike) and the limits of the --budget lines that match 'GPU N'.\n"
+	"\n"
+	"The picture has no scripts and uses generic fonts; it reads on a light or\n"
+	"a dark page. Exit status: 0; 1 when the capture cannot be read, or is\n"
+	"damaged (the picture holds the frames before the damage), or holds no such\n"
+	"frame, GPU or queue; 2 on a usage error or a bad budget file.";
+
+/* Reads the arguments into p (initialised) and checks them: returns the
+ * capture's path, with d->path set for -o, or NULL after saying why,
+ * with the exit status in *status. */
+static const char *parse_args(int argc, char **argv, struct plot_settings *p,
+			      struct cmd_positional *pos, struct destination *d, int *status)
+{
+	struct option_spec from_stats[16], from_report[16];
+	char perr[300];
+	const struct option_table tables[] = {
+		{ plot_options, plot_option_count, p },
+		{ from_report, plot_report_options(from_report), &p->stats.report },
+		{ from_stats, plot_stats_options(from_stats), &p->stats },
+	};
+	const struct cmd_spec spec = {
+		.name = "plot",
+		.usage = "crumbs plot FILE [-o OUT.svg] [options]",
+		.description = description,
+		.tables = tables,
+		.table_count = sizeof(tables) / sizeof(tables[0]),
+	};
+	if (!cmd_parse(&spec, argc, argv, pos, status))
+		return NULL;
+	const char *path = cmd_one_capture("plot", pos, status);
+	if (!path)
+		return NULL;
+	if (report_settings_prepare(&p->stats.report, perr, sizeof(perr)) != CRUMBS_OK) {
+		*status = cmd_usage_error("plot", "%s", perr);
+		return NULL;
+	}
+	if (p->stats.report.frames != FRAMES_ALL && (p->stats.frames_set || p->stats.budget_path)) {
+		*status = cmd_usage_error("plot", "--%s draws the run's frame times; --frame picks "
+					  "one frame's timeline", p->stats.frames_set ? "frames" :
+					  "budget");
+		return NULL;
+	}
+	d->path = p->output && strcmp(p->output, "-") != 0 ? p->output : NULL;
+	if (d->path && cmd_same_file(d->path, path)) {
+		*status = cmd_usage_error("plot", "'%s' is the capture itself; give -o another file",
+					  d->path);
+		return NULL;
+	}
+	return path;
+}
+
 int cmd_plot(int argc, char **argv)
 {
 	struct plot_settings p;
 	struct cmd_positional pos = { 0 };
-	struct option_spec from_stats[16], from_report[16];
 	struct stats_budget *budget = NULL;
 	struct destination d = { 0 };
 	struct analyze_error err;
 	reader *c = NULL;
 	int status = EXIT_OK;
-	char perr[300];
 
 	plot_settings_init(&p);
-	const struct option_table tables[] = {
-		{ plot_options, plot_option_count, &p },
-		{ from_report, plot_report_options(from_report), &p.stats.report },
-		{ from_stats, plot_stats_options(from_stats), &p.stats },
-	};
-	const struct cmd_spec spec = {
-		.name = "plot",
-		.usage = "crumbs plot FILE [-o OUT.svg] [options]",
-		.description =
-			"Draws a capture as an SVG picture, to standard output or to -o FILE.\n"
-			"\n"
-			"A capture of one frame, or --frame N (first, last): the frame's timeline.\n"
-			"Per GPU a time axis in ms and a lane per queue: a strip of its busy, wait\n"
-			"and idle time under the CPU's submit marks, its scopes nested by depth\n"
-			"below (names where they fit; hovering shows each one's name, inclusive and\n"
-			"exclusive time), and arrows from the queue, or the host, whose signal ended\n"
-			"a wait. Blocks narrower than a pixel next to each other are drawn as one.\n"
-			"\n"
-			"A capture of more frames, or one with --frames or --budget: the run's GPU\n"
-			"frame times, a graph per GPU of each frame's time by frame number (each\n"
-			"pixel column's lowest to highest when there are more frames than columns),\n"
-			"with the median and p95 (nearest rank, as crumbs stats), the spikes marked\n"
-			"(--spike) and the limits of the --budget lines that match 'GPU N'.\n"
-			"\n"
-			"The picture has no scripts and uses generic fonts; it reads on a light or\n"
-			"a dark page. Exit status: 0; 1 when the capture cannot be read, or is\n"
-			"damaged (the picture holds the frames before the damage), or holds no such\n"
-			"frame, GPU or queue; 2 on a usage error or a bad budget file.",
-		.tables = tables,
-		.table_count = sizeof(tables) / sizeof(tables[0]),
-	};
-	if (!cmd_parse(&spec, argc, argv, &pos, &status))
-		goto out;
-	const char *path = cmd_one_capture("plot", &pos, &status);
+	const char *path = parse_args(argc, argv, &p, &pos, &d, &status);
 	if (!path)
 		goto out;
-	if (report_settings_prepare(&p.stats.report, perr, sizeof(perr)) != CRUMBS_OK) {
-		status = cmd_usage_error("plot", "%s", perr);
-		goto out;
-	}
-	bool frame_given = p.stats.report.frames != FRAMES_ALL;
-	if (frame_given && (p.stats.frames_set || p.stats.budget_path)) {
-		status = cmd_usage_error("plot", "--%s draws the run's frame times; --frame picks one "
-					 "frame's timeline", p.stats.frames_set ? "frames" : "budget");
-		goto out;
-	}
-	d.path = p.output && strcmp(p.output, "-") != 0 ? p.output : NULL;
-	if (d.path && cmd_same_file(d.path, path)) {
-		status = cmd_usage_error("plot", "'%s' is the capture itself; give -o another file",
-					 d.path);
-		goto out;
-	}
 	if ((status = cmd_stats_budget(&p.stats, &budget)) != EXIT_OK)
 		goto out;
 	if (reader_open_file(path, &c, &err) != CRUMBS_OK) {
@@ -273,6 +287,7 @@ int cmd_plot(int argc, char **argv)
 	}
 	/* One frame is drawn as a timeline, unless --frames or --budget ask
 	 * for the graph. */
+	bool frame_given = p.stats.report.frames != FRAMES_ALL;
 	bool timeline = frame_given || (reader_meta(c)->frame_count == 1 && !p.stats.frames_set &&
 					!p.stats.budget_path);
 	if (timeline) {

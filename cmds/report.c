@@ -38,6 +38,62 @@ bool cmd_check_selection(const char *path, const struct report_settings *s,
 	return found;
 }
 
+/* Prints the tables of the frames that s selects from c (the capture at
+ * path), and says what went wrong. Returns an exit status. */
+static int print_frames(const char *path, reader *c, const struct report_settings *s)
+{
+	struct analyze_error err;
+	enum crumbs_result r = CRUMBS_OK;
+	int status = EXIT_OK;
+
+	if (s->frames == FRAMES_LAST)
+		r = reader_seek_last(c, &err);
+	else if (s->frames == FRAMES_NUMBER)
+		r = reader_seek_frame(c, s->frame_number, &err);
+	if (r == CRUMBS_ERROR_NOT_FOUND) {
+		cmd_error("'%s': %s", path, err.text);
+		return EXIT_FAILURE_;
+	}
+
+	struct report_sink sink = { cmd_stdout_sink, NULL };
+	uint64_t shown = 0;
+	bool write_failed = false;
+	while (r == CRUMBS_OK) {
+		const struct frame *f;
+		if ((r = reader_next_frame(c, &f, &err)) != CRUMBS_OK || !f)
+			break;
+		const struct capture_meta *meta = reader_meta(c);
+		if (shown == 0 && !cmd_check_selection(path, s, meta))
+			return EXIT_FAILURE_;
+		if (report_frame(s, meta, f, &sink) != 0) {
+			write_failed = true; /* cmd_finish says so */
+			break;
+		}
+		shown++;
+		if (s->frames != FRAMES_ALL)
+			break;
+	}
+	if (write_failed) {
+		status = EXIT_FAILURE_;
+	} else if (r != CRUMBS_OK) {
+		cmd_capture_error(path, err.text, shown > 0);
+		status = EXIT_FAILURE_;
+	} else if (shown == 0) {
+		cmd_error("'%s' holds no frames", path);
+		status = EXIT_FAILURE_;
+	} else if (reader_damage(c)->code != CRUMBS_OK) {
+		/* The frames shown are intact, but the file is not. */
+		cmd_capture_error(path, reader_damage(c)->text, false);
+		status = EXIT_FAILURE_;
+	} else if (s->frames == FRAMES_FIRST && reader_meta(c)->frame_count > 1) {
+		fflush(stdout);
+		fprintf(stderr, "crumbs: '%s' holds %llu frames; this was the first (choose with "
+				"--frame N, last or all)\n",
+			path, (unsigned long long)reader_meta(c)->frame_count);
+	}
+	return cmd_finish(status);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_settings s;
@@ -74,57 +130,7 @@ int cmd_report(int argc, char **argv)
 		status = EXIT_FAILURE_;
 		goto out;
 	}
-
-	enum crumbs_result r = CRUMBS_OK;
-	if (s.frames == FRAMES_LAST)
-		r = reader_seek_last(c, &err);
-	else if (s.frames == FRAMES_NUMBER)
-		r = reader_seek_frame(c, s.frame_number, &err);
-	if (r == CRUMBS_ERROR_NOT_FOUND) {
-		cmd_error("'%s': %s", path, err.text);
-		status = EXIT_FAILURE_;
-		goto out;
-	}
-
-	struct report_sink sink = { cmd_stdout_sink, NULL };
-	uint64_t shown = 0;
-	bool write_failed = false;
-	while (r == CRUMBS_OK) {
-		const struct frame *f;
-		if ((r = reader_next_frame(c, &f, &err)) != CRUMBS_OK || !f)
-			break;
-		const struct capture_meta *meta = reader_meta(c);
-		if (shown == 0 && !cmd_check_selection(path, &s, meta)) {
-			status = EXIT_FAILURE_;
-			goto out;
-		}
-		if (report_frame(&s, meta, f, &sink) != 0) {
-			write_failed = true; /* cmd_finish says so */
-			break;
-		}
-		shown++;
-		if (s.frames != FRAMES_ALL)
-			break;
-	}
-	if (write_failed) {
-		status = EXIT_FAILURE_;
-	} else if (r != CRUMBS_OK) {
-		cmd_capture_error(path, err.text, shown > 0);
-		status = EXIT_FAILURE_;
-	} else if (shown == 0) {
-		cmd_error("'%s' holds no frames", path);
-		status = EXIT_FAILURE_;
-	} else if (reader_damage(c)->code != CRUMBS_OK) {
-		/* The frames shown are intact, but the file is not. */
-		cmd_capture_error(path, reader_damage(c)->text, false);
-		status = EXIT_FAILURE_;
-	} else if (s.frames == FRAMES_FIRST && reader_meta(c)->frame_count > 1) {
-		fflush(stdout);
-		fprintf(stderr, "crumbs: '%s' holds %llu frames; this was the first (choose with "
-				"--frame N, last or all)\n",
-			path, (unsigned long long)reader_meta(c)->frame_count);
-	}
-	status = cmd_finish(status);
+	status = print_frames(path, c, &s);
 out:
 	reader_free(c);
 	report_settings_release(&s);

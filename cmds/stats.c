@@ -169,11 +169,26 @@ static void *load_thread(void *arg)
 	return NULL;
 }
 
-/* Threads to read with: CRUMBS_THREADS, else the CPUs online. */
+/* Threads to read with: CRUMBS_THREADS, else the CPUs online; from 1 to
+ * MAX_THREADS. A CRUMBS_THREADS that is not a number is said (once) and
+ * left aside. */
 static unsigned load_threads(void)
 {
+	static bool said;
 	const char *v = getenv("CRUMBS_THREADS");
-	long n = v && *v ? strtol(v, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t n = 0;
+	char err[64];
+	if (v && *v && parse_u64(v, UINT64_MAX, &n, err, sizeof(err)) != 0) {
+		if (!said)
+			cmd_error("CRUMBS_THREADS='%s' is not a number of threads; using one per "
+				  "CPU", v);
+		said = true;
+		v = NULL;
+	}
+	if (!v || !*v) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		n = cpus > 0 ? (uint64_t)cpus : 1;
+	}
 	if (n < 1)
 		n = 1;
 	return n > MAX_THREADS ? MAX_THREADS : (unsigned)n;
@@ -393,69 +408,83 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 	return CMD_LOAD_OK;
 }
 
+static const char description[] =
+	"Statistics over the frames of a capture. Per GPU its frame time, per queue\n"
+	"its busy, wait and idle time, per scope path (the scope names from the queue\n"
+	"down; a number equal to the frame's in a scope right below the queue reads\n"
+	"'#') its frames, calls per frame, inclusive and exclusive time and its share\n"
+	"of the queue's busy + wait over the run: mean, median, p90, p95, p99, minimum,\n"
+	"maximum and the frame of it, standard deviation (of the population).\n"
+	"Percentiles are exact, nearest rank: the p-th of n sorted values is the one\n"
+	"at rank ceil(p/100 * n). Times are kept per frame to the nanosecond up to\n"
+	"4.29 s (longer ones count as 4.29 s); leaf events' time stays with their\n"
+	"scope. Spikes: GPU frames above --spike, their count and longest run.\n"
+	"\n"
+	"--format csv: one line per row under the header line\n"
+	"  kind,gpu,queue,path,depth,frames,calls_per_frame,mean_ms,median_ms,p90_ms,\n"
+	"  p95_ms,p99_ms,min_ms,max_ms,max_frame,stddev_ms,excl_mean_ms,excl_median_ms,\n"
+	"  excl_p90_ms,excl_p95_ms,excl_p99_ms,excl_min_ms,excl_max_ms,excl_stddev_ms,\n"
+	"  share_pct,spike_threshold_ms,spikes,longest_spike_run,longest_spike_run_first\n"
+	"kind is gpu, busy, wait, idle or scope; times in ms with 6 decimals; fields\n"
+	"that do not apply to a kind are empty. --format json: {\"schema\": 1, \"file\",\n"
+	"\"frames\", \"spike\", \"gpus\", \"rows\": [...], \"budgets\": [...]}, times in ns.\n"
+	"\n"
+	"--budget FILE: lines of PATTERN STATISTIC LIMIT_MS ('#' starts a comment\n"
+	"line). PATTERN is a wildcard matched against each row: 'GPU 0' (its frame\n"
+	"time), 'GPU 0 / Graphics 0 busy' (or wait, idle), a scope's name or its\n"
+	"path 'GPU 0 / Graphics 0 / Frame # / Post Processing'. STATISTIC is mean,\n"
+	"median, p90, p95, p99 or max. Exit status 1 if a value is above its limit\n"
+	"or a line matches no row; 2 for a bad line. With --format csv the budget\n"
+	"lines go to standard error.";
+
+/* Reads the arguments into st (initialised) and checks them: returns the
+ * capture's path, or NULL after saying why, with the exit status in
+ * *status. */
+static const char *parse_args(int argc, char **argv, struct stats_settings *st,
+			      struct cmd_positional *pos, int *status)
+{
+	struct option_spec shared[16];
+	char perr[300];
+	const struct option_table tables[] = {
+		{ shared, stats_report_options(shared), &st->report },
+		{ stats_options, stats_option_count, st },
+	};
+	const struct cmd_spec spec = {
+		.name = "stats",
+		.usage = "crumbs stats FILE [options]",
+		.description = description,
+		.tables = tables,
+		.table_count = sizeof(tables) / sizeof(tables[0]),
+	};
+	if (!cmd_parse(&spec, argc, argv, pos, status))
+		return NULL;
+	const char *path = cmd_one_capture("stats", pos, status);
+	if (!path)
+		return NULL;
+	if (st->per_frame && st->format != STATS_FORMAT_JSON) {
+		*status = cmd_usage_error("stats", "--per-frame needs --format json");
+		return NULL;
+	}
+	if (report_settings_prepare(&st->report, perr, sizeof(perr)) != CRUMBS_OK) {
+		*status = cmd_usage_error("stats", "%s", perr);
+		return NULL;
+	}
+	return path;
+}
+
 int cmd_stats(int argc, char **argv)
 {
 	struct stats_settings st;
 	struct cmd_positional pos = { 0 };
 	struct stats_budget *budget = NULL;
-	struct option_spec shared[16];
 	reader *c = NULL;
 	stats *s = NULL;
 	int status = EXIT_OK;
-	char perr[300];
 
 	stats_settings_init(&st);
-	const struct option_table tables[] = {
-		{ shared, stats_report_options(shared), &st.report },
-		{ stats_options, stats_option_count, &st },
-	};
-	const struct cmd_spec spec = {
-		.name = "stats",
-		.usage = "crumbs stats FILE [options]",
-		.description =
-			"Statistics over the frames of a capture. Per GPU its frame time, per queue\n"
-			"its busy, wait and idle time, per scope path (the scope names from the queue\n"
-			"down; a number equal to the frame's in a scope right below the queue reads\n"
-			"'#') its frames, calls per frame, inclusive and exclusive time and its share\n"
-			"of the queue's busy + wait over the run: mean, median, p90, p95, p99, minimum,\n"
-			"maximum and the frame of it, standard deviation (of the population).\n"
-			"Percentiles are exact, nearest rank: the p-th of n sorted values is the one\n"
-			"at rank ceil(p/100 * n). Times are kept per frame to the nanosecond up to\n"
-			"4.29 s (longer ones count as 4.29 s); leaf events' time stays with their\n"
-			"scope. Spikes: GPU frames above --spike, their count and longest run.\n"
-			"\n"
-			"--format csv: one line per row under the header line\n"
-			"  kind,gpu,queue,path,depth,frames,calls_per_frame,mean_ms,median_ms,p90_ms,\n"
-			"  p95_ms,p99_ms,min_ms,max_ms,max_frame,stddev_ms,excl_mean_ms,excl_median_ms,\n"
-			"  excl_p90_ms,excl_p95_ms,excl_p99_ms,excl_min_ms,excl_max_ms,excl_stddev_ms,\n"
-			"  share_pct,spike_threshold_ms,spikes,longest_spike_run,longest_spike_run_first\n"
-			"kind is gpu, busy, wait, idle or scope; times in ms with 6 decimals; fields\n"
-			"that do not apply to a kind are empty. --format json: {\"schema\": 1, \"file\",\n"
-			"\"frames\", \"spike\", \"gpus\", \"rows\": [...], \"budgets\": [...]}, times in ns.\n"
-			"\n"
-			"--budget FILE: lines of PATTERN STATISTIC LIMIT_MS ('#' starts a comment\n"
-			"line). PATTERN is a wildcard matched against each row: 'GPU 0' (its frame\n"
-			"time), 'GPU 0 / Graphics 0 busy' (or wait, idle), a scope's name or its\n"
-			"path 'GPU 0 / Graphics 0 / Frame # / Post Processing'. STATISTIC is mean,\n"
-			"median, p90, p95, p99 or max. Exit status 1 if a value is above its limit\n"
-			"or a line matches no row; 2 for a bad line. With --format csv the budget\n"
-			"lines go to standard error.",
-		.tables = tables,
-		.table_count = sizeof(tables) / sizeof(tables[0]),
-	};
-	if (!cmd_parse(&spec, argc, argv, &pos, &status))
-		goto out;
-	const char *path = cmd_one_capture("stats", &pos, &status);
+	const char *path = parse_args(argc, argv, &st, &pos, &status);
 	if (!path)
 		goto out;
-	if (st.per_frame && st.format != STATS_FORMAT_JSON) {
-		status = cmd_usage_error("stats", "--per-frame needs --format json");
-		goto out;
-	}
-	if (report_settings_prepare(&st.report, perr, sizeof(perr)) != CRUMBS_OK) {
-		status = cmd_usage_error("stats", "%s", perr);
-		goto out;
-	}
 	if ((status = cmd_stats_budget(&st, &budget)) != EXIT_OK)
 		goto out;
 	enum cmd_load loaded = cmd_stats_load(path, &st, &c, &s);

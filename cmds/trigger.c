@@ -24,6 +24,9 @@
 /* Frames are counted, not typed in: no run is this long. */
 #define MAX_RUN_FRAMES (1ull << 48)
 
+#define TEXT_(x) #x
+#define TEXT(x) TEXT_(x)
+
 struct trigger_args {
 	bool no_wait;
 	double timeout_s;
@@ -31,58 +34,20 @@ struct trigger_args {
 	int detail;          /* --detail D; -1: the program's default */
 };
 
-static int set_no_wait(void *t, const char *v, char *err, size_t n)
-{
-	(void)v, (void)err, (void)n;
-	((struct trigger_args *)t)->no_wait = true;
-	return 0;
-}
-
-static int set_timeout(void *t, const char *v, char *err, size_t n)
-{
-	char *end;
-	errno = 0;
-	double x = strtod(v, &end);
-	if (end == v || *end != '\0' || errno != 0 || !(x > 0 && x <= 1e6)) {
-		snprintf(err, n, "'%s' is not a number of seconds above 0", v);
-		return -1;
-	}
-	((struct trigger_args *)t)->timeout_s = x;
-	return 0;
-}
-
-static int set_frames(void *t, const char *v, char *err, size_t n)
-{
-	uint64_t x = 0;
-	for (const char *p = v; *p && x <= MAX_RUN_FRAMES; p++)
-		x = *p >= '0' && *p <= '9' ? x * 10 + (uint64_t)(*p - '0') : UINT64_MAX;
-	if (!*v || x == 0 || x > MAX_RUN_FRAMES) {
-		snprintf(err, n, "'%s' is not a number of frames from 1 up", v);
-		return -1;
-	}
-	((struct trigger_args *)t)->run_frames = x;
-	return 0;
-}
-
-static int set_detail(void *t, const char *v, char *err, size_t n)
-{
-	if (v[0] < '0' || v[0] > '0' + CRUMBS_DETAIL_MAX || v[1] != '\0') {
-		snprintf(err, n, "'%s' is not a detail level from 0 to %d", v, CRUMBS_DETAIL_MAX);
-		return -1;
-	}
-	((struct trigger_args *)t)->detail = v[0] - '0';
-	return 0;
-}
+#define AT(field) offsetof(struct trigger_args, field)
 
 static const struct option_spec own_options[] = {
 	{ "frames", 0, "N", "record the next N frames into one file and print their statistics",
-	  set_frames },
+	  OPT_U64, .offset = AT(run_frames), .min = 1, .max = MAX_RUN_FRAMES,
+	  .what = "a number of frames from 1 up" },
 	{ "detail", 0, "N", "with --frames: record scopes of detail levels 0 to N (0 to 3, "
-	  "default 1); leaf events only at 3", set_detail },
+	  "default 1); leaf events only at 3", OPT_INT, .offset = AT(detail), .min = 0,
+	  .max = CRUMBS_DETAIL_MAX, .what = "a detail level from 0 to " TEXT(CRUMBS_DETAIL_MAX) },
 	{ "timeout", 0, "SECONDS", "give up after SECONDS in all (default 30; a run takes as long as "
-	  "its frames)", set_timeout },
+	  "its frames)", OPT_DOUBLE, .offset = AT(timeout_s), .min = 0, .above_min = true,
+	  .max = 1e6, .what = "a number of seconds above 0" },
 	{ "no-wait", 0, NULL, "return once the capture or run is queued; the program logs its tables",
-	  set_no_wait },
+	  OPT_FLAG, .offset = AT(no_wait) },
 };
 
 /* ------------------------------------------------------------------------ */
@@ -474,124 +439,123 @@ static size_t trigger_report_options(struct option_spec **out)
 	return n;
 }
 
+/* A process id: digits alone, from 1 to INT_MAX. */
 static int parse_pid(const char *s, long *pid)
 {
-	long x = 0;
-	if (!*s)
+	uint64_t x;
+	const char *end = read_u64(s, INT_MAX, &x);
+	if (!end || *end || x == 0)
 		return -1;
-	for (const char *p = s; *p; p++) {
-		if (*p < '0' || *p > '9' || x > (INT_MAX - (*p - '0')) / 10)
-			return -1;
-		x = x * 10 + (*p - '0');
-	}
-	if (x == 0)
-		return -1;
-	*pid = x;
+	*pid = (long)x;
 	return 0;
 }
 
-int cmd_trigger(int argc, char **argv)
-{
-	/* The report's settings, inside the statistics' for a run. */
-	struct stats_settings settings;
-	struct report_settings *s = &settings.report;
-	struct trigger_args args = { .timeout_s = 30, .detail = -1 };
-	struct cmd_positional pos = { 0 };
-	struct sbuf req = { 0 };
-	int status = EXIT_OK;
-	char perr[300];
-	char target_path[sizeof(((struct sockaddr_un *)0)->sun_path) + 64];
-	char capture_path[TRIGGER_MAX_COMMAND];
-	struct sockaddr_un target;
-	struct queued queued = { 0 };
-	long pid;
+static const char description[] =
+	"Asks a running program that uses libcrumbs to capture its next frame,\n"
+	"waits until the capture is written and prints its profilegpu tables with\n"
+	"the report options given, which the program also uses for its own. The\n"
+	"program must run as the same user, with the same XDG_RUNTIME_DIR.\n"
+	"\n"
+	"With --frames N, the program records its next N frames into one file at the\n"
+	"detail level of --detail, and their statistics are printed as by 'crumbs\n"
+	"stats' (of the report options, --root, --ignore-case, --threshold,\n"
+	"--max-depth, --ascii, --unicode, --gpu and --queue apply). --timeout counts\n"
+	"until the file is written: a run of 3600 frames at 60 frames a second takes a\n"
+	"minute, so give it more than the default 30 s.";
 
+/*
+ * Reads the arguments into args and settings (initialised), checks them
+ * and builds the request in req: true with the process id in *pid, else
+ * false after saying why, with the exit status in *status.
+ */
+static bool parse_args(int argc, char **argv, struct trigger_args *args,
+		       struct stats_settings *settings, struct sbuf *req, long *pid, int *status)
+{
+	struct cmd_positional pos = { 0 };
 	struct option_spec *settings_options = NULL;
 	size_t settings_count = trigger_report_options(&settings_options);
-
-	stats_settings_init(&settings);
+	bool ok = false;
+	char perr[300];
 	const struct option_table tables[] = {
-		{ own_options, sizeof(own_options) / sizeof(own_options[0]), &args },
-		{ settings_options, settings_count, s },
+		{ own_options, sizeof(own_options) / sizeof(own_options[0]), args },
+		{ settings_options, settings_count, &settings->report },
 	};
 	const struct cmd_spec spec = {
 		.name = "trigger",
 		.usage = "crumbs trigger PID [options]",
-		.description =
-			"Asks a running program that uses libcrumbs to capture its next frame,\n"
-			"waits until the capture is written and prints its profilegpu tables with\n"
-			"the report options given, which the program also uses for its own. The\n"
-			"program must run as the same user, with the same XDG_RUNTIME_DIR.\n"
-			"\n"
-			"With --frames N, the program records its next N frames into one file at the\n"
-			"detail level of --detail, and their statistics are printed as by 'crumbs\n"
-			"stats' (of the report options, --root, --ignore-case, --threshold,\n"
-			"--max-depth, --ascii, --unicode, --gpu and --queue apply). --timeout counts\n"
-			"until the file is written: a run of 3600 frames at 60 frames a second takes a\n"
-			"minute, so give it more than the default 30 s.",
+		.description = description,
 		.tables = tables,
 		.table_count = sizeof(tables) / sizeof(tables[0]),
 	};
 	if (!settings_options) {
 		cmd_error("out of memory");
-		status = EXIT_FAILURE_;
+		*status = EXIT_FAILURE_;
 		goto out;
 	}
-	if (!cmd_parse(&spec, argc, argv, &pos, &status))
+	if (!cmd_parse(&spec, argc, argv, &pos, status))
 		goto out;
 	if (pos.count != 1) {
-		status = cmd_usage_error("trigger", pos.count == 0 ? "expected a process id" :
-					 "expected one process id, got %d arguments", pos.count);
+		*status = cmd_usage_error("trigger", pos.count == 0 ? "expected a process id" :
+					  "expected one process id, got %d arguments", pos.count);
 		goto out;
 	}
-	if (parse_pid(pos.args[0], &pid) != 0) {
-		status = cmd_usage_error("trigger", "'%s' is not a process id", pos.args[0]);
+	if (parse_pid(pos.args[0], pid) != 0) {
+		*status = cmd_usage_error("trigger", "'%s' is not a process id", pos.args[0]);
 		goto out;
 	}
-	if (args.detail >= 0 && !args.run_frames) {
-		status = cmd_usage_error("trigger", "--detail is the detail level of a run: it needs "
-					 "--frames N (one frame is captured at full detail)");
+	if (args->detail >= 0 && !args->run_frames) {
+		*status = cmd_usage_error("trigger", "--detail is the detail level of a run: it "
+					  "needs --frames N (one frame is captured at full detail)");
 		goto out;
 	}
-	if ((status = build_request(tables, spec.table_count, argc - 1, argv + 1, &args,
-				    &req)) != 0)
+	if ((*status = build_request(tables, spec.table_count, argc - 1, argv + 1, args,
+				     req)) != 0)
 		goto out;
-	if (report_settings_prepare(s, perr, sizeof(perr)) != CRUMBS_OK) {
-		status = cmd_usage_error("trigger", "%s", perr);
+	if (report_settings_prepare(&settings->report, perr, sizeof(perr)) != CRUMBS_OK) {
+		*status = cmd_usage_error("trigger", "%s", perr);
 		goto out;
 	}
+	ok = true;
+out:
+	free(settings_options);
+	cmd_positional_release(&pos);
+	return ok;
+}
 
+/*
+ * The socket of process pid in *target, and the folder that holds it in
+ * dir, which must be one to trust. Returns EXIT_OK, or EXIT_FAILURE_
+ * after saying why not: no such process, a process that does not use
+ * crumbs, a folder others could write to.
+ */
+static int find_target(long pid, struct sockaddr_un *target, char *dir, size_t dir_size)
+{
+	char target_path[sizeof(target->sun_path) + 64];
 	if (trigger_path(pid, target_path, sizeof(target_path)) != 0 ||
-	    set_path(&target, target_path) != 0) {
+	    set_path(target, target_path) != 0) {
 		cmd_error("the socket path of process %ld is too long ('%s'; set XDG_RUNTIME_DIR "
 			  "to a shorter one)", pid, target_path);
-		status = EXIT_FAILURE_;
-		goto out;
+		return EXIT_FAILURE_;
 	}
 	/* No signal: kill(pid, 0) only asks whether the process exists. */
 	bool other_user = false;
 	if (kill((pid_t)pid, 0) != 0) {
-		if (errno == ESRCH) {
-			status = no_process(pid, &target);
-			goto out;
-		}
+		if (errno == ESRCH)
+			return no_process(pid, target);
 		other_user = errno == EPERM;
 	}
-	char dir[sizeof(target_path)];
-	snprintf(dir, sizeof(dir), "%s", target_path);
+	snprintf(dir, dir_size, "%s", target_path);
 	*strrchr(dir, '/') = '\0';
 	char why[PATH_MAX + 200];
 	int d = trigger_check_dir(dir, why, sizeof(why));
 	struct stat st;
 	if (d < 0) {
 		cmd_error("%s", why);
-		status = EXIT_FAILURE_;
-		goto out;
+		return EXIT_FAILURE_;
 	}
 	if (d == 0 && lstat(target_path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
 		cmd_error("process %ld does not use crumbs ('%s' is not a socket)", pid, target_path);
-		status = EXIT_FAILURE_;
-		goto out;
+		return EXIT_FAILURE_;
 	}
 	if (d == 1 || lstat(target_path, &st) != 0) {
 		if (other_user)
@@ -599,31 +563,52 @@ int cmd_trigger(int argc, char **argv)
 				  "user (run 'crumbs trigger' as that user)", pid, target_path);
 		else
 			cmd_error("process %ld does not use crumbs (no '%s')", pid, target_path);
-		status = EXIT_FAILURE_;
-		goto out;
+		return EXIT_FAILURE_;
 	}
+	return EXIT_OK;
+}
 
-	capture_path[0] = '\0';
+/* Prints the tables of the frame, or the statistics of the run, that
+ * process pid wrote to path, as q says it queued. Returns an exit
+ * status. */
+static int show_capture(long pid, const char *path, const struct queued *q,
+			struct stats_settings *settings)
+{
+	fflush(stdout);
+	if (q->run) {
+		fprintf(stderr, "crumbs: frames %llu to %llu of process %ld recorded to '%s'\n",
+			(unsigned long long)q->first, (unsigned long long)q->last, pid, path);
+		return cmd_finish(cmd_stats_run(path, q->first, q->last, settings));
+	}
+	fprintf(stderr, "crumbs: frame %llu of process %ld captured to '%s'\n",
+		(unsigned long long)q->first, pid, path);
+	return cmd_finish(cmd_report_capture(path, q->first, &settings->report));
+}
+
+int cmd_trigger(int argc, char **argv)
+{
+	/* The report's settings, inside the statistics' for a run. */
+	struct stats_settings settings;
+	struct trigger_args args = { .timeout_s = 30, .detail = -1 };
+	struct sbuf req = { 0 };
+	struct sockaddr_un target;
+	struct queued queued = { 0 };
+	char dir[sizeof(target.sun_path) + 64];
+	char capture_path[TRIGGER_MAX_COMMAND] = "";
+	long pid = 0;
+	int status = EXIT_OK;
+
+	stats_settings_init(&settings);
+	if (!parse_args(argc, argv, &args, &settings, &req, &pid, &status))
+		goto out;
+	if ((status = find_target(pid, &target, dir, sizeof(dir))) != EXIT_OK)
+		goto out;
 	status = request(pid, dir, &target, &req, &args, capture_path, sizeof(capture_path),
 			 &queued);
-	if (status != EXIT_OK || args.no_wait)
-		goto out;
-	fflush(stdout);
-	if (queued.run) {
-		fprintf(stderr, "crumbs: frames %llu to %llu of process %ld recorded to '%s'\n",
-			(unsigned long long)queued.first, (unsigned long long)queued.last, pid,
-			capture_path);
-		status = cmd_finish(cmd_stats_run(capture_path, queued.first, queued.last,
-						  &settings));
-	} else {
-		fprintf(stderr, "crumbs: frame %llu of process %ld captured to '%s'\n",
-			(unsigned long long)queued.first, pid, capture_path);
-		status = cmd_finish(cmd_report_capture(capture_path, queued.first, s));
-	}
+	if (status == EXIT_OK && !args.no_wait)
+		status = show_capture(pid, capture_path, &queued, &settings);
 out:
 	sbuf_release(&req);
 	stats_settings_release(&settings);
-	free(settings_options);
-	cmd_positional_release(&pos);
 	return status;
 }

@@ -9,6 +9,7 @@
  * layer_record.c's and layer_events.c's. See layer/LAYER.md.
  */
 #include "layer_internal.h"
+#include "../util/util.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -205,10 +206,10 @@ static int64_t window_from_env(void)
 	const char *window = getenv("CRUMBS_LAYER_WINDOW_MS");
 	if (!window || !*window)
 		return 0;
-	char *end = NULL;
-	long ms = window[0] >= '0' && window[0] <= '9' ? strtol(window, &end, 10) : 0;
-	if (ms >= 1 && ms <= WINDOW_MAX_MS && !*end)
-		return ms * 1000000ll;
+	uint64_t ms;
+	const char *end = read_u64(window, WINDOW_MAX_MS, &ms);
+	if (end && !*end && ms >= 1)
+		return (int64_t)ms * 1000000;
 	if (!atomic_exchange(&window_refused, true))
 		say("CRUMBS_LAYER_WINDOW_MS='%s' is not a number of milliseconds from 1 to %d; "
 		    "frames end at presents and fences", window, WINDOW_MAX_MS);

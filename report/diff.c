@@ -13,8 +13,6 @@
 /* Settings                                                                 */
 /* ------------------------------------------------------------------------ */
 
-#define DIFF_SETTINGS(t) ((struct diff_settings *)(t))
-
 void diff_settings_init(struct diff_settings *d)
 {
 	memset(d, 0, sizeof(*d));
@@ -28,88 +26,33 @@ void diff_settings_release(struct diff_settings *d)
 	stats_settings_release(&d->stats);
 }
 
-/* A finite number from min to max, the whole of v. */
-static int parse_number(const char *v, double min, double max, double *out)
-{
-	char *end;
-	double x = strtod(v, &end);
-	if (end == v || *end || !isfinite(x) || x < min || x > max)
-		return -1;
-	*out = x;
-	return 0;
-}
+#define AT(field) offsetof(struct diff_settings, field)
 
-static int set_stat(void *t, const char *v, char *err, size_t n)
-{
-	static const char *const names[] = { "median", "mean", "p95" };
-	static const enum compare_stat stats_of[] = { COMPARE_MEDIAN, COMPARE_MEAN, COMPARE_P95 };
-	int i = option_pick(v, names, 3, err, n);
-	if (i < 0)
-		return -1;
-	DIFF_SETTINGS(t)->stat = stats_of[i];
-	return 0;
-}
-
-static int set_threshold(void *t, const char *v, char *err, size_t n)
-{
-	if (parse_number(v, 0, 1e6, &DIFF_SETTINGS(t)->rule.threshold_pct) == 0)
-		return 0;
-	snprintf(err, n, "'%s' is not a percentage of 0 or more", v);
-	return -1;
-}
-
-static int set_min_ms(void *t, const char *v, char *err, size_t n)
-{
-	if (parse_number(v, 0, 1e9, &DIFF_SETTINGS(t)->rule.min_ms) == 0)
-		return 0;
-	snprintf(err, n, "'%s' is not a time in ms of 0 or more", v);
-	return -1;
-}
-
-static int set_alpha(void *t, const char *v, char *err, size_t n)
-{
-	double a;
-	if (parse_number(v, 0, 1, &a) == 0 && a > 0) {
-		DIFF_SETTINGS(t)->rule.alpha = a;
-		return 0;
-	}
-	snprintf(err, n, "'%s' is not a probability above 0 and at most 1", v);
-	return -1;
-}
-
-static int set_force(void *t, const char *v, char *err, size_t n)
-{
-	(void)v, (void)err, (void)n;
-	DIFF_SETTINGS(t)->force = true;
-	return 0;
-}
+/* By enum compare_stat: --stat's values, and the statistic's name in the
+ * output. */
+static const char *const stat_names[] = { "median", "mean", "p95", NULL };
 
 const struct option_spec diff_options[] = {
-	{ "stat", 0, "STAT", "compare each row's median (default), mean or p95", set_stat },
-	{ "threshold", 0, "PCT", "a change must exceed PCT percent (default 5)", set_threshold },
-	{ "min-ms", 0, "MS", "and MS milliseconds (default 0.05)", set_min_ms },
+	{ "stat", 0, "STAT", "compare each row's median (default), mean or p95",
+	  OPT_CHOICE, .offset = AT(stat), .names = stat_names },
+	{ "threshold", 0, "PCT", "a change must exceed PCT percent (default 5)",
+	  OPT_DOUBLE, .offset = AT(rule.threshold_pct), .min = 0, .max = 1e6,
+	  .what = "a percentage of 0 or more" },
+	{ "min-ms", 0, "MS", "and MS milliseconds (default 0.05)",
+	  OPT_DOUBLE, .offset = AT(rule.min_ms), .min = 0, .max = 1e9, .what = "a time in ms of 0 or more" },
 	{ "alpha", 0, "A", "and, with 8 frames or more a side, the Mann-Whitney test's p-value must "
-			   "be below A (default 0.01)", set_alpha },
-	{ "force", 0, NULL, "compare captures of different GPUs or queues", set_force },
+			   "be below A (default 0.01)",
+	  OPT_DOUBLE, .offset = AT(rule.alpha), .min = 0, .above_min = true, .max = 1,
+	  .what = "a probability above 0 and at most 1" },
+	{ "force", 0, NULL, "compare captures of different GPUs or queues",
+	  OPT_FLAG, .offset = AT(force) },
 };
 const size_t diff_option_count = sizeof(diff_options) / sizeof(diff_options[0]);
 
-/* Copies the options named in names[] from table[] into out. */
-static size_t pick(const struct option_spec *table, size_t count, const char *const *names,
-		   size_t name_count, struct option_spec *out)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < name_count; i++)
-		for (size_t j = 0; j < count; j++)
-			if (strcmp(table[j].name, names[i]) == 0)
-				out[n++] = table[j];
-	return n;
-}
-
 size_t diff_stats_options(struct option_spec *out)
 {
-	static const char *const names[] = { "frames", "format" };
-	return pick(stats_options, stats_option_count, names, 2, out);
+	static const struct option_borrowed which[] = { { "frames", NULL }, { "format", NULL } };
+	return options_borrow(stats_options, stats_option_count, which, 2, out);
 }
 
 size_t diff_report_options(struct option_spec *out)
@@ -126,8 +69,6 @@ size_t diff_report_options(struct option_spec *out)
 /* ------------------------------------------------------------------------ */
 /* Rows                                                                     */
 /* ------------------------------------------------------------------------ */
-
-static const char *const stat_names[] = { "median", "mean", "p95" };
 
 /* "GPU 0 frame time", "GPU 0 / Graphics 0 busy", or a scope's path. */
 static void row_label(struct sbuf *b, const struct compare_row *r)

@@ -7,7 +7,6 @@
  */
 #include "report_internal.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +24,6 @@
 /* Settings                                                                 */
 /* ------------------------------------------------------------------------ */
 
-#define EXPORT_SETTINGS(t) ((struct export_settings *)(t))
-
 void export_settings_init(struct export_settings *es)
 {
 	memset(es, 0, sizeof(*es));
@@ -41,47 +38,24 @@ void export_settings_release(struct export_settings *es)
 	memset(es, 0, sizeof(*es));
 }
 
-static int set_format(void *t, const char *v, char *err, size_t n)
-{
-	static const char *const names[] = { "perfetto", "chrome", "folded" };
-	int i = option_pick(v, names, 3, err, n);
-	if (i < 0)
-		return -1;
-	EXPORT_SETTINGS(t)->format = (enum export_format)(i + 1);
-	return 0;
-}
+#define AT(field) offsetof(struct export_settings, field)
 
-static int set_output(void *t, const char *v, char *err, size_t n)
-{
-	if (v[0] == '\0') {
-		snprintf(err, n, "the file name is empty");
-		return -1;
-	}
-	return option_set_string(&EXPORT_SETTINGS(t)->output, v, err, n);
-}
-
-static int set_frames(void *t, const char *v, char *err, size_t n)
-{
-	struct export_settings *es = EXPORT_SETTINGS(t);
-	if (option_parse_frames(v, &es->first_frame, &es->last_frame, err, n) != 0)
-		return -1;
-	es->frames_set = true;
-	return 0;
-}
+static const char *const format_names[] = { "perfetto", "chrome", "folded", NULL };
+static const int format_values[] = { EXPORT_PERFETTO, EXPORT_CHROME, EXPORT_FOLDED };
 
 const struct option_spec export_options[] = {
-	{ "format", 0, "FORMAT", "perfetto, chrome or folded (required)", set_format },
-	{ "output", 'o', "FILE", "write to FILE (default: standard output)", set_output },
-	{ "frames", 0, "A:B", "only frames numbered A to B, inclusive (A: to the end, :B from the start)", set_frames },
+	{ "format", 0, "FORMAT", "perfetto, chrome or folded (required)",
+	  OPT_CHOICE, .offset = AT(format), .names = format_names, .values = format_values },
+	{ "output", 'o', "FILE", "write to FILE (default: standard output)",
+	  OPT_FILE, .offset = AT(output) },
+	{ "frames", 0, "A:B", "only frames numbered A to B, inclusive (A: to the end, :B from the start)",
+	  OPT_FRAMES, .offset = AT(first_frame), .last_offset = AT(last_frame), .set_offset = AT(frames_set) },
 };
 const size_t export_option_count = sizeof(export_options) / sizeof(export_options[0]);
 
 size_t export_report_options(struct option_spec *out)
 {
-	static const struct {
-		const char *name;
-		const char *help; /* NULL: the report's */
-	} shared[] = {
+	static const struct option_borrowed shared[] = {
 		{ "root", "only the scopes whose name matches (*, ?, [...]) and the scopes below; repeatable" },
 		{ "ignore-case", NULL },
 		{ "max-depth", "N levels of scopes below the queue (or below a --root match)" },
@@ -90,16 +64,8 @@ size_t export_report_options(struct option_spec *out)
 		{ "gpu", NULL },
 		{ "queue", NULL },
 	};
-	size_t n = 0;
-	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++)
-		for (size_t j = 0; j < report_option_count; j++)
-			if (strcmp(report_options[j].name, shared[i].name) == 0) {
-				out[n] = report_options[j];
-				if (shared[i].help)
-					out[n].help = shared[i].help;
-				n++;
-			}
-	return n;
+	return options_borrow(report_options, report_option_count, shared,
+			      sizeof(shared) / sizeof(shared[0]), out);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -24,15 +24,10 @@ const struct glyphs grid_ascii = {
 
 void grid_cell(struct grid *gr, const char *text, size_t len)
 {
-	if (gr->cell_count == gr->cell_cap) {
-		size_t cap = gr->cell_cap ? gr->cell_cap * 2 : 256;
-		size_t *c = realloc(gr->cells, cap * sizeof(*c));
-		if (!c) {
-			gr->failed = true;
-			return;
-		}
-		gr->cells = c;
-		gr->cell_cap = cap;
+	if (!array_room((void **)&gr->cells, &gr->cell_cap, gr->cell_count + 1,
+			sizeof(*gr->cells))) {
+		gr->failed = true;
+		return;
 	}
 	gr->cells[gr->cell_count++] = gr->text.len;
 	sbuf_add(&gr->text, text, len);

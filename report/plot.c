@@ -5,7 +5,6 @@
  */
 #include "report_internal.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +14,6 @@
 /* ------------------------------------------------------------------------ */
 /* Settings                                                                 */
 /* ------------------------------------------------------------------------ */
-
-#define PLOT_SETTINGS(t) ((struct plot_settings *)(t))
 
 void plot_settings_init(struct plot_settings *p)
 {
@@ -35,66 +32,33 @@ void plot_settings_release(struct plot_settings *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static int set_output(void *t, const char *v, char *err, size_t n)
-{
-	return option_set_string(&PLOT_SETTINGS(t)->output, v, err, n);
-}
-
-static int set_width(void *t, const char *v, char *err, size_t n)
-{
-	char *end;
-	errno = 0;
-	unsigned long w = strtoul(v, &end, 10);
-	if (v[0] < '0' || v[0] > '9' || *end != '\0' || errno != 0 || w < PLOT_MIN_WIDTH ||
-	    w > PLOT_MAX_WIDTH) {
-		snprintf(err, n, "'%s' is not a width in pixels from %u to %u", v, PLOT_MIN_WIDTH,
-			 PLOT_MAX_WIDTH);
-		return -1;
-	}
-	PLOT_SETTINGS(t)->width = (unsigned)w;
-	return 0;
-}
+#define AT(field) offsetof(struct plot_settings, field)
+#define TEXT_(x) #x
+#define TEXT(x) TEXT_(x)
 
 const struct option_spec plot_options[] = {
-	{ "output", 'o', "FILE", "write the SVG to FILE (default: standard output)", set_output },
-	{ "width", 'w', "PX", "the picture's width in pixels (default 1200)", set_width },
+	{ "output", 'o', "FILE", "write the SVG to FILE (default: standard output)",
+	  OPT_STRING, .offset = AT(output) },
+	{ "width", 'w', "PX", "the picture's width in pixels (default 1200)",
+	  OPT_UINT, .offset = AT(width), .min = PLOT_MIN_WIDTH, .max = PLOT_MAX_WIDTH,
+	  .what = "a width in pixels from " TEXT(PLOT_MIN_WIDTH) " to " TEXT(PLOT_MAX_WIDTH) },
 };
 const size_t plot_option_count = sizeof(plot_options) / sizeof(plot_options[0]);
 
-/* Options of other commands that the pictures take, with help lines that
- * say what they do there. */
-struct borrowed {
-	const char *name;
-	const char *help;
-};
-
-static size_t borrow(const struct option_spec *from, size_t count, const struct borrowed *which,
-		     size_t which_count, struct option_spec *out)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < which_count; i++)
-		for (size_t j = 0; j < count; j++)
-			if (strcmp(from[j].name, which[i].name) == 0) {
-				out[n] = from[j];
-				out[n].help = which[i].help;
-				n++;
-			}
-	return n;
-}
-
 size_t plot_stats_options(struct option_spec *out)
 {
-	static const struct borrowed which[] = {
+	static const struct option_borrowed which[] = {
 		{ "frames", "the run graph of frames numbered A to B, inclusive (A: to the end, :B from the start)" },
 		{ "spike", "mark GPU frames above MS milliseconds (20) or F times the median (1.5x, the default)" },
 		{ "budget", "draw the GPU frame-time limits of FILE (crumbs stats' budget lines that match 'GPU N')" },
 	};
-	return borrow(stats_options, stats_option_count, which, sizeof(which) / sizeof(which[0]), out);
+	return options_borrow(stats_options, stats_option_count, which,
+			      sizeof(which) / sizeof(which[0]), out);
 }
 
 size_t plot_report_options(struct option_spec *out)
 {
-	static const struct borrowed which[] = {
+	static const struct option_borrowed which[] = {
 		{ "frame", "draw the timeline of frame N (or the first or last); all: the frame times (the default)" },
 		{ "gpu", "only GPU N" },
 		{ "queue", "only queues whose name matches, e.g. 'Graphics 0' or 'Compute*'" },
@@ -103,8 +67,8 @@ size_t plot_report_options(struct option_spec *out)
 		{ "leaf", "the timeline shows leaf events: draws, dispatches, copies (default)" },
 		{ "no-leaf", "the timeline hides leaf events" },
 	};
-	return borrow(report_options, report_option_count, which, sizeof(which) / sizeof(which[0]),
-		      out);
+	return options_borrow(report_options, report_option_count, which,
+			      sizeof(which) / sizeof(which[0]), out);
 }
 
 /* ------------------------------------------------------------------------ */

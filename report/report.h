@@ -290,8 +290,8 @@ void exporter_free(exporter *x);
 /* ------------------------------------------------------------------------ */
 
 #define PLOT_DEFAULT_WIDTH 1200u
-#define PLOT_MIN_WIDTH 400u
-#define PLOT_MAX_WIDTH 20000u
+#define PLOT_MIN_WIDTH 400
+#define PLOT_MAX_WIDTH 20000
 
 struct plot_settings {
 	/* --frames, --spike, --budget (stats'), and in stats.report --frame,

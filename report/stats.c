@@ -5,7 +5,6 @@
  */
 #include "report_internal.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,50 +34,28 @@ void stats_settings_release(struct stats_settings *st)
 	memset(st, 0, sizeof(*st));
 }
 
-static int set_format(void *t, const char *v, char *err, size_t n)
-{
-	static const char *const names[] = { "table", "csv", "json" };
-	int i = option_pick(v, names, 3, err, n);
-	if (i < 0)
-		return -1;
-	STATS_SETTINGS(t)->format = (enum stats_format)i;
-	return 0;
-}
+#define AT(field) offsetof(struct stats_settings, field)
 
-static int set_sort(void *t, const char *v, char *err, size_t n)
-{
-	static const char *const names[] = { "chrono", "time", "p95", "max" };
-	int i = option_pick(v, names, 4, err, n);
-	if (i < 0)
-		return -1;
-	STATS_SETTINGS(t)->sort = (enum stats_sort)i;
-	return 0;
-}
-
-/* A time in milliseconds, "20" or "20ms", as nanoseconds from 1 ns to
+/* A time in milliseconds, "20" or "20ms", as nanoseconds from 0 to
  * STATS_NS_MAX. */
 static int parse_ms(const char *v, uint32_t *out)
 {
-	char *end;
-	errno = 0;
-	double ms = strtod(v, &end);
-	if (end != v && strcmp(end, "ms") == 0)
-		end += 2;
-	if (end == v || *end != '\0' || errno != 0 || !(ms >= 0) || ms * 1e6 > STATS_NS_MAX)
+	double ms;
+	if (parse_double(v, "ms", 0, INFINITY, &ms) != 0 || ms * 1e6 > STATS_NS_MAX)
 		return -1;
 	*out = (uint32_t)llround(ms * 1e6);
 	return 0;
 }
 
+/* --spike MS, a time in milliseconds above 0, or Fx, a factor of the
+ * median. */
 static int set_spike(void *t, const char *v, char *err, size_t n)
 {
 	struct stats_settings *st = STATS_SETTINGS(t);
 	size_t len = strlen(v);
 	if (len > 1 && (v[len - 1] == 'x' || v[len - 1] == 'X')) {
-		char *end;
-		errno = 0;
-		double f = strtod(v, &end);
-		if (end == v + len - 1 && errno == 0 && f > 0 && f <= 1e6) {
+		double f;
+		if (read_double(v, &f) == v + len - 1 && f > 0 && f <= 1e6) {
 			st->spike.median_factor = f;
 			st->spike.threshold_ns = 0;
 			return 0;
@@ -90,43 +67,28 @@ static int set_spike(void *t, const char *v, char *err, size_t n)
 	return -1;
 }
 
-static int set_frames(void *t, const char *v, char *err, size_t n)
-{
-	struct stats_settings *st = STATS_SETTINGS(t);
-	if (option_parse_frames(v, &st->first_frame, &st->last_frame, err, n) != 0)
-		return -1;
-	st->frames_set = true;
-	return 0;
-}
-
-static int set_per_frame(void *t, const char *v, char *err, size_t n)
-{
-	(void)v, (void)err, (void)n;
-	STATS_SETTINGS(t)->per_frame = true;
-	return 0;
-}
-
-static int set_budget(void *t, const char *v, char *err, size_t n)
-{
-	return option_set_string(&STATS_SETTINGS(t)->budget_path, v, err, n);
-}
+static const char *const format_names[] = { "table", "csv", "json", NULL };
+static const char *const sort_names[] = { "chrono", "time", "p95", "max", NULL };
 
 const struct option_spec stats_options[] = {
-	{ "frames", 0, "A:B", "only frames numbered A to B, inclusive (A: to the end, :B from the start)", set_frames },
-	{ "spike", 0, "MS|Fx", "a GPU frame above MS milliseconds (20) or F times the median (1.5x, the default) is a spike", set_spike },
-	{ "sort", 's', "ORDER", "order siblings by chrono (first appearance, default), time (mean inclusive), p95 or max, largest first", set_sort },
-	{ "format", 0, "FORMAT", "table (default), csv or json", set_format },
-	{ "per-frame", 0, NULL, "with --format json: every row's value in every frame, in frame order", set_per_frame },
-	{ "budget", 'b', "FILE", "check the limits of FILE (lines of PATTERN STATISTIC LIMIT_MS); exit 1 if one fails", set_budget },
+	{ "frames", 0, "A:B", "only frames numbered A to B, inclusive (A: to the end, :B from the start)",
+	  OPT_FRAMES, .offset = AT(first_frame), .last_offset = AT(last_frame), .set_offset = AT(frames_set) },
+	{ "spike", 0, "MS|Fx", "a GPU frame above MS milliseconds (20) or F times the median (1.5x, the default) is a spike",
+	  OPT_CALLBACK, .callback = set_spike },
+	{ "sort", 's', "ORDER", "order siblings by chrono (first appearance, default), time (mean inclusive), p95 or max, largest first",
+	  OPT_CHOICE, .offset = AT(sort), .names = sort_names },
+	{ "format", 0, "FORMAT", "table (default), csv or json",
+	  OPT_CHOICE, .offset = AT(format), .names = format_names },
+	{ "per-frame", 0, NULL, "with --format json: every row's value in every frame, in frame order",
+	  OPT_FLAG, .offset = AT(per_frame) },
+	{ "budget", 'b', "FILE", "check the limits of FILE (lines of PATTERN STATISTIC LIMIT_MS); exit 1 if one fails",
+	  OPT_STRING, .offset = AT(budget_path) },
 };
 const size_t stats_option_count = sizeof(stats_options) / sizeof(stats_options[0]);
 
 size_t stats_report_options(struct option_spec *out)
 {
-	static const struct {
-		const char *name;
-		const char *help; /* NULL: the report's */
-	} shared[] = {
+	static const struct option_borrowed shared[] = {
 		{ "root", "show only the scopes whose name matches (*, ?, [...]) and the scopes below; repeatable" },
 		{ "ignore-case", "match --root, --queue and budget patterns ignoring case" },
 		{ "threshold", "hide scope rows whose share of their queue is below PCT percent" },
@@ -136,16 +98,8 @@ size_t stats_report_options(struct option_spec *out)
 		{ "gpu", NULL },
 		{ "queue", NULL },
 	};
-	size_t n = 0;
-	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++)
-		for (size_t j = 0; j < report_option_count; j++)
-			if (strcmp(report_options[j].name, shared[i].name) == 0) {
-				out[n] = report_options[j];
-				if (shared[i].help)
-					out[n].help = shared[i].help;
-				n++;
-			}
-	return n;
+	return options_borrow(report_options, report_option_count, shared,
+			      sizeof(shared) / sizeof(shared[0]), out);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -258,22 +212,15 @@ uint8_t *stats_select(const struct stats_settings *st, const stats *s)
 
 static void push_row(struct selection *sel, size_t *cap, uint32_t row, uint32_t level)
 {
-	if (sel->len == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 64;
-		uint32_t *r = realloc(sel->rows, ncap * sizeof(*r));
-		if (!r) {
-			sel->failed = true;
-			return;
-		}
-		sel->rows = r;
-		uint32_t *l = realloc(sel->levels, ncap * sizeof(*l));
-		if (!l) {
-			sel->failed = true;
-			return;
-		}
-		sel->levels = l;
-		*cap = ncap;
+	/* Two arrays of one length: each grows from *cap, and *cap is
+	 * theirs once both have grown. */
+	size_t rows_cap = *cap, levels_cap = *cap;
+	if (!array_room((void **)&sel->rows, &rows_cap, sel->len + 1, sizeof(*sel->rows)) ||
+	    !array_room((void **)&sel->levels, &levels_cap, sel->len + 1, sizeof(*sel->levels))) {
+		sel->failed = true;
+		return;
 	}
+	*cap = rows_cap;
 	sel->rows[sel->len] = row;
 	sel->levels[sel->len++] = level;
 }
@@ -887,14 +834,8 @@ enum crumbs_result stats_budget_parse(const char *name, const char *text, size_t
 			r = CRUMBS_ERROR_INVALID_ARGUMENT;
 			goto fail;
 		}
-		if (b->count == cap) {
-			size_t ncap = cap ? cap * 2 : 8;
-			struct budget_line *d = realloc(b->lines, ncap * sizeof(*d));
-			if (!d)
-				goto oom;
-			b->lines = d;
-			cap = ncap;
-		}
+		if (!array_room((void **)&b->lines, &cap, b->count + 1, sizeof(*b->lines)))
+			goto oom;
 		struct budget_line *bl = &b->lines[b->count];
 		memset(bl, 0, sizeof(*bl));
 		report_settings_init(&bl->match);
@@ -980,15 +921,10 @@ size_t stats_budget_check(struct stats_budget *b, const struct stats_settings *s
 				hit = filter_match_root(bl->match.filter, r->name, r->name_len);
 			if (!hit)
 				continue;
-			if (bl->match_count == cap) {
-				size_t ncap = cap ? cap * 2 : 4;
-				struct budget_match *d = realloc(bl->matches, ncap * sizeof(*d));
-				if (!d) {
-					ok = false;
-					break;
-				}
-				bl->matches = d;
-				cap = ncap;
+			if (!array_room((void **)&bl->matches, &cap, bl->match_count + 1,
+					sizeof(*bl->matches))) {
+				ok = false;
+				break;
 			}
 			uint32_t v = stat_value(&r->time, bl->stat);
 			bl->matches[bl->match_count++] = (struct budget_match){ sel.rows[k], v };

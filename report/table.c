@@ -42,15 +42,9 @@ struct view {
 
 static struct row *rows_push(struct rows *r)
 {
-	if (r->len == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 64;
-		struct row *d = realloc(r->data, cap * sizeof(*d));
-		if (!d) {
-			r->failed = true;
-			return NULL;
-		}
-		r->data = d;
-		r->cap = cap;
+	if (!array_room((void **)&r->data, &r->cap, r->len + 1, sizeof(*r->data))) {
+		r->failed = true;
+		return NULL;
 	}
 	return &r->data[r->len++];
 }
@@ -81,15 +75,9 @@ static void collect_children(const struct report_settings *s, const struct node 
 {
 	for (const struct node *c = n->child; c; c = c->next) {
 		if (node_visible(s, c)) {
-			if (*len == *cap) {
-				size_t ncap = *cap ? *cap * 2 : 16;
-				const struct node **d = realloc(*out, ncap * sizeof(*d));
-				if (!d) {
-					*failed = true;
-					return;
-				}
-				*out = d;
-				*cap = ncap;
+			if (!array_room((void **)out, cap, *len + 1, sizeof(**out))) {
+				*failed = true;
+				return;
 			}
 			(*out)[(*len)++] = c;
 		} else {

@@ -4,8 +4,8 @@
  * requester's, so that their words are written once, here.
  */
 #include "trigger.h"
+#include "../util/util.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,36 +69,21 @@ static void printable(char *s)
 			*s = '?';
 }
 
-/* A decimal number at p, which must start with a digit; the character
- * after it, or NULL. */
-static const char *read_number(const char *p, uint64_t *out)
-{
-	char *end;
-	if (*p < '0' || *p > '9')
-		return NULL;
-	errno = 0;
-	unsigned long long x = strtoull(p, &end, 10);
-	if (errno != 0)
-		return NULL;
-	*out = x;
-	return end;
-}
-
 /* "queued frame N" or "queued frames A to B" into *q; false if neither. */
 static bool read_queued(const char *line, struct queued *q)
 {
 	const char *end;
 	if (strncmp(line, QUEUED_FRAME, LEN(QUEUED_FRAME)) == 0) {
-		if (!(end = read_number(line + LEN(QUEUED_FRAME), &q->first)) || *end != '\0')
+		if (!(end = read_u64(line + LEN(QUEUED_FRAME), UINT64_MAX, &q->first)) || *end != '\0')
 			return false;
 		q->run = false;
 		q->last = q->first;
 		return true;
 	}
 	if (strncmp(line, QUEUED_FRAMES, LEN(QUEUED_FRAMES)) == 0) {
-		if (!(end = read_number(line + LEN(QUEUED_FRAMES), &q->first)) ||
+		if (!(end = read_u64(line + LEN(QUEUED_FRAMES), UINT64_MAX, &q->first)) ||
 		    strncmp(end, RANGE_TO, LEN(RANGE_TO)) != 0 ||
-		    !(end = read_number(end + LEN(RANGE_TO), &q->last)) || *end != '\0' ||
+		    !(end = read_u64(end + LEN(RANGE_TO), UINT64_MAX, &q->last)) || *end != '\0' ||
 		    q->last < q->first)
 			return false;
 		q->run = true;

@@ -67,15 +67,63 @@ void vec_release(struct vec *v);
 /* Options (options.c)                                                      */
 /* ------------------------------------------------------------------------ */
 
-/* One command-line option, declared in a table. */
+/*
+ * One command-line option, declared in a table: what it is called, and
+ * the variable it sets, at `offset` in the table's target, by its kind.
+ * Tables are static arrays shared by commands whose targets differ, so an
+ * option names its variable by offsetof, not by address:
+ *
+ *   { "threshold", 't', "PCT", "hide rows below PCT percent", OPT_DOUBLE,
+ *     .offset = offsetof(struct report_settings, threshold_pct),
+ *     .min = 0, .max = 100, .unit = "%", .what = "a percentage from 0 to 100" },
+ *
+ * (The variable's fields are designated: a table entry then leaves the
+ * others zero without a warning.) A value refused says "'VALUE' is not
+ * WHAT"; a number without `what`, "'VALUE' is not a number" (from MIN to
+ * MAX, when it starts with a digit).
+ */
+enum option_kind {
+	OPT_FLAG,     /* bool, set true; takes no value */
+	OPT_NEGATED,  /* bool, set false (--no-leaf); takes no value */
+	OPT_U64,      /* uint64_t: digits alone, from min to max */
+	OPT_UINT,     /* unsigned: digits alone, from min to max */
+	OPT_INT,      /* int: digits alone, from min to max (0 or more) */
+	OPT_DOUBLE,   /* double: a finite number from min (above min, with
+		       * above_min) to max, which may end with `unit` */
+	OPT_STRING,   /* char *, owned: a copy of the value, replacing (and
+		       * freeing) the one before */
+	OPT_FILE,     /* as OPT_STRING, a file name: an empty one is refused */
+	OPT_CHOICE,   /* an int or enum: the index of the value in names[]
+		       * (values[] of that index, when given) */
+	OPT_FRAMES,   /* A:B, A: or :B, the frame numbers A to B, inclusive
+		       * (0 and UINT64_MAX where left out): uint64_t first at
+		       * offset, last at last_offset, bool true at set_offset */
+	OPT_CALLBACK  /* callback(target, value): for the few whose value needs
+		       * more than a kind */
+};
+
 struct option_spec {
 	const char *name;       /* long name without the dashes */
 	char short_name;        /* 0: none */
 	const char *value;      /* the value's name in the help; NULL: a flag */
 	const char *help;       /* one line */
-	/* Applies the option to the table's target. Returns 0, or -1 with a
-	 * message in err (lowercase, naming the option). */
-	int (*apply)(void *target, const char *value, char *err, size_t err_size);
+	enum option_kind kind;
+	size_t offset;          /* of the variable in the table's target */
+	/* Numbers: the range (an integer kind's min and max are whole
+	 * numbers, max 2^64 or more meaning UINT64_MAX). */
+	double min, max;
+	bool above_min;         /* OPT_DOUBLE: min itself is refused */
+	const char *unit;       /* OPT_DOUBLE: what the number may end with */
+	const char *what;       /* the values taken, for "'V' is not WHAT" */
+	const char *const *names; /* OPT_CHOICE: NULL-terminated */
+	const int *values;      /* OPT_CHOICE: the value of each name; NULL:
+				 * its index */
+	size_t last_offset;     /* OPT_FRAMES: of last */
+	size_t set_offset;      /* OPT_FRAMES: of the bool that says it was given */
+	/* OPT_CALLBACK: applies the value (NULL for a flag) to the table's
+	 * target. Returns 0, or -1 with a message in err (lowercase,
+	 * naming the value). */
+	int (*callback)(void *target, const char *value, char *err, size_t err_size);
 };
 
 struct option_table {
@@ -86,11 +134,12 @@ struct option_table {
 
 /*
  * Parses argv[0..argc) against the tables: `--name`, `--name=value`,
- * `--name value`, `-x value`, and `--` to end the options. Other arguments
+ * `--name value`, `-x value`, `-xVALUE`, and `--` to end the options.
+ * Each option sets its variable in its table's target. Other arguments
  * are stored in order in positional[] (room for argc entries) and counted
  * in *positional_count; with stop_at_positional, the first one ends the
  * options (for `capture -- PROGRAM ARGS`). Returns 0, or -1 with a message
- * in err.
+ * in err: "option '--name': why".
  */
 int options_parse(const struct option_table *tables, size_t table_count,
 		  int argc, char **argv, bool stop_at_positional,
@@ -101,19 +150,19 @@ int options_parse(const struct option_table *tables, size_t table_count,
 void options_help(const struct option_table *tables, size_t table_count,
 		  struct sbuf *out);
 
-/* An option's string value: *dst (owned; NULL or an earlier value, which
- * it frees) becomes a copy of v. Returns 0, or -1 with a message in err
- * when memory ran out. */
-int option_set_string(char **dst, const char *v, char *err, size_t n);
+/* An option another table holds, for a command that takes it too, with
+ * a help line that says what it does there (NULL: the table's). */
+struct option_borrowed {
+	const char *name;
+	const char *help;
+};
 
-/* An option's value that must be one of `count` names: its index, or -1
- * with "'V' is not one of A, B, C" in err. */
-int option_pick(const char *v, const char *const *names, size_t count, char *err, size_t n);
-
-/* --frames A:B, A: or :B: the frame numbers A to B, inclusive, into
- * *first and *last (0 and UINT64_MAX where left out). Returns 0, or -1
- * with a message in err. */
-int option_parse_frames(const char *v, uint64_t *first, uint64_t *last, char *err, size_t n);
+/* Copies the options of from[0..count) that which[] names into out (room
+ * for which_count), in which[]'s order, with which[]'s help lines. Their
+ * variables stay where from's target has them. Returns how many. */
+size_t options_borrow(const struct option_spec *from, size_t count,
+		      const struct option_borrowed *which, size_t which_count,
+		      struct option_spec *out);
 
 /* ------------------------------------------------------------------------ */
 /* Numbers and text                                                         */
@@ -122,6 +171,21 @@ int option_parse_frames(const char *v, uint64_t *first, uint64_t *last, char *er
 /* A decimal number from 0 to max, digits alone, into *out. Returns 0, or
  * -1 with "'V' is not a number ..." in err (options.c). */
 int parse_u64(const char *v, uint64_t max, uint64_t *out, char *err, size_t n);
+
+/* The decimal number that v starts with, digits alone, into *out: the
+ * character after its digits, or NULL when v does not start with a digit
+ * or the number is above max (options.c). */
+const char *read_u64(const char *v, uint64_t max, uint64_t *out);
+
+/* A number, as strtod reads it (leading blanks, a sign, decimals, an
+ * exponent), at the start of v into *out: the character after it, or
+ * NULL when there is none or it is out of range (options.c). */
+const char *read_double(const char *v, double *out);
+
+/* A finite number from min to max, the whole of v but for `unit` (NULL:
+ * none) right after it, which may be left out, into *out. Returns 0, or
+ * -1 when it is not; the caller says what it expected (options.c). */
+int parse_double(const char *v, const char *unit, double min, double max, double *out);
 
 /* A malloc'd copy of s, or NULL when out of memory (options.c). */
 char *dup_str(const char *s);

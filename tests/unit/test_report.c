@@ -1,13 +1,16 @@
 /*
  * test_report.c: the profilegpu table: line widths in every script and both
  * modes, ASCII purity, bars, and each setting (root filter, threshold
- * folding, leaf folding, sorting, depth, columns), plus the option parser.
+ * folding, leaf folding, sorting, depth, columns), plus the option parser
+ * and the numbers it reads.
  */
 #include "helpers.h"
 
 #include "../../report/report.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #define T 1000000000ull
 
@@ -472,6 +475,148 @@ static void options(void **state)
 	report_settings_release(&s);
 }
 
+/* Each kind of option sets its variable in the table's target, and a
+ * refused value says what the option takes. */
+struct kinds {
+	bool flag, negated;
+	uint64_t u64;
+	unsigned uint;
+	int integer;
+	double real;
+	char *string, *file;
+	int choice;
+	uint64_t first, last;
+	bool frames_set;
+	int calls;
+};
+
+static int count_call(void *target, const char *value, char *err, size_t n)
+{
+	(void)value, (void)err, (void)n;
+	((struct kinds *)target)->calls++;
+	return 0;
+}
+
+static const char *const kind_names[] = { "one", "two", "three", NULL };
+static const int kind_values[] = { 10, 20, 30 };
+
+#define KIND(field) offsetof(struct kinds, field)
+static const struct option_spec kind_options[] = {
+	{ "flag", 'f', NULL, "", OPT_FLAG, .offset = KIND(flag) },
+	{ "no-negated", 0, NULL, "", OPT_NEGATED, .offset = KIND(negated) },
+	{ "u64", 0, "N", "", OPT_U64, .offset = KIND(u64), .min = 1, .max = UINT64_MAX },
+	{ "uint", 'u', "N", "", OPT_UINT, .offset = KIND(uint), .min = 2, .max = 9,
+	  .what = "a count from 2 to 9" },
+	{ "int", 0, "N", "", OPT_INT, .offset = KIND(integer), .min = 0, .max = 63 },
+	{ "real", 0, "X", "", OPT_DOUBLE, .offset = KIND(real), .min = 0, .above_min = true,
+	  .max = 10, .unit = "ms", .what = "a time in ms above 0 and at most 10" },
+	{ "string", 0, "S", "", OPT_STRING, .offset = KIND(string) },
+	{ "file", 0, "F", "", OPT_FILE, .offset = KIND(file) },
+	{ "choice", 0, "C", "", OPT_CHOICE, .offset = KIND(choice), .names = kind_names,
+	  .values = kind_values },
+	{ "frames", 0, "A:B", "", OPT_FRAMES, .offset = KIND(first), .last_offset = KIND(last),
+	  .set_offset = KIND(frames_set) },
+	{ "call", 0, NULL, "", OPT_CALLBACK, .callback = count_call },
+};
+
+/* The message options_parse gives for argv, "" when it takes them. */
+static const char *parse_kinds(struct kinds *k, char **argv, int argc, char *err, size_t n)
+{
+	struct option_table t = { kind_options, sizeof(kind_options) / sizeof(kind_options[0]), k };
+	char *pos[16];
+	int np;
+	if (options_parse(&t, 1, argc, argv, false, pos, &np, err, n) == 0)
+		snprintf(err, n, "%s", "");
+	return err;
+}
+
+static void option_kinds(void **state)
+{
+	(void)state;
+	struct kinds k = { .negated = true };
+	char err[200];
+
+	char *ok[] = { A("-f"), A("--no-negated"), A("--u64=18446744073709551615"), A("-u9"),
+		       A("--int"), A("007"), A("--real"), A("2.5ms"), A("--string"), A("a"),
+		       A("--string"), A(""), A("--file"), A("f"), A("--choice"), A("three"),
+		       A("--frames"), A(":9"), A("--call"), A("--call") };
+	assert_string_equal(parse_kinds(&k, ok, 20, err, sizeof(err)), "");
+	assert_true(k.flag);
+	assert_false(k.negated);
+	assert_true(k.u64 == UINT64_MAX);
+	assert_int_equal(k.uint, 9);
+	assert_int_equal(k.integer, 7);
+	assert_true(k.real == 2.5);
+	assert_string_equal(k.string, "");
+	assert_string_equal(k.file, "f");
+	assert_int_equal(k.choice, 30);
+	assert_true(k.frames_set && k.first == 0 && k.last == 9);
+	assert_int_equal(k.calls, 2);
+
+	static const struct {
+		const char *option, *value, *message;
+	} bad[] = {
+		{ "--u64", "0", "option '--u64': '0' is not a number from 1 to 18446744073709551615" },
+		{ "--u64", "18446744073709551616",
+		  "option '--u64': '18446744073709551616' is not a number from 1 to 18446744073709551615" },
+		{ "--uint", "1", "option '--uint': '1' is not a count from 2 to 9" },
+		{ "--uint", "x", "option '--uint': 'x' is not a count from 2 to 9" },
+		{ "--int", "-1", "option '--int': '-1' is not a number" },
+		{ "--int", "64", "option '--int': '64' is not a number from 0 to 63" },
+		{ "--int", "1 ", "option '--int': '1 ' is not a number from 0 to 63" },
+		{ "--real", "0", "option '--real': '0' is not a time in ms above 0 and at most 10" },
+		{ "--real", "11ms", "option '--real': '11ms' is not a time in ms above 0 and at most 10" },
+		{ "--real", "1s", "option '--real': '1s' is not a time in ms above 0 and at most 10" },
+		{ "--real", "nan", "option '--real': 'nan' is not a time in ms above 0 and at most 10" },
+		{ "--real", "ms", "option '--real': 'ms' is not a time in ms above 0 and at most 10" },
+		{ "--file", "", "option '--file': the file name is empty" },
+		{ "--choice", "four", "option '--choice': 'four' is not one of one, two, three" },
+		{ "--frames", "3:2", "option '--frames': '3:2' ends before it begins" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char option[32], value[32];
+		snprintf(option, sizeof(option), "%s", bad[i].option);
+		snprintf(value, sizeof(value), "%s", bad[i].value);
+		char *argv[] = { option, value };
+		assert_string_equal(parse_kinds(&k, argv, 2, err, sizeof(err)), bad[i].message);
+	}
+	free(k.string);
+	free(k.file);
+}
+
+/* The numbers every part reads from text. */
+static void numbers(void **state)
+{
+	(void)state;
+	uint64_t u = 0;
+	double d = 0;
+	char err[100];
+
+	assert_string_equal(read_u64("42 rest", 100, &u), " rest");
+	assert_true(u == 42);
+	assert_null(read_u64("101", 100, &u));
+	assert_null(read_u64(" 1", 100, &u));
+	assert_null(read_u64("+1", 100, &u));
+	assert_null(read_u64("18446744073709551616", UINT64_MAX, &u));
+	assert_int_equal(parse_u64("18446744073709551615", UINT64_MAX, &u, err, sizeof(err)), 0);
+	assert_true(u == UINT64_MAX);
+	assert_int_equal(parse_u64("", 9, &u, err, sizeof(err)), -1);
+	assert_string_equal(err, "'' is not a number");
+	assert_int_equal(parse_u64("10", 9, &u, err, sizeof(err)), -1);
+	assert_string_equal(err, "'10' is not a number from 0 to 9");
+
+	assert_string_equal(read_double("1.5x", &d), "x");
+	assert_true(d == 1.5);
+	assert_null(read_double("x", &d));
+	assert_null(read_double("1e999", &d));
+	assert_int_equal(parse_double("5%", "%", 0, 100, &d), 0);
+	assert_true(d == 5);
+	assert_int_equal(parse_double("5", "%", 0, 100, &d), 0);
+	assert_int_equal(parse_double("5%%", "%", 0, 100, &d), -1);
+	assert_int_equal(parse_double("inf", NULL, 0, INFINITY, &d), -1);
+	assert_int_equal(parse_double("-1", NULL, 0, 100, &d), -1);
+}
+
 /* A queue that did nothing says so, unless asked to skip it. */
 static void empty_queue(void **state)
 {
@@ -520,6 +665,8 @@ int main(void)
 		cmocka_unit_test(leaf_folding),
 		cmocka_unit_test(max_depth),
 		cmocka_unit_test(options),
+		cmocka_unit_test(option_kinds),
+		cmocka_unit_test(numbers),
 		cmocka_unit_test(empty_queue),
 	};
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
