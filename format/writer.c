@@ -393,15 +393,6 @@ static enum crumbs_result fail(crumbs_writer *w, enum crumbs_result r)
 /* Open and close                                                           */
 /* ------------------------------------------------------------------------ */
 
-static char *dup_string(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *d = malloc(n);
-	if (d)
-		memcpy(d, s, n);
-	return d;
-}
-
 enum crumbs_result crumbs_writer_open(const struct crumbs_writer_desc *desc,
 				      crumbs_writer **out)
 {
@@ -440,7 +431,7 @@ enum crumbs_result crumbs_writer_open(const struct crumbs_writer_desc *desc,
 
 	if (desc->path) {
 		size_t n = strlen(desc->path);
-		w->path = dup_string(desc->path);
+		w->path = dup_str(desc->path);
 		w->temp_path = malloc(n + 32);
 		if (!w->path || !w->temp_path) {
 			r = CRUMBS_ERROR_OUT_OF_MEMORY;
