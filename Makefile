@@ -23,13 +23,13 @@ ifneq ($(SANITIZE),)
 BUILD ?= build/sanitize
 SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
 # Programs not built here (vkcube, glxgears) load the sanitized layer with
-# the runtimes preloaded: tests/cli/layer-programs.
+# the runtimes preloaded: tests/cli/layer-programs.sh.
 comma := ,
 SAN_RUNTIMES := $(patsubst address,asan,$(patsubst undefined,ubsan,$(patsubst thread,tsan,\
 	$(subst $(comma), ,$(SANITIZE)))))
 export CRUMBS_LAYER_PRELOAD := $(foreach r,$(SAN_RUNTIMES),$(shell $(CC) -print-file-name=lib$(r).so))
 # A program that links the sanitized libcrumbs is built with the same
-# sanitizers: tests/cli/library-consumer.
+# sanitizers: tests/cli/library-consumer.sh.
 export CRUMBS_SANITIZE := $(SANITIZE)
 else
 BUILD ?= build
@@ -60,7 +60,7 @@ UTIL_SRC := util/errno_text.c util/grow.c util/sbuf.c util/options.c
 FORMAT_SRC := format/result.c format/crc32c.c format/format.c format/writer.c
 TRIGGER_SRC := trigger/trigger.c
 # The recorder, one concept a file, from the bottom of its call graph up
-# (capture/capture_internal.h; tests/cli/capture-calls checks the order).
+# (capture/capture_internal.h; tests/cli/capture-calls.sh checks the order).
 RECORDER_SRC := capture/common.c capture/functions.c capture/calibrate.c capture/pools.c \
 	capture/store.c capture/standing.c capture/record.c capture/submit.c \
 	capture/readback.c capture/profilegpu.c capture/output.c capture/frame.c \
@@ -92,7 +92,7 @@ GEN_OBJ := $(call obj,$(GEN_SRC) $(FORMAT_SRC) $(UTIL_SRC))
 # what crumbs.h declares CRUMBS_API is global; the archive holds one
 # partially linked object in which everything else is made local, so a
 # program's own now_ns or map_find never meets crumbs' (tests/cli/
-# library-symbols).
+# library-symbols.sh).
 LIBCRUMBS := $(BUILD)/libcrumbs.a
 LIBCRUMBS_VERSION := 1.0.0
 LIBCRUMBS_SONAME := libcrumbs.so.1
@@ -253,7 +253,7 @@ $(CARELESS): $(BUILD)/obj/tests/layer/careless.o
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(VULKAN_LIBS)
 
 # A layer to stack above crumbs', of the kind that asks for vkCreateDevice
-# with no instance (tests/cli/layer-neighbours writes its manifest).
+# with no instance (tests/cli/layer-neighbours.sh writes its manifest).
 NEIGHBOUR := $(BUILD)/tests/neighbour/libVkLayer_crumbs_test_neighbour.so
 $(NEIGHBOUR): $(BUILD)/obj/tests/layer/neighbour.o
 	@mkdir -p $(dir $@)
