@@ -8,6 +8,7 @@
 #   make demo            the main job: report a frame's profilegpu tables
 #   make deps            install the Debian packages (tests/install-deps)
 #   make test            build and run every test; ends with "N passed, N failed"
+#   make test T=PATTERN  only the suites whose names match (tests/run-tests)
 #   make bench           the speed and size benchmarks
 #   make fuzz            run the fuzzers (clang's libFuzzer)
 #   make SANITIZE=address,undefined test    the same under sanitizers
@@ -101,10 +102,7 @@ LIBCRUMBS_LINKS := $(BUILD)/$(LIBCRUMBS_SONAME) $(BUILD)/libcrumbs.so
 LIB_OBJ := $(patsubst $(BUILD)/obj/%,$(BUILD)/obj-hidden/%,$(CORE_OBJ))
 OBJCOPY ?= objcopy
 
-UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
-VULKAN_TESTS := $(patsubst tests/vulkan/%.c,$(BUILD)/tests/vk_%,$(wildcard tests/vulkan/test_*.c))
 FUZZ_TARGETS := reader records budget trigger runs answer
-FUZZ_REPLAY := $(patsubst %,$(BUILD)/tests/fuzz_%_replay,$(FUZZ_TARGETS))
 
 .PHONY: all clean test bench fuzz deps demo install uninstall
 LAYER := $(BUILD)/libVkLayer_crumbs.so
@@ -259,9 +257,13 @@ $(NEIGHBOUR): $(BUILD)/obj/tests/layer/neighbour.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -shared -o $@ $^
 
-test: all $(UNIT_TESTS) $(VULKAN_TESTS) $(TSAN_TEST) $(FUZZ_REPLAY) $(TWO_DEVICES) $(CARELESS) \
-		$(NEIGHBOUR)
-	@tests/run-tests $(BUILD)
+# make test T=PATTERN runs only the suites whose short names match it and
+# builds what they need; tests/run-tests holds the list of suites.
+ifneq ($(filter test,$(MAKECMDGOALS)),)
+TEST_NEEDS := $(shell tests/run-tests --needs $(BUILD) $(if $(T),'$(T)') 2>/dev/null)
+endif
+test: $(TEST_NEEDS)
+	@tests/run-tests $(BUILD) $(if $(T),'$(T)')
 
 BENCH_SCOPES := $(BUILD)/bench/scopes
 $(BENCH_SCOPES): $(BUILD)/obj/tests/bench/scopes.o $(BUILD)/obj/tests/vulkan/vkt.o $(CORE_OBJ)
