@@ -61,7 +61,7 @@ UTIL_SRC := util/errno_text.c util/grow.c util/sbuf.c util/options.c
 FORMAT_SRC := format/result.c format/crc32c.c format/format.c format/writer.c
 TRIGGER_SRC := trigger/trigger.c
 # The recorder, one concept a file, from the bottom of its call graph up
-# (capture/capture_internal.h; tests/cli/capture-calls.sh checks the order).
+# (capture/capture_internal.h; tests/cli/layout.sh checks the order).
 RECORDER_SRC := capture/common.c capture/functions.c capture/calibrate.c capture/pools.c \
 	capture/store.c capture/standing.c capture/record.c capture/submit.c \
 	capture/readback.c capture/profilegpu.c capture/output.c capture/frame.c \
