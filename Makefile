@@ -14,6 +14,15 @@
 #   make SANITIZE=address,undefined test    the same under sanitizers
 #   make DEVELOPER=1     warnings are errors
 
+# The version of crumbs, in this one place. $(BUILD)/version.h carries it
+# into the code (crumbs --version, the producer named in captures), and it
+# is written into the layer's manifest, libcrumbs' file names and crumbs.pc.
+VERSION := 1.0.0
+VERSION_WORDS := $(subst ., ,$(VERSION))
+VERSION_MAJOR := $(word 1,$(VERSION_WORDS))
+VERSION_MINOR := $(word 2,$(VERSION_WORDS))
+VERSION_PATCH := $(word 3,$(VERSION_WORDS))
+
 CC ?= cc
 PREFIX ?= /usr/local
 CLANG ?= clang
@@ -95,16 +104,15 @@ GEN_OBJ := $(call obj,$(GEN_SRC) $(FORMAT_SRC) $(UTIL_SRC))
 # program's own now_ns or map_find never meets crumbs' (tests/cli/
 # library-symbols.sh).
 LIBCRUMBS := $(BUILD)/libcrumbs.a
-LIBCRUMBS_VERSION := 1.0.0
-LIBCRUMBS_SONAME := libcrumbs.so.1
-LIBCRUMBS_SO := $(BUILD)/libcrumbs.so.$(LIBCRUMBS_VERSION)
+LIBCRUMBS_SONAME := libcrumbs.so.$(VERSION_MAJOR)
+LIBCRUMBS_SO := $(BUILD)/libcrumbs.so.$(VERSION)
 LIBCRUMBS_LINKS := $(BUILD)/$(LIBCRUMBS_SONAME) $(BUILD)/libcrumbs.so
 LIB_OBJ := $(patsubst $(BUILD)/obj/%,$(BUILD)/obj-hidden/%,$(CORE_OBJ))
 OBJCOPY ?= objcopy
 
 FUZZ_TARGETS := reader records budget trigger runs answer
 
-.PHONY: all clean test bench fuzz deps demo install uninstall
+.PHONY: all clean test bench fuzz deps demo install uninstall FORCE
 LAYER := $(BUILD)/libVkLayer_crumbs.so
 LAYER_JSON := $(BUILD)/VkLayer_crumbs.json
 all: $(BUILD)/crumbs $(BUILD)/crumbs-gen $(LIBCRUMBS) $(LIBCRUMBS_LINKS) $(LAYER) $(LAYER_JSON) $(BUILD)/sample-renderer
@@ -112,6 +120,28 @@ all: $(BUILD)/crumbs $(BUILD)/crumbs-gen $(LIBCRUMBS) $(LIBCRUMBS_LINKS) $(LAYER
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# The version for the code: written on every make, but replaced only when
+# it differs, so that only a new version builds again what includes it.
+VERSION_H := $(BUILD)/version.h
+$(VERSION_H): FORCE
+	@mkdir -p $(dir $@)
+	@printf '%s\n' '/* Generated from VERSION in the Makefile; do not edit. */' \
+		'#ifndef CRUMBS_VERSION_H' '#define CRUMBS_VERSION_H' \
+		'#define CRUMBS_VERSION "$(VERSION)"' \
+		'#define CRUMBS_VERSION_MAJOR $(VERSION_MAJOR)' \
+		'#define CRUMBS_VERSION_MINOR $(VERSION_MINOR)' \
+		'#define CRUMBS_VERSION_PATCH $(VERSION_PATCH)' \
+		'/* MAJOR.MINOR: what crumbs --version and the producers of captures say */' \
+		'#define CRUMBS_VERSION_SHORT "$(VERSION_MAJOR).$(VERSION_MINOR)"' \
+		'#endif' >$@.tmp
+	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
+
+# The files that include version.h.
+VERSION_USERS := cmds/main.c capture/output.c samples/gen.c
+VERSION_OBJ := $(call obj,$(VERSION_USERS)) $(BUILD)/obj-hidden/capture/output.o
+$(VERSION_OBJ): $(VERSION_H)
+$(VERSION_OBJ): ALL_CFLAGS += -I$(BUILD)
 
 $(BUILD)/crumbs: $(CRUMBS_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
@@ -148,8 +178,9 @@ $(LAYER): $(LAYER_OBJ) $(CORE_OBJ) layer/layer.map
 		-o $@ $(LAYER_OBJ) $(CORE_OBJ) $(LIBS)
 
 # The manifest beside it: VK_LAYER_PATH=build finds the layer.
-$(LAYER_JSON): layer/VkLayer_crumbs.json.in
-	sed 's|@LIBRARY@|./libVkLayer_crumbs.so|' $< >$@
+$(LAYER_JSON): layer/VkLayer_crumbs.json.in $(VERSION_H)
+	sed -e 's|@LIBRARY@|./libVkLayer_crumbs.so|' -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|' \
+		layer/VkLayer_crumbs.json.in >$@
 
 # crumbs.pc: its Requires.private are what a program that links
 # libcrumbs.a needs too (pkg-config --static).
@@ -159,14 +190,14 @@ install: $(BUILD)/crumbs $(LAYER) $(LIBCRUMBS) $(LIBCRUMBS_SO)
 		$(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 $(BUILD)/crumbs $(DESTDIR)$(PREFIX)/bin/crumbs
 	install -m 644 $(LAYER) $(DESTDIR)$(PREFIX)/lib/libVkLayer_crumbs.so
-	sed 's|@LIBRARY@|$(PREFIX)/lib/libVkLayer_crumbs.so|' layer/VkLayer_crumbs.json.in \
-		>$(DESTDIR)$(PREFIX)/share/vulkan/explicit_layer.d/VkLayer_crumbs.json
+	sed -e 's|@LIBRARY@|$(PREFIX)/lib/libVkLayer_crumbs.so|' -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|' \
+		layer/VkLayer_crumbs.json.in >$(DESTDIR)$(PREFIX)/share/vulkan/explicit_layer.d/VkLayer_crumbs.json
 	install -m 644 $(LIBCRUMBS) $(DESTDIR)$(PREFIX)/lib/libcrumbs.a
 	install -m 755 $(LIBCRUMBS_SO) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBCRUMBS_SO))
 	ln -sf $(notdir $(LIBCRUMBS_SO)) $(DESTDIR)$(PREFIX)/lib/$(LIBCRUMBS_SONAME)
 	ln -sf $(LIBCRUMBS_SONAME) $(DESTDIR)$(PREFIX)/lib/libcrumbs.so
 	install -m 644 include/crumbs.h include/crumbs_file.h $(DESTDIR)$(PREFIX)/include/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIBCRUMBS_VERSION)|' capture/crumbs.pc.in \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' capture/crumbs.pc.in \
 		>$(DESTDIR)$(PREFIX)/lib/pkgconfig/crumbs.pc
 
 uninstall:
@@ -213,10 +244,10 @@ $(BUILD)/obj/tests/vulkan/%.o: ALL_CFLAGS += $(CMOCKA_CFLAGS)
 TSAN_TEST := $(BUILD)/tests/tsan_test_threads $(BUILD)/tests/tsan_test_stats
 $(BUILD)/tests/tsan_test_threads: tests/vulkan/test_threads.c tests/vulkan/vkt.c
 $(BUILD)/tests/tsan_test_stats: tests/unit/test_stats.c $(RUNS_SRC)
-$(TSAN_TEST): $(CORE_SRC)
+$(TSAN_TEST): $(CORE_SRC) $(VERSION_H)
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=thread $(PKG_CFLAGS) \
-		$(CMOCKA_CFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS) $(VULKAN_LIBS)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=thread $(PKG_CFLAGS) -I$(BUILD) \
+		$(CMOCKA_CFLAGS) -o $@ $(filter %.c,$^) $(CMOCKA_LIBS) $(LIBS) $(VULKAN_LIBS)
 
 # The fuzz targets, linked with a main() that replays a corpus, so `make
 # test` runs them with any compiler.
@@ -283,11 +314,11 @@ bench: all $(BENCH_SCOPES) $(BENCH_RUNFRAME)
 # libFuzzer needs clang; the fuzzers get their own build. FUZZ_SECONDS
 # per target (default 60); new inputs go to build/fuzz/corpus-TARGET.
 FUZZ_BUILD := build/fuzz
-fuzz:
+fuzz: $(VERSION_H)
 	@mkdir -p $(FUZZ_BUILD)
 	@for t in $(FUZZ_TARGETS); do \
 		$(CLANG) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g \
-			-fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) \
+			-fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -I$(BUILD) \
 			-o $(FUZZ_BUILD)/fuzz_$$t tests/fuzz/fuzz_$$t.c \
 			$(CORE_SRC) $(RUNS_SRC) trigger/answer.c $(LIBS) || exit 1; \
 		mkdir -p $(FUZZ_BUILD)/corpus-$$t; \

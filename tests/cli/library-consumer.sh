@@ -17,6 +17,9 @@ CC=${CC:-cc}
 CXX=${CXX:-c++}
 dest=$tmp/root
 prefix=/usr/local
+# The version the build was made with (VERSION in the Makefile).
+version=$(sed -n 's/^#define CRUMBS_VERSION "\(.*\)"$/\1/p' "$BUILD/version.h")
+major=${version%%.*}
 
 # A sanitized build installs a sanitized libcrumbs; a program that links it
 # is built with the same sanitizers, and runs without leak checks like the
@@ -36,14 +39,17 @@ sed 's/^/#   /' "$tmp/install.log"
 
 missing=
 for f in bin/crumbs lib/libVkLayer_crumbs.so share/vulkan/explicit_layer.d/VkLayer_crumbs.json \
-	lib/libcrumbs.a lib/libcrumbs.so.1.0.0 include/crumbs.h lib/pkgconfig/crumbs.pc; do
+	lib/libcrumbs.a "lib/libcrumbs.so.$version" include/crumbs.h lib/pkgconfig/crumbs.pc; do
 	[ -f "$dest$prefix/$f" ] || missing="$missing $f"
 done
-[ -z "$missing" ]
+[ -n "$version" ] && [ -z "$missing" ]
 result $? "the program, the layer, its manifest, both libraries, crumbs.h and crumbs.pc are installed${missing:+ (missing:$missing)}"
-[ "$(readlink "$dest$prefix/lib/libcrumbs.so.1")" = libcrumbs.so.1.0.0 ] &&
-	[ "$(readlink "$dest$prefix/lib/libcrumbs.so")" = libcrumbs.so.1 ]
-result $? "libcrumbs.so -> libcrumbs.so.1 -> libcrumbs.so.1.0.0"
+[ "$(readlink "$dest$prefix/lib/libcrumbs.so.$major")" = "libcrumbs.so.$version" ] &&
+	[ "$(readlink "$dest$prefix/lib/libcrumbs.so")" = "libcrumbs.so.$major" ]
+result $? "libcrumbs.so -> libcrumbs.so.$major -> libcrumbs.so.$version"
+grep -q "\"implementation_version\": \"$major\"" \
+	"$dest$prefix/share/vulkan/explicit_layer.d/VkLayer_crumbs.json"
+result $? "the layer's manifest gives the implementation version $major"
 
 PKG_CONFIG_PATH=$dest$prefix/lib/pkgconfig
 PKG_CONFIG_SYSROOT_DIR=$dest
@@ -51,6 +57,9 @@ export PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
 requires=$(pkg-config --print-requires-private crumbs 2>&1 | tr '\n' ' ')
 [ "$requires" = "libzstd libpcre2-8 libutf8proc " ]
 result $? "crumbs.pc: Requires.private is libzstd, libpcre2-8 and libutf8proc (got '$requires')"
+modversion=$(pkg-config --modversion crumbs 2>&1)
+[ "$modversion" = "$version" ]
+result $? "crumbs.pc: the version is $version (got '$modversion')"
 
 # Out of the tree: nothing of the sources is reachable from there.
 mkdir "$tmp/src"
@@ -91,8 +100,8 @@ for p in consumer-c-static consumer-cpp-static; do
 done
 for p in consumer-c-shared consumer-cpp-shared; do
 	LD_LIBRARY_PATH=$dest$prefix/lib ldd "./$p" 2>/dev/null |
-		grep -q "libcrumbs.so.1 => $dest$prefix/lib/libcrumbs.so.1"
-	result $? "$p loads the installed libcrumbs.so.1"
+		grep -q "libcrumbs.so.$major => $dest$prefix/lib/libcrumbs.so.$major"
+	result $? "$p loads the installed libcrumbs.so.$major"
 done
 
 for p in consumer-c-static consumer-c-shared consumer-cpp-static consumer-cpp-shared; do
