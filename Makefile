@@ -3,7 +3,7 @@
 #   make                 build/crumbs, crumbs-gen, libcrumbs.a and .so, the layer,
 #                        sample-renderer
 #   make install         PREFIX=/usr/local: crumbs, the layer with its manifest,
-#                        libcrumbs (static and shared), crumbs.h, crumbs.pc
+#                        libcrumbs (static and shared), its headers, crumbs.pc
 #   make uninstall       removes what install put there
 #   make demo            the main job: report a frame's profilegpu tables
 #   make deps            install the Debian packages (tests/install-deps)
@@ -182,8 +182,9 @@ $(LAYER_JSON): layer/VkLayer_crumbs.json.in $(VERSION_H)
 	sed -e 's|@LIBRARY@|./libVkLayer_crumbs.so|' -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|' \
 		layer/VkLayer_crumbs.json.in >$@
 
-# crumbs.pc: its Requires.private are what a program that links
-# libcrumbs.a needs too (pkg-config --static).
+# crumbs.pc: it Requires vulkan, since crumbs.h includes vulkan/vulkan.h;
+# its Requires.private are what a program that links libcrumbs.a needs
+# too (pkg-config --static).
 install: $(BUILD)/crumbs $(LAYER) $(LIBCRUMBS) $(LIBCRUMBS_SO)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
 		$(DESTDIR)$(PREFIX)/share/vulkan/explicit_layer.d \

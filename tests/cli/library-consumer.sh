@@ -39,11 +39,12 @@ sed 's/^/#   /' "$tmp/install.log"
 
 missing=
 for f in bin/crumbs lib/libVkLayer_crumbs.so share/vulkan/explicit_layer.d/VkLayer_crumbs.json \
-	lib/libcrumbs.a "lib/libcrumbs.so.$version" include/crumbs.h lib/pkgconfig/crumbs.pc; do
+	lib/libcrumbs.a "lib/libcrumbs.so.$version" include/crumbs.h include/crumbs_file.h \
+	lib/pkgconfig/crumbs.pc; do
 	[ -f "$dest$prefix/$f" ] || missing="$missing $f"
 done
 [ -n "$version" ] && [ -z "$missing" ]
-result $? "the program, the layer, its manifest, both libraries, crumbs.h and crumbs.pc are installed${missing:+ (missing:$missing)}"
+result $? "the program, the layer, its manifest, both libraries, both headers and crumbs.pc are installed${missing:+ (missing:$missing)}"
 [ "$(readlink "$dest$prefix/lib/libcrumbs.so.$major")" = "libcrumbs.so.$version" ] &&
 	[ "$(readlink "$dest$prefix/lib/libcrumbs.so")" = "libcrumbs.so.$major" ]
 result $? "libcrumbs.so -> libcrumbs.so.$major -> libcrumbs.so.$version"
@@ -54,6 +55,11 @@ result $? "the layer's manifest gives the implementation version $major"
 PKG_CONFIG_PATH=$dest$prefix/lib/pkgconfig
 PKG_CONFIG_SYSROOT_DIR=$dest
 export PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
+# crumbs.h includes vulkan/vulkan.h: a program that uses crumbs needs
+# Vulkan's flags whether it names Vulkan itself or not.
+requires=$(pkg-config --print-requires crumbs 2>&1 | tr '\n' ' ')
+[ "$requires" = "vulkan " ]
+result $? "crumbs.pc: Requires is vulkan (got '$requires')"
 requires=$(pkg-config --print-requires-private crumbs 2>&1 | tr '\n' ' ')
 [ "$requires" = "libzstd libpcre2-8 libutf8proc " ]
 result $? "crumbs.pc: Requires.private is libzstd, libpcre2-8 and libutf8proc (got '$requires')"
@@ -65,12 +71,19 @@ result $? "crumbs.pc: the version is $version (got '$modversion')"
 mkdir "$tmp/src"
 cp tests/consumer/consumer.c tests/consumer/consumer.cpp "$tmp/src"
 cd "$tmp/src" || exit 1
-cflags="$(pkg-config --cflags crumbs vulkan)"
-shared="$(pkg-config --libs crumbs vulkan)"
+# The programs call Vulkan themselves; crumbs.pc alone brings its flags.
+cflags="$(pkg-config --cflags crumbs)"
+shared="$(pkg-config --libs crumbs)"
 # Static: pkg-config --static, with the linker asked for archives where
 # both are installed (as meson and CMake do for a static dependency);
-# only the Vulkan loader and the C library stay shared.
-static="-Wl,-Bstatic $(pkg-config --static --libs crumbs) -Wl,-Bdynamic $(pkg-config --libs vulkan)"
+# only the Vulkan loader, which has no archive, and the C library stay
+# shared.
+vulkan_libs=" $(pkg-config --libs-only-l vulkan) "
+static="-Wl,-Bstatic"
+for word in $(pkg-config --static --libs crumbs); do
+	case $vulkan_libs in *" $word "*) ;; *) static="$static $word" ;; esac
+done
+static="$static -Wl,-Bdynamic $(pkg-config --libs vulkan)"
 
 printf '#include <crumbs.h>\n' >header.cpp
 $CXX -std=c++11 -Wall -Wextra -Wpedantic -Werror $cflags -fsyntax-only header.cpp 2>"$tmp/err"
