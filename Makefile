@@ -6,7 +6,8 @@
 #                        libcrumbs (static and shared), its headers, crumbs.pc
 #   make uninstall       removes what install put there
 #   make demo            the main job: report a frame's profilegpu tables
-#   make deps            install the Debian packages (tests/install-deps)
+#   make deps            install the Debian packages for the build and the tests
+#                        (tests/install-deps; --demo: the build and demo alone)
 #   make test            build and run every test; ends with "N passed, N failed"
 #   make test T=PATTERN  only the suites whose names match (tests/run-tests)
 #   make bench           the speed and size benchmarks
