@@ -3,15 +3,26 @@
 #   make                 build/crumbs, crumbs-gen, libcrumbs.a and .so, the layer,
 #                        sample-renderer
 #   make install         PREFIX=/usr/local: crumbs, the layer with its manifest,
-#                        libcrumbs (static and shared), crumbs.h, crumbs.pc
+#                        libcrumbs (static and shared), its headers, crumbs.pc
 #   make uninstall       removes what install put there
 #   make demo            the main job: report a frame's profilegpu tables
-#   make deps            install the Debian packages (tests/install-deps)
+#   make deps            install the Debian packages for the build and the tests
+#                        (tests/install-deps; --demo: the build and demo alone)
 #   make test            build and run every test; ends with "N passed, N failed"
+#   make test T=PATTERN  only the suites whose names match (tests/run-tests)
 #   make bench           the speed and size benchmarks
 #   make fuzz            run the fuzzers (clang's libFuzzer)
 #   make SANITIZE=address,undefined test    the same under sanitizers
 #   make DEVELOPER=1     warnings are errors
+
+# The version of crumbs, in this one place. $(BUILD)/version.h carries it
+# into the code (crumbs --version, the producer named in captures), and it
+# is written into the layer's manifest, libcrumbs' file names and crumbs.pc.
+VERSION := 1.0.0
+VERSION_WORDS := $(subst ., ,$(VERSION))
+VERSION_MAJOR := $(word 1,$(VERSION_WORDS))
+VERSION_MINOR := $(word 2,$(VERSION_WORDS))
+VERSION_PATCH := $(word 3,$(VERSION_WORDS))
 
 CC ?= cc
 PREFIX ?= /usr/local
@@ -23,13 +34,13 @@ ifneq ($(SANITIZE),)
 BUILD ?= build/sanitize
 SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
 # Programs not built here (vkcube, glxgears) load the sanitized layer with
-# the runtimes preloaded: tests/cli/layer-programs.
+# the runtimes preloaded: tests/cli/layer-programs.sh.
 comma := ,
 SAN_RUNTIMES := $(patsubst address,asan,$(patsubst undefined,ubsan,$(patsubst thread,tsan,\
 	$(subst $(comma), ,$(SANITIZE)))))
 export CRUMBS_LAYER_PRELOAD := $(foreach r,$(SAN_RUNTIMES),$(shell $(CC) -print-file-name=lib$(r).so))
 # A program that links the sanitized libcrumbs is built with the same
-# sanitizers: tests/cli/library-consumer.
+# sanitizers: tests/cli/library-consumer.sh.
 export CRUMBS_SANITIZE := $(SANITIZE)
 else
 BUILD ?= build
@@ -60,7 +71,7 @@ UTIL_SRC := util/errno_text.c util/grow.c util/sbuf.c util/options.c
 FORMAT_SRC := format/result.c format/crc32c.c format/format.c format/codec.c format/writer.c
 TRIGGER_SRC := trigger/trigger.c trigger/answer.c
 # The recorder, one concept a file, from the bottom of its call graph up
-# (capture/capture_internal.h; tests/cli/capture-calls checks the order).
+# (capture/capture_internal.h; tests/cli/layout.sh checks the order).
 RECORDER_SRC := capture/common.c capture/functions.c capture/calibrate.c capture/pools.c \
 	capture/store.c capture/standing.c capture/record.c capture/submit.c \
 	capture/readback.c capture/profilegpu.c capture/output.c capture/frame.c \
@@ -92,21 +103,17 @@ GEN_OBJ := $(call obj,$(GEN_SRC) $(FORMAT_SRC) $(UTIL_SRC))
 # what crumbs.h declares CRUMBS_API is global; the archive holds one
 # partially linked object in which everything else is made local, so a
 # program's own now_ns or map_find never meets crumbs' (tests/cli/
-# library-symbols).
+# library-symbols.sh).
 LIBCRUMBS := $(BUILD)/libcrumbs.a
-LIBCRUMBS_VERSION := 1.0.0
-LIBCRUMBS_SONAME := libcrumbs.so.1
-LIBCRUMBS_SO := $(BUILD)/libcrumbs.so.$(LIBCRUMBS_VERSION)
+LIBCRUMBS_SONAME := libcrumbs.so.$(VERSION_MAJOR)
+LIBCRUMBS_SO := $(BUILD)/libcrumbs.so.$(VERSION)
 LIBCRUMBS_LINKS := $(BUILD)/$(LIBCRUMBS_SONAME) $(BUILD)/libcrumbs.so
 LIB_OBJ := $(patsubst $(BUILD)/obj/%,$(BUILD)/obj-hidden/%,$(CORE_OBJ))
 OBJCOPY ?= objcopy
 
-UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
-VULKAN_TESTS := $(patsubst tests/vulkan/%.c,$(BUILD)/tests/vk_%,$(wildcard tests/vulkan/test_*.c))
 FUZZ_TARGETS := reader records budget trigger runs answer
-FUZZ_REPLAY := $(patsubst %,$(BUILD)/tests/fuzz_%_replay,$(FUZZ_TARGETS))
 
-.PHONY: all clean test bench fuzz deps demo install uninstall
+.PHONY: all clean test bench fuzz deps demo install uninstall FORCE
 LAYER := $(BUILD)/libVkLayer_crumbs.so
 LAYER_JSON := $(BUILD)/VkLayer_crumbs.json
 all: $(BUILD)/crumbs $(BUILD)/crumbs-gen $(LIBCRUMBS) $(LIBCRUMBS_LINKS) $(LAYER) $(LAYER_JSON) $(BUILD)/sample-renderer
@@ -114,6 +121,28 @@ all: $(BUILD)/crumbs $(BUILD)/crumbs-gen $(LIBCRUMBS) $(LIBCRUMBS_LINKS) $(LAYER
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# The version for the code: written on every make, but replaced only when
+# it differs, so that only a new version builds again what includes it.
+VERSION_H := $(BUILD)/version.h
+$(VERSION_H): FORCE
+	@mkdir -p $(dir $@)
+	@printf '%s\n' '/* Generated from VERSION in the Makefile; do not edit. */' \
+		'#ifndef CRUMBS_VERSION_H' '#define CRUMBS_VERSION_H' \
+		'#define CRUMBS_VERSION "$(VERSION)"' \
+		'#define CRUMBS_VERSION_MAJOR $(VERSION_MAJOR)' \
+		'#define CRUMBS_VERSION_MINOR $(VERSION_MINOR)' \
+		'#define CRUMBS_VERSION_PATCH $(VERSION_PATCH)' \
+		'/* MAJOR.MINOR: what crumbs --version and the producers of captures say */' \
+		'#define CRUMBS_VERSION_SHORT "$(VERSION_MAJOR).$(VERSION_MINOR)"' \
+		'#endif' >$@.tmp
+	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
+
+# The files that include version.h.
+VERSION_USERS := cmds/main.c capture/output.c samples/gen.c
+VERSION_OBJ := $(call obj,$(VERSION_USERS)) $(BUILD)/obj-hidden/capture/output.o
+$(VERSION_OBJ): $(VERSION_H)
+$(VERSION_OBJ): ALL_CFLAGS += -I$(BUILD)
 
 $(BUILD)/crumbs: $(CRUMBS_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
@@ -150,25 +179,27 @@ $(LAYER): $(LAYER_OBJ) $(CORE_OBJ) layer/layer.map
 		-o $@ $(LAYER_OBJ) $(CORE_OBJ) $(LIBS)
 
 # The manifest beside it: VK_LAYER_PATH=build finds the layer.
-$(LAYER_JSON): layer/VkLayer_crumbs.json.in
-	sed 's|@LIBRARY@|./libVkLayer_crumbs.so|' $< >$@
+$(LAYER_JSON): layer/VkLayer_crumbs.json.in $(VERSION_H)
+	sed -e 's|@LIBRARY@|./libVkLayer_crumbs.so|' -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|' \
+		layer/VkLayer_crumbs.json.in >$@
 
-# crumbs.pc: its Requires.private are what a program that links
-# libcrumbs.a needs too (pkg-config --static).
+# crumbs.pc: it Requires vulkan, since crumbs.h includes vulkan/vulkan.h;
+# its Requires.private are what a program that links libcrumbs.a needs
+# too (pkg-config --static).
 install: $(BUILD)/crumbs $(LAYER) $(LIBCRUMBS) $(LIBCRUMBS_SO)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
 		$(DESTDIR)$(PREFIX)/share/vulkan/explicit_layer.d \
 		$(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 $(BUILD)/crumbs $(DESTDIR)$(PREFIX)/bin/crumbs
 	install -m 644 $(LAYER) $(DESTDIR)$(PREFIX)/lib/libVkLayer_crumbs.so
-	sed 's|@LIBRARY@|$(PREFIX)/lib/libVkLayer_crumbs.so|' layer/VkLayer_crumbs.json.in \
-		>$(DESTDIR)$(PREFIX)/share/vulkan/explicit_layer.d/VkLayer_crumbs.json
+	sed -e 's|@LIBRARY@|$(PREFIX)/lib/libVkLayer_crumbs.so|' -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|' \
+		layer/VkLayer_crumbs.json.in >$(DESTDIR)$(PREFIX)/share/vulkan/explicit_layer.d/VkLayer_crumbs.json
 	install -m 644 $(LIBCRUMBS) $(DESTDIR)$(PREFIX)/lib/libcrumbs.a
 	install -m 755 $(LIBCRUMBS_SO) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBCRUMBS_SO))
 	ln -sf $(notdir $(LIBCRUMBS_SO)) $(DESTDIR)$(PREFIX)/lib/$(LIBCRUMBS_SONAME)
 	ln -sf $(LIBCRUMBS_SONAME) $(DESTDIR)$(PREFIX)/lib/libcrumbs.so
 	install -m 644 include/crumbs.h include/crumbs_file.h $(DESTDIR)$(PREFIX)/include/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIBCRUMBS_VERSION)|' capture/crumbs.pc.in \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' capture/crumbs.pc.in \
 		>$(DESTDIR)$(PREFIX)/lib/pkgconfig/crumbs.pc
 
 uninstall:
@@ -215,10 +246,10 @@ $(BUILD)/obj/tests/vulkan/%.o: ALL_CFLAGS += $(CMOCKA_CFLAGS)
 TSAN_TEST := $(BUILD)/tests/tsan_test_threads $(BUILD)/tests/tsan_test_stats
 $(BUILD)/tests/tsan_test_threads: tests/vulkan/test_threads.c tests/vulkan/vkt.c
 $(BUILD)/tests/tsan_test_stats: tests/unit/test_stats.c $(RUNS_SRC)
-$(TSAN_TEST): $(CORE_SRC)
+$(TSAN_TEST): $(CORE_SRC) $(VERSION_H)
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=thread $(PKG_CFLAGS) \
-		$(CMOCKA_CFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS) $(VULKAN_LIBS)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=thread $(PKG_CFLAGS) -I$(BUILD) \
+		$(CMOCKA_CFLAGS) -o $@ $(filter %.c,$^) $(CMOCKA_LIBS) $(LIBS) $(VULKAN_LIBS)
 
 # The fuzz targets, linked with a main() that replays a corpus, so `make
 # test` runs them with any compiler.
@@ -253,15 +284,19 @@ $(CARELESS): $(BUILD)/obj/tests/layer/careless.o
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(VULKAN_LIBS)
 
 # A layer to stack above crumbs', of the kind that asks for vkCreateDevice
-# with no instance (tests/cli/layer-neighbours writes its manifest).
+# with no instance (tests/cli/layer-neighbours.sh writes its manifest).
 NEIGHBOUR := $(BUILD)/tests/neighbour/libVkLayer_crumbs_test_neighbour.so
 $(NEIGHBOUR): $(BUILD)/obj/tests/layer/neighbour.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -shared -o $@ $^
 
-test: all $(UNIT_TESTS) $(VULKAN_TESTS) $(TSAN_TEST) $(FUZZ_REPLAY) $(TWO_DEVICES) $(CARELESS) \
-		$(NEIGHBOUR)
-	@tests/run-tests $(BUILD)
+# make test T=PATTERN runs only the suites whose short names match it and
+# builds what they need; tests/run-tests holds the list of suites.
+ifneq ($(filter test,$(MAKECMDGOALS)),)
+TEST_NEEDS := $(shell tests/run-tests --needs $(BUILD) $(if $(T),'$(T)') 2>/dev/null)
+endif
+test: $(TEST_NEEDS)
+	@tests/run-tests $(BUILD) $(if $(T),'$(T)')
 
 BENCH_SCOPES := $(BUILD)/bench/scopes
 $(BENCH_SCOPES): $(BUILD)/obj/tests/bench/scopes.o $(BUILD)/obj/tests/vulkan/vkt.o $(CORE_OBJ)
@@ -281,11 +316,11 @@ bench: all $(BENCH_SCOPES) $(BENCH_RUNFRAME)
 # libFuzzer needs clang; the fuzzers get their own build. FUZZ_SECONDS
 # per target (default 60); new inputs go to build/fuzz/corpus-TARGET.
 FUZZ_BUILD := build/fuzz
-fuzz:
+fuzz: $(VERSION_H)
 	@mkdir -p $(FUZZ_BUILD)
 	@for t in $(FUZZ_TARGETS); do \
 		$(CLANG) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g \
-			-fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) \
+			-fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -I$(BUILD) \
 			-o $(FUZZ_BUILD)/fuzz_$$t tests/fuzz/fuzz_$$t.c \
 			$(CORE_SRC) $(RUNS_SRC) $(LIBS) || exit 1; \
 		mkdir -p $(FUZZ_BUILD)/corpus-$$t; \

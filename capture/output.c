@@ -6,6 +6,7 @@
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "capture_internal.h"
+#include "version.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -211,7 +212,8 @@ static enum crumbs_result open_file(struct output *o)
 	char producer[128];
 	enum crumbs_result r;
 
-	snprintf(producer, sizeof(producer), "libcrumbs 1.0 (%s)", ctx->program_name);
+	snprintf(producer, sizeof(producer), "libcrumbs " CRUMBS_VERSION_SHORT " (%s)",
+		 ctx->program_name);
 	struct crumbs_writer_desc desc = { 0 };
 	desc.producer = producer;
 	if (o->one_frame) {

@@ -4,6 +4,7 @@
  * its help and report errors.
  */
 #include "cmds.h"
+#include "version.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -12,7 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define CRUMBS_VERSION "1.0"
 
 struct command {
 	const char *name;
@@ -231,7 +231,7 @@ int main(int argc, char **argv)
 		return cmd_finish(EXIT_OK);
 	}
 	if (strcmp(name, "--version") == 0) {
-		printf("crumbs %s (capture format %d.%d)\n", CRUMBS_VERSION, CRUMBS_FORMAT_MAJOR,
+		printf("crumbs %s (capture format %d.%d)\n", CRUMBS_VERSION_SHORT, CRUMBS_FORMAT_MAJOR,
 		       CRUMBS_FORMAT_MINOR);
 		return cmd_finish(EXIT_OK);
 	}

@@ -5,6 +5,7 @@
  * scopes slowed, jittered or spiking on request, to compare runs against.
  */
 #include "../include/crumbs_file.h"
+#include "version.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -16,7 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define PRODUCER "crumbs-gen 1.0"
+#define PRODUCER "crumbs-gen " CRUMBS_VERSION_SHORT
 
 #define US INT64_C(1000)
 #define MS INT64_C(1000000)

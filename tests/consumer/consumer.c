@@ -1,6 +1,6 @@
 /*
  * consumer.c: a program that links an installed libcrumbs as any engine
- * would (tests/cli/library-consumer), with functions of its own named like
+ * would (tests/cli/library-consumer.sh), with functions of its own named like
  * crumbs' internals. It captures one frame on the first Vulkan device and
  * checks that the file begins as a capture does.
  * Usage: consumer CAPTURE-DIR; prints the capture's path.

@@ -1,4 +1,4 @@
-// consumer.cpp: the C++ side of tests/cli/library-consumer. crumbs.h in a
+// consumer.cpp: the C++ side of tests/cli/library-consumer.sh. crumbs.h in a
 // C++ program, built with -Wall -Wextra -Werror against an installed
 // libcrumbs, beside functions of its own named like crumbs' internals. It
 // captures one frame on the first Vulkan device and prints the path.

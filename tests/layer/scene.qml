@@ -1,4 +1,4 @@
-// A Qt Quick scene for tests/cli/layer-corpus: a rotating rectangle with a
+// A Qt Quick scene for tests/cli/layer-corpus.sh: a rotating rectangle with a
 // gradient and text, drawn every frame by Qt's scene graph.
 import QtQuick
 Window {

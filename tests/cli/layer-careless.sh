@@ -28,7 +28,7 @@ inclusive_ms() {
 positive() { awk -v a="$1" 'BEGIN { exit !(a + 0 > 0) }'; }
 
 # Under the sanitizers, the sanitized layer loads with their runtimes
-# preloaded, as in tests/cli/layer-programs.
+# preloaded, as in tests/cli/layer-programs.sh.
 if [ -n "${CRUMBS_LAYER_PRELOAD:-}" ]; then
 	LD_PRELOAD=$CRUMBS_LAYER_PRELOAD
 	export LD_PRELOAD

@@ -48,11 +48,14 @@ for lib in "$BUILD/libcrumbs.a" "$BUILD/libcrumbs.so"; do
 	cat "$tmp/leaked"
 done
 
+# The version the build was made with (VERSION in the Makefile).
+version=$(sed -n 's/^#define CRUMBS_VERSION "\(.*\)"$/\1/p' "$BUILD/version.h")
+major=${version%%.*}
 soname=$(objdump -p "$BUILD/libcrumbs.so" 2>/dev/null | awk '$1 == "SONAME" { print $2 }')
-[ "$soname" = libcrumbs.so.1 ]
-result $? "libcrumbs.so has the soname libcrumbs.so.1 (got '$soname')"
-[ "$(readlink "$BUILD/libcrumbs.so.1")" = libcrumbs.so.1.0.0 ]
-result $? "libcrumbs.so.1 links to libcrumbs.so.1.0.0"
+[ -n "$version" ] && [ "$soname" = "libcrumbs.so.$major" ]
+result $? "libcrumbs.so has the soname libcrumbs.so.$major (got '$soname', version '$version')"
+[ "$(readlink "$BUILD/libcrumbs.so.$major")" = "libcrumbs.so.$version" ]
+result $? "libcrumbs.so.$major links to libcrumbs.so.$version"
 ! objdump -p "$BUILD/libcrumbs.so" | grep -q 'NEEDED.*libvulkan'
 result $? "libcrumbs.so needs no libvulkan: it loads Vulkan through the program's loader"
 

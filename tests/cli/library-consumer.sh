@@ -17,6 +17,9 @@ CC=${CC:-cc}
 CXX=${CXX:-c++}
 dest=$tmp/root
 prefix=/usr/local
+# The version the build was made with (VERSION in the Makefile).
+version=$(sed -n 's/^#define CRUMBS_VERSION "\(.*\)"$/\1/p' "$BUILD/version.h")
+major=${version%%.*}
 
 # A sanitized build installs a sanitized libcrumbs; a program that links it
 # is built with the same sanitizers, and runs without leak checks like the
@@ -36,32 +39,51 @@ sed 's/^/#   /' "$tmp/install.log"
 
 missing=
 for f in bin/crumbs lib/libVkLayer_crumbs.so share/vulkan/explicit_layer.d/VkLayer_crumbs.json \
-	lib/libcrumbs.a lib/libcrumbs.so.1.0.0 include/crumbs.h lib/pkgconfig/crumbs.pc; do
+	lib/libcrumbs.a "lib/libcrumbs.so.$version" include/crumbs.h include/crumbs_file.h \
+	lib/pkgconfig/crumbs.pc; do
 	[ -f "$dest$prefix/$f" ] || missing="$missing $f"
 done
-[ -z "$missing" ]
-result $? "the program, the layer, its manifest, both libraries, crumbs.h and crumbs.pc are installed${missing:+ (missing:$missing)}"
-[ "$(readlink "$dest$prefix/lib/libcrumbs.so.1")" = libcrumbs.so.1.0.0 ] &&
-	[ "$(readlink "$dest$prefix/lib/libcrumbs.so")" = libcrumbs.so.1 ]
-result $? "libcrumbs.so -> libcrumbs.so.1 -> libcrumbs.so.1.0.0"
+[ -n "$version" ] && [ -z "$missing" ]
+result $? "the program, the layer, its manifest, both libraries, both headers and crumbs.pc are installed${missing:+ (missing:$missing)}"
+[ "$(readlink "$dest$prefix/lib/libcrumbs.so.$major")" = "libcrumbs.so.$version" ] &&
+	[ "$(readlink "$dest$prefix/lib/libcrumbs.so")" = "libcrumbs.so.$major" ]
+result $? "libcrumbs.so -> libcrumbs.so.$major -> libcrumbs.so.$version"
+grep -q "\"implementation_version\": \"$major\"" \
+	"$dest$prefix/share/vulkan/explicit_layer.d/VkLayer_crumbs.json"
+result $? "the layer's manifest gives the implementation version $major"
 
 PKG_CONFIG_PATH=$dest$prefix/lib/pkgconfig
 PKG_CONFIG_SYSROOT_DIR=$dest
 export PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
+# crumbs.h includes vulkan/vulkan.h: a program that uses crumbs needs
+# Vulkan's flags whether it names Vulkan itself or not.
+requires=$(pkg-config --print-requires crumbs 2>&1 | tr '\n' ' ')
+[ "$requires" = "vulkan " ]
+result $? "crumbs.pc: Requires is vulkan (got '$requires')"
 requires=$(pkg-config --print-requires-private crumbs 2>&1 | tr '\n' ' ')
 [ "$requires" = "libzstd libpcre2-8 libutf8proc " ]
 result $? "crumbs.pc: Requires.private is libzstd, libpcre2-8 and libutf8proc (got '$requires')"
+modversion=$(pkg-config --modversion crumbs 2>&1)
+[ "$modversion" = "$version" ]
+result $? "crumbs.pc: the version is $version (got '$modversion')"
 
 # Out of the tree: nothing of the sources is reachable from there.
 mkdir "$tmp/src"
 cp tests/consumer/consumer.c tests/consumer/consumer.cpp "$tmp/src"
 cd "$tmp/src" || exit 1
-cflags="$(pkg-config --cflags crumbs vulkan)"
-shared="$(pkg-config --libs crumbs vulkan)"
+# The programs call Vulkan themselves; crumbs.pc alone brings its flags.
+cflags="$(pkg-config --cflags crumbs)"
+shared="$(pkg-config --libs crumbs)"
 # Static: pkg-config --static, with the linker asked for archives where
 # both are installed (as meson and CMake do for a static dependency);
-# only the Vulkan loader and the C library stay shared.
-static="-Wl,-Bstatic $(pkg-config --static --libs crumbs) -Wl,-Bdynamic $(pkg-config --libs vulkan)"
+# only the Vulkan loader, which has no archive, and the C library stay
+# shared.
+vulkan_libs=" $(pkg-config --libs-only-l vulkan) "
+static="-Wl,-Bstatic"
+for word in $(pkg-config --static --libs crumbs); do
+	case $vulkan_libs in *" $word "*) ;; *) static="$static $word" ;; esac
+done
+static="$static -Wl,-Bdynamic $(pkg-config --libs vulkan)"
 
 printf '#include <crumbs.h>\n' >header.cpp
 $CXX -std=c++11 -Wall -Wextra -Wpedantic -Werror $cflags -fsyntax-only header.cpp 2>"$tmp/err"
@@ -91,8 +113,8 @@ for p in consumer-c-static consumer-cpp-static; do
 done
 for p in consumer-c-shared consumer-cpp-shared; do
 	LD_LIBRARY_PATH=$dest$prefix/lib ldd "./$p" 2>/dev/null |
-		grep -q "libcrumbs.so.1 => $dest$prefix/lib/libcrumbs.so.1"
-	result $? "$p loads the installed libcrumbs.so.1"
+		grep -q "libcrumbs.so.$major => $dest$prefix/lib/libcrumbs.so.$major"
+	result $? "$p loads the installed libcrumbs.so.$major"
 done
 
 for p in consumer-c-static consumer-c-shared consumer-cpp-static consumer-cpp-shared; do
