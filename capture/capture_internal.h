@@ -526,7 +526,7 @@ static inline struct capture_set *set_of(crumbs_context *ctx, uint64_t f)
 /*
  * The recorder's files, each one concept, listed from the bottom of the
  * call graph up: a file calls only the files listed before it (checked
- * by tests/cli/capture-calls).
+ * by tests/cli/layout.sh).
  */
 
 /* common.c: what every file of the recorder uses */
