@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # crumbs: one non-recursive Makefile.
 #
 #   make                 build/crumbs, crumbs-gen, libcrumbs.a and .so, the layer,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analyze.h: reads capture files and builds the timing model.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analyze_internal.h: what the files of analyze/ share: the arena, what the
  * chunk reader (reader.c) hands the record decoder (records.c), and a

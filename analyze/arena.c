@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arena.c: the arena that holds a loaded capture's names and a frame's
  * nodes, freed at once, and the growable arrays of decoded records and

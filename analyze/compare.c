@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * compare.c: whether a statistic of one capture differs from another's
  * (crumbs diff): the Mann-Whitney U test on the per-frame values of both,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * model.c: turns a decoded frame into its timing model: GPU ticks mapped to
  * the CPU clock, then each queue walked in submission order to split its

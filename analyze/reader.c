@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * reader.c: a capture file as chunks (format/FORMAT.md): the header, and
  * the index or the chunk headers, read at open; each chunk checked and

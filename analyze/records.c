@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * records.c: decodes the records of a decompressed chunk (format/FORMAT.md,
  * "Records"): a setup chunk into the devices, queues and calibration samples

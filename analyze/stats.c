@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * stats.c: statistics over the frames of a run. Each frame's model adds one
  * value to each row it has (a GPU's frame time, a queue's busy, wait and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * calibrate.c: the GPU clocks against the CPU's. With calibrated
  * timestamps, samples at the start and the end of each captured frame

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * capture_internal.h: the recorder's state, shared by its files: the
  * context with its devices and queues (query pools, pre-recorded timestamp

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * common.c: what every file of the recorder uses: memory through the
  * program's allocation callbacks, the log, the clock, the text of an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * context.c: a crumbs context: its creation from the program's Vulkan
  * handles, in the order its parts need (functions, devices, queues and

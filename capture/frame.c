@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * frame.c: frames and the state machine of runs: crumbs_frame moves a run
  * (a one-frame capture is a run of one frame) from its request through the

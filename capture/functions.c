@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * functions.c: loads the Vulkan functions the recorder calls, the tables
  * of RECORDER_INSTANCE_FUNCTIONS and RECORDER_DEVICE_FUNCTIONS

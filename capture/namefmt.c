@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * namefmt.c: formatting scope names in the capture frame. vsnprintf sets up
  * a whole stream for each call, which is most of what a formatted scope

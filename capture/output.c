@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * output.c: what becomes of a resolved capture: the capture file, written
  * with the file writer (format/writer.c), its profilegpu tables

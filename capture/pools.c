@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pools.c: each queue's timestamp query pool and its layout in slots (the
  * scopes', two per submission, the pre-roll's ring, the bracketed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * profilegpu.c: the in-program tables: the settings the profilegpu
  * command and `crumbs trigger` give a capture's tables, its help, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * readback.c: a captured frame's timestamps back on the CPU. At the end of
  * the frame each queue copies the slots its set wrote into a host-visible

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * record.c: scopes on command buffers, and the layer's leaf events and
  * render passes. Outside captures a scope costs a branch (or a label); in

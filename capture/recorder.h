@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * recorder.h: the recorder's API for its one client inside crumbs, the
  * Vulkan layer (layer/): a context made for a device the layer wraps, the

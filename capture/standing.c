@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * standing.c: recordings that stay valid across frames, for command
  * buffers a program records once and submits every frame (the layer makes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * store.c: a capture's handles, events, names and counts, taken from
  * memory set aside at creation so that many threads can record at once

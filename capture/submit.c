@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * submit.c: the submission wrappers. In a capture frame every batch is
  * bracketed by crumbs' own pre-recorded timestamp command buffers and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * capture.c: `crumbs capture [options] -- PROGRAM [ARGS]`: runs a program
  * with the crumbs layer (VK_LAYER_CRUMBS_capture) enabled, captures one of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmds.h: the subcommands of `crumbs` and the helpers they share for
  * messages, exit codes and standard output. Only cmds/ prints or exits.

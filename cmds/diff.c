@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * diff.c: `crumbs diff BASE CANDIDATE [options]`: every row of two runs
  * (GPU frame time, queue busy, wait and idle, scope paths) compared, with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export.c: `crumbs export FILE --format FORMAT [-o OUT]`: the frames of a
  * capture as one trace for Perfetto, Chrome's trace viewer and speedscope,

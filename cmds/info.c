@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * info.c: `crumbs info FILE`: what a capture holds, its size, and the
  * minimum, median and maximum frame time of each GPU over every frame.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * main.c: the `crumbs` program: finds the subcommand in one table and runs
  * it; holds the helpers every subcommand uses to read its arguments, print

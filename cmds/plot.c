@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plot.c: `crumbs plot FILE [-o OUT.svg] [options]`: a capture as an SVG
  * picture: one frame's timeline, or a run's GPU frame times.

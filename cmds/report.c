@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report.c: `crumbs report FILE [options]`: the profilegpu tables of the
  * frames a capture holds, filtered and drawn as the settings say.

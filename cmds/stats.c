@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * stats.c: `crumbs stats FILE [options]`: statistics over every frame of a
  * run (frame times, queue times, each scope path's times and share) as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trigger.c: `crumbs trigger PID [options]`: asks a running program that
  * uses libcrumbs to capture its next frame, or to record its next N frames

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * codec.c: the frames of a capture file around the chunks' bodies, both
  * ways: the file header, the chunk header and the index (entries and

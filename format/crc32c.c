@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * crc32c.c: CRC-32C (Castagnoli), the checksum of the capture format's own
  * headers and of every compressed chunk.

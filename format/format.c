@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * format.c: rules of the capture format that the writer, the reader and
  * programs share: which UTF-8 a name may hold. (Timestamp differences

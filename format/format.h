@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * format.h: the capture format's constants as format/FORMAT.md gives them
  * (magics, sizes, chunk types, record tags, limits) and the codec of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * result.c: the messages of enum crumbs_result, from the one list in
  * crumbs_file.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * writer.c: writes capture files as format/FORMAT.md specifies.
  *

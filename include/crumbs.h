@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * crumbs.h: the public interface of libcrumbs: the API with which a Vulkan
  * program records scopes, submits its work and captures frames. The result

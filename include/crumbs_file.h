@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * crumbs_file.h: capture files without Vulkan, for libcrumbs and for any
  * program that writes or reads captures: the result codes every part of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * layer.c: VK_LAYER_CRUMBS_capture, the recorder core as a Vulkan layer
  * for programs that were not changed for crumbs. This file is its face to

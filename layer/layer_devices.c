@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * layer_devices.c: what the layer knows of the program's instances and
  * devices: the registry that finds them from any of their dispatchable

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * layer_events.c: what a command buffer records at full detail besides
  * labels: render passes as events holding what is recorded in them, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * layer_frames.c: where the layer ends a device's frames: at each
  * vkQueuePresentKHR; on a device that has never presented, at each

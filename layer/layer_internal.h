@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * layer_internal.h: what the layer's files share: the one list of the
  * commands it intercepts and the table of the next layer's, its devices

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * layer_names.c: the names a program gives its objects through
  * vkSetDebugUtilsObjectNameEXT or vkDebugMarkerSetObjectNameEXT, kept by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * layer_record.c: the layer's command pools and buffers (which recording
  * each one makes: a capture's, a standing one, or none), the pipelines

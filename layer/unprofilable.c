@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * unprofilable.c: the devices the layer leaves alone. A device that enables
  * what the recorder cannot see or time runs as if the layer were not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * diff.c: `crumbs diff` as text: its settings, and the rows of two runs
  * compared (compare_runs) as a table, CSV or JSON.

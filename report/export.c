@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export.c: frames as traces for other tools, written one frame at a time
  * as they are read: Perfetto's protobuf trace, Chrome's Trace Event Format

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * filter.c: the wildcard patterns of --root and --queue. A wildcard (*, ?,
  * [...], with \ to quote) is translated to an anchored PCRE2 pattern, so

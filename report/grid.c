@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * grid.c: what the tables of report/ are drawn with (cells sized by
  * display width, borders in Unicode or ASCII, bars, indented names) and

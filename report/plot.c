@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plot.c: what the pictures of `crumbs plot` share: their settings and
  * options, and the SVG they are written in: text escaped for XML and cut

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plot_frame.c: one frame as an SVG timeline. Per GPU a time axis in ms and
  * a lane per queue: a strip of its idle, wait and busy time under the

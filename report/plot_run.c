@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plot_run.c: a run's GPU frame times as an SVG graph: per GPU every
  * frame's time by frame number, its median and p95, its spikes marked and

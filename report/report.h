@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report.h: turns frame models into profilegpu tables, and owns the one
  * table of settings that `crumbs report` and the in-program `profilegpu`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_internal.h: what the files of report/ share: the compiled
  * patterns of the settings.

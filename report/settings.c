@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * settings.c: the report settings as one table of options, shared by
  * `crumbs report` and the in-program profilegpu command.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * stats.c: `crumbs stats` as text: its settings, the rows the filters
  * select, in tree order, drawn as tables (Unicode or ASCII, sized by

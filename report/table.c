@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * table.c: the profilegpu table. For each GPU and queue a frame's tree
  * becomes rows (filtered, folded, sorted by the settings), then cells, then

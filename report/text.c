@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * text.c: display widths, so that every column of a table is sized by the
  * cells a terminal draws, never by bytes, and text handed to a sink.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gen.c: crumbs-gen, which writes realistic capture files with no GPU: a
  * deferred renderer's frames on one or two virtual GPUs, scaled to an exact

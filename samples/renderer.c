@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * renderer.c: sample-renderer, a headless deferred renderer instrumented
  * with libcrumbs: cascaded shadow maps, a G-buffer pass, tiled deferred

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * answer.c: the answers of a program to `crumbs trigger` (trigger/
  * TRIGGER.md, "Answers"): built by the program's side and read by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trigger.c: the program's side of `crumbs trigger` (trigger/TRIGGER.md):
  * the per-user directory and its checks, the process's datagram socket, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trigger.h: the `crumbs trigger` protocol (trigger/TRIGGER.md), both
  * sides: its words, defined once here; the program's side, a datagram

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * errno_text.c: an errno's text as crumbs' messages write it.
  */

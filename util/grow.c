@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * grow.c: growing arrays: room for n elements, doubling, and the growable
  * array of fixed-size elements built on it.

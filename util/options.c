@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * options.c: the command-line option parser every command and the
  * in-program console use: options declared in tables that bind each to

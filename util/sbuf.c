@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sbuf.c: growable strings, which remember a failed allocation so that a
  * caller checks once, at the end.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * util.h: what every part of crumbs shares and none owns: the option
  * parser of the commands and the console, growable strings and arrays,

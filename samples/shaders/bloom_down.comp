@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 450
 // bloom_down.comp: one step down the bloom chain. The first step also keeps
 // only what is brighter than the threshold (a soft knee).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 450
 // bloom_up.comp: one step up the bloom chain: this level of the down chain
 // plus a tent-filtered upsample of the level below it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 450
 // exposure.comp: the average log luminance of a 64x32 grid of samples of
 // the HDR image, reduced in one workgroup in a fixed order (so the result

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 450
 // gbuffer.frag: writes albedo and roughness, and the world-space normal.
 

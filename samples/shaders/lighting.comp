@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 450
 // lighting.comp: tiled deferred lighting. Each 16x16 tile bounds its pixels'
 // world positions, keeps the point lights whose spheres touch that box, and

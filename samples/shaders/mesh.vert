@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 450
 // mesh.vert: the G-buffer pass's vertex stage. Objects are fetched by
 // gl_InstanceIndex (the draw's firstInstance), so a batch of draws binds

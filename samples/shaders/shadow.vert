@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 450
 // shadow.vert: depth only, into the cascade chosen by the push constant.
 

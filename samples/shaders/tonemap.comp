@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 450
 // tonemap.comp: HDR plus bloom, exposed, through a filmic curve, vignetted
 // and sRGB-encoded into the final 8-bit image.

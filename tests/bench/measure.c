@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * measure.c: runs a command and prints its wall time in seconds and its
  * peak resident memory in KiB ("SECONDS KIB"), optionally with its

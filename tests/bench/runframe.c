@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * runframe.c: crumbs' own CPU time per frame of a run at detail 1, apart
  * from any renderer's: each frame records one command buffer with a frame

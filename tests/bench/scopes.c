@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * scopes.c: the CPU cost of a scope's begin and end, outside the capture
  * frame and inside it, without the driver's own vkCmdWriteTimestamp (a

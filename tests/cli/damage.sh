@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Damaged captures on the command line: a small capture cut at every byte,
 # and with single bits flipped at pseudo-random places (fixed seed), must
 # make `crumbs info` and `crumbs report` exit 1 with a clear message.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # crumbs diff on runs made by crumbs-gen: a 10% slower scope of about 1 ms
 # over 200 frames with 3% noise regresses and is named; 20 other draws of
 # the noise and a 1% change do not; captures of other GPUs are not

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 # crumbs export, read back by readers of its own: the Perfetto trace
 # decoded by protoc against tests/export/perfetto_subset.proto, the Chrome
 # JSON by Python's json, folded stacks line by line. On captures written by

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The crumbs layer on a careless program (tests/layer/careless.c): it asks
 # for the debug label, marker and object-name functions without enabling
 # VK_EXT_debug_utils or VK_EXT_debug_marker and calls those it is given,

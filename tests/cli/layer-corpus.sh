@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The crumbs layer on a corpus of programs from Debian's archive that were
 # not written for crumbs, each of a different kind, on a virtual X server:
 #   mpv         a video player through libplacebo: presents, records every

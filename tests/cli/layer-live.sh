@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The crumbs layer on a running program: `crumbs capture` runs the sample
 # renderer under VK_LAYER_CRUMBS_capture with the validation layer stacked
 # (any validation message fails the renderer), and the tree it captures

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The crumbs layer below other projects' layers, which users enable for
 # every program they run, on a virtual X server with vkcube:
 #   neighbour   tests/layer/neighbour.c: asks the next layer for

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The crumbs layer on programs nobody changed, on a virtual X server:
 # vkcube, which records its command buffers once and submits them every
 # frame, under its own validation (any message fails), captured at frame

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Frames of fixed length under the crumbs layer, on programs that never
 # present: the sample renderer (three submissions a frame offscreen, the
 # last with a fence it waits on) and tests/layer/two_devices.c (one fenced

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The direction of the code, read from the sources' includes as the
 # preprocessor follows them (cc -M) and from the objects' symbols (nm):
 # each folder uses only the folders RULES below allows it; util/,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # libcrumbs as a program outside this tree links it: `make install` into a
 # temporary root, then tests/consumer/consumer.c and consumer.cpp, copied
 # out of the tree, are built with nothing but pkg-config's flags for

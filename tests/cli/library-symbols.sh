@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # What libcrumbs exports, read with nm: every global symbol that
 # libcrumbs.a and libcrumbs.so define starts with crumbs_, the API is
 # there, internals such as now_ns are local, and the shared library has

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 # crumbs plot, read and rendered independently. Captures made by crumbs-gen
 # (one frame on one queue, several queues with semaphore waits on two GPUs,
 # runs with spikes, short and long) and by the sample renderer are drawn;

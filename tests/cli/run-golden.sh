@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Golden tests of the crumbs command line. Each case is a directory under
 # tests/cli/golden holding `cmd` (one shell command line, run from the
 # repository root with the built programs first in PATH), and the expected

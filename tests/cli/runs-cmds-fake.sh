@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `crumbs capture --frames` and `crumbs trigger --frames` against stand-ins
 # that need no Vulkan: a program that writes, as the layer would, the run
 # file that CRUMBS_RECORD asks for (a crumbs-gen capture), and a program

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs recorded from the command line, for real: `crumbs capture --frames
 # 5:24` records 20 frames of vkcube (under its own validation, on a
 # virtual X server) through the layer into one file, and `crumbs trigger

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs recorded by libcrumbs in the sample renderer: frames 10 to 209 at
 # detail 1 under the validation layer, asked for by --record (which calls
 # crumbs_record) and by CRUMBS_RECORD in the environment. The file must

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 # crumbs stats against crumbs report, read independently: on a small
 # generated run, every scope's per-frame inclusive time in `crumbs stats
 # --format json --per-frame` must be what `crumbs report --frame N` prints

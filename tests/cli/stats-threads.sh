@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # crumbs stats, diff and plot read a capture of several parts on several
 # threads (CRUMBS_THREADS) and join what each thread took in order: what
 # they print, and how they end, must be what one thread reading it all

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by the live command-line tests: TAP lines and table columns.
 # result STATUS DESCRIPTION prints "ok N" or "not ok N" (and sets bad=1).
 n=0

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `crumbs trigger` on a running program: the sample renderer runs for a
 # while; a capture of its next frame is asked for from outside, and the
 # tables must come back on standard output and in the program's own log.

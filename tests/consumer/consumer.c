@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * consumer.c: a program that links an installed libcrumbs as any engine
  * would (tests/cli/library-consumer.sh), with functions of its own named like

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // consumer.cpp: the C++ side of tests/cli/library-consumer.sh. crumbs.h in a
 // C++ program, built with -Wall -Wextra -Werror against an installed
 // libcrumbs, beside functions of its own named like crumbs' internals. It

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_answer.c: libFuzzer target for the answers `crumbs trigger` reads
  * on its reply socket (trigger/answer.c), which anyone who can write to that

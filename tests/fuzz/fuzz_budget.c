@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_budget.c: libFuzzer target for `crumbs stats --budget` files. Any
  * bytes are parsed as a budget file, with and without --ignore-case, and

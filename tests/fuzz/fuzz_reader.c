@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_reader.c: libFuzzer target for the capture reader. Any bytes are
  * opened, every frame is read and modelled, and each is drawn as a table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_records.c: libFuzzer target for the record parser, the model, and
  * the statistics a run takes of its frames (crumbs stats and diff).

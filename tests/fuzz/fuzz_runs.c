@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_runs.c: libFuzzer target for what `crumbs stats` and `crumbs diff`
  * do with a run. Any bytes are opened as a capture and its frames taken

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_trigger.c: libFuzzer target for the text that reaches a profiled
  * program from outside: a datagram on the trigger's socket and a console

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * replay.c: runs a fuzz target over the files of a corpus without
  * libFuzzer, so `make test` replays it with any compiler (and under the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * runs_check.h: what the fuzz targets do with a run's finished statistics,
  * as crumbs stats and crumbs diff would: print them in each format, and

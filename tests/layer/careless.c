@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * careless.c: a Vulkan program that knows nothing of crumbs and uses debug
  * labels, markers and object names the way careless programs do: it never

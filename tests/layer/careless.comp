@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 450
 // careless.comp: GPU work for tests/layer/careless.c to time. Each
 // invocation scrambles one word of the buffer `rounds` times.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * neighbour.c: a Vulkan layer to stack above the crumbs layer in tests,
  * written the way the loader's early example taught and many layers in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A Qt Quick scene for tests/cli/layer-corpus.sh: a rotating rectangle with a
 // gradient and text, drawn every frame by Qt's scene graph.
 import QtQuick

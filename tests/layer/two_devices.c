@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * two_devices.c: a Vulkan program that knows nothing of crumbs, with two
  * devices alive at once on the first GPU. Each frame, each device runs a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * helpers.h: what the unit tests share: captures written to memory with the
  * real writer and read back with the real reader, tree lookups, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_compare.c: the Mann-Whitney U test against its definition (pairs
  * counted one by one) and against the exact permutation distribution, and

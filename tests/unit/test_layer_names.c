@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_layer_names.c: the names the layer keeps for a program's objects:
  * set, renamed, forgotten on destruction, kept apart by type, cut at a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_model.c: the numbers of docs/DESIGN.md, one rule per test, each
  * with expectations computed by hand in its comments. Captures are written

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_namefmt.c: scope names formatted by name_vformat must be exactly
  * what vsnprintf makes of the same format and arguments: every length

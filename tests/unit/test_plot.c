@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_plot.c: the SVG of crumbs plot: names escaped for XML whatever
  * bytes they hold, text cut to its room, axis steps, a frame with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_reader.c: the reader against damaged files: every truncation point
  * and every single-bit flip of a small capture, a newer version, files

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_report.c: the profilegpu table: line widths in every script and both
  * modes, ASCII purity, bars, and each setting (root filter, threshold

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_stats.c: statistics over frames, on frames built by hand so that
  * every expectation can be worked out in the comments: nearest-rank

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_trigger.c: the library's side of `crumbs trigger` in one process: a
  * client socket made here sends requests to trigger_open's socket; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_unprofilable.c: which devices the layer leaves alone, and the reason
  * it logs: extensions whose GPU work it cannot see, those CRUMBS_LAYER_SKIP

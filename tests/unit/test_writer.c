@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_writer.c: the writer's side of the format: the checksum, tick
  * differences across the wrap, the UTF-8 rule and name repair, misuse of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_alloc.c: libcrumbs with the program's VkAllocationCallbacks: every
  * allocation of crumbs_create failed in turn leaves nothing behind and

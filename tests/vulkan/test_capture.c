@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_capture.c: libcrumbs on a real Vulkan device (lavapipe in CI),
  * under the validation layer: timing accuracy against the test's own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_functions.c: the Vulkan functions crumbs_create loads, from the one
  * list of each table: a required one that is missing fails creation and

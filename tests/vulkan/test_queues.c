@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_queues.c: a queue family with two queues, where command buffers
  * are recorded for one queue and submitted on the other, as the layer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_renderer.c: the sample renderer, end to end: run under the
  * validation layer (it exits 1 on any message), capture one frame, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_runs.c: runs of frames recorded by libcrumbs on a real Vulkan
  * device (lavapipe in CI), under the validation layer: every frame from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_threads.c: command buffers recorded with scopes on several threads
  * at once during a capture frame, as engines record passes in parallel.

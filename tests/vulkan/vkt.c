@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * vkt.c: the Vulkan tests' shared setup (see vkt.h). Everything runs under
  * VK_LAYER_KHRONOS_validation; a test fails on any message it prints.

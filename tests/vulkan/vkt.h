@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * vkt.h: what the Vulkan tests share: an instance with the Khronos
  * validation layer and a messenger that counts what it says, a device with
