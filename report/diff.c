@@ -71,10 +71,21 @@ size_t diff_report_options(struct option_spec *out)
 /* Rows                                                                     */
 /* ------------------------------------------------------------------------ */
 
-/* "GPU 0 frame time", "GPU 0 / Graphics 0 busy", or a scope's path. */
-static void row_label(struct sbuf *b, const struct compare_row *r)
+/* A row's path: its base's row's where it has one. */
+static void row_path(struct sbuf *b, const struct compare_row *r, const stats *base,
+		     const stats *cand)
 {
-	sbuf_adds(b, r->path);
+	if (r->base_row != STATS_NONE)
+		stats_row_path(base, r->base_row, b);
+	else
+		stats_row_path(cand, r->cand_row, b);
+}
+
+/* "GPU 0 frame time", "GPU 0 / Graphics 0 busy", or a scope's path. */
+static void row_label(struct sbuf *b, const struct compare_row *r, const stats *base,
+		      const stats *cand)
+{
+	row_path(b, r, base, cand);
 	if (r->kind == STATS_GPU)
 		sbuf_adds(b, " frame time");
 	else if (r->kind != STATS_SCOPE)
@@ -163,7 +174,7 @@ static void print_table(const struct diff_settings *d, const struct compare_runs
 		const char *v = compare_verdict_name(res->verdict);
 		grid_cell(&gr, v, strlen(v));
 		struct sbuf label = { 0 };
-		row_label(&label, row);
+		row_label(&label, row, base, cand);
 		if (label.failed)
 			gr.failed = true;
 		grid_name(&gr, 0, label.data ? label.data : "", label.len, NULL);
@@ -173,15 +184,29 @@ static void print_table(const struct diff_settings *d, const struct compare_runs
 	grid_release(&gr);
 }
 
-static void print_csv(const struct compare_runs *r, struct sbuf *out)
+/* Hands what out holds to the sink once it holds enough: CSV and JSON
+ * are written as they are made. */
+static void emit_some(struct sbuf *out, const struct report_sink *sink, int *result)
 {
+	if (out->len > 60000 && *result == 0)
+		*result = sbuf_emit(sink, out);
+}
+
+static void print_csv(const struct compare_runs *r, const stats *base, const stats *cand,
+		      struct sbuf *out, const struct report_sink *sink, int *result)
+{
+	struct sbuf path = { 0 };
 	sbuf_adds(out, "kind,gpu,path,base_frames,candidate_frames,base_ms,candidate_ms,change_ms,"
 		       "change_pct,p,verdict\n");
-	for (size_t i = 0; i < r->count; i++) {
+	for (size_t i = 0; i < r->count && *result == 0; i++) {
 		const struct compare_row *row = &r->rows[i];
 		const struct compare_result *res = &row->result;
 		sbuf_addf(out, "%s,%u,", stats_kind_name(row->kind), row->gpu);
-		csv_field(out, row->path, strlen(row->path));
+		path.len = 0;
+		row_path(&path, row, base, cand);
+		if (path.failed)
+			out->failed = true;
+		csv_field(out, path.data ? path.data : "", path.len);
 		sbuf_addf(out, ",%llu,%llu,", (unsigned long long)row->base_frames,
 			  (unsigned long long)row->cand_frames);
 		if (row->base_frames)
@@ -198,14 +223,18 @@ static void print_csv(const struct compare_runs *r, struct sbuf *out)
 		if (res->tested)
 			sbuf_addf(out, "%.6g", res->p);
 		sbuf_addf(out, ",%s\n", compare_verdict_name(res->verdict));
+		emit_some(out, sink, result);
 	}
+	sbuf_release(&path);
 }
 
 static void print_json(const struct diff_settings *d, const struct compare_runs *r,
 		       const stats *base, const stats *cand, const char *base_path,
-		       const char *cand_path, struct sbuf *out)
+		       const char *cand_path, struct sbuf *out, const struct report_sink *sink,
+		       int *result)
 {
 	const struct compare_rule *rule = &d->rule;
+	struct sbuf path = { 0 };
 	sbuf_adds(out, "{\"schema\": 1, \"base\": {\"file\": ");
 	json_string(out, base_path, strlen(base_path));
 	sbuf_addf(out, ", \"frames\": %zu}, \"candidate\": {\"file\": ", stats_frame_count(base));
@@ -223,12 +252,16 @@ static void print_json(const struct diff_settings *d, const struct compare_runs 
 		sbuf_addf(out, ": %zu", r->verdicts[v]);
 	}
 	sbuf_adds(out, "},\n \"rows\": [");
-	for (size_t i = 0; i < r->count; i++) {
+	for (size_t i = 0; i < r->count && *result == 0; i++) {
 		const struct compare_row *row = &r->rows[i];
 		const struct compare_result *res = &row->result;
 		sbuf_addf(out, "%s\n  {\"kind\": \"%s\", \"gpu\": %u, \"path\": ", i ? "," : "",
 			  stats_kind_name(row->kind), row->gpu);
-		json_string(out, row->path, strlen(row->path));
+		path.len = 0;
+		row_path(&path, row, base, cand);
+		if (path.failed)
+			out->failed = true;
+		json_string(out, path.data ? path.data : "", path.len);
 		sbuf_addf(out, ", \"base_frames\": %llu, \"candidate_frames\": %llu",
 			  (unsigned long long)row->base_frames, (unsigned long long)row->cand_frames);
 		if (row->base_frames)
@@ -246,8 +279,10 @@ static void print_json(const struct diff_settings *d, const struct compare_runs 
 		json_string(out, compare_verdict_name(res->verdict),
 			    strlen(compare_verdict_name(res->verdict)));
 		sbuf_adds(out, "}");
+		emit_some(out, sink, result);
 	}
 	sbuf_adds(out, "\n]}\n");
+	sbuf_release(&path);
 }
 
 int diff_print(const struct diff_settings *d, const struct compare_runs *r, const stats *base,
@@ -255,18 +290,20 @@ int diff_print(const struct diff_settings *d, const struct compare_runs *r, cons
 	       const struct report_sink *sink)
 {
 	struct sbuf b = { 0 };
+	int result = 0;
 	switch (d->stats.format) {
 	case STATS_FORMAT_CSV:
-		print_csv(r, &b);
+		print_csv(r, base, cand, &b, sink, &result);
 		break;
 	case STATS_FORMAT_JSON:
-		print_json(d, r, base, cand, base_path, cand_path, &b);
+		print_json(d, r, base, cand, base_path, cand_path, &b, sink, &result);
 		break;
 	case STATS_FORMAT_TABLE:
 		print_table(d, r, base, cand, base_path, cand_path, &b);
 		break;
 	}
-	int result = sbuf_emit(sink, &b);
+	if (result == 0)
+		result = sbuf_emit(sink, &b);
 	sbuf_release(&b);
 	return result;
 }

@@ -535,7 +535,7 @@ static void csv_summary(struct sbuf *b, const struct stats_summary *t, bool all)
 static int print_csv(const stats *s, const struct capture_meta *meta,
 		     const struct selection *sel, const struct report_sink *sink)
 {
-	struct sbuf b = { 0 };
+	struct sbuf b = { 0 }, path = { 0 };
 	int result = 0;
 
 	sbuf_adds(&b, "kind,gpu,queue,path,depth,frames,calls_per_frame,"
@@ -549,7 +549,11 @@ static int print_csv(const stats *s, const struct capture_meta *meta,
 		if (r->queue != STATS_NONE && r->queue < meta->queue_count)
 			csv_field(&b, meta->queues[r->queue].name, strlen(meta->queues[r->queue].name));
 		sbuf_adds(&b, ",");
-		csv_field(&b, r->path, strlen(r->path));
+		path.len = 0;
+		stats_row_path(s, sel->rows[i], &path);
+		if (path.failed)
+			b.failed = true;
+		csv_field(&b, path.data ? path.data : "", path.len);
 		sbuf_addf(&b, ",%u,%llu,", r->depth, (unsigned long long)r->time.frames);
 		if (r->kind == STATS_SCOPE && r->time.frames)
 			sbuf_addf(&b, "%.6f", (double)r->calls / (double)r->time.frames);
@@ -573,6 +577,7 @@ static int print_csv(const stats *s, const struct capture_meta *meta,
 	if (result == 0)
 		result = sbuf_emit(sink, &b);
 	sbuf_release(&b);
+	sbuf_release(&path);
 	return result;
 }
 
@@ -609,7 +614,7 @@ static int print_json(const struct stats_settings *st, const struct capture_meta
 		      const stats *s, const char *file, const struct selection *sel,
 		      const struct stats_budget *bu, const struct report_sink *sink)
 {
-	struct sbuf b = { 0 };
+	struct sbuf b = { 0 }, path = { 0 };
 	size_t frames = stats_frame_count(s);
 	int result = 0;
 
@@ -650,7 +655,11 @@ static int print_json(const struct stats_settings *st, const struct capture_meta
 		else
 			sbuf_adds(&b, "null");
 		sbuf_adds(&b, ",\"path\":");
-		json_string(&b, r->path, strlen(r->path));
+		path.len = 0;
+		stats_row_path(s, sel->rows[i], &path);
+		if (path.failed)
+			b.failed = true;
+		json_string(&b, path.data ? path.data : "", path.len);
 		sbuf_adds(&b, ",\"name\":");
 		json_string(&b, r->name, r->name_len);
 		sbuf_addf(&b, ",\"depth\":%u,\"frames\":%llu", r->depth, (unsigned long long)r->time.frames);
@@ -685,6 +694,7 @@ static int print_json(const struct stats_settings *st, const struct capture_meta
 	result = sbuf_emit(sink, &b);
 out:
 	sbuf_release(&b);
+	sbuf_release(&path);
 	return result;
 }
 
@@ -889,10 +899,11 @@ static uint32_t stat_value(const struct stats_summary *t, unsigned stat)
 
 /* The name a budget pattern sees for a row, besides a scope's own name:
  * "GPU 0", "GPU 0 / Graphics 0 busy", or a scope's full path. */
-static void row_label(struct sbuf *b, const struct stats_row *r)
+static void row_label(struct sbuf *b, const stats *s, uint32_t row)
 {
+	const struct stats_row *r = stats_row(s, row);
 	b->len = 0;
-	sbuf_adds(b, r->path);
+	stats_row_path(s, row, b);
 	if (r->kind != STATS_GPU && r->kind != STATS_SCOPE)
 		sbuf_addf(b, " %s", kind_words[r->kind]);
 }
@@ -916,7 +927,7 @@ size_t stats_budget_check(struct stats_budget *b, const struct stats_settings *s
 			const struct stats_row *r = stats_row(s, sel.rows[k]);
 			if (r->time.frames == 0)
 				continue;
-			row_label(&label, r);
+			row_label(&label, s, sel.rows[k]);
 			bool hit = label.data && filter_match_root(bl->match.filter, label.data, label.len);
 			if (!hit && r->kind == STATS_SCOPE)
 				hit = filter_match_root(bl->match.filter, r->name, r->name_len);
@@ -976,8 +987,7 @@ int stats_budget_print(const struct stats_budget *b, const struct stats_settings
 			unmatched++;
 		}
 		for (size_t k = 0; k < bl->match_count; k++) {
-			const struct stats_row *r = stats_row(s, bl->matches[k].row);
-			row_label(&label, r);
+			row_label(&label, s, bl->matches[k].row);
 			bool over = bl->matches[k].value_ns > bl->limit_ns;
 			sbuf_addf(&out, "  %-8s  %10.3f ms  %s\n", over ? "EXCEEDED" : "ok",
 				  bl->matches[k].value_ns / 1e6, label.data ? label.data : "");
@@ -1008,7 +1018,12 @@ static void json_budgets(struct sbuf *b, const struct stats_budget *bu, const st
 		for (size_t k = 0; k < bl->match_count; k++) {
 			const struct stats_row *r = stats_row(s, bl->matches[k].row);
 			sbuf_addf(b, "%s{\"kind\":\"%s\",\"path\":", k ? "," : "", stats_kind_name(r->kind));
-			json_string(b, r->path, strlen(r->path));
+			struct sbuf path = { 0 };
+			stats_row_path(s, bl->matches[k].row, &path);
+			if (path.failed)
+				b->failed = true;
+			json_string(b, path.data ? path.data : "", path.len);
+			sbuf_release(&path);
 			sbuf_addf(b, ",\"value_ns\":%u,\"ok\":%s}", bl->matches[k].value_ns,
 				  bl->matches[k].value_ns > bl->limit_ns ? "false" : "true");
 		}
