@@ -14,6 +14,18 @@ bool filter_match_root(const struct report_filter *f, const char *name, size_t l
 /* Whether a queue name matches --queue (always true without one). */
 bool filter_match_queue(const struct report_filter *f, const char *name);
 
+/* Whether wildcard w holds no *, ? or [...]: then it matches one name
+ * alone, which is appended to out with its \ quotes undone. */
+bool wildcard_literal(const char *w, struct sbuf *out);
+
+/* Compiles the --root patterns for speed (PCRE2's JIT, where it is to be
+ * had), for patterns matched against many names. */
+void filter_compile_fast(struct report_filter *f);
+
+/* Appends s folded for a lookup that ignores case: each character that a
+ * case-blind match takes for another folds to the same one. */
+void text_fold_case(struct sbuf *out, const char *s, size_t len);
+
 
 /* Writes b's text to the sink and empties b: 0, or -1 when the sink failed
  * or b ran out of memory (text.c). */
