@@ -125,7 +125,7 @@ static void counts_line(struct sbuf *b, const struct compare_runs *r)
 
 static void print_table(const struct diff_settings *d, const struct compare_runs *r,
 			const stats *base, const stats *cand, const char *base_path,
-			const char *cand_path, struct sbuf *out)
+			const char *cand_path, struct sbuf *out, const struct report_sink *sink)
 {
 	const struct glyphs *g = d->stats.report.ascii ? &grid_ascii : &grid_unicode;
 	const struct compare_rule *rule = &d->rule;
@@ -180,7 +180,7 @@ static void print_table(const struct diff_settings *d, const struct compare_runs
 		grid_name(&gr, 0, label.data ? label.data : "", label.len, NULL);
 		sbuf_release(&label);
 	}
-	grid_render(&gr, out);
+	grid_render(&gr, out, sink);
 	grid_release(&gr);
 }
 
@@ -299,7 +299,7 @@ int diff_print(const struct diff_settings *d, const struct compare_runs *r, cons
 		print_json(d, r, base, cand, base_path, cand_path, &b, sink, &result);
 		break;
 	case STATS_FORMAT_TABLE:
-		print_table(d, r, base, cand, base_path, cand_path, &b);
+		print_table(d, r, base, cand, base_path, cand_path, &b, sink);
 		break;
 	}
 	if (result == 0)

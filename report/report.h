@@ -52,6 +52,10 @@ struct report_settings {
 	enum report_frames frames;
 	uint64_t frame_number;
 	struct report_filter *filter; /* built by report_settings_prepare */
+	/* Each table handed to the sink in one piece (the in-program log's
+	 * one message a table), not a few rows at a time as it is drawn,
+	 * which keeps a long table from being held whole. Not an option. */
+	bool whole_tables;
 };
 
 /* Defaults: everything shown, chronological, Unicode unless the locale's

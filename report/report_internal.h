@@ -31,6 +31,11 @@ void text_fold_case(struct sbuf *out, const char *s, size_t len);
  * or b ran out of memory (text.c). */
 int sbuf_emit(const struct report_sink *sink, struct sbuf *b);
 
+/* Writes b's text to the sink once it holds enough, so that a long table
+ * is never held whole; a sink that fails leaves b failed. NULL: b keeps
+ * it all. */
+void sbuf_emit_some(const struct report_sink *sink, struct sbuf *b);
+
 /* ------------------------------------------------------------------------ */
 /* Grids of cells, CSV and JSON fields (grid.c)                             */
 /* ------------------------------------------------------------------------ */
@@ -88,8 +93,9 @@ void grid_repeat(struct sbuf *b, const char *s, size_t n);
 void grid_pad(struct sbuf *out, const char *text, size_t len, size_t width, bool right);
 /* A title (ASCII) centred in `width` cells, the odd cell on the right. */
 void grid_centre(struct sbuf *out, const char *title, size_t width);
-/* Draws the grid into out (out->failed when memory ran out). */
-void grid_render(struct grid *gr, struct sbuf *out);
+/* Draws the grid into out (out->failed when memory ran out), handing
+ * it to the sink as it goes (sbuf_emit_some). */
+void grid_render(struct grid *gr, struct sbuf *out, const struct report_sink *sink);
 void grid_release(struct grid *gr);
 
 /* ------------------------------------------------------------------------ */

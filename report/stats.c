@@ -319,7 +319,8 @@ static const char *const kind_words[] = { "frame", "busy", "wait", "idle", "scop
 
 /* The table of a GPU's frame time and its queues' busy, wait and idle. */
 static void gpu_table(struct sbuf *out, const struct glyphs *g, const stats *s,
-		      const struct selection *sel, size_t from, size_t to)
+		      const struct selection *sel, size_t from, size_t to,
+		      const struct report_sink *sink)
 {
 	static const char *const titles[] = { "Frames", "Mean", "Median", "P90", "P95", "P99",
 					       "Min", "Max", "Max frame", "Stddev", "Time" };
@@ -346,13 +347,14 @@ static void gpu_table(struct sbuf *out, const struct glyphs *g, const stats *s,
 			snprintf(label, sizeof(label), "%s %s", r->name, kind_words[r->kind]);
 		grid_name(&gr, r->kind == STATS_GPU ? 0 : 1, label, strlen(label), NULL);
 	}
-	grid_render(&gr, out);
+	grid_render(&gr, out, sink);
 	grid_release(&gr);
 }
 
 /* The table of one queue's scopes. */
 static void scope_table(struct sbuf *out, const struct glyphs *g, const stats *s,
-			const struct selection *sel, size_t from, size_t to)
+			const struct selection *sel, size_t from, size_t to,
+			const struct report_sink *sink)
 {
 	static const char *const titles[] = { "Frames", "Calls", "Mean", "Median", "P95", "Max",
 					       "Max frame", "Stddev", "Percent", "Mean", "Median",
@@ -383,7 +385,7 @@ static void scope_table(struct sbuf *out, const struct glyphs *g, const stats *s
 		grid_ms(&gr, e->stddev_ns);
 		grid_name(&gr, sel->levels[i] - 1, r->name, r->name_len, NULL);
 	}
-	grid_render(&gr, out);
+	grid_render(&gr, out, sink);
 	grid_release(&gr);
 }
 
@@ -463,7 +465,7 @@ static int print_tables(const struct stats_settings *st, const struct capture_me
 				push_row(sel, &cap, q, 0);
 		if (sel->failed)
 			break;
-		gpu_table(&out, g, s, sel, 0, sel->len);
+		gpu_table(&out, g, s, sel, 0, sel->len, sink);
 		result = sbuf_emit(sink, &out);
 
 		for (uint32_t q = r->first_child; q != STATS_NONE && result == 0;
@@ -495,7 +497,7 @@ static int print_tables(const struct stats_settings *st, const struct capture_me
 			else if (sel->len == 0)
 				sbuf_adds(&out, "No scope on this queue.\n");
 			else
-				scope_table(&out, g, s, sel, 0, sel->len);
+				scope_table(&out, g, s, sel, 0, sel->len, sink);
 			result = sbuf_emit(sink, &out);
 		}
 	}

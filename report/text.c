@@ -61,3 +61,9 @@ int sbuf_emit(const struct report_sink *sink, struct sbuf *b)
 	b->len = 0;
 	return r;
 }
+
+void sbuf_emit_some(const struct report_sink *sink, struct sbuf *b)
+{
+	if (sink && b->len >= 64 * 1024 && sbuf_emit(sink, b) != 0)
+		b->failed = true;
+}
