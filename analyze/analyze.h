@@ -301,6 +301,18 @@ void reader_end_parts(reader *c, size_t end);
  * among threads that each read one does better without. */
 void reader_prefetch(reader *c, bool on);
 
+/* The decompressed size of part k's chunk, from its header (one small
+ * read of the file), or the format's largest when that cannot be read:
+ * what reading the part holds at once is about twice it. */
+uint32_t reader_part_content_bytes(const reader *c, size_t k);
+
+/* Frees what reading holds (the chunks, the frames decoded, the last
+ * frame's model) and ends reading, keeping what reader_meta and
+ * reader_damage say: a capture read whole, its statistics taken, costs
+ * nothing more while another is read. reader_rewind or a seek reads
+ * again. */
+void reader_release_memory(reader *c);
+
 /*
  * From the next read on, frames without their scopes and events: each
  * queue's root alone, holding the queue's whole busy time, with the rest

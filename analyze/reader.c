@@ -1207,6 +1207,30 @@ void reader_prefetch(reader *c, bool on)
 		prefetch_stop(c);
 }
 
+uint32_t reader_part_content_bytes(const reader *c, size_t k)
+{
+	const size_t *fc = c->frame_chunks.data;
+	unsigned char h[FORMAT_CHUNK_FRAME_BYTES];
+	struct format_chunk_header header;
+	struct format_fault fault;
+	if (k >= c->frame_chunks.len)
+		return 0;
+	const struct chunk_ref *ref = (const struct chunk_ref *)c->chunks.data + fc[k];
+	ssize_t n = read_at(c, ref->offset, h, sizeof(h));
+	if (n < 0 || format_chunk_header_decode(h, (size_t)n, &header, &fault) != CRUMBS_OK)
+		return FORMAT_MAX_CHUNK_BYTES;
+	return header.content_bytes;
+}
+
+void reader_release_memory(reader *c)
+{
+	prefetch_stop(c);
+	chunk_data_release(&c->main);
+	arena_release(&c->frame_arena);
+	/* Reading ends, as at the end of the capture. */
+	restart(c, c->chunks.len);
+}
+
 static enum crumbs_result not_found(reader *c, uint64_t number, struct analyze_error *err)
 {
 	if (c->meta.frame_count == 0)

@@ -5,6 +5,7 @@
  * tables, CSV or JSON, and budgets checked against them.
  */
 #include "cmds.h"
+#include "../format/format.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -195,6 +196,39 @@ static unsigned load_threads(void)
 	return n > MAX_THREADS ? MAX_THREADS : (unsigned)n;
 }
 
+/*
+ * What reading a chunk of u bytes holds at most: the chunk, its
+ * compressed form and its strings, about 9/4 of it, and the model of
+ * the frame being read, which grows with the frame's records up to what
+ * the format's limits of a frame allow. Readers together hold at most
+ * READ_BUDGET: where chunks are large, fewer threads read them.
+ */
+#define READ_BUDGET (512ull << 20)
+#define FRAME_MODEL_MAX (48ull << 20)
+
+static uint64_t reading_cost(uint64_t u)
+{
+	uint64_t model = 32 * u < FRAME_MODEL_MAX ? 32 * u : FRAME_MODEL_MAX;
+	return u * 9 / 4 + model;
+}
+
+/* The threads to read c's parts with beside this one: at most `threads`,
+ * and as many as READ_BUDGET holds for its largest chunk, this one's
+ * reader counted. */
+static unsigned reading_threads(const reader *c, unsigned threads)
+{
+	uint64_t largest = 1;
+	if (threads <= 1)
+		return 1;
+	for (size_t k = 0; k < reader_part_count(c) && largest < FORMAT_MAX_CHUNK_BYTES; k++) {
+		uint64_t u = reader_part_content_bytes(c, k);
+		if (u > largest)
+			largest = u;
+	}
+	uint64_t readers = READ_BUDGET / reading_cost(largest);
+	return readers > threads ? threads : readers > 2 ? (unsigned)readers - 1 : 1;
+}
+
 /* Splits parts [first, end) into at most `cap` pieces for `threads`
  * threads, each a share of the bytes left, one part at least. */
 static size_t plan_pieces(const reader *c, size_t first, size_t end, unsigned threads, size_t cap,
@@ -342,7 +376,7 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 	/* With threads to read the parts after, this reader reads on to the
 	 * end of the part of the first frame, one frame at a time: a chunk
 	 * decoded ahead would be decoded again by them. */
-	unsigned threads = load_threads();
+	unsigned threads = reading_threads(c, load_threads());
 	if (threads > 1)
 		reader_prefetch(c, false);
 	enum crumbs_result r = cmd_range_start(c, st->first_frame, &err);
@@ -395,6 +429,9 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 			cmd_no_frames(path, st->frames_set, st->first_frame, st->last_frame);
 		return CMD_LOAD_FAILED;
 	}
+	/* Another capture may be read next (crumbs diff): this one's chunks
+	 * are no longer needed. */
+	reader_release_memory(c);
 	if (stats_finish(s, &st->spike) != CRUMBS_OK) {
 		cmd_error("out of memory");
 		return CMD_LOAD_FAILED;
