@@ -496,6 +496,10 @@ static enum crumbs_result decode_chunk(const reader *c, size_t i, struct chunk_d
 		 * header gives the parameter only to static linking). A zstd
 		 * without the parameter refuses it and checks, as before. */
 		(void)ZSTD_DCtx_setParameter(d->dctx, ZSTD_d_experimentalParam3, 1);
+		/* A cut body is decompressed a block at a time straight into
+		 * the content's buffer, which stays put (ZSTD_d_stableOutBuffer):
+		 * without it zstd keeps a window of its own, as large again. */
+		(void)ZSTD_DCtx_setParameter(d->dctx, ZSTD_d_experimentalParam2, 1);
 	}
 	if ((n = read_at(c, body, d->compressed.data, want)) < 0)
 		return io_error(err, body);
