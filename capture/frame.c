@@ -159,7 +159,7 @@ static void resolve_ready(crumbs_context *ctx, struct capture_set *upto)
 FRAME_PATH
 static void start_frame(crumbs_context *ctx, int64_t now, bool first)
 {
-	if (ctx->frame > ctx->run_last || ctx->run_stop) {
+	if (ctx->frame > ctx->run_last || ctx->run_stop || output_stopped(ctx)) {
 		atomic_store(&ctx->state, STATE_DRAINING);
 		return;
 	}

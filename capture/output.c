@@ -100,6 +100,9 @@ struct output {
 	bool file_open;
 	bool created;           /* file.path names what this run created */
 	bool warned_dir;        /* the folder's danger was said */
+	char lost[64];          /* why the run's file is gone, "" while it is not */
+	bool moved;             /* ... somewhere else, not removed */
+	_Atomic bool stopped;   /* ... and the run is to stop */
 	crumbs_writer *w;
 	enum crumbs_result result;
 	int error;              /* with CRUMBS_ERROR_IO, its errno, or 0 */
@@ -367,6 +370,22 @@ static enum crumbs_result write_frame(struct output *o, struct capture_set *set)
 
 static void flush_due(struct output *o);
 
+/* Whether the run's file is still where its name says. A file removed
+ * (or its folder) takes the frames written with it, and one moved is no
+ * longer where the run would say: either way the run stops, since its
+ * frames have nowhere to go, and its last message says so. */
+static void check_file(struct output *o)
+{
+	if (o->result != CRUMBS_OK || !o->file_open || o->one_frame)
+		return;
+	int where = file_check(&o->file, o->lost, sizeof(o->lost));
+	if (where == 0)
+		return;
+	o->moved = where > 0;
+	o->result = CRUMBS_ERROR_NOT_FOUND;
+	atomic_store(&o->stopped, true);
+}
+
 /* Writes set's frame into the run's file, opened at its first. */
 static void write_set(struct output *o, struct capture_set *set)
 {
@@ -404,6 +423,7 @@ static void flush_due(struct output *o)
 	o->result = io_result(o, crumbs_writer_flush(o->w));
 	o->flushed_ns = now;
 	o->flushed_frames = o->frames;
+	check_file(o);
 }
 
 /* Closes the run's file (and prints a capture's tables). */
@@ -426,6 +446,9 @@ static void close_file(struct output *o)
 {
 	errno = 0;
 	if (o->w) {
+		/* A run whose file went in its last second says so too. */
+		if (o->result == CRUMBS_OK)
+			check_file(o);
 		enum crumbs_result r = o->result == CRUMBS_OK ? crumbs_writer_close(o->w) :
 				       (crumbs_writer_free(o->w), o->result);
 		if (o->result == CRUMBS_OK)
@@ -692,6 +715,9 @@ void output_begin(crumbs_context *ctx)
 	o->one_frame = one;
 	o->frames = o->incomplete = 0;
 	o->created = false;
+	o->lost[0] = '\0';
+	o->moved = false;
+	atomic_store(&o->stopped, false);
 	pthread_mutex_lock(&o->lock);
 	o->closed = false;
 	o->collecting = !one;
@@ -703,6 +729,11 @@ void output_begin(crumbs_context *ctx)
 	o->error = 0;
 	if (!o->path)
 		o->result = CRUMBS_ERROR_OUT_OF_MEMORY;
+}
+
+bool output_stopped(const crumbs_context *ctx)
+{
+	return atomic_load_explicit(&ctx->output->stopped, memory_order_relaxed);
 }
 
 FRAME_PATH
@@ -814,6 +845,20 @@ bool output_done(crumbs_context *ctx, bool wait)
 	}
 	/* Where the file went, not where it was asked to go. */
 	const char *shown = o->created ? o->file.path : path;
+	if (o->lost[0]) {
+		char what[96];
+		if (o->frames == 1)
+			snprintf(what, sizeof(what), "frame %llu is", (unsigned long long)o->first);
+		else
+			snprintf(what, sizeof(what), "frames %llu to %llu are",
+				 (unsigned long long)o->first, (unsigned long long)o->last);
+		const char *fate = o->moved ? "not at" : "lost: gone from";
+		ctx_log(ctx, CRUMBS_LOG_ERROR, "%s %s '%s' (%s during the run); recording stopped",
+			what, fate, shown, o->lost);
+		trigger_answer_error(&ctx->trigger, peer_to_answer(ctx), "%s %s '%s' (%s during the "
+				     "run)", what, fate, shown, o->lost);
+		return true;
+	}
 	if (r != CRUMBS_OK) {
 		char why[128];
 		if (r == CRUMBS_ERROR_IO && o->error)
