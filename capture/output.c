@@ -861,6 +861,17 @@ bool output_done(crumbs_context *ctx, bool wait)
 	}
 	if (r != CRUMBS_OK) {
 		char why[128];
+		if (r == CRUMBS_ERROR_IO && o->error == ENAMETOOLONG) {
+			/* Named by its start: the whole would fill the log. */
+			size_t len = strlen(path);
+			ctx_log(ctx, CRUMBS_LOG_ERROR, "cannot write '%.48s%s' (%zu bytes): the path is "
+				"too long (at most %d; choose a shorter capture folder)", path,
+				len > 48 ? "..." : "", len, PATH_MAX - 1);
+			trigger_answer_error(&ctx->trigger, peer_to_answer(ctx), "cannot write "
+					     "'%.48s%s' (%zu bytes): the path is too long", path,
+					     len > 48 ? "..." : "", len);
+			return true;
+		}
 		if (r == CRUMBS_ERROR_IO && o->error)
 			errno_text(o->error, why, sizeof(why));
 		else
@@ -877,9 +888,9 @@ bool output_done(crumbs_context *ctx, bool wait)
 		ctx_log(ctx, CRUMBS_LOG_INFO, "frame %llu captured to '%s'",
 			(unsigned long long)o->first, shown);
 	else
-		ctx_log(ctx, CRUMBS_LOG_INFO, "frames %llu to %llu recorded to '%s' (%u frames, "
+		ctx_log(ctx, CRUMBS_LOG_INFO, "frames %llu to %llu recorded to '%s' (%u %s, "
 			"%u incomplete)", (unsigned long long)o->first, (unsigned long long)o->last,
-			shown, o->frames, o->incomplete);
+			shown, o->frames, o->frames == 1 ? "frame" : "frames", o->incomplete);
 	trigger_answer_captured(&ctx->trigger, peer_to_answer(ctx), shown);
 	return true;
 }
