@@ -821,6 +821,9 @@ void output_wait_set(crumbs_context *ctx, struct capture_set *set);
  * capture's tables printed), on the output thread or with `now` before it
  * returns. */
 void output_end(crumbs_context *ctx, bool now);
+/* Whether the run is to stop: its file is gone (its folder removed, the
+ * file unlinked), so its frames have nowhere to go. */
+bool output_stopped(const crumbs_context *ctx);
 /* Whether the run's file is closed (after waiting for it, with `wait`);
  * when it is, the output's messages go to the log, the trigger's peer gets
  * its answer, and crumbs_last_capture() names the file. */

@@ -159,7 +159,7 @@ static void resolve_ready(crumbs_context *ctx, struct capture_set *upto)
 FRAME_PATH
 static void start_frame(crumbs_context *ctx, int64_t now, bool first)
 {
-	if (ctx->frame > ctx->run_last || ctx->run_stop) {
+	if (ctx->frame > ctx->run_last || ctx->run_stop || output_stopped(ctx)) {
 		atomic_store(&ctx->state, STATE_DRAINING);
 		return;
 	}
@@ -231,9 +231,10 @@ static void finish_run(crumbs_context *ctx, bool wait)
 	if (atomic_load(&ctx->state) != STATE_CLOSING || !output_done(ctx, wait))
 		return;
 	if (ctx->run_skipped)
-		ctx_log(ctx, CRUMBS_LOG_WARNING, "%u frames of the run from frame %llu were not "
+		ctx_log(ctx, CRUMBS_LOG_WARNING, "%u %s of the run from frame %llu %s not "
 			"recorded: the GPU was %u frames behind", ctx->run_skipped,
-			(unsigned long long)ctx->run_first, CAPTURE_SETS);
+			ctx->run_skipped == 1 ? "frame" : "frames", (unsigned long long)ctx->run_first,
+			ctx->run_skipped == 1 ? "was" : "were", CAPTURE_SETS);
 	atomic_store(&ctx->state, STATE_IDLE);
 }
 

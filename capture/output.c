@@ -10,14 +10,13 @@
 #include "version.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 /*
  * Compressing, writing and reading the capture back for its tables take a
@@ -92,9 +91,18 @@ struct output {
 	struct output *next;    /* the list of outputs with a thread */
 
 	/* The run's file; the output thread's while the run is under way. */
-	char *path;
+	char *path;             /* the name asked for, in the folder's real path */
 	bool one_frame;         /* a capture: PROGRAM-frame-N, with its tables */
-	int fd;                 /* a run's: written in place, no rename */
+	/* A run's is written in place, so that a process killed mid-run
+	 * leaves its chunks; a capture's under a temporary name, then given
+	 * its own. Neither replaces a file (util/file.c). */
+	struct file_out file;
+	bool file_open;
+	bool created;           /* file.path names what this run created */
+	bool warned_dir;        /* the folder's danger was said */
+	char lost[64];          /* why the run's file is gone, "" while it is not */
+	bool moved;             /* ... somewhere else, not removed */
+	_Atomic bool stopped;   /* ... and the run is to stop */
 	crumbs_writer *w;
 	enum crumbs_result result;
 	int error;              /* with CRUMBS_ERROR_IO, its errno, or 0 */
@@ -191,19 +199,24 @@ static enum crumbs_result write_events(struct output *o, struct capture_set *set
 	return r;
 }
 
-static int write_fd(void *user, const void *data, size_t size)
+static int write_file(void *user, const void *data, size_t size)
 {
-	int fd = *(const int *)user;
-	for (const char *p = data; size > 0;) {
-		ssize_t n = write(fd, p, size);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		size -= (size_t)n;
-	}
-	return 0;
+	return file_write(user, data, size);
+}
+
+static void log_later(struct output *o, enum crumbs_log_level level, const char *text, size_t len);
+
+/* log_later, formatted. */
+__attribute__((format(printf, 3, 4)))
+static void log_laterf(struct output *o, enum crumbs_log_level level, const char *fmt, ...)
+{
+	char text[2 * PATH_MAX + 160];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (n >= 0)
+		log_later(o, level, text, (size_t)n < sizeof(text) ? (size_t)n : sizeof(text) - 1);
 }
 
 /* Opens the run's file and writes its devices and queues. */
@@ -217,19 +230,27 @@ static enum crumbs_result open_file(struct output *o)
 		 ctx->program_name);
 	struct crumbs_writer_desc desc = { 0 };
 	desc.producer = producer;
-	if (o->one_frame) {
-		desc.path = o->path;
-	} else {
-		/* Straight into the file, not renamed at the end: a process
-		 * killed mid-run leaves the chunks written so far. */
-		errno = 0;
-		o->fd = open(o->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (o->fd < 0)
-			return io_result(o, CRUMBS_ERROR_IO);
-		desc.write = write_fd;
-		desc.user = &o->fd;
-		desc.chunk_bytes = 256u << 10;
+	errno = 0;
+	if (file_create(&o->file, o->path, o->one_frame ? FILE_NEW : FILE_IN_PLACE) != 0)
+		return io_result(o, CRUMBS_ERROR_IO);
+	o->file_open = o->created = true;
+	if (!o->warned_dir && dir_open_to_others(o->file.dir_fd)) {
+		/* Anyone may then remove or replace the file once written. */
+		char dir[PATH_MAX];
+		size_t len = o->file.name_at > 1 ? o->file.name_at - 1 : o->file.name_at;
+		snprintf(dir, sizeof(dir), "%.*s", (int)len, o->file.path);
+		log_laterf(o, CRUMBS_LOG_WARNING, "the capture folder '%s' is writable by every user "
+			   "and has no sticky bit: others can remove or replace its captures (chmod "
+			   "+t it, or capture into another)", dir);
+		o->warned_dir = true;
 	}
+	if (!o->one_frame && o->file.renamed)
+		log_laterf(o, CRUMBS_LOG_WARNING, "'%s' exists: the run goes to '%s'", o->path,
+			   o->file.path);
+	desc.write = write_file;
+	desc.user = &o->file;
+	if (!o->one_frame)
+		desc.chunk_bytes = 256u << 10;
 	errno = 0;
 	if ((r = crumbs_writer_open(&desc, &o->w)) != CRUMBS_OK) {
 		o->w = NULL;
@@ -349,6 +370,22 @@ static enum crumbs_result write_frame(struct output *o, struct capture_set *set)
 
 static void flush_due(struct output *o);
 
+/* Whether the run's file is still where its name says. A file removed
+ * (or its folder) takes the frames written with it, and one moved is no
+ * longer where the run would say: either way the run stops, since its
+ * frames have nowhere to go, and its last message says so. */
+static void check_file(struct output *o)
+{
+	if (o->result != CRUMBS_OK || !o->file_open || o->one_frame)
+		return;
+	int where = file_check(&o->file, o->lost, sizeof(o->lost));
+	if (where == 0)
+		return;
+	o->moved = where > 0;
+	o->result = CRUMBS_ERROR_NOT_FOUND;
+	atomic_store(&o->stopped, true);
+}
+
 /* Writes set's frame into the run's file, opened at its first. */
 static void write_set(struct output *o, struct capture_set *set)
 {
@@ -386,6 +423,7 @@ static void flush_due(struct output *o)
 	o->result = io_result(o, crumbs_writer_flush(o->w));
 	o->flushed_ns = now;
 	o->flushed_frames = o->frames;
+	check_file(o);
 }
 
 /* Closes the run's file (and prints a capture's tables). */
@@ -408,19 +446,28 @@ static void close_file(struct output *o)
 {
 	errno = 0;
 	if (o->w) {
+		/* A run whose file went in its last second says so too. */
+		if (o->result == CRUMBS_OK)
+			check_file(o);
 		enum crumbs_result r = o->result == CRUMBS_OK ? crumbs_writer_close(o->w) :
 				       (crumbs_writer_free(o->w), o->result);
 		if (o->result == CRUMBS_OK)
 			o->result = io_result(o, r);
 		o->w = NULL;
 	}
-	if (o->fd >= 0) {
-		if (close(o->fd) != 0 && o->result == CRUMBS_OK)
+	if (o->file_open) {
+		errno = 0;
+		if (o->result == CRUMBS_OK && file_finish(&o->file) != 0)
 			o->result = io_result(o, CRUMBS_ERROR_IO);
-		o->fd = -1;
+		file_close(&o->file);
+		o->file_open = false;
 	}
-	if (o->result == CRUMBS_OK && o->one_frame && o->frames)
-		profilegpu_print(o->settings, o->path, log_message, o);
+	if (o->result == CRUMBS_OK && o->one_frame && o->frames) {
+		if (o->file.renamed)
+			log_laterf(o, CRUMBS_LOG_WARNING, "'%s' exists: the capture goes to '%s'",
+				   o->path, o->file.path);
+		profilegpu_print(o->settings, o->file.path, log_message, o);
+	}
 }
 
 /* ------------------------------------------------------------------------ */
@@ -595,7 +642,7 @@ bool output_init(crumbs_context *ctx)
 		return false;
 	}
 	o->ctx = ctx;
-	o->fd = -1;
+	o->file.fd = o->file.dir_fd = -1;
 	o->in_place = true;
 	/* Every signal blocked, so that the program's handlers run on its
 	 * own threads. Without a thread, captures are written in place. */
@@ -634,7 +681,7 @@ void output_release(crumbs_context *ctx)
 		pthread_mutex_unlock(&o->lock);
 		pthread_join(o->thread, NULL);
 	}
-	if (o->w || o->fd >= 0)
+	if (o->w || o->file_open)
 		close_file(o);
 	pthread_cond_destroy(&o->wake);
 	pthread_mutex_destroy(&o->lock);
@@ -649,14 +696,28 @@ void output_release(crumbs_context *ctx)
 void output_begin(crumbs_context *ctx)
 {
 	struct output *o = ctx->output;
-	char path[PATH_MAX];
 	bool one = ctx->set_count == 1;
-	int n = snprintf(path, sizeof(path), "%s/%s-%s-%llu.crumbs", ctx->capture_dir,
-			 ctx->program_name, one ? "frame" : "run", (unsigned long long)ctx->run_first);
+	/* The folder's real path: the file is shown by it, and looked for
+	 * by it during a run, wherever the program moves its current one. */
+	char real[PATH_MAX];
+	const char *dir = realpath(ctx->capture_dir, real) ? real : ctx->capture_dir;
+	const char *sep = *dir && dir[strlen(dir) - 1] == '/' ? "" : "/";
+	const char *kind = one ? "frame" : "run";
+	unsigned long long first = (unsigned long long)ctx->run_first;
+	/* Any length: one too long for the system is refused by it, and
+	 * said so. */
+	int n = snprintf(NULL, 0, "%s%s%s-%s-%llu.crumbs", dir, sep, ctx->program_name, kind, first);
 	ctx_free(ctx, o->path);
-	o->path = n > 0 && (size_t)n < sizeof(path) ? ctx_strdup(ctx, path) : NULL;
+	o->path = n > 0 ? ctx_alloc(ctx, (size_t)n + 1) : NULL;
+	if (o->path)
+		snprintf(o->path, (size_t)n + 1, "%s%s%s-%s-%llu.crumbs", dir, sep, ctx->program_name,
+			 kind, first);
 	o->one_frame = one;
 	o->frames = o->incomplete = 0;
+	o->created = false;
+	o->lost[0] = '\0';
+	o->moved = false;
+	atomic_store(&o->stopped, false);
 	pthread_mutex_lock(&o->lock);
 	o->closed = false;
 	o->collecting = !one;
@@ -667,8 +728,12 @@ void output_begin(crumbs_context *ctx)
 	o->result = CRUMBS_OK;
 	o->error = 0;
 	if (!o->path)
-		o->result = n > 0 && (size_t)n < sizeof(path) ? CRUMBS_ERROR_OUT_OF_MEMORY :
-			    CRUMBS_ERROR_INVALID_ARGUMENT;
+		o->result = CRUMBS_ERROR_OUT_OF_MEMORY;
+}
+
+bool output_stopped(const crumbs_context *ctx)
+{
+	return atomic_load_explicit(&ctx->output->stopped, memory_order_relaxed);
 }
 
 FRAME_PATH
@@ -778,29 +843,54 @@ bool output_done(crumbs_context *ctx, bool wait)
 		trigger_answer_error(&ctx->trigger, peer_to_answer(ctx), "no frame was recorded");
 		return true;
 	}
+	/* Where the file went, not where it was asked to go. */
+	const char *shown = o->created ? o->file.path : path;
+	if (o->lost[0]) {
+		char what[96];
+		if (o->frames == 1)
+			snprintf(what, sizeof(what), "frame %llu is", (unsigned long long)o->first);
+		else
+			snprintf(what, sizeof(what), "frames %llu to %llu are",
+				 (unsigned long long)o->first, (unsigned long long)o->last);
+		const char *fate = o->moved ? "not at" : "lost: gone from";
+		ctx_log(ctx, CRUMBS_LOG_ERROR, "%s %s '%s' (%s during the run); recording stopped",
+			what, fate, shown, o->lost);
+		trigger_answer_error(&ctx->trigger, peer_to_answer(ctx), "%s %s '%s' (%s during the "
+				     "run)", what, fate, shown, o->lost);
+		return true;
+	}
 	if (r != CRUMBS_OK) {
 		char why[128];
+		if (r == CRUMBS_ERROR_IO && o->error == ENAMETOOLONG) {
+			/* Named by its start: the whole would fill the log. */
+			size_t len = strlen(path);
+			ctx_log(ctx, CRUMBS_LOG_ERROR, "cannot write '%.48s%s' (%zu bytes): the path is "
+				"too long (at most %d; choose a shorter capture folder)", path,
+				len > 48 ? "..." : "", len, PATH_MAX - 1);
+			trigger_answer_error(&ctx->trigger, peer_to_answer(ctx), "cannot write "
+					     "'%.48s%s' (%zu bytes): the path is too long", path,
+					     len > 48 ? "..." : "", len);
+			return true;
+		}
 		if (r == CRUMBS_ERROR_IO && o->error)
 			errno_text(o->error, why, sizeof(why));
 		else
 			snprintf(why, sizeof(why), "%s", crumbs_result_str(r));
-		ctx_log(ctx, CRUMBS_LOG_ERROR, "cannot write '%s': %s", path, why);
+		ctx_log(ctx, CRUMBS_LOG_ERROR, "cannot write '%s': %s", shown, why);
 		trigger_answer_error(&ctx->trigger, peer_to_answer(ctx), "cannot write '%s': %s",
-				     path, why);
+				     shown, why);
 		return true;
 	}
 
-	char full[PATH_MAX];
-	const char *shown = realpath(path, full) ? full : path;
 	ctx_free(ctx, ctx->last_capture);
 	ctx->last_capture = ctx_strdup(ctx, shown);
 	if (o->one_frame)
 		ctx_log(ctx, CRUMBS_LOG_INFO, "frame %llu captured to '%s'",
 			(unsigned long long)o->first, shown);
 	else
-		ctx_log(ctx, CRUMBS_LOG_INFO, "frames %llu to %llu recorded to '%s' (%u frames, "
+		ctx_log(ctx, CRUMBS_LOG_INFO, "frames %llu to %llu recorded to '%s' (%u %s, "
 			"%u incomplete)", (unsigned long long)o->first, (unsigned long long)o->last,
-			shown, o->frames, o->incomplete);
+			shown, o->frames, o->frames == 1 ? "frame" : "frames", o->incomplete);
 	trigger_answer_captured(&ctx->trigger, peer_to_answer(ctx), shown);
 	return true;
 }

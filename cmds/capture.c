@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -217,19 +218,27 @@ static int by_device(const void *a, const void *b)
 }
 
 /*
- * Moves the captures the layer wrote into `dir` to their destinations:
- * the first device's to `dest` (or its own name in `out_dir`), another
- * device's to `dest` with "-deviceN" before its extension (or its own
- * name). Returns their paths, first device first, NULL-terminated; the
- * caller frees each and the array. NULL when there is none. One that
- * cannot be moved is left in `dir`, said, and *kept set.
+ * Moves the captures the layer wrote into the folder open at dir_fd (whose
+ * path is `dir`) to their destinations: the first device's to `dest` (or
+ * its own name in `out_dir`), another device's to `dest` with "-deviceN"
+ * before its extension (or its own name). A destination the user named
+ * (-o) is replaced, a link there itself; one of its own name never
+ * replaces a file: it gets the next free name (NAME.1.crumbs ...), and
+ * that is said. Returns their paths, first device first,
+ * NULL-terminated; the caller frees each and the array. NULL when there
+ * is none. One that cannot be moved is left in `dir`, said, and *kept
+ * set.
  */
-static char **take_captures(const char *dir, const char *dest, const char *out_dir, bool *kept)
+static char **take_captures(int dir_fd, const char *dir, const char *dest, const char *out_dir,
+			    bool *kept)
 {
-	DIR *d = opendir(dir);
+	int list_fd = dup(dir_fd);
+	DIR *d = list_fd >= 0 ? fdopendir(list_fd) : NULL;
 	char **found = NULL;
 	size_t count = 0;
 	struct dirent *e;
+	if (!d && list_fd >= 0)
+		close(list_fd);
 	while (d && (e = readdir(d)) != NULL) {
 		size_t len = strlen(e->d_name);
 		if (len <= 7 || strcmp(e->d_name + len - 7, ".crumbs") != 0 || e->d_name[0] == '.')
@@ -252,10 +261,9 @@ static char **take_captures(const char *dir, const char *dest, const char *out_d
 	size_t taken = 0;
 	for (size_t k = 0; k < count; k++) {
 		/* Room for any folder and name: a path too long for the system
-		 * fails in rename(), which says so, rather than being cut. */
-		char from[PATH_MAX + NAME_MAX + 64], to[PATH_MAX + NAME_MAX + 64];
+		 * fails in the move, which says so, rather than being cut. */
+		char to[PATH_MAX + NAME_MAX + 64], placed[PATH_MAX + NAME_MAX + 64];
 		unsigned long device = device_of_name(found[k]);
-		snprintf(from, sizeof(from), "%s/%s", dir, found[k]);
 		if (dest && device == 0) {
 			snprintf(to, sizeof(to), "%s", dest);
 		} else if (dest) {
@@ -265,17 +273,23 @@ static char **take_captures(const char *dir, const char *dest, const char *out_d
 		} else {
 			snprintf(to, sizeof(to), "%s/%s", out_dir, found[k]);
 		}
-		free(found[k]);
-		found[k] = NULL;
-		if (rename(from, to) != 0) {
+		if (file_move(dir_fd, found[k], to, dest != NULL, placed, sizeof(placed)) != 0) {
 			/* Kept: a run may hold hours of frames. */
 			char why[128];
-			cmd_error("cannot move the capture to '%s': %s (it stays at '%s')", to,
-				  cmd_strerror(errno, why, sizeof(why)), from);
+			cmd_error("cannot move the capture to '%s': %s (it stays at '%s/%s')", to,
+				  cmd_strerror(errno, why, sizeof(why)), dir, found[k]);
 			*kept = true;
+			free(found[k]);
+			found[k] = NULL;
 			continue;
 		}
-		found[taken] = strdup(to);
+		free(found[k]);
+		found[k] = NULL;
+		if (strcmp(placed, to) != 0) {
+			fflush(stdout);
+			fprintf(stderr, "crumbs: '%s' exists: the capture goes to '%s'\n", to, placed);
+		}
+		found[taken] = strdup(placed);
 		if (found[taken])
 			taken++;
 	}
@@ -287,21 +301,23 @@ static char **take_captures(const char *dir, const char *dest, const char *out_d
 	return found;
 }
 
-/* Removes the temporary folder and anything the layer left in it. */
-static void remove_dir(const char *dir)
+/* Removes the temporary folder `name` of the folder open at parent_fd,
+ * open itself at dir_fd, and anything the layer left in it. */
+static void remove_dir(int parent_fd, const char *name, int dir_fd)
 {
-	DIR *d = opendir(dir);
+	int list_fd = dup(dir_fd);
+	DIR *d = list_fd >= 0 ? fdopendir(list_fd) : NULL;
 	struct dirent *e;
+	if (!d && list_fd >= 0)
+		close(list_fd);
 	while (d && (e = readdir(d)) != NULL) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		char path[PATH_MAX];
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		unlink(path);
+		unlinkat(dir_fd, e->d_name, 0);
 	}
 	if (d)
 		closedir(d);
-	rmdir(dir);
+	unlinkat(parent_fd, name, AT_REMOVEDIR);
 }
 
 /* "frames A to B" of a run, or "frames A to the end" of an open one. */
@@ -549,6 +565,37 @@ static int show_captures(char **paths, const char *program, const struct capture
 	return cmd_finish(shown);
 }
 
+/*
+ * Opens the folder of the captures, out_dir, and the temporary folder
+ * tmp that mkdtemp made in it, into *out_fd and *tmp_fd, checking that
+ * tmp is still the one made (a folder of this user's, that no one else
+ * may enter), and warns when out_dir lets any user replace what is in it.
+ * Returns EXIT_OK, or EXIT_FAILURE_ after saying why.
+ */
+static int hold_dirs(const char *out_dir, const char *tmp, int *out_fd, int *tmp_fd)
+{
+	char why[128];
+	struct stat st;
+	if ((*out_fd = open(out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		cmd_error("cannot open '%s': %s", out_dir, cmd_strerror(errno, why, sizeof(why)));
+		return EXIT_FAILURE_;
+	}
+	*tmp_fd = openat(*out_fd, strrchr(tmp, '/') + 1,
+			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (*tmp_fd < 0 || fstat(*tmp_fd, &st) != 0 || st.st_uid != geteuid() ||
+	    (st.st_mode & 0077)) {
+		cmd_error("'%s' is not the folder crumbs made: someone replaced it", tmp);
+		return EXIT_FAILURE_;
+	}
+	if (dir_open_to_others(*out_fd)) {
+		fflush(stdout);
+		fprintf(stderr, "crumbs: '%s' is writable by every user and has no sticky bit: others "
+			"can remove or replace the capture there (chmod +t it, or choose another "
+			"folder with -o)\n", out_dir);
+	}
+	return EXIT_OK;
+}
+
 int cmd_capture(int argc, char **argv)
 {
 	struct stats_settings settings;
@@ -557,6 +604,10 @@ int cmd_capture(int argc, char **argv)
 	/* tmp has room for out_dir and its own name: a path too long for the
 	 * system fails in mkdtemp(), which says so, rather than being cut. */
 	char layer_dir[PATH_MAX], out_dir[PATH_MAX], tmp[PATH_MAX + 64] = "";
+	/* The folders, held: the captures are taken from the one the layer
+	 * wrote into, wherever someone moves it or whatever they put at its
+	 * name. */
+	int out_fd = -1, tmp_fd = -1;
 	int status = EXIT_OK;
 
 	stats_settings_init(&settings);
@@ -579,6 +630,8 @@ int cmd_capture(int argc, char **argv)
 			status = EXIT_FAILURE_;
 			goto out;
 		}
+		if ((status = hold_dirs(out_dir, tmp, &out_fd, &tmp_fd)) != EXIT_OK)
+			goto out;
 	}
 	if (set_layer_env(layer_dir, args.on_trigger ? out_dir : tmp, &args) != 0) {
 		status = EXIT_FAILURE_;
@@ -593,8 +646,17 @@ int cmd_capture(int argc, char **argv)
 	status = program;
 	if (args.on_trigger)
 		goto out;
+	struct stat st;
+	if (fstat(tmp_fd, &st) == 0 && st.st_nlink == 0) {
+		cmd_error("the folder '%s' was removed while '%s' ran: %s", tmp, pos.args[0],
+			  args.run ? "the frames it recorded are lost" : "its capture is lost");
+		tmp[0] = '\0';
+		if (status == 0)
+			status = EXIT_FAILURE_;
+		goto out;
+	}
 	bool kept = false;
-	char **paths = take_captures(tmp, args.output, out_dir, &kept);
+	char **paths = take_captures(tmp_fd, tmp, args.output, out_dir, &kept);
 	if (kept)
 		tmp[0] = '\0'; /* the folder stays, with what could not be moved */
 	if (!paths) {
@@ -610,8 +672,14 @@ int cmd_capture(int argc, char **argv)
 	if (status == 0)
 		status = shown;
 out:
-	if (tmp[0])
-		remove_dir(tmp);
+	if (tmp[0] && out_fd >= 0 && tmp_fd >= 0)
+		remove_dir(out_fd, strrchr(tmp, '/') + 1, tmp_fd);
+	else if (tmp[0])
+		rmdir(tmp);
+	if (tmp_fd >= 0)
+		close(tmp_fd);
+	if (out_fd >= 0)
+		close(out_fd);
 	free(args.output);
 	stats_settings_release(&settings);
 	cmd_positional_release(&pos);

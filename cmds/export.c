@@ -12,11 +12,14 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Where the trace goes: standard output, or the -o file, opened when
- * the first frame is ready, so that a capture that cannot be read leaves
- * no file behind (and an existing one as it was). */
+/* Where the trace goes: standard output, or the -o file, created when
+ * the first frame is ready under a temporary name beside it, and renamed
+ * over it once written (util/file.c), so that a capture that cannot be
+ * read, or a write that fails, leaves no file behind (and an existing one
+ * as it was), and a link planted at its name is replaced, never followed. */
 struct output {
 	const char *path; /* NULL: standard output */
+	struct file_out out;
 	FILE *file;
 	int error;        /* errno of the first failed write */
 };
@@ -37,15 +40,21 @@ static bool output_open(struct output *o)
 	char why[128];
 	if (!o->path)
 		return true;
-	if (!(o->file = fopen(o->path, "wb"))) {
+	if (file_create(&o->out, o->path, FILE_REPLACE) != 0) {
 		cmd_error("cannot write '%s': %s", o->path, cmd_strerror(errno, why, sizeof(why)));
+		return false;
+	}
+	if (!(o->file = file_stream(&o->out))) {
+		file_close(&o->out);
+		cmd_error("out of memory");
 		return false;
 	}
 	return true;
 }
 
-/* Closes the -o file, or flushes standard output; says what failed. */
-static int output_close(struct output *o, int status)
+/* Closes the -o file, put in place when `keep` (else removed), or
+ * flushes standard output; says what failed. */
+static int output_close(struct output *o, int status, bool keep)
 {
 	char why[128];
 	if (!o->path)
@@ -55,6 +64,10 @@ static int output_close(struct output *o, int status)
 	if (fclose(o->file) != 0 && !o->error)
 		o->error = errno ? errno : EIO;
 	o->file = NULL;
+	/* Placed over its name once whole; a failed one is removed. */
+	if (!o->error && keep && file_finish(&o->out) != 0)
+		o->error = errno;
+	file_close(&o->out);
 	if (o->error) {
 		cmd_error("cannot write '%s': %s", o->path, cmd_strerror(o->error, why, sizeof(why)));
 		return EXIT_FAILURE_;
@@ -189,10 +202,14 @@ static int export_frames(const char *path, reader *c, const struct export_settin
 	if (!write_failed && x && exporter_end(x) != 0)
 		write_failed = true;
 	if (write_failed) {
-		status = output_close(out, EXIT_FAILURE_);
-		if (x && exporter_over_limit(x))
+		status = output_close(out, EXIT_FAILURE_, false);
+		if (x && exporter_over_limit(x) && out->path)
+			cmd_error("the export of '%s' would pass --max-bytes %llu: '%s' is not "
+				  "written (raise the limit, or 0 for none)", path,
+				  (unsigned long long)es->max_bytes, out->path);
+		else if (x && exporter_over_limit(x))
 			cmd_error("the export of '%s' stopped after %llu bytes: more would pass "
-				  "--max-bytes %llu (raise it, or 0 for no limit)", path,
+				  "--max-bytes %llu (raise the limit, or 0 for none)", path,
 				  (unsigned long long)exporter_bytes(x),
 				  (unsigned long long)es->max_bytes);
 		else if (!out->error && !ferror(stdout))
@@ -210,7 +227,7 @@ static int export_frames(const char *path, reader *c, const struct export_settin
 		cmd_capture_error(path, reader_damage(c)->text, false);
 		status = EXIT_FAILURE_;
 	}
-	status = output_close(out, status);
+	status = output_close(out, status, true);
 out:
 	exporter_free(x);
 	return status;
@@ -221,7 +238,7 @@ int cmd_export(int argc, char **argv)
 	struct export_settings es;
 	struct cmd_positional pos = { 0 };
 	struct analyze_error err;
-	struct output out = { 0 };
+	struct output out = { .out = { .fd = -1, .dir_fd = -1 } };
 	reader *c = NULL;
 	int status = EXIT_OK;
 
@@ -236,8 +253,10 @@ int cmd_export(int argc, char **argv)
 	}
 	status = export_frames(path, c, &es, &out);
 out:
-	if (out.file)
+	if (out.file) {
 		fclose(out.file);
+		file_close(&out.out);
+	}
 	reader_free(c);
 	export_settings_release(&es);
 	cmd_positional_release(&pos);

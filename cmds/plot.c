@@ -11,12 +11,14 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Where the picture goes: standard output, or a file written beside its
- * final name and renamed over it once whole, so that a failed plot never
- * leaves half a picture where the user had one. */
+/* Where the picture goes: standard output, or a file created under a
+ * temporary name beside its final name and renamed over it once whole
+ * (util/file.c), so that a failed plot never leaves half a picture where
+ * the user had one, and a link planted at its name is replaced, never
+ * followed. */
 struct destination {
 	const char *path; /* NULL: standard output */
-	char *temp_path;
+	struct file_out out;
 	FILE *file;
 };
 
@@ -32,14 +34,13 @@ static bool destination_open(struct destination *d, struct report_sink *sink)
 		*sink = (struct report_sink){ cmd_stdout_sink, NULL };
 		return true;
 	}
-	size_t n = strlen(d->path) + 32;
-	if (!(d->temp_path = malloc(n))) {
-		cmd_error("out of memory");
+	if (file_create(&d->out, d->path, FILE_REPLACE) != 0) {
+		cmd_error("cannot write '%s': %s", d->path, cmd_strerror(errno, why, sizeof(why)));
 		return false;
 	}
-	snprintf(d->temp_path, n, "%s.%ld.tmp", d->path, (long)getpid());
-	if (!(d->file = fopen(d->temp_path, "wb"))) {
-		cmd_error("cannot write '%s': %s", d->path, cmd_strerror(errno, why, sizeof(why)));
+	if (!(d->file = file_stream(&d->out))) {
+		file_close(&d->out);
+		cmd_error("out of memory");
 		return false;
 	}
 	*sink = (struct report_sink){ file_sink, d->file };
@@ -59,12 +60,11 @@ static bool destination_close(struct destination *d, bool ok)
 	if (fclose(d->file) != 0 && !err)
 		err = errno;
 	d->file = NULL;
-	if (ok && !err && rename(d->temp_path, d->path) != 0)
+	if (ok && !err && file_finish(&d->out) != 0)
 		err = errno;
+	file_close(&d->out); /* removes the temporary when not finished */
 	if (err && ok)
 		cmd_error("cannot write '%s': %s", d->path, cmd_strerror(err, why, sizeof(why)));
-	if (!ok || err)
-		remove(d->temp_path);
 	return ok && !err;
 }
 
@@ -72,9 +72,9 @@ static void destination_release(struct destination *d)
 {
 	if (d->file) {
 		fclose(d->file);
-		remove(d->temp_path);
+		d->file = NULL;
 	}
-	free(d->temp_path);
+	file_close(&d->out);
 }
 
 /* Writes the picture with `draw`, saying what failed; an exit status. */
@@ -270,7 +270,7 @@ int cmd_plot(int argc, char **argv)
 	struct plot_settings p;
 	struct cmd_positional pos = { 0 };
 	struct stats_budget *budget = NULL;
-	struct destination d = { 0 };
+	struct destination d = { .out = { .fd = -1, .dir_fd = -1 } };
 	struct analyze_error err;
 	reader *c = NULL;
 	int status = EXIT_OK;

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #include <zstd.h>
 
 /* Writer tuning; the format's own limits are in format.h. */
@@ -61,9 +60,8 @@ struct writer_queue {
 struct crumbs_writer {
 	enum crumbs_result error; /* first failure; sticky */
 
-	FILE *file;
-	char *path;
-	char *temp_path;
+	struct file_out file; /* with a path: written under a temporary name */
+	int has_file;
 	int (*write)(void *user, const void *data, size_t size);
 	void *user;
 	uint64_t offset;
@@ -292,7 +290,7 @@ static enum crumbs_result emit(crumbs_writer *w, const void *data, size_t size)
 	if (w->write) {
 		if (w->write(w->user, data, size) != 0)
 			return CRUMBS_ERROR_IO;
-	} else if (fwrite(data, 1, size, w->file) != size) {
+	} else if (file_write(&w->file, data, size) != 0) {
 		return CRUMBS_ERROR_IO;
 	}
 	w->offset += size;
@@ -437,22 +435,14 @@ enum crumbs_result crumbs_writer_open(const struct crumbs_writer_desc *desc,
 		goto out;
 	}
 
+	/* A random temporary name beside the file, created, never
+	 * followed (util/file.c), renamed over the path at the end. */
 	if (desc->path) {
-		size_t n = strlen(desc->path);
-		w->path = dup_str(desc->path);
-		w->temp_path = malloc(n + 32);
-		if (!w->path || !w->temp_path) {
-			r = CRUMBS_ERROR_OUT_OF_MEMORY;
-			goto out;
-		}
-		snprintf(w->temp_path, n + 32, "%s.%ld.tmp", desc->path, (long)getpid());
-		w->file = fopen(w->temp_path, "wb");
-		if (!w->file) {
-			free(w->temp_path);
-			w->temp_path = NULL;
+		if (file_create(&w->file, desc->path, FILE_REPLACE) != 0) {
 			r = CRUMBS_ERROR_IO;
 			goto out;
 		}
+		w->has_file = 1;
 	}
 
 	/* The header. */
@@ -510,10 +500,7 @@ enum crumbs_result crumbs_writer_flush(crumbs_writer *w)
 		return w->error;
 	if (w->in_frame)
 		return CRUMBS_ERROR_BAD_STATE;
-	enum crumbs_result r = flush_frames(w);
-	if (r == CRUMBS_OK && w->file && fflush(w->file) != 0)
-		r = CRUMBS_ERROR_IO;
-	return fail(w, r);
+	return fail(w, flush_frames(w));
 }
 
 enum crumbs_result crumbs_writer_close(crumbs_writer *w)
@@ -535,16 +522,11 @@ enum crumbs_result crumbs_writer_close(crumbs_writer *w)
 		r = flush_setup(w);
 	if (r == CRUMBS_OK)
 		r = write_index(w);
-	if (w->file) {
-		if (fclose(w->file) != 0 && r == CRUMBS_OK)
+	if (w->has_file) {
+		if (r == CRUMBS_OK && file_finish(&w->file) != 0)
 			r = CRUMBS_ERROR_IO;
-		w->file = NULL;
-		if (r == CRUMBS_OK && rename(w->temp_path, w->path) != 0)
-			r = CRUMBS_ERROR_IO;
-		if (r != CRUMBS_OK)
-			remove(w->temp_path);
-		free(w->temp_path);
-		w->temp_path = NULL;
+		file_close(&w->file); /* the temporary is removed on failure */
+		w->has_file = 0;
 	}
 	crumbs_writer_free(w);
 	return r;
@@ -554,14 +536,8 @@ void crumbs_writer_free(crumbs_writer *w)
 {
 	if (!w)
 		return;
-	if (w->file) {
-		int saved = errno;
-		fclose(w->file);
-		remove(w->temp_path);
-		errno = saved;
-	}
-	free(w->temp_path);
-	free(w->path);
+	if (w->has_file)
+		file_close(&w->file); /* keeps errno */
 	ZSTD_freeCCtx(w->cctx);
 	bytes_release(&w->compressed);
 	bytes_release(&w->scratch);

@@ -154,10 +154,16 @@ typedef struct crumbs_writer crumbs_writer;
 
 /*
  * Where and how a capture is written. Zero means default for every field.
- * With `path`, the file is written under a temporary name beside it and
- * renamed into place by crumbs_writer_close(), so a reader never sees half
- * a file under the final name. With `write`, bytes go to the callback in
- * file order instead (it returns 0 on success).
+ * With `path`, the file is written under a temporary name of its own
+ * beside it (random, created new with O_EXCL, never through a symbolic
+ * link: ".NAME.XXXXXXXXXXXX.tmp") and renamed over `path` by
+ * crumbs_writer_close(), so a reader never sees half a file under the
+ * final name. That rename replaces whatever `path` names: a file there is
+ * replaced, and so is a symbolic link, itself, never the file it points
+ * to. A program that must not replace a file can create its own (with
+ * O_EXCL) and write it through `write`, as libcrumbs does. With `write`,
+ * bytes go to the callback in file order instead (it returns 0 on
+ * success).
  */
 struct crumbs_writer_desc {
 	const char *path;
@@ -242,7 +248,8 @@ CRUMBS_API enum crumbs_result crumbs_writer_open(const struct crumbs_writer_desc
 
 /*
  * Writes what is pending and the index, then (with a path) renames the
- * temporary file into place, and frees the writer, also on failure. An
+ * temporary file over the path, and frees the writer, also on failure
+ * (the temporary is then removed, and the path left as it was). An
  * unfinished frame is discarded. Returns the first error the writer met.
  */
 CRUMBS_API enum crumbs_result crumbs_writer_close(crumbs_writer *w);

@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bloom_down.comp.h"
 #include "bloom_up.comp.h"
@@ -3041,12 +3043,31 @@ static const char *error_text(int error, char *buf, size_t size)
 	return buf;
 }
 
+/* The image is written under a name of its own that mkstemp() creates
+ * new beside `path` (so nothing planted at a name is written through),
+ * then renamed over `path`, which replaces what was there, a symbolic
+ * link itself. */
 static bool write_ppm(const char *path, const uint8_t *rgba, uint32_t width, uint32_t height)
 {
 	char why[128];
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		return fail("cannot write '%s': %s", path, error_text(errno, why, sizeof(why)));
+	size_t temp_size = strlen(path) + 8;
+	char *temp = malloc(temp_size);
+	if (!temp)
+		return fail("cannot write '%s': out of memory", path);
+	snprintf(temp, temp_size, "%s.XXXXXX", path);
+	int fd = mkstemp(temp);
+	mode_t mask = umask(0);
+	umask(mask);
+	FILE *f = fd >= 0 && fchmod(fd, 0644 & ~mask) == 0 ? fdopen(fd, "wb") : NULL;
+	if (!f) {
+		int saved = errno;
+		if (fd >= 0) {
+			close(fd);
+			unlink(temp);
+		}
+		free(temp);
+		return fail("cannot write '%s': %s", path, error_text(saved, why, sizeof(why)));
+	}
 	uint8_t *row = malloc((size_t)width * 3);
 	bool ok = row != NULL &&
 		  fprintf(f, "P6\n%" PRIu32 " %" PRIu32 "\n255\n", width, height) > 0;
@@ -3057,14 +3078,22 @@ static bool write_ppm(const char *path, const uint8_t *rgba, uint32_t width, uin
 		ok = fwrite(row, 3, width, f) == width;
 	}
 	free(row);
+	bool no_memory = row == NULL;
 	int saved = errno;
 	if (fclose(f) != 0 && ok) {
 		ok = false;
 		saved = errno;
 	}
+	if (ok && rename(temp, path) != 0) {
+		ok = false;
+		saved = errno;
+	}
+	if (!ok)
+		unlink(temp);
+	free(temp);
 	if (!ok)
 		return fail("cannot write '%s': %s", path,
-			    row ? error_text(saved, why, sizeof(why)) : "out of memory");
+			    no_memory ? "out of memory" : error_text(saved, why, sizeof(why)));
 	return true;
 }
 

@@ -2,14 +2,17 @@
 /*
  * util.h: what every part of crumbs shares and none owns: the option
  * parser of the commands and the console, growable strings and arrays,
- * numbers read from text, and errno's text. No Vulkan, no capture format.
+ * numbers read from text, errno's text, and the files crumbs creates. No
+ * Vulkan, no capture format.
  */
 #ifndef CRUMBS_UTIL_H
 #define CRUMBS_UTIL_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* ------------------------------------------------------------------------ */
 /* Growable strings (sbuf.c)                                                */
@@ -194,5 +197,98 @@ char *dup_str(const char *s);
 /* An errno's text, lowercased like every message of crumbs (an acronym
  * stays as it is); thread-safe (errno_text.c). */
 void errno_text(int errnum, char *buf, size_t size);
+
+/* ------------------------------------------------------------------------ */
+/* Files crumbs writes (file.c)                                             */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Every file crumbs writes is created, never followed: opened in its
+ * folder's descriptor with O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC, mode 0644
+ * less the umask, so that nothing at its name (a file, or a symbolic link
+ * someone planted there) is ever written through or truncated. How it
+ * gets its name is its kind's:
+ */
+enum file_kind {
+	/* Created at its name and written there (a run, which a process
+	 * killed mid-way leaves readable). A name taken gets the first free
+	 * one of NAME.1.EXT, NAME.2.EXT ... */
+	FILE_IN_PLACE,
+	/* Written under a random temporary name in its folder, then given
+	 * its name, or the first free one as above, by a rename that never
+	 * replaces a file (a capture). */
+	FILE_NEW,
+	/* Written under a random temporary name, then renamed over its
+	 * name (a name the user gave, -o): what was there is replaced, a
+	 * link itself, never the file it points to. */
+	FILE_REPLACE
+};
+
+/* A file being written. No allocation: a path is at most PATH_MAX. */
+struct file_out {
+	int fd;                 /* open for writing; -1 once closed (or taken by
+				 * file_stream) */
+	int dir_fd;             /* its folder, held: -1 once closed */
+	enum file_kind kind;
+	bool renamed;           /* its name is not the one asked for: taken */
+	size_t name_at;         /* where its name starts in path */
+	char path[PATH_MAX];    /* the folder as given, then its name: the name
+				 * it has, or will have, once it is placed */
+	char temp[NAME_MAX + 1]; /* its temporary name in the folder; "" when none */
+	uint64_t dev, ino;      /* the file, to find it again */
+};
+
+/*
+ * Creates the file of `kind` for `path` (a name without a folder is in
+ * the current one). Returns 0 with *f open, or -1 with errno (EEXIST: a
+ * thousand names taken; ENAMETOOLONG; EISDIR: the path names no file)
+ * and *f closed.
+ */
+int file_create(struct file_out *f, const char *path, enum file_kind kind);
+
+/* Writes all of data. Returns 0, or -1 with errno. */
+int file_write(struct file_out *f, const void *data, size_t size);
+
+/* A buffered stream on the file, which takes its descriptor: fclose it
+ * before file_finish. NULL, with f as it was, when out of memory. */
+FILE *file_stream(struct file_out *f);
+
+/*
+ * After the last write: closes the file and gives a temporary its name as
+ * its kind says (path then holds it, and `renamed` says whether it is not
+ * the one asked for), then closes the folder. Returns 0, or -1 with errno,
+ * the temporary removed. Either way *f is closed.
+ */
+int file_finish(struct file_out *f);
+
+/* Closes the file and its folder and removes a temporary (a file created
+ * in place stays). Closing a closed one does nothing. */
+void file_close(struct file_out *f);
+
+/*
+ * Whether the file is still where its path says: its folder not removed
+ * nor moved, the file not removed, and its name (or temporary name) still
+ * its own. 0 when nothing says otherwise; -1 when the file is gone with
+ * what it held (removed, or its folder), 1 when it is somewhere else
+ * (moved away, another file at its name, its folder moved), with what
+ * happened in why ("its folder was removed"). A folder given by a
+ * relative path is looked for from the current folder: give an absolute
+ * one where that may change.
+ */
+int file_check(const struct file_out *f, char *why, size_t size);
+
+/*
+ * Moves the file from_name of the folder open at from_dir to `to`, in the
+ * same file system, as file_finish places a temporary: over what is
+ * there with `replace`, else under the first free name of to, to.1 ...
+ * The path it got, folder as given, goes to placed (room for size).
+ * Returns 0, or -1 with errno.
+ */
+int file_move(int from_dir, const char *from_name, const char *to, bool replace, char *placed,
+	      size_t size);
+
+/* Whether any user may replace or remove the files of the folder open at
+ * dir_fd: it is writable by others and has no sticky bit. */
+bool dir_open_to_others(int dir_fd);
 
 #endif

@@ -8,6 +8,7 @@
 #include "helpers.h"
 
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define T 1000000000ull
@@ -385,6 +386,52 @@ static void atomic_file(void **state)
 	crumbs_writer_free(NULL);
 }
 
+/* Links planted at the path and at the temporary name it once had
+ * (PATH.PID.tmp) are never written through: the file outside stays as it
+ * was, and the path becomes the capture, the link replaced. */
+static void links_never_followed(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/crumbs-writer-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0777), 0);
+	char outside[64], path[64], old_temp[96];
+	snprintf(outside, sizeof(outside), "%s.outside", dir);
+	snprintf(path, sizeof(path), "%s/x.crumbs", dir);
+	snprintf(old_temp, sizeof(old_temp), "%s.%ld.tmp", path, (long)getpid());
+	FILE *f = fopen(outside, "w");
+	assert_non_null(f);
+	fputs("outside\n", f);
+	fclose(f);
+	assert_int_equal(symlink(outside, path), 0);
+	assert_int_equal(symlink(outside, old_temp), 0);
+
+	crumbs_writer *w;
+	struct crumbs_writer_desc d = { 0 };
+	d.path = path;
+	assert_int_equal(crumbs_writer_open(&d, &w), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_close(w), CRUMBS_OK);
+	char text[16] = "";
+	f = fopen(outside, "r");
+	assert_non_null(f);
+	assert_int_equal(fread(text, 1, sizeof(text) - 1, f), 8);
+	fclose(f);
+	assert_string_equal(text, "outside\n");
+	struct stat st;
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	reader *c;
+	struct analyze_error e;
+	assert_int_equal(reader_open_file(path, &c, &e), CRUMBS_OK);
+	reader_free(c);
+	assert_int_equal(lstat(old_temp, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	unlink(old_temp);
+	unlink(path);
+	unlink(outside);
+	assert_int_equal(rmdir(dir), 0); /* and no temporary was left */
+}
+
 static void result_strings(void **state)
 {
 	(void)state;
@@ -408,6 +455,7 @@ int main(void)
 		cmocka_unit_test(frame_record_limit),
 		cmocka_unit_test(chunk_string_limit),
 		cmocka_unit_test(atomic_file),
+		cmocka_unit_test(links_never_followed),
 		cmocka_unit_test(result_strings),
 	};
 	return cmocka_run_group_tests_name("writer", tests, NULL, NULL);
