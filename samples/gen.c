@@ -974,8 +974,8 @@ static int usage_error(const char *fmt, ...);
 /*
  * --stress-*: frames shaped to test what reads them rather than to look
  * like a renderer's: on every queue of every GPU one submission holding a
- * chain of --stress-depth nested scopes, the innermost holding the rest
- * of the queue's --stress-scopes as siblings, each 500 ns long; names of
+ * chain of --stress-depth nested scopes, the rest of the queue's
+ * --stress-scopes beside the innermost, each 500 ns long; names of
  * exactly --stress-name-bytes bytes, all alike or each its own. GPU
  * clocks count nanoseconds of the CPU clock.
  */
@@ -1072,15 +1072,17 @@ static enum crumbs_result stress_frame(struct gen *g, uint64_t f)
 		if ((r = crumbs_writer_submit_begin(g->w, &d)) != CRUMBS_OK)
 			return r;
 		for (uint64_t k = 0; k < opt->stress_scopes; k++) {
-			bool chain = k < opt->stress_depth;
+			/* The chain's scopes stay open, but its innermost, which
+			 * the rest follow as siblings, one level deep like it. */
+			bool open = k + 1 < opt->stress_depth;
 			if ((r = crumbs_writer_scope_begin(g->w, stress_name(opt, k, name),
 							   (unsigned)(k < 3 ? k : 3), (uint64_t)++t)) != CRUMBS_OK)
 				return r;
 			t += 500;
-			if (!chain && (r = crumbs_writer_scope_end(g->w, (uint64_t)t)) != CRUMBS_OK)
+			if (!open && (r = crumbs_writer_scope_end(g->w, (uint64_t)t)) != CRUMBS_OK)
 				return r;
 		}
-		for (uint64_t k = 0; k < opt->stress_depth; k++)
+		for (uint64_t k = 1; k < opt->stress_depth; k++)
 			if ((r = crumbs_writer_scope_end(g->w, (uint64_t)++t)) != CRUMBS_OK)
 				return r;
 		if ((r = crumbs_writer_submit_end(g->w, (uint64_t)(t + 100))) != CRUMBS_OK)
@@ -1195,7 +1197,7 @@ static const struct option_spec option_specs[] = {
 	  "a chain of N nested scopes a queue (1 to 255)" },
 	{ "stress-scopes", 0, OPT_NUMBER, "N", FIELD(stress_scopes), 1, MAX_FRAME_SCOPES,
 	  "N scopes a queue and frame, those past the\n"
-	  "chain side by side in its innermost (default:\n"
+	  "chain beside its innermost (default:\n"
 	  "the depth; 262144 a frame at most)" },
 	{ "stress-name-bytes", 0, OPT_NUMBER, "N", FIELD(stress_name_bytes), 1, MAX_NAME_BYTES,
 	  "names of N bytes (default 16, at most 4096;\n"
