@@ -6,6 +6,7 @@
 #include "report_internal.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,38 @@ static void row_label(struct sbuf *b, const struct compare_row *r, const stats *
 		sbuf_addf(b, " %s", stats_kind_name(r->kind));
 }
 
+/*
+ * The table's rows are paths, which nesting 255 deep in names of 4096
+ * bytes makes a megabyte long: a label past LABEL_MAX bytes keeps its
+ * first LABEL_HEAD and last LABEL_TAIL, cut at characters, with an
+ * ellipsis between. CSV and JSON give the paths whole.
+ */
+#define LABEL_MAX 160
+#define LABEL_HEAD 64
+#define LABEL_TAIL 92
+
+static bool utf8_continuation(char c)
+{
+	return ((unsigned char)c & 0xC0) == 0x80;
+}
+
+static void shorten_label(struct sbuf *b, bool ascii)
+{
+	if (b->failed || b->len <= LABEL_MAX)
+		return;
+	size_t head = LABEL_HEAD, tail = b->len - LABEL_TAIL;
+	while (head > 0 && utf8_continuation(b->data[head]))
+		head--;
+	while (tail < b->len && utf8_continuation(b->data[tail]))
+		tail++;
+	const char *dots = ascii ? "..." : "\xe2\x80\xa6";
+	size_t n = strlen(dots);
+	memcpy(b->data + head, dots, n);
+	memmove(b->data + head + n, b->data + tail, b->len - tail);
+	b->len = head + n + (b->len - tail);
+	b->data[b->len] = '\0';
+}
+
 static void p_text(char *buf, size_t n, const struct compare_result *res)
 {
 	if (!res->tested)
@@ -175,6 +208,7 @@ static void print_table(const struct diff_settings *d, const struct compare_runs
 		grid_cell(&gr, v, strlen(v));
 		struct sbuf label = { 0 };
 		row_label(&label, row, base, cand);
+		shorten_label(&label, d->stats.report.ascii);
 		if (label.failed)
 			gr.failed = true;
 		grid_name(&gr, 0, label.data ? label.data : "", label.len, NULL);
