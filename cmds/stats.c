@@ -229,6 +229,23 @@ static unsigned reading_threads(const reader *c, unsigned threads)
 	return readers > threads ? threads : readers > 2 ? (unsigned)readers - 1 : 1;
 }
 
+/*
+ * A piece read on a thread holds the statistics of its frames until they
+ * are joined: most often the rows of the first frame again, which in a
+ * frame at the format's limits are 262,144 scopes. Each row costs at
+ * most ROW_BYTES with its arrays grown by doubling; the pieces being read
+ * hold at most ROWS_BUDGET, so frames of many rows are read by fewer.
+ */
+#define ROW_BYTES 2048ull
+#define ROWS_BUDGET (256ull << 20)
+
+static unsigned rows_threads(unsigned threads, const struct frame *f)
+{
+	uint64_t rows = f->scopes + f->queue_count + f->gpu_count + 1;
+	uint64_t n = ROWS_BUDGET / (rows * ROW_BYTES);
+	return n >= threads ? threads : n > 1 ? (unsigned)n : 1;
+}
+
 /* Splits parts [first, end) into at most `cap` pieces for `threads`
  * threads, each a share of the bytes left, one part at least. */
 static size_t plan_pieces(const reader *c, size_t first, size_t end, unsigned threads, size_t cap,
@@ -396,7 +413,14 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 		 * parts after its part are read on several threads while this
 		 * one reads the rest of its part, whose chunk it has decoded. */
 		size_t count = reader_part_count(c);
-		size_t part = added == 0 && threads > 1 ? reader_part_of(c, f->number) : count;
+		size_t part = count;
+		if (added == 0 && threads > 1) {
+			threads = rows_threads(threads, f);
+			if (threads > 1)
+				part = reader_part_of(c, f->number);
+			else
+				reader_prefetch(c, true);
+		}
 		if (part + 1 < count) {
 			if (!parts_start(&parts, st, c, s, part + 1, count, threads))
 				return CMD_LOAD_FAILED;
@@ -473,7 +497,8 @@ static const char description[] =
 	"path 'GPU 0 / Graphics 0 / Frame # / Post Processing'. STATISTIC is mean,\n"
 	"median, p90, p95, p99 or max. Exit status 1 if a value is above its limit\n"
 	"or a line matches no row; 2 for a bad line. With --format csv the budget\n"
-	"lines go to standard error.";
+	"lines go to standard error.\n"
+	"\n" CMD_HELP_MEMORY CMD_HELP_MEMORY_STATS;
 
 /* Reads the arguments into st (initialised) and checks them: returns the
  * capture's path, or NULL after saying why, with the exit status in
