@@ -104,7 +104,10 @@ static const char description[] =
 	"--root keeps the subtrees of the matching scopes (the submission tracks stay);\n"
 	"--max-depth and --no-leaf leave scopes and events out, and in folded stacks\n"
 	"give their time to the scope that shows; --gpu and --queue pick tracks.\n"
-	"A damaged capture is exported up to the damage, and exits 1 saying where.";
+	"A damaged capture is exported up to the damage, and exits 1 saying where.\n"
+	"\n" CMD_HELP_MEMORY
+	"\nThe trace is written frame by frame; past --max-bytes the export stops\n"
+	"with an error, and -o FILE is not written.";
 
 /*
  * Reads the arguments into es (initialised) and checks them: returns the
