@@ -181,6 +181,20 @@ def main():
         files += gen_files(tmp)
         for path in files:
             check(path)
+    # Deep paths: the diff table shortens them, its CSV does not.
+    with tempfile.TemporaryDirectory() as tmp:
+        deep = os.path.join(tmp, 'deep.crumbs')
+        subprocess.run([GEN, '--stress-depth', '40', '--stress-name-bytes', '64', '-o', deep],
+                       check=True, stdout=subprocess.DEVNULL)
+        table = subprocess.run([CRUMBS, 'diff', deep, deep], stdout=subprocess.PIPE,
+                               text=True).stdout.splitlines()
+        widest = max((len(line) for line in table), default=0)
+        result(len(table) > 40 and widest < 300 and any('\u2026' in line for line in table),
+               'diff table: paths of 40 names of 64 bytes shortened, widest line %d' % widest)
+        csv = subprocess.run([CRUMBS, 'diff', deep, deep, '--format', 'csv'],
+                             stdout=subprocess.PIPE, text=True).stdout.splitlines()
+        longest = max((len(line) for line in csv), default=0)
+        result(longest > 40 * 64, 'diff CSV: paths whole, longest line %d' % longest)
     # The limit bites: a command given less than it needs fails cleanly.
     rc, err, _ = run_limited([CRUMBS, 'stats', os.path.join(CORPUS, 'at-limits-4-chunks.crumbs')],
                              96 * MiB, 160 * MiB)
