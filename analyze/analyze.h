@@ -301,6 +301,18 @@ void reader_end_parts(reader *c, size_t end);
  * among threads that each read one does better without. */
 void reader_prefetch(reader *c, bool on);
 
+/* The decompressed size of part k's chunk, from its header (one small
+ * read of the file), or the format's largest when that cannot be read:
+ * what reading the part holds at once is about twice it. */
+uint32_t reader_part_content_bytes(const reader *c, size_t k);
+
+/* Frees what reading holds (the chunks, the frames decoded, the last
+ * frame's model) and ends reading, keeping what reader_meta and
+ * reader_damage say: a capture read whole, its statistics taken, costs
+ * nothing more while another is read. reader_rewind or a seek reads
+ * again. */
+void reader_release_memory(reader *c);
+
 /*
  * From the next read on, frames without their scopes and events: each
  * queue's root alone, holding the queue's whole busy time, with the rest
@@ -410,7 +422,8 @@ enum compare_verdict compare_verdict(const struct compare_rule *rule, const stru
  * of 4.29 s (STATS_NS_MAX) or more is stored, and counted, as
  * STATS_NS_MAX; a frame where the row does not appear is STATS_ABSENT.
  * Memory is 4 bytes per row per frame from the row's first frame on (8
- * for a scope), plus the rows.
+ * for a scope), plus the rows: each keeps its parent, not its path, and
+ * rows of one name share it.
  *
  * Percentiles are exact, by the nearest-rank method: the p-th percentile
  * of n sorted values is the value at rank ceil(p/100 * n), 1-based (rank 1
@@ -465,10 +478,6 @@ struct stats_row {
 	const char *name;       /* NUL-terminated UTF-8: the scope's name,
 				 * "GPU 0", or the queue's name */
 	size_t name_len;
-	/* "GPU 0", "GPU 0 / Graphics 0" (for its busy, wait and idle rows),
-	 * "GPU 0 / Graphics 0 / Frame # / Post Processing": names joined by
-	 * " / ". NUL-terminated. */
-	const char *path;
 	uint64_t calls;         /* scopes: over every frame; else frames */
 	uint64_t events;        /* STATS_BUSY rows: the queue's events over
 				 * every frame (draws, dispatches, copies,
@@ -554,8 +563,27 @@ uint32_t stats_value(const stats *s, size_t row, size_t i, bool exclusive);
  */
 size_t stats_row_values(const stats *s, size_t row, bool exclusive, bool sorted, int64_t *out);
 
-/* The row of that kind and full path (as stats_row.path), or STATS_NONE:
- * a scan of the rows. (compare_runs matches whole runs by sorting.) */
+/* The most rows a path holds: a GPU's, a queue's and a scope's at each
+ * depth the format allows. */
+#define STATS_PATH_MAX 260
+
+/*
+ * Appends row `row`'s path to out: the names from its GPU's row down to
+ * it, joined by " / ": "GPU 0", "GPU 0 / Graphics 0" (for a queue's busy,
+ * wait and idle rows), "GPU 0 / Graphics 0 / Frame # / Post Processing".
+ * Paths are made when asked for, never kept: a deep tree of long names
+ * would hold each name once per row below it.
+ */
+void stats_row_path(const stats *s, size_t row, struct sbuf *out);
+
+/* The row of that kind and name right below `parent` (STATS_NONE for a
+ * GPU's row), or STATS_NONE. A scope's is found by hashing. */
+uint32_t stats_child(const stats *s, uint32_t parent, enum stats_kind kind, const char *name,
+		     size_t len);
+
+/* The row of that kind and full path (as stats_row_path writes it), or
+ * STATS_NONE: a scan of the rows. (compare_runs matches runs row by
+ * row with stats_child.) */
 uint32_t stats_find(const stats *s, enum stats_kind kind, const char *path);
 
 /* The nearest-rank percentile p (0 to 100) of n values sorted ascending. */
@@ -571,7 +599,6 @@ enum compare_stat { COMPARE_MEDIAN, COMPARE_MEAN, COMPARE_P95 };
 struct compare_row {
 	enum stats_kind kind;
 	uint32_t gpu;
-	const char *path;        /* stats_row.path, of the base's row if it has one */
 	uint32_t base_row;       /* in the base's stats, or STATS_NONE */
 	uint32_t cand_row;       /* in the candidate's, or STATS_NONE */
 	uint64_t base_frames;    /* frames the row appears in, on each side */
@@ -590,12 +617,14 @@ struct compare_runs {
 };
 
 /*
- * Matches the rows of two finished stats by kind and path (rows where
+ * Matches the rows of two finished stats by kind and path, a row to the
+ * row of its kind and name below its parent's match (rows where
  * `selected`, one byte per row, is 1; NULL: all) and gives each the
  * verdict of compare_verdict on the statistic `stat` of its time
- * (inclusive for scopes), testing the per-frame values. Returns 0, or -1
- * when out of memory. The rows point into both stats: release them
- * (compare_runs_release) before freeing those.
+ * (inclusive for scopes), testing the per-frame values. Rows of equal
+ * rank are in the order of their paths (as strcmp orders the strings
+ * stats_row_path writes). Returns 0, or -1 when out of memory. A row's
+ * path is the base's row's where it has one, else the candidate's.
  */
 int compare_runs(const stats *base, const uint8_t *base_selected, const stats *cand,
 		 const uint8_t *cand_selected, enum compare_stat stat,

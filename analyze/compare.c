@@ -138,36 +138,114 @@ enum compare_verdict compare_verdict(const struct compare_rule *rule, const stru
 /* Two runs, row by row                                                     */
 /* ------------------------------------------------------------------------ */
 
-/* A row of one side, for matching by kind and path. */
-struct keyed_row {
-	enum stats_kind kind;
-	const char *path;
-	uint32_t row;
+/*
+ * Both runs' rows as one tree: a node for each row of the base (by its
+ * index), then one for each row of the candidate the base lacks. A
+ * candidate's row is the base's row of its kind and name below its
+ * parent's: matched so, rows never need their paths, which a deep tree of
+ * long names makes long.
+ */
+struct merged_node {
+	uint32_t parent; /* a node, or STATS_NONE */
+	uint32_t base;   /* its row in each run, or STATS_NONE */
+	uint32_t cand;
+	const char *name;
+	size_t name_len;
 };
 
-static int keyed_cmp(const void *pa, const void *pb)
+struct merged {
+	struct merged_node *nodes;
+	size_t count;
+};
+
+static bool merge_rows(const stats *base, const stats *cand, struct merged *m)
 {
-	const struct keyed_row *a = pa, *b = pb;
-	if (a->kind != b->kind)
-		return a->kind < b->kind ? -1 : 1;
-	return strcmp(a->path, b->path);
+	size_t nb = stats_row_count(base), nc = stats_row_count(cand);
+	uint32_t *node_of = malloc((nc ? nc : 1) * sizeof(*node_of));
+	m->nodes = malloc((nb + nc ? nb + nc : 1) * sizeof(*m->nodes));
+	m->count = nb;
+	if (!node_of || !m->nodes) {
+		free(node_of);
+		return false;
+	}
+	for (size_t i = 0; i < nb; i++) {
+		const struct stats_row *r = stats_row(base, i);
+		m->nodes[i] = (struct merged_node){ r->parent, (uint32_t)i, STATS_NONE, r->name,
+						    r->name_len };
+	}
+	/* A parent comes before its children. */
+	for (size_t i = 0; i < nc; i++) {
+		const struct stats_row *r = stats_row(cand, i);
+		uint32_t parent = r->parent == STATS_NONE ? STATS_NONE : node_of[r->parent];
+		uint32_t b = STATS_NONE;
+		if (parent == STATS_NONE || parent < nb)
+			b = stats_child(base, parent, r->kind, r->name, r->name_len);
+		if (b != STATS_NONE && m->nodes[b].cand == STATS_NONE) {
+			m->nodes[b].cand = (uint32_t)i;
+			node_of[i] = b;
+		} else {
+			m->nodes[m->count] = (struct merged_node){ parent, STATS_NONE, (uint32_t)i,
+								   r->name, r->name_len };
+			node_of[i] = (uint32_t)m->count++;
+		}
+	}
+	free(node_of);
+	return true;
 }
 
-/* The selected rows of s, sorted by kind and path; NULL when out of memory. */
-static struct keyed_row *keyed_rows(const stats *s, const uint8_t *selected, size_t *count)
+/* The nodes from the top of node's path down to it; returns how many. */
+static size_t merged_chain(const struct merged *m, uint32_t node, uint32_t *chain)
 {
-	size_t n = stats_row_count(s), k = 0;
-	struct keyed_row *rows = malloc((n ? n : 1) * sizeof(*rows));
-	if (!rows)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		if (!selected || selected[i]) {
-			const struct stats_row *r = stats_row(s, i);
-			rows[k++] = (struct keyed_row){ r->kind, r->path, (uint32_t)i };
+	size_t n = 0;
+	for (uint32_t x = node; x != STATS_NONE && n < STATS_PATH_MAX; x = m->nodes[x].parent)
+		chain[n++] = x;
+	for (size_t i = 0; i < n / 2; i++) {
+		uint32_t t = chain[i];
+		chain[i] = chain[n - 1 - i];
+		chain[n - 1 - i] = t;
+	}
+	return n;
+}
+
+/* The bytes of a path from one of its names on: the names joined by
+ * " / ", read one at a time. */
+struct path_bytes {
+	const struct merged *m;
+	const uint32_t *chain;
+	size_t n, at, pos; /* chain[at]'s name, and a byte of it or of the " / " after */
+};
+
+static int path_byte(struct path_bytes *p)
+{
+	while (p->at < p->n) {
+		const struct merged_node *x = &p->m->nodes[p->chain[p->at]];
+		size_t len = x->name_len + (p->at + 1 < p->n ? 3 : 0);
+		if (p->pos < len) {
+			size_t i = p->pos++;
+			return i < x->name_len ? (unsigned char)x->name[i] : " / "[i - x->name_len];
 		}
-	qsort(rows, k, sizeof(*rows), keyed_cmp);
-	*count = k;
-	return rows;
+		p->at++;
+		p->pos = 0;
+	}
+	return -1;
+}
+
+/* The order of two nodes' paths, as strcmp orders them: from the first
+ * names where they part, which is where they can differ. */
+static int merged_path_cmp(const struct merged *m, uint32_t a, uint32_t b)
+{
+	uint32_t ca[STATS_PATH_MAX], cb[STATS_PATH_MAX];
+	if (a == b)
+		return 0;
+	size_t na = merged_chain(m, a, ca), nb = merged_chain(m, b, cb), j = 0;
+	while (j < na && j < nb && ca[j] == cb[j])
+		j++;
+	struct path_bytes pa = { m, ca, na, j, 0 }, pb = { m, cb, nb, j, 0 };
+	for (;;) {
+		int x = path_byte(&pa), y = path_byte(&pb);
+		if (x != y || x < 0)
+			return (x > y) - (x < y);
+	}
 }
 
 static int64_t statistic(const struct stats_summary *t, enum compare_stat stat)
@@ -207,10 +285,11 @@ static int64_t impact(const struct compare_row *r)
 	return llabs(r->cand_ns - r->base_ns);
 }
 
-/* Frame-time rows first, then by the size of the change, largest first. */
-static int row_cmp(const void *pa, const void *pb)
+/* Frame-time rows first, then by the size of the change, largest first,
+ * then by kind and path. */
+static int row_cmp(const struct merged *m, const struct compare_row *a, uint32_t node_a,
+		   const struct compare_row *b, uint32_t node_b)
 {
-	const struct compare_row *a = pa, *b = pb;
 	bool fa = a->kind == STATS_GPU, fb = b->kind == STATS_GPU;
 	if (fa != fb)
 		return fa ? -1 : 1;
@@ -218,32 +297,77 @@ static int row_cmp(const void *pa, const void *pb)
 		return impact(a) > impact(b) ? -1 : 1;
 	if (a->kind != b->kind)
 		return a->kind < b->kind ? -1 : 1;
-	return strcmp(a->path, b->path);
+	return merged_path_cmp(m, node_a, node_b);
+}
+
+/* Sorts rows, whose nodes are node[], by row_cmp: a merge sort, stable,
+ * as qsort cannot pass the tree to the comparison. */
+static bool sort_rows(const struct merged *m, struct compare_row *rows, uint32_t *node, size_t n)
+{
+	size_t *order = malloc((n ? n : 1) * 2 * sizeof(*order));
+	struct compare_row *sorted = malloc((n ? n : 1) * sizeof(*sorted));
+	if (!order || !sorted) {
+		free(order);
+		free(sorted);
+		return false;
+	}
+	size_t *from = order, *to = order + n;
+	for (size_t i = 0; i < n; i++)
+		from[i] = i;
+	for (size_t width = 1; width < n; width *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * width) {
+			size_t mid = lo + width < n ? lo + width : n;
+			size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+			size_t i = lo, k = mid, o = lo;
+			while (i < mid && k < hi)
+				to[o++] = row_cmp(m, &rows[from[k]], node[from[k]], &rows[from[i]],
+						  node[from[i]]) < 0 ? from[k++] : from[i++];
+			while (i < mid)
+				to[o++] = from[i++];
+			while (k < hi)
+				to[o++] = from[k++];
+		}
+		size_t *t = from;
+		from = to;
+		to = t;
+	}
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = rows[from[i]];
+	memcpy(rows, sorted, n * sizeof(*rows));
+	free(order);
+	free(sorted);
+	return true;
 }
 
 int compare_runs(const stats *base, const uint8_t *base_selected, const stats *cand,
 		 const uint8_t *cand_selected, enum compare_stat stat,
 		 const struct compare_rule *rule, struct compare_runs *out)
 {
-	size_t nb = 0, nc = 0;
-	struct keyed_row *kb = keyed_rows(base, base_selected, &nb);
-	struct keyed_row *kc = keyed_rows(cand, cand_selected, &nc);
+	struct merged m = { 0 };
+	uint32_t *node = NULL;
 	int result = -1;
 
 	*out = (struct compare_runs){ 0 };
 	out->single = stats_frame_count(base) == 1 && stats_frame_count(cand) == 1;
-	out->rows = malloc((nb + nc ? nb + nc : 1) * sizeof(*out->rows));
-	if (!kb || !kc || !out->rows)
+	if (!merge_rows(base, cand, &m))
 		goto out;
-	for (size_t i = 0, k = 0; i < nb || k < nc;) {
-		int c = i == nb ? 1 : k == nc ? -1 : keyed_cmp(&kb[i], &kc[k]);
-		uint32_t rb = c <= 0 ? kb[i].row : STATS_NONE;
-		uint32_t rc = c >= 0 ? kc[k].row : STATS_NONE;
+	out->rows = malloc((m.count ? m.count : 1) * sizeof(*out->rows));
+	node = malloc((m.count ? m.count : 1) * sizeof(*node));
+	if (!out->rows || !node)
+		goto out;
+	for (size_t i = 0; i < m.count; i++) {
+		uint32_t rb = m.nodes[i].base, rc = m.nodes[i].cand;
+		if (rb != STATS_NONE && base_selected && !base_selected[rb])
+			rb = STATS_NONE;
+		if (rc != STATS_NONE && cand_selected && !cand_selected[rc])
+			rc = STATS_NONE;
+		if (rb == STATS_NONE && rc == STATS_NONE)
+			continue;
 		const struct stats_row *r = stats_row(rb != STATS_NONE ? base : cand,
 						      rb != STATS_NONE ? rb : rc);
 		struct compare_row *row = &out->rows[out->count];
 		struct compare_side sb = side_of(base, rb, stat), sc = side_of(cand, rc, stat);
-		*row = (struct compare_row){ r->kind, r->gpu, r->path, rb, rc, sb.frames, sc.frames,
+		*row = (struct compare_row){ r->kind, r->gpu, rb, rc, sb.frames, sc.frames,
 					     sb.stat_ns, sc.stat_ns, { 0 } };
 		/* The values are fetched and sorted only where the test decides:
 		 * most rows change too little to need them. */
@@ -259,15 +383,13 @@ int compare_runs(const stats *base, const uint8_t *base_selected, const stats *c
 				goto out;
 		}
 		out->verdicts[row->result.verdict]++;
-		out->count++;
-		i += c <= 0;
-		k += c >= 0;
+		node[out->count++] = (uint32_t)i;
 	}
-	qsort(out->rows, out->count, sizeof(*out->rows), row_cmp);
-	result = 0;
+	if (sort_rows(&m, out->rows, node, out->count))
+		result = 0;
 out:
-	free(kb);
-	free(kc);
+	free(m.nodes);
+	free(node);
 	if (result != 0)
 		compare_runs_release(out);
 	return result;

@@ -178,13 +178,16 @@ static void note_damage(reader *c, const struct analyze_error *e)
 
 /* Room for size bytes in b, whose contents need not be kept: a quarter
  * more than asked, so that chunks a little larger each time do not each
- * take a new block. */
+ * take a new block, but never more than the largest chunk takes. */
 static bool big_room(struct big *b, size_t size)
 {
 	if (b->data && b->size >= size)
 		return true;
 	big_free(b);
-	return big_alloc(b, size < SIZE_MAX / 2 ? size + size / 4 : size);
+	size_t grown = size < SIZE_MAX / 2 ? size + size / 4 : size;
+	if (grown > FORMAT_MAX_CHUNK_BYTES)
+		grown = size > FORMAT_MAX_CHUNK_BYTES ? size : FORMAT_MAX_CHUNK_BYTES;
+	return big_alloc(b, grown);
 }
 
 /* Reads up to n bytes at off; returns how many were read (fewer only at
@@ -477,7 +480,11 @@ static enum crumbs_result decode_chunk(const reader *c, size_t i, struct chunk_d
 	if (!ref->partial && body + csize != end)
 		return corrupt(err, body + csize < end ? body + csize : ref->offset,
 			       "chunk does not end where the next begins");
-	if (!big_room(&d->compressed, csize) || !big_room(&d->content, usize))
+	/* A cut body is read as far as the file goes, and no further. */
+	size_t want = csize;
+	if (ref->partial && body + want > c->size)
+		want = body < c->size ? (size_t)(c->size - body) : 0;
+	if (!big_room(&d->compressed, want) || !big_room(&d->content, usize))
 		return out_of_memory(err);
 	if (!d->dctx) {
 		if (!(d->dctx = ZSTD_createDCtx()))
@@ -489,8 +496,12 @@ static enum crumbs_result decode_chunk(const reader *c, size_t i, struct chunk_d
 		 * header gives the parameter only to static linking). A zstd
 		 * without the parameter refuses it and checks, as before. */
 		(void)ZSTD_DCtx_setParameter(d->dctx, ZSTD_d_experimentalParam3, 1);
+		/* A cut body is decompressed a block at a time straight into
+		 * the content's buffer, which stays put (ZSTD_d_stableOutBuffer):
+		 * without it zstd keeps a window of its own, as large again. */
+		(void)ZSTD_DCtx_setParameter(d->dctx, ZSTD_d_experimentalParam2, 1);
 	}
-	if ((n = read_at(c, body, d->compressed.data, csize)) < 0)
+	if ((n = read_at(c, body, d->compressed.data, want)) < 0)
 		return io_error(err, body);
 	size_t have = (size_t)n;
 
@@ -1198,6 +1209,30 @@ void reader_prefetch(reader *c, bool on)
 	c->no_prefetch = !on;
 	if (!on)
 		prefetch_stop(c);
+}
+
+uint32_t reader_part_content_bytes(const reader *c, size_t k)
+{
+	const size_t *fc = c->frame_chunks.data;
+	unsigned char h[FORMAT_CHUNK_FRAME_BYTES];
+	struct format_chunk_header header;
+	struct format_fault fault;
+	if (k >= c->frame_chunks.len)
+		return 0;
+	const struct chunk_ref *ref = (const struct chunk_ref *)c->chunks.data + fc[k];
+	ssize_t n = read_at(c, ref->offset, h, sizeof(h));
+	if (n < 0 || format_chunk_header_decode(h, (size_t)n, &header, &fault) != CRUMBS_OK)
+		return FORMAT_MAX_CHUNK_BYTES;
+	return header.content_bytes;
+}
+
+void reader_release_memory(reader *c)
+{
+	prefetch_stop(c);
+	chunk_data_release(&c->main);
+	arena_release(&c->frame_arena);
+	/* Reading ends, as at the end of the capture. */
+	restart(c, c->chunks.len);
 }
 
 static enum crumbs_result not_found(reader *c, uint64_t number, struct analyze_error *err)

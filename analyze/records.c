@@ -244,6 +244,8 @@ static bool parse_string(struct cursor *k, struct chunk_state *cs)
 		return false;
 	if (len > FORMAT_MAX_STRING)
 		return cur_fail(k, "string longer than 4096 bytes");
+	if (cs->names.len >= FORMAT_MAX_CHUNK_STRINGS)
+		return cur_fail(k, "more than 2097152 strings in a chunk");
 	if ((uint64_t)(k->end - k->p) < len) {
 		k->ran_out = true;
 		return cur_fail(k, "record cut short");
@@ -554,6 +556,12 @@ struct frame_decoder {
 	/* Scopes open on each queue: an array of the caller's, so that the
 	 * rest, once the functions are inlined, stays in registers. */
 	uint32_t *depth;
+	/* What the frame holds so far, against the format's limits: its
+	 * records (each semaphore operation one more), its scopes, events
+	 * and leaf events, and the bytes of their names. */
+	uint32_t records;
+	uint32_t nodes;
+	uint64_t name_bytes;
 };
 
 /* Bytes left in the content that fast_scopes needs: a tag and two varints
@@ -578,8 +586,17 @@ static inline __attribute__((always_inline)) void fast_scopes(struct frame_decod
 	uint64_t base = d->cs->tick_base[current];
 	uint32_t dep = d->depth[current];
 	const size_t names = d->cs->names.len;
+	const uint32_t *lens = d->cs->name_lens.data;
 	struct item *fast = (struct item *)raw->items.data + raw->items.len;
-	struct item *const fast_end = (struct item *)raw->items.data + raw->items.cap;
+	struct item *const start = fast;
+	/* No further than the frame's records may go: the record past them
+	 * is left to decode_record, which says so. */
+	struct item *const fast_end = fast + (raw->items.cap - raw->items.len <
+					      FORMAT_MAX_FRAME_RECORDS - d->records ?
+					      raw->items.cap - raw->items.len :
+					      FORMAT_MAX_FRAME_RECORDS - d->records);
+	uint32_t nodes = d->nodes;
+	uint64_t name_bytes = d->name_bytes;
 	/* Registers are short here: each bound is one, and a difference
 	 * beyond the valid bits is one above mask. */
 	while (p <= limit && fast < fast_end) {
@@ -590,9 +607,10 @@ static inline __attribute__((always_inline)) void fast_scopes(struct frame_decod
 		if (!close) {
 			if (t - FORMAT_TAG_SCOPE_BEGIN >=
 				    FORMAT_TAG_SCOPE_BEGIN_NO_TICKS - FORMAT_TAG_SCOPE_BEGIN ||
-			    dep >= FORMAT_MAX_DEPTH)
+			    dep >= FORMAT_MAX_DEPTH || nodes >= FORMAT_MAX_FRAME_NODES)
 				break;
-			if (!(n = varint_unchecked(q, &id)) || id >= names)
+			if (!(n = varint_unchecked(q, &id)) || id >= names ||
+			    name_bytes + lens[id] > FORMAT_MAX_FRAME_NAME_BYTES)
 				break;
 			q += n;
 		}
@@ -610,16 +628,41 @@ static inline __attribute__((always_inline)) void fast_scopes(struct frame_decod
 		fast->t1 = (int64_t)base;
 		fast->t2 = 0;
 		fast++;
-		if (!close)
+		if (!close) {
 			dep++;
-		else if (dep)
+			nodes++;
+			name_bytes += lens[id];
+		} else if (dep) {
 			dep--;
+		}
 		p = q + n;
 	}
+	d->records += (uint32_t)(fast - start);
+	d->nodes = nodes;
+	d->name_bytes = name_bytes;
 	raw->items.len = (size_t)(fast - (struct item *)raw->items.data);
 	d->cs->tick_base[current] = base;
 	d->depth[current] = dep;
 	k->p = p;
+}
+
+/* The limits of a frame (format/FORMAT.md, "Limits"). */
+static bool too_many_records(struct cursor *k)
+{
+	return cur_fail(k, "more than 1048576 records in a frame");
+}
+
+/* A scope, an event or a leaf event named by string `name`, counted
+ * against them before anything is kept of it. */
+static inline bool count_node(struct frame_decoder *d, uint32_t name)
+{
+	if (d->nodes >= FORMAT_MAX_FRAME_NODES)
+		return cur_fail(d->k, "more than 262144 scopes and events in a frame");
+	d->nodes++;
+	d->name_bytes += ((const uint32_t *)d->cs->name_lens.data)[name];
+	if (d->name_bytes > FORMAT_MAX_FRAME_NAME_BYTES)
+		return cur_fail(d->k, "names of a frame's scopes and events longer than 16 MiB in all");
+	return true;
 }
 
 /* The rules of where records may be. */
@@ -737,13 +780,19 @@ static bool queue_ready(struct frame_decoder *d)
 }
 
 /* A count of semaphore operations, then the operations, appended to
- * raw->ops. Inline: called, it takes more than the loop it holds. */
+ * raw->ops; each counts as one of the frame's records. Inline: called, it
+ * takes more than the loop it holds. */
 static inline __attribute__((always_inline)) bool
-submit_ops(struct cursor *k, struct raw_frames *raw, uint32_t *count)
+submit_ops(struct frame_decoder *d, uint32_t *count)
 {
+	struct cursor *k = d->k;
+	struct raw_frames *raw = d->raw;
 	uint32_t n;
 	if (!get_u32(k, &n, FORMAT_MAX_SEMAPHORE_OPS, "more than 1024 semaphore operations"))
 		return false;
+	if (n > FORMAT_MAX_FRAME_RECORDS - d->records)
+		return too_many_records(k);
+	d->records += n;
 	*count = n;
 	for (uint32_t i = 0; i < n; i++) {
 		struct raw_op *op = vec_push(&raw->ops, sizeof(*op));
@@ -782,7 +831,7 @@ static inline bool submit_begin(struct frame_decoder *d, unsigned tag)
 	    (tag == FORMAT_TAG_SUBMIT && !read_t1(d, it)))
 		return false;
 	s->first_op = (uint32_t)(raw->ops.len - d->span->first[RAW_OPS]);
-	return submit_ops(k, raw, &s->wait_count) && submit_ops(k, raw, &s->signal_count);
+	return submit_ops(d, &s->wait_count) && submit_ops(d, &s->signal_count);
 }
 
 /* SUBMIT_END, with or without its GPU end. */
@@ -840,7 +889,7 @@ static inline bool scope_begin(struct frame_decoder *d, unsigned tag)
 	     (kind != CRUMBS_EVENT_RENDER_PASS && kind != CRUMBS_EVENT_OTHER &&
 	      !cur_fail(k, "an event that contains others must be a render pass or other"))))
 		return false;
-	if (!get_string_id(k, d->cs, &name))
+	if (!get_string_id(k, d->cs, &name) || !count_node(d, name))
 		return false;
 	if (!(it = item_push(d->raw, ITEM_BEGIN, (uint32_t)d->current)))
 		return cur_fail(k, "out of memory");
@@ -884,7 +933,7 @@ static inline bool leaf(struct frame_decoder *d, unsigned tag)
 	if (!get_u32(k, &kind, UINT32_MAX, "unknown leaf kind") ||
 	    ((kind < CRUMBS_EVENT_DRAW || kind > CRUMBS_EVENT_OTHER) &&
 	     !cur_fail(k, "unknown leaf kind")) ||
-	    !get_string_id(k, d->cs, &name) || !get_counts(k, raw))
+	    !get_string_id(k, d->cs, &name) || !count_node(d, name) || !get_counts(k, raw))
 		return false;
 	if (!(it = item_push(raw, ITEM_LEAF, (uint32_t)d->current)))
 		return cur_fail(k, "out of memory");
@@ -982,6 +1031,9 @@ static bool decode_frame(const struct setup *setup, struct cursor *k, struct chu
 	d.timed = false;
 	d.mask = 0;
 	d.depth = depth;
+	d.records = 0;
+	d.nodes = 0;
+	d.name_bytes = 0;
 	memset(depth, 0, sizeof(depth[0]) * d.queue_count);
 
 	if (!frame_begin(&d))
@@ -995,6 +1047,11 @@ static bool decode_frame(const struct setup *setup, struct cursor *k, struct chu
 			return false;
 		if (tag == FORMAT_TAG_FRAME_END)
 			return frame_end(&d);
+		if (d.records >= FORMAT_MAX_FRAME_RECORDS) {
+			k->p = record;
+			return too_many_records(k);
+		}
+		d.records++;
 		if (!decode_record(&d, tag, record))
 			return false;
 	}

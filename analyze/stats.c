@@ -113,8 +113,16 @@ struct guess {
 	size_t cap;
 };
 
+/* A queue's guesses cover its first scopes of a frame, no more: past
+ * them rows are found by hashing, so that what a frame's many scopes
+ * leave behind stays small. */
+#define GUESS_MAX 4096u
+
 struct stats {
-	struct arena arena;        /* names and paths */
+	struct arena arena;        /* names, each once */
+	const char **names;        /* the names, by hash */
+	size_t name_count;
+	size_t name_cap;           /* a power of two */
 	struct stats_row *rows;
 	struct row_store *store;
 	size_t row_count;
@@ -416,9 +424,51 @@ static inline __attribute__((always_inline)) bool row_add(struct stats *s, uint3
 /* Rows                                                                     */
 /* ------------------------------------------------------------------------ */
 
+static uint64_t bytes_hash(const char *name, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)name[i]) * 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
+
+/* A NUL-terminated copy of the name, one for all the rows that have it:
+ * rows of one name in many places (a queue's "Frame #" in every GPU, a
+ * pass at every depth) cost it once. NULL when out of memory. */
+static const char *name_intern(struct stats *s, const char *name, size_t len)
+{
+	if ((s->name_count + 1) * 2 > s->name_cap) {
+		size_t cap = s->name_cap ? s->name_cap * 2 : 256;
+		const char **d = calloc(cap, sizeof(*d));
+		if (!d)
+			return NULL;
+		for (size_t i = 0; i < s->name_cap; i++) {
+			const char *n = s->names[i];
+			if (!n)
+				continue;
+			size_t j = bytes_hash(n, strlen(n)) & (cap - 1);
+			while (d[j])
+				j = (j + 1) & (cap - 1);
+			d[j] = n;
+		}
+		free(s->names);
+		s->names = d;
+		s->name_cap = cap;
+	}
+	size_t mask = s->name_cap - 1, j = bytes_hash(name, len) & mask;
+	for (; s->names[j]; j = (j + 1) & mask)
+		if (strncmp(s->names[j], name, len) == 0 && s->names[j][len] == '\0')
+			return s->names[j];
+	const char *n = arena_copy_string(&s->arena, (const unsigned char *)name, len);
+	if (n) {
+		s->names[j] = n;
+		s->name_count++;
+	}
+	return n;
+}
+
 static uint32_t row_new(struct stats *s, enum stats_kind kind, uint32_t gpu, uint32_t queue,
-			uint32_t parent, uint32_t depth, const char *name, size_t name_len,
-			const char *parent_path)
+			uint32_t parent, uint32_t depth, const char *name, size_t name_len)
 {
 	if (s->row_count >= STATS_NONE - 1)
 		return STATS_NONE;
@@ -430,23 +480,15 @@ static uint32_t row_new(struct stats *s, enum stats_kind kind, uint32_t gpu, uin
 			return STATS_NONE;
 		s->row_cap = rows_cap;
 	}
-	const char *n = arena_copy_string(&s->arena, (const unsigned char *)name, name_len);
-	size_t plen = parent_path ? strlen(parent_path) + 3 : 0;
-	char *path = arena_alloc_uninit(&s->arena, plen + name_len + 1);
-	if (!n || !path)
+	const char *n = name_intern(s, name, name_len);
+	if (!n)
 		return STATS_NONE;
-	if (parent_path) {
-		memcpy(path, parent_path, plen - 3);
-		memcpy(path + plen - 3, " / ", 3);
-	}
-	memcpy(path + plen, name, name_len);
-	path[plen + name_len] = '\0';
 
 	uint32_t r = (uint32_t)s->row_count++;
 	s->rows[r] = (struct stats_row){
 		.kind = kind, .gpu = gpu, .queue = queue, .parent = parent,
 		.first_child = STATS_NONE, .next_sibling = STATS_NONE, .depth = depth,
-		.name = n, .name_len = name_len, .path = path,
+		.name = n, .name_len = name_len,
 	};
 	memset(&s->store[r], 0, sizeof(s->store[r]));
 	s->store[r].scope = kind == STATS_SCOPE;
@@ -483,7 +525,7 @@ static uint32_t gpu_row(struct stats *s, uint32_t gpu)
 		char name[32];
 		int n = snprintf(name, sizeof(name), "GPU %u", gpu);
 		s->gpu_rows[gpu] = row_new(s, STATS_GPU, gpu, STATS_NONE, STATS_NONE, 0, name,
-					   (size_t)n, NULL);
+					   (size_t)n);
 	}
 	return s->gpu_rows[gpu];
 }
@@ -499,10 +541,9 @@ static uint32_t queue_rows_named(struct stats *s, uint32_t q, uint32_t gpu, cons
 		uint32_t g = gpu_row(s, gpu);
 		if (g == STATS_NONE)
 			return STATS_NONE;
-		uint32_t busy = row_new(s, STATS_BUSY, gpu, q, g, 0, name, len, s->rows[g].path);
-		if (busy == STATS_NONE ||
-		    row_new(s, STATS_WAIT, gpu, q, g, 0, name, len, s->rows[g].path) == STATS_NONE ||
-		    row_new(s, STATS_IDLE, gpu, q, g, 0, name, len, s->rows[g].path) == STATS_NONE)
+		uint32_t busy = row_new(s, STATS_BUSY, gpu, q, g, 0, name, len);
+		if (busy == STATS_NONE || row_new(s, STATS_WAIT, gpu, q, g, 0, name, len) == STATS_NONE ||
+		    row_new(s, STATS_IDLE, gpu, q, g, 0, name, len) == STATS_NONE)
 			return STATS_NONE;
 		s->queue_rows[q] = busy;
 	}
@@ -524,6 +565,22 @@ static uint64_t name_hash(uint32_t parent, const char *name, size_t len)
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ (unsigned char)name[i]) * 0x100000001b3ull;
 	return h ^ (h >> 29);
+}
+
+/* The slot of the scope row of that name below `parent`, or of the empty
+ * slot where it would go; slot_cap must be above 0. */
+static size_t scope_slot(const struct stats *s, uint32_t parent, const char *name, size_t len)
+{
+	size_t mask = s->slot_cap - 1;
+	size_t j = name_hash(parent, name, len) & mask;
+	for (;; j = (j + 1) & mask) {
+		uint32_t r = s->slots[j];
+		if (r == STATS_NONE)
+			return j;
+		const struct stats_row *row = &s->rows[r];
+		if (row->parent == parent && row->name_len == len && memcmp(row->name, name, len) == 0)
+			return j;
+	}
 }
 
 static bool slots_grow(struct stats *s)
@@ -555,20 +612,12 @@ static uint32_t scope_row(struct stats *s, uint32_t parent, const char *name, si
 {
 	if ((s->scope_rows + 1) * 2 > s->slot_cap && !slots_grow(s))
 		return STATS_NONE;
-	size_t mask = s->slot_cap - 1;
-	size_t j = name_hash(parent, name, len) & mask;
-	for (;; j = (j + 1) & mask) {
-		uint32_t r = s->slots[j];
-		if (r == STATS_NONE)
-			break;
-		const struct stats_row *row = &s->rows[r];
-		if (row->parent == parent && row->name_len == len && memcmp(row->name, name, len) == 0)
-			return r;
-	}
+	size_t j = scope_slot(s, parent, name, len);
+	if (s->slots[j] != STATS_NONE)
+		return s->slots[j];
 	const struct stats_row *p = &s->rows[parent];
 	uint32_t depth = p->kind == STATS_SCOPE ? p->depth + 1 : 1;
-	uint32_t r = row_new(s, STATS_SCOPE, p->gpu, p->queue, parent, depth, name, len,
-			     p->path);
+	uint32_t r = row_new(s, STATS_SCOPE, p->gpu, p->queue, parent, depth, name, len);
 	if (r == STATS_NONE)
 		return STATS_NONE;
 	s->slots[j] = r;
@@ -677,6 +726,7 @@ void stats_free(stats *s)
 	regions_release(s->own.regions);
 	pthread_mutex_destroy(&s->own.lock);
 	arena_release(&s->arena);
+	free(s->names);
 	free(s->rows);
 	free(s->store);
 	free(s->gpu_rows);
@@ -768,12 +818,14 @@ static bool add_scopes(struct stats *s, uint32_t fi, uint32_t busy, struct guess
 			ge->seen = s->epoch && name == n->name ? name : NULL;
 		} else {
 			here = scope_row(s, parent, name, len);
-			if (!array_room((void **)&guess->e, &guess->cap, (size_t)k + 1,
-					sizeof(*guess->e)))
-				return false;
-			guess->e[k] = (struct guess_entry){ NULL, here, parent };
-			if (k >= guess->len)
-				guess->len = k + 1;
+			if (k < GUESS_MAX) {
+				if (!array_room((void **)&guess->e, &guess->cap, (size_t)k + 1,
+						sizeof(*guess->e)))
+					return false;
+				guess->e[k] = (struct guess_entry){ NULL, here, parent };
+				if (k >= guess->len)
+					guess->len = k + 1;
+			}
 		}
 		if (here == STATS_NONE ||
 		    !row_add(s, here, fi, clamp_ns(n->inclusive_ns), clamp_ns(n->exclusive_ns)))
@@ -1363,11 +1415,84 @@ uint32_t stats_value(const stats *s, size_t row, size_t i, bool exclusive)
 	return series_get(values_of(st, exclusive), (uint32_t)(i - st->first));
 }
 
+/* The rows from the top of row's path down to it, into chain (room for
+ * STATS_PATH_MAX); returns how many. */
+static size_t path_chain(const stats *s, uint32_t row, uint32_t *chain)
+{
+	size_t n = 0;
+	for (uint32_t r = row; r != STATS_NONE && n < STATS_PATH_MAX; r = s->rows[r].parent)
+		chain[n++] = r;
+	for (size_t i = 0; i < n / 2; i++) {
+		uint32_t t = chain[i];
+		chain[i] = chain[n - 1 - i];
+		chain[n - 1 - i] = t;
+	}
+	return n;
+}
+
+void stats_row_path(const stats *s, size_t row, struct sbuf *out)
+{
+	uint32_t chain[STATS_PATH_MAX];
+	if (row >= s->row_count)
+		return;
+	size_t n = path_chain(s, (uint32_t)row, chain);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			sbuf_add(out, " / ", 3);
+		sbuf_add(out, s->rows[chain[i]].name, s->rows[chain[i]].name_len);
+	}
+}
+
+uint32_t stats_child(const stats *s, uint32_t parent, enum stats_kind kind, const char *name,
+		     size_t len)
+{
+	if (parent == STATS_NONE) {
+		for (uint32_t g = 0; g < s->gpu_row_count; g++) {
+			uint32_t r = s->gpu_rows[g];
+			if (r != STATS_NONE && s->rows[r].name_len == len &&
+			    memcmp(s->rows[r].name, name, len) == 0)
+				return kind == STATS_GPU ? r : STATS_NONE;
+		}
+		return STATS_NONE;
+	}
+	if (parent >= s->row_count)
+		return STATS_NONE;
+	if (kind == STATS_SCOPE) {
+		if (!s->slot_cap)
+			return STATS_NONE;
+		uint32_t r = s->slots[scope_slot(s, parent, name, len)];
+		return r != STATS_NONE && s->rows[r].kind == STATS_SCOPE ? r : STATS_NONE;
+	}
+	/* A GPU's queue rows: a few. */
+	for (uint32_t c = s->rows[parent].first_child; c != STATS_NONE; c = s->rows[c].next_sibling)
+		if (s->rows[c].kind == kind && s->rows[c].name_len == len &&
+		    memcmp(s->rows[c].name, name, len) == 0)
+			return c;
+	return STATS_NONE;
+}
+
 uint32_t stats_find(const stats *s, enum stats_kind kind, const char *path)
 {
-	for (size_t r = 0; r < s->row_count; r++)
-		if (s->rows[r].kind == kind && strcmp(s->rows[r].path, path) == 0)
+	uint32_t chain[STATS_PATH_MAX];
+	size_t path_len = strlen(path);
+	for (size_t r = 0; r < s->row_count; r++) {
+		if (s->rows[r].kind != kind)
+			continue;
+		size_t n = path_chain(s, (uint32_t)r, chain), at = 0;
+		bool same = true;
+		for (size_t i = 0; i < n && same; i++) {
+			const struct stats_row *row = &s->rows[chain[i]];
+			if (i) {
+				same = path_len - at >= 3 && memcmp(path + at, " / ", 3) == 0;
+				at += 3;
+			}
+			same = same && path_len - at >= row->name_len &&
+			       memcmp(path + at, row->name, row->name_len) == 0;
+			at += row->name_len;
+		}
+		if (same && at == path_len)
 			return (uint32_t)r;
+	}
 	return STATS_NONE;
 }
 

@@ -107,11 +107,14 @@ void profilegpu_print(const struct profilegpu_settings *p, const char *path,
 	char msg[PATH_MAX + 400];
 
 	report_settings_init(&defaults);
+	/* A copy that borrows what it points to, to ask for whole tables. */
+	struct report_settings settings = p ? p->report : defaults;
+	settings.whole_tables = true;
 	if (reader_open_file(path, &c, &err) != CRUMBS_OK ||
 	    reader_next_frame(c, &f, &err) != CRUMBS_OK || !f) {
 		snprintf(msg, sizeof(msg), "cannot read back '%s': %s", path, err.text);
 		log(user, CRUMBS_LOG_ERROR, msg, strlen(msg));
-	} else if (report_frame(p ? &p->report : &defaults, reader_meta(c), f, &sink) != 0) {
+	} else if (report_frame(&settings, reader_meta(c), f, &sink) != 0) {
 		snprintf(msg, sizeof(msg), "cannot print the tables of '%s'", path);
 		log(user, CRUMBS_LOG_ERROR, msg, strlen(msg));
 	}

@@ -23,6 +23,22 @@ int cmd_diff(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 
+/*
+ * The help's paragraph on memory, which the format's limits bound
+ * (format/FORMAT.md, "Limits"; tests/cli/hostile-check.py holds the
+ * commands to it): what reading a capture takes, and what the statistics
+ * of crumbs stats and crumbs diff add.
+ */
+#define CMD_HELP_MEMORY \
+	"Memory: reading takes at most about 512 MiB whatever the number of\n" \
+	"threads, for a chunk decompresses to 64 MiB at most and a frame's\n" \
+	"records, scopes and names are bounded (the format's limits); a capture\n" \
+	"past them is refused as corrupt."
+#define CMD_HELP_MEMORY_STATS \
+	"\nThe statistics add about 2 KiB a row (a GPU, a queue, or a scope's path on\n" \
+	"its queue) and 4 to 8 bytes a row for each frame it is in; reading threads\n" \
+	"keep at most 256 MiB of rows more."
+
 /* "crumbs: <message>" on standard error. */
 __attribute__((format(printf, 1, 2)))
 void cmd_error(const char *fmt, ...);

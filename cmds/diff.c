@@ -69,7 +69,12 @@ static const char description[] =
 	"\n"
 	"Exit status: 0 when nothing regressed, 1 when something did, 2 on a usage\n"
 	"error or a capture that cannot be read whole, 3 when the captures are of\n"
-	"different GPUs or queues (unless --force).";
+	"different GPUs or queues (unless --force).\n"
+	"\n"
+	"The table shortens a row's path past 160 bytes in its middle; CSV and\n"
+	"JSON give it whole.\n"
+	"\n" CMD_HELP_MEMORY CMD_HELP_MEMORY_STATS
+	"\nBoth captures' statistics are kept; one capture is read at a time.";
 
 /* Reads the arguments into d (initialised) and checks them: true with
  * BASE and CANDIDATE in *pos, else false after saying why, with the exit

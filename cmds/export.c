@@ -95,15 +95,19 @@ static const char description[] =
 	"          three tracks of queue Q (in file order, from 0) are tids 3Q+1,\n"
 	"          3Q+2 and 3Q+3.\n"
 	"folded    folded stacks for flamegraph.pl, inferno and speedscope: a line\n"
-	"          per scope and frame, 'GPU 0;Graphics 0;Frame 2;Post Processing 1234'\n"
-	"          with its exclusive time in ns ('GPU 0;Graphics 0 N' is the queue's\n"
-	"          time in no scope), so that a queue's weights add up to its busy\n"
-	"          time; lines of weight 0 are left out, and ';' in a name reads ':'.\n"
+	"          per stack of scope names and frame, 'GPU 0;Graphics 0;Frame 2;Post\n"
+	"          Processing 1234' with the exclusive time in ns of its scopes summed\n"
+	"          ('GPU 0;Graphics 0 N' is the queue's time in no scope), so that a\n"
+	"          queue's weights add up to its busy time; lines of weight 0 are left\n"
+	"          out, and ';' in a name reads ':'.\n"
 	"\n"
 	"--root keeps the subtrees of the matching scopes (the submission tracks stay);\n"
 	"--max-depth and --no-leaf leave scopes and events out, and in folded stacks\n"
 	"give their time to the scope that shows; --gpu and --queue pick tracks.\n"
-	"A damaged capture is exported up to the damage, and exits 1 saying where.";
+	"A damaged capture is exported up to the damage, and exits 1 saying where.\n"
+	"\n" CMD_HELP_MEMORY
+	"\nThe trace is written frame by frame; past --max-bytes the export stops\n"
+	"with an error, and -o FILE is not written.";
 
 /*
  * Reads the arguments into es (initialised) and checks them: returns the
@@ -202,7 +206,16 @@ static int export_frames(const char *path, reader *c, const struct export_settin
 		write_failed = true;
 	if (write_failed) {
 		status = output_close(out, EXIT_FAILURE_, false);
-		if (!out->error && !ferror(stdout))
+		if (x && exporter_over_limit(x) && out->path)
+			cmd_error("the export of '%s' would pass --max-bytes %llu: '%s' is not "
+				  "written (raise the limit, or 0 for none)", path,
+				  (unsigned long long)es->max_bytes, out->path);
+		else if (x && exporter_over_limit(x))
+			cmd_error("the export of '%s' stopped after %llu bytes: more would pass "
+				  "--max-bytes %llu (raise the limit, or 0 for none)", path,
+				  (unsigned long long)exporter_bytes(x),
+				  (unsigned long long)es->max_bytes);
+		else if (!out->error && !ferror(stdout))
 			cmd_error("out of memory");
 		goto out;
 	}

@@ -188,7 +188,8 @@ int cmd_info(int argc, char **argv)
 		.description =
 			"Describes a capture: format, size and compression, devices and queues,\n"
 			"frames and scopes, and each GPU's frame time (minimum, median, maximum)\n"
-			"over every frame, which it reads whole.",
+			"over every frame, which it reads whole.\n"
+			"\n" CMD_HELP_MEMORY "\nThe frame times add 8 bytes a frame and GPU.",
 	};
 
 	if (!cmd_parse(&spec, argc, argv, &pos, &status))

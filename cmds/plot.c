@@ -219,7 +219,8 @@ static const char description[] =
 	"The picture has no scripts and uses generic fonts; it reads on a light or\n"
 	"a dark page. Exit status: 0; 1 when the capture cannot be read, or is\n"
 	"damaged (the picture holds the frames before the damage), or holds no such\n"
-	"frame, GPU or queue; 2 on a usage error or a bad budget file.";
+	"frame, GPU or queue; 2 on a usage error or a bad budget file.\n"
+	"\n" CMD_HELP_MEMORY "\nThe frame times add 8 bytes a frame and GPU.";
 
 /* Reads the arguments into p (initialised) and checks them: returns the
  * capture's path, with d->path set for -o, or NULL after saying why,

@@ -113,7 +113,8 @@ int cmd_report(int argc, char **argv)
 		.usage = "crumbs report FILE [options]",
 		.description =
 			"Prints the profilegpu tables of a capture: per frame, GPU and queue, the\n"
-			"tree of scopes with exclusive and inclusive time, share and counts.",
+			"tree of scopes with exclusive and inclusive time, share and counts.\n"
+			"\n" CMD_HELP_MEMORY,
 		.tables = tables,
 		.table_count = sizeof(tables) / sizeof(tables[0]),
 	};

@@ -5,6 +5,7 @@
  * tables, CSV or JSON, and budgets checked against them.
  */
 #include "cmds.h"
+#include "../format/format.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -195,6 +196,56 @@ static unsigned load_threads(void)
 	return n > MAX_THREADS ? MAX_THREADS : (unsigned)n;
 }
 
+/*
+ * What reading a chunk of u bytes holds at most: the chunk, its
+ * compressed form and its strings, about 9/4 of it, and the model of
+ * the frame being read, which grows with the frame's records up to what
+ * the format's limits of a frame allow. Readers together hold at most
+ * READ_BUDGET: where chunks are large, fewer threads read them.
+ */
+#define READ_BUDGET (512ull << 20)
+#define FRAME_MODEL_MAX (48ull << 20)
+
+static uint64_t reading_cost(uint64_t u)
+{
+	uint64_t model = 32 * u < FRAME_MODEL_MAX ? 32 * u : FRAME_MODEL_MAX;
+	return u * 9 / 4 + model;
+}
+
+/* The threads to read c's parts with beside this one: at most `threads`,
+ * and as many as READ_BUDGET holds for its largest chunk, this one's
+ * reader counted. */
+static unsigned reading_threads(const reader *c, unsigned threads)
+{
+	uint64_t largest = 1;
+	if (threads <= 1)
+		return 1;
+	for (size_t k = 0; k < reader_part_count(c) && largest < FORMAT_MAX_CHUNK_BYTES; k++) {
+		uint64_t u = reader_part_content_bytes(c, k);
+		if (u > largest)
+			largest = u;
+	}
+	uint64_t readers = READ_BUDGET / reading_cost(largest);
+	return readers > threads ? threads : readers > 2 ? (unsigned)readers - 1 : 1;
+}
+
+/*
+ * A piece read on a thread holds the statistics of its frames until they
+ * are joined: most often the rows of the first frame again, which in a
+ * frame at the format's limits are 262,144 scopes. Each row costs at
+ * most ROW_BYTES with its arrays grown by doubling; the pieces being read
+ * hold at most ROWS_BUDGET, so frames of many rows are read by fewer.
+ */
+#define ROW_BYTES 2048ull
+#define ROWS_BUDGET (256ull << 20)
+
+static unsigned rows_threads(unsigned threads, const struct frame *f)
+{
+	uint64_t rows = f->scopes + f->queue_count + f->gpu_count + 1;
+	uint64_t n = ROWS_BUDGET / (rows * ROW_BYTES);
+	return n >= threads ? threads : n > 1 ? (unsigned)n : 1;
+}
+
 /* Splits parts [first, end) into at most `cap` pieces for `threads`
  * threads, each a share of the bytes left, one part at least. */
 static size_t plan_pieces(const reader *c, size_t first, size_t end, unsigned threads, size_t cap,
@@ -342,7 +393,7 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 	/* With threads to read the parts after, this reader reads on to the
 	 * end of the part of the first frame, one frame at a time: a chunk
 	 * decoded ahead would be decoded again by them. */
-	unsigned threads = load_threads();
+	unsigned threads = reading_threads(c, load_threads());
 	if (threads > 1)
 		reader_prefetch(c, false);
 	enum crumbs_result r = cmd_range_start(c, st->first_frame, &err);
@@ -362,7 +413,14 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 		 * parts after its part are read on several threads while this
 		 * one reads the rest of its part, whose chunk it has decoded. */
 		size_t count = reader_part_count(c);
-		size_t part = added == 0 && threads > 1 ? reader_part_of(c, f->number) : count;
+		size_t part = count;
+		if (added == 0 && threads > 1) {
+			threads = rows_threads(threads, f);
+			if (threads > 1)
+				part = reader_part_of(c, f->number);
+			else
+				reader_prefetch(c, true);
+		}
 		if (part + 1 < count) {
 			if (!parts_start(&parts, st, c, s, part + 1, count, threads))
 				return CMD_LOAD_FAILED;
@@ -395,6 +453,9 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 			cmd_no_frames(path, st->frames_set, st->first_frame, st->last_frame);
 		return CMD_LOAD_FAILED;
 	}
+	/* Another capture may be read next (crumbs diff): this one's chunks
+	 * are no longer needed. */
+	reader_release_memory(c);
 	if (stats_finish(s, &st->spike) != CRUMBS_OK) {
 		cmd_error("out of memory");
 		return CMD_LOAD_FAILED;
@@ -436,7 +497,8 @@ static const char description[] =
 	"path 'GPU 0 / Graphics 0 / Frame # / Post Processing'. STATISTIC is mean,\n"
 	"median, p90, p95, p99 or max. Exit status 1 if a value is above its limit\n"
 	"or a line matches no row; 2 for a bad line. With --format csv the budget\n"
-	"lines go to standard error.";
+	"lines go to standard error.\n"
+	"\n" CMD_HELP_MEMORY CMD_HELP_MEMORY_STATS;
 
 /* Reads the arguments into st (initialised) and checks them: returns the
  * capture's path, or NULL after saying why, with the exit status in

@@ -220,7 +220,8 @@ enum crumbs_result format_chunk_header_decode(const unsigned char *p, size_t n,
 	if (c[CHUNK_RESERVED] | c[CHUNK_RESERVED + 1] | c[CHUNK_RESERVED + 2])
 		return corrupt(fault, "reserved chunk header bytes are not zero");
 	if (h->body_bytes == 0 || h->content_bytes == 0 ||
-	    h->content_bytes > FORMAT_MAX_CHUNK_BYTES)
+	    h->content_bytes > FORMAT_MAX_CHUNK_BYTES ||
+	    h->body_bytes > format_max_body_bytes(h->content_bytes))
 		return corrupt(fault, "chunk sizes out of range");
 	if (h->type != FORMAT_CHUNK_SETUP && h->type != FORMAT_CHUNK_FRAMES)
 		return corrupt(fault, "unknown chunk type %u", h->type);

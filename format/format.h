@@ -243,4 +243,25 @@ enum format_tag {
 #define FORMAT_MAX_SEMAPHORE_OPS 1024 /* waits, and signals, of a submission */
 #define FORMAT_MAX_DEPTH 255          /* scopes open on one queue */
 
+/* What one frame and one chunk may hold, so that a reader's memory is
+ * bounded by them rather than by how far a chunk's 64 MiB stretch:
+ * decoded, a record takes tens of bytes and a node of the model hundreds,
+ * and a name is copied into every table row and every trace event that
+ * shows it. */
+#define FORMAT_MAX_FRAME_RECORDS (1u << 20) /* FRAME_BEGIN to FRAME_END, each
+					     * semaphore operation one more */
+#define FORMAT_MAX_FRAME_NODES (1u << 18)   /* SCOPE_BEGIN, EVENT_BEGIN and
+					     * LEAF records of a frame */
+#define FORMAT_MAX_FRAME_NAME_BYTES (16u << 20) /* their names' bytes, a name
+						 * counted at each record */
+#define FORMAT_MAX_CHUNK_STRINGS (1u << 21) /* STRING records of a chunk */
+
+/* The most a chunk's body may take for U bytes of content: zstd's bound
+ * for one frame of them (ZSTD_COMPRESSBOUND), rounded up to a rule that
+ * reads simply. */
+static inline uint64_t format_max_body_bytes(uint32_t content_bytes)
+{
+	return (uint64_t)content_bytes + content_bytes / 256 + 64;
+}
+
 #endif

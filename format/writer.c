@@ -95,6 +95,13 @@ struct crumbs_writer {
 	int current_queue;    /* -1: none */
 	uint32_t frame_skipped;
 	uint64_t frame_begin_cpu;
+	/* The open frame against the format's limits of a frame: its
+	 * records (an open scope or submission counts its end ahead, a
+	 * name its STRING record), its scopes, events and leaf events, and
+	 * the bytes of their names. */
+	uint32_t frame_records;
+	uint32_t frame_nodes;
+	uint64_t frame_name_bytes;
 
 	struct bytes scratch; /* sanitized names */
 };
@@ -632,6 +639,55 @@ enum crumbs_result crumbs_writer_add_queue(crumbs_writer *w,
 	return CRUMBS_OK;
 }
 
+/* Counts n records of the open frame that cannot be left out; a frame
+ * past the limit is dropped at its end. */
+static void frame_records_add(crumbs_writer *w, uint64_t n)
+{
+	uint64_t total = w->frame_records + n;
+	w->frame_records = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
+}
+
+/* Whether `records` more records fit in the open frame: those that may
+ * be left out (scopes, events, leaf events, counts, ends with nothing
+ * open) are, when they would pass the frame's limits. */
+static int frame_room(const crumbs_writer *w, uint32_t records)
+{
+	return w->frame_records <= FORMAT_MAX_FRAME_RECORDS &&
+	       records <= FORMAT_MAX_FRAME_RECORDS - w->frame_records;
+}
+
+/* Whether a scope, an event or a leaf event of `records` records (its
+ * end and its name's STRING record among them) and a name of len bytes
+ * fits in the open frame. */
+static int node_room(const crumbs_writer *w, uint32_t records, size_t len)
+{
+	return w->frame_nodes < FORMAT_MAX_FRAME_NODES &&
+	       len <= FORMAT_MAX_FRAME_NAME_BYTES - w->frame_name_bytes && frame_room(w, records);
+}
+
+/* Interns the name of a scope, an event or a leaf event that takes
+ * `records` records beside its name's STRING record, and counts them;
+ * CRUMBS_ERROR_LIMIT, counting nothing, when they would pass the
+ * frame's limits. */
+static enum crumbs_result intern_node(crumbs_writer *w, const char *name, uint32_t records,
+				      uint32_t *id)
+{
+	const unsigned char *p;
+	size_t len;
+	enum crumbs_result r = sanitize(w, name, &p, &len);
+	if (r != CRUMBS_OK)
+		return r;
+	if (!node_room(w, records + 1, len))
+		return CRUMBS_ERROR_LIMIT;
+	uint32_t strings = w->frames.strings.count;
+	if ((r = intern(&w->frames, p, len, id)) != CRUMBS_OK)
+		return r;
+	w->frame_records += records + (w->frames.strings.count - strings);
+	w->frame_nodes++;
+	w->frame_name_bytes += len;
+	return CRUMBS_OK;
+}
+
 enum crumbs_result crumbs_writer_calibration(crumbs_writer *w, uint32_t gpu,
 					     uint64_t gpu_ticks, uint64_t cpu_ns,
 					     uint64_t deviation_ns)
@@ -645,6 +701,8 @@ enum crumbs_result crumbs_writer_calibration(crumbs_writer *w, uint32_t gpu,
 	struct bytes *b = w->in_frame ? &w->frames.buf : &w->setup.buf;
 	if (bytes_reserve(b, RECORD_MAX))
 		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	if (w->in_frame)
+		frame_records_add(w, 1);
 	put_u8(b, FORMAT_TAG_CALIBRATION);
 	put_varint(b, gpu);
 	put_varint(b, gpu_ticks);
@@ -703,6 +761,9 @@ enum crumbs_result crumbs_writer_frame_begin(crumbs_writer *w,
 	w->in_frame = 1;
 	w->current_queue = -1;
 	w->frame_skipped = 0;
+	w->frame_records = 0;
+	w->frame_nodes = 0;
+	w->frame_name_bytes = 0;
 	w->last_frame = frame_number;
 	w->have_frame = 1;
 	for (uint32_t q = 0; q < w->queue_count; q++) {
@@ -736,17 +797,22 @@ enum crumbs_result crumbs_writer_frame_end(crumbs_writer *w, uint64_t cpu_ns,
 	put_varint(&w->frames.buf, flags);
 	put_varint(&w->frames.buf, dropped_scopes);
 	w->in_frame = 0;
-	if (w->frames.buf.len > FORMAT_MAX_CHUNK_BYTES) {
-		/* One frame larger than a chunk may be: drop it rather than
-		 * write a file no reader accepts. The flush also forgets the
-		 * strings and tick bases the dropped frame left behind. */
+	if (w->frames.buf.len > FORMAT_MAX_CHUNK_BYTES ||
+	    w->frame_records > FORMAT_MAX_FRAME_RECORDS) {
+		/* One frame larger than a chunk, or than a frame, may be:
+		 * drop it rather than write a file no reader accepts. The
+		 * flush also forgets the strings and tick bases the dropped
+		 * frame left behind. */
 		w->frames.buf.len = w->frame_start;
 		enum crumbs_result r = flush_frames(w);
 		return r != CRUMBS_OK ? fail(w, r) : CRUMBS_ERROR_LIMIT;
 	}
 	w->frames_in_chunk++;
 	w->chunk_last_frame = w->last_frame;
-	if (w->flush_each_frame || w->frames.buf.len >= w->chunk_bytes)
+	/* A frame adds fewer strings than it has records: with half the
+	 * chunk's strings left, the next frame fits whatever it holds. */
+	if (w->flush_each_frame || w->frames.buf.len >= w->chunk_bytes ||
+	    w->frames.strings.count >= FORMAT_MAX_CHUNK_STRINGS / 2)
 		return fail(w, flush_frames(w));
 	return CRUMBS_OK;
 }
@@ -771,6 +837,7 @@ enum crumbs_result crumbs_writer_queue_ready(crumbs_writer *w, uint32_t queue,
 		return CRUMBS_OK;
 	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
 		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	frame_records_add(w, 1);
 	put_u8(&w->frames.buf, FORMAT_TAG_QUEUE_READY);
 	put_varint(&w->frames.buf, queue);
 	put_ticks(w, q, gpu_ticks);
@@ -805,6 +872,8 @@ enum crumbs_result crumbs_writer_submit_begin(crumbs_writer *w,
 	if (bytes_reserve(&w->frames.buf, need))
 		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
 	int ticks = q->mask != 0 && s->gpu_ticks != CRUMBS_NO_TICKS;
+	/* Its operations, and its SUBMIT_END ahead. */
+	frame_records_add(w, 2 + (uint64_t)s->wait_count + s->signal_count);
 	put_u8(&w->frames.buf, ticks ? FORMAT_TAG_SUBMIT : FORMAT_TAG_SUBMIT_NO_TICKS);
 	put_varint(&w->frames.buf, s->queue);
 	put_cpu(w, s->cpu_ns);
@@ -846,6 +915,7 @@ enum crumbs_result crumbs_writer_host_signal(crumbs_writer *w,
 		return CRUMBS_ERROR_BAD_STATE;
 	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
 		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	frame_records_add(w, 1);
 	put_u8(&w->frames.buf, FORMAT_TAG_HOST_SIGNAL);
 	put_varint(&w->frames.buf, semaphore);
 	put_varint(&w->frames.buf, value);
@@ -865,6 +935,7 @@ enum crumbs_result crumbs_writer_select_queue(crumbs_writer *w, uint32_t queue)
 		return CRUMBS_OK;
 	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
 		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	frame_records_add(w, 1);
 	put_u8(&w->frames.buf, FORMAT_TAG_SELECT_QUEUE);
 	put_varint(&w->frames.buf, queue);
 	w->current_queue = (int)queue;
@@ -905,14 +976,17 @@ static enum crumbs_result open_scope(crumbs_writer *w, unsigned tag_ticks,
 
 	if (r != CRUMBS_OK)
 		return r;
-	if (q->depth >= FORMAT_MAX_DEPTH) {
-		/* Too deep to record: remember it so that its end is
-		 * swallowed too, and count it as dropped. */
+	/* Its end is counted ahead. */
+	if (q->depth >= FORMAT_MAX_DEPTH ||
+	    (r = intern_node(w, name, 2, &id)) == CRUMBS_ERROR_LIMIT) {
+		/* Too deep, or past the frame's limits, to record: remember
+		 * it so that its end is swallowed too, and count it as
+		 * dropped. */
 		q->skipped++;
 		w->frame_skipped++;
 		return CRUMBS_ERROR_LIMIT;
 	}
-	if ((r = intern_name(w, &w->frames, name, &id)) != CRUMBS_OK)
+	if (r != CRUMBS_OK)
 		return fail(w, r);
 	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
 		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
@@ -956,6 +1030,12 @@ enum crumbs_result crumbs_writer_scope_end(crumbs_writer *w, uint64_t gpu_ticks)
 	if (q->skipped) {
 		q->skipped--;
 		return CRUMBS_OK;
+	}
+	if (!q->depth) {
+		/* An end with nothing open: kept while the frame has room. */
+		if (!frame_room(w, 1))
+			return CRUMBS_ERROR_LIMIT;
+		w->frame_records++;
 	}
 	put_u8(&w->frames.buf, ticks ? FORMAT_TAG_SCOPE_END : FORMAT_TAG_SCOPE_END_NO_TICKS);
 	if (ticks)
@@ -1007,6 +1087,9 @@ enum crumbs_result crumbs_writer_counts(crumbs_writer *w, uint64_t draws, uint64
 	if (r != CRUMBS_OK)
 		return r;
 	const uint64_t counts[4] = { draws, dispatches, prims, verts };
+	if (!frame_room(w, 1))
+		return CRUMBS_ERROR_LIMIT;
+	w->frame_records++;
 	put_u8(&w->frames.buf, FORMAT_TAG_COUNTS);
 	put_counts(&w->frames.buf, counts);
 	return CRUMBS_OK;
@@ -1028,12 +1111,13 @@ enum crumbs_result crumbs_writer_leaf(crumbs_writer *w,
 		       leaf->end_ticks != CRUMBS_NO_TICKS ? leaf->begin_ticks : CRUMBS_NO_TICKS;
 	if ((r = scope_target(w, any, &q, &ticks)) != CRUMBS_OK)
 		return r;
-	if (q->depth >= FORMAT_MAX_DEPTH) {
+	if (q->depth >= FORMAT_MAX_DEPTH ||
+	    (r = intern_node(w, leaf->name ? leaf->name : crumbs_event_kind_name(leaf->kind), 1,
+			     &id)) == CRUMBS_ERROR_LIMIT) {
 		w->frame_skipped++;
 		return CRUMBS_ERROR_LIMIT;
 	}
-	if ((r = intern_name(w, &w->frames, leaf->name ? leaf->name :
-			     crumbs_event_kind_name(leaf->kind), &id)) != CRUMBS_OK)
+	if (r != CRUMBS_OK)
 		return fail(w, r);
 	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
 		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);

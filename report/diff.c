@@ -6,6 +6,7 @@
 #include "report_internal.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,14 +72,57 @@ size_t diff_report_options(struct option_spec *out)
 /* Rows                                                                     */
 /* ------------------------------------------------------------------------ */
 
-/* "GPU 0 frame time", "GPU 0 / Graphics 0 busy", or a scope's path. */
-static void row_label(struct sbuf *b, const struct compare_row *r)
+/* A row's path: its base's row's where it has one. */
+static void row_path(struct sbuf *b, const struct compare_row *r, const stats *base,
+		     const stats *cand)
 {
-	sbuf_adds(b, r->path);
+	if (r->base_row != STATS_NONE)
+		stats_row_path(base, r->base_row, b);
+	else
+		stats_row_path(cand, r->cand_row, b);
+}
+
+/* "GPU 0 frame time", "GPU 0 / Graphics 0 busy", or a scope's path. */
+static void row_label(struct sbuf *b, const struct compare_row *r, const stats *base,
+		      const stats *cand)
+{
+	row_path(b, r, base, cand);
 	if (r->kind == STATS_GPU)
 		sbuf_adds(b, " frame time");
 	else if (r->kind != STATS_SCOPE)
 		sbuf_addf(b, " %s", stats_kind_name(r->kind));
+}
+
+/*
+ * The table's rows are paths, which nesting 255 deep in names of 4096
+ * bytes makes a megabyte long: a label past LABEL_MAX bytes keeps its
+ * first LABEL_HEAD and last LABEL_TAIL, cut at characters, with an
+ * ellipsis between. CSV and JSON give the paths whole.
+ */
+#define LABEL_MAX 160
+#define LABEL_HEAD 64
+#define LABEL_TAIL 92
+
+static bool utf8_continuation(char c)
+{
+	return ((unsigned char)c & 0xC0) == 0x80;
+}
+
+static void shorten_label(struct sbuf *b, bool ascii)
+{
+	if (b->failed || b->len <= LABEL_MAX)
+		return;
+	size_t head = LABEL_HEAD, tail = b->len - LABEL_TAIL;
+	while (head > 0 && utf8_continuation(b->data[head]))
+		head--;
+	while (tail < b->len && utf8_continuation(b->data[tail]))
+		tail++;
+	const char *dots = ascii ? "..." : "\xe2\x80\xa6";
+	size_t n = strlen(dots);
+	memcpy(b->data + head, dots, n);
+	memmove(b->data + head + n, b->data + tail, b->len - tail);
+	b->len = head + n + (b->len - tail);
+	b->data[b->len] = '\0';
 }
 
 static void p_text(char *buf, size_t n, const struct compare_result *res)
@@ -114,7 +158,7 @@ static void counts_line(struct sbuf *b, const struct compare_runs *r)
 
 static void print_table(const struct diff_settings *d, const struct compare_runs *r,
 			const stats *base, const stats *cand, const char *base_path,
-			const char *cand_path, struct sbuf *out)
+			const char *cand_path, struct sbuf *out, const struct report_sink *sink)
 {
 	const struct glyphs *g = d->stats.report.ascii ? &grid_ascii : &grid_unicode;
 	const struct compare_rule *rule = &d->rule;
@@ -163,25 +207,40 @@ static void print_table(const struct diff_settings *d, const struct compare_runs
 		const char *v = compare_verdict_name(res->verdict);
 		grid_cell(&gr, v, strlen(v));
 		struct sbuf label = { 0 };
-		row_label(&label, row);
+		row_label(&label, row, base, cand);
+		shorten_label(&label, d->stats.report.ascii);
 		if (label.failed)
 			gr.failed = true;
 		grid_name(&gr, 0, label.data ? label.data : "", label.len, NULL);
 		sbuf_release(&label);
 	}
-	grid_render(&gr, out);
+	grid_render(&gr, out, sink);
 	grid_release(&gr);
 }
 
-static void print_csv(const struct compare_runs *r, struct sbuf *out)
+/* Hands what out holds to the sink once it holds enough: CSV and JSON
+ * are written as they are made. */
+static void emit_some(struct sbuf *out, const struct report_sink *sink, int *result)
 {
+	if (out->len > 60000 && *result == 0)
+		*result = sbuf_emit(sink, out);
+}
+
+static void print_csv(const struct compare_runs *r, const stats *base, const stats *cand,
+		      struct sbuf *out, const struct report_sink *sink, int *result)
+{
+	struct sbuf path = { 0 };
 	sbuf_adds(out, "kind,gpu,path,base_frames,candidate_frames,base_ms,candidate_ms,change_ms,"
 		       "change_pct,p,verdict\n");
-	for (size_t i = 0; i < r->count; i++) {
+	for (size_t i = 0; i < r->count && *result == 0; i++) {
 		const struct compare_row *row = &r->rows[i];
 		const struct compare_result *res = &row->result;
 		sbuf_addf(out, "%s,%u,", stats_kind_name(row->kind), row->gpu);
-		csv_field(out, row->path, strlen(row->path));
+		path.len = 0;
+		row_path(&path, row, base, cand);
+		if (path.failed)
+			out->failed = true;
+		csv_field(out, path.data ? path.data : "", path.len);
 		sbuf_addf(out, ",%llu,%llu,", (unsigned long long)row->base_frames,
 			  (unsigned long long)row->cand_frames);
 		if (row->base_frames)
@@ -198,14 +257,18 @@ static void print_csv(const struct compare_runs *r, struct sbuf *out)
 		if (res->tested)
 			sbuf_addf(out, "%.6g", res->p);
 		sbuf_addf(out, ",%s\n", compare_verdict_name(res->verdict));
+		emit_some(out, sink, result);
 	}
+	sbuf_release(&path);
 }
 
 static void print_json(const struct diff_settings *d, const struct compare_runs *r,
 		       const stats *base, const stats *cand, const char *base_path,
-		       const char *cand_path, struct sbuf *out)
+		       const char *cand_path, struct sbuf *out, const struct report_sink *sink,
+		       int *result)
 {
 	const struct compare_rule *rule = &d->rule;
+	struct sbuf path = { 0 };
 	sbuf_adds(out, "{\"schema\": 1, \"base\": {\"file\": ");
 	json_string(out, base_path, strlen(base_path));
 	sbuf_addf(out, ", \"frames\": %zu}, \"candidate\": {\"file\": ", stats_frame_count(base));
@@ -223,12 +286,16 @@ static void print_json(const struct diff_settings *d, const struct compare_runs 
 		sbuf_addf(out, ": %zu", r->verdicts[v]);
 	}
 	sbuf_adds(out, "},\n \"rows\": [");
-	for (size_t i = 0; i < r->count; i++) {
+	for (size_t i = 0; i < r->count && *result == 0; i++) {
 		const struct compare_row *row = &r->rows[i];
 		const struct compare_result *res = &row->result;
 		sbuf_addf(out, "%s\n  {\"kind\": \"%s\", \"gpu\": %u, \"path\": ", i ? "," : "",
 			  stats_kind_name(row->kind), row->gpu);
-		json_string(out, row->path, strlen(row->path));
+		path.len = 0;
+		row_path(&path, row, base, cand);
+		if (path.failed)
+			out->failed = true;
+		json_string(out, path.data ? path.data : "", path.len);
 		sbuf_addf(out, ", \"base_frames\": %llu, \"candidate_frames\": %llu",
 			  (unsigned long long)row->base_frames, (unsigned long long)row->cand_frames);
 		if (row->base_frames)
@@ -246,8 +313,10 @@ static void print_json(const struct diff_settings *d, const struct compare_runs 
 		json_string(out, compare_verdict_name(res->verdict),
 			    strlen(compare_verdict_name(res->verdict)));
 		sbuf_adds(out, "}");
+		emit_some(out, sink, result);
 	}
 	sbuf_adds(out, "\n]}\n");
+	sbuf_release(&path);
 }
 
 int diff_print(const struct diff_settings *d, const struct compare_runs *r, const stats *base,
@@ -255,18 +324,20 @@ int diff_print(const struct diff_settings *d, const struct compare_runs *r, cons
 	       const struct report_sink *sink)
 {
 	struct sbuf b = { 0 };
+	int result = 0;
 	switch (d->stats.format) {
 	case STATS_FORMAT_CSV:
-		print_csv(r, &b);
+		print_csv(r, base, cand, &b, sink, &result);
 		break;
 	case STATS_FORMAT_JSON:
-		print_json(d, r, base, cand, base_path, cand_path, &b);
+		print_json(d, r, base, cand, base_path, cand_path, &b, sink, &result);
 		break;
 	case STATS_FORMAT_TABLE:
-		print_table(d, r, base, cand, base_path, cand_path, &b);
+		print_table(d, r, base, cand, base_path, cand_path, &b, sink);
 		break;
 	}
-	int result = sbuf_emit(sink, &b);
+	if (result == 0)
+		result = sbuf_emit(sink, &b);
 	sbuf_release(&b);
 	return result;
 }

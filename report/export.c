@@ -30,6 +30,7 @@ void export_settings_init(struct export_settings *es)
 	memset(es, 0, sizeof(*es));
 	report_settings_init(&es->report);
 	es->last_frame = UINT64_MAX;
+	es->max_bytes = EXPORT_DEFAULT_MAX_BYTES;
 }
 
 void export_settings_release(struct export_settings *es)
@@ -51,6 +52,8 @@ const struct option_spec export_options[] = {
 	  OPT_FILE, .offset = AT(output) },
 	{ "frames", 0, "A:B", "only frames numbered A to B, inclusive (A: to the end, :B from the start)",
 	  OPT_FRAMES, .offset = AT(first_frame), .last_offset = AT(last_frame), .set_offset = AT(frames_set) },
+	{ "max-bytes", 0, "N", "stop with an error rather than write more than N bytes (default 4294967296, 4 GiB; 0: no limit)",
+	  OPT_U64, .offset = AT(max_bytes), .min = 0, .max = 18446744073709551616.0 },
 };
 const size_t export_option_count = sizeof(export_options) / sizeof(export_options[0]);
 
@@ -94,6 +97,18 @@ struct released {
 	uint64_t flow;
 };
 
+/* A stack of folded scope names of a queue in a frame: its name below
+ * the stack `parent` (FOLD_NONE: the queue), and the weight of the
+ * scopes it stands for. */
+struct fold_stack {
+	uint32_t parent;
+	uint32_t name_len;
+	const char *name;
+	int64_t ns;
+};
+
+#define FOLD_NONE UINT32_MAX
+
 struct exporter {
 	const struct export_settings *es;
 	struct report_sink sink;
@@ -101,6 +116,8 @@ struct exporter {
 	int depth;
 	bool started;
 	bool failed;            /* memory ran out or the sink failed */
+	bool over_limit;        /* the output would pass es->max_bytes */
+	uint64_t written;       /* bytes handed to the sink */
 	uint32_t gpus_declared; /* tracks are written for GPUs and queues */
 	uint32_t queues_declared; /* below these */
 	uint64_t events;        /* Chrome: events written, for the commas */
@@ -123,7 +140,21 @@ struct exporter {
 	size_t flows_cap;
 	struct released *released; /* one submission's released waits */
 	size_t released_cap;
+	/* The frame's releases by the submission that signalled them and by
+	 * the one that waited: each submission's, from by_*_at[i] to
+	 * by_*_at[i + 1] in by_*, so that a frame of many submissions and
+	 * waits is not walked whole for each. */
+	uint32_t *by_signaller, *by_signaller_at;
+	uint32_t *by_waiter, *by_waiter_at;
+	size_t by_cap, by_at_cap;
 	struct sbuf name;
+	/* Folded stacks of the queue being written, in the order they
+	 * first appear, found by (parent, name). */
+	struct fold_stack *stacks;
+	size_t stack_count;
+	size_t stack_cap;
+	uint32_t *stack_slots;  /* index + 1, 0: empty; a power of two */
+	size_t slot_cap;
 };
 
 exporter *exporter_begin(const struct export_settings *es, const struct report_sink *sink)
@@ -157,6 +188,12 @@ void exporter_free(exporter *x)
 	free(x->ends);
 	free(x->flows);
 	free(x->released);
+	free(x->by_signaller);
+	free(x->by_signaller_at);
+	free(x->by_waiter);
+	free(x->by_waiter_at);
+	free(x->stacks);
+	free(x->stack_slots);
 	free(x);
 }
 
@@ -165,7 +202,8 @@ static struct sbuf *out_of(exporter *x)
 	return &x->level[x->depth];
 }
 
-/* Hands the output to the sink once there is enough of it (or `all`). */
+/* Hands the output to the sink once there is enough of it (or `all`),
+ * unless that would pass max_bytes. */
 static void flush(exporter *x, bool all)
 {
 	struct sbuf *b = &x->level[0];
@@ -173,6 +211,13 @@ static void flush(exporter *x, bool all)
 		x->failed = true;
 	if (x->failed || (!all && b->len < FLUSH_BYTES))
 		return;
+	uint64_t max = x->es->max_bytes;
+	if (max && (x->written > max || b->len > max - x->written)) {
+		x->over_limit = true;
+		x->failed = true;
+		return;
+	}
+	x->written += b->len;
 	if (sbuf_emit(&x->sink, b) != 0)
 		x->failed = true;
 }
@@ -183,6 +228,16 @@ static void clean_name(struct sbuf *b, const char *s, size_t len, bool folded)
 {
 	const utf8proc_uint8_t *p = (const utf8proc_uint8_t *)s;
 	while (len > 0) {
+		/* Printable ASCII, most of a name, as it is: a run at a time. */
+		size_t run = 0;
+		while (run < len && p[run] >= 0x20 && p[run] < 0x7f && !(folded && p[run] == ';'))
+			run++;
+		if (run) {
+			sbuf_add(b, (const char *)p, run);
+			p += run;
+			len -= run;
+			continue;
+		}
 		utf8proc_int32_t cp;
 		utf8proc_ssize_t n = utf8proc_iterate(p, (utf8proc_ssize_t)len, &cp);
 		if (n <= 0) {
@@ -760,6 +815,49 @@ static void queue_gap(exporter *x, const struct frame *f, int64_t *cursor, uint3
 	slice_end(x, &gap);
 }
 
+static int released_cmp(const void *pa, const void *pb)
+{
+	const struct released *a = pa, *b = pb;
+	if (a->ns != b->ns)
+		return a->ns < b->ns ? -1 : 1;
+	return (a->flow > b->flow) - (a->flow < b->flow);
+}
+
+/* Sorts the frame's releases by signalling and by waiting submission,
+ * in their order within each (by_*_at as the starts). */
+static bool index_releases(exporter *x, const struct frame *f)
+{
+	size_t n = f->submission_count;
+	size_t by_cap = x->by_cap, at_cap = x->by_at_cap;
+	if (!array_room((void **)&x->by_signaller, &by_cap, (size_t)f->release_count + 1,
+			sizeof(uint32_t)) ||
+	    !array_room((void **)&x->by_waiter, &x->by_cap, (size_t)f->release_count + 1,
+			sizeof(uint32_t)) ||
+	    !array_room((void **)&x->by_signaller_at, &at_cap, n + 2, sizeof(uint32_t)) ||
+	    !array_room((void **)&x->by_waiter_at, &x->by_at_cap, n + 2, sizeof(uint32_t)))
+		return false;
+	memset(x->by_signaller_at, 0, (n + 2) * sizeof(uint32_t));
+	memset(x->by_waiter_at, 0, (n + 2) * sizeof(uint32_t));
+	for (uint32_t r = 0; r < f->release_count; r++) {
+		const struct release *rel = &f->releases[r];
+		if (rel->signaller < n)
+			x->by_signaller_at[rel->signaller + 2]++;
+		x->by_waiter_at[rel->waiter + 2]++;
+	}
+	for (size_t i = 2; i < n + 2; i++) {
+		x->by_signaller_at[i] += x->by_signaller_at[i - 1];
+		x->by_waiter_at[i] += x->by_waiter_at[i - 1];
+	}
+	/* Counted into [i + 1], which ends as the start of i + 1. */
+	for (uint32_t r = 0; r < f->release_count; r++) {
+		const struct release *rel = &f->releases[r];
+		if (rel->signaller < n)
+			x->by_signaller[x->by_signaller_at[rel->signaller + 1]++] = r;
+		x->by_waiter[x->by_waiter_at[rel->waiter + 1]++] = r;
+	}
+	return true;
+}
+
 static void write_queue(exporter *x, const struct frame *f, uint32_t q, uint32_t gpu)
 {
 	const struct frame_queue *fq = &f->queues[q];
@@ -801,9 +899,11 @@ static void write_queue(exporter *x, const struct frame *f, uint32_t q, uint32_t
 		/* Flows leave a submission for the waits its signals released,
 		 * and arrive from its CPU submit. */
 		size_t out = 0;
-		for (uint32_t r = 0; r < f->release_count; r++)
-			if (f->releases[r].signaller == i && release_drawn(x, f, &f->releases[r]))
+		for (uint32_t k = x->by_signaller_at[i]; k < x->by_signaller_at[i + 1]; k++) {
+			uint32_t r = x->by_signaller[k];
+			if (release_drawn(x, f, &f->releases[r]))
 				x->flows[out++] = release_flows + r;
+		}
 		char name[32];
 		int len = snprintf(name, sizeof(name), "Submission %u", sub->index);
 		struct slice sl = {
@@ -820,16 +920,16 @@ static void write_queue(exporter *x, const struct frame *f, uint32_t q, uint32_t
 		 * (A wait that holds back only later stages lets the work
 		 * start before the signal; the flow then arrives inside.) */
 		size_t n = 0;
-		for (uint32_t r = 0; r < f->release_count; r++) {
+		for (uint32_t j = x->by_waiter_at[i]; j < x->by_waiter_at[i + 1]; j++) {
+			uint32_t r = x->by_waiter[j];
 			const struct release *rel = &f->releases[r];
-			if (rel->waiter != i || !release_drawn(x, f, rel))
+			if (!release_drawn(x, f, rel))
 				continue;
 			int64_t at = rel->signal_ns > sl.begin_ns ? rel->signal_ns : sl.begin_ns;
-			size_t k = n++;
-			for (; k > 0 && x->released[k - 1].ns > at; k--)
-				x->released[k] = x->released[k - 1];
-			x->released[k] = (struct released){ at < sl.end_ns ? at : sl.end_ns, release_flows + r };
+			x->released[n++] = (struct released){ at < sl.end_ns ? at : sl.end_ns,
+							      release_flows + r };
 		}
+		qsort(x->released, n, sizeof(*x->released), released_cmp);
 		for (size_t k = 0; k < n; k++) {
 			struct slice signalled = {
 				.track = TRACK_SUBMISSIONS, .instant = true, .queue = q, .gpu = gpu,
@@ -874,71 +974,149 @@ static int64_t hidden_ns(const struct report_settings *s, const struct node *n)
 	return ns;
 }
 
-static void fold_line(exporter *x, const struct sbuf *path, int64_t ns)
+static uint64_t stack_hash(uint32_t parent, const char *name, size_t len)
 {
-	if (ns <= 0)
-		return;
-	struct sbuf *b = out_of(x);
-	sbuf_add(b, path->data, path->len);
-	sbuf_addf(b, " %lld\n", (long long)ns);
+	uint64_t h = 0xcbf29ce484222325ull ^ ((uint64_t)parent * 0x9e3779b97f4a7c15ull);
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)name[i]) * 0x100000001b3ull;
+	return h ^ (h >> 29);
 }
 
-static void fold_node(exporter *x, struct sbuf *path, const struct node *n, uint32_t level);
+static bool stack_slots_grow(exporter *x)
+{
+	size_t cap = x->slot_cap ? x->slot_cap * 2 : 256;
+	uint32_t *slots = calloc(cap, sizeof(*slots));
+	if (!slots)
+		return false;
+	for (size_t i = 1; i < x->stack_count; i++) {
+		const struct fold_stack *st = &x->stacks[i];
+		size_t j = stack_hash(st->parent, st->name, st->name_len) & (cap - 1);
+		while (slots[j])
+			j = (j + 1) & (cap - 1);
+		slots[j] = (uint32_t)i + 1;
+	}
+	free(x->stack_slots);
+	x->stack_slots = slots;
+	x->slot_cap = cap;
+	return true;
+}
 
-static void fold_children(exporter *x, struct sbuf *path, const struct node *n, uint32_t level)
+/* The stack of that name below `parent`, made when new; FOLD_NONE when
+ * out of memory. */
+static uint32_t fold_stack(exporter *x, uint32_t parent, const char *name, size_t len)
+{
+	if ((x->stack_count + 1) * 2 > x->slot_cap && !stack_slots_grow(x))
+		return FOLD_NONE;
+	size_t mask = x->slot_cap - 1, j = stack_hash(parent, name, len) & mask;
+	for (; x->stack_slots[j]; j = (j + 1) & mask) {
+		const struct fold_stack *st = &x->stacks[x->stack_slots[j] - 1];
+		if (st->parent == parent && st->name_len == len && memcmp(st->name, name, len) == 0)
+			return x->stack_slots[j] - 1;
+	}
+	if (!array_room((void **)&x->stacks, &x->stack_cap, x->stack_count + 1, sizeof(*x->stacks)))
+		return FOLD_NONE;
+	x->stacks[x->stack_count] = (struct fold_stack){ parent, (uint32_t)len, name, 0 };
+	x->stack_slots[j] = (uint32_t)++x->stack_count;
+	return (uint32_t)x->stack_count - 1;
+}
+
+static void fold_node(exporter *x, uint32_t parent, const struct node *n, uint32_t level);
+
+static void fold_children(exporter *x, uint32_t parent, const struct node *n, uint32_t level)
 {
 	for (const struct node *c = n->child; c; c = c->next) {
 		if (node_shown(&x->es->report, c))
-			fold_node(x, path, c, level);
+			fold_node(x, parent, c, level);
 		else
-			fold_children(x, path, c, level);
+			fold_children(x, parent, c, level);
 	}
 }
 
-/* A node's line, "path;name weight": at the depth limit its whole
+/* A node's weight added to its stack's: at the depth limit its whole
  * subtree's time, else its own and that of its hidden children. */
-static void fold_node(exporter *x, struct sbuf *path, const struct node *n, uint32_t level)
+static void fold_node(exporter *x, uint32_t parent, const struct node *n, uint32_t level)
 {
 	const struct report_settings *s = &x->es->report;
-	size_t mark = path->len;
-	if (!(n->flags & NODE_QUEUE_ROOT)) {
-		sbuf_adds(path, ";");
-		clean_name(path, n->name, n->name_len, true);
+	uint32_t here = parent;
+	if (x->failed)
+		return;
+	if (!(n->flags & NODE_QUEUE_ROOT) &&
+	    (here = fold_stack(x, parent, n->name, n->name_len)) == FOLD_NONE) {
+		x->failed = true;
+		return;
 	}
+	/* The queue's own stack is the one before all others. */
+	int64_t *ns = here == FOLD_NONE ? &x->stacks[0].ns : &x->stacks[here].ns;
 	if (s->max_depth >= 0 && level >= (uint32_t)s->max_depth) {
-		fold_line(x, path, n->inclusive_ns);
+		*ns += n->inclusive_ns;
 	} else {
-		fold_line(x, path, n->exclusive_ns + hidden_ns(s, n));
-		fold_children(x, path, n, level + 1);
+		*ns += n->exclusive_ns + hidden_ns(s, n);
+		fold_children(x, here, n, level + 1);
 	}
-	path->len = mark;
-	flush(x, false);
 }
 
-static void fold_matches(exporter *x, struct sbuf *path, const struct node *n)
+static void fold_matches(exporter *x, const struct node *n)
 {
 	const struct report_settings *s = &x->es->report;
 	for (const struct node *c = n->child; c; c = c->next) {
 		if (node_shown(s, c) && filter_match_root(s->filter, c->name, c->name_len))
-			fold_node(x, path, c, 0);
+			fold_node(x, FOLD_NONE, c, 0);
 		else
-			fold_matches(x, path, c);
+			fold_matches(x, c);
 	}
 }
 
+/* Stack i's line, "GPU 0;Graphics 0;Frame 2;Post Processing NS". */
+static void fold_line(exporter *x, const struct sbuf *queue, uint32_t i)
+{
+	uint32_t chain[STATS_PATH_MAX];
+	size_t n = 0;
+	struct sbuf *b = out_of(x);
+	for (uint32_t k = i; k != FOLD_NONE && n < STATS_PATH_MAX; k = x->stacks[k].parent)
+		chain[n++] = k;
+	sbuf_add(b, queue->data, queue->len);
+	while (n-- > 0) {
+		sbuf_adds(b, ";");
+		clean_name(b, x->stacks[chain[n]].name, x->stacks[chain[n]].name_len, true);
+	}
+	sbuf_addf(b, " %lld\n", (long long)x->stacks[i].ns);
+}
+
+/* A queue's folded stacks: the scopes of one stack in the frame summed,
+ * a line for each stack with time, in the order they first appear. */
 static void fold_queue(exporter *x, const struct capture_meta *meta, const struct frame *f,
 		       uint32_t q)
 {
 	const struct frame_queue *fq = &f->queues[q];
-	struct sbuf *path = &x->name;
-	path->len = 0;
-	sbuf_addf(path, "GPU %u;", meta->queues[q].gpu);
-	clean_name(path, meta->queues[q].name, strlen(meta->queues[q].name), true);
+	struct sbuf *queue = &x->name;
+	queue->len = 0;
+	sbuf_addf(queue, "GPU %u;", meta->queues[q].gpu);
+	clean_name(queue, meta->queues[q].name, strlen(meta->queues[q].name), true);
+	if (x->slot_cap)
+		memset(x->stack_slots, 0, x->slot_cap * sizeof(*x->stack_slots));
+	/* Stack 0 is the queue's own, which no scope's name finds. */
+	if (!array_room((void **)&x->stacks, &x->stack_cap, 1, sizeof(*x->stacks))) {
+		x->failed = true;
+		return;
+	}
+	x->stacks[0] = (struct fold_stack){ FOLD_NONE, 0, NULL, 0 };
+	x->stack_count = 1;
 	if (x->es->report.root_count)
-		fold_matches(x, path, fq->root);
+		fold_matches(x, fq->root);
 	else
-		fold_node(x, path, fq->root, 0);
-	if (path->failed)
+		fold_node(x, FOLD_NONE, fq->root, 0);
+	for (uint32_t i = 0; i < x->stack_count && !x->failed; i++) {
+		if (x->stacks[i].ns <= 0)
+			continue;
+		if (i == 0) {
+			sbuf_add(out_of(x), queue->data, queue->len);
+			sbuf_addf(out_of(x), " %lld\n", (long long)x->stacks[0].ns);
+		} else {
+			fold_line(x, queue, i);
+		}
+		flush(x, false);
+	}
+	if (queue->failed)
 		x->failed = true;
 }
 
@@ -1019,6 +1197,8 @@ int exporter_frame(exporter *x, const struct capture_meta *meta, const struct fr
 			if ((s->gpu < 0 || (uint32_t)s->gpu == g) && fg->begin_ns != INT64_MIN)
 				counter(x, g, fg->begin_ns, fg->frame_ns);
 		}
+		if (!index_releases(x, f))
+			x->failed = true;
 		for (uint32_t q = 0; q < f->queue_count && !x->failed; q++)
 			if (x->selected[q])
 				write_queue(x, f, q, meta->queues[q].gpu);
@@ -1026,6 +1206,16 @@ int exporter_frame(exporter *x, const struct capture_meta *meta, const struct fr
 	}
 	flush(x, false);
 	return x->failed ? -1 : 0;
+}
+
+bool exporter_over_limit(const exporter *x)
+{
+	return x->over_limit;
+}
+
+uint64_t exporter_bytes(const exporter *x)
+{
+	return x->written;
 }
 
 int exporter_end(exporter *x)

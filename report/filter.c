@@ -25,6 +25,34 @@ struct report_filter {
 	pcre2_match_context *context;
 };
 
+/* The length of the class that opens at w[i] ('['), up to its closing
+ * bracket, or 0 when it has none: '[' is then an ordinary character, as
+ * in the shell. A ']' right after the opening (or its '!') is a member. */
+static size_t class_len(const char *w, size_t i)
+{
+	size_t j = i + 1;
+	if (w[j] == '!' || w[j] == '^')
+		j++;
+	if (w[j] == ']')
+		j++;
+	while (w[j] && w[j] != ']')
+		j++;
+	return w[j] == ']' ? j + 1 - i : 0;
+}
+
+bool wildcard_literal(const char *w, struct sbuf *out)
+{
+	for (size_t i = 0; w[i]; i++) {
+		char c = w[i];
+		if (c == '*' || c == '?' || (c == '[' && class_len(w, i)))
+			return false;
+		if (c == '\\' && w[i + 1])
+			c = w[++i];
+		sbuf_add(out, &c, 1);
+	}
+	return true;
+}
+
 /* Appends the PCRE2 form of a wildcard to out. */
 static void wildcard_to_regex(const char *w, struct sbuf *out)
 {
@@ -177,6 +205,13 @@ bool filter_match_root(const struct report_filter *f, const char *name, size_t l
 		if (matches(f, f->roots[i], name, len))
 			return true;
 	return false;
+}
+
+void filter_compile_fast(struct report_filter *f)
+{
+	/* Where JIT is not to be had, matching goes on without it. */
+	for (size_t i = 0; f && i < f->root_count; i++)
+		(void)pcre2_jit_compile(f->roots[i], PCRE2_JIT_COMPLETE);
 }
 
 bool filter_match_queue(const struct report_filter *f, const char *name)

@@ -99,7 +99,7 @@ void grid_centre(struct sbuf *out, const char *title, size_t width)
 	grid_repeat(out, " ", width > tw + left ? width - tw - left : 0);
 }
 
-void grid_render(struct grid *gr, struct sbuf *out)
+void grid_render(struct grid *gr, struct sbuf *out, const struct report_sink *sink)
 {
 	const struct glyphs *g = gr->g;
 	size_t n = gr->cols;
@@ -170,6 +170,7 @@ void grid_render(struct grid *gr, struct sbuf *out)
 			sbuf_adds(out, g->v);
 		}
 		sbuf_adds(out, "\n");
+		sbuf_emit_some(sink, out);
 	}
 	grid_border(out, gr, g->bl, g->bm, g->bm, g->br, false);
 }

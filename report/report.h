@@ -52,6 +52,10 @@ struct report_settings {
 	enum report_frames frames;
 	uint64_t frame_number;
 	struct report_filter *filter; /* built by report_settings_prepare */
+	/* Each table handed to the sink in one piece (the in-program log's
+	 * one message a table), not a few rows at a time as it is drawn,
+	 * which keeps a long table from being held whole. Not an option. */
+	bool whole_tables;
 };
 
 /* Defaults: everything shown, chronological, Unicode unless the locale's
@@ -244,9 +248,16 @@ struct export_settings {
 	bool frames_set;             /* --frames A:B */
 	uint64_t first_frame;        /* A, 0 when left out */
 	uint64_t last_frame;         /* B, UINT64_MAX when left out */
+	uint64_t max_bytes;          /* --max-bytes: output refused past it; 0: no limit */
 };
 
-/* Defaults: no format, standard output, every frame. */
+/* The output an export writes at most unless --max-bytes says otherwise:
+ * a few times what a long run's trace takes, far less than what a small
+ * capture of long names nested deep can make. */
+#define EXPORT_DEFAULT_MAX_BYTES (UINT64_C(4) << 30)
+
+/* Defaults: no format, standard output, every frame, at most
+ * EXPORT_DEFAULT_MAX_BYTES. */
 void export_settings_init(struct export_settings *es);
 void export_settings_release(struct export_settings *es);
 
@@ -269,10 +280,14 @@ size_t export_report_options(struct option_spec *out);
  * events as nested slices, its submissions with their "Idle" and "Wait",
  * and its "CPU submits" as instants; flows from each CPU submit to its
  * submission and from each semaphore signal to the wait it released.
- * Every slice and instant carries its frame's number. Folded: per scope
- * (and per queue, for its time in no scope) "GPU 0;Graphics 0;Frame 2;
- * Post Processing EXCLUSIVE_NS", so that a queue's weights add up to its
- * busy time; hidden scopes' time goes to the scope that shows.
+ * Every slice and instant carries its frame's number. Folded: per stack of
+ * scope names of a frame (and per queue, for its time in no scope) "GPU
+ * 0;Graphics 0;Frame 2;Post Processing EXCLUSIVE_NS", the scopes of one
+ * stack summed, so that a queue's weights add up to its busy time; hidden
+ * scopes' time goes to the scope that shows.
+ *
+ * Past the settings' max_bytes of output, nothing more is handed to the
+ * sink and the calls fail (exporter_over_limit then says so).
  */
 typedef struct exporter exporter;
 
@@ -283,6 +298,10 @@ exporter *exporter_begin(const struct export_settings *es, const struct report_s
 int exporter_frame(exporter *x, const struct capture_meta *meta, const struct frame *f);
 /* Writes the end of the trace. Returns 0 or -1, as exporter_frame. */
 int exporter_end(exporter *x);
+/* Whether the calls failed because the output would pass max_bytes; the
+ * bytes handed to the sink, which stop below it. */
+bool exporter_over_limit(const exporter *x);
+uint64_t exporter_bytes(const exporter *x);
 /* Frees x; NULL is a no-op. */
 void exporter_free(exporter *x);
 

@@ -14,10 +14,27 @@ bool filter_match_root(const struct report_filter *f, const char *name, size_t l
 /* Whether a queue name matches --queue (always true without one). */
 bool filter_match_queue(const struct report_filter *f, const char *name);
 
+/* Whether wildcard w holds no *, ? or [...]: then it matches one name
+ * alone, which is appended to out with its \ quotes undone. */
+bool wildcard_literal(const char *w, struct sbuf *out);
+
+/* Compiles the --root patterns for speed (PCRE2's JIT, where it is to be
+ * had), for patterns matched against many names. */
+void filter_compile_fast(struct report_filter *f);
+
+/* Appends s folded for a lookup that ignores case: each character that a
+ * case-blind match takes for another folds to the same one. */
+void text_fold_case(struct sbuf *out, const char *s, size_t len);
+
 
 /* Writes b's text to the sink and empties b: 0, or -1 when the sink failed
  * or b ran out of memory (text.c). */
 int sbuf_emit(const struct report_sink *sink, struct sbuf *b);
+
+/* Writes b's text to the sink once it holds enough, so that a long table
+ * is never held whole; a sink that fails leaves b failed. NULL: b keeps
+ * it all. */
+void sbuf_emit_some(const struct report_sink *sink, struct sbuf *b);
 
 /* ------------------------------------------------------------------------ */
 /* Grids of cells, CSV and JSON fields (grid.c)                             */
@@ -76,8 +93,9 @@ void grid_repeat(struct sbuf *b, const char *s, size_t n);
 void grid_pad(struct sbuf *out, const char *text, size_t len, size_t width, bool right);
 /* A title (ASCII) centred in `width` cells, the odd cell on the right. */
 void grid_centre(struct sbuf *out, const char *title, size_t width);
-/* Draws the grid into out (out->failed when memory ran out). */
-void grid_render(struct grid *gr, struct sbuf *out);
+/* Draws the grid into out (out->failed when memory ran out), handing
+ * it to the sink as it goes (sbuf_emit_some). */
+void grid_render(struct grid *gr, struct sbuf *out, const struct report_sink *sink);
 void grid_release(struct grid *gr);
 
 /* ------------------------------------------------------------------------ */

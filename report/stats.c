@@ -319,7 +319,8 @@ static const char *const kind_words[] = { "frame", "busy", "wait", "idle", "scop
 
 /* The table of a GPU's frame time and its queues' busy, wait and idle. */
 static void gpu_table(struct sbuf *out, const struct glyphs *g, const stats *s,
-		      const struct selection *sel, size_t from, size_t to)
+		      const struct selection *sel, size_t from, size_t to,
+		      const struct report_sink *sink)
 {
 	static const char *const titles[] = { "Frames", "Mean", "Median", "P90", "P95", "P99",
 					       "Min", "Max", "Max frame", "Stddev", "Time" };
@@ -346,13 +347,14 @@ static void gpu_table(struct sbuf *out, const struct glyphs *g, const stats *s,
 			snprintf(label, sizeof(label), "%s %s", r->name, kind_words[r->kind]);
 		grid_name(&gr, r->kind == STATS_GPU ? 0 : 1, label, strlen(label), NULL);
 	}
-	grid_render(&gr, out);
+	grid_render(&gr, out, sink);
 	grid_release(&gr);
 }
 
 /* The table of one queue's scopes. */
 static void scope_table(struct sbuf *out, const struct glyphs *g, const stats *s,
-			const struct selection *sel, size_t from, size_t to)
+			const struct selection *sel, size_t from, size_t to,
+			const struct report_sink *sink)
 {
 	static const char *const titles[] = { "Frames", "Calls", "Mean", "Median", "P95", "Max",
 					       "Max frame", "Stddev", "Percent", "Mean", "Median",
@@ -383,7 +385,7 @@ static void scope_table(struct sbuf *out, const struct glyphs *g, const stats *s
 		grid_ms(&gr, e->stddev_ns);
 		grid_name(&gr, sel->levels[i] - 1, r->name, r->name_len, NULL);
 	}
-	grid_render(&gr, out);
+	grid_render(&gr, out, sink);
 	grid_release(&gr);
 }
 
@@ -463,7 +465,7 @@ static int print_tables(const struct stats_settings *st, const struct capture_me
 				push_row(sel, &cap, q, 0);
 		if (sel->failed)
 			break;
-		gpu_table(&out, g, s, sel, 0, sel->len);
+		gpu_table(&out, g, s, sel, 0, sel->len, sink);
 		result = sbuf_emit(sink, &out);
 
 		for (uint32_t q = r->first_child; q != STATS_NONE && result == 0;
@@ -495,7 +497,7 @@ static int print_tables(const struct stats_settings *st, const struct capture_me
 			else if (sel->len == 0)
 				sbuf_adds(&out, "No scope on this queue.\n");
 			else
-				scope_table(&out, g, s, sel, 0, sel->len);
+				scope_table(&out, g, s, sel, 0, sel->len, sink);
 			result = sbuf_emit(sink, &out);
 		}
 	}
@@ -535,7 +537,7 @@ static void csv_summary(struct sbuf *b, const struct stats_summary *t, bool all)
 static int print_csv(const stats *s, const struct capture_meta *meta,
 		     const struct selection *sel, const struct report_sink *sink)
 {
-	struct sbuf b = { 0 };
+	struct sbuf b = { 0 }, path = { 0 };
 	int result = 0;
 
 	sbuf_adds(&b, "kind,gpu,queue,path,depth,frames,calls_per_frame,"
@@ -549,7 +551,11 @@ static int print_csv(const stats *s, const struct capture_meta *meta,
 		if (r->queue != STATS_NONE && r->queue < meta->queue_count)
 			csv_field(&b, meta->queues[r->queue].name, strlen(meta->queues[r->queue].name));
 		sbuf_adds(&b, ",");
-		csv_field(&b, r->path, strlen(r->path));
+		path.len = 0;
+		stats_row_path(s, sel->rows[i], &path);
+		if (path.failed)
+			b.failed = true;
+		csv_field(&b, path.data ? path.data : "", path.len);
 		sbuf_addf(&b, ",%u,%llu,", r->depth, (unsigned long long)r->time.frames);
 		if (r->kind == STATS_SCOPE && r->time.frames)
 			sbuf_addf(&b, "%.6f", (double)r->calls / (double)r->time.frames);
@@ -573,6 +579,7 @@ static int print_csv(const stats *s, const struct capture_meta *meta,
 	if (result == 0)
 		result = sbuf_emit(sink, &b);
 	sbuf_release(&b);
+	sbuf_release(&path);
 	return result;
 }
 
@@ -609,7 +616,7 @@ static int print_json(const struct stats_settings *st, const struct capture_meta
 		      const stats *s, const char *file, const struct selection *sel,
 		      const struct stats_budget *bu, const struct report_sink *sink)
 {
-	struct sbuf b = { 0 };
+	struct sbuf b = { 0 }, path = { 0 };
 	size_t frames = stats_frame_count(s);
 	int result = 0;
 
@@ -650,7 +657,11 @@ static int print_json(const struct stats_settings *st, const struct capture_meta
 		else
 			sbuf_adds(&b, "null");
 		sbuf_adds(&b, ",\"path\":");
-		json_string(&b, r->path, strlen(r->path));
+		path.len = 0;
+		stats_row_path(s, sel->rows[i], &path);
+		if (path.failed)
+			b.failed = true;
+		json_string(&b, path.data ? path.data : "", path.len);
 		sbuf_adds(&b, ",\"name\":");
 		json_string(&b, r->name, r->name_len);
 		sbuf_addf(&b, ",\"depth\":%u,\"frames\":%llu", r->depth, (unsigned long long)r->time.frames);
@@ -685,6 +696,7 @@ static int print_json(const struct stats_settings *st, const struct capture_meta
 	result = sbuf_emit(sink, &b);
 out:
 	sbuf_release(&b);
+	sbuf_release(&path);
 	return result;
 }
 
@@ -723,6 +735,10 @@ struct budget_line {
 	unsigned stat;          /* index into stat_names */
 	uint32_t limit_ns;
 	struct report_settings match; /* the pattern, compiled as a root */
+	/* A pattern without *, ? or [...] names rows exactly: its hash,
+	 * of the name folded when case is ignored, finds them. */
+	bool literal;
+	uint64_t hash;
 	struct budget_match *matches;
 	size_t match_count;
 	bool exceeded;
@@ -732,7 +748,13 @@ struct stats_budget {
 	char *name;
 	struct budget_line *lines;
 	size_t count;
+	bool ignore_case;
 };
+
+/* Lines with wildcards are matched against every row, so few are taken:
+ * the rest of a file names its rows exactly, which costs no more for a
+ * thousand lines than for one. */
+#define BUDGET_MAX_WILDCARDS 256
 
 void stats_budget_free(struct stats_budget *b)
 {
@@ -767,6 +789,27 @@ static const char *last_word(const char *line, size_t *len, size_t *word_len)
 	return line + start;
 }
 
+/* The hash of a label or name as budgets look rows up: over its bytes,
+ * folded when case is ignored, continuing from `h` so that a path's is
+ * its parent's continued. */
+#define BUDGET_HASH_START 0x84222325cbf29ce4ull
+
+static uint64_t budget_hash(uint64_t h, const char *s, size_t len, bool ignore_case)
+{
+	struct sbuf folded = { 0 };
+	if (ignore_case) {
+		text_fold_case(&folded, s, len);
+		if (!folded.failed) {
+			s = folded.data ? folded.data : "";
+			len = folded.len;
+		}
+	}
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	sbuf_release(&folded);
+	return h;
+}
+
 enum crumbs_result stats_budget_parse(const char *name, const char *text, size_t len,
 				      bool ignore_case, struct stats_budget **out,
 				      char *err, size_t err_size)
@@ -776,9 +819,13 @@ enum crumbs_result stats_budget_parse(const char *name, const char *text, size_t
 	unsigned number = 0;
 	enum crumbs_result r = CRUMBS_OK;
 
+	size_t wildcards = 0;
+	struct sbuf literal = { 0 };
+
 	if (!b || !(b->name = malloc(strlen(name) + 1)))
 		goto oom;
 	memcpy(b->name, name, strlen(name) + 1);
+	b->ignore_case = ignore_case;
 	for (size_t pos = 0; pos < len;) {
 		const char *line = text + pos;
 		const char *nl = memchr(line, '\n', len - pos);
@@ -857,13 +904,31 @@ enum crumbs_result stats_budget_parse(const char *name, const char *text, size_t
 			snprintf(err, err_size, "%s:%u: %s", name, number, why);
 			goto fail;
 		}
+		literal.len = 0;
+		bl->literal = wildcard_literal(bl->pattern, &literal);
+		if (bl->literal) {
+			bl->hash = budget_hash(BUDGET_HASH_START, literal.data, literal.len,
+					       ignore_case);
+		} else if (++wildcards > BUDGET_MAX_WILDCARDS) {
+			snprintf(err, err_size, "%s:%u: more than %u lines with wildcards (*, ? or "
+				 "[...]); name rows exactly, or match several with one pattern",
+				 name, number, BUDGET_MAX_WILDCARDS);
+			r = CRUMBS_ERROR_INVALID_ARGUMENT;
+			goto fail;
+		} else {
+			filter_compile_fast(bl->match.filter);
+		}
+		if (literal.failed)
+			goto oom;
 	}
+	sbuf_release(&literal);
 	*out = b;
 	return CRUMBS_OK;
 oom:
 	snprintf(err, err_size, "out of memory");
 	r = CRUMBS_ERROR_OUT_OF_MEMORY;
 fail:
+	sbuf_release(&literal);
 	stats_budget_free(b);
 	*out = NULL;
 	return r;
@@ -889,21 +954,175 @@ static uint32_t stat_value(const struct stats_summary *t, unsigned stat)
 
 /* The name a budget pattern sees for a row, besides a scope's own name:
  * "GPU 0", "GPU 0 / Graphics 0 busy", or a scope's full path. */
-static void row_label(struct sbuf *b, const struct stats_row *r)
+static void row_label(struct sbuf *b, const stats *s, uint32_t row)
 {
+	const struct stats_row *r = stats_row(s, row);
 	b->len = 0;
-	sbuf_adds(b, r->path);
+	stats_row_path(s, row, b);
 	if (r->kind != STATS_GPU && r->kind != STATS_SCOPE)
 		sbuf_addf(b, " %s", kind_words[r->kind]);
+}
+
+/* A row that a budget line may name, by the hash of its label or name,
+ * and where it is among the rows shown. */
+struct keyed_label {
+	uint64_t hash;
+	uint32_t at;
+};
+
+static int keyed_label_cmp(const void *pa, const void *pb)
+{
+	const struct keyed_label *a = pa, *b = pb;
+	if (a->hash != b->hash)
+		return a->hash < b->hash ? -1 : 1;
+	return (a->at > b->at) - (a->at < b->at);
+}
+
+/* The first of the n keys whose hash is h, or n. */
+static size_t keyed_label_find(const struct keyed_label *k, size_t n, uint64_t h)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (k[mid].hash < h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int match_cmp(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	return (a > b) - (a < b);
+}
+
+/* The positions among the shown rows that a line matches, appended. */
+struct hits {
+	uint32_t *at;
+	size_t len;
+	size_t cap;
+};
+
+static bool hits_add(struct hits *h, uint32_t at)
+{
+	if (!array_room((void **)&h->at, &h->cap, h->len + 1, sizeof(*h->at)))
+		return false;
+	h->at[h->len++] = at;
+	return true;
+}
+
+/*
+ * Whether line bl names the row shown at position `at`: its label ("GPU
+ * 0", "GPU 0 / Graphics 0 busy", a scope's path) or a scope's own name
+ * matches the line's pattern.
+ */
+static bool line_hits(const struct budget_line *bl, const stats *s, uint32_t row,
+		      struct sbuf *label)
+{
+	const struct stats_row *r = stats_row(s, row);
+	row_label(label, s, row);
+	return (label->data && filter_match_root(bl->match.filter, label->data, label->len)) ||
+	       (r->kind == STATS_SCOPE && filter_match_root(bl->match.filter, r->name, r->name_len));
+}
+
+/*
+ * The rows each line matches, in time that grows with lines plus rows: a
+ * line that names a row exactly finds its candidates by hash among the
+ * rows' labels and names (each label's hash its parent's continued), and
+ * its pattern decides; the few lines with wildcards are tried on every
+ * row, whose label is made once for all of them.
+ */
+static bool budget_hits(struct stats_budget *b, const stats *s, const struct selection *sel,
+			struct hits *hits)
+{
+	size_t n = stats_row_count(s);
+	uint64_t *path_hash = malloc((n ? n : 1) * sizeof(*path_hash));
+	struct keyed_label *keys = malloc((sel->len ? sel->len : 1) * 2 * sizeof(*keys));
+	struct sbuf label = { 0 };
+	size_t nk = 0;
+	bool ok = path_hash && keys;
+
+	/* Rows come parent first. */
+	for (size_t i = 0; ok && i < n; i++) {
+		const struct stats_row *r = stats_row(s, i);
+		uint64_t h = BUDGET_HASH_START;
+		if (r->parent != STATS_NONE)
+			h = budget_hash(path_hash[r->parent], " / ", 3, false);
+		path_hash[i] = budget_hash(h, r->name, r->name_len, b->ignore_case);
+	}
+	for (size_t k = 0; ok && k < sel->len; k++) {
+		const struct stats_row *r = stats_row(s, sel->rows[k]);
+		if (r->time.frames == 0)
+			continue;
+		uint64_t h = path_hash[sel->rows[k]];
+		if (r->kind != STATS_GPU && r->kind != STATS_SCOPE) {
+			h = budget_hash(h, " ", 1, false);
+			h = budget_hash(h, kind_words[r->kind], strlen(kind_words[r->kind]),
+					b->ignore_case);
+		}
+		keys[nk++] = (struct keyed_label){ h, (uint32_t)k };
+		if (r->kind == STATS_SCOPE)
+			keys[nk++] = (struct keyed_label){
+				budget_hash(BUDGET_HASH_START, r->name, r->name_len, b->ignore_case),
+				(uint32_t)k };
+	}
+	if (ok)
+		qsort(keys, nk, sizeof(*keys), keyed_label_cmp);
+
+	for (size_t i = 0; ok && i < b->count; i++) {
+		const struct budget_line *bl = &b->lines[i];
+		if (!bl->literal)
+			continue;
+		for (size_t j = keyed_label_find(keys, nk, bl->hash);
+		     ok && j < nk && keys[j].hash == bl->hash; j++)
+			if (line_hits(bl, s, sel->rows[keys[j].at], &label))
+				ok = hits_add(&hits[i], keys[j].at);
+	}
+	for (size_t k = 0; ok && k < sel->len; k++) {
+		const struct stats_row *r = stats_row(s, sel->rows[k]);
+		bool made = false;
+		if (r->time.frames == 0)
+			continue;
+		for (size_t i = 0; ok && i < b->count; i++) {
+			const struct budget_line *bl = &b->lines[i];
+			if (bl->literal)
+				continue;
+			if (!made) {
+				row_label(&label, s, sel->rows[k]);
+				made = true;
+			}
+			if ((label.data && filter_match_root(bl->match.filter, label.data, label.len)) ||
+			    (r->kind == STATS_SCOPE &&
+			     filter_match_root(bl->match.filter, r->name, r->name_len)))
+				ok = hits_add(&hits[i], (uint32_t)k);
+		}
+	}
+	/* In the order of the rows shown, each once. */
+	for (size_t i = 0; ok && i < b->count; i++) {
+		struct hits *h = &hits[i];
+		qsort(h->at, h->len, sizeof(*h->at), match_cmp);
+		size_t w = 0;
+		for (size_t j = 0; j < h->len; j++)
+			if (w == 0 || h->at[w - 1] != h->at[j])
+				h->at[w++] = h->at[j];
+		h->len = w;
+	}
+	ok = ok && !label.failed;
+	sbuf_release(&label);
+	free(path_hash);
+	free(keys);
+	return ok;
 }
 
 size_t stats_budget_check(struct stats_budget *b, const struct stats_settings *st,
 			  const stats *s)
 {
 	struct selection sel = { 0 };
-	struct sbuf label = { 0 };
 	size_t failed = 0;
-	bool ok = selection_build(st, s, &sel, false);
+	struct hits *hits = calloc(b->count ? b->count : 1, sizeof(*hits));
+	bool ok = hits && selection_build(st, s, &sel, false) && budget_hits(b, s, &sel, hits);
 
 	for (size_t i = 0; i < b->count; i++) {
 		struct budget_line *bl = &b->lines[i];
@@ -911,33 +1130,24 @@ size_t stats_budget_check(struct stats_budget *b, const struct stats_settings *s
 		bl->matches = NULL;
 		bl->match_count = 0;
 		bl->exceeded = false;
-		size_t cap = 0;
-		for (size_t k = 0; ok && k < sel.len; k++) {
-			const struct stats_row *r = stats_row(s, sel.rows[k]);
-			if (r->time.frames == 0)
-				continue;
-			row_label(&label, r);
-			bool hit = label.data && filter_match_root(bl->match.filter, label.data, label.len);
-			if (!hit && r->kind == STATS_SCOPE)
-				hit = filter_match_root(bl->match.filter, r->name, r->name_len);
-			if (!hit)
-				continue;
-			if (!array_room((void **)&bl->matches, &cap, bl->match_count + 1,
-					sizeof(*bl->matches))) {
-				ok = false;
-				break;
-			}
-			uint32_t v = stat_value(&r->time, bl->stat);
-			bl->matches[bl->match_count++] = (struct budget_match){ sel.rows[k], v };
+		if (ok && hits[i].len &&
+		    !(bl->matches = malloc(hits[i].len * sizeof(*bl->matches))))
+			ok = false;
+		for (size_t k = 0; ok && k < hits[i].len; k++) {
+			uint32_t row = sel.rows[hits[i].at[k]];
+			uint32_t v = stat_value(&stats_row(s, row)->time, bl->stat);
+			bl->matches[bl->match_count++] = (struct budget_match){ row, v };
 			if (v > bl->limit_ns)
 				bl->exceeded = true;
 		}
 		if (bl->exceeded || bl->match_count == 0)
 			failed++;
 	}
-	if (!ok || label.failed)
+	if (!ok)
 		failed = b->count ? b->count : 1; /* out of memory: nothing passes unchecked */
-	sbuf_release(&label);
+	for (size_t i = 0; hits && i < b->count; i++)
+		free(hits[i].at);
+	free(hits);
 	selection_release(&sel);
 	return failed;
 }
@@ -976,8 +1186,7 @@ int stats_budget_print(const struct stats_budget *b, const struct stats_settings
 			unmatched++;
 		}
 		for (size_t k = 0; k < bl->match_count; k++) {
-			const struct stats_row *r = stats_row(s, bl->matches[k].row);
-			row_label(&label, r);
+			row_label(&label, s, bl->matches[k].row);
 			bool over = bl->matches[k].value_ns > bl->limit_ns;
 			sbuf_addf(&out, "  %-8s  %10.3f ms  %s\n", over ? "EXCEEDED" : "ok",
 				  bl->matches[k].value_ns / 1e6, label.data ? label.data : "");
@@ -1008,7 +1217,12 @@ static void json_budgets(struct sbuf *b, const struct stats_budget *bu, const st
 		for (size_t k = 0; k < bl->match_count; k++) {
 			const struct stats_row *r = stats_row(s, bl->matches[k].row);
 			sbuf_addf(b, "%s{\"kind\":\"%s\",\"path\":", k ? "," : "", stats_kind_name(r->kind));
-			json_string(b, r->path, strlen(r->path));
+			struct sbuf path = { 0 };
+			stats_row_path(s, bl->matches[k].row, &path);
+			if (path.failed)
+				b->failed = true;
+			json_string(b, path.data ? path.data : "", path.len);
+			sbuf_release(&path);
 			sbuf_addf(b, ",\"value_ns\":%u,\"ok\":%s}", bl->matches[k].value_ns,
 				  bl->matches[k].value_ns > bl->limit_ns ? "false" : "true");
 		}

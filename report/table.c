@@ -341,7 +341,8 @@ static void border(struct sbuf *out, const struct glyphs *g, const struct column
 	sbuf_adds(out, "\n");
 }
 
-static void render_table(struct sbuf *out, const struct view *v, const struct glyphs *g)
+static void render_table(struct sbuf *out, const struct view *v, const struct glyphs *g,
+			 const struct report_sink *sink)
 {
 	const struct report_settings *s = v->s;
 	struct column cols[13];
@@ -433,6 +434,7 @@ static void render_table(struct sbuf *out, const struct view *v, const struct gl
 			sbuf_adds(out, g->v);
 		}
 		sbuf_adds(out, "\n");
+		sbuf_emit_some(sink, out);
 	}
 	border(out, g, cols, n, g->bl, g->bm, g->bm, g->br, false);
 	if (cell.failed)
@@ -583,7 +585,7 @@ int report_frame(const struct report_settings *s, const struct capture_meta *met
 			if (nothing)
 				sbuf_adds(&out, "No scope on this queue matches the root filter.\n");
 			else
-				render_table(&out, &v, g);
+				render_table(&out, &v, g, s->whole_tables ? NULL : sink);
 			sbuf_adds(&out, "\n");
 		}
 		free(v.rows.data);

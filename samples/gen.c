@@ -26,10 +26,17 @@
 #define FRAME_NS INT64_C(16666667)
 
 #define MAX_FRAMES UINT64_C(1000000000)
-/* Bounded so that one frame, added to a full chunk, stays far below the
- * format's 64 MiB chunk limit; the writer drops a frame that crosses it. */
-#define MAX_MARKERS UINT64_C(1000000)
+/* A frame holds at most 262,144 scopes (format/FORMAT.md, "Limits"); the
+ * writer drops those past it. */
+#define MAX_MARKERS UINT64_C(524288)
 #define MAX_CHUNK_KIB UINT64_C(16384)
+/* The format's limits that --stress-* frames go up to. */
+#define MAX_FRAME_SCOPES UINT64_C(262144)
+#define MAX_FRAME_NAME_BYTES (UINT64_C(16) << 20)
+#define MAX_NAME_BYTES 4096
+#define MAX_STRESS_GPUS 64
+#define MAX_STRESS_QUEUES 256
+#define MAX_STRESS_DEPTH 255
 
 /* GPU 0 counts nanoseconds. Its transfer queue keeps only 36 bits, so the
  * counter starts 17.2 ms short of a multiple of 2^36: that queue's ticks
@@ -429,6 +436,13 @@ struct options {
 	bool unbalanced;
 	bool verbose;
 	bool help;
+	/* --stress-*: frames of their own, shaped to test readers with. */
+	uint64_t stress_gpus;
+	uint64_t stress_queues;
+	uint64_t stress_depth;
+	uint64_t stress_scopes;
+	uint64_t stress_name_bytes;
+	bool stress_distinct;
 };
 
 struct gen {
@@ -950,6 +964,133 @@ static enum crumbs_result write_frame(struct gen *g, uint64_t f)
 				       opt->leaves ? CRUMBS_FRAME_FULL_DETAIL : 0, 0);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Stress frames                                                            */
+/* ------------------------------------------------------------------------ */
+
+__attribute__((format(printf, 1, 2)))
+static int usage_error(const char *fmt, ...);
+
+/*
+ * --stress-*: frames shaped to test what reads them rather than to look
+ * like a renderer's: on every queue of every GPU one submission holding a
+ * chain of --stress-depth nested scopes, the rest of the queue's
+ * --stress-scopes beside the innermost, each 500 ns long; names of
+ * exactly --stress-name-bytes bytes, all alike or each its own. GPU
+ * clocks count nanoseconds of the CPU clock.
+ */
+static bool stress_mode(const struct options *opt)
+{
+	return opt->stress_gpus || opt->stress_queues || opt->stress_depth || opt->stress_scopes ||
+	       opt->stress_name_bytes || opt->stress_distinct;
+}
+
+/* Fills in what the --stress-* options given leave out, and checks that
+ * a frame stays within the format's limits; 2 after a usage error. */
+static int stress_options(struct options *opt)
+{
+	if (!opt->stress_gpus)
+		opt->stress_gpus = 1;
+	if (!opt->stress_queues)
+		opt->stress_queues = 1;
+	if (!opt->stress_depth)
+		opt->stress_depth = 1;
+	if (!opt->stress_scopes)
+		opt->stress_scopes = opt->stress_depth;
+	if (!opt->stress_name_bytes)
+		opt->stress_name_bytes = 16;
+	if (opt->stress_gpus * opt->stress_queues > MAX_STRESS_QUEUES)
+		return usage_error("%" PRIu64 " GPUs of %" PRIu64 " queues are more than the %d queues "
+				   "a capture holds", opt->stress_gpus, opt->stress_queues,
+				   MAX_STRESS_QUEUES);
+	if (opt->stress_scopes < opt->stress_depth)
+		return usage_error("option '--stress-scopes': %" PRIu64 " scopes cannot nest %" PRIu64
+				   " deep", opt->stress_scopes, opt->stress_depth);
+	uint64_t scopes = opt->stress_gpus * opt->stress_queues * opt->stress_scopes;
+	if (scopes > MAX_FRAME_SCOPES)
+		return usage_error("--stress-* make frames of %" PRIu64 " scopes; a frame holds at "
+				   "most %" PRIu64, scopes, MAX_FRAME_SCOPES);
+	if (scopes * opt->stress_name_bytes > MAX_FRAME_NAME_BYTES)
+		return usage_error("--stress-* make frames of %" PRIu64 " bytes of names; a frame "
+				   "holds at most %" PRIu64, scopes * opt->stress_name_bytes,
+				   MAX_FRAME_NAME_BYTES);
+	return 0;
+}
+
+/* Scope k of a queue's frame, named in buf (room for MAX_NAME_BYTES + 1). */
+static const char *stress_name(const struct options *opt, uint64_t k, char *buf)
+{
+	size_t len = (size_t)opt->stress_name_bytes;
+	int n = opt->stress_distinct ? snprintf(buf, MAX_NAME_BYTES + 1, "Stress %" PRIu64, k) :
+				       snprintf(buf, MAX_NAME_BYTES + 1, "Stress");
+	if ((size_t)n < len)
+		memset(buf + n, '~', len - (size_t)n);
+	buf[len] = '\0';
+	return buf;
+}
+
+static enum crumbs_result stress_setup(struct gen *g)
+{
+	const struct options *opt = g->opt;
+	enum crumbs_result r;
+	for (uint64_t gpu = 0; gpu < opt->stress_gpus; gpu++) {
+		char name[48];
+		snprintf(name, sizeof(name), "Crumbs Stress GPU %" PRIu64, gpu);
+		const struct crumbs_gpu_desc d = { name, "crumbs virtual driver", 0x10de, 0x2684, 1, 1 };
+		if ((r = crumbs_writer_add_gpu(g->w, &d, NULL)) != CRUMBS_OK ||
+		    (r = crumbs_writer_calibration(g->w, (uint32_t)gpu, (uint64_t)CPU_START_NS,
+						   (uint64_t)CPU_START_NS, 100)) != CRUMBS_OK)
+			return r;
+	}
+	for (uint64_t gpu = 0; gpu < opt->stress_gpus; gpu++)
+		for (uint64_t q = 0; q < opt->stress_queues; q++) {
+			const struct crumbs_queue_desc d = {
+				(uint32_t)gpu, (uint32_t)q, 0,
+				q == 0 ? CRUMBS_QUEUE_GRAPHICS | CRUMBS_QUEUE_COMPUTE |
+					 CRUMBS_QUEUE_TRANSFER : CRUMBS_QUEUE_COMPUTE,
+				1.0f, 64 };
+			if ((r = crumbs_writer_add_queue(g->w, &d, NULL)) != CRUMBS_OK)
+				return r;
+		}
+	return CRUMBS_OK;
+}
+
+static enum crumbs_result stress_frame(struct gen *g, uint64_t f)
+{
+	const struct options *opt = g->opt;
+	int64_t t0 = CPU_START_NS + (int64_t)f * FRAME_NS;
+	uint64_t queues = opt->stress_gpus * opt->stress_queues;
+	char name[MAX_NAME_BYTES + 1];
+	enum crumbs_result r;
+
+	if ((r = crumbs_writer_frame_begin(g->w, f, (uint64_t)t0)) != CRUMBS_OK)
+		return r;
+	for (uint64_t q = 0; q < queues; q++) {
+		int64_t t = t0 + 1000 * US + (int64_t)q * 10 * US;
+		const struct crumbs_submit_desc d = { (uint32_t)q, (uint64_t)(t - 5 * US),
+						      (uint64_t)t, NULL, 0, NULL, 0 };
+		if ((r = crumbs_writer_submit_begin(g->w, &d)) != CRUMBS_OK)
+			return r;
+		for (uint64_t k = 0; k < opt->stress_scopes; k++) {
+			/* The chain's scopes stay open, but its innermost, which
+			 * the rest follow as siblings, one level deep like it. */
+			bool open = k + 1 < opt->stress_depth;
+			if ((r = crumbs_writer_scope_begin(g->w, stress_name(opt, k, name),
+							   (unsigned)(k < 3 ? k : 3), (uint64_t)++t)) != CRUMBS_OK)
+				return r;
+			t += 500;
+			if (!open && (r = crumbs_writer_scope_end(g->w, (uint64_t)t)) != CRUMBS_OK)
+				return r;
+		}
+		for (uint64_t k = 1; k < opt->stress_depth; k++)
+			if ((r = crumbs_writer_scope_end(g->w, (uint64_t)++t)) != CRUMBS_OK)
+				return r;
+		if ((r = crumbs_writer_submit_end(g->w, (uint64_t)(t + 100))) != CRUMBS_OK)
+			return r;
+	}
+	return crumbs_writer_frame_end(g->w, (uint64_t)(t0 + FRAME_NS), 0, 0);
+}
+
 static enum crumbs_result write_setup(struct gen *g)
 {
 	static const struct crumbs_gpu_desc gpus[2] = {
@@ -1047,6 +1188,23 @@ static const struct option_spec option_specs[] = {
 	{ "chunk-kib", 0, OPT_NUMBER, "K", FIELD(chunk_kib), 1, MAX_CHUNK_KIB,
 	  "compress records K KiB at a time (default:\n"
 	  "the writer's, 1024)" },
+	{ "stress-gpus", 0, OPT_NUMBER, "N", FIELD(stress_gpus), 1, MAX_STRESS_GPUS,
+	  "stress frames instead of the renderer's (any\n"
+	  "--stress-* option): N GPUs (1 to 64)" },
+	{ "stress-queues", 0, OPT_NUMBER, "N", FIELD(stress_queues), 1, MAX_STRESS_QUEUES,
+	  "N queues a GPU (at most 256 in all)" },
+	{ "stress-depth", 0, OPT_NUMBER, "N", FIELD(stress_depth), 1, MAX_STRESS_DEPTH,
+	  "a chain of N nested scopes a queue (1 to 255)" },
+	{ "stress-scopes", 0, OPT_NUMBER, "N", FIELD(stress_scopes), 1, MAX_FRAME_SCOPES,
+	  "N scopes a queue and frame, those past the\n"
+	  "chain beside its innermost (default:\n"
+	  "the depth; 262144 a frame at most)" },
+	{ "stress-name-bytes", 0, OPT_NUMBER, "N", FIELD(stress_name_bytes), 1, MAX_NAME_BYTES,
+	  "names of N bytes (default 16, at most 4096;\n"
+	  "16 MiB of them a frame)" },
+	{ "stress-distinct", 0, OPT_SWITCH, NULL, FIELD(stress_distinct), 0, 0,
+	  "each scope of a queue its own name, not one\n"
+	  "for all" },
 	{ "verbose", 0, OPT_SWITCH, NULL, FIELD(verbose), 0, 0,
 	  "print frames, markers, file size and bytes\n"
 	  "per marker" },
@@ -1233,6 +1391,11 @@ int main(int argc, char **argv)
 				   " frames written (raise --frames)", opt.spikes, opt.frames);
 	opt.markers += opt.markers % 2;
 	g.queue_count = opt.gpus == 2 ? QUEUE_COUNT : GFX1;
+	bool stress = stress_mode(&opt);
+	if (stress && stress_options(&opt) != 0)
+		return 2;
+	if (stress)
+		opt.markers = 2 * opt.stress_gpus * opt.stress_queues * opt.stress_scopes;
 
 	uint64_t scopes = opt.markers / 2;
 	if (!plan_init(&g.plans[0], scopes, (unsigned)opt.gpus, opt.leaves, opt.seed) ||
@@ -1252,12 +1415,12 @@ int main(int argc, char **argv)
 		.chunk_bytes = (uint32_t)(opt.chunk_kib * 1024),
 	};
 	if ((r = crumbs_writer_open(&desc, &g.w)) != CRUMBS_OK ||
-	    (r = write_setup(&g)) != CRUMBS_OK)
+	    (r = stress ? stress_setup(&g) : write_setup(&g)) != CRUMBS_OK)
 		goto out;
 	for (uint64_t f = 0; f < opt.frames; f++) {
-		if ((r = write_frame(&g, f)) != CRUMBS_OK)
+		if ((r = stress ? stress_frame(&g, f) : write_frame(&g, f)) != CRUMBS_OK)
 			goto out;
-		if (g.markers != opt.markers) {
+		if (!stress && g.markers != opt.markers) {
 			fprintf(stderr, "crumbs-gen: frame %" PRIu64 " has %" PRIu64 " markers, "
 				"not %" PRIu64 " (a bug in crumbs-gen)\n", f, g.markers, opt.markers);
 			goto out;

@@ -67,7 +67,8 @@ static bool same_stats(const stats *a, const stats *b)
 		return false;
 	for (size_t r = 0; r < stats_row_count(a); r++) {
 		const struct stats_row *x = stats_row(a, r), *y = stats_row(b, r);
-		if (x->kind != y->kind || strcmp(x->path, y->path) != 0)
+		if (x->kind != y->kind || x->parent != y->parent || x->name_len != y->name_len ||
+		    memcmp(x->name, y->name, x->name_len) != 0)
 			return false;
 		for (size_t i = 0; i < stats_frame_count(a); i++)
 			if (stats_value(a, r, i, false) != stats_value(b, r, i, false) ||

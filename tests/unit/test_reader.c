@@ -2,12 +2,14 @@
 /*
  * test_reader.c: the reader against damaged files: every truncation point
  * and every single-bit flip of a small capture, a newer version, files
- * that are not captures, and a writer that stopped before its index.
+ * that are not captures, a writer that stopped before its index, and
+ * chunks past the limits of a frame and of a chunk.
  */
 #include "helpers.h"
 #include "../../format/format.h"
 
 #include <stdio.h>
+#include <zstd.h>
 
 #define T 1000000000ull
 
@@ -297,6 +299,263 @@ static void garbage_after_chunks(void **state)
 	free(m.data);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Limits: records written by hand, past what the writer writes             */
+/* ------------------------------------------------------------------------ */
+
+struct bytes_out {
+	unsigned char *p;
+	size_t len, cap;
+};
+
+static void out_put(struct bytes_out *o, const void *d, size_t n)
+{
+	if (o->len + n > o->cap) {
+		o->cap = (o->len + n) * 2;
+		o->p = realloc(o->p, o->cap);
+		assert_non_null(o->p);
+	}
+	memcpy(o->p + o->len, d, n);
+	o->len += n;
+}
+
+static void out_byte(struct bytes_out *o, unsigned b)
+{
+	unsigned char c = (unsigned char)b;
+	out_put(o, &c, 1);
+}
+
+static void out_varint(struct bytes_out *o, uint64_t v)
+{
+	while (v >= 0x80) {
+		out_byte(o, (unsigned)(v & 0x7F) | 0x80);
+		v >>= 7;
+	}
+	out_byte(o, (unsigned)v);
+}
+
+static void out_string(struct bytes_out *o, const char *s, size_t len)
+{
+	out_byte(o, FORMAT_TAG_STRING);
+	out_varint(o, len);
+	out_put(o, s, len);
+}
+
+/* A chunk of that content, framed as FORMAT.md says. */
+static void out_chunk(struct bytes_out *file, uint8_t type, const struct bytes_out *content,
+		      uint32_t frames, uint64_t first, uint64_t last, struct format_index_entry *entry)
+{
+	*entry = (struct format_index_entry){ file->len, first, last, frames, type };
+	size_t bound = ZSTD_compressBound(content->len);
+	unsigned char *body = malloc(bound);
+	ZSTD_CCtx *z = ZSTD_createCCtx();
+	ZSTD_CCtx_setParameter(z, ZSTD_c_checksumFlag, 1);
+	size_t c = ZSTD_compress2(z, body, bound, content->p, content->len);
+	assert_false(ZSTD_isError(c));
+	ZSTD_freeCCtx(z);
+	unsigned char h[FORMAT_CHUNK_FRAME_BYTES];
+	format_chunk_header_encode(h, &(struct format_chunk_header){
+		.type = type, .body_bytes = (uint32_t)c, .content_bytes = (uint32_t)content->len,
+		.frame_count = frames, .first_frame = first, .last_frame = last,
+		.body_crc = crumbs_crc32c(0, body, c) });
+	out_put(file, h, sizeof(h));
+	out_put(file, body, c);
+	free(body);
+}
+
+/* A file of one GPU with a queue of 64-bit timestamps, then frames
+ * chunks of the contents given (at most 3), each holding `frames[i]`
+ * frames numbered on from 0, and the index. */
+static void out_file(struct bytes_out *file, const struct bytes_out *chunks, const uint32_t *frames,
+		     size_t count)
+{
+	struct bytes_out setup = { 0 };
+	struct format_index_entry index[4];
+	unsigned char index_frame[FORMAT_SKIPPABLE_BYTES + 4 * FORMAT_INDEX_ENTRY_BYTES +
+				  FORMAT_INDEX_TRAILER_BYTES];
+	unsigned char h[FORMAT_HEADER_FRAME_MAX_BYTES];
+	memset(file, 0, sizeof(*file));
+	out_put(file, h, format_file_header_encode(h, &(struct format_file_header){
+		.major = CRUMBS_FORMAT_MAJOR, .minor = CRUMBS_FORMAT_MINOR }));
+	out_string(&setup, "G", 1);
+	out_byte(&setup, FORMAT_TAG_GPU);
+	out_put(&setup, "\0\0\0\0\0\0", 6);
+	static const unsigned char queue[] = { FORMAT_TAG_QUEUE, 0, 0, 0, 1, 0, 0, 0x80, 0x3F, 64 };
+	out_put(&setup, queue, sizeof(queue));
+	out_chunk(file, FORMAT_CHUNK_SETUP, &setup, 0, 0, 0, &index[0]);
+	free(setup.p);
+	uint64_t first = 0;
+	for (size_t i = 0; i < count; i++) {
+		out_chunk(file, FORMAT_CHUNK_FRAMES, &chunks[i], frames[i], first,
+			  first + frames[i] - 1, &index[i + 1]);
+		first += frames[i];
+	}
+	format_index_encode(index_frame, index, (uint32_t)count + 1);
+	out_put(file, index_frame, (size_t)format_index_frame_bytes(count + 1));
+}
+
+/* A frame's begin (frame 0 of a chunk, or the next), and its end. */
+static void out_frame_begin(struct bytes_out *o, bool first)
+{
+	out_byte(o, FORMAT_TAG_FRAME_BEGIN);
+	out_varint(o, 0);
+	out_varint(o, first ? 2 * T : 0);
+}
+
+static void out_frame_end(struct bytes_out *o)
+{
+	static const unsigned char end[] = { FORMAT_TAG_FRAME_END, 2, 0, 0 };
+	out_put(o, end, sizeof(end));
+}
+
+/* Reads the frames of file; returns what ended reading, and the frames. */
+static enum crumbs_result read_file(const struct bytes_out *file, struct analyze_error *e,
+				    unsigned *frames)
+{
+	reader *c = NULL;
+	const struct frame *f;
+	enum crumbs_result r = reader_open_memory(file->p, file->len, &c, e);
+	*frames = 0;
+	while (r == CRUMBS_OK && (r = reader_next_frame(c, &f, e)) == CRUMBS_OK && f)
+		(*frames)++;
+	reader_free(c);
+	return r;
+}
+
+/* A frame of one submission holding `scopes` timed scopes, then `ends`
+ * ends with nothing open and `leaves` leaf events, all named by one
+ * string of `name_len` bytes; `what` is what the reader must find wrong
+ * with it, or NULL when it must read it. */
+static void expect_frame(unsigned scopes, size_t name_len, unsigned ends, unsigned leaves,
+			 const char *what)
+{
+	struct bytes_out chunk = { 0 }, file;
+	struct analyze_error e;
+	unsigned frames;
+	char *name = malloc(name_len + 1);
+	memset(name, 'n', name_len);
+	out_frame_begin(&chunk, true);
+	out_string(&chunk, name, name_len);
+	static const unsigned char submit_record[] = { FORMAT_TAG_SUBMIT, 0, 0, 0, 0, 0 };
+	out_put(&chunk, submit_record, sizeof(submit_record));
+	for (unsigned i = 0; i < scopes; i++) {
+		static const unsigned char scope[] = { FORMAT_TAG_SCOPE_BEGIN, 0, 2,
+						       FORMAT_TAG_SCOPE_END, 2 };
+		out_put(&chunk, scope, sizeof(scope));
+	}
+	for (unsigned i = 0; i < ends; i++) {
+		static const unsigned char end[] = { FORMAT_TAG_SCOPE_END, 0 };
+		out_put(&chunk, end, sizeof(end));
+	}
+	for (unsigned i = 0; i < leaves; i++) {
+		static const unsigned char leaf[] = { FORMAT_TAG_LEAF_NO_TICKS, CRUMBS_EVENT_DRAW, 0, 0 };
+		out_put(&chunk, leaf, sizeof(leaf));
+	}
+	static const unsigned char submit_end[] = { FORMAT_TAG_SUBMIT_END, 2 };
+	out_put(&chunk, submit_end, sizeof(submit_end));
+	out_frame_end(&chunk);
+	uint32_t one = 1;
+	out_file(&file, &chunk, &one, 1);
+	enum crumbs_result r = read_file(&file, &e, &frames);
+	if (!what) {
+		if (r != CRUMBS_OK)
+			fail_msg("%u scopes, %u ends, %u leaves: %s", scopes, ends, leaves, e.text);
+		assert_int_equal(frames, 1);
+	} else {
+		assert_int_equal(r, CRUMBS_ERROR_CORRUPT);
+		assert_int_equal(frames, 0);
+		if (!strstr(e.text, what) || strncmp(e.text, "corrupt at byte ", 16) != 0)
+			fail_msg("expected '%s', got '%s'", what, e.text);
+	}
+	free(name);
+	free(chunk.p);
+	free(file.p);
+}
+
+/* A frame holds at most 2^18 scopes and events, 2^20 records and 16 MiB
+ * of their names, each counted where used; at the limit it reads. */
+static void frame_limits(void **state)
+{
+	(void)state;
+	const unsigned nodes = 1u << 18, records = 1u << 20;
+	expect_frame(nodes, 1, 0, 0, NULL);
+	expect_frame(nodes, 1, 0, 1, "more than 262144 scopes and events in a frame");
+	expect_frame(nodes - 10, 1, 0, 11, "more than 262144 scopes and events in a frame");
+	/* The string, the submission and its end, then ends: one too many. */
+	expect_frame(0, 1, records - 3, 0, NULL);
+	expect_frame(0, 1, records - 2, 0, "more than 1048576 records in a frame");
+	expect_frame(4096, 4096, 0, 0, NULL);
+	expect_frame(4096, 4096, 0, 1, "names of a frame's scopes and events longer than 16 MiB");
+}
+
+/* A chunk holds at most 2^21 strings, over its frames. */
+static void chunk_string_limit(void **state)
+{
+	(void)state;
+	for (unsigned extra = 0; extra < 2; extra++) {
+		struct bytes_out chunk = { 0 }, file;
+		struct analyze_error e;
+		unsigned frames;
+		for (unsigned f = 0; f < 3; f++) {
+			out_frame_begin(&chunk, f == 0);
+			unsigned n = f < 2 ? 1u << 20 : extra;
+			for (unsigned i = 0; i < n; i++)
+				out_string(&chunk, "", 0);
+			out_frame_end(&chunk);
+		}
+		uint32_t three = 3;
+		out_file(&file, &chunk, &three, 1);
+		enum crumbs_result r = read_file(&file, &e, &frames);
+		if (extra == 0) {
+			assert_int_equal(r, CRUMBS_OK);
+			assert_int_equal(frames, 3);
+		} else {
+			assert_int_equal(r, CRUMBS_ERROR_CORRUPT);
+			assert_non_null(strstr(e.text, "more than 2097152 strings in a chunk"));
+			assert_int_equal(frames, 2);
+		}
+		free(chunk.p);
+		free(file.p);
+	}
+}
+
+/* A body larger than zstd makes one of its content is no chunk: refused
+ * from its header, before anything is read for it. */
+static void body_bound(void **state)
+{
+	(void)state;
+	struct bytes_out chunk = { 0 }, file;
+	struct analyze_error e;
+	unsigned frames;
+	out_frame_begin(&chunk, true);
+	out_frame_end(&chunk);
+	uint32_t one = 1;
+	out_file(&file, &chunk, &one, 1);
+	/* The frames chunk's header, last: a body of 200 bytes for 7. */
+	size_t at = file.len;
+	struct format_chunk_header h;
+	struct format_fault fault;
+	for (size_t off = 0; off + FORMAT_CHUNK_FRAME_BYTES <= file.len; off++)
+		if (format_chunk_header_decode(file.p + off, file.len - off, &h, &fault) == CRUMBS_OK &&
+		    h.type == FORMAT_CHUNK_FRAMES)
+			at = off;
+	assert_true(at < file.len);
+	size_t body = at + FORMAT_CHUNK_FRAME_BYTES;
+	file.len = body;
+	unsigned char junk[200];
+	memset(junk, 0x5A, sizeof(junk));
+	out_put(&file, junk, sizeof(junk));
+	h.body_bytes = sizeof(junk);
+	h.body_crc = crumbs_crc32c(0, junk, sizeof(junk));
+	format_chunk_header_encode(file.p + at, &h);
+	assert_int_equal(read_file(&file, &e, &frames), CRUMBS_ERROR_CORRUPT);
+	char expect[80];
+	snprintf(expect, sizeof(expect), "corrupt at byte %zu (chunk sizes out of range)", at);
+	assert_string_equal(e.text, expect);
+	free(chunk.p);
+	free(file.p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -308,6 +567,9 @@ int main(void)
 		cmocka_unit_test(newer_version),
 		cmocka_unit_test(not_a_capture),
 		cmocka_unit_test(garbage_after_chunks),
+		cmocka_unit_test(frame_limits),
+		cmocka_unit_test(chunk_string_limit),
+		cmocka_unit_test(body_bound),
 	};
 	return cmocka_run_group_tests_name("reader", tests, NULL, NULL);
 }

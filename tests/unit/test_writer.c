@@ -2,7 +2,8 @@
 /*
  * test_writer.c: the writer's side of the format: the checksum, tick
  * differences across the wrap, the UTF-8 rule and name repair, misuse of
- * the API (refused, with the file still valid), and the depth limit.
+ * the API (refused, with the file still valid), the depth limit and the
+ * limits of a frame and of a chunk.
  */
 #include "helpers.h"
 
@@ -225,6 +226,136 @@ static void depth_limit(void **state)
 	free(m.data);
 }
 
+/* Past the format's scopes and events a frame holds, scopes and leaf
+ * events are dropped, their ends with them, and counted. */
+static void frame_node_limit(void **state)
+{
+	(void)state;
+	struct membuf m;
+	uint32_t q;
+	const uint32_t extra = 10;
+	crumbs_writer *w = one_queue(&m, &q);
+	struct crumbs_leaf_desc draw = { CRUMBS_EVENT_DRAW, "d", 1, 0, 0, 0, T + 2, T + 3 };
+	crumbs_writer_frame_begin(w, 1, T);
+	submit(w, q, T, T, NULL, NULL);
+	for (uint32_t i = 0; i < (1u << 18) + extra; i++) {
+		enum crumbs_result r = i % 2 ? crumbs_writer_leaf(w, &draw) :
+				       crumbs_writer_scope_begin(w, "s", 0, T + 1);
+		assert_int_equal(r, i < 1u << 18 ? CRUMBS_OK : CRUMBS_ERROR_LIMIT);
+		if (i % 2 == 0)
+			assert_int_equal(crumbs_writer_scope_end(w, T + 4), CRUMBS_OK);
+	}
+	crumbs_writer_submit_end(w, T + 5);
+	assert_int_equal(crumbs_writer_frame_end(w, T + 6, 0, 0), CRUMBS_OK);
+	reader *c = mem_read(&m, w);
+	const struct frame *f = next_frame(c);
+	assert_true(f->flags & CRUMBS_FRAME_SCOPES_DROPPED);
+	assert_int_equal(f->dropped_scopes, extra);
+	assert_int_equal(f->queues[q].scopes + f->queues[q].events, 1u << 18);
+	assert_int_equal(f->queues[q].unmatched_ends, 0);
+	reader_free(c);
+	free(m.data);
+}
+
+/* Names are counted at each scope that uses them: past 16 MiB of them in
+ * a frame, scopes are dropped. */
+static void frame_name_limit(void **state)
+{
+	(void)state;
+	struct membuf m;
+	uint32_t q;
+	char *name = malloc(4097);
+	memset(name, 'n', 4096);
+	name[4096] = '\0';
+	crumbs_writer *w = one_queue(&m, &q);
+	crumbs_writer_frame_begin(w, 1, T);
+	submit(w, q, T, T, NULL, NULL);
+	for (uint32_t i = 0; i < 4100; i++) {
+		assert_int_equal(crumbs_writer_scope_begin(w, name, 0, T + 1),
+				 i < 4096 ? CRUMBS_OK : CRUMBS_ERROR_LIMIT);
+		assert_int_equal(crumbs_writer_scope_end(w, T + 2), CRUMBS_OK);
+	}
+	crumbs_writer_submit_end(w, T + 3);
+	assert_int_equal(crumbs_writer_frame_end(w, T + 4, 0, 0), CRUMBS_OK);
+	reader *c = mem_read(&m, w);
+	const struct frame *f = next_frame(c);
+	assert_int_equal(f->queues[q].scopes, 4096);
+	assert_int_equal(f->dropped_scopes, 4);
+	reader_free(c);
+	free(name);
+	free(m.data);
+}
+
+/* Records that may be left out (ends with nothing open, counts) are, past
+ * the records a frame holds; a frame with more of the others is dropped
+ * whole, and the next is written. */
+static void frame_record_limit(void **state)
+{
+	(void)state;
+	struct membuf m;
+	uint32_t q;
+	crumbs_writer *w = one_queue(&m, &q);
+	crumbs_writer_frame_begin(w, 1, T);
+	submit(w, q, T, T, NULL, NULL);
+	/* The submission took two records, its end counted ahead. */
+	for (uint32_t i = 0; i < (1u << 20); i++)
+		assert_int_equal(crumbs_writer_scope_end(w, T + 1),
+				 i < (1u << 20) - 2 ? CRUMBS_OK : CRUMBS_ERROR_LIMIT);
+	assert_int_equal(crumbs_writer_counts(w, 1, 0, 0, 0), CRUMBS_ERROR_LIMIT);
+	crumbs_writer_submit_end(w, T + 2);
+	assert_int_equal(crumbs_writer_frame_end(w, T + 3, 0, 0), CRUMBS_OK);
+
+	crumbs_writer_frame_begin(w, 2, T + 10);
+	for (uint32_t i = 0; i < (1u << 19) + 1; i++) {
+		submit(w, q, T + 10, T + 10, NULL, NULL);
+		crumbs_writer_submit_end(w, T + 11);
+	}
+	assert_int_equal(crumbs_writer_frame_end(w, T + 12, 0, 0), CRUMBS_ERROR_LIMIT);
+	crumbs_writer_frame_begin(w, 3, T + 20);
+	assert_int_equal(crumbs_writer_frame_end(w, T + 21, 0, 0), CRUMBS_OK);
+
+	reader *c = mem_read(&m, w);
+	const struct frame *f = next_frame(c);
+	assert_int_equal(f->number, 1);
+	assert_int_equal(f->queues[q].unmatched_ends, (1u << 20) - 2);
+	f = next_frame(c);
+	assert_int_equal(f->number, 3);
+	reader_free(c);
+	free(m.data);
+}
+
+/* A chunk whose frames left half the strings a chunk may hold is
+ * written, so that the next frame's strings fit in a chunk of their own
+ * whatever they are. */
+static void chunk_string_limit(void **state)
+{
+	(void)state;
+	struct membuf m;
+	crumbs_writer *w = mem_writer(&m, 16u << 20);
+	uint32_t g = add_gpu(w, "GPU");
+	uint32_t q = add_queue(w, g, CRUMBS_QUEUE_GRAPHICS, 1.0f, 64);
+	uint32_t n = 0;
+	for (uint64_t f = 0; f < 5; f++) {
+		crumbs_writer_frame_begin(w, f, T + f * 10);
+		crumbs_writer_select_queue(w, q);
+		for (uint32_t i = 0; i < 1u << 18; i++) {
+			char name[16];
+			snprintf(name, sizeof(name), "%x", n++);
+			struct crumbs_leaf_desc draw = { CRUMBS_EVENT_DRAW, name, 1, 0, 0, 0,
+							 CRUMBS_NO_TICKS, CRUMBS_NO_TICKS };
+			assert_int_equal(crumbs_writer_leaf(w, &draw), CRUMBS_OK);
+		}
+		assert_int_equal(crumbs_writer_frame_end(w, T + f * 10 + 5, 0, 0), CRUMBS_OK);
+	}
+	reader *c = mem_read(&m, w);
+	/* The setup, four frames of 2^18 strings, and the fifth. */
+	assert_int_equal(reader_meta(c)->chunk_count, 3);
+	for (int f = 0; f < 5; f++)
+		assert_int_equal(next_frame(c)->queues[q].events, 1u << 18);
+	reader_free(c);
+	free(m.data);
+}
+
 /* With a path, the file appears only at close, under its name. */
 static void atomic_file(void **state)
 {
@@ -319,6 +450,10 @@ int main(void)
 		cmocka_unit_test(names_are_repaired),
 		cmocka_unit_test(misuse_is_refused),
 		cmocka_unit_test(depth_limit),
+		cmocka_unit_test(frame_node_limit),
+		cmocka_unit_test(frame_name_limit),
+		cmocka_unit_test(frame_record_limit),
+		cmocka_unit_test(chunk_string_limit),
 		cmocka_unit_test(atomic_file),
 		cmocka_unit_test(links_never_followed),
 		cmocka_unit_test(result_strings),
