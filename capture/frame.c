@@ -395,10 +395,12 @@ static int run_options(char *line, uint64_t *frames, int *detail, char *err, siz
 		while (*v == '=' || *v == ' ' || *v == '\t')
 			v++;
 		uint64_t x;
-		const char *end = read_u64(v, is_frames ? 1000000000u : CRUMBS_DETAIL_MAX, &x);
+		const char *end = read_u64(v, is_frames ? TRIGGER_MAX_RUN_FRAMES : CRUMBS_DETAIL_MAX,
+					   &x);
 		if (!end || (*end && *end != ' ' && *end != '\t') || (is_frames && x < 1)) {
 			snprintf(err, n, "%s takes %s", is_frames ? "--frames" : "--detail",
-				 is_frames ? "a number of frames from 1 to 1000000000" :
+				 is_frames ? "a number of frames from 1 to "
+					     TRIGGER_TEXT(TRIGGER_MAX_RUN_FRAMES) :
 				 "a detail level from 0 to 3");
 			return -1;
 		}

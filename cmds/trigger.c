@@ -22,9 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Frames are counted, not typed in: no run is this long. */
-#define MAX_RUN_FRAMES (1ull << 48)
-
 #define TEXT_(x) #x
 #define TEXT(x) TEXT_(x)
 
@@ -39,8 +36,8 @@ struct trigger_args {
 
 static const struct option_spec own_options[] = {
 	{ "frames", 0, "N", "record the next N frames into one file and print their statistics",
-	  OPT_U64, .offset = AT(run_frames), .min = 1, .max = MAX_RUN_FRAMES,
-	  .what = "a number of frames from 1 up" },
+	  OPT_U64, .offset = AT(run_frames), .min = 1, .max = TRIGGER_MAX_RUN_FRAMES,
+	  .what = "a number of frames from 1 to " TRIGGER_TEXT(TRIGGER_MAX_RUN_FRAMES) },
 	{ "detail", 0, "N", "with --frames: record scopes of detail levels 0 to N (0 to 3, "
 	  "default 1); leaf events only at 3", OPT_INT, .offset = AT(detail), .min = 0,
 	  .max = CRUMBS_DETAIL_MAX, .what = "a detail level from 0 to " TEXT(CRUMBS_DETAIL_MAX) },

@@ -28,6 +28,14 @@
  * shorter: the request's header and line feed take 18 of them. */
 #define TRIGGER_MAX_COMMAND 4096
 
+/* The longest run a request may ask for (`profilegpu --frames N`), in
+ * frames: both sides check it, `crumbs trigger` as a usage error before
+ * sending. A plain decimal, so that messages can spell it with
+ * TRIGGER_TEXT. */
+#define TRIGGER_MAX_RUN_FRAMES 1000000000
+#define TRIGGER_TEXT_(x) #x
+#define TRIGGER_TEXT(x) TRIGGER_TEXT_(x)
+
 /*
  * Whether `dir` may hold the sockets: it keeps other users out of the
  * conversation, so both sides trust it only if it is a real directory
