@@ -327,19 +327,11 @@ void trigger_reply(struct trigger *t, const struct trigger_peer *peer, const cha
 	if (t->fd < 0 || !peer || peer->len <= offsetof(struct sockaddr_un, sun_path))
 		return;
 	memcpy(data, TRIGGER_REPLY_HEADER, header);
-	size_t len = strlen(message);
-	size_t room = sizeof(data) - header - 1;
-	if (len > room) {
-		len = room;
-		/* Not in the middle of a UTF-8 sequence. */
-		while (len > 0 && ((unsigned char)message[len] & 0xC0) == 0x80)
-			len--;
-	}
-	/* One line, whatever the message holds. */
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)message[i];
-		data[header + i] = c < 0x20 || c == 0x7F ? ' ' : (char)c;
-	}
+	/* One line of valid UTF-8, whatever the message holds (it may quote
+	 * a request's bytes), cut at a character: room for it and its line
+	 * feed, which takes the place of the NUL. */
+	size_t len = utf8_clean(data + header, sizeof(data) - header, message, strlen(message),
+				' ', "\xEF\xBF\xBD");
 	data[header + len] = '\n';
 
 	int flags = MSG_NOSIGNAL;

@@ -95,8 +95,9 @@ int trigger_parse_request(const char *data, size_t len, char *command, size_t co
 			  const char **why);
 
 /* Answers a request with one line (answer.c builds them): one datagram,
- * sent without blocking. Control characters in the message become spaces
- * (an answer is one line); one that is too long is cut. A requester that
+ * sent without blocking. An answer is one line of valid UTF-8: control
+ * characters in the message become spaces, bytes that are not UTF-8
+ * U+FFFD; one that is too long is cut at a character. A requester that
  * went away, or that has no address, is ignored. */
 void trigger_reply(struct trigger *t, const struct trigger_peer *peer, const char *message);
 
@@ -148,10 +149,11 @@ struct queued {
 /*
  * The answer in the `len` bytes of a datagram: ANSWER_QUEUED with *q set;
  * ANSWER_CAPTURED with the capture's path in line[], or ANSWER_ERROR with
- * the program's message there, their control characters made '?' so that
- * they do not reach the terminal. Anything else (a stranger, another
- * version, an answer this crumbs does not know, one that does not fit
- * line_size bytes with its NUL) is ANSWER_NONE, to be ignored.
+ * the program's message there, their control characters (C0, DEL, C1)
+ * and bytes that are not UTF-8 made '?' so that they do not reach the
+ * terminal. Anything else (a stranger, another version, an answer this
+ * crumbs does not know, one that does not fit line_size bytes with its
+ * NUL) is ANSWER_NONE, to be ignored.
  */
 enum answer trigger_answer_read(const char *data, size_t len, char *line, size_t line_size,
 				struct queued *q);
