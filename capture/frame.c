@@ -244,6 +244,25 @@ static void finish_run(crumbs_context *ctx, bool wait)
 #define UNDER_LAYER "the crumbs layer records this program: capture with `crumbs trigger PID` " \
 	"or `crumbs capture`"
 
+/* What is asked for or under way, in err, for a request that comes
+ * meanwhile: its frame, or its run's frames. */
+static void say_busy(const crumbs_context *ctx, char *err, size_t n)
+{
+	bool asked = ctx->capture_at != UINT64_MAX;
+	uint64_t first = asked ? ctx->capture_at : ctx->run_first;
+	uint64_t last = asked ? ctx->ask_last : ctx->run_last;
+	const char *what = asked ? "asked for" : "under way";
+	if ((asked ? ctx->ask_sets : ctx->set_count) == 1)
+		snprintf(err, n, "a capture is already %s (frame %llu)", what,
+			 (unsigned long long)first);
+	else if (last == CRUMBS_RECORD_OPEN)
+		snprintf(err, n, "a run is already %s (frames %llu to the end)", what,
+			 (unsigned long long)first);
+	else
+		snprintf(err, n, "a run is already %s (frames %llu to %llu)", what,
+			 (unsigned long long)first, (unsigned long long)last);
+}
+
 /*
  * Asks for a run of frames first to last at `detail` in `sets` sets, with
  * the tables' settings; `err` gets what went wrong. Frame first - 1 is its
@@ -257,7 +276,7 @@ static enum crumbs_result ask(crumbs_context *ctx, uint64_t first, uint64_t last
 		return CRUMBS_ERROR_BAD_STATE;
 	}
 	if (atomic_load(&ctx->state) != STATE_IDLE || ctx->capture_at != UINT64_MAX) {
-		snprintf(err, n, "a capture is already asked for or under way");
+		say_busy(ctx, err, n);
 		return CRUMBS_ERROR_BAD_STATE;
 	}
 	/* A frame given up on (its results late, or its device said to be
@@ -479,17 +498,21 @@ enum crumbs_result crumbs_command(crumbs_context *ctx, const char *command_line)
  * TRIGGER_POLL_NS: a read of the socket costs several microseconds,
  * which every frame would pay. */
 #define TRIGGER_POLL_NS 100000000ll
+/* Requests served in one look: a sender that never stops cannot stall a
+ * frame. */
+#define TRIGGER_LOOK_REQUESTS 4
 
 static void poll_trigger(crumbs_context *ctx, int64_t now)
 {
 	char line[TRIGGER_MAX_COMMAND];
 	struct trigger_peer peer;
+	int served = 0;
 
 	if (ctx->trigger.fd < 0 || now - ctx->trigger_polled_ns < TRIGGER_POLL_NS)
 		return;
 	ctx->trigger_polled_ns = now;
-	/* A few a frame: a sender that never stops cannot stall the frame. */
-	for (int i = 0; i < 4 && trigger_poll(&ctx->trigger, line, sizeof(line), &peer) == 1; i++) {
+	for (; served < TRIGGER_LOOK_REQUESTS &&
+	       trigger_poll(&ctx->trigger, line, sizeof(line), &peer) == 1; served++) {
 		char err[300];
 		enum crumbs_result r = command(ctx, line, err, sizeof(err));
 		if (r == CRUMBS_OK && atomic_load(&ctx->state) == STATE_PREROLL) {
@@ -503,6 +526,11 @@ static void poll_trigger(crumbs_context *ctx, int64_t now)
 			trigger_answer_error(&ctx->trigger, &peer, "%s", err);
 		}
 	}
+	/* More may wait (many requesters at once, each sending once the
+	 * socket has room): the next frame looks again, so every one is
+	 * answered within its timeout, a few a frame. */
+	if (served == TRIGGER_LOOK_REQUESTS)
+		ctx->trigger_polled_ns = now - TRIGGER_POLL_NS;
 }
 
 /* ------------------------------------------------------------------------ */
