@@ -173,8 +173,9 @@ $(LIBCRUMBS_LINKS): $(LIBCRUMBS_SO)
 
 # The layer: only the loader's entry points are exported, so the
 # recorder inside cannot clash with a libcrumbs the program links.
-LAYER_OBJ := $(call obj,layer/unprofilable.c layer/layer_names.c layer/layer_devices.c \
-	layer/layer_frames.c layer/layer_record.c layer/layer_events.c layer/layer.c)
+LAYER_OBJ := $(call obj,layer/unprofilable.c layer/layer_env.c layer/layer_names.c \
+	layer/layer_devices.c layer/layer_frames.c layer/layer_record.c layer/layer_events.c \
+	layer/layer.c)
 $(LAYER): $(LAYER_OBJ) $(CORE_OBJ) layer/layer.map
 	$(CC) $(ALL_LDFLAGS) -shared -Wl,--version-script=layer/layer.map -Wl,-Bsymbolic \
 		-o $@ $(LAYER_OBJ) $(CORE_OBJ) $(LIBS)

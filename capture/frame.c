@@ -590,30 +590,34 @@ const char *crumbs_last_capture(const crumbs_context *ctx)
 	return ctx ? ctx->last_capture : NULL;
 }
 
-/* A frame number of the environment's, or false with a warning. */
-static bool env_frame(crumbs_context *ctx, const char *name, const char *v, uint64_t *out)
+/* A frame number of the environment's variable `name`: 0, or -1 with why
+ * not in err. */
+static int env_frame(const char *name, const char *v, uint64_t *out, char *err, size_t n)
 {
-	uint64_t n;
-	const char *end = read_u64(v, UINT64_MAX, &n);
+	uint64_t x;
+	const char *end = read_u64(v, UINT64_MAX, &x);
 	if (!end || *end) {
-		ctx_log(ctx, CRUMBS_LOG_WARNING, "%s: '%s' is not a frame number", name, v);
-		return false;
+		snprintf(err, n, "%s: '%s' is not a frame number", name, v);
+		return -1;
 	}
-	*out = n;
-	return true;
+	*out = x;
+	return 0;
 }
 
-/* CRUMBS_RECORD=A:B[:DETAIL]: false, with a warning, when it says nothing
- * that can be done. */
-static bool env_record(crumbs_context *ctx, const char *v, uint64_t *first, uint64_t *last,
-		       int *detail)
+int env_capture_frame(const char *v, uint64_t *frame, char *err, size_t n)
+{
+	return env_frame("CRUMBS_CAPTURE_FRAME", v, frame, err, n);
+}
+
+int env_record(const char *v, uint64_t *first, uint64_t *last, int *detail, char *err,
+	       size_t n)
 {
 	char buf[96], *colon, *second;
 	snprintf(buf, sizeof(buf), "%s", v);
 	if (strlen(v) >= sizeof(buf) || !(colon = strchr(buf, ':'))) {
-		ctx_log(ctx, CRUMBS_LOG_WARNING, "CRUMBS_RECORD='%s' is not FIRST:LAST[:DETAIL] "
-			"(LAST empty: until the program ends)", v);
-		return false;
+		snprintf(err, n, "CRUMBS_RECORD='%s' is not FIRST:LAST[:DETAIL] (LAST empty: until "
+			 "the program ends)", v);
+		return -1;
 	}
 	*colon = '\0';
 	second = colon + 1;
@@ -621,29 +625,28 @@ static bool env_record(crumbs_context *ctx, const char *v, uint64_t *first, uint
 	if (third)
 		*third++ = '\0';
 	if (third && strchr(third, ':')) {
-		ctx_log(ctx, CRUMBS_LOG_WARNING, "CRUMBS_RECORD='%s' is not FIRST:LAST[:DETAIL]", v);
-		return false;
+		snprintf(err, n, "CRUMBS_RECORD='%s' is not FIRST:LAST[:DETAIL]", v);
+		return -1;
 	}
-	*last = CRUMBS_RECORD_OPEN;
-	*detail = 1;
-	uint64_t d = 1;
-	if (!env_frame(ctx, "CRUMBS_RECORD", buf, first) ||
-	    (*second && !env_frame(ctx, "CRUMBS_RECORD", second, last)) ||
-	    (third && !env_frame(ctx, "CRUMBS_RECORD", third, &d)))
-		return false;
-	if (d > CRUMBS_DETAIL_MAX || *last < *first) {
-		ctx_log(ctx, CRUMBS_LOG_WARNING, "CRUMBS_RECORD='%s': %s", v,
-			d > CRUMBS_DETAIL_MAX ? "the detail level goes from 0 to 3" :
-			"the last frame comes before the first");
-		return false;
+	uint64_t a, b = CRUMBS_RECORD_OPEN, d = 1;
+	if (env_frame("CRUMBS_RECORD", buf, &a, err, n) != 0 ||
+	    (*second && env_frame("CRUMBS_RECORD", second, &b, err, n) != 0) ||
+	    (third && env_frame("CRUMBS_RECORD", third, &d, err, n) != 0))
+		return -1;
+	if (d > CRUMBS_DETAIL_MAX || b < a) {
+		snprintf(err, n, "CRUMBS_RECORD='%s': %s", v, d > CRUMBS_DETAIL_MAX ?
+			 "the detail level goes from 0 to 3" : "the last frame comes before the first");
+		return -1;
 	}
+	*first = a;
+	*last = b;
 	*detail = (int)d;
-	return true;
+	return 0;
 }
 
 void frame_init(crumbs_context *ctx)
 {
-	char err[300];
+	char err[1024]; /* room for the value quoted, as the log has */
 	uint64_t first, last;
 	int detail;
 	/* A scripted run asks in the environment. */
@@ -653,12 +656,17 @@ void frame_init(crumbs_context *ctx)
 		if (at && *at)
 			ctx_log(ctx, CRUMBS_LOG_WARNING, "CRUMBS_RECORD and CRUMBS_CAPTURE_FRAME are both "
 				"set; recording the run");
-		if (env_record(ctx, run, &first, &last, &detail))
+		if (env_record(run, &first, &last, &detail, err, sizeof(err)) != 0)
+			ctx_log(ctx, CRUMBS_LOG_WARNING, "%s", err);
+		else
 			logged(ctx, ask(ctx, first, last, detail, CAPTURE_SETS, NULL, err, sizeof(err)),
 			       "CRUMBS_RECORD", err);
-	} else if (at && *at && env_frame(ctx, "CRUMBS_CAPTURE_FRAME", at, &first)) {
-		logged(ctx, ask(ctx, first, first, CRUMBS_DETAIL_MAX, 1, NULL, err, sizeof(err)),
-		       "CRUMBS_CAPTURE_FRAME", err);
+	} else if (at && *at) {
+		if (env_capture_frame(at, &first, err, sizeof(err)) != 0)
+			ctx_log(ctx, CRUMBS_LOG_WARNING, "%s", err);
+		else
+			logged(ctx, ask(ctx, first, first, CRUMBS_DETAIL_MAX, 1, NULL, err, sizeof(err)),
+			       "CRUMBS_CAPTURE_FRAME", err);
 	}
 }
 

@@ -20,11 +20,10 @@
 /* Datagrams read per poll: a flood of bad requests must not stall a frame. */
 #define POLL_MAX_DATAGRAMS 8
 
-/* The directory of the sockets, without a trailing slash. Returns 0, or -1
- * if it does not fit. */
-static int trigger_dir(char *buf, size_t size)
+/* The directory of the sockets for XDG_RUNTIME_DIR's value xdg (NULL:
+ * unset), without a trailing slash. Returns 0, or -1 if it does not fit. */
+static int dir_for(const char *xdg, char *buf, size_t size)
 {
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
 	int n;
 	if (xdg && xdg[0] == '/') {
 		size_t len = strlen(xdg);
@@ -41,10 +40,20 @@ static int trigger_dir(char *buf, size_t size)
 	return n < 0 || (size_t)n >= size ? -1 : 0;
 }
 
+static int trigger_dir(char *buf, size_t size)
+{
+	return dir_for(getenv("XDG_RUNTIME_DIR"), buf, size);
+}
+
 int trigger_path(long pid, char *buf, size_t size)
 {
+	return trigger_path_for(getenv("XDG_RUNTIME_DIR"), pid, buf, size);
+}
+
+int trigger_path_for(const char *xdg, long pid, char *buf, size_t size)
+{
 	char dir[4200];
-	if (trigger_dir(dir, sizeof(dir)) != 0) {
+	if (dir_for(xdg, dir, sizeof(dir)) != 0) {
 		if (size)
 			buf[0] = '\0';
 		return -1;

@@ -65,6 +65,9 @@ struct trigger_peer {
  * public API.
  */
 int trigger_path(long pid, char *buf, size_t size);
+/* trigger_path() for XDG_RUNTIME_DIR's value xdg (NULL: unset) rather
+ * than the environment's. Any text is safe. */
+int trigger_path_for(const char *xdg, long pid, char *buf, size_t size);
 
 /* Binds this process's socket. Returns 0, or -1 with a message in err
  * (the program then runs on, without the trigger).
