@@ -112,7 +112,13 @@ LIBCRUMBS_LINKS := $(BUILD)/$(LIBCRUMBS_SONAME) $(BUILD)/libcrumbs.so
 LIB_OBJ := $(patsubst $(BUILD)/obj/%,$(BUILD)/obj-hidden/%,$(CORE_OBJ))
 OBJCOPY ?= objcopy
 
-FUZZ_TARGETS := reader records budget trigger runs answer
+FUZZ_TARGETS := reader records budget trigger runs answer env cmds
+# What a target links besides the core and the runs: the commands, with
+# cmds/main.c's main() renamed (tests/fuzz/cmds_main.c), and the layer's
+# readers of its environment.
+FUZZ_CMDS_SRC := $(filter-out cmds/main.c,$(CMDS_SRC)) tests/fuzz/cmds_main.c
+FUZZ_SRC_cmds := $(FUZZ_CMDS_SRC)
+FUZZ_SRC_env := $(FUZZ_CMDS_SRC) layer/layer_env.c layer/unprofilable.c
 
 .PHONY: all clean test bench fuzz deps demo install uninstall FORCE
 LAYER := $(BUILD)/libVkLayer_crumbs.so
@@ -260,6 +266,11 @@ $(BUILD)/tests/fuzz_%_replay: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/test
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
+$(BUILD)/tests/fuzz_cmds_replay: $(call obj,$(FUZZ_SRC_cmds))
+$(BUILD)/tests/fuzz_env_replay: $(call obj,$(FUZZ_SRC_env))
+$(BUILD)/obj/tests/fuzz/cmds_main.o: $(VERSION_H)
+$(BUILD)/obj/tests/fuzz/cmds_main.o: ALL_CFLAGS += -I$(BUILD)
+
 # The main job: the sample renderer captures its third frame at full
 # detail and prints the tables (on lavapipe when there is no GPU).
 demo: all
@@ -316,19 +327,23 @@ bench: all $(BENCH_SCOPES) $(BENCH_RUNFRAME)
 	@tests/bench/run $(BUILD)
 
 # libFuzzer needs clang; the fuzzers get their own build. FUZZ_SECONDS
-# per target (default 60); new inputs go to build/fuzz/corpus-TARGET.
+# per target (default 60); FUZZ_TARGETS chooses some; new inputs go to
+# build/fuzz/corpus-TARGET, and what fails to build/fuzz/ (absolute
+# paths: the cmds target runs commands in a folder of its own, in TMPDIR).
+# An input that runs longer than 25 s is a hang.
 FUZZ_BUILD := build/fuzz
+FUZZ_DIR = $(abspath $(FUZZ_BUILD))
 fuzz: $(VERSION_H)
 	@mkdir -p $(FUZZ_BUILD)
-	@for t in $(FUZZ_TARGETS); do \
+	@set -e; $(foreach t,$(FUZZ_TARGETS), \
 		$(CLANG) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g \
 			-fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -I$(BUILD) \
-			-o $(FUZZ_BUILD)/fuzz_$$t tests/fuzz/fuzz_$$t.c \
-			$(CORE_SRC) $(RUNS_SRC) $(LIBS) || exit 1; \
-		mkdir -p $(FUZZ_BUILD)/corpus-$$t; \
-		$(FUZZ_BUILD)/fuzz_$$t -max_total_time=$${FUZZ_SECONDS:-60} -max_len=65536 \
-			$(FUZZ_BUILD)/corpus-$$t tests/fuzz/corpus/$$t || exit 1; \
-	done
+			-o $(FUZZ_BUILD)/fuzz_$(t) tests/fuzz/fuzz_$(t).c \
+			$(CORE_SRC) $(RUNS_SRC) $(FUZZ_SRC_$(t)) $(LIBS); \
+		mkdir -p $(FUZZ_BUILD)/corpus-$(t) $(FUZZ_BUILD)/tmp; \
+		TMPDIR=$(FUZZ_DIR)/tmp $(FUZZ_BUILD)/fuzz_$(t) -max_total_time=$${FUZZ_SECONDS:-60} \
+			-max_len=65536 -timeout=25 -close_fd_mask=3 -artifact_prefix=$(FUZZ_DIR)/ \
+			$(FUZZ_DIR)/corpus-$(t) $(abspath tests/fuzz/corpus/$(t));)
 
 deps:
 	@tests/install-deps
