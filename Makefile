@@ -112,7 +112,7 @@ LIBCRUMBS_LINKS := $(BUILD)/$(LIBCRUMBS_SONAME) $(BUILD)/libcrumbs.so
 LIB_OBJ := $(patsubst $(BUILD)/obj/%,$(BUILD)/obj-hidden/%,$(CORE_OBJ))
 OBJCOPY ?= objcopy
 
-FUZZ_TARGETS := reader records budget trigger runs answer env cmds
+FUZZ_TARGETS := reader records budget trigger runs answer env cmds exports
 # What a target links besides the core and the runs: the commands, with
 # cmds/main.c's main() renamed (tests/fuzz/cmds_main.c), and the layer's
 # readers of its environment.
