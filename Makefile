@@ -330,14 +330,16 @@ bench: all $(BENCH_SCOPES) $(BENCH_RUNFRAME)
 # per target (default 60); FUZZ_TARGETS chooses some; new inputs go to
 # build/fuzz/corpus-TARGET, and what fails to build/fuzz/ (absolute
 # paths: the cmds target runs commands in a folder of its own, in TMPDIR).
-# An input that runs longer than 25 s is a hang.
+# An input that runs longer than 25 s is a hang; undefined behaviour
+# stops the fuzzer as a crash does, so that its input is kept too.
 FUZZ_BUILD := build/fuzz
 FUZZ_DIR = $(abspath $(FUZZ_BUILD))
 fuzz: $(VERSION_H)
 	@mkdir -p $(FUZZ_BUILD)
 	@set -e; $(foreach t,$(FUZZ_TARGETS), \
 		$(CLANG) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g \
-			-fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -I$(BUILD) \
+			-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+			$(PKG_CFLAGS) -I$(BUILD) \
 			-o $(FUZZ_BUILD)/fuzz_$(t) tests/fuzz/fuzz_$(t).c \
 			$(CORE_SRC) $(RUNS_SRC) $(FUZZ_SRC_$(t)) $(LIBS); \
 		mkdir -p $(FUZZ_BUILD)/corpus-$(t) $(FUZZ_BUILD)/tmp; \
