@@ -611,14 +611,13 @@ static int find_target(long pid, struct sockaddr_un *target, char *dir, size_t d
 static int show_capture(long pid, const char *path, const struct queued *q,
 			struct stats_settings *settings)
 {
-	fflush(stdout);
 	if (q->run) {
-		fprintf(stderr, "crumbs: frames %llu to %llu of process %ld recorded to '%s'\n",
-			(unsigned long long)q->first, (unsigned long long)q->last, pid, path);
+		cmd_error("frames %llu to %llu of process %ld recorded to '%s'",
+			  (unsigned long long)q->first, (unsigned long long)q->last, pid, path);
 		return cmd_finish(cmd_stats_run(path, q->first, q->last, settings));
 	}
-	fprintf(stderr, "crumbs: frame %llu of process %ld captured to '%s'\n",
-		(unsigned long long)q->first, pid, path);
+	cmd_error("frame %llu of process %ld captured to '%s'", (unsigned long long)q->first, pid,
+		  path);
 	return cmd_finish(cmd_report_capture(path, q->first, &settings->report));
 }
 
