@@ -68,7 +68,7 @@ ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARNINGS) $(CFLAGS) \
 ALL_LDFLAGS := $(LDFLAGS) $(SAN_FLAGS)
 LIBS := $(PKG_LIBS) -lm -pthread
 
-UTIL_SRC := util/errno_text.c util/grow.c util/sbuf.c util/options.c util/file.c
+UTIL_SRC := util/errno_text.c util/grow.c util/sbuf.c util/options.c util/file.c util/utf8.c
 FORMAT_SRC := format/result.c format/crc32c.c format/format.c format/codec.c format/writer.c
 TRIGGER_SRC := trigger/trigger.c trigger/answer.c
 # The recorder, one concept a file, from the bottom of its call graph up
@@ -112,7 +112,13 @@ LIBCRUMBS_LINKS := $(BUILD)/$(LIBCRUMBS_SONAME) $(BUILD)/libcrumbs.so
 LIB_OBJ := $(patsubst $(BUILD)/obj/%,$(BUILD)/obj-hidden/%,$(CORE_OBJ))
 OBJCOPY ?= objcopy
 
-FUZZ_TARGETS := reader records budget trigger runs answer
+FUZZ_TARGETS := reader records budget trigger runs answer env cmds exports
+# What a target links besides the core and the runs: the commands, with
+# cmds/main.c's main() renamed (tests/fuzz/cmds_main.c), and the layer's
+# readers of its environment.
+FUZZ_CMDS_SRC := $(filter-out cmds/main.c,$(CMDS_SRC)) tests/fuzz/cmds_main.c
+FUZZ_SRC_cmds := $(FUZZ_CMDS_SRC)
+FUZZ_SRC_env := $(FUZZ_CMDS_SRC) layer/layer_env.c layer/unprofilable.c
 
 .PHONY: all clean test bench fuzz deps demo install uninstall FORCE
 LAYER := $(BUILD)/libVkLayer_crumbs.so
@@ -173,8 +179,9 @@ $(LIBCRUMBS_LINKS): $(LIBCRUMBS_SO)
 
 # The layer: only the loader's entry points are exported, so the
 # recorder inside cannot clash with a libcrumbs the program links.
-LAYER_OBJ := $(call obj,layer/unprofilable.c layer/layer_names.c layer/layer_devices.c \
-	layer/layer_frames.c layer/layer_record.c layer/layer_events.c layer/layer.c)
+LAYER_OBJ := $(call obj,layer/unprofilable.c layer/layer_env.c layer/layer_names.c \
+	layer/layer_devices.c layer/layer_frames.c layer/layer_record.c layer/layer_events.c \
+	layer/layer.c)
 $(LAYER): $(LAYER_OBJ) $(CORE_OBJ) layer/layer.map
 	$(CC) $(ALL_LDFLAGS) -shared -Wl,--version-script=layer/layer.map -Wl,-Bsymbolic \
 		-o $@ $(LAYER_OBJ) $(CORE_OBJ) $(LIBS)
@@ -259,6 +266,11 @@ $(BUILD)/tests/fuzz_%_replay: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/test
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
+$(BUILD)/tests/fuzz_cmds_replay: $(call obj,$(FUZZ_SRC_cmds))
+$(BUILD)/tests/fuzz_env_replay: $(call obj,$(FUZZ_SRC_env))
+$(BUILD)/obj/tests/fuzz/cmds_main.o: $(VERSION_H)
+$(BUILD)/obj/tests/fuzz/cmds_main.o: ALL_CFLAGS += -I$(BUILD)
+
 # The main job: the sample renderer captures its third frame at full
 # detail and prints the tables (on lavapipe when there is no GPU).
 demo: all
@@ -315,19 +327,25 @@ bench: all $(BENCH_SCOPES) $(BENCH_RUNFRAME)
 	@tests/bench/run $(BUILD)
 
 # libFuzzer needs clang; the fuzzers get their own build. FUZZ_SECONDS
-# per target (default 60); new inputs go to build/fuzz/corpus-TARGET.
+# per target (default 60); FUZZ_TARGETS chooses some; new inputs go to
+# build/fuzz/corpus-TARGET, and what fails to build/fuzz/ (absolute
+# paths: the cmds target runs commands in a folder of its own, in TMPDIR).
+# An input that runs longer than 25 s is a hang; undefined behaviour
+# stops the fuzzer as a crash does, so that its input is kept too.
 FUZZ_BUILD := build/fuzz
+FUZZ_DIR = $(abspath $(FUZZ_BUILD))
 fuzz: $(VERSION_H)
 	@mkdir -p $(FUZZ_BUILD)
-	@for t in $(FUZZ_TARGETS); do \
+	@set -e; $(foreach t,$(FUZZ_TARGETS), \
 		$(CLANG) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g \
-			-fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -I$(BUILD) \
-			-o $(FUZZ_BUILD)/fuzz_$$t tests/fuzz/fuzz_$$t.c \
-			$(CORE_SRC) $(RUNS_SRC) $(LIBS) || exit 1; \
-		mkdir -p $(FUZZ_BUILD)/corpus-$$t; \
-		$(FUZZ_BUILD)/fuzz_$$t -max_total_time=$${FUZZ_SECONDS:-60} -max_len=65536 \
-			$(FUZZ_BUILD)/corpus-$$t tests/fuzz/corpus/$$t || exit 1; \
-	done
+			-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+			$(PKG_CFLAGS) -I$(BUILD) \
+			-o $(FUZZ_BUILD)/fuzz_$(t) tests/fuzz/fuzz_$(t).c \
+			$(CORE_SRC) $(RUNS_SRC) $(FUZZ_SRC_$(t)) $(LIBS); \
+		mkdir -p $(FUZZ_BUILD)/corpus-$(t) $(FUZZ_BUILD)/tmp; \
+		TMPDIR=$(FUZZ_DIR)/tmp $(FUZZ_BUILD)/fuzz_$(t) -max_total_time=$${FUZZ_SECONDS:-60} \
+			-max_len=65536 -timeout=25 -close_fd_mask=3 -artifact_prefix=$(FUZZ_DIR)/ \
+			$(FUZZ_DIR)/corpus-$(t) $(abspath tests/fuzz/corpus/$(t));)
 
 deps:
 	@tests/install-deps

@@ -833,6 +833,13 @@ bool output_done(crumbs_context *ctx, bool wait);
  * capture requests from the API, the console and the trigger */
 /* At creation: a capture the environment asks for (CRUMBS_CAPTURE_FRAME). */
 void frame_init(crumbs_context *ctx);
+/* The environment's requests, read: CRUMBS_CAPTURE_FRAME=N into *frame,
+ * CRUMBS_RECORD=A:B[:DETAIL] (B empty: CRUMBS_RECORD_OPEN; DETAIL 1 when
+ * left out) into *first, *last and *detail. 0, or -1 with the warning to
+ * log in err, the outputs untouched. Any text is safe. */
+int env_capture_frame(const char *v, uint64_t *frame, char *err, size_t n);
+int env_record(const char *v, uint64_t *first, uint64_t *last, int *detail, char *err,
+	       size_t n);
 /* At destruction: a capture under way is ended, resolved and written. */
 void frame_finish(crumbs_context *ctx);
 /* A console command line (crumbs_command(), or a request through the

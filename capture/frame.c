@@ -245,6 +245,25 @@ static void finish_run(crumbs_context *ctx, bool wait)
 #define UNDER_LAYER "the crumbs layer records this program: capture with `crumbs trigger PID` " \
 	"or `crumbs capture`"
 
+/* What is asked for or under way, in err, for a request that comes
+ * meanwhile: its frame, or its run's frames. */
+static void say_busy(const crumbs_context *ctx, char *err, size_t n)
+{
+	bool asked = ctx->capture_at != UINT64_MAX;
+	uint64_t first = asked ? ctx->capture_at : ctx->run_first;
+	uint64_t last = asked ? ctx->ask_last : ctx->run_last;
+	const char *what = asked ? "asked for" : "under way";
+	if ((asked ? ctx->ask_sets : ctx->set_count) == 1)
+		snprintf(err, n, "a capture is already %s (frame %llu)", what,
+			 (unsigned long long)first);
+	else if (last == CRUMBS_RECORD_OPEN)
+		snprintf(err, n, "a run is already %s (frames %llu to the end)", what,
+			 (unsigned long long)first);
+	else
+		snprintf(err, n, "a run is already %s (frames %llu to %llu)", what,
+			 (unsigned long long)first, (unsigned long long)last);
+}
+
 /*
  * Asks for a run of frames first to last at `detail` in `sets` sets, with
  * the tables' settings; `err` gets what went wrong. Frame first - 1 is its
@@ -258,7 +277,7 @@ static enum crumbs_result ask(crumbs_context *ctx, uint64_t first, uint64_t last
 		return CRUMBS_ERROR_BAD_STATE;
 	}
 	if (atomic_load(&ctx->state) != STATE_IDLE || ctx->capture_at != UINT64_MAX) {
-		snprintf(err, n, "a capture is already asked for or under way");
+		say_busy(ctx, err, n);
 		return CRUMBS_ERROR_BAD_STATE;
 	}
 	/* A frame given up on (its results late, or its device said to be
@@ -396,10 +415,12 @@ static int run_options(char *line, uint64_t *frames, int *detail, char *err, siz
 		while (*v == '=' || *v == ' ' || *v == '\t')
 			v++;
 		uint64_t x;
-		const char *end = read_u64(v, is_frames ? 1000000000u : CRUMBS_DETAIL_MAX, &x);
+		const char *end = read_u64(v, is_frames ? TRIGGER_MAX_RUN_FRAMES : CRUMBS_DETAIL_MAX,
+					   &x);
 		if (!end || (*end && *end != ' ' && *end != '\t') || (is_frames && x < 1)) {
 			snprintf(err, n, "%s takes %s", is_frames ? "--frames" : "--detail",
-				 is_frames ? "a number of frames from 1 to 1000000000" :
+				 is_frames ? "a number of frames from 1 to "
+					     TRIGGER_TEXT(TRIGGER_MAX_RUN_FRAMES) :
 				 "a detail level from 0 to 3");
 			return -1;
 		}
@@ -478,17 +499,21 @@ enum crumbs_result crumbs_command(crumbs_context *ctx, const char *command_line)
  * TRIGGER_POLL_NS: a read of the socket costs several microseconds,
  * which every frame would pay. */
 #define TRIGGER_POLL_NS 100000000ll
+/* Requests served in one look: a sender that never stops cannot stall a
+ * frame. */
+#define TRIGGER_LOOK_REQUESTS 4
 
 static void poll_trigger(crumbs_context *ctx, int64_t now)
 {
 	char line[TRIGGER_MAX_COMMAND];
 	struct trigger_peer peer;
+	int served = 0;
 
 	if (ctx->trigger.fd < 0 || now - ctx->trigger_polled_ns < TRIGGER_POLL_NS)
 		return;
 	ctx->trigger_polled_ns = now;
-	/* A few a frame: a sender that never stops cannot stall the frame. */
-	for (int i = 0; i < 4 && trigger_poll(&ctx->trigger, line, sizeof(line), &peer) == 1; i++) {
+	for (; served < TRIGGER_LOOK_REQUESTS &&
+	       trigger_poll(&ctx->trigger, line, sizeof(line), &peer) == 1; served++) {
 		char err[300];
 		enum crumbs_result r = command(ctx, line, err, sizeof(err));
 		if (r == CRUMBS_OK && atomic_load(&ctx->state) == STATE_PREROLL) {
@@ -502,6 +527,11 @@ static void poll_trigger(crumbs_context *ctx, int64_t now)
 			trigger_answer_error(&ctx->trigger, &peer, "%s", err);
 		}
 	}
+	/* More may wait (many requesters at once, each sending once the
+	 * socket has room): the next frame looks again, so every one is
+	 * answered within its timeout, a few a frame. */
+	if (served == TRIGGER_LOOK_REQUESTS)
+		ctx->trigger_polled_ns = now - TRIGGER_POLL_NS;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -561,30 +591,34 @@ const char *crumbs_last_capture(const crumbs_context *ctx)
 	return ctx ? ctx->last_capture : NULL;
 }
 
-/* A frame number of the environment's, or false with a warning. */
-static bool env_frame(crumbs_context *ctx, const char *name, const char *v, uint64_t *out)
+/* A frame number of the environment's variable `name`: 0, or -1 with why
+ * not in err. */
+static int env_frame(const char *name, const char *v, uint64_t *out, char *err, size_t n)
 {
-	uint64_t n;
-	const char *end = read_u64(v, UINT64_MAX, &n);
+	uint64_t x;
+	const char *end = read_u64(v, UINT64_MAX, &x);
 	if (!end || *end) {
-		ctx_log(ctx, CRUMBS_LOG_WARNING, "%s: '%s' is not a frame number", name, v);
-		return false;
+		snprintf(err, n, "%s: '%s' is not a frame number", name, v);
+		return -1;
 	}
-	*out = n;
-	return true;
+	*out = x;
+	return 0;
 }
 
-/* CRUMBS_RECORD=A:B[:DETAIL]: false, with a warning, when it says nothing
- * that can be done. */
-static bool env_record(crumbs_context *ctx, const char *v, uint64_t *first, uint64_t *last,
-		       int *detail)
+int env_capture_frame(const char *v, uint64_t *frame, char *err, size_t n)
+{
+	return env_frame("CRUMBS_CAPTURE_FRAME", v, frame, err, n);
+}
+
+int env_record(const char *v, uint64_t *first, uint64_t *last, int *detail, char *err,
+	       size_t n)
 {
 	char buf[96], *colon, *second;
 	snprintf(buf, sizeof(buf), "%s", v);
 	if (strlen(v) >= sizeof(buf) || !(colon = strchr(buf, ':'))) {
-		ctx_log(ctx, CRUMBS_LOG_WARNING, "CRUMBS_RECORD='%s' is not FIRST:LAST[:DETAIL] "
-			"(LAST empty: until the program ends)", v);
-		return false;
+		snprintf(err, n, "CRUMBS_RECORD='%s' is not FIRST:LAST[:DETAIL] (LAST empty: until "
+			 "the program ends)", v);
+		return -1;
 	}
 	*colon = '\0';
 	second = colon + 1;
@@ -592,29 +626,28 @@ static bool env_record(crumbs_context *ctx, const char *v, uint64_t *first, uint
 	if (third)
 		*third++ = '\0';
 	if (third && strchr(third, ':')) {
-		ctx_log(ctx, CRUMBS_LOG_WARNING, "CRUMBS_RECORD='%s' is not FIRST:LAST[:DETAIL]", v);
-		return false;
+		snprintf(err, n, "CRUMBS_RECORD='%s' is not FIRST:LAST[:DETAIL]", v);
+		return -1;
 	}
-	*last = CRUMBS_RECORD_OPEN;
-	*detail = 1;
-	uint64_t d = 1;
-	if (!env_frame(ctx, "CRUMBS_RECORD", buf, first) ||
-	    (*second && !env_frame(ctx, "CRUMBS_RECORD", second, last)) ||
-	    (third && !env_frame(ctx, "CRUMBS_RECORD", third, &d)))
-		return false;
-	if (d > CRUMBS_DETAIL_MAX || *last < *first) {
-		ctx_log(ctx, CRUMBS_LOG_WARNING, "CRUMBS_RECORD='%s': %s", v,
-			d > CRUMBS_DETAIL_MAX ? "the detail level goes from 0 to 3" :
-			"the last frame comes before the first");
-		return false;
+	uint64_t a, b = CRUMBS_RECORD_OPEN, d = 1;
+	if (env_frame("CRUMBS_RECORD", buf, &a, err, n) != 0 ||
+	    (*second && env_frame("CRUMBS_RECORD", second, &b, err, n) != 0) ||
+	    (third && env_frame("CRUMBS_RECORD", third, &d, err, n) != 0))
+		return -1;
+	if (d > CRUMBS_DETAIL_MAX || b < a) {
+		snprintf(err, n, "CRUMBS_RECORD='%s': %s", v, d > CRUMBS_DETAIL_MAX ?
+			 "the detail level goes from 0 to 3" : "the last frame comes before the first");
+		return -1;
 	}
+	*first = a;
+	*last = b;
 	*detail = (int)d;
-	return true;
+	return 0;
 }
 
 void frame_init(crumbs_context *ctx)
 {
-	char err[300];
+	char err[1024]; /* room for the value quoted, as the log has */
 	uint64_t first, last;
 	int detail;
 	/* A scripted run asks in the environment. */
@@ -624,12 +657,17 @@ void frame_init(crumbs_context *ctx)
 		if (at && *at)
 			ctx_log(ctx, CRUMBS_LOG_WARNING, "CRUMBS_RECORD and CRUMBS_CAPTURE_FRAME are both "
 				"set; recording the run");
-		if (env_record(ctx, run, &first, &last, &detail))
+		if (env_record(run, &first, &last, &detail, err, sizeof(err)) != 0)
+			ctx_log(ctx, CRUMBS_LOG_WARNING, "%s", err);
+		else
 			logged(ctx, ask(ctx, first, last, detail, CAPTURE_SETS, NULL, err, sizeof(err)),
 			       "CRUMBS_RECORD", err);
-	} else if (at && *at && env_frame(ctx, "CRUMBS_CAPTURE_FRAME", at, &first)) {
-		logged(ctx, ask(ctx, first, first, CRUMBS_DETAIL_MAX, 1, NULL, err, sizeof(err)),
-		       "CRUMBS_CAPTURE_FRAME", err);
+	} else if (at && *at) {
+		if (env_capture_frame(at, &first, err, sizeof(err)) != 0)
+			ctx_log(ctx, CRUMBS_LOG_WARNING, "%s", err);
+		else
+			logged(ctx, ask(ctx, first, first, CRUMBS_DETAIL_MAX, 1, NULL, err, sizeof(err)),
+			       "CRUMBS_CAPTURE_FRAME", err);
 	}
 }
 

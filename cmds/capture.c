@@ -355,9 +355,7 @@ int cmd_stats_run(const char *path, uint64_t first, uint64_t last, struct stats_
 	if (last != UINT64_MAX && held < last - first + 1) {
 		char range[64];
 		run_range(range, sizeof(range), first, last);
-		fflush(stdout);
-		fprintf(stderr, "crumbs: '%s' holds %zu of %s (the run ended early)\n", path, held,
-			range);
+		cmd_error("'%s' holds %zu of %s (the run ended early)", path, held, range);
 	}
 out:
 	stats_free(s);
@@ -552,9 +550,8 @@ static int show_captures(char **paths, const char *program, const struct capture
 	else
 		snprintf(asked, sizeof(asked), "frame %llu", (unsigned long long)args->frame);
 	for (size_t k = 0; paths[k]; k++) {
-		fflush(stdout);
-		fprintf(stderr, "crumbs: %s of '%s' %s to '%s'\n", asked, program,
-			args->run ? "recorded" : "captured", paths[k]);
+		cmd_error("%s of '%s' %s to '%s'", asked, program, args->run ? "recorded" : "captured",
+			  paths[k]);
 		int r = args->run ? cmd_stats_run(paths[k], args->first, args->last, settings) :
 			cmd_report_capture(paths[k], UINT64_MAX, &settings->report);
 		if (r != EXIT_OK)

@@ -130,6 +130,15 @@ enum crumbs_result cmd_range_next(reader *c, uint64_t first, uint64_t last,
  * first to last when `frames_set` (last UINT64_MAX: from first on). */
 void cmd_no_frames(const char *path, bool frames_set, uint64_t first, uint64_t last);
 
+/* The most threads cmd_stats_load reads with. */
+#define CMD_MAX_THREADS 16
+
+/* The threads to read with that CRUMBS_THREADS's value v says (NULL or
+ * empty: `cpus`), from 1 to CMD_MAX_THREADS (0 is 1, more is the most):
+ * 0, or -1 when v is not a number, with `cpus` (at least 1) in *threads.
+ * Any text is safe. */
+int cmd_threads_parse(const char *v, unsigned cpus, unsigned *threads);
+
 /* How cmd_stats_load went. */
 enum cmd_load {
 	CMD_LOAD_OK,

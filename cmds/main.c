@@ -32,13 +32,36 @@ static const struct command commands[] = {
 	{ "trigger", cmd_trigger, "capture the next frame of a running program and print its tables" },
 };
 
+/* A message on standard error as valid UTF-8 without control
+ * characters, each of which, and each byte that begins no character,
+ * becomes '?': it may quote an argument, a pattern or a file name, whose
+ * bytes come from anyone and would otherwise reach the terminal. */
+__attribute__((format(printf, 1, 0)))
+static void put_message(const char *fmt, va_list ap)
+{
+	char small[512], *big = NULL;
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(small, sizeof(small), fmt, ap);
+	size_t len = n > 0 ? (size_t)n : 0;
+	char *text = small;
+	if (len >= sizeof(small) && (big = malloc(len + 1)))
+		vsnprintf(text = big, len + 1, fmt, again);
+	else if (len >= sizeof(small))
+		len = sizeof(small) - 1; /* no memory for more: its start */
+	va_end(again);
+	utf8_clean(text, len + 1, text, len, '?', "?");
+	fputs(text, stderr);
+	free(big);
+}
+
 void cmd_error(const char *fmt, ...)
 {
 	va_list ap;
 	fflush(stdout);
 	fputs("crumbs: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	put_message(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -49,7 +72,7 @@ int cmd_usage_error(const char *command, const char *fmt, ...)
 	fflush(stdout);
 	fprintf(stderr, "crumbs %s: ", command);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	put_message(fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\nTry 'crumbs %s --help'.\n", command);
 	return EXIT_USAGE;

@@ -87,10 +87,9 @@ static int print_frames(const char *path, reader *c, const struct report_setting
 		cmd_capture_error(path, reader_damage(c)->text, false);
 		status = EXIT_FAILURE_;
 	} else if (s->frames == FRAMES_FIRST && reader_meta(c)->frame_count > 1) {
-		fflush(stdout);
-		fprintf(stderr, "crumbs: '%s' holds %llu frames; this was the first (choose with "
-				"--frame N, last or all)\n",
-			path, (unsigned long long)reader_meta(c)->frame_count);
+		cmd_error("'%s' holds %llu frames; this was the first (choose with --frame N, last "
+			  "or all)",
+			  path, (unsigned long long)reader_meta(c)->frame_count);
 	}
 	return cmd_finish(status);
 }

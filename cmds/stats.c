@@ -112,7 +112,7 @@ struct loader {
  */
 #define PIECE_SHARE 2
 #define MAX_PIECES_PER_THREAD 16
-#define MAX_THREADS 16
+#define MAX_THREADS CMD_MAX_THREADS
 
 static void read_piece(const struct loader *l, reader *c, struct piece *p)
 {
@@ -171,29 +171,36 @@ static void *load_thread(void *arg)
 	return NULL;
 }
 
-/* Threads to read with: CRUMBS_THREADS, else the CPUs online; from 1 to
- * MAX_THREADS. A CRUMBS_THREADS that is not a number is said (once) and
- * left aside. */
+int cmd_threads_parse(const char *v, unsigned cpus, unsigned *threads)
+{
+	uint64_t n = cpus;
+	char err[64];
+	int r = 0;
+	if (v && *v && parse_u64(v, UINT64_MAX, &n, err, sizeof(err)) != 0) {
+		n = cpus;
+		r = -1;
+	}
+	if (n < 1)
+		n = 1;
+	*threads = n > MAX_THREADS ? MAX_THREADS : (unsigned)n;
+	return r;
+}
+
+/* Threads to read with: CRUMBS_THREADS, else the CPUs online. A
+ * CRUMBS_THREADS that is not a number is said (once) and left aside. */
 static unsigned load_threads(void)
 {
 	static bool said;
 	const char *v = getenv("CRUMBS_THREADS");
-	uint64_t n = 0;
-	char err[64];
-	if (v && *v && parse_u64(v, UINT64_MAX, &n, err, sizeof(err)) != 0) {
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned n;
+	if (cmd_threads_parse(v, cpus > 0 && cpus < 1000000 ? (unsigned)cpus : 1, &n) != 0) {
 		if (!said)
 			cmd_error("CRUMBS_THREADS='%s' is not a number of threads; using one per "
 				  "CPU", v);
 		said = true;
-		v = NULL;
 	}
-	if (!v || !*v) {
-		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-		n = cpus > 0 ? (uint64_t)cpus : 1;
-	}
-	if (n < 1)
-		n = 1;
-	return n > MAX_THREADS ? MAX_THREADS : (unsigned)n;
+	return n;
 }
 
 /*

@@ -22,9 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Frames are counted, not typed in: no run is this long. */
-#define MAX_RUN_FRAMES (1ull << 48)
-
 #define TEXT_(x) #x
 #define TEXT(x) TEXT_(x)
 
@@ -39,8 +36,8 @@ struct trigger_args {
 
 static const struct option_spec own_options[] = {
 	{ "frames", 0, "N", "record the next N frames into one file and print their statistics",
-	  OPT_U64, .offset = AT(run_frames), .min = 1, .max = MAX_RUN_FRAMES,
-	  .what = "a number of frames from 1 up" },
+	  OPT_U64, .offset = AT(run_frames), .min = 1, .max = TRIGGER_MAX_RUN_FRAMES,
+	  .what = "a number of frames from 1 to " TRIGGER_TEXT(TRIGGER_MAX_RUN_FRAMES) },
 	{ "detail", 0, "N", "with --frames: record scopes of detail levels 0 to N (0 to 3, "
 	  "default 1); leaf events only at 3", OPT_INT, .offset = AT(detail), .min = 0,
 	  .max = CRUMBS_DETAIL_MAX, .what = "a detail level from 0 to " TEXT(CRUMBS_DETAIL_MAX) },
@@ -292,9 +289,8 @@ static double now_s(void)
  */
 static int wait_answers(int fd, long pid, const struct sockaddr_un *target,
 			const struct trigger_args *args, const struct signals *sig,
-			char *capture_path, size_t path_size, struct queued *q)
+			double deadline, char *capture_path, size_t path_size, struct queued *q)
 {
-	double deadline = now_s() + args->timeout_s;
 	bool queued = false;
 	char data[TRIGGER_MAX_COMMAND + 1];
 	char line[TRIGGER_MAX_COMMAND];
@@ -367,16 +363,76 @@ static int wait_answers(int fd, long pid, const struct sockaddr_un *target,
 }
 
 /*
- * Sends the request and waits. Returns EXIT_OK with the file in
- * capture_path (empty with --no-wait), or says what went wrong.
+ * Sends the request on fd, connected to the program's socket, before the
+ * deadline: a program busy with other requesters' has a full queue for a
+ * while, and takes ours once it has read a few. Returns 0, or -1 with
+ * errno set (EAGAIN: the queue stayed full; EINTR: interrupted).
+ */
+static int send_request(int fd, const struct sbuf *req, const struct signals *sig,
+			double deadline)
+{
+	for (;;) {
+		if (send(fd, req->data, req->len, 0) >= 0)
+			return 0;
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			return -1;
+		if (interrupted) {
+			errno = EINTR;
+			return -1;
+		}
+		double left = deadline - now_s();
+		if (left <= 0) {
+			errno = EAGAIN;
+			return -1;
+		}
+		/* Connected, the socket is writable once the program's queue
+		 * has room. */
+		struct timespec ts = { (time_t)left, (long)((left - (double)(time_t)left) * 1e9) };
+		fd_set wr;
+		FD_ZERO(&wr);
+		FD_SET(fd, &wr);
+		pselect(fd + 1, NULL, &wr, NULL, &ts, &sig->unblocked);
+	}
+}
+
+/* Says why the request could not be sent (errno e, from connect or
+ * send); returns the exit status. */
+static int send_failed(int e, long pid, const struct sockaddr_un *target,
+		       const struct trigger_args *args)
+{
+	char buf[128];
+	if (e == EINTR)
+		return EXIT_FAILURE_; /* interrupted: nothing to say */
+	if (e == ECONNREFUSED && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+		return no_process(pid, target);
+	if (e == ECONNREFUSED || e == ENOENT)
+		/* Refused: the file was left by an earlier process that had
+		 * this id; the program removes it when it starts listening. */
+		cmd_error(e == ENOENT ? "process %ld does not use crumbs (no '%s')" :
+			  "process %ld does not use crumbs ('%s' was left by an earlier "
+			  "process)", pid, target->sun_path);
+	else if (e == EAGAIN || e == EWOULDBLOCK)
+		cmd_error("process %ld took no request within %g s: its queue of requests "
+			  "('%s') stayed full (is it stopped, or not calling crumbs_frame?)", pid,
+			  args->timeout_s, target->sun_path);
+	else
+		cmd_error("cannot send to '%s': %s", target->sun_path,
+			  cmd_strerror(e, buf, sizeof(buf)));
+	return EXIT_FAILURE_;
+}
+
+/*
+ * Sends the request and waits, within --timeout in all. Returns EXIT_OK
+ * with the file in capture_path (empty with --no-wait), or says what went
+ * wrong.
  */
 static int request(long pid, const char *dir, const struct sockaddr_un *target,
 		   const struct sbuf *req, const struct trigger_args *args,
 		   char *capture_path, size_t path_size, struct queued *q)
 {
+	double deadline = now_s() + args->timeout_s;
 	struct sockaddr_un reply;
 	struct signals sig;
-	char buf[128];
 	int status;
 
 	signals_catch(&sig);
@@ -385,34 +441,14 @@ static int request(long pid, const char *dir, const struct sockaddr_un *target,
 		status = EXIT_FAILURE_;
 		goto out;
 	}
-	ssize_t n;
-	do
-		n = sendto(fd, req->data, req->len, 0, (const struct sockaddr *)target,
-			   sizeof(*target));
-	while (n < 0 && errno == EINTR && !interrupted);
-	if (n < 0) {
-		int e = errno;
-		if (e == ECONNREFUSED && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-			status = no_process(pid, target);
-		else if (e == ECONNREFUSED || e == ENOENT) {
-			/* Refused: the file was left by an earlier process that had
-			 * this id; the program removes it when it starts listening. */
-			cmd_error(e == ENOENT ? "process %ld does not use crumbs (no '%s')" :
-				  "process %ld does not use crumbs ('%s' was left by an earlier "
-				  "process)", pid, target->sun_path);
-			status = EXIT_FAILURE_;
-		} else if (e == EAGAIN || e == EWOULDBLOCK) {
-			cmd_error("process %ld is not reading its requests ('%s' is full)", pid,
-				  target->sun_path);
-			status = EXIT_FAILURE_;
-		} else {
-			cmd_error("cannot send to '%s': %s", target->sun_path,
-				  cmd_strerror(e, buf, sizeof(buf)));
-			status = EXIT_FAILURE_;
-		}
+	/* Connected, so that a full queue can be waited on; and the kernel
+	 * then lets only the program's socket answer. */
+	if (connect(fd, (const struct sockaddr *)target, sizeof(*target)) != 0 ||
+	    send_request(fd, req, &sig, deadline) != 0) {
+		status = send_failed(errno, pid, target, args);
 		goto out;
 	}
-	status = wait_answers(fd, pid, target, args, &sig, capture_path, path_size, q);
+	status = wait_answers(fd, pid, target, args, &sig, deadline, capture_path, path_size, q);
 out:
 	if (fd >= 0) {
 		close(fd);
@@ -575,14 +611,13 @@ static int find_target(long pid, struct sockaddr_un *target, char *dir, size_t d
 static int show_capture(long pid, const char *path, const struct queued *q,
 			struct stats_settings *settings)
 {
-	fflush(stdout);
 	if (q->run) {
-		fprintf(stderr, "crumbs: frames %llu to %llu of process %ld recorded to '%s'\n",
-			(unsigned long long)q->first, (unsigned long long)q->last, pid, path);
+		cmd_error("frames %llu to %llu of process %ld recorded to '%s'",
+			  (unsigned long long)q->first, (unsigned long long)q->last, pid, path);
 		return cmd_finish(cmd_stats_run(path, q->first, q->last, settings));
 	}
-	fprintf(stderr, "crumbs: frame %llu of process %ld captured to '%s'\n",
-		(unsigned long long)q->first, pid, path);
+	cmd_error("frame %llu of process %ld captured to '%s'", (unsigned long long)q->first, pid,
+		  path);
 	return cmd_finish(cmd_report_capture(path, q->first, &settings->report));
 }
 

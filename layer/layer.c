@@ -202,18 +202,14 @@ static struct crumbs_cmd *standing_of(void *user, VkCommandBuffer cb)
  * 0 when unset or not a valid length. */
 static int64_t window_from_env(void)
 {
-	enum { WINDOW_MAX_MS = 10000 }; /* as `crumbs capture --window` allows */
 	static _Atomic bool window_refused; /* said once, not once a device */
 	const char *window = getenv("CRUMBS_LAYER_WINDOW_MS");
-	if (!window || !*window)
-		return 0;
-	uint64_t ms;
-	const char *end = read_u64(window, WINDOW_MAX_MS, &ms);
-	if (end && !*end && ms >= 1)
-		return (int64_t)ms * 1000000;
+	int64_t ns = layer_env_window_ns(window);
+	if (ns >= 0)
+		return ns;
 	if (!atomic_exchange(&window_refused, true))
 		say("CRUMBS_LAYER_WINDOW_MS='%s' is not a number of milliseconds from 1 to %d; "
-		    "frames end at presents and fences", window, WINDOW_MAX_MS);
+		    "frames end at presents and fences", window, LAYER_WINDOW_MAX_MS);
 	return 0;
 }
 
@@ -285,8 +281,7 @@ static void profile_device(struct layer_device *d, VkPhysicalDevice physical,
 	}
 	/* CRUMBS_LAYER_STANDING=0: command buffers recorded once are not
 	 * timed, and cost nothing outside captures (layer/LAYER.md). */
-	const char *standing = getenv("CRUMBS_LAYER_STANDING");
-	if (!standing || strcmp(standing, "0") != 0)
+	if (layer_env_standing(getenv("CRUMBS_LAYER_STANDING")))
 		d->standing = standing_setup(d->ctx, standing_of, d);
 	d->window_lock_ready = pthread_rwlock_init(&d->window_lock, NULL) == 0;
 	if (window_ns && d->window_lock_ready)

@@ -210,8 +210,7 @@ struct layer_device *device_of(const void *dispatchable)
 void layer_log(void *user, enum crumbs_log_level level, const char *message)
 {
 	(void)user;
-	const char *quiet = getenv("CRUMBS_LAYER_QUIET");
-	if (quiet && *quiet && *quiet != '0' && level == CRUMBS_LOG_INFO)
+	if (level == CRUMBS_LOG_INFO && layer_env_quiet(getenv("CRUMBS_LAYER_QUIET")))
 		return;
 	fprintf(stderr, "%s%s\n", strchr(message, '\n') ? "" : "crumbs: ", message);
 	fflush(stderr);

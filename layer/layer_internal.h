@@ -48,6 +48,21 @@ size_t object_names_get(struct object_names *n, VkObjectType type, uint64_t hand
 VkObjectType object_type_of_report(VkDebugReportObjectTypeEXT type);
 
 
+/* The environment variables' values, read (layer_env.c). */
+/* Longer windows make capture frames too large to be useful; `crumbs
+ * capture --window` allows as much. */
+#define LAYER_WINDOW_MAX_MS 10000
+/* CRUMBS_LAYER_WINDOW_MS: the length of a window in ns; 0 when v is NULL
+ * or empty (frames end at presents and fences), -1 when it is not a
+ * number of milliseconds from 1 to LAYER_WINDOW_MAX_MS. */
+int64_t layer_env_window_ns(const char *v);
+/* CRUMBS_LAYER_QUIET: whether the log keeps only warnings and errors (v
+ * set, not empty, not beginning with '0'). */
+bool layer_env_quiet(const char *v);
+/* CRUMBS_LAYER_STANDING: whether standing recordings are timed (unless v
+ * is "0"). */
+bool layer_env_standing(const char *v);
+
 /* Devices the layer leaves alone (unprofilable.c). */
 /*
  * Whether the layer must leave alone a device created with `ci` on a

@@ -115,15 +115,24 @@ static int64_t wait_end_ns(const struct submission *s)
 	return s->wait_begin_ns + s->wait_ns;
 }
 
+/* a - b: exact where it fits an int64, as a double otherwise, since a
+ * damaged capture's times can lie anywhere in the int64 range. */
+static double ns_between(int64_t a, int64_t b)
+{
+	if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b))
+		return (double)a - (double)b;
+	return (double)(a - b);
+}
+
 static double x_at(const struct timeline *tl, int64_t t)
 {
-	double x = tl->x0 + (double)(t - tl->t0) * (tl->x1 - tl->x0) / (double)(tl->t1 - tl->t0);
+	double x = tl->x0 + ns_between(t, tl->t0) * (tl->x1 - tl->x0) / ns_between(tl->t1, tl->t0);
 	return x < tl->x0 ? tl->x0 : x > tl->x1 ? tl->x1 : x;
 }
 
 static double ms_from_start(const struct timeline *tl, int64_t t)
 {
-	return (double)(t - tl->t0) / 1e6;
+	return ns_between(t, tl->t0) / 1e6;
 }
 
 static bool lane_selected(const struct plot_settings *p, const struct capture_meta *meta,
@@ -191,8 +200,11 @@ static bool layout(struct timeline *tl)
 	}
 	if (tl->t0 == INT64_MIN)
 		tl->t0 = tl->t1 = f->cpu_begin_ns;
-	if (tl->t1 <= tl->t0)
-		tl->t1 = tl->t0 + 1000000; /* nothing timed: 1 ms of nothing */
+	if (tl->t1 <= tl->t0) { /* nothing timed: 1 ms of nothing */
+		if (tl->t0 > INT64_MAX - 1000000)
+			tl->t0 = INT64_MAX - 1000000;
+		tl->t1 = tl->t0 + 1000000;
+	}
 	tl->height = y - GPU_GAP + BOTTOM_PAD;
 	if (tl->gpu_count == 0)
 		tl->height = TITLE_H + BOTTOM_PAD + 20;
@@ -271,7 +283,7 @@ static void gpu_header_and_axis(struct timeline *tl, const struct gpu_part *gp)
 	const struct lane *last = &tl->lanes[gp->first_lane + gp->lane_count - 1];
 	double axis_y = gp->y + GPU_HEAD_H + AXIS_H - 2;
 	double bottom = last->y + last->h;
-	double span_ms = (double)(tl->t1 - tl->t0) / 1e6;
+	double span_ms = ns_between(tl->t1, tl->t0) / 1e6;
 	double step = svg_nice_step(span_ms, (tl->x1 - tl->x0) / TICK_PX);
 	sbuf_addf(b, "<path class=\"axis\" d=\"M%.1f %.1fH%.1f\"/>\n", tl->x0, axis_y, tl->x1);
 	for (unsigned k = 0; k * step <= span_ms * (1 + 1e-9) && k < 1000; k++) {
@@ -578,7 +590,7 @@ static void signals(struct timeline *tl, const struct gpu_part *gp)
 		const char *waiter = tl->meta->queues[s->queue].name;
 		svg_text(b, waiter, strlen(waiter));
 		sbuf_adds(b, " waited ");
-		ms_text(b, (double)(ended - s->wait_begin_ns) / 1e6);
+		ms_text(b, ns_between(ended, s->wait_begin_ns) / 1e6);
 		sbuf_adds(b, " for a signal from ");
 		if (host) {
 			sbuf_adds(b, "the host");

@@ -67,6 +67,12 @@ void report_settings_release(struct report_settings *s);
 extern const struct option_spec report_options[];
 extern const size_t report_option_count;
 
+/* Whether the locale's character set is UTF-8, from the values of
+ * LC_ALL, LC_CTYPE and LANG (NULL: unset): the first that is set and not
+ * empty decides, by holding "UTF-8" or "utf8" in any case. (The default
+ * of report_settings_init's ascii.) */
+bool report_locale_utf8(const char *lc_all, const char *lc_ctype, const char *lang);
+
 /* Compiles the patterns. Returns CRUMBS_OK, or CRUMBS_ERROR_PATTERN with
  * a message in err naming the pattern. */
 enum crumbs_result report_settings_prepare(struct report_settings *s,

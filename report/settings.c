@@ -95,14 +95,11 @@ const size_t report_option_count = sizeof(report_options) / sizeof(report_option
 /* Settings                                                                 */
 /* ------------------------------------------------------------------------ */
 
-/* The locale's character set is UTF-8 when the first of these that is set
- * says so; this reads the environment rather than calling setlocale(),
- * which a library must not do inside someone else's program. */
-static bool locale_is_utf8(void)
+bool report_locale_utf8(const char *lc_all, const char *lc_ctype, const char *lang)
 {
-	static const char *const vars[] = { "LC_ALL", "LC_CTYPE", "LANG" };
+	const char *const values[] = { lc_all, lc_ctype, lang };
 	for (size_t i = 0; i < 3; i++) {
-		const char *v = getenv(vars[i]);
+		const char *v = values[i];
 		if (v && *v) {
 			for (const char *p = v; *p; p++)
 				if (strncasecmp(p, "utf-8", 5) == 0 || strncasecmp(p, "utf8", 4) == 0)
@@ -111,6 +108,14 @@ static bool locale_is_utf8(void)
 		}
 	}
 	return false;
+}
+
+/* The locale's character set, from the environment rather than
+ * setlocale(), which a library must not call inside someone else's
+ * program. */
+static bool locale_is_utf8(void)
+{
+	return report_locale_utf8(getenv("LC_ALL"), getenv("LC_CTYPE"), getenv("LANG"));
 }
 
 void report_settings_init(struct report_settings *s)

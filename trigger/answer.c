@@ -62,12 +62,11 @@ void trigger_answer_error(struct trigger *t, const struct trigger_peer *peer, co
 /* The requester's side                                                     */
 /* ------------------------------------------------------------------------ */
 
-/* Control characters from another program do not reach the terminal. */
+/* Control characters and bytes that are not UTF-8, from another
+ * program, do not reach the terminal. */
 static void printable(char *s)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7F)
-			*s = '?';
+	utf8_clean(s, strlen(s) + 1, s, strlen(s), '?', "?");
 }
 
 /* "queued frame N" or "queued frames A to B" into *q; false if neither. */

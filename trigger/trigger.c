@@ -20,11 +20,10 @@
 /* Datagrams read per poll: a flood of bad requests must not stall a frame. */
 #define POLL_MAX_DATAGRAMS 8
 
-/* The directory of the sockets, without a trailing slash. Returns 0, or -1
- * if it does not fit. */
-static int trigger_dir(char *buf, size_t size)
+/* The directory of the sockets for XDG_RUNTIME_DIR's value xdg (NULL:
+ * unset), without a trailing slash. Returns 0, or -1 if it does not fit. */
+static int dir_for(const char *xdg, char *buf, size_t size)
 {
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
 	int n;
 	if (xdg && xdg[0] == '/') {
 		size_t len = strlen(xdg);
@@ -41,10 +40,20 @@ static int trigger_dir(char *buf, size_t size)
 	return n < 0 || (size_t)n >= size ? -1 : 0;
 }
 
+static int trigger_dir(char *buf, size_t size)
+{
+	return dir_for(getenv("XDG_RUNTIME_DIR"), buf, size);
+}
+
 int trigger_path(long pid, char *buf, size_t size)
 {
+	return trigger_path_for(getenv("XDG_RUNTIME_DIR"), pid, buf, size);
+}
+
+int trigger_path_for(const char *xdg, long pid, char *buf, size_t size)
+{
 	char dir[4200];
-	if (trigger_dir(dir, sizeof(dir)) != 0) {
+	if (dir_for(xdg, dir, sizeof(dir)) != 0) {
 		if (size)
 			buf[0] = '\0';
 		return -1;
@@ -327,19 +336,11 @@ void trigger_reply(struct trigger *t, const struct trigger_peer *peer, const cha
 	if (t->fd < 0 || !peer || peer->len <= offsetof(struct sockaddr_un, sun_path))
 		return;
 	memcpy(data, TRIGGER_REPLY_HEADER, header);
-	size_t len = strlen(message);
-	size_t room = sizeof(data) - header - 1;
-	if (len > room) {
-		len = room;
-		/* Not in the middle of a UTF-8 sequence. */
-		while (len > 0 && ((unsigned char)message[len] & 0xC0) == 0x80)
-			len--;
-	}
-	/* One line, whatever the message holds. */
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)message[i];
-		data[header + i] = c < 0x20 || c == 0x7F ? ' ' : (char)c;
-	}
+	/* One line of valid UTF-8, whatever the message holds (it may quote
+	 * a request's bytes), cut at a character: room for it and its line
+	 * feed, which takes the place of the NUL. */
+	size_t len = utf8_clean(data + header, sizeof(data) - header, message, strlen(message),
+				' ', "\xEF\xBF\xBD");
 	data[header + len] = '\n';
 
 	int flags = MSG_NOSIGNAL;

@@ -28,6 +28,14 @@
  * shorter: the request's header and line feed take 18 of them. */
 #define TRIGGER_MAX_COMMAND 4096
 
+/* The longest run a request may ask for (`profilegpu --frames N`), in
+ * frames: both sides check it, `crumbs trigger` as a usage error before
+ * sending. A plain decimal, so that messages can spell it with
+ * TRIGGER_TEXT. */
+#define TRIGGER_MAX_RUN_FRAMES 1000000000
+#define TRIGGER_TEXT_(x) #x
+#define TRIGGER_TEXT(x) TRIGGER_TEXT_(x)
+
 /*
  * Whether `dir` may hold the sockets: it keeps other users out of the
  * conversation, so both sides trust it only if it is a real directory
@@ -57,6 +65,9 @@ struct trigger_peer {
  * public API.
  */
 int trigger_path(long pid, char *buf, size_t size);
+/* trigger_path() for XDG_RUNTIME_DIR's value xdg (NULL: unset) rather
+ * than the environment's. Any text is safe. */
+int trigger_path_for(const char *xdg, long pid, char *buf, size_t size);
 
 /* Binds this process's socket. Returns 0, or -1 with a message in err
  * (the program then runs on, without the trigger).
@@ -87,8 +98,9 @@ int trigger_parse_request(const char *data, size_t len, char *command, size_t co
 			  const char **why);
 
 /* Answers a request with one line (answer.c builds them): one datagram,
- * sent without blocking. Control characters in the message become spaces
- * (an answer is one line); one that is too long is cut. A requester that
+ * sent without blocking. An answer is one line of valid UTF-8: control
+ * characters in the message become spaces, bytes that are not UTF-8
+ * U+FFFD; one that is too long is cut at a character. A requester that
  * went away, or that has no address, is ignored. */
 void trigger_reply(struct trigger *t, const struct trigger_peer *peer, const char *message);
 
@@ -140,10 +152,11 @@ struct queued {
 /*
  * The answer in the `len` bytes of a datagram: ANSWER_QUEUED with *q set;
  * ANSWER_CAPTURED with the capture's path in line[], or ANSWER_ERROR with
- * the program's message there, their control characters made '?' so that
- * they do not reach the terminal. Anything else (a stranger, another
- * version, an answer this crumbs does not know, one that does not fit
- * line_size bytes with its NUL) is ANSWER_NONE, to be ignored.
+ * the program's message there, their control characters (C0, DEL, C1)
+ * and bytes that are not UTF-8 made '?' so that they do not reach the
+ * terminal. Anything else (a stranger, another version, an answer this
+ * crumbs does not know, one that does not fit line_size bytes with its
+ * NUL) is ANSWER_NONE, to be ignored.
  */
 enum answer trigger_answer_read(const char *data, size_t len, char *line, size_t line_size,
 				struct queued *q);

@@ -2,8 +2,8 @@
 /*
  * util.h: what every part of crumbs shares and none owns: the option
  * parser of the commands and the console, growable strings and arrays,
- * numbers read from text, errno's text, and the files crumbs creates. No
- * Vulkan, no capture format.
+ * numbers read from text, UTF-8, errno's text, and the files crumbs
+ * creates. No Vulkan, no capture format.
  */
 #ifndef CRUMBS_UTIL_H
 #define CRUMBS_UTIL_H
@@ -193,6 +193,24 @@ int parse_double(const char *v, const char *unit, double min, double max, double
 
 /* A malloc'd copy of s, or NULL when out of memory (options.c). */
 char *dup_str(const char *s);
+
+/* The length of the UTF-8 sequence starting at p (at most `avail` bytes)
+ * if it is one valid character (shortest form, no surrogates, at most
+ * U+10FFFF, not NUL), else 0 (utf8.c). */
+size_t utf8_sequence(const unsigned char *p, size_t avail);
+
+/*
+ * The `len` bytes at `in` as valid UTF-8 without control characters, for
+ * text from another program: each control character (C0, DEL, NUL and
+ * C1, U+0080 to U+009F) becomes `control`, each byte that begins no
+ * valid character becomes the string `invalid` (e.g. "\xEF\xBF\xBD",
+ * U+FFFD, or "?"). Written to out, which has room for `size` bytes with
+ * the NUL, up to the last whole character that fits. Returns the bytes
+ * written, NUL excluded. out may be in when `invalid` is one byte long
+ * (utf8.c).
+ */
+size_t utf8_clean(char *out, size_t size, const char *in, size_t len, char control,
+		  const char *invalid);
 
 /* An errno's text, lowercased like every message of crumbs (an acronym
  * stays as it is); thread-safe (errno_text.c). */

@@ -5,10 +5,11 @@
  * socket may send. Any bytes are read as a datagram into lines of several
  * sizes. What is read must be what trigger.h promises: a run queued never
  * ends before it begins, one frame is its own first and last, and a path
- * or message fits its line and holds no control character. Aborts
- * otherwise.
+ * or message fits its line, is valid UTF-8 and holds no control
+ * character. Aborts otherwise.
  */
 #include "../../trigger/trigger.h"
+#include "../../util/util.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -36,9 +37,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			const char *end = memchr(line, '\0', sizes[k]);
 			if (!end)
 				abort();
-			for (const char *c = line; c < end; c++)
-				if ((unsigned char)*c < 0x20 || *c == 0x7F)
+			/* Valid UTF-8 with no control character, C1 included. */
+			for (const unsigned char *c = (const unsigned char *)line;
+			     c < (const unsigned char *)end;) {
+				size_t n = utf8_sequence(c, (size_t)((const unsigned char *)end - c));
+				if (n == 0 || (n == 1 && (*c < 0x20 || *c == 0x7F)) ||
+				    (n == 2 && c[0] == 0xC2 && c[1] < 0xA0))
 					abort();
+				c += n;
+			}
 			break;
 		}
 		case ANSWER_NONE:

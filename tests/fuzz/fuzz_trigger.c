@@ -26,7 +26,7 @@ static void command_line(const char *line)
 
 	if (console_parse(line, &req, err, sizeof(err)) != 0)
 		return;
-	if (req.frames > 1000000000u || req.detail < -1 || req.detail > CRUMBS_DETAIL_MAX ||
+	if (req.frames > TRIGGER_MAX_RUN_FRAMES || req.detail < -1 || req.detail > CRUMBS_DETAIL_MAX ||
 	    (req.detail >= 0 && !req.frames) || memchr(req.settings, '\0', sizeof(req.settings)) == NULL)
 		abort();
 	if (req.help)

@@ -356,6 +356,24 @@ static void replies(void **state)
 	assert_true(client_recv(c, answer, sizeof(answer), 1000) > 0);
 	assert_string_equal(answer, REPLY "error two lines and [31m colour\n");
 
+	/* Valid UTF-8, whatever the message quotes: a byte that is not
+	 * UTF-8 is U+FFFD, a C1 control a space, good characters stay. */
+	trigger_reply(&t, &peer, "error bad '\xff\xc3(' \xc2\x9b[31m \xc3\xa9 \xed\xa0\x80");
+	assert_true(client_recv(c, answer, sizeof(answer), 1000) > 0);
+	assert_string_equal(answer, REPLY "error bad '\xef\xbf\xbd\xef\xbf\xbd(' "
+			    " [31m \xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\n");
+	/* The replacements count in its length: still one datagram. */
+	char *bad = malloc(5001);
+	assert_non_null(bad);
+	memset(bad, '\xff', 5000);
+	bad[5000] = '\0';
+	trigger_reply(&t, &peer, bad);
+	free(bad);
+	n = client_recv(c, answer, sizeof(answer), 1000);
+	assert_true(n > 0 && n <= TRIGGER_MAX_COMMAND);
+	assert_int_equal((n - 1 - (ssize_t)sizeof(REPLY) + 1) % 3, 0);
+	assert_memory_equal(answer + sizeof(REPLY) - 1, "\xef\xbf\xbd", 3);
+
 	/* Cut to one datagram, not inside a UTF-8 sequence. */
 	char *long_msg = malloc(10000);
 	assert_non_null(long_msg);
@@ -402,6 +420,31 @@ static void reply_never_blocks(void **state)
 	assert_true(now_s() - start < 2.0);
 	client_close(c, &me);
 	trigger_close(&t);
+}
+
+/* What crumbs trigger reads of an answer is valid UTF-8 with no control
+ * character, whatever the datagram held. */
+static void answers_read(void **state)
+{
+	char line[TRIGGER_MAX_COMMAND];
+	struct queued q;
+	(void)state;
+
+#define READ(literal) trigger_answer_read(literal, sizeof(literal) - 1, line, sizeof(line), &q)
+	assert_int_equal(READ(REPLY "queued frame 12\n"), ANSWER_QUEUED);
+	assert_true(!q.run && q.first == 12 && q.last == 12);
+	assert_int_equal(READ(REPLY "queued frames 3 to 7\n"), ANSWER_QUEUED);
+	assert_true(q.run && q.first == 3 && q.last == 7);
+	assert_int_equal(READ(REPLY "captured /tmp/caf\xc3\xa9.crumbs\n"), ANSWER_CAPTURED);
+	assert_string_equal(line, "/tmp/caf\xc3\xa9.crumbs");
+	assert_int_equal(READ(REPLY "error bad '\xff\xfe' \x1b[31m\xc2\x9b" "1m \xe2\x9c\xa8 \xe2\x9c\n"),
+			 ANSWER_ERROR);
+	assert_string_equal(line, "bad '?" "?' ?[31m?1m \xe2\x9c\xa8 ?" "?");
+	assert_int_equal(READ(REPLY "error \xc0\xaf \xf4\x90\x80\x80\n"), ANSWER_ERROR);
+	assert_string_equal(line, "?" "? ?" "?" "?" "?");
+	assert_int_equal(READ(REPLY "captured \n"), ANSWER_NONE);
+	assert_int_equal(READ("crumbs-reply 2\nerror x\n"), ANSWER_NONE);
+#undef READ
 }
 
 static void directory_and_path(void **state)
@@ -795,6 +838,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(unsafe_directories, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(forked_child, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(socket_path, test_setup, test_teardown),
+		cmocka_unit_test(answers_read),
 		cmocka_unit_test(split),
 		cmocka_unit_test(split_round_trip),
 		cmocka_unit_test(console_lines),
