@@ -887,6 +887,10 @@ bool output_done(crumbs_context *ctx, bool wait)
 	if (o->one_frame)
 		ctx_log(ctx, CRUMBS_LOG_INFO, "frame %llu captured to '%s'",
 			(unsigned long long)o->first, shown);
+	else if (o->first == o->last)
+		ctx_log(ctx, CRUMBS_LOG_INFO, "frame %llu recorded to '%s' (%u %s, %u incomplete)",
+			(unsigned long long)o->first, shown, o->frames,
+			o->frames == 1 ? "frame" : "frames", o->incomplete);
 	else
 		ctx_log(ctx, CRUMBS_LOG_INFO, "frames %llu to %llu recorded to '%s' (%u %s, "
 			"%u incomplete)", (unsigned long long)o->first, (unsigned long long)o->last,

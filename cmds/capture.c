@@ -320,11 +320,12 @@ static void remove_dir(int parent_fd, const char *name, int dir_fd)
 	unlinkat(parent_fd, name, AT_REMOVEDIR);
 }
 
-/* "frames A to B" of a run, or "frames A to the end" of an open one. */
-static void run_range(char *buf, size_t size, uint64_t first, uint64_t last)
+void cmd_run_range(char *buf, size_t size, uint64_t first, uint64_t last)
 {
 	if (last == UINT64_MAX)
 		snprintf(buf, size, "frames %llu to the end", (unsigned long long)first);
+	else if (first == last)
+		snprintf(buf, size, "frame %llu", (unsigned long long)first);
 	else
 		snprintf(buf, size, "frames %llu to %llu", (unsigned long long)first,
 			 (unsigned long long)last);
@@ -354,7 +355,7 @@ int cmd_stats_run(const char *path, uint64_t first, uint64_t last, struct stats_
 	size_t held = stats_frame_count(s);
 	if (last != UINT64_MAX && held < last - first + 1) {
 		char range[64];
-		run_range(range, sizeof(range), first, last);
+		cmd_run_range(range, sizeof(range), first, last);
 		cmd_error("'%s' holds %zu of %s (the run ended early)", path, held, range);
 	}
 out:
@@ -546,7 +547,7 @@ static int show_captures(char **paths, const char *program, const struct capture
 	char asked[64];
 	int shown = EXIT_OK;
 	if (args->run)
-		run_range(asked, sizeof(asked), args->first, args->last);
+		cmd_run_range(asked, sizeof(asked), args->first, args->last);
 	else
 		snprintf(asked, sizeof(asked), "frame %llu", (unsigned long long)args->frame);
 	for (size_t k = 0; paths[k]; k++) {

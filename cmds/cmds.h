@@ -39,6 +39,10 @@ int cmd_plot(int argc, char **argv);
 	"its queue) and 4 to 8 bytes a row for each frame it is in; reading threads\n" \
 	"keep at most 256 MiB of rows more."
 
+/* "frames A to B" of a run, "frame A" of a run of one, or "frames A to
+ * the end" of an open one (last UINT64_MAX), into buf. */
+void cmd_run_range(char *buf, size_t size, uint64_t first, uint64_t last);
+
 /* "crumbs: <message>" on standard error. */
 __attribute__((format(printf, 1, 2)))
 void cmd_error(const char *fmt, ...);

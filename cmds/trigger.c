@@ -300,10 +300,11 @@ static int wait_answers(int fd, long pid, const struct sockaddr_un *target,
 			return EXIT_FAILURE_;
 		double left = deadline - now_s();
 		if (left <= 0 && queued && q->run) {
-			cmd_error("process %ld did not finish recording frames %llu to %llu within %g s "
-				  "(a run takes as long as its frames: give a longer --timeout; the "
-				  "program goes on recording)", pid, (unsigned long long)q->first,
-				  (unsigned long long)q->last, args->timeout_s);
+			char range[64];
+			cmd_run_range(range, sizeof(range), q->first, q->last);
+			cmd_error("process %ld did not finish recording %s within %g s (a run takes "
+				  "as long as its frames: give a longer --timeout; the program goes "
+				  "on recording)", pid, range, args->timeout_s);
 			return EXIT_FAILURE_;
 		}
 		if (left <= 0) {
@@ -339,12 +340,13 @@ static int wait_answers(int fd, long pid, const struct sockaddr_un *target,
 			queued = true;
 			*q = answer;
 			fflush(stdout);
+			char range[64];
 			if (q->run)
-				fprintf(stderr, "crumbs: recording frames %llu to %llu of process %ld\n",
-					(unsigned long long)q->first, (unsigned long long)q->last, pid);
+				cmd_run_range(range, sizeof(range), q->first, q->last);
 			else
-				fprintf(stderr, "crumbs: capturing frame %llu of process %ld\n",
-					(unsigned long long)q->first, pid);
+				cmd_run_range(range, sizeof(range), q->first, q->first);
+			fprintf(stderr, "crumbs: %s %s of process %ld\n",
+				q->run ? "recording" : "capturing", range, pid);
 			if (args->no_wait)
 				return EXIT_OK;
 			break;
@@ -612,8 +614,9 @@ static int show_capture(long pid, const char *path, const struct queued *q,
 			struct stats_settings *settings)
 {
 	if (q->run) {
-		cmd_error("frames %llu to %llu of process %ld recorded to '%s'",
-			  (unsigned long long)q->first, (unsigned long long)q->last, pid, path);
+		char range[64];
+		cmd_run_range(range, sizeof(range), q->first, q->last);
+		cmd_error("%s of process %ld recorded to '%s'", range, pid, path);
 		return cmd_finish(cmd_stats_run(path, q->first, q->last, settings));
 	}
 	cmd_error("frame %llu of process %ld captured to '%s'", (unsigned long long)q->first, pid,

@@ -142,7 +142,7 @@ result $? "run: the log says the name was taken, and which it took$(head -c 300 
 
 # One frame: "1 frame".
 "$renderer" --frames 4 --size $SIZE --quiet --record 2:2 --capture-dir "$dir" >"$tmp/one.out" 2>&1
-grep -qxF "frames 2 to 2 recorded to '$dir/sample-renderer-run-2.2.crumbs' (1 frame, 0 incomplete)" "$tmp/one.out"
+grep -qxF "frame 2 recorded to '$dir/sample-renderer-run-2.2.crumbs' (1 frame, 0 incomplete)" "$tmp/one.out"
 result $? "a run of one frame says '1 frame'$(grep recorded "$tmp/one.out" | sed 's/^/: /')"
 
 # ------------------------------------------------------------------------

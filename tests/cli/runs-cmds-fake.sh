@@ -171,6 +171,15 @@ grep -q '^profilegpu --frames 10$' "$tmp/request"
 result $? "without --detail the request leaves the program's default"
 stop_peer
 
+# A run of one frame is "frame 120", not "frames 120 to 120".
+start_peer "queued frames 120 to 120|captured $tmp/peer-run.crumbs"
+"$CRUMBS" trigger "$peer" --frames 1 >/dev/null 2>"$tmp/err"
+printf "crumbs: recording frame 120 of process %s\ncrumbs: frame 120 of process %s recorded to '%s'\n" \
+	"$peer" "$peer" "$tmp/peer-run.crumbs" >"$tmp/expected"
+cmp -s "$tmp/err" "$tmp/expected"
+result $? "a run of one frame is said to be of frame 120 (said: $(tr '\n' ' ' <"$tmp/err"))"
+stop_peer
+
 start_peer "queued frames 120 to 129"
 "$CRUMBS" trigger "$peer" --frames 10 --timeout 1 >/dev/null 2>"$tmp/err"
 [ $? = 1 ] && grep -q "^crumbs: process $peer did not finish recording frames 120 to 129 within 1 s" "$tmp/err"
