@@ -929,7 +929,8 @@ static void write_queue(exporter *x, const struct frame *f, uint32_t q, uint32_t
 			x->released[n++] = (struct released){ at < sl.end_ns ? at : sl.end_ns,
 							      release_flows + r };
 		}
-		qsort(x->released, n, sizeof(*x->released), released_cmp);
+		if (n > 1)
+			qsort(x->released, n, sizeof(*x->released), released_cmp);
 		for (size_t k = 0; k < n; k++) {
 			struct slice signalled = {
 				.track = TRACK_SUBMISSIONS, .instant = true, .queue = q, .gpu = gpu,

@@ -1068,7 +1068,7 @@ static bool budget_hits(struct stats_budget *b, const stats *s, const struct sel
 				budget_hash(BUDGET_HASH_START, r->name, r->name_len, b->ignore_case),
 				(uint32_t)k };
 	}
-	if (ok)
+	if (ok && nk > 1)
 		qsort(keys, nk, sizeof(*keys), keyed_label_cmp);
 
 	for (size_t i = 0; ok && i < b->count; i++) {
@@ -1102,6 +1102,8 @@ static bool budget_hits(struct stats_budget *b, const stats *s, const struct sel
 	/* In the order of the rows shown, each once. */
 	for (size_t i = 0; ok && i < b->count; i++) {
 		struct hits *h = &hits[i];
+		if (h->len < 2)
+			continue; /* and qsort must not be given a NULL */
 		qsort(h->at, h->len, sizeof(*h->at), match_cmp);
 		size_t w = 0;
 		for (size_t j = 0; j < h->len; j++)
