@@ -13,6 +13,15 @@
  * execution's reset is ordered after that copy, as vkCmdResetQueryPool
  * orders every earlier command that references the same queries. Its
  * events, names, counts and slots are kept here too.
+ *
+ * A recording sized from its command buffer's last one can run out of
+ * its range: one begun in the pre-roll with ONE_TIME_SUBMIT, as Zink
+ * records each frame during the frame before, has had no last one. Such
+ * a command buffer runs once, so once its range is used up during a
+ * capture frame, its timestamps go on in that frame's share of its
+ * queue's pool, as those of a command buffer begun in the frame do: reset
+ * before any of the frame's work, and read with the frame's results when
+ * the frame submits it.
  */
 #include "capture_internal.h"
 
@@ -80,7 +89,7 @@ static bool ranges_free(const struct standing_pool *p, uint32_t first, uint32_t 
 }
 
 struct crumbs_cmd *standing_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue queue,
-				  uint32_t hint)
+				  uint32_t hint, bool once)
 {
 	struct queue_state *q = queue_find(ctx, queue);
 	if (!q || !q->standing_cbs)
@@ -121,6 +130,7 @@ struct crumbs_cmd *standing_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQue
 	st->range_count = n;
 	st->slot_first = st->slot_next = first * STANDING_RANGE;
 	st->slot_end = (first + n) * STANDING_RANGE;
+	st->once = once;
 	h->state.detail = CRUMBS_DETAIL_MAX;
 	h->ctx = ctx;
 	h->kind = HANDLE_STANDING;
@@ -133,7 +143,7 @@ struct crumbs_cmd *standing_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQue
 
 uint32_t standing_used(const struct crumbs_cmd *h)
 {
-	return h->standing->slot_next - h->standing->slot_first;
+	return h->standing->wanted;
 }
 
 void standing_free(crumbs_context *ctx, struct crumbs_cmd *h)
@@ -200,16 +210,30 @@ uint32_t standing_counts(crumbs_context *ctx, struct standing *st, const struct 
 	return st->count_len++;
 }
 
-/* One thread records it: no atomics. */
-uint32_t standing_slots(struct standing *st, uint32_t count)
+/* One thread records it: no atomics but the set's. */
+RECORD_PATH
+uint32_t standing_slots(crumbs_context *ctx, struct crumbs_cmd *h, uint32_t depth, uint32_t count)
 {
-	if (st->slot_next + count > st->slot_end) {
+	struct standing *st = h->standing;
+	st->wanted += count;
+	if (st->slot_next + count <= st->slot_end) {
+		uint32_t s = st->slot_next;
+		st->slot_next += count;
+		return s;
+	}
+	/* Only the frame that took the first of them can read them: a later
+	 * one's share is another, reset again since. */
+	struct capture_set *set = st->once ? atomic_load(&ctx->cur) : NULL;
+	uint32_t s = NO_SLOT;
+	if (set && (!st->set || (st->set == set && st->set_frame == set->frame)))
+		s = pools_take_slots(&set->queues[h->queue], depth, count);
+	if (s == NO_SLOT) {
 		st->lost = true;
 		return NO_SLOT;
 	}
-	uint32_t s = st->slot_next;
-	st->slot_next += count;
-	return s;
+	st->set = set;
+	st->set_frame = set->frame;
+	return s | SLOT_IN_SET;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -284,6 +308,10 @@ struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct capture_set *set,
 	uint8_t *read = base != NO_SLOT ? marks : NULL; /* the slots its events wrote */
 	if (read)
 		memset(read, 0, used);
+	/* The slots it took in this frame's share are read where they lie,
+	 * by the copy of the queue it was recorded for. */
+	bool in_set = st->set == set && st->set_frame == set->frame && q == &ctx->queues[h->queue];
+	bool out_of_set = false;
 	struct detail_filter filter = { 0, 0, 0 };
 	for (uint32_t k = 0; k < st->event_count; k++) {
 		const struct event *e = &st->events[k];
@@ -296,13 +324,24 @@ struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct capture_set *set,
 		}
 		store_copy_event(set, c, e, st->names, st->counts);
 		c->slot = NO_SLOT;
-		if (e->slot != NO_SLOT && read) {
-			c->slot = base + (e->slot - st->slot_first);
-			read[e->slot - st->slot_first] = 1;
-			if (e->type == EVENT_LEAF)
-				read[e->slot + 1 - st->slot_first] = 1;
+		if (e->slot == NO_SLOT)
+			continue;
+		if (!(e->slot & SLOT_IN_SET)) {
+			if (read) {
+				c->slot = base + (e->slot - st->slot_first);
+				read[e->slot - st->slot_first] = 1;
+				if (e->type == EVENT_LEAF)
+					read[e->slot + 1 - st->slot_first] = 1;
+			}
+		} else if (in_set) {
+			c->slot = e->slot & ~SLOT_IN_SET;
+			c->flags |= EVENT_POOL_SLOT;
+		} else {
+			out_of_set = true;
 		}
 	}
+	if (out_of_set)
+		atomic_fetch_add(&set->dropped, 1);
 	if (!read)
 		return a;
 	/* The slots of the events left out are not read: they are written

@@ -89,6 +89,7 @@ void submit_queue_label(crumbs_context *ctx, VkQueue queue, const char *name)
 	}
 	e->type = name ? EVENT_BEGIN : EVENT_END;
 	e->level = 0;
+	e->flags = 0;
 	e->slot = NO_SLOT;
 	if (name)
 		store_name(set, &e->u.name, name, strlen(name));

@@ -1,0 +1,70 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The crumbs layer on a program that records each frame's command buffer
+# ahead of the frame, as Zink does (tests/layer/ahead.c): the capture
+# frame's command buffer is begun in the frame before, the capture's
+# pre-roll, and every one of its 300 draws must be timed. Each run is
+# under the validation layer, which must say nothing.
+set -u
+BUILD=${1:-build}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT" || exit 1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+XDG_RUNTIME_DIR=$tmp/run
+mkdir -m 700 "$XDG_RUNTIME_DIR"
+export XDG_RUNTIME_DIR
+. tests/cli/tap.sh
+
+# Under the sanitizers, the sanitized layer loads with their runtimes
+# preloaded, as in tests/cli/layer-programs.sh.
+if [ -n "${CRUMBS_LAYER_PRELOAD:-}" ]; then
+	LD_PRELOAD=$CRUMBS_LAYER_PRELOAD
+	export LD_PRELOAD
+	ASAN_OPTIONS=${CRUMBS_RENDERER_ASAN_OPTIONS:-detect_leaks=0}
+	export ASAN_OPTIONS
+fi
+
+# The rows of the table's Events column named $2, and those of them
+# marked [untimed].
+rows() { names "$1" | grep -c "^ *$2\( \[untimed\]\)\? *$"; }
+untimed() { names "$1" | grep -c "^ *$2 \[untimed\] *$"; }
+# The Time column of the Inclusive group of each row named $2, in ms.
+inclusive_ms() {
+	grep '^|' "$1" | awk -F'|' -v want="$2" '{
+		name = $(NF - 1); gsub(/^ +| +$/, "", name)
+		if (name == want) { t = $(NF - 2); gsub(/[^0-9.]/, "", t); print t }
+	}'
+}
+
+draws=300
+frames=14
+frame=10
+"$BUILD/tests/ahead" --validate --frames $frames --draws $draws >"$tmp/alone.out" 2>"$tmp/alone.err"
+[ $? = 0 ] && grep -q "^ahead: $frames frames of $draws draws, each begun 1 frame ahead$" "$tmp/alone.out"
+result $? "ahead runs alone under validation and exits 0"
+
+# Frame 10's command buffer is begun in frame 9, the pre-roll, and its
+# draws are recorded in frame 10.
+"$BUILD/crumbs" capture --frame $frame -o "$tmp/ahead.crumbs" --ascii -- \
+	"$BUILD/tests/ahead" --validate --frames $frames --draws $draws >"$tmp/ahead.out" 2>&1
+result $? "crumbs capture --frame $frame of ahead exits 0"
+! grep -q "validation\|killed by signal\|AddressSanitizer\|runtime error" "$tmp/ahead.out"
+result $? "no validation message, no crash"
+grep -q "^GPU profile for frame $frame " "$tmp/ahead.out"
+result $? "the table of frame $frame is printed"
+[ "$(rows "$tmp/ahead.out" "Draw 4 vertices")" = $draws ]
+result $? "its $draws draws are leaf events"
+[ "$(untimed "$tmp/ahead.out" "Draw 4 vertices")" = 0 ] && ! grep -q "^note: query slots" "$tmp/ahead.out"
+result $? "every draw is timed ($(untimed "$tmp/ahead.out" "Draw 4 vertices") untimed)"
+inclusive_ms "$tmp/ahead.out" "Draw 4 vertices" | awk '$1 + 0 <= 0 { bad++ } END { exit bad > 0 }'
+result $? "every draw takes time"
+
+if [ "$bad" != 0 ]; then
+	for f in "$tmp"/*.out; do
+		echo "--- $f"
+		grep -v '^|' "$f" | tail -n 20
+	done
+fi
+echo "1..$n"
+exit $bad
