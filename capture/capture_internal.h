@@ -242,8 +242,10 @@ enum event_type { EVENT_NONE, EVENT_BEGIN, EVENT_END, EVENT_COUNTS, EVENT_EXECUT
 
 /* EVENT_POOL_SLOT: of a handle adopted from a standing recording, a slot
  * its command buffer writes into its queue's pool (in the set's share, as
- * a capture's do), not one copied there from the recording's range. */
-enum event_flags { EVENT_POOL_SLOT = 1u << 0 };
+ * a capture's do), not one copied there from the recording's range.
+ * EVENT_LOST: it lost its timestamps for want of query slots; its frame's
+ * note counts it when it is written. */
+enum event_flags { EVENT_POOL_SLOT = 1u << 0, EVENT_LOST = 1u << 1 };
 
 struct event {
 	uint8_t type;
@@ -289,7 +291,7 @@ struct standing {
 	uint32_t name_len, name_cap;
 	struct counts_record *counts;
 	uint32_t count_len, count_cap;
-	bool lost;                    /* events or slots did not fit */
+	uint32_t unrecorded;          /* scopes and events with no room to be kept */
 };
 
 struct crumbs_cmd {
@@ -420,7 +422,10 @@ struct capture_set {
 	struct counts_record *counts;
 	uint32_t counts_cap;
 	_Atomic uint32_t counts_next;
-	_Atomic uint32_t dropped;       /* scopes without timestamps or not recorded */
+	/* Scopes and events not recorded, and submissions not timed, for
+	 * want of room; those written without their timestamps are counted
+	 * as they are written (EVENT_LOST). */
+	_Atomic uint32_t dropped;
 
 	/* Command buffer -> the handle that recorded it, in this frame: a
 	 * key beside its value, one cache line for both. */
@@ -728,14 +733,14 @@ struct crumbs_cmd *store_borrow(crumbs_context *ctx, struct capture_set *set,
 
 /* standing.c: recordings kept across frames, with all their storage */
 /* Its storage, growing on the heap: an event, or NULL; a name; a counts
- * record, or UINT32_MAX. What does not fit marks it lost. */
+ * record, or UINT32_MAX. */
 struct event *standing_event(crumbs_context *ctx, struct standing *st);
 void standing_name(crumbs_context *ctx, struct standing *st, struct name_ref *ref,
 		   const char *name, size_t len);
 uint32_t standing_counts(crumbs_context *ctx, struct standing *st, const struct counts_record *c);
 /* `count` slots for standing recording h, for a scope `depth` deep: of its
  * range, or, once that is used up, SLOT_IN_SET and slots of the capture
- * frame's set; NO_SLOT, marking it lost, when none is left. */
+ * frame's set; NO_SLOT when none is left. */
 uint32_t standing_slots(crumbs_context *ctx, struct crumbs_cmd *h, uint32_t depth, uint32_t count);
 /* For a capture-frame submission of h's command buffer to q: a capture
  * handle with h's events, whose results `copy` (being recorded) copies

@@ -83,21 +83,34 @@ static uint32_t counts_keep(struct crumbs_cmd *cmd, const struct counts_record *
 	return store_counts(cmd->set, c);
 }
 
+/* Whether cmd times what it records now: its queue has timestamps and
+ * it is outside a multiview pass. */
+RECORD_PATH
+static bool timed(const struct crumbs_cmd *cmd)
+{
+	return cmd->ctx->queues[cmd->queue].valid_bits && !cmd->untimed;
+}
+
 /* Slots for cmd: from its queue's pool in a capture, for a standing
- * recording from its own range first (standing_slots). NO_SLOT when its
- * queue has no timestamps or the slots ran out. */
+ * recording from its own range first (standing_slots). NO_SLOT when it
+ * is not timed now or the slots ran out: an event then lost its
+ * timestamps where timed(cmd) holds. */
 RECORD_PATH
 static uint32_t slots_for(struct crumbs_cmd *cmd, uint32_t depth, uint32_t count)
 {
-	struct queue_state *q = &cmd->ctx->queues[cmd->queue];
-	if (!q->valid_bits || cmd->untimed)
+	if (!timed(cmd))
 		return NO_SLOT;
 	if (cmd->standing)
 		return standing_slots(cmd->ctx, cmd, depth, count);
-	uint32_t s = pools_take_slots(&cmd->set->queues[cmd->queue], depth, count);
-	if (s == NO_SLOT)
-		atomic_fetch_add(&cmd->set->dropped, 1);
-	return s;
+	return pools_take_slots(&cmd->set->queues[cmd->queue], depth, count);
+}
+
+/* The flags of an event of cmd whose slot is `slot`: lost when it has
+ * none but cmd times what it records. */
+RECORD_PATH
+static uint8_t slot_flags(const struct crumbs_cmd *cmd, uint32_t slot)
+{
+	return slot == NO_SLOT && timed(cmd) ? EVENT_LOST : 0;
 }
 
 /* A timestamp into slot of cmd's pool: a standing recording's own, but
@@ -122,12 +135,12 @@ static void label_begin(crumbs_context *ctx, VkCommandBuffer cb, const char *nam
 	ctx->ifn.CmdBeginDebugUtilsLabel(cb, &label);
 }
 
-/* A scope's events lost for want of room: counted in the capture, or
- * kept with the standing recording until a capture adopts it. */
+/* A scope or event not kept for want of room: counted in the capture,
+ * or with the standing recording until a capture adopts it. */
 static void lost(struct crumbs_cmd *cmd)
 {
 	if (cmd->standing)
-		cmd->standing->lost = true;
+		cmd->standing->unrecorded++;
 	else
 		atomic_fetch_add(&cmd->set->dropped, 1);
 }
@@ -156,7 +169,7 @@ static void record_begin(struct crumbs_cmd *cmd, uint8_t type, unsigned level, c
 	uint32_t end_slot = NO_SLOT;
 	uint32_t s = slots_for(cmd, cmd->depth, 2);
 	e->slot = s;
-	e->flags = 0;
+	e->flags = slot_flags(cmd, s);
 	if (s != NO_SLOT) {
 		end_slot = s + 1;
 		stamp(cmd, s);
@@ -204,9 +217,13 @@ void crumbs_scope_close_(crumbs_cmd *cmd)
 	}
 	struct event *e = event_add(cmd);
 	uint32_t slot = NO_SLOT;
+	/* An end whose scope's begin reserved its slot is lost with the
+	 * begin, which counts for both. */
+	bool reserved = false;
 	if (cmd->depth > 0) {
 		cmd->depth--;
-		if (cmd->depth < END_STACK)
+		reserved = cmd->depth < END_STACK;
+		if (reserved)
 			slot = cmd->end_slots[cmd->depth];
 		else
 			slot = slots_for(cmd, cmd->depth, 1);
@@ -228,7 +245,7 @@ void crumbs_scope_close_(crumbs_cmd *cmd)
 	} else {
 		e->type = EVENT_END;
 		e->slot = slot;
-		e->flags = 0;
+		e->flags = reserved ? 0 : slot_flags(cmd, slot);
 		if (slot != NO_SLOT)
 			stamp(cmd, slot);
 	}
@@ -338,7 +355,7 @@ void record_leaf_end(struct crumbs_cmd *cmd, uint32_t slot, enum crumbs_event_ki
 	}
 	e->type = EVENT_LEAF;
 	e->level = (uint8_t)kind;
-	e->flags = 0;
+	e->flags = slot_flags(cmd, slot);
 	e->slot = slot;
 	e->u.counts = i;
 }

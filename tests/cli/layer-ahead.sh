@@ -3,8 +3,10 @@
 # The crumbs layer on a program that records each frame's command buffer
 # ahead of the frame, as Zink does (tests/layer/ahead.c): the capture
 # frame's command buffer is begun in the frame before, the capture's
-# pre-roll, and every one of its 300 draws must be timed. Each run is
-# under the validation layer, which must say nothing.
+# pre-roll, and every one of its 300 draws must be timed. Of draws
+# recorded in the pre-roll itself (--early), those past the room the
+# command buffer was given are untimed, and the note counts each. Each
+# run is under the validation layer, which must say nothing.
 set -u
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -59,6 +61,26 @@ result $? "its $draws draws are leaf events"
 result $? "every draw is timed ($(untimed "$tmp/ahead.out" "Draw 4 vertices") untimed)"
 inclusive_ms "$tmp/ahead.out" "Draw 4 vertices" | awk '$1 + 0 <= 0 { bad++ } END { exit bad > 0 }'
 result $? "every draw takes time"
+
+# With 100 of the draws recorded in the pre-roll, where the command
+# buffer has only the room its last recording (none) suggests: those past
+# it lose their timestamps, and the note counts every one.
+early=100
+"$BUILD/crumbs" capture --frame $frame -o "$tmp/early.crumbs" --ascii -- \
+	"$BUILD/tests/ahead" --validate --frames $frames --draws $draws --early $early \
+	>"$tmp/early.out" 2>&1
+result $? "crumbs capture --frame $frame of ahead --early $early exits 0"
+! grep -q "validation\|killed by signal\|AddressSanitizer\|runtime error" "$tmp/early.out"
+result $? "no validation message, no crash"
+lost=$(untimed "$tmp/early.out" "Draw 4 vertices")
+[ "$(rows "$tmp/early.out" "Draw 4 vertices")" = $draws ] && [ "$lost" -gt 0 ] && [ "$lost" -lt $early ]
+result $? "some of the $early draws of the pre-roll are untimed ($lost), none of the others"
+! names "$tmp/early.out" | grep "Draw 4 vertices" | sed -n "$((early + 1)),\$p" | grep -q untimed
+result $? "the draws recorded in the capture frame are all timed"
+note=$(sed -n 's/^note: query slots ran out: \([0-9]*\) scopes and events of this frame lost their timestamps (marked \[untimed\]); the time of each is inside the row that holds it$/\1/p' \
+	"$tmp/early.out")
+[ "$note" = "$lost" ]
+result $? "the note counts each untimed draw ($note for $lost)"
 
 if [ "$bad" != 0 ]; then
 	for f in "$tmp"/*.out; do
