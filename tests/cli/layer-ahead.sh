@@ -3,10 +3,11 @@
 # The crumbs layer on a program that records each frame's command buffer
 # ahead of the frame, as Zink does (tests/layer/ahead.c): the capture
 # frame's command buffer is begun in the frame before, the capture's
-# pre-roll, and every one of its 300 draws must be timed. Of draws
-# recorded in the pre-roll itself (--early), those past the room the
-# command buffer was given are untimed, and the note counts each. Each
-# run is under the validation layer, which must say nothing.
+# pre-roll, and every one of its 300 draws must be timed, as in each
+# frame of a run at full detail. Of draws recorded in the pre-roll itself
+# (--early), those past the room the command buffer was given are
+# untimed, and the note counts each. Each run is under the validation
+# layer, which must say nothing.
 set -u
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -81,6 +82,22 @@ note=$(sed -n 's/^note: query slots ran out: \([0-9]*\) scopes and events of thi
 	"$tmp/early.out")
 [ "$note" = "$lost" ]
 result $? "the note counts each untimed draw ($note for $lost)"
+
+# A run at full detail: the first frame's command buffer is begun in the
+# pre-roll, and each later one in the frame before its own, where the run
+# records it; every frame has all its draws, timed.
+"$BUILD/crumbs" capture --frames 4:8 --detail 3 -o "$tmp/run.crumbs" --ascii -- \
+	"$BUILD/tests/ahead" --validate --frames $frames --draws $draws >"$tmp/run.out" 2>&1
+result $? "crumbs capture --frames 4:8 --detail 3 of ahead exits 0"
+! grep -q "validation\|killed by signal\|AddressSanitizer\|runtime error" "$tmp/run.out"
+result $? "no validation message, no crash"
+for f in 4 5 6 7 8; do
+	"$BUILD/crumbs" report --frame $f --ascii "$tmp/run.crumbs" >"$tmp/run-$f.out" 2>&1 &&
+		[ "$(rows "$tmp/run-$f.out" "Draw 4 vertices")" = $draws ] &&
+		[ "$(untimed "$tmp/run-$f.out" "Draw 4 vertices")" = 0 ] &&
+		! grep -q "^note: query slots" "$tmp/run-$f.out"
+	result $? "frame $f of the run has its $draws draws, all timed"
+done
 
 if [ "$bad" != 0 ]; then
 	for f in "$tmp"/*.out; do
