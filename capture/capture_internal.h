@@ -135,6 +135,7 @@ struct submit_record {
 	uint32_t end_slot;
 	uint32_t first_cmd;      /* in context.submit_cmds */
 	uint32_t cmd_count;
+	uint32_t unrecorded;     /* command buffers it ran with no recording to show */
 	uint32_t first_op;       /* in context.ops: waits, then signals */
 	uint32_t wait_count;
 	uint32_t signal_count;

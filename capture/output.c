@@ -345,6 +345,8 @@ static enum crumbs_result write_frame(struct output *o, struct capture_set *set)
 				lost_ops++;
 				r = crumbs_writer_submit_begin(w, &sd);
 			}
+			if (r == CRUMBS_OK)
+				r = crumbs_writer_unrecorded(w, s->unrecorded);
 			for (uint32_t c = 0; c < s->cmd_count && r == CRUMBS_OK; c++)
 				r = write_events(o, set, set->submit_cmds[s->first_cmd + c], 0);
 			uint64_t end = ticks_of(o, q, s->end_slot);

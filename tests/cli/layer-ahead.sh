@@ -6,8 +6,9 @@
 # pre-roll, and every one of its 300 draws must be timed, as in each
 # frame of a run at full detail. Of draws recorded in the pre-roll itself
 # (--early), those past the room the command buffer was given are
-# untimed, and the note counts each. Each run is under the validation
-# layer, which must say nothing.
+# untimed, and the note counts each. A command buffer begun two frames
+# ahead, where nothing records it for its frame, has a note that says
+# so. Each run is under the validation layer, which must say nothing.
 set -u
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -97,6 +98,35 @@ for f in 4 5 6 7 8; do
 		[ "$(untimed "$tmp/run-$f.out" "Draw 4 vertices")" = 0 ] &&
 		! grep -q "^note: query slots" "$tmp/run-$f.out"
 	result $? "frame $f of the run has its $draws draws, all timed"
+done
+
+# Begun two frames ahead, the capture frame's command buffer is begun
+# before the pre-roll, where nothing records it: the table says so, and
+# where its time is. In a run each frame's is begun two frames before,
+# where the run records it for that frame; frame 5's is begun in the
+# pre-roll, and has its draws.
+ONE="note: 1 command buffer submitted on this queue was begun in an earlier frame, where the capture could not record it for this one: its events are not shown, and its time is inside the row that holds its submission"
+"$BUILD/crumbs" capture --frame $frame -o "$tmp/two.crumbs" --ascii -- \
+	"$BUILD/tests/ahead" --validate --frames $frames --draws $draws --ahead 2 >"$tmp/two.out" 2>&1
+result $? "crumbs capture --frame $frame of ahead --ahead 2 exits 0"
+! grep -q "validation\|killed by signal\|AddressSanitizer\|runtime error" "$tmp/two.out"
+result $? "no validation message, no crash"
+[ "$(rows "$tmp/two.out" "Draw 4 vertices")" = 0 ] && [ "$(grep -cxF "$ONE" "$tmp/two.out")" = 1 ]
+result $? "its draws are not shown, and a note says why"
+"$BUILD/crumbs" capture --frames 4:8 --detail 3 -o "$tmp/two-run.crumbs" --ascii -- \
+	"$BUILD/tests/ahead" --validate --frames $frames --draws $draws --ahead 2 >"$tmp/two-run.out" 2>&1
+result $? "crumbs capture --frames 4:8 --detail 3 of ahead --ahead 2 exits 0"
+for f in 4 5 6 7 8; do
+	"$BUILD/crumbs" report --frame $f --ascii "$tmp/two-run.crumbs" >"$tmp/two-run-$f.out" 2>&1
+	if [ $f = 5 ]; then
+		[ "$(rows "$tmp/two-run-$f.out" "Draw 4 vertices")" = $draws ] &&
+			! grep -q "^note: 1 command buffer" "$tmp/two-run-$f.out"
+		result $? "frame $f of the run, begun in the pre-roll, has its $draws draws"
+	else
+		[ "$(rows "$tmp/two-run-$f.out" "Draw 4 vertices")" = 0 ] &&
+			[ "$(grep -cxF "$ONE" "$tmp/two-run-$f.out")" = 1 ]
+		result $? "frame $f of the run says why its draws are not shown"
+	fi
 done
 
 if [ "$bad" != 0 ]; then
