@@ -296,6 +296,21 @@ $(CARELESS): $(BUILD)/obj/tests/layer/careless.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(VULKAN_LIBS)
 
+# Another, that records each frame's command buffer during the frame
+# before, as Zink does: a render pass of many draws, with shaders of its own.
+AHEAD := $(BUILD)/tests/ahead
+AHEAD_SHADERS := $(BUILD)/shaders/ahead.vert.h $(BUILD)/shaders/ahead.frag.h
+$(AHEAD_SHADERS): $(BUILD)/shaders/ahead.%.h: tests/layer/ahead.%
+	@mkdir -p $(dir $@)
+	glslangValidator -V --target-env vulkan1.1 --quiet --vn shader_ahead_$* -o $@ $<
+
+$(BUILD)/obj/tests/layer/ahead.o: $(AHEAD_SHADERS)
+$(BUILD)/obj/tests/layer/ahead.o: ALL_CFLAGS += -I$(BUILD)/shaders
+
+$(AHEAD): $(BUILD)/obj/tests/layer/ahead.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(VULKAN_LIBS)
+
 # A layer to stack above crumbs', of the kind that asks for vkCreateDevice
 # with no instance (tests/cli/layer-neighbours.sh writes its manifest).
 NEIGHBOUR := $(BUILD)/tests/neighbour/libVkLayer_crumbs_test_neighbour.so

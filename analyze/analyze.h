@@ -168,6 +168,8 @@ struct frame_queue {
 	uint32_t events;    /* leaf events and render passes */
 	uint32_t open_scopes;    /* closed at the frame end */
 	uint32_t unmatched_ends; /* ends with nothing open */
+	uint32_t unrecorded;     /* command buffers its submissions ran that the
+				  * capture holds nothing of */
 	int64_t busy_ns;
 	int64_t wait_ns;
 	int64_t idle_ns;
@@ -200,6 +202,7 @@ struct submission {
 	uint32_t index;       /* its position among the queue's, from 0 */
 	uint32_t waits;       /* semaphores it waits on */
 	uint32_t signals;     /* semaphores it signals */
+	uint32_t unrecorded;  /* command buffers it ran that the capture holds nothing of */
 	int64_t cpu_ns;       /* when the CPU submitted it */
 	int64_t begin_ns;     /* its first GPU timestamp, or INT64_MIN */
 	int64_t end_ns;       /* its end timestamp, or INT64_MIN */

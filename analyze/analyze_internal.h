@@ -162,6 +162,7 @@ struct raw_submit {
 	uint32_t first_op; /* waits, then signals, in raw_frame.ops */
 	uint32_t wait_count;
 	uint32_t signal_count;
+	uint32_t unrecorded; /* UNRECORDED's command buffers */
 	uint8_t has_end;
 };
 

@@ -946,11 +946,14 @@ static void walk_submit(struct walk *w, struct queue_walk *q, const struct item 
 		.index = q->fq->submissions,
 		.waits = s->wait_count,
 		.signals = s->signal_count,
+		.unrecorded = s->unrecorded,
 		.cpu_ns = s->cpu_ns,
 		.begin_ns = t1 ? it->t1 : INT64_MIN,
 		.end_ns = s->has_end ? s->end_ns : INT64_MIN,
 	};
 	q->fq->submissions++;
+	q->fq->unrecorded = s->unrecorded > UINT32_MAX - q->fq->unrecorded ?
+			    UINT32_MAX : q->fq->unrecorded + s->unrecorded;
 	if (!q->timed) {
 		for (uint32_t k = 0; k < s->wait_count; k++)
 			f->releases[f->release_count++] =

@@ -849,6 +849,22 @@ static inline bool submit_end(struct frame_decoder *d, unsigned tag)
 	return true;
 }
 
+/* UNRECORDED: command buffers of the open submission the capture holds
+ * nothing of. */
+static bool unrecorded(struct frame_decoder *d)
+{
+	uint32_t count;
+	if (!d->in_submit)
+		return cur_fail(d->k, "UNRECORDED outside a submission");
+	if (!get_u32(d->k, &count, UINT32_MAX, "unrecorded command buffer count out of range"))
+		return false;
+	if (count == 0)
+		return cur_fail(d->k, "UNRECORDED of no command buffer");
+	struct raw_submit *s = (struct raw_submit *)d->raw->submits.data + d->raw->submits.len - 1;
+	s->unrecorded = count > UINT32_MAX - s->unrecorded ? UINT32_MAX : s->unrecorded + count;
+	return true;
+}
+
 static bool host_signal(struct frame_decoder *d)
 {
 	struct cursor *k = d->k;
@@ -988,6 +1004,8 @@ static inline bool decode_record(struct frame_decoder *d, unsigned tag,
 		return host_signal(d);
 	case FORMAT_TAG_SELECT_QUEUE:
 		return select_queue(d);
+	case FORMAT_TAG_UNRECORDED:
+		return unrecorded(d);
 	case FORMAT_TAG_SCOPE_BEGIN:
 	case FORMAT_TAG_SCOPE_BEGIN + 1:
 	case FORMAT_TAG_SCOPE_BEGIN + 2:

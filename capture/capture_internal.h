@@ -135,6 +135,7 @@ struct submit_record {
 	uint32_t end_slot;
 	uint32_t first_cmd;      /* in context.submit_cmds */
 	uint32_t cmd_count;
+	uint32_t unrecorded;     /* command buffers it ran with no recording to show */
 	uint32_t first_op;       /* in context.ops: waits, then signals */
 	uint32_t wait_count;
 	uint32_t signal_count;
@@ -240,10 +241,18 @@ struct counts_record {
  * its counts and name in u.counts. */
 enum event_type { EVENT_NONE, EVENT_BEGIN, EVENT_END, EVENT_COUNTS, EVENT_EXECUTE, EVENT_PASS, EVENT_LEAF };
 
+/* EVENT_POOL_SLOT: of a handle adopted from a standing recording, a slot
+ * its command buffer writes into its queue's pool (in the set's share, as
+ * a capture's do), not one copied there from the recording's range.
+ * EVENT_LOST: it lost its timestamps for want of query slots; its frame's
+ * note counts it when it is written. */
+enum event_flags { EVENT_POOL_SLOT = 1u << 0, EVENT_LOST = 1u << 1 };
+
 struct event {
 	uint8_t type;
 	uint8_t level;
-	uint8_t pad[2];
+	uint8_t flags;    /* enum event_flags */
+	uint8_t pad;
 	uint32_t slot;    /* query slot written, or NO_SLOT */
 	union {
 		struct name_ref name;
@@ -261,19 +270,29 @@ struct event_block {
 /* HANDLE_STANDING: a recording kept across frames (standing.c). */
 enum handle_kind { HANDLE_OFF, HANDLE_LABELS, HANDLE_CAPTURE, HANDLE_STANDING };
 
+/* A standing recording's slot with this bit lies in a capture set's
+ * share of its queue's pool, not in the recording's range. */
+#define SLOT_IN_SET 0x80000000u
+
 /* What a standing recording keeps on the heap: its events with slots in
- * its device's standing pool, names and counts indexing its own arrays. */
+ * its device's standing pool, names and counts indexing its own arrays.
+ * One executed once (`once`) whose range runs out during a capture frame
+ * goes on in that frame's set's share of its queue's pool (standing.c). */
 struct standing {
 	uint32_t device;
 	uint32_t first_range, range_count;
 	uint32_t slot_first, slot_end, slot_next;
+	uint32_t wanted;              /* slots its events asked for */
+	bool once;                    /* begun with ONE_TIME_SUBMIT */
+	struct capture_set *set;      /* whose share its SLOT_IN_SET slots are in */
+	uint64_t set_frame;           /* ... taken in this frame of it */
 	struct event *events;
 	uint32_t event_count, event_cap;
 	char *names;
 	uint32_t name_len, name_cap;
 	struct counts_record *counts;
 	uint32_t count_len, count_cap;
-	bool lost;                    /* events or slots did not fit */
+	uint32_t unrecorded;          /* scopes and events with no room to be kept */
 };
 
 struct crumbs_cmd {
@@ -404,7 +423,10 @@ struct capture_set {
 	struct counts_record *counts;
 	uint32_t counts_cap;
 	_Atomic uint32_t counts_next;
-	_Atomic uint32_t dropped;       /* scopes without timestamps or not recorded */
+	/* Scopes and events not recorded, and submissions not timed, for
+	 * want of room; those written without their timestamps are counted
+	 * as they are written (EVENT_LOST). */
+	_Atomic uint32_t dropped;
 
 	/* Command buffer -> the handle that recorded it, in this frame: a
 	 * key beside its value, one cache line for both. */
@@ -712,13 +734,15 @@ struct crumbs_cmd *store_borrow(crumbs_context *ctx, struct capture_set *set,
 
 /* standing.c: recordings kept across frames, with all their storage */
 /* Its storage, growing on the heap: an event, or NULL; a name; a counts
- * record, or UINT32_MAX; `count` slots of its range, or NO_SLOT. What does
- * not fit marks it lost. */
+ * record, or UINT32_MAX. */
 struct event *standing_event(crumbs_context *ctx, struct standing *st);
 void standing_name(crumbs_context *ctx, struct standing *st, struct name_ref *ref,
 		   const char *name, size_t len);
 uint32_t standing_counts(crumbs_context *ctx, struct standing *st, const struct counts_record *c);
-uint32_t standing_slots(struct standing *st, uint32_t count);
+/* `count` slots for standing recording h, for a scope `depth` deep: of its
+ * range, or, once that is used up, SLOT_IN_SET and slots of the capture
+ * frame's set; NO_SLOT when none is left. */
+uint32_t standing_slots(crumbs_context *ctx, struct crumbs_cmd *h, uint32_t depth, uint32_t count);
 /* For a capture-frame submission of h's command buffer to q: a capture
  * handle with h's events, whose results `copy` (being recorded) copies
  * into q's copy buffer. NULL when there is no room. */

@@ -109,6 +109,8 @@ struct output {
 	uint64_t first, last;   /* the frames written */
 	uint32_t frames, incomplete;
 	uint32_t missing;       /* timestamps of the frame being written that never came */
+	uint32_t untimed;       /* its scopes and events written without their timestamps
+				 * for want of slots (EVENT_LOST) */
 	uint64_t *last_end;     /* [queue_count]: each queue's last end, in ticks */
 	int64_t flushed_ns;
 	uint32_t flushed_frames; /* o->frames at the last flush */
@@ -149,6 +151,8 @@ static enum crumbs_result write_events(struct output *o, struct capture_set *set
 	for (const struct event_block *b = cmd->first; b; b = b->next) {
 		for (uint32_t i = 0; i < b->count && r == CRUMBS_OK; i++) {
 			const struct event *e = &b->events[i];
+			if ((e->flags & EVENT_LOST) && e->type != EVENT_NONE)
+				o->untimed++;
 			switch (e->type) {
 			case EVENT_BEGIN:
 				snprintf(name, sizeof(name), "%.*s", (int)e->u.name.len,
@@ -310,6 +314,7 @@ static enum crumbs_result write_frame(struct output *o, struct capture_set *set)
 	crumbs_writer *w = o->w;
 	uint32_t lost_ops = 0; /* submissions written without their semaphores */
 	o->missing = 0;
+	o->untimed = 0;
 	enum crumbs_result r = crumbs_writer_frame_begin(w, set->frame, (uint64_t)set->begin_ns);
 
 	for (uint32_t i = 0; i < ctx->device_count && r == CRUMBS_OK; i++) {
@@ -340,6 +345,8 @@ static enum crumbs_result write_frame(struct output *o, struct capture_set *set)
 				lost_ops++;
 				r = crumbs_writer_submit_begin(w, &sd);
 			}
+			if (r == CRUMBS_OK)
+				r = crumbs_writer_unrecorded(w, s->unrecorded);
 			for (uint32_t c = 0; c < s->cmd_count && r == CRUMBS_OK; c++)
 				r = write_events(o, set, set->submit_cmds[s->first_cmd + c], 0);
 			uint64_t end = ticks_of(o, q, s->end_slot);
@@ -353,7 +360,9 @@ static enum crumbs_result write_frame(struct output *o, struct capture_set *set)
 		const struct host_signal *h = &set->host_signals[i];
 		r = crumbs_writer_host_signal(w, h->semaphore, h->value, (uint64_t)h->cpu_ns);
 	}
-	uint32_t dropped = atomic_load(&set->dropped) + lost_ops;
+	uint64_t dropped = (uint64_t)atomic_load(&set->dropped) + lost_ops + o->untimed;
+	if (dropped > UINT32_MAX)
+		dropped = UINT32_MAX;
 	if (set->unchecked && o->missing)
 		set->flags |= CRUMBS_FRAME_INCOMPLETE;
 	uint32_t flags = set->flags;
@@ -362,7 +371,7 @@ static enum crumbs_result write_frame(struct output *o, struct capture_set *set)
 	if (set->detail >= CRUMBS_DETAIL_MAX)
 		flags |= CRUMBS_FRAME_FULL_DETAIL;
 	if (r == CRUMBS_OK)
-		r = crumbs_writer_frame_end(w, (uint64_t)set->end_ns, flags, dropped);
+		r = crumbs_writer_frame_end(w, (uint64_t)set->end_ns, flags, (uint32_t)dropped);
 	if (r == CRUMBS_ERROR_LIMIT)
 		r = CRUMBS_OK; /* a frame too large for the format: dropped, the run goes on */
 	return r;

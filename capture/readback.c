@@ -56,9 +56,12 @@ static void mark_events(crumbs_context *ctx, struct capture_set *set, const stru
 				if (s && depth < MAX_EXECUTE_DEPTH)
 					mark_events(ctx, set, s, depth + 1);
 			} else if (e->slot != NO_SLOT && q->written && e->slot < q->slot_count) {
-				q->written[e->slot] = mark;
+				/* An adopted recording's slot it wrote in the
+				 * set's share itself is read as a capture's. */
+				uint8_t m = e->flags & EVENT_POOL_SLOT ? SLOT_WRITTEN : mark;
+				q->written[e->slot] = m;
 				if (e->type == EVENT_LEAF && e->slot + 1 < q->slot_count)
-					q->written[e->slot + 1] = mark;
+					q->written[e->slot + 1] = m;
 				set->queues[cmd->queue].marked = true;
 			}
 		}

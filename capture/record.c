@@ -83,32 +83,47 @@ static uint32_t counts_keep(struct crumbs_cmd *cmd, const struct counts_record *
 	return store_counts(cmd->set, c);
 }
 
-/* Slots for cmd: from its queue's pool in a capture, from its own range
- * for a standing recording (one thread records it: no atomics). NO_SLOT
- * when its queue has no timestamps or the slots ran out. */
+/* Whether cmd times what it records now: its queue has timestamps and
+ * it is outside a multiview pass. */
+RECORD_PATH
+static bool timed(const struct crumbs_cmd *cmd)
+{
+	return cmd->ctx->queues[cmd->queue].valid_bits && !cmd->untimed;
+}
+
+/* Slots for cmd: from its queue's pool in a capture, for a standing
+ * recording from its own range first (standing_slots). NO_SLOT when it
+ * is not timed now or the slots ran out: an event then lost its
+ * timestamps where timed(cmd) holds. */
 RECORD_PATH
 static uint32_t slots_for(struct crumbs_cmd *cmd, uint32_t depth, uint32_t count)
 {
-	struct queue_state *q = &cmd->ctx->queues[cmd->queue];
-	if (!q->valid_bits || cmd->untimed)
+	if (!timed(cmd))
 		return NO_SLOT;
 	if (cmd->standing)
-		return standing_slots(cmd->standing, count);
-	uint32_t s = pools_take_slots(&cmd->set->queues[cmd->queue], depth, count);
-	if (s == NO_SLOT)
-		atomic_fetch_add(&cmd->set->dropped, 1);
-	return s;
+		return standing_slots(cmd->ctx, cmd, depth, count);
+	return pools_take_slots(&cmd->set->queues[cmd->queue], depth, count);
 }
 
-/* A timestamp into slot of cmd's pool. */
+/* The flags of an event of cmd whose slot is `slot`: lost when it has
+ * none but cmd times what it records. */
+RECORD_PATH
+static uint8_t slot_flags(const struct crumbs_cmd *cmd, uint32_t slot)
+{
+	return slot == NO_SLOT && timed(cmd) ? EVENT_LOST : 0;
+}
+
+/* A timestamp into slot of cmd's pool: a standing recording's own, but
+ * for its slots in a capture set's share (SLOT_IN_SET). */
 RECORD_PATH
 static void stamp(struct crumbs_cmd *cmd, uint32_t slot)
 {
 	crumbs_context *ctx = cmd->ctx;
 	struct queue_state *q = &ctx->queues[cmd->queue];
 	struct device_state *d = &ctx->devices[q->device];
-	VkQueryPool pool = cmd->standing ? d->standing->pool : q->pool;
-	d->fn.CmdWriteTimestamp(cmd->cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, slot);
+	VkQueryPool pool = cmd->standing && !(slot & SLOT_IN_SET) ? d->standing->pool : q->pool;
+	d->fn.CmdWriteTimestamp(cmd->cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool,
+				slot & ~SLOT_IN_SET);
 }
 
 static void label_begin(crumbs_context *ctx, VkCommandBuffer cb, const char *name, size_t len)
@@ -120,12 +135,12 @@ static void label_begin(crumbs_context *ctx, VkCommandBuffer cb, const char *nam
 	ctx->ifn.CmdBeginDebugUtilsLabel(cb, &label);
 }
 
-/* A scope's events lost for want of room: counted in the capture, or
- * kept with the standing recording until a capture adopts it. */
+/* A scope or event not kept for want of room: counted in the capture,
+ * or with the standing recording until a capture adopts it. */
 static void lost(struct crumbs_cmd *cmd)
 {
 	if (cmd->standing)
-		cmd->standing->lost = true;
+		cmd->standing->unrecorded++;
 	else
 		atomic_fetch_add(&cmd->set->dropped, 1);
 }
@@ -150,12 +165,12 @@ static void record_begin(struct crumbs_cmd *cmd, uint8_t type, unsigned level, c
 	}
 	e->type = type;
 	e->level = (uint8_t)level;
-	e->slot = NO_SLOT;
 	name_keep(cmd, &e->u.name, name, len);
 	uint32_t end_slot = NO_SLOT;
 	uint32_t s = slots_for(cmd, cmd->depth, 2);
+	e->slot = s;
+	e->flags = slot_flags(cmd, s);
 	if (s != NO_SLOT) {
-		e->slot = s;
 		end_slot = s + 1;
 		stamp(cmd, s);
 	}
@@ -202,9 +217,13 @@ void crumbs_scope_close_(crumbs_cmd *cmd)
 	}
 	struct event *e = event_add(cmd);
 	uint32_t slot = NO_SLOT;
+	/* An end whose scope's begin reserved its slot is lost with the
+	 * begin, which counts for both. */
+	bool reserved = false;
 	if (cmd->depth > 0) {
 		cmd->depth--;
-		if (cmd->depth < END_STACK)
+		reserved = cmd->depth < END_STACK;
+		if (reserved)
 			slot = cmd->end_slots[cmd->depth];
 		else
 			slot = slots_for(cmd, cmd->depth, 1);
@@ -226,6 +245,7 @@ void crumbs_scope_close_(crumbs_cmd *cmd)
 	} else {
 		e->type = EVENT_END;
 		e->slot = slot;
+		e->flags = reserved ? 0 : slot_flags(cmd, slot);
 		if (slot != NO_SLOT)
 			stamp(cmd, slot);
 	}
@@ -251,6 +271,7 @@ void crumbs_count_(crumbs_cmd *cmd, uint64_t draws, uint64_t dispatches, uint64_
 	if (!e)
 		return;
 	e->type = EVENT_COUNTS;
+	e->flags = 0;
 	e->slot = NO_SLOT;
 	e->u.counts = i;
 }
@@ -266,6 +287,7 @@ void crumbs_cmd_execute(crumbs_cmd *cmd, uint32_t count, const VkCommandBuffer *
 			return;
 		}
 		e->type = EVENT_EXECUTE;
+		e->flags = 0;
 		e->slot = NO_SLOT;
 		e->u.secondary = secondaries[i];
 	}
@@ -333,6 +355,7 @@ void record_leaf_end(struct crumbs_cmd *cmd, uint32_t slot, enum crumbs_event_ki
 	}
 	e->type = EVENT_LEAF;
 	e->level = (uint8_t)kind;
+	e->flags = slot_flags(cmd, slot);
 	e->slot = slot;
 	e->u.counts = i;
 }

@@ -110,10 +110,13 @@ bool standing_setup(crumbs_context *ctx, struct crumbs_cmd *(*lookup)(void *, Vk
 		    void *user);
 /* A standing recording of the primary command buffer cb, just begun, for
  * queues like `queue`: its timestamps' range is reset first thing in cb.
- * `hint`: the slots its last recording used. NULL when it cannot have one. */
+ * `hint`: the slots its last recording asked for. `once`: cb is begun
+ * with ONE_TIME_SUBMIT, so a capture frame may take its timestamps past
+ * its range. NULL when it cannot have one. */
 struct crumbs_cmd *standing_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue queue,
-				  uint32_t hint);
-/* The slots it used, a hint for its next recording. */
+				  uint32_t hint, bool once);
+/* The slots its events asked for, whether they got them or not: a hint
+ * for its next recording. */
 uint32_t standing_used(const struct crumbs_cmd *h);
 void standing_free(crumbs_context *ctx, struct crumbs_cmd *h);
 

@@ -13,6 +13,15 @@
  * execution's reset is ordered after that copy, as vkCmdResetQueryPool
  * orders every earlier command that references the same queries. Its
  * events, names, counts and slots are kept here too.
+ *
+ * A recording sized from its command buffer's last one can run out of
+ * its range: one begun in the pre-roll with ONE_TIME_SUBMIT, as Zink
+ * records each frame during the frame before, has had no last one. Such
+ * a command buffer runs once, so once its range is used up during a
+ * capture frame, its timestamps go on in that frame's share of its
+ * queue's pool, as those of a command buffer begun in the frame do: reset
+ * before any of the frame's work, and read with the frame's results when
+ * the frame submits it.
  */
 #include "capture_internal.h"
 
@@ -80,7 +89,7 @@ static bool ranges_free(const struct standing_pool *p, uint32_t first, uint32_t 
 }
 
 struct crumbs_cmd *standing_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue queue,
-				  uint32_t hint)
+				  uint32_t hint, bool once)
 {
 	struct queue_state *q = queue_find(ctx, queue);
 	if (!q || !q->standing_cbs)
@@ -121,6 +130,7 @@ struct crumbs_cmd *standing_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQue
 	st->range_count = n;
 	st->slot_first = st->slot_next = first * STANDING_RANGE;
 	st->slot_end = (first + n) * STANDING_RANGE;
+	st->once = once;
 	h->state.detail = CRUMBS_DETAIL_MAX;
 	h->ctx = ctx;
 	h->kind = HANDLE_STANDING;
@@ -133,7 +143,7 @@ struct crumbs_cmd *standing_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQue
 
 uint32_t standing_used(const struct crumbs_cmd *h)
 {
-	return h->standing->slot_next - h->standing->slot_first;
+	return h->standing->wanted;
 }
 
 void standing_free(crumbs_context *ctx, struct crumbs_cmd *h)
@@ -167,10 +177,8 @@ static bool grow(crumbs_context *ctx, void **items, uint32_t *cap, uint32_t need
 struct event *standing_event(crumbs_context *ctx, struct standing *st)
 {
 	if (!grow(ctx, (void **)&st->events, &st->event_cap, st->event_count + 1,
-		  sizeof(*st->events))) {
-		st->lost = true;
+		  sizeof(*st->events)))
 		return NULL;
-	}
 	return &st->events[st->event_count++];
 }
 
@@ -180,10 +188,8 @@ void standing_name(crumbs_context *ctx, struct standing *st, struct name_ref *re
 	if (len > 4096)
 		len = 4096;
 	*ref = (struct name_ref){ st->name_len, 0 };
-	if (!grow(ctx, (void **)&st->names, &st->name_cap, st->name_len + (uint32_t)len, 1)) {
-		st->lost = true;
-		return;
-	}
+	if (!grow(ctx, (void **)&st->names, &st->name_cap, st->name_len + (uint32_t)len, 1))
+		return; /* the name is lost, not the scope */
 	memcpy(st->names + st->name_len, name, len);
 	st->name_len += (uint32_t)len;
 	ref->len = (uint32_t)len;
@@ -192,24 +198,34 @@ void standing_name(crumbs_context *ctx, struct standing *st, struct name_ref *re
 uint32_t standing_counts(crumbs_context *ctx, struct standing *st, const struct counts_record *c)
 {
 	if (!grow(ctx, (void **)&st->counts, &st->count_cap, st->count_len + 1,
-		  sizeof(*st->counts))) {
-		st->lost = true;
+		  sizeof(*st->counts)))
 		return UINT32_MAX;
-	}
 	st->counts[st->count_len] = *c;
 	return st->count_len++;
 }
 
-/* One thread records it: no atomics. */
-uint32_t standing_slots(struct standing *st, uint32_t count)
+/* One thread records it: no atomics but the set's. */
+RECORD_PATH
+uint32_t standing_slots(crumbs_context *ctx, struct crumbs_cmd *h, uint32_t depth, uint32_t count)
 {
-	if (st->slot_next + count > st->slot_end) {
-		st->lost = true;
-		return NO_SLOT;
+	struct standing *st = h->standing;
+	st->wanted += count;
+	if (st->slot_next + count <= st->slot_end) {
+		uint32_t s = st->slot_next;
+		st->slot_next += count;
+		return s;
 	}
-	uint32_t s = st->slot_next;
-	st->slot_next += count;
-	return s;
+	/* Only the frame that took the first of them can read them: a later
+	 * one's share is another, reset again since. */
+	struct capture_set *set = st->once ? atomic_load(&ctx->cur) : NULL;
+	uint32_t s = NO_SLOT;
+	if (set && (!st->set || (st->set == set && st->set_frame == set->frame)))
+		s = pools_take_slots(&set->queues[h->queue], depth, count);
+	if (s == NO_SLOT)
+		return NO_SLOT;
+	st->set = set;
+	st->set_frame = set->frame;
+	return s | SLOT_IN_SET;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -268,39 +284,55 @@ struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct capture_set *set,
 		return NULL;
 	a->cb = h->cb;
 	a->adopted = true;
-	if (st->lost)
-		atomic_fetch_add(&set->dropped, 1);
+	if (st->unrecorded)
+		atomic_fetch_add(&set->dropped, st->unrecorded);
 
 	/* Its slots, in the same order, from the set's share of the queue's
 	 * pool: the range's results are copied as they lie. */
 	uint32_t used = st->slot_next - st->slot_first;
 	uint32_t base = NO_SLOT;
-	if (used && q->valid_bits && q->written && q->device == st->device) {
+	if (used && q->valid_bits && q->written && q->device == st->device)
 		base = pools_take_slots(&set->queues[q - ctx->queues], 0, used);
-		if (base == NO_SLOT)
-			atomic_fetch_add(&set->dropped, 1);
-	}
 	uint8_t marks[STANDING_RANGE * STANDING_MAX_RANGES];
 	uint8_t *read = base != NO_SLOT ? marks : NULL; /* the slots its events wrote */
 	if (read)
 		memset(read, 0, used);
+	/* The slots it took in this frame's share are read where they lie,
+	 * by the copy of the queue it was recorded for. */
+	bool in_set = st->set == set && st->set_frame == set->frame && q == &ctx->queues[h->queue];
 	struct detail_filter filter = { 0, 0, 0 };
+	bool full = false;
 	for (uint32_t k = 0; k < st->event_count; k++) {
 		const struct event *e = &st->events[k];
 		if (left_out(e, set->detail, &filter))
 			continue;
-		struct event *c = store_event(a);
+		struct event *c = full ? NULL : store_event(a);
 		if (!c) {
-			atomic_fetch_add(&set->dropped, 1);
-			break;
+			/* The set is full: each scope and event left is lost. */
+			full = true;
+			if (e->type == EVENT_BEGIN || e->type == EVENT_PASS || e->type == EVENT_LEAF)
+				atomic_fetch_add(&set->dropped, 1);
+			continue;
 		}
 		store_copy_event(set, c, e, st->names, st->counts);
 		c->slot = NO_SLOT;
-		if (e->slot != NO_SLOT && read) {
-			c->slot = base + (e->slot - st->slot_first);
-			read[e->slot - st->slot_first] = 1;
-			if (e->type == EVENT_LEAF)
-				read[e->slot + 1 - st->slot_first] = 1;
+		if (e->slot == NO_SLOT)
+			continue;
+		/* A slot it cannot read here loses its timestamp. */
+		if (!(e->slot & SLOT_IN_SET)) {
+			if (read) {
+				c->slot = base + (e->slot - st->slot_first);
+				read[e->slot - st->slot_first] = 1;
+				if (e->type == EVENT_LEAF)
+					read[e->slot + 1 - st->slot_first] = 1;
+			} else {
+				c->flags |= EVENT_LOST;
+			}
+		} else if (in_set) {
+			c->slot = e->slot & ~SLOT_IN_SET;
+			c->flags |= EVENT_POOL_SLOT;
+		} else {
+			c->flags |= EVENT_LOST;
 		}
 	}
 	if (!read)

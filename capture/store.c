@@ -225,13 +225,18 @@ struct crumbs_cmd *store_borrow(crumbs_context *ctx, struct capture_set *set,
 	a->cb = cmd->cb;
 	a->untimed = cmd->untimed;
 	a->borrowed = true;
+	bool full = false;
 	for (const struct event_block *b = cmd->first; b; b = b->next)
 		for (uint32_t i = 0; i < b->count; i++) {
 			const struct event *e = &b->events[i];
-			struct event *c = store_event(a);
+			struct event *c = full ? NULL : store_event(a);
 			if (!c) {
-				atomic_fetch_add(&set->dropped, 1);
-				goto done;
+				/* The set is full: each scope and event left is lost. */
+				full = true;
+				if (e->type == EVENT_BEGIN || e->type == EVENT_PASS ||
+				    e->type == EVENT_LEAF)
+					atomic_fetch_add(&set->dropped, 1);
+				continue;
 			}
 			store_copy_event(set, c, e, from->names, from->counts);
 			if (e->type == EVENT_EXECUTE && depth < MAX_EXECUTE_DEPTH &&
@@ -247,7 +252,6 @@ struct crumbs_cmd *store_borrow(crumbs_context *ctx, struct capture_set *set,
 				memset(q->results + 2 * c->slot, 0, sizeof(uint64_t) * 2 * n);
 			}
 		}
-done:
 	set->borrows = from;
 	return a;
 }

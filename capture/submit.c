@@ -89,6 +89,7 @@ void submit_queue_label(crumbs_context *ctx, VkQueue queue, const char *name)
 	}
 	e->type = name ? EVENT_BEGIN : EVENT_END;
 	e->level = 0;
+	e->flags = 0;
 	e->slot = NO_SLOT;
 	if (name)
 		store_name(set, &e->u.name, name, strlen(name));
@@ -231,6 +232,7 @@ static VkCommandBuffer record_batch(crumbs_context *ctx, struct capture_set *set
 	pthread_mutex_lock(&ctx->submit_lock);
 	rec->first_cmd = set->submit_cmd_count;
 	rec->cmd_count = 0;
+	rec->unrecorded = 0;
 	if (sq->labels && set->submit_cmd_count < set->submit_cmd_cap) {
 		for (struct event_block *b = sq->labels->first; b; b = b->next)
 			for (uint32_t i = 0; i < b->count; i++)
@@ -259,6 +261,13 @@ static VkCommandBuffer record_batch(crumbs_context *ctx, struct capture_set *set
 		if (cmd && set->submit_cmd_count < set->submit_cmd_cap) {
 			set->submit_cmds[set->submit_cmd_count++] = cmd;
 			rec->cmd_count++;
+		} else if (!cmd && ctx->set_loader_data) {
+			/* The layer's: it sees every command buffer recorded,
+			 * and this one was begun where nothing could record
+			 * it for this frame (before the pre-roll, or frames
+			 * before this one in a run), or found no room. A
+			 * program's own may simply have no scopes. */
+			rec->unrecorded++;
 		}
 	}
 	rec->first_op = set->op_count;

@@ -903,6 +903,21 @@ enum crumbs_result crumbs_writer_submit_end(crumbs_writer *w, uint64_t gpu_ticks
 	return CRUMBS_OK;
 }
 
+enum crumbs_result crumbs_writer_unrecorded(crumbs_writer *w, uint32_t count)
+{
+	if (w->error)
+		return w->error;
+	if (!w->in_submit)
+		return CRUMBS_ERROR_BAD_STATE;
+	if (count == 0)
+		return CRUMBS_OK;
+	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	put_u8(&w->frames.buf, FORMAT_TAG_UNRECORDED);
+	put_varint(&w->frames.buf, count);
+	return CRUMBS_OK;
+}
+
 enum crumbs_result crumbs_writer_host_signal(crumbs_writer *w,
 					     uint32_t semaphore,
 					     uint64_t value, uint64_t cpu_ns)

@@ -58,7 +58,7 @@ CRUMBS_API const char *crumbs_result_str(enum crumbs_result result);
 /* ------------------------------------------------------------------------ */
 
 #define CRUMBS_FORMAT_MAJOR 1
-#define CRUMBS_FORMAT_MINOR 1
+#define CRUMBS_FORMAT_MINOR 2
 
 /* Queue capabilities, as VkQueueFlags bits that matter for naming. */
 enum crumbs_queue_flags {
@@ -295,6 +295,12 @@ CRUMBS_API enum crumbs_result crumbs_writer_submit_begin(crumbs_writer *w,
 							 const struct crumbs_submit_desc *s);
 CRUMBS_API enum crumbs_result crumbs_writer_submit_end(crumbs_writer *w,
 						       uint64_t gpu_ticks);
+
+/* Inside a submission: it also ran `count` command buffers of which the
+ * capture holds nothing, begun where the recorder could not record them
+ * for this frame (in an earlier one). Their work is in the submission's
+ * time. Since format 1.2; a count of 0 writes nothing. */
+CRUMBS_API enum crumbs_result crumbs_writer_unrecorded(crumbs_writer *w, uint32_t count);
 
 /* A host-side signal (vkSignalSemaphore) at cpu_ns. */
 CRUMBS_API enum crumbs_result crumbs_writer_host_signal(crumbs_writer *w,

@@ -262,7 +262,7 @@ struct cb_state {
 	crumbs_cmd *standing;   /* its standing recording (capture/standing.c) */
 	uint64_t standing_frame; /* the frame it was begun in */
 	bool standing_reused;   /* recorded without ONE_TIME_SUBMIT */
-	uint32_t standing_hint; /* the slots the last one used */
+	uint32_t standing_hint; /* the slots the last one asked for */
 	VkPrimitiveTopology topology;
 	uint32_t view_mask;     /* of the render pass being recorded */
 	/* Names of the bound graphics, compute and ray-tracing pipelines,

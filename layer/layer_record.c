@@ -179,11 +179,11 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_BeginCommandBuffer(VkCommandBuffer cb,
 	/* One that may be submitted again without being recorded again
 	 * records for every frame it may run in; so does one begun in the
 	 * frame before a capture, which may be submitted in the capture. */
-	bool reused = !(bi->flags & VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT) &&
-		      !atomic_load(&d->standing_off);
+	bool once = (bi->flags & VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT) != 0;
+	bool reused = !once && !atomic_load(&d->standing_off);
 	bool preroll = recorder_in_preroll(d->ctx);
 	if (d->standing && !s->secondary && (reused || preroll) &&
-	    (s->standing = standing_begin(d->ctx, cb, queue, s->standing_hint)) != NULL) {
+	    (s->standing = standing_begin(d->ctx, cb, queue, s->standing_hint, once)) != NULL) {
 		s->cmd = s->standing;
 		s->standing_reused = reused;
 		s->standing_frame = atomic_load(&d->frames);

@@ -19,12 +19,22 @@
 #   Qt Quick    Qt 6's scene graph on Vulkan (`qml` with
 #               tests/layer/scene.qml): marks its pass with
 #               VK_EXT_debug_marker only where the device lists it, which
-#               lavapipe does not and the crumbs layer does.
+#               lavapipe does not and the crumbs layer does;
+#   winduprobot an xscreensaver hack in OpenGL 1's immediate mode through
+#               Zink: hundreds of draws a frame in one render pass, each
+#               glBegin/glEnd a draw of its own, recorded ahead of their
+#               frame;
+#   mpv (GL)    mpv's older renderer (`--vo=gpu`) in OpenGL through Zink:
+#               texture uploads, off-screen passes and a compute shader
+#               of OpenGL's, each a Vulkan event;
+#   es2gears    OpenGL ES 2 through EGL on Zink (mesa-utils'
+#               es2gears_x11): a context EGL makes, not GLX.
 # Each runs alone, then under `crumbs capture`: it must exit as it did
 # alone, without a crash, print the table of the frame, write a capture
-# `crumbs report` reads, show its labels and its kinds of events, and
-# name every event by what it does (no bare `Draw`, `Render Pass`,
-# `Dispatch` or `Copy`). Each run takes a few seconds on lavapipe.
+# `crumbs report` reads, show its labels and its kinds of events, name
+# every event by what it does (no bare `Draw`, `Render Pass`, `Dispatch`
+# or `Copy`), and time every one (no `[untimed]` row: lavapipe has query
+# slots to spare). Each run takes a few seconds on lavapipe.
 set -u
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -83,6 +93,11 @@ profile() {
 	bare=$(trimmed "$tmp/$name.out" | grep -c -x 'Draw\|Render Pass\|Dispatch\|Copy')
 	[ "$bare" = 0 ]
 	result $? "$name: no event is a bare Draw, Render Pass, Dispatch or Copy ($bare are)"
+	# Slots run out only where the device has too few; lavapipe has
+	# plenty, so an untimed row is one the capture failed to time.
+	untimed=$(grep -c '\[untimed\]' "$tmp/$name.out")
+	[ "$untimed" = 0 ]
+	result $? "$name: every event and scope is timed ($untimed rows are [untimed])"
 }
 
 # has_label NAME LABEL: the program's label is a row of its table.
@@ -96,7 +111,8 @@ installed() {
 	result $? "$1 is installed (tests/install-deps installs it)"
 }
 qml=/usr/lib/qt6/bin/qml
-for program in Xvfb mpv gst-launch-1.0 ffmpeg vkd3d-gears glmark2 $qml; do
+hacks=/usr/libexec/xscreensaver
+for program in Xvfb mpv gst-launch-1.0 ffmpeg vkd3d-gears glmark2 $qml $hacks/winduprobot es2gears_x11; do
 	installed "$program"
 done
 gst-inspect-1.0 vulkancolorconvert >/dev/null 2>&1
@@ -209,6 +225,48 @@ result $? "qtquick: runs until timeout stops it"
 has_label qtquick "Qt Quick scene render"
 [ "$(rows "$tmp/qtquick.out" "Render Pass")" -ge 1 ] && [ "$(rows "$tmp/qtquick.out" DrawIndexed)" -ge 1 ]
 result $? "qtquick: its pass is a render pass, its rectangle and text indexed draws"
+
+# winduprobot: six wind-up robots walking, in OpenGL 1's immediate mode,
+# until timeout stops it. Zink makes each glBegin/glEnd a draw and
+# records a frame's command buffer during the frame before, so a capture
+# that timed only what was recorded inside its frame would leave most of
+# these draws untimed. Its speech balloons are off (their text is
+# random); where the robots walk is random too, but their parts, and so
+# their draws, are not. Validation stays on, with Zink's objects left
+# alive at exit.
+VALIDATE=1 ALLOWED='VUID-vkDestroyDevice-device-00378'
+LIBGL_ALWAYS_SOFTWARE=1 MESA_LOADER_DRIVER_OVERRIDE=zink
+export LIBGL_ALWAYS_SOFTWARE MESA_LOADER_DRIVER_OVERRIDE
+profile winduprobot 30 timeout 6 $hacks/winduprobot -window -geometry 320x240 -delay 0 \
+	-count 6 -talk 0
+[ "$status" = 124 ]
+result $? "winduprobot: runs until timeout stops it"
+draws=$(rows "$tmp/winduprobot.out" DrawMultiIndexed)
+[ "$(rows "$tmp/winduprobot.out" "Render Pass")" -ge 1 ] && [ "$draws" -ge 300 ]
+result $? "winduprobot: its robots are hundreds of indexed draws in a render pass ($draws)"
+
+# mpv's older renderer, `--vo=gpu`, in OpenGL through Zink: the test
+# pattern's planes uploaded as textures, scaled in off-screen passes and
+# by a compute shader (the EWA upscaler), drawn to the window.
+VALIDATE=1 ALLOWED='VUID-vkDestroyDevice-device-00378'
+profile mpv-gl 10 mpv --no-config --really-quiet --input-terminal=no --untimed --framedrop=no \
+	--vo=gpu --gpu-api=opengl --gpu-context=x11egl \
+	--frames=20 --autofit=640x480 --scale=ewa_lanczossharp --deband \
+	av://lavfi:testsrc2=size=320x240:rate=30
+[ "$(rows "$tmp/mpv-gl.out" "Copy buffer to image")" -ge 3 ] &&
+	[ "$(rows "$tmp/mpv-gl.out" "Render Pass")" -ge 3 ] &&
+	[ "$(rows "$tmp/mpv-gl.out" DrawMulti)" -ge 3 ] && [ "$(rows "$tmp/mpv-gl.out" Dispatch)" -ge 1 ]
+result $? "mpv-gl: its uploads, passes, draws and compute shader are events"
+
+# es2gears: OpenGL ES 2 through EGL (not GLX) on Zink, its gears drawn
+# from buffer objects, until timeout stops it. Validation stays on.
+VALIDATE=1 ALLOWED='VUID-vkDestroyDevice-device-00378'
+profile es2gears 30 timeout 3 es2gears_x11
+unset LIBGL_ALWAYS_SOFTWARE MESA_LOADER_DRIVER_OVERRIDE
+[ "$status" = 124 ]
+result $? "es2gears: runs until timeout stops it"
+[ "$(rows "$tmp/es2gears.out" "Render Pass")" = 1 ] && [ "$(rows "$tmp/es2gears.out" DrawMulti)" = 3 ]
+result $? "es2gears: its gears are three draws in one render pass"
 
 if [ "$bad" != 0 ]; then
 	for f in "$tmp"/*.out; do

@@ -657,6 +657,41 @@ static void queue_label(void **state)
 	free(m.data);
 }
 
+/* Command buffers a submission ran that the capture holds nothing of
+ * are counted on the submission and its queue; their time is in the
+ * submission's, in the row that holds it: here the queue's own, 500 of
+ * the first submission's 1000 outside "Known". */
+static void unrecorded_command_buffers(void **state)
+{
+	(void)state;
+	struct membuf m;
+	uint32_t q;
+	crumbs_writer *w = setup(&m, &q, NULL);
+	crumbs_writer_frame_begin(w, 1, T);
+	crumbs_writer_queue_ready(w, q, T);
+	submit(w, q, T, T, NULL, NULL);
+	assert_int_equal(crumbs_writer_unrecorded(w, 1), CRUMBS_OK);
+	crumbs_writer_scope_begin(w, "Known", 0, T + 500);
+	crumbs_writer_scope_end(w, T + 1000);
+	assert_int_equal(crumbs_writer_unrecorded(w, 2), CRUMBS_OK);
+	crumbs_writer_submit_end(w, T + 1000);
+	submit(w, q, T + 2000, T + 2000, NULL, NULL);
+	crumbs_writer_submit_end(w, T + 2100);
+	crumbs_writer_frame_end(w, T + 3000, 0, 0);
+	reader *c = mem_read(&m, w);
+	const struct frame *f = next_frame(c);
+	const struct frame_queue *fq = &f->queues[q];
+	assert_int_equal(fq->unrecorded, 3);
+	assert_int_equal(f->submission_count, 2);
+	assert_int_equal(f->submissions[0].unrecorded, 3);
+	assert_int_equal(f->submissions[1].unrecorded, 0);
+	assert_int_equal(fq->busy_ns, 1100);
+	assert_int_equal(fq->root->exclusive_ns, 600);
+	assert_int_equal(must_find(fq->root, "Known")->inclusive_ns, 500);
+	reader_free(c);
+	free(m.data);
+}
+
 /* A queue whose family has no timestamps: counts, no times. */
 static void queue_without_timestamps(void **state)
 {
@@ -1013,6 +1048,7 @@ int main(void)
 		cmocka_unit_test(leaf_counts),
 		cmocka_unit_test(counts_of_scopes),
 		cmocka_unit_test(queue_label),
+		cmocka_unit_test(unrecorded_command_buffers),
 		cmocka_unit_test(queue_without_timestamps),
 		cmocka_unit_test(uncalibrated),
 		cmocka_unit_test(frames_seek_and_setup),

@@ -14,7 +14,8 @@
 #define T 1000000000ull
 
 /* A small capture of several chunks: three frames, one chunk each, with
- * strings, semaphores, leaves and two queues. */
+ * strings, semaphores, leaves, command buffers not recorded and two
+ * queues. */
 static void small_capture(struct membuf *m)
 {
 	crumbs_writer *w = mem_writer_with(m, 0, 1);
@@ -30,6 +31,7 @@ static void small_capture(struct membuf *m)
 		crumbs_writer_queue_ready(w, gfx, t);
 		crumbs_writer_queue_ready(w, comp, t);
 		submit(w, gfx, t, t + 10, NULL, &op);
+		crumbs_writer_unrecorded(w, 2);
 		crumbs_writer_scope_begin(w, "Кадр", 0, t + 10);
 		crumbs_writer_leaf(w, &draw);
 		crumbs_writer_scope_end(w, t + 900);
@@ -59,6 +61,8 @@ static enum crumbs_result read_all(const unsigned char *data, size_t len,
 		assert_int_equal(f->queue_count, 2);
 		assert_int_equal(f->queues[0].busy_ns, 1000);
 		assert_int_equal(f->queues[1].busy_ns, 500); /* 100 start-up after the wait, 400 of scope */
+		assert_int_equal(f->queues[0].unrecorded, 2);
+		assert_int_equal(f->queues[1].unrecorded, 0);
 		(*frames)++;
 	}
 	reader_free(c);
@@ -250,10 +254,10 @@ static void newer_version(void **state)
 	assert_int_equal(format_file_header_decode(m.data, m.len, &h, &fault), CRUMBS_OK);
 	set_version(&m, &h, 2, 0);
 	assert_int_equal(reader_open_memory(m.data, m.len, &c, &e), CRUMBS_ERROR_VERSION);
-	assert_string_equal(e.text, "unsupported version 2.0 (this crumbs reads 1.1)");
+	assert_string_equal(e.text, "unsupported version 2.0 (this crumbs reads 1.2)");
 	set_version(&m, &h, 1, 7); /* a newer minor of this major */
 	assert_int_equal(reader_open_memory(m.data, m.len, &c, &e), CRUMBS_ERROR_VERSION);
-	assert_string_equal(e.text, "unsupported version 1.7 (this crumbs reads 1.1)");
+	assert_string_equal(e.text, "unsupported version 1.7 (this crumbs reads 1.2)");
 	set_version(&m, &h, 1, 0); /* an older minor is read */
 	assert_int_equal(reader_open_memory(m.data, m.len, &c, &e), CRUMBS_OK);
 	reader_free(c);

@@ -164,6 +164,8 @@ static void misuse_is_refused(void **state)
 	assert_int_equal(crumbs_writer_submit_begin(w, &s), CRUMBS_ERROR_BAD_STATE);
 	assert_int_equal(crumbs_writer_frame_end(w, T, 0, 0), CRUMBS_ERROR_BAD_STATE);
 	assert_int_equal(crumbs_writer_frame_begin(w, 5, T), CRUMBS_OK);
+	/* Command buffers not recorded belong to a submission. */
+	assert_int_equal(crumbs_writer_unrecorded(w, 1), CRUMBS_ERROR_BAD_STATE);
 	assert_int_equal(crumbs_writer_frame_begin(w, 6, T), CRUMBS_ERROR_BAD_STATE);
 	/* No queue is current yet. */
 	assert_int_equal(crumbs_writer_scope_begin(w, "x", 0, CRUMBS_NO_TICKS), CRUMBS_ERROR_BAD_STATE);
@@ -172,6 +174,7 @@ static void misuse_is_refused(void **state)
 	s.queue = q;
 	assert_int_equal(crumbs_writer_submit_begin(w, &s), CRUMBS_OK);
 	assert_int_equal(crumbs_writer_submit_begin(w, &s), CRUMBS_ERROR_BAD_STATE);
+	assert_int_equal(crumbs_writer_unrecorded(w, 0), CRUMBS_OK); /* writes nothing */
 	assert_int_equal(crumbs_writer_scope_begin(w, "x", 4, T), CRUMBS_ERROR_INVALID_ARGUMENT);
 	assert_int_equal(crumbs_writer_frame_end(w, T, 0, 0), CRUMBS_ERROR_BAD_STATE);
 	struct crumbs_gpu_desc gpu = { 0 };
@@ -195,6 +198,7 @@ static void misuse_is_refused(void **state)
 	assert_int_equal(f->number, 5);
 	assert_int_equal(f->queues[q].submissions, 1);
 	assert_int_equal(f->queues[q].busy_ns, 10);
+	assert_int_equal(f->queues[q].unrecorded, 0);
 	reader_free(c);
 	free(m.data);
 }

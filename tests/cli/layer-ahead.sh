@@ -1,0 +1,139 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The crumbs layer on a program that records each frame's command buffer
+# ahead of the frame, as Zink does (tests/layer/ahead.c): the capture
+# frame's command buffer is begun in the frame before, the capture's
+# pre-roll, and every one of its 300 draws must be timed, as in each
+# frame of a run at full detail. Of draws recorded in the pre-roll itself
+# (--early), those past the room the command buffer was given are
+# untimed, and the note counts each. A command buffer begun two frames
+# ahead, where nothing records it for its frame, has a note that says
+# so. Each run is under the validation layer, which must say nothing.
+set -u
+BUILD=${1:-build}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT" || exit 1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+XDG_RUNTIME_DIR=$tmp/run
+mkdir -m 700 "$XDG_RUNTIME_DIR"
+export XDG_RUNTIME_DIR
+. tests/cli/tap.sh
+
+# Under the sanitizers, the sanitized layer loads with their runtimes
+# preloaded, as in tests/cli/layer-programs.sh.
+if [ -n "${CRUMBS_LAYER_PRELOAD:-}" ]; then
+	LD_PRELOAD=$CRUMBS_LAYER_PRELOAD
+	export LD_PRELOAD
+	ASAN_OPTIONS=${CRUMBS_RENDERER_ASAN_OPTIONS:-detect_leaks=0}
+	export ASAN_OPTIONS
+fi
+
+# The rows of the table's Events column named $2, and those of them
+# marked [untimed].
+rows() { names "$1" | grep -c "^ *$2\( \[untimed\]\)\? *$"; }
+untimed() { names "$1" | grep -c "^ *$2 \[untimed\] *$"; }
+# The Time column of the Inclusive group of each row named $2, in ms.
+inclusive_ms() {
+	grep '^|' "$1" | awk -F'|' -v want="$2" '{
+		name = $(NF - 1); gsub(/^ +| +$/, "", name)
+		if (name == want) { t = $(NF - 2); gsub(/[^0-9.]/, "", t); print t }
+	}'
+}
+
+draws=300
+frames=14
+frame=10
+"$BUILD/tests/ahead" --validate --frames $frames --draws $draws >"$tmp/alone.out" 2>"$tmp/alone.err"
+[ $? = 0 ] && grep -q "^ahead: $frames frames of $draws draws, each begun 1 frame ahead$" "$tmp/alone.out"
+result $? "ahead runs alone under validation and exits 0"
+
+# Frame 10's command buffer is begun in frame 9, the pre-roll, and its
+# draws are recorded in frame 10.
+"$BUILD/crumbs" capture --frame $frame -o "$tmp/ahead.crumbs" --ascii -- \
+	"$BUILD/tests/ahead" --validate --frames $frames --draws $draws >"$tmp/ahead.out" 2>&1
+result $? "crumbs capture --frame $frame of ahead exits 0"
+! grep -q "validation\|killed by signal\|AddressSanitizer\|runtime error" "$tmp/ahead.out"
+result $? "no validation message, no crash"
+grep -q "^GPU profile for frame $frame " "$tmp/ahead.out"
+result $? "the table of frame $frame is printed"
+[ "$(rows "$tmp/ahead.out" "Draw 4 vertices")" = $draws ]
+result $? "its $draws draws are leaf events"
+[ "$(untimed "$tmp/ahead.out" "Draw 4 vertices")" = 0 ] && ! grep -q "^note: query slots" "$tmp/ahead.out"
+result $? "every draw is timed ($(untimed "$tmp/ahead.out" "Draw 4 vertices") untimed)"
+inclusive_ms "$tmp/ahead.out" "Draw 4 vertices" | awk '$1 + 0 <= 0 { bad++ } END { exit bad > 0 }'
+result $? "every draw takes time"
+
+# With 100 of the draws recorded in the pre-roll, where the command
+# buffer has only the room its last recording (none) suggests: those past
+# it lose their timestamps, and the note counts every one.
+early=100
+"$BUILD/crumbs" capture --frame $frame -o "$tmp/early.crumbs" --ascii -- \
+	"$BUILD/tests/ahead" --validate --frames $frames --draws $draws --early $early \
+	>"$tmp/early.out" 2>&1
+result $? "crumbs capture --frame $frame of ahead --early $early exits 0"
+! grep -q "validation\|killed by signal\|AddressSanitizer\|runtime error" "$tmp/early.out"
+result $? "no validation message, no crash"
+lost=$(untimed "$tmp/early.out" "Draw 4 vertices")
+[ "$(rows "$tmp/early.out" "Draw 4 vertices")" = $draws ] && [ "$lost" -gt 0 ] && [ "$lost" -lt $early ]
+result $? "some of the $early draws of the pre-roll are untimed ($lost), none of the others"
+! names "$tmp/early.out" | grep "Draw 4 vertices" | sed -n "$((early + 1)),\$p" | grep -q untimed
+result $? "the draws recorded in the capture frame are all timed"
+note=$(sed -n 's/^note: query slots ran out: \([0-9]*\) scopes and events of this frame lost their timestamps (marked \[untimed\]); the time of each is inside the row that holds it$/\1/p' \
+	"$tmp/early.out")
+[ "$note" = "$lost" ]
+result $? "the note counts each untimed draw ($note for $lost)"
+
+# A run at full detail: the first frame's command buffer is begun in the
+# pre-roll, and each later one in the frame before its own, where the run
+# records it; every frame has all its draws, timed.
+"$BUILD/crumbs" capture --frames 4:8 --detail 3 -o "$tmp/run.crumbs" --ascii -- \
+	"$BUILD/tests/ahead" --validate --frames $frames --draws $draws >"$tmp/run.out" 2>&1
+result $? "crumbs capture --frames 4:8 --detail 3 of ahead exits 0"
+! grep -q "validation\|killed by signal\|AddressSanitizer\|runtime error" "$tmp/run.out"
+result $? "no validation message, no crash"
+for f in 4 5 6 7 8; do
+	"$BUILD/crumbs" report --frame $f --ascii "$tmp/run.crumbs" >"$tmp/run-$f.out" 2>&1 &&
+		[ "$(rows "$tmp/run-$f.out" "Draw 4 vertices")" = $draws ] &&
+		[ "$(untimed "$tmp/run-$f.out" "Draw 4 vertices")" = 0 ] &&
+		! grep -q "^note: query slots" "$tmp/run-$f.out"
+	result $? "frame $f of the run has its $draws draws, all timed"
+done
+
+# Begun two frames ahead, the capture frame's command buffer is begun
+# before the pre-roll, where nothing records it: the table says so, and
+# where its time is. In a run each frame's is begun two frames before,
+# where the run records it for that frame; frame 5's is begun in the
+# pre-roll, and has its draws.
+ONE="note: 1 command buffer submitted on this queue was begun in an earlier frame, where the capture could not record it for this one: its events are not shown, and its time is inside the row that holds its submission"
+"$BUILD/crumbs" capture --frame $frame -o "$tmp/two.crumbs" --ascii -- \
+	"$BUILD/tests/ahead" --validate --frames $frames --draws $draws --ahead 2 >"$tmp/two.out" 2>&1
+result $? "crumbs capture --frame $frame of ahead --ahead 2 exits 0"
+! grep -q "validation\|killed by signal\|AddressSanitizer\|runtime error" "$tmp/two.out"
+result $? "no validation message, no crash"
+[ "$(rows "$tmp/two.out" "Draw 4 vertices")" = 0 ] && [ "$(grep -cxF "$ONE" "$tmp/two.out")" = 1 ]
+result $? "its draws are not shown, and a note says why"
+"$BUILD/crumbs" capture --frames 4:8 --detail 3 -o "$tmp/two-run.crumbs" --ascii -- \
+	"$BUILD/tests/ahead" --validate --frames $frames --draws $draws --ahead 2 >"$tmp/two-run.out" 2>&1
+result $? "crumbs capture --frames 4:8 --detail 3 of ahead --ahead 2 exits 0"
+for f in 4 5 6 7 8; do
+	"$BUILD/crumbs" report --frame $f --ascii "$tmp/two-run.crumbs" >"$tmp/two-run-$f.out" 2>&1
+	if [ $f = 5 ]; then
+		[ "$(rows "$tmp/two-run-$f.out" "Draw 4 vertices")" = $draws ] &&
+			! grep -q "^note: 1 command buffer" "$tmp/two-run-$f.out"
+		result $? "frame $f of the run, begun in the pre-roll, has its $draws draws"
+	else
+		[ "$(rows "$tmp/two-run-$f.out" "Draw 4 vertices")" = 0 ] &&
+			[ "$(grep -cxF "$ONE" "$tmp/two-run-$f.out")" = 1 ]
+		result $? "frame $f of the run says why its draws are not shown"
+	fi
+done
+
+if [ "$bad" != 0 ]; then
+	for f in "$tmp"/*.out; do
+		echo "--- $f"
+		grep -v '^|' "$f" | tail -n 20
+	done
+fi
+echo "1..$n"
+exit $bad
