@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -725,6 +726,69 @@ static void idle_run_flushed(void **state)
 	check_no_validation_messages();
 }
 
+/* What the log said, warnings and errors, one line each. */
+static char said[8192];
+
+static void keep_said(void *user, enum crumbs_log_level level, const char *message)
+{
+	(void)user;
+	size_t len = strlen(said);
+	if (level != CRUMBS_LOG_INFO && len < sizeof(said) - 1)
+		snprintf(said + len, sizeof(said) - len, "%s\n", message);
+}
+
+/*
+ * A run's file is made as the run begins, at its pre-roll, with the
+ * device and its queue, so that a program killed before its first frame
+ * is written leaves a file that reads and says what ran. A run stopped
+ * before its first frame leaves none: its log says no frame was recorded.
+ */
+static void file_made_as_the_run_begins(void **state)
+{
+	(void)state;
+	struct vkt t;
+	struct crumbs_desc desc = { 0 };
+	desc.log = keep_said;
+	said[0] = '\0';
+	vkt_init(&t, &desc);
+	char path[128];
+	snprintf(path, sizeof(path), "%s/test-run-2.crumbs", t.capture_dir);
+	frame(&t, 0);
+	/* Frame 1 is its pre-roll: the output thread makes the file. */
+	assert_int_equal(crumbs_record(t.crumbs, 2, 9, 1), CRUMBS_OK);
+	reader *c = NULL;
+	struct analyze_error err;
+	for (double until = vkt_now_ms() + 10000; vkt_now_ms() < until; vkt_sleep_ms(5)) {
+		if (reader_open_file(path, &c, &err) != CRUMBS_OK)
+			continue;
+		const struct frame *f = NULL;
+		if (reader_next_frame(c, &f, &err) == CRUMBS_ERROR_TRUNCATED &&
+		    reader_meta(c)->queue_count == 1)
+			break;
+		reader_free(c);
+		c = NULL;
+	}
+	if (!c)
+		fail_msg("'%s' did not read with its device and queue in 10 s of the run's pre-roll",
+			 path);
+	assert_int_equal(reader_meta(c)->gpu_count, 1);
+	assert_int_equal(reader_meta(c)->frame_count, 0);
+	reader_free(c);
+
+	assert_int_equal(crumbs_record_stop(t.crumbs), CRUMBS_OK);
+	frame(&t, 1);
+	const char *none = "no frame of the run from frame 2 was recorded";
+	for (double until = vkt_now_ms() + 10000; !strstr(said, none) && vkt_now_ms() < until;) {
+		vkt_sleep_ms(5);
+		crumbs_frame(t.crumbs);
+	}
+	assert_non_null(strstr(said, none));
+	assert_null(crumbs_last_capture(t.crumbs));
+	assert_int_equal(access(path, F_OK), -1);
+	vkt_destroy(&t);
+	check_no_validation_messages();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -738,6 +802,7 @@ int main(void)
 		cmocka_unit_test(looks_follow_the_gpu),
 		cmocka_unit_test(copies_recorded_again_only_when_changed),
 		cmocka_unit_test(idle_run_flushed),
+		cmocka_unit_test(file_made_as_the_run_begins),
 		cmocka_unit_test(resets_left_to_the_copies),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
