@@ -402,6 +402,17 @@ static void copies_recorded_again_only_when_changed(void **state)
 	check_no_validation_messages();
 }
 
+/* What the log said, warnings and errors, one line each. */
+static char said[8192];
+
+static void keep_said(void *user, enum crumbs_log_level level, const char *message)
+{
+	(void)user;
+	size_t len = strlen(said);
+	if (level != CRUMBS_LOG_INFO && len < sizeof(said) - 1)
+		snprintf(said + len, sizeof(said) - len, "%s\n", message);
+}
+
 /* While set, crumbs' fences never signal. */
 static bool fences_stuck;
 
@@ -427,9 +438,12 @@ static void results_never_ready(void **state)
 {
 	(void)state;
 	struct vkt t;
+	struct crumbs_desc desc = { 0 };
+	desc.log = keep_said;
+	said[0] = '\0';
 	vkt_override = stuck_copies;
 	fences_stuck = true;
-	vkt_init(&t, NULL);
+	vkt_init(&t, &desc);
 	assert_int_equal(crumbs_record(t.crumbs, 1, 16, 1), CRUMBS_OK);
 	double start = vkt_now_ms();
 	for (int n = 0; n < 18; n++)
@@ -444,6 +458,14 @@ static void results_never_ready(void **state)
 	assert_true(vkt_now_ms() - start < 9000.0);
 	const char *path = vkt_finish_capture(&t, NULL);
 	assert_int_equal(check_run(path, 1, 6, 1, CRUMBS_FRAME_INCOMPLETE), 6);
+	/* The log says which were not, and how far behind the GPU was when
+	 * each was dropped: frames 7 to 12 found the copies of frames 1 to
+	 * 6 running, 6 frames behind; frames 13 to 16 found them still
+	 * running, 12 behind. */
+	if (!strstr(said, "10 frames of the run from frame 1, between frames 7 and 16, were not "
+			  "recorded: the GPU was up to 12 frames behind (crumbs drops a frame when the "
+			  "GPU is 6 behind, rather than wait)"))
+		fail_msg("the log said: %s", said);
 	/* Their copies still seem to run: another capture would reset the
 	 * slots they read, and is refused until they are done. */
 	char run_path[512];
@@ -724,17 +746,6 @@ static void idle_run_flushed(void **state)
 	check_run(path, 1, 12, 1, 0);
 	vkt_destroy(&t);
 	check_no_validation_messages();
-}
-
-/* What the log said, warnings and errors, one line each. */
-static char said[8192];
-
-static void keep_said(void *user, enum crumbs_log_level level, const char *message)
-{
-	(void)user;
-	size_t len = strlen(said);
-	if (level != CRUMBS_LOG_INFO && len < sizeof(said) - 1)
-		snprintf(said + len, sizeof(said) - len, "%s\n", message);
 }
 
 /*
