@@ -506,6 +506,8 @@ struct crumbs_context {
 	uint32_t set_count;
 	bool run_stop;                  /* crumbs_record_stop: no frame after this */
 	uint32_t run_skipped;           /* frames not captured: their set was busy */
+	uint64_t run_skip_first, run_skip_last; /* ... the first and last of them */
+	uint64_t run_lag;               /* the most frames the GPU was behind then */
 	struct capture_set sets[CAPTURE_SETS];
 	struct capture_set *_Atomic cur; /* the set recording this frame, or NULL */
 	struct capture_set *order[CAPTURE_SETS]; /* sets resolving, oldest first */

@@ -71,6 +71,7 @@ static void begin_preroll(crumbs_context *ctx, uint64_t first, uint64_t last, in
 	ctx->set_count = sets;
 	ctx->run_stop = false;
 	ctx->run_skipped = 0;
+	ctx->run_lag = 0;
 	ctx->order_count = 0;
 	ctx->look_age = LOOK_MIN;
 	ctx->looked = 0;
@@ -177,10 +178,18 @@ static void start_frame(crumbs_context *ctx, int64_t now, bool first)
 		resolve_ready(ctx, next);
 	if (lent && atomic_load(&next->phase) == SET_WRITING)
 		output_wait_set(ctx, next);
-	if (readback_copy_busy(ctx, set) || (lent && readback_copy_busy(ctx, next))) {
+	bool busy = readback_copy_busy(ctx, set);
+	if (busy || (lent && readback_copy_busy(ctx, next))) {
 		/* The GPU is a whole set of frames behind: its slots cannot
-		 * be reset yet, and crumbs does not wait for it. */
-		ctx->run_skipped++;
+		 * be reset yet, and crumbs does not wait for it. It has not
+		 * finished the frame whose results it still copies: that far
+		 * behind, at least. */
+		uint64_t lag = ctx->frame - (busy ? set->frame : next->frame);
+		if (lag > ctx->run_lag)
+			ctx->run_lag = lag;
+		if (!ctx->run_skipped++)
+			ctx->run_skip_first = ctx->frame;
+		ctx->run_skip_last = ctx->frame;
 		return;
 	}
 	/* The pre-roll reset the slots of every set for its first frame. */
@@ -230,11 +239,19 @@ static void finish_run(crumbs_context *ctx, bool wait)
 	}
 	if (atomic_load(&ctx->state) != STATE_CLOSING || !output_done(ctx, wait))
 		return;
-	if (ctx->run_skipped)
-		ctx_log(ctx, CRUMBS_LOG_WARNING, "%u %s of the run from frame %llu %s not "
-			"recorded: the GPU was %u frames behind", ctx->run_skipped,
-			ctx->run_skipped == 1 ? "frame" : "frames", (unsigned long long)ctx->run_first,
-			ctx->run_skipped == 1 ? "was" : "were", CAPTURE_SETS);
+	if (ctx->run_skipped == 1)
+		ctx_log(ctx, CRUMBS_LOG_WARNING, "1 frame of the run from frame %llu, frame %llu, was "
+			"not recorded: the GPU was %llu frames behind (crumbs drops a frame when the "
+			"GPU is %u behind, rather than wait)", (unsigned long long)ctx->run_first,
+			(unsigned long long)ctx->run_skip_first, (unsigned long long)ctx->run_lag,
+			CAPTURE_SETS);
+	else if (ctx->run_skipped)
+		ctx_log(ctx, CRUMBS_LOG_WARNING, "%u frames of the run from frame %llu, between "
+			"frames %llu and %llu, were not recorded: the GPU was up to %llu frames behind "
+			"(crumbs drops a frame when the GPU is %u behind, rather than wait)",
+			ctx->run_skipped, (unsigned long long)ctx->run_first,
+			(unsigned long long)ctx->run_skip_first, (unsigned long long)ctx->run_skip_last,
+			(unsigned long long)ctx->run_lag, CAPTURE_SETS);
 	atomic_store(&ctx->state, STATE_IDLE);
 }
 

@@ -77,6 +77,7 @@ struct output {
 	bool end;               /* close the file after the jobs */
 	bool closed;            /* ... done: output_done reports */
 	bool collecting;        /* a run: the thread looks for frames by itself */
+	bool open_due;          /* ... and creates its file when it next looks */
 	/* The output thread's: how long it waits between looks, and the
 	 * frame it wrote last, to time the program's frames. */
 	int64_t collect_ns;
@@ -286,6 +287,25 @@ static enum crumbs_result open_file(struct output *o)
 	return r;
 }
 
+/*
+ * A run's file is created as the run begins, at its name, and its devices
+ * and queues are written at once: a program killed at any point of the
+ * run then leaves a file that reads, and says what ran, with every frame
+ * written by then (the first is flushed as soon as it is written, the
+ * others at least every RUN_FLUSH_NS). Waiting for the first frame, whose
+ * results come back frames later, left a program killed before then
+ * without a file. On the output thread, or the program's without one.
+ */
+static void open_run(struct output *o)
+{
+	if (o->one_frame || o->w || o->file_open || o->result != CRUMBS_OK)
+		return;
+	if ((o->result = open_file(o)) != CRUMBS_OK)
+		return;
+	errno = 0;
+	o->result = io_result(o, crumbs_writer_flush(o->w));
+}
+
 /* When each queue was last busy before set's frame: the pre-roll's last
  * end for a run's first frame, the last end of the frame before for the
  * others. */
@@ -416,17 +436,18 @@ static void write_set(struct output *o, struct capture_set *set)
 	flush_due(o);
 }
 
-/* Flushes a run's frames written since the last flush once RUN_FLUSH_NS
- * has passed since it: at each frame written, and while the thread waits
- * for frames, so that a program that stops ending frames mid-run (with
- * nothing to draw) and is then killed leaves those it ended. On the
- * output thread; the writer is its own. */
+/* Flushes a run's frames written since the last flush: the first frame
+ * at once, the others once RUN_FLUSH_NS has passed since the last flush,
+ * at each frame written and while the thread waits for frames, so that a
+ * program that stops ending frames mid-run (with nothing to draw) and is
+ * then killed leaves those it ended. On the output thread; the writer is
+ * its own. */
 static void flush_due(struct output *o)
 {
 	if (!o->w || o->one_frame || o->result != CRUMBS_OK || o->frames == o->flushed_frames)
 		return;
 	int64_t now = now_ns();
-	if (now - o->flushed_ns < RUN_FLUSH_NS)
+	if (o->flushed_frames && now - o->flushed_ns < RUN_FLUSH_NS)
 		return;
 	errno = 0;
 	o->result = io_result(o, crumbs_writer_flush(o->w));
@@ -454,6 +475,17 @@ static void log_message(void *user, enum crumbs_log_level level, const char *tex
 static void close_file(struct output *o)
 {
 	errno = 0;
+	if (!o->one_frame && o->frames == 0 && o->result == CRUMBS_OK) {
+		/* A run that ends before its first frame is written (stopped
+		 * in its pre-roll, every frame skipped) leaves no file: the
+		 * log says no frame was recorded. */
+		crumbs_writer_free(o->w);
+		o->w = NULL;
+		if (o->file_open)
+			file_discard(&o->file);
+		o->file_open = false;
+		return;
+	}
 	if (o->w) {
 		/* A run whose file went in its last second says so too. */
 		if (o->result == CRUMBS_OK)
@@ -549,9 +581,14 @@ static void *output_main(void *arg)
 				pthread_cond_wait(&o->wake, &o->lock);
 				continue;
 			}
-			/* The clocks' samples, off the program's thread; what
-			 * came meanwhile is looked at before waiting. */
+			/* The run's file as it begins, then the clocks'
+			 * samples, off the program's thread; what came
+			 * meanwhile is looked at before waiting. */
+			bool open = o->open_due;
+			o->open_due = false;
 			pthread_mutex_unlock(&o->lock);
+			if (open)
+				open_run(o);
 			calibrate_refresh(o->ctx);
 			flush_due(o);
 			pthread_mutex_lock(&o->lock);
@@ -727,17 +764,22 @@ void output_begin(crumbs_context *ctx)
 	o->lost[0] = '\0';
 	o->moved = false;
 	atomic_store(&o->stopped, false);
+	o->result = o->path ? CRUMBS_OK : CRUMBS_ERROR_OUT_OF_MEMORY;
+	o->error = 0;
 	pthread_mutex_lock(&o->lock);
 	o->closed = false;
 	o->collecting = !one;
+	o->open_due = !one && !o->in_place;
 	o->collect_ns = RUN_COLLECT_NS;
 	o->frame_ns = 0;
 	o->seen = false;
+	/* The thread is woken to create a run's file: a system call, once
+	 * a run. */
+	if (o->open_due)
+		pthread_cond_broadcast(&o->wake);
 	pthread_mutex_unlock(&o->lock);
-	o->result = CRUMBS_OK;
-	o->error = 0;
-	if (!o->path)
-		o->result = CRUMBS_ERROR_OUT_OF_MEMORY;
+	if (o->in_place)
+		open_run(o);
 }
 
 bool output_stopped(const crumbs_context *ctx)
@@ -807,6 +849,7 @@ void output_end(crumbs_context *ctx, bool now)
 	pthread_mutex_lock(&o->lock);
 	o->end = true;
 	o->collecting = false;
+	o->open_due = false;
 	pthread_cond_broadcast(&o->wake);
 	while (now && !o->closed)
 		pthread_cond_wait(&o->wake, &o->lock);

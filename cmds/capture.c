@@ -136,9 +136,11 @@ static void pass_on(int sig)
 		kill((pid_t)running_pid, sig);
 }
 
-/* Runs the program and returns its exit status, as a shell reports it. */
-static int run(char **argv)
+/* Runs the program and returns its exit status, as a shell reports it;
+ * how it ended goes into `ended` ("'game' ended with exit status 3"). */
+static int run(char **argv, char *ended, size_t size)
 {
+	snprintf(ended, size, "'%s' ended", argv[0]);
 	fflush(stdout);
 	fflush(stderr);
 	pid_t pid = fork();
@@ -181,10 +183,15 @@ static int run(char **argv)
 		cmd_error("cannot wait for '%s': %s", argv[0], strerror(errno));
 		return -1;
 	}
-	if (WIFEXITED(status))
+	if (WIFEXITED(status)) {
+		if (WEXITSTATUS(status))
+			snprintf(ended, size, "'%s' ended with exit status %d", argv[0],
+				 WEXITSTATUS(status));
 		return WEXITSTATUS(status);
+	}
 	if (WIFSIGNALED(status)) {
 		cmd_error("'%s' was killed by signal %d", argv[0], WTERMSIG(status));
+		snprintf(ended, size, "'%s' was killed by signal %d", argv[0], WTERMSIG(status));
 		return 128 + WTERMSIG(status);
 	}
 	return 1;
@@ -331,7 +338,67 @@ void cmd_run_range(char *buf, size_t size, uint64_t first, uint64_t last)
 			 (unsigned long long)last);
 }
 
-int cmd_stats_run(const char *path, uint64_t first, uint64_t last, struct stats_settings *st)
+/*
+ * Says which of the frames first to last a run's file holds, when some
+ * are not there, and why: the frames of the run read, s; whether the file
+ * was closed (its index written); how the program ended, or NULL when
+ * crumbs did not see it end (crumbs trigger).
+ */
+static void say_held(const char *path, uint64_t first, uint64_t last, const stats *s,
+		     bool closed, const char *ended)
+{
+	uint64_t held = 0, low = 0, high = 0;
+	for (size_t i = 0; s && i < stats_frame_count(s); i++) {
+		uint64_t f = stats_frame_number(s, i);
+		if (f < first || f > last)
+			continue;
+		if (!held++)
+			low = f;
+		high = f;
+	}
+	/* Frames missing up to the last held were never written: the
+	 * recorder drops frames, but never the ones after its last. */
+	uint64_t dropped = held ? high - first + 1 - held : 0;
+	bool short_end = last != UINT64_MAX ? !held || high < last : !closed;
+	if (!dropped && !short_end)
+		return;
+
+	char range[64], what[96], why[400] = "";
+	cmd_run_range(range, sizeof(range), first, last);
+	if (!held)
+		snprintf(what, sizeof(what), "none");
+	else if (high - low + 1 != held)
+		snprintf(what, sizeof(what), "%llu frames from %llu to %llu",
+			 (unsigned long long)held, (unsigned long long)low, (unsigned long long)high);
+	else
+		cmd_run_range(what, sizeof(what), low, high);
+	if (dropped)
+		snprintf(why, sizeof(why), "%llu up to frame %llu %s not recorded (the recorder drops "
+			 "frames while the GPU is too far behind; the program's log says how far)",
+			 (unsigned long long)dropped, (unsigned long long)high,
+			 dropped == 1 ? "was" : "were");
+	if (short_end) {
+		size_t n = strlen(why);
+		const char *sep = n ? "; " : "";
+		const char *who = ended ? ended : "the program";
+		if (!held)
+			snprintf(why + n, sizeof(why) - n, "%s%s before the run's first frame was "
+				 "written", sep, who);
+		else if (!closed)
+			snprintf(why + n, sizeof(why) - n, "%s%s before closing it, so any frame recorded "
+				 "after frame %llu is lost", sep, who, (unsigned long long)high);
+		else if (ended)
+			snprintf(why + n, sizeof(why) - n, "%s%s after frame %llu", sep, ended,
+				 (unsigned long long)high);
+		else
+			snprintf(why + n, sizeof(why) - n, "%sthe run stopped after frame %llu (the "
+				 "program stopped it, or ended)", sep, (unsigned long long)high);
+	}
+	cmd_error("'%s' holds %s of %s: %s", path, what, range, why);
+}
+
+int cmd_stats_run(const char *path, uint64_t first, uint64_t last, struct stats_settings *st,
+		  const char *ended)
 {
 	reader *c = NULL;
 	stats *s = NULL;
@@ -339,6 +406,11 @@ int cmd_stats_run(const char *path, uint64_t first, uint64_t last, struct stats_
 
 	enum cmd_load loaded = cmd_stats_load(path, st, &c, &s);
 	if (loaded == CMD_LOAD_FAILED) {
+		/* A run's file without a frame (its program ended before the
+		 * first was written) still says so; one that does not read
+		 * at all, or whose frames were not chosen, has said why. */
+		if (c && reader_meta(c)->frame_count == 0)
+			say_held(path, first, last, NULL, reader_meta(c)->has_index, ended);
 		status = EXIT_FAILURE_;
 		goto out;
 	}
@@ -348,16 +420,9 @@ int cmd_stats_run(const char *path, uint64_t first, uint64_t last, struct stats_
 		goto out;
 	}
 	/* A partial load was said: the statistics are of the frames before. */
-	if (loaded == CMD_LOAD_PARTIAL) {
+	if (loaded == CMD_LOAD_PARTIAL)
 		status = EXIT_FAILURE_;
-		goto out;
-	}
-	size_t held = stats_frame_count(s);
-	if (last != UINT64_MAX && held < last - first + 1) {
-		char range[64];
-		cmd_run_range(range, sizeof(range), first, last);
-		cmd_error("'%s' holds %zu of %s (the run ended early)", path, held, range);
-	}
+	say_held(path, first, last, s, reader_meta(c)->has_index, ended);
 out:
 	stats_free(s);
 	reader_free(c);
@@ -420,8 +485,9 @@ static const char description[] =
 	"are printed as by 'crumbs stats' (of the report options, --root,\n"
 	"--ignore-case, --threshold, --max-depth, --ascii, --unicode, --gpu and --queue\n"
 	"apply). With A: the run goes on until the program exits; :B is 0:B. A\n"
-	"program that exits or is killed before frame B leaves the frames recorded\n"
-	"until then.\n"
+	"program that exits or is killed before frame B leaves the frames written\n"
+	"until then; when the file lacks some of the frames asked for, crumbs says\n"
+	"which it holds and why the others are missing.\n"
 	"\n"
 	"Returns the program's exit status (1 if it exited 0 but no frame was\n"
 	"captured or recorded). ^C, SIGTERM and SIGHUP go to the program; crumbs\n"
@@ -541,8 +607,8 @@ static void say_missed(const char *program, const struct capture_args *args)
 /* Prints the tables, or a run's statistics, of each capture at paths[]
  * (NULL-terminated, one per device), and frees them. Returns an exit
  * status. */
-static int show_captures(char **paths, const char *program, const struct capture_args *args,
-			 struct stats_settings *settings)
+static int show_captures(char **paths, const char *program, const char *ended,
+			 const struct capture_args *args, struct stats_settings *settings)
 {
 	char asked[64];
 	int shown = EXIT_OK;
@@ -553,7 +619,7 @@ static int show_captures(char **paths, const char *program, const struct capture
 	for (size_t k = 0; paths[k]; k++) {
 		cmd_error("%s of '%s' %s to '%s'", asked, program, args->run ? "recorded" : "captured",
 			  paths[k]);
-		int r = args->run ? cmd_stats_run(paths[k], args->first, args->last, settings) :
+		int r = args->run ? cmd_stats_run(paths[k], args->first, args->last, settings, ended) :
 			cmd_report_capture(paths[k], UINT64_MAX, &settings->report);
 		if (r != EXIT_OK)
 			shown = r;
@@ -636,7 +702,8 @@ int cmd_capture(int argc, char **argv)
 		goto out;
 	}
 
-	int program = run(pos.args);
+	char ended[128];
+	int program = run(pos.args, ended, sizeof(ended));
 	if (program < 0) {
 		status = EXIT_FAILURE_;
 		goto out;
@@ -666,7 +733,7 @@ int cmd_capture(int argc, char **argv)
 	}
 	/* One file per device that ran the frames, each with its tables or
 	 * statistics. */
-	int shown = show_captures(paths, pos.args[0], &args, &settings);
+	int shown = show_captures(paths, pos.args[0], ended, &args, &settings);
 	if (status == 0)
 		status = shown;
 out:

@@ -163,9 +163,13 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 			    stats **s);
 
 /* Prints the statistics of a run's capture file with the settings (st's
- * --root and --gpu prepared), and says when it holds fewer than the frames
- * first to last it was asked to (last UINT64_MAX: no end was asked for).
- * Returns an exit status. In capture.c, which records runs. */
-int cmd_stats_run(const char *path, uint64_t first, uint64_t last, struct stats_settings *st);
+ * --root and --gpu prepared), and, when it lacks some of the frames first
+ * to last it was asked to (last UINT64_MAX: no end was asked for), says
+ * which it holds and why the others are missing: dropped by the
+ * recorder, or after the run's end, `ended` saying how the program ended
+ * (NULL: not seen). Returns an exit status. In capture.c, which records
+ * runs. */
+int cmd_stats_run(const char *path, uint64_t first, uint64_t last, struct stats_settings *st,
+		  const char *ended);
 
 #endif

@@ -617,7 +617,7 @@ static int show_capture(long pid, const char *path, const struct queued *q,
 		char range[64];
 		cmd_run_range(range, sizeof(range), q->first, q->last);
 		cmd_error("%s of process %ld recorded to '%s'", range, pid, path);
-		return cmd_finish(cmd_stats_run(path, q->first, q->last, settings));
+		return cmd_finish(cmd_stats_run(path, q->first, q->last, settings, NULL));
 	}
 	cmd_error("frame %llu of process %ld captured to '%s'", (unsigned long long)q->first, pid,
 		  path);

@@ -500,7 +500,11 @@ enum crumbs_result crumbs_writer_flush(crumbs_writer *w)
 		return w->error;
 	if (w->in_frame)
 		return CRUMBS_ERROR_BAD_STATE;
-	return fail(w, flush_frames(w));
+	/* The frames first: those ended use only the devices before them. */
+	enum crumbs_result r = flush_frames(w);
+	if (r == CRUMBS_OK)
+		r = flush_setup(w);
+	return fail(w, r);
 }
 
 enum crumbs_result crumbs_writer_close(crumbs_writer *w)

@@ -340,9 +340,10 @@ CRUMBS_API enum crumbs_result crumbs_writer_counts(crumbs_writer *w, uint64_t dr
 						   uint64_t dispatches,
 						   uint64_t prims, uint64_t verts);
 
-/* Writes the frames ended so far as a chunk now, between frames (a
- * recorder's run does each second, so that a process killed mid-run
- * leaves them readable). */
+/* Writes the frames ended so far, and the devices and queues added since
+ * the last chunk, as chunks now, between frames (a recorder's run does
+ * when it begins and each second after, so that a process killed mid-run
+ * leaves a file that reads, with those frames). */
 CRUMBS_API enum crumbs_result crumbs_writer_flush(crumbs_writer *w);
 
 /* Bytes written so far, compressed and uncompressed (statistics). */

@@ -295,6 +295,16 @@ void file_close(struct file_out *f)
 	errno = saved;
 }
 
+void file_discard(struct file_out *f)
+{
+	char why[64];
+	int saved = errno;
+	if (f->fd >= 0 && f->dir_fd >= 0 && !f->temp[0] && file_check(f, why, sizeof(why)) == 0)
+		unlinkat(f->dir_fd, f->path + f->name_at, 0);
+	file_close(f);
+	errno = saved;
+}
+
 int file_move(int from_dir, const char *from_name, const char *to, bool replace, char *placed,
 	      size_t size)
 {

@@ -283,6 +283,11 @@ int file_finish(struct file_out *f);
  * in place stays). Closing a closed one does nothing. */
 void file_close(struct file_out *f);
 
+/* Closes the file and its folder, and removes it: a temporary, or a file
+ * created in place while it is still at its name (as file_check says),
+ * never another that took the name. */
+void file_discard(struct file_out *f);
+
 /*
  * Whether the file is still where its path says: its folder not removed
  * nor moved, the file not removed, and its name (or temporary name) still

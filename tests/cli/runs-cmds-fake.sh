@@ -12,7 +12,6 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
 case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 CRUMBS=$BUILD/crumbs
-GEN=$BUILD/crumbs-gen
 tmp=$(mktemp -d)
 peer=
 cleanup() {
@@ -27,21 +26,27 @@ LC_ALL=C.UTF-8
 export LC_ALL
 . tests/cli/tap.sh
 
-# The stand-in program: notes what it was asked, then writes FAKE_FRAMES
-# frames (default 20) for each of FAKE_DEVICES devices (default 1) under
-# the layer's names, and exits with FAKE_STATUS (default 0).
+# The stand-in program: notes what it was asked, then writes a run's file
+# for each of FAKE_DEVICES devices (default 1) under the layer's names,
+# as the recorder would: FAKE_FRAMES frames (default 20) from the run's
+# first, or the frames FAKE_RUN_FRAMES lists; with FAKE_CUT, without the
+# index that closing the run writes. Then it exits with FAKE_STATUS
+# (default 0), or with FAKE_KILL kills itself with SIGKILL.
 fake=$tmp/fake-program
 cat >"$fake" <<EOF
 #!/bin/sh
 echo "\${CRUMBS_RECORD-unset}|\${CRUMBS_CAPTURE_FRAME-unset}|\${CRUMBS_LAYER_QUIET-unset}" >"$tmp/asked"
 first=\${CRUMBS_RECORD%%:*}
+frames=\${FAKE_RUN_FRAMES-\$(seq "\${first:-0}" \$((\${first:-0} + \${FAKE_FRAMES:-20} - 1)))}
 k=0
 while [ "\$k" -lt "\${FAKE_DEVICES:-1}" ]; do
 	name=fake-program-run-\$first.crumbs
 	[ "\$k" -gt 0 ] && name=fake-program-device\$k-run-\$first.crumbs
-	"$GEN" -o "\$CRUMBS_CAPTURE_DIR/\$name" --frames "\${FAKE_FRAMES:-20}" --gpus 1 || exit 99
+	python3 "$ROOT/tests/cli/run-file.py" "\$CRUMBS_CAPTURE_DIR/\$name" \${FAKE_CUT:+--cut} \$frames ||
+		exit 99
 	k=\$((k + 1))
 done
+[ -n "\${FAKE_KILL:-}" ] && kill -KILL \$\$
 exit "\${FAKE_STATUS:-0}"
 EOF
 chmod +x "$fake"
@@ -69,7 +74,7 @@ result $? "the detail is 1 by default; a CRUMBS_CAPTURE_FRAME set before is drop
 	grep -q "recorded to './fake-program-run-7.crumbs'" "$tmp/err" &&
 	grep -q "^Statistics of 20 frames" "$tmp/out"
 result $? "without -o the run keeps its name, in the current folder"
-[ "$(grep -c 'holds 20 of frames 7 to 9' "$tmp/err")" = 0 ]
+! grep -q ' holds ' "$tmp/err"
 result $? "a run that holds all its frames gets no note"
 
 CRUMBS_RECORD=1:2 "$CRUMBS" capture --frame 4 -o "$tmp/frame.crumbs" -- "$fake" \
@@ -94,8 +99,38 @@ result $? "it sets CRUMBS_RECORD=5::1 and says the frames run to the end"
 FAKE_FRAMES=8 "$CRUMBS" capture --frames 5:24 -o "$tmp/short.crumbs" -- "$fake" \
 	>"$tmp/out" 2>"$tmp/err"
 result $? "a run that ended early exits 0"
-grep -q "^crumbs: '$tmp/short.crumbs' holds 8 of frames 5 to 24 (the run ended early)" "$tmp/err"
-result $? "and says how many frames it holds"
+[ "$(tail -n 1 "$tmp/err")" = "crumbs: '$tmp/short.crumbs' holds frames 5 to 12 of frames 5 to 24: '$fake' ended after frame 12" ]
+result $? "and says which frames it holds, and that the program ended after the last (said: $(tail -n 1 "$tmp/err"))"
+
+# Frames dropped by the recorder (its GPU too far behind) in a run that
+# ended on time: the file says which are there, and the line why the
+# others are not; the run did not end early.
+FAKE_RUN_FRAMES="5 6 7 8 11 12 13 14 15 16 17 19 20 21 22 23 24" "$CRUMBS" capture \
+	--frames 5:24 -o "$tmp/dropped.crumbs" -- "$fake" >"$tmp/out" 2>"$tmp/err"
+result $? "a run with frames dropped exits 0"
+[ "$(tail -n 1 "$tmp/err")" = "crumbs: '$tmp/dropped.crumbs' holds 17 frames from 5 to 24 of frames 5 to 24: 3 up to frame 24 were not recorded (the recorder drops frames while the GPU is too far behind; the program's log says how far)" ]
+result $? "it says which frames the file holds and why 3 are missing, not that the run ended early (said: $(tail -n 1 "$tmp/err"))"
+FAKE_RUN_FRAMES="6 7 8 9 10" "$CRUMBS" capture --frames 5:24 -o "$tmp/both.crumbs" -- \
+	"$fake" >"$tmp/out" 2>"$tmp/err"
+[ "$(tail -n 1 "$tmp/err")" = "crumbs: '$tmp/both.crumbs' holds frames 6 to 10 of frames 5 to 24: 1 up to frame 10 was not recorded (the recorder drops frames while the GPU is too far behind; the program's log says how far); '$fake' ended after frame 10" ]
+result $? "the first frame dropped and the program ended early: both said (said: $(tail -n 1 "$tmp/err"))"
+
+# A program killed before it closed its run: the file ends after its last
+# chunk, and crumbs says so, and which frames it holds; killed before the
+# first frame was written, the file holds its devices alone.
+FAKE_KILL=1 FAKE_CUT=1 FAKE_FRAMES=8 "$CRUMBS" capture --frames 5: -o "$tmp/cut.crumbs" \
+	-- "$fake" >"$tmp/out" 2>"$tmp/err"
+status=$?
+[ $status = 137 ] && grep -q '^Statistics of 8 frames (5 to 12)' "$tmp/out" &&
+	grep -q "^crumbs: cannot read '$tmp/cut.crumbs': truncated at byte [0-9]* (the frames before it are intact)\$" "$tmp/err" &&
+	[ "$(tail -n 1 "$tmp/err")" = "crumbs: '$tmp/cut.crumbs' holds frames 5 to 12 of frames 5 to the end: '$fake' was killed by signal 9 before closing it, so any frame recorded after frame 12 is lost" ]
+result $? "a program killed mid-run: exit $status, the statistics of its 8 frames, and what the file holds and why (said: $(tail -n 1 "$tmp/err"))"
+FAKE_KILL=1 FAKE_CUT=1 FAKE_FRAMES=0 "$CRUMBS" capture --frames 5:24 -o "$tmp/empty.crumbs" \
+	-- "$fake" >"$tmp/out" 2>"$tmp/err"
+status=$?
+[ $status = 137 ] && [ -s "$tmp/empty.crumbs" ] && ! grep -q "ended before its run began" "$tmp/err" &&
+	[ "$(tail -n 1 "$tmp/err")" = "crumbs: '$tmp/empty.crumbs' holds none of frames 5 to 24: '$fake' was killed by signal 9 before the run's first frame was written" ]
+result $? "killed before its first frame was written: exit $status, the file kept, and crumbs says it holds none (said: $(tail -n 1 "$tmp/err"))"
 
 FAKE_STATUS=3 "$CRUMBS" capture --frames 5:24 -o "$tmp/three.crumbs" -- "$fake" \
 	>/dev/null 2>&1
@@ -115,7 +150,7 @@ result $? "a run that cannot be moved is kept, and crumbs says where (exit 1)"
 
 # The stand-in for a program that listens: it answers the first request
 # with what PEER_ANSWERS says (lines separated by '|'), then keeps quiet.
-"$GEN" -o "$tmp/peer-run.crumbs" --frames 10 --gpus 1
+python3 tests/cli/run-file.py "$tmp/peer-run.crumbs" $(seq 120 129)
 cat >"$tmp/peer.py" <<'EOF'
 import os, socket, sys, time
 d = os.path.join(os.environ["XDG_RUNTIME_DIR"], "crumbs")

@@ -157,8 +157,9 @@ $pre "$BUILD/crumbs" capture --frames 5:500 -o "$tmp/short.crumbs" -- vkcube --c
 	>/dev/null 2>"$tmp/short.err"
 result $? "a run past vkcube's last frame exits 0"
 "$BUILD/crumbs" info "$tmp/short.crumbs" >"$tmp/short.info" 2>&1 &&
-	grep -q "holds [0-9]* of frames 5 to 500 (the run ended early)" "$tmp/short.err"
-result $? "its file reads, and crumbs says the run ended early ($(grep '^frames' "$tmp/short.info"))"
+	last=$(sed -n 's/^frames  *[0-9]*, numbered 5 to \([0-9]*\)$/\1/p' "$tmp/short.info") &&
+	[ -n "$last" ] && grep -q "^crumbs: '$tmp/short.crumbs' holds frames 5 to $last of frames 5 to 500: 'vkcube' ended after frame $last\$" "$tmp/short.err"
+result $? "its file reads, and crumbs says which frames it holds and that vkcube ended after the last ($(grep '^frames' "$tmp/short.info"); said: $(grep ' holds ' "$tmp/short.err"))"
 
 # Under the layer the program's recorder listens too: crumbs capture
 # --on-trigger starts vkcube, and crumbs trigger --frames asks it for a run.
@@ -274,6 +275,33 @@ result $? "it says where the run went, and where the file is cut"
 grep -q '^frames  *[0-9]*, numbered 5 to [0-9]' "$tmp/killed.info" &&
 	grep -q '^Statistics of [0-9]* frames (5 to [0-9]*)' "$tmp/killed.out"
 result $? "the frames before the cut read, from frame 5 ($(grep '^frames' "$tmp/killed.info"))"
+last=$(sed -n 's/^frames  *[0-9]*, numbered 5 to \([0-9]*\)$/\1/p' "$tmp/killed.info")
+[ -n "$last" ] && grep -q "^crumbs: '$tmp/killed.crumbs' holds frames 5 to $last of frames 5 to the end: 'env' was killed by signal 9 before closing it, so any frame recorded after frame $last is lost\$" "$tmp/killed.err"
+result $? "and says which frames the file holds, and why no more (said: $(grep ' holds ' "$tmp/killed.err"))"
+
+# Killed in its first second, as \`crumbs capture --frames 0: -- timeout 8
+# PROGRAM\` kills a slow program: 0.3 s after the renderer's frame 4, by
+# when the layer's frame 0 is written and flushed, SIGTERM (timeout's)
+# ends it. The run's file is taken, holds frames from 0, and crumbs says
+# which and why no more, not that the run never began.
+$pre "$BUILD/crumbs" capture --frames 0: -o "$tmp/early.crumbs" --ascii -- env \
+	ASAN_OPTIONS="$renderer_asan" "$BUILD/sample-renderer" --frames 100000 --quiet \
+	--size 160x90 --timings >"$tmp/early.out" 2>"$tmp/early.err" &
+capture=$!
+i=0
+while [ $i -lt 1200 ] && ! grep -q '^frame 4 cpu' "$tmp/early.err"; do
+	sleep 0.05
+	i=$((i + 1))
+done
+sleep 0.3
+kill -TERM "$(pgrep -P "$capture")"
+wait "$capture"
+status=$?
+"$BUILD/crumbs" info "$tmp/early.crumbs" >"$tmp/early.info" 2>/dev/null
+last=$(sed -n 's/^frames  *[0-9]*, numbered 0 to \([0-9]*\)$/\1/p' "$tmp/early.info")
+[ $status = 143 ] && [ -n "$last" ] && ! grep -q "ended before its run began" "$tmp/early.err" &&
+	grep -q "^crumbs: '$tmp/early.crumbs' holds frames\{0,1\} 0\( to $last\)\{0,1\} of frames 0 to the end: 'env' was killed by signal 15 before closing it, so any frame recorded after frame $last is lost\$" "$tmp/early.err"
+result $? "killed 0.3 s after frame 4: exit $status, the file holds frames from 0, and crumbs says which and why ($(grep '^frames' "$tmp/early.info"); said: $(grep -e ' holds ' -e 'began' "$tmp/early.err"))"
 
 # A job's time limit: SIGTERM to crumbs goes on to the program, which ends
 # as it would alone; crumbs takes the run's file, prints its statistics and

@@ -263,6 +263,32 @@ result $? "crumbs stats reads it too, and says the same of the cut (status $stat
 result $? "crumbs stats: the $count frames, each with the coarse scopes and no other$(
 	diff "$tmp/expected" "$tmp/rows" 2>/dev/null | grep '^[<>]' | head -6 | tr '\n' ';' | sed 's/^/: /')"
 
+# Killed in the run's first second: the run's file is made as the run
+# begins, with the devices and queues, and its first frame is flushed as
+# soon as it is written (the others at least every second), so a program
+# killed 0.3 s after its frame 4 (frame 0 is handed to the output thread
+# by frame 5 at the latest) leaves a file holding frame 0 on, not a
+# header alone, nor no file at all.
+mkdir "$tmp/early"
+run=$tmp/early/sample-renderer-run-0.crumbs
+CRUMBS_RECORD=0: "$renderer" --frames 100000 --size $SIZE --quiet --timings \
+	--capture-dir "$tmp/early" >"$tmp/early.out" 2>"$tmp/early.err" &
+pid=$!
+i=0
+while [ $i -lt 1200 ] && kill -0 "$pid" 2>/dev/null && ! grep -q '^frame 4 cpu' "$tmp/early.err"; do
+	sleep 0.05
+	i=$((i + 1))
+done
+sleep 0.3
+kill -KILL "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+status=$?
+pid=
+"$crumbs" info "$run" >"$tmp/early.info" 2>"$tmp/early.info.err"
+[ "$status" = 137 ] && grep -q '^frames  *[0-9]*, numbered 0 to [0-9]*$' "$tmp/early.info" &&
+	grep -q '^GPU 0 ' "$tmp/early.info"
+result $? "killed 0.3 s after its frame 4, the renderer leaves its run's file with its GPU and frames from 0 (status $status: $(grep -e '^frames' -e '^size' "$tmp/early.info" | tr '\n' ' ')$(head -c 200 "$tmp/early.info.err"))"
+
 # ------------------------------------------------------------------------
 # A directory that is not there: the program goes on, and the log says why
 # ------------------------------------------------------------------------

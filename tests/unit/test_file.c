@@ -307,6 +307,53 @@ static void close_removes_temporaries(void **state)
 	remove_tree(p.root);
 }
 
+/* Discarded: a file created in place is removed while it is at its
+ * name, a temporary too; a file that took the name, or a link planted
+ * there, stays. */
+static void discard_removes_only_its_own(void **state)
+{
+	(void)state;
+	struct place p;
+	place_make(&p);
+	char path[256], other[256];
+	snprintf(path, sizeof(path), "%s/run.crumbs", p.dir);
+	snprintf(other, sizeof(other), "%s/moved.crumbs", p.dir);
+	struct file_out f;
+	assert_int_equal(file_create(&f, path, FILE_IN_PLACE), 0);
+	write_text(&f, "run\n");
+	file_discard(&f);
+	assert_int_equal(entries(&p), 0);
+	file_discard(&f); /* twice: nothing more */
+
+	assert_int_equal(file_create(&f, path, FILE_NEW), 0);
+	file_discard(&f);
+	assert_int_equal(entries(&p), 0);
+
+	/* Moved away, and another file at its name: both stay. */
+	assert_int_equal(file_create(&f, path, FILE_IN_PLACE), 0);
+	assert_int_equal(rename(path, other), 0);
+	FILE *s = fopen(path, "w");
+	assert_non_null(s);
+	fputs("theirs\n", s);
+	fclose(s);
+	file_discard(&f);
+	file_is(path, "theirs\n");
+	assert_int_equal(entries(&p), 2);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(unlink(other), 0);
+
+	/* A link planted at its name once it was removed. */
+	assert_int_equal(file_create(&f, path, FILE_IN_PLACE), 0);
+	assert_int_equal(unlink(path), 0);
+	plant(&p, "run.crumbs");
+	file_discard(&f);
+	struct stat st;
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	outside_unchanged(&p);
+	remove_tree(p.root);
+}
+
 /* Paths that name no file, folders that are not there, names too long. */
 static void refused(void **state)
 {
@@ -462,6 +509,7 @@ int main(void)
 		cmocka_unit_test(new_never_replaces),
 		cmocka_unit_test(replace_replaces_the_link),
 		cmocka_unit_test(close_removes_temporaries),
+		cmocka_unit_test(discard_removes_only_its_own),
 		cmocka_unit_test(refused),
 		cmocka_unit_test(check_notices),
 		cmocka_unit_test(move_places),

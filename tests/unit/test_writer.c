@@ -360,6 +360,44 @@ static void chunk_string_limit(void **state)
 	free(m.data);
 }
 
+/* A flush writes what was added so far, devices and queues too: the
+ * bytes up to it read as a cut file that knows them, with the frames
+ * ended before it (a recorder's run flushes as it begins, so that a
+ * process killed before its first frame leaves a file that reads). */
+static void flush_writes_the_setup(void **state)
+{
+	(void)state;
+	struct membuf m;
+	crumbs_writer *w = mem_writer(&m, 0);
+	add_gpu(w, "GPU");
+	uint32_t q = add_queue(w, 0, CRUMBS_QUEUE_GRAPHICS, 1.0f, 64);
+	assert_int_equal(crumbs_writer_flush(w), CRUMBS_OK);
+	reader *c;
+	struct analyze_error e;
+	const struct frame *f = NULL;
+	assert_int_equal(reader_open_memory(m.data, m.len, &c, &e), CRUMBS_OK);
+	assert_int_equal(reader_next_frame(c, &f, &e), CRUMBS_ERROR_TRUNCATED);
+	assert_null(f);
+	assert_int_equal(reader_meta(c)->gpu_count, 1);
+	assert_int_equal(reader_meta(c)->queue_count, 1);
+	assert_int_equal(reader_meta(c)->frame_count, 0);
+	reader_free(c);
+
+	assert_int_equal(crumbs_writer_frame_begin(w, 7, T), CRUMBS_OK);
+	submit(w, q, T, T, NULL, NULL);
+	assert_int_equal(crumbs_writer_submit_end(w, T + 10), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_frame_end(w, T + 20, 0, 0), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_flush(w), CRUMBS_OK);
+	assert_int_equal(reader_open_memory(m.data, m.len, &c, &e), CRUMBS_OK);
+	assert_int_equal(reader_meta(c)->frame_count, 1);
+	f = next_frame(c);
+	assert_int_equal(f->number, 7);
+	assert_int_equal(f->queues[q].busy_ns, 10);
+	reader_free(c);
+	crumbs_writer_free(w);
+	free(m.data);
+}
+
 /* With a path, the file appears only at close, under its name. */
 static void atomic_file(void **state)
 {
@@ -458,6 +496,7 @@ int main(void)
 		cmocka_unit_test(frame_name_limit),
 		cmocka_unit_test(frame_record_limit),
 		cmocka_unit_test(chunk_string_limit),
+		cmocka_unit_test(flush_writes_the_setup),
 		cmocka_unit_test(atomic_file),
 		cmocka_unit_test(links_never_followed),
 		cmocka_unit_test(result_strings),

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -401,6 +402,17 @@ static void copies_recorded_again_only_when_changed(void **state)
 	check_no_validation_messages();
 }
 
+/* What the log said, warnings and errors, one line each. */
+static char said[8192];
+
+static void keep_said(void *user, enum crumbs_log_level level, const char *message)
+{
+	(void)user;
+	size_t len = strlen(said);
+	if (level != CRUMBS_LOG_INFO && len < sizeof(said) - 1)
+		snprintf(said + len, sizeof(said) - len, "%s\n", message);
+}
+
 /* While set, crumbs' fences never signal. */
 static bool fences_stuck;
 
@@ -426,9 +438,12 @@ static void results_never_ready(void **state)
 {
 	(void)state;
 	struct vkt t;
+	struct crumbs_desc desc = { 0 };
+	desc.log = keep_said;
+	said[0] = '\0';
 	vkt_override = stuck_copies;
 	fences_stuck = true;
-	vkt_init(&t, NULL);
+	vkt_init(&t, &desc);
 	assert_int_equal(crumbs_record(t.crumbs, 1, 16, 1), CRUMBS_OK);
 	double start = vkt_now_ms();
 	for (int n = 0; n < 18; n++)
@@ -443,6 +458,14 @@ static void results_never_ready(void **state)
 	assert_true(vkt_now_ms() - start < 9000.0);
 	const char *path = vkt_finish_capture(&t, NULL);
 	assert_int_equal(check_run(path, 1, 6, 1, CRUMBS_FRAME_INCOMPLETE), 6);
+	/* The log says which were not, and how far behind the GPU was when
+	 * each was dropped: frames 7 to 12 found the copies of frames 1 to
+	 * 6 running, 6 frames behind; frames 13 to 16 found them still
+	 * running, 12 behind. */
+	if (!strstr(said, "10 frames of the run from frame 1, between frames 7 and 16, were not "
+			  "recorded: the GPU was up to 12 frames behind (crumbs drops a frame when the "
+			  "GPU is 6 behind, rather than wait)"))
+		fail_msg("the log said: %s", said);
 	/* Their copies still seem to run: another capture would reset the
 	 * slots they read, and is refused until they are done. */
 	char run_path[512];
@@ -725,6 +748,58 @@ static void idle_run_flushed(void **state)
 	check_no_validation_messages();
 }
 
+/*
+ * A run's file is made as the run begins, at its pre-roll, with the
+ * device and its queue, so that a program killed before its first frame
+ * is written leaves a file that reads and says what ran. A run stopped
+ * before its first frame leaves none: its log says no frame was recorded.
+ */
+static void file_made_as_the_run_begins(void **state)
+{
+	(void)state;
+	struct vkt t;
+	struct crumbs_desc desc = { 0 };
+	desc.log = keep_said;
+	said[0] = '\0';
+	vkt_init(&t, &desc);
+	char path[128];
+	snprintf(path, sizeof(path), "%s/test-run-2.crumbs", t.capture_dir);
+	frame(&t, 0);
+	/* Frame 1 is its pre-roll: the output thread makes the file. */
+	assert_int_equal(crumbs_record(t.crumbs, 2, 9, 1), CRUMBS_OK);
+	reader *c = NULL;
+	struct analyze_error err;
+	for (double until = vkt_now_ms() + 10000; vkt_now_ms() < until; vkt_sleep_ms(5)) {
+		if (reader_open_file(path, &c, &err) != CRUMBS_OK)
+			continue;
+		const struct frame *f = NULL;
+		if (reader_next_frame(c, &f, &err) == CRUMBS_ERROR_TRUNCATED &&
+		    reader_meta(c)->queue_count == 1)
+			break;
+		reader_free(c);
+		c = NULL;
+	}
+	if (!c)
+		fail_msg("'%s' did not read with its device and queue in 10 s of the run's pre-roll",
+			 path);
+	assert_int_equal(reader_meta(c)->gpu_count, 1);
+	assert_int_equal(reader_meta(c)->frame_count, 0);
+	reader_free(c);
+
+	assert_int_equal(crumbs_record_stop(t.crumbs), CRUMBS_OK);
+	frame(&t, 1);
+	const char *none = "no frame of the run from frame 2 was recorded";
+	for (double until = vkt_now_ms() + 10000; !strstr(said, none) && vkt_now_ms() < until;) {
+		vkt_sleep_ms(5);
+		crumbs_frame(t.crumbs);
+	}
+	assert_non_null(strstr(said, none));
+	assert_null(crumbs_last_capture(t.crumbs));
+	assert_int_equal(access(path, F_OK), -1);
+	vkt_destroy(&t);
+	check_no_validation_messages();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -738,6 +813,7 @@ int main(void)
 		cmocka_unit_test(looks_follow_the_gpu),
 		cmocka_unit_test(copies_recorded_again_only_when_changed),
 		cmocka_unit_test(idle_run_flushed),
+		cmocka_unit_test(file_made_as_the_run_begins),
 		cmocka_unit_test(resets_left_to_the_copies),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
