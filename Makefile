@@ -173,8 +173,9 @@ $(LIBCRUMBS_LINKS): $(LIBCRUMBS_SO)
 
 # The layer: only the loader's entry points are exported, so the
 # recorder inside cannot clash with a libcrumbs the program links.
-LAYER_OBJ := $(call obj,layer/unprofilable.c layer/layer_names.c layer/layer_devices.c \
-	layer/layer_frames.c layer/layer_record.c layer/layer_events.c layer/layer.c)
+LAYER_OBJ := $(call obj,layer/unprofilable.c layer/layer_names.c layer/pipeline_id.c \
+	layer/layer_devices.c layer/layer_frames.c layer/layer_record.c layer/layer_events.c \
+	layer/layer.c)
 $(LAYER): $(LAYER_OBJ) $(CORE_OBJ) layer/layer.map
 	$(CC) $(ALL_LDFLAGS) -shared -Wl,--version-script=layer/layer.map -Wl,-Bsymbolic \
 		-o $@ $(LAYER_OBJ) $(CORE_OBJ) $(LIBS)
@@ -231,6 +232,7 @@ $(BUILD)/obj/tests/unit/%.o: ALL_CFLAGS += $(CMOCKA_CFLAGS)
 # The layer's own files that unit tests reach.
 $(BUILD)/tests/test_layer_names: $(BUILD)/obj/layer/layer_names.o
 $(BUILD)/tests/test_unprofilable: $(BUILD)/obj/layer/unprofilable.o
+$(BUILD)/tests/test_pipeline_id: $(BUILD)/obj/layer/pipeline_id.o
 
 # Tests on a Vulkan device (lavapipe without a GPU), under validation.
 # They read captures back with the analyzer, which libcrumbs.a hides, so
@@ -240,6 +242,20 @@ $(BUILD)/tests/vk_%: $(BUILD)/obj/tests/vulkan/%.o $(BUILD)/obj/tests/vulkan/vkt
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS) $(VULKAN_LIBS)
 
 $(BUILD)/obj/tests/vulkan/%.o: ALL_CFLAGS += $(CMOCKA_CFLAGS)
+
+# The test of pipelines' identities: its shaders (the compute shader a
+# second time with the entry point gblur), and the layer it loads.
+PIPELINES_SHADERS := $(addprefix $(BUILD)/shaders/pipelines_,vert.h frag.h comp.h gblur.h)
+$(BUILD)/shaders/pipelines_%.h: tests/vulkan/pipelines.%
+	@mkdir -p $(dir $@)
+	glslangValidator -V --target-env vulkan1.1 --quiet --vn shader_pipelines_$* -o $@ $<
+$(BUILD)/shaders/pipelines_gblur.h: tests/vulkan/pipelines.comp
+	@mkdir -p $(dir $@)
+	glslangValidator -V --target-env vulkan1.1 --quiet -e gblur --source-entrypoint main \
+		--vn shader_pipelines_gblur -o $@ $<
+$(BUILD)/obj/tests/vulkan/test_pipelines.o: $(PIPELINES_SHADERS)
+$(BUILD)/obj/tests/vulkan/test_pipelines.o: ALL_CFLAGS += -I$(BUILD)/shaders
+$(BUILD)/tests/vk_test_pipelines: | $(LAYER) $(LAYER_JSON)
 
 # The threads test again, and the statistics test (the pieces of a run
 # read on several threads cut their values' memory from one pool), each

@@ -400,6 +400,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	d->next.GetDeviceProcAddr = gdpa;
 	pthread_mutex_init(&d->pools.lock, NULL);
 	pthread_mutex_init(&d->cbs.lock, NULL);
+	pthread_mutex_init(&d->modules.lock, NULL);
 	pthread_mutex_init(&d->pipelines.lock, NULL);
 	pthread_mutex_init(&d->passes.lock, NULL);
 	object_names_init(&d->names);
@@ -435,7 +436,8 @@ VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device,
 	d->next.DestroyDevice(device, alloc);
 	handle_map_release(&d->pools, false);
 	handle_map_release(&d->cbs, true);
-	handle_map_release(&d->pipelines, false);
+	handle_map_release(&d->modules, true);
+	handle_map_release(&d->pipelines, true);
 	handle_map_release(&d->passes, false);
 	object_names_release(&d->names);
 	free(d->queues);

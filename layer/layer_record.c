@@ -225,38 +225,68 @@ struct cb_state *capturing(struct layer_device *d, VkCommandBuffer cb)
 }
 
 /*
- * The topology a graphics pipeline draws with, or 0 when it does not say.
- * pStages and pInputAssemblyState may be left as garbage where the
- * specification says they are ignored: in parts of a pipeline library
- * without those states, and in pipelines linked from libraries (whose
- * topology is the libraries'). So they are read only where they count.
+ * The value of key in m: a block of `size` bytes, made (zeroed) when the
+ * key has none, and reused when a handle comes back. NULL when out of
+ * memory. Two objects of one handle are never made at once.
  */
-static uintptr_t pipeline_topology(struct layer_device *d, const VkGraphicsPipelineCreateInfo *ci)
+static void *handle_map_block(struct handle_map *m, uint64_t key, size_t size)
 {
-	VkGraphicsPipelineLibraryFlagsEXT parts = VK_GRAPHICS_PIPELINE_LIBRARY_VERTEX_INPUT_INTERFACE_BIT_EXT |
-						  VK_GRAPHICS_PIPELINE_LIBRARY_PRE_RASTERIZATION_SHADERS_BIT_EXT;
-	for (const VkBaseInStructure *p = ci->pNext; p; p = p->pNext) {
-		if (p->sType == VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT)
-			parts = ((const VkGraphicsPipelineLibraryCreateInfoEXT *)(const void *)p)->flags;
-		if (p->sType == VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR) {
-			const VkPipelineLibraryCreateInfoKHR *l = (const void *)p;
-			for (uint32_t i = 0; l->pLibraries && i < l->libraryCount; i++) {
-				uintptr_t t = (uintptr_t)handle_map_get(&d->pipelines,
-								  (uint64_t)l->pLibraries[i]);
-				if (t)
-					return t;
-			}
-			return 0;
-		}
+	void *v = handle_map_get(m, key);
+	if (v)
+		return v;
+	if (!(v = calloc(1, size)))
+		return NULL;
+	handle_map_set(m, key, v);
+	if (handle_map_get(m, key) != v) { /* the map could not grow */
+		free(v);
+		return NULL;
 	}
-	if ((parts & VK_GRAPHICS_PIPELINE_LIBRARY_PRE_RASTERIZATION_SHADERS_BIT_EXT) && ci->pStages)
-		for (uint32_t i = 0; i < ci->stageCount; i++)
-			if (ci->pStages[i].stage & (VK_SHADER_STAGE_MESH_BIT_EXT | VK_SHADER_STAGE_TASK_BIT_EXT))
-				return 0; /* no input assembly */
-	if (!(parts & VK_GRAPHICS_PIPELINE_LIBRARY_VERTEX_INPUT_INTERFACE_BIT_EXT) ||
-	    !ci->pInputAssemblyState)
-		return 0;
-	return (uintptr_t)ci->pInputAssemblyState->topology + 1;
+	return v;
+}
+
+/* Shader modules: the hash of their code, made once, for the identity of
+ * the pipelines made of them (layer/pipeline_id.c). */
+VKAPI_ATTR VkResult VKAPI_CALL layer_CreateShaderModule(VkDevice device,
+								const VkShaderModuleCreateInfo *ci,
+								const VkAllocationCallbacks *alloc,
+								VkShaderModule *out)
+{
+	DEVICE_OF(device, VK_ERROR_INITIALIZATION_FAILED);
+	VkResult r = FORWARD_RESULT(d, VK_ERROR_INITIALIZATION_FAILED, CreateShaderModule, device,
+				    ci, alloc, out);
+	if (r != VK_SUCCESS || !ci || !out || !*out)
+		return r;
+	uint64_t *hash = handle_map_block(&d->modules, (uint64_t)*out, sizeof(*hash));
+	if (hash)
+		*hash = shader_code_hash(ci->pCode, ci->codeSize);
+	return r;
+}
+
+static uint64_t module_hash(void *user, VkShaderModule module)
+{
+	struct layer_device *d = user;
+	const uint64_t *hash = handle_map_get(&d->modules, (uint64_t)module);
+	return hash ? *hash : 0;
+}
+
+static const struct pipeline_info *library_info(void *user, VkPipeline library)
+{
+	struct layer_device *d = user;
+	return handle_map_get(&d->pipelines, (uint64_t)library);
+}
+
+static uintptr_t pass_info(void *user, VkRenderPass pass)
+{
+	struct layer_device *d = user;
+	return (uintptr_t)handle_map_get(&d->passes, (uint64_t)pass);
+}
+
+/* Keeps what a new pipeline's events are named and counted by. */
+static void pipeline_keep(struct layer_device *d, VkPipeline p, const struct pipeline_info *info)
+{
+	struct pipeline_info *kept = handle_map_block(&d->pipelines, (uint64_t)p, sizeof(*kept));
+	if (kept)
+		*kept = *info;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL layer_CreateGraphicsPipelines(
@@ -266,10 +296,31 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_CreateGraphicsPipelines(
 	DEVICE_OF(device, VK_ERROR_INITIALIZATION_FAILED);
 	VkResult r = FORWARD_RESULT(d, VK_ERROR_INITIALIZATION_FAILED, CreateGraphicsPipelines,
 				    device, cache, count, ci, alloc, out);
+	const struct pipeline_lookup lk = { module_hash, library_info, pass_info, d };
 	for (uint32_t i = 0; r >= 0 && ci && out && i < count; i++) {
-		uintptr_t topology = out[i] ? pipeline_topology(d, &ci[i]) : 0;
-		if (topology)
-			handle_map_set(&d->pipelines, (uint64_t)out[i], (void *)topology);
+		if (!out[i])
+			continue; /* VK_PIPELINE_COMPILE_REQUIRED */
+		struct pipeline_info info;
+		pipeline_info_graphics(&ci[i], &lk, &info);
+		pipeline_keep(d, out[i], &info);
+	}
+	return r;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL layer_CreateComputePipelines(
+	VkDevice device, VkPipelineCache cache, uint32_t count,
+	const VkComputePipelineCreateInfo *ci, const VkAllocationCallbacks *alloc, VkPipeline *out)
+{
+	DEVICE_OF(device, VK_ERROR_INITIALIZATION_FAILED);
+	VkResult r = FORWARD_RESULT(d, VK_ERROR_INITIALIZATION_FAILED, CreateComputePipelines,
+				    device, cache, count, ci, alloc, out);
+	const struct pipeline_lookup lk = { module_hash, library_info, pass_info, d };
+	for (uint32_t i = 0; r >= 0 && ci && out && i < count; i++) {
+		if (!out[i])
+			continue;
+		struct pipeline_info info;
+		pipeline_info_compute(&ci[i], &lk, &info);
+		pipeline_keep(d, out[i], &info);
 	}
 	return r;
 }
@@ -284,12 +335,24 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_CreateGraphicsPipelines(
 		FORWARD(d, Destroy##name, device, h, alloc);                                   \
 	}
 
-DESTROY(Pipeline, VK_OBJECT_TYPE_PIPELINE, VkPipeline)
 DESTROY(RenderPass, VK_OBJECT_TYPE_RENDER_PASS, VkRenderPass)
 DESTROY(Framebuffer, VK_OBJECT_TYPE_FRAMEBUFFER, VkFramebuffer)
 DESTROY(Image, VK_OBJECT_TYPE_IMAGE, VkImage)
 DESTROY(ImageView, VK_OBJECT_TYPE_IMAGE_VIEW, VkImageView)
 DESTROY(Buffer, VK_OBJECT_TYPE_BUFFER, VkBuffer)
+
+/* A pipeline's info is forgotten too: its handle may come back as one
+ * the layer does not hash (a ray-tracing pipeline). */
+VKAPI_ATTR void VKAPI_CALL layer_DestroyPipeline(VkDevice device, VkPipeline p,
+							const VkAllocationCallbacks *alloc)
+{
+	DEVICE_OF(device, );
+	object_names_forget(&d->names, VK_OBJECT_TYPE_PIPELINE, (uint64_t)p);
+	struct pipeline_info *info = p ? handle_map_get(&d->pipelines, (uint64_t)p) : NULL;
+	if (info)
+		memset(info, 0, sizeof(*info));
+	FORWARD(d, DestroyPipeline, device, p, alloc);
+}
 
 /* ------------------------------------------------------------------------ */
 /* Object names                                                             */
@@ -450,13 +513,27 @@ VKAPI_ATTR void VKAPI_CALL layer_CmdBindPipeline(VkCommandBuffer cb,
 		point == VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR ? 2 : -1;
 	if (i < 0)
 		return;
-	object_names_get(&d->names, VK_OBJECT_TYPE_PIPELINE, (uint64_t)p, s->pipeline[i],
-			 sizeof(s->pipeline[i]));
-	if (i == 0) {
-		uintptr_t t = (uintptr_t)handle_map_get(&d->pipelines, (uint64_t)p);
-		if (t)
-			s->topology = (VkPrimitiveTopology)(t - 1);
-	}
+	/* The program's name for it, else its identity. */
+	const struct pipeline_info *info = handle_map_get(&d->pipelines, (uint64_t)p);
+	if (!object_names_get(&d->names, VK_OBJECT_TYPE_PIPELINE, (uint64_t)p, s->pipeline[i],
+			      sizeof(s->pipeline[i])))
+		pipeline_label(info, s->pipeline[i], sizeof(s->pipeline[i]));
+	if (i == 0 && info && info->topology)
+		s->topology = (VkPrimitiveTopology)(info->topology - 1);
+}
+
+/* Shader objects bound in place of a pipeline: the layer does not know
+ * them, so the draws and dispatches after them carry no pipeline's name
+ * rather than the last pipeline's. */
+VKAPI_ATTR void VKAPI_CALL layer_CmdBindShadersEXT(VkCommandBuffer cb, uint32_t count,
+							  const VkShaderStageFlagBits *stages,
+							  const VkShaderEXT *shaders)
+{
+	DEVICE_OF(cb, );
+	FORWARD(d, CmdBindShadersEXT, cb, count, stages, shaders);
+	struct cb_state *s = capturing(d, cb);
+	for (uint32_t i = 0; s && stages && i < count; i++)
+		s->pipeline[stages[i] == VK_SHADER_STAGE_COMPUTE_BIT ? 1 : 0][0] = '\0';
 }
 
 VKAPI_ATTR void VKAPI_CALL layer_CmdSetPrimitiveTopology(VkCommandBuffer cb,
