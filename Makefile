@@ -77,8 +77,10 @@ RECORDER_SRC := capture/common.c capture/functions.c capture/calibrate.c capture
 	capture/store.c capture/standing.c capture/record.c capture/submit.c \
 	capture/readback.c capture/profilegpu.c capture/output.c capture/frame.c \
 	capture/context.c capture/namefmt.c
-ANALYZE_SRC := analyze/arena.c analyze/reader.c analyze/records.c analyze/model.c
-REPORT_SRC := report/settings.c report/filter.c report/table.c report/text.c report/grid.c
+ANALYZE_SRC := analyze/arena.c analyze/reader.c analyze/records.c analyze/model.c \
+	analyze/pipelines.c
+REPORT_SRC := report/settings.c report/filter.c report/table.c report/pipelines.c report/text.c \
+	report/grid.c
 # Statistics over runs and comparing them: the crumbs command's alone, kept
 # out of libcrumbs (which reads a capture back only for its tables), so a
 # program linking it statically needs no more of libm than before.

@@ -332,6 +332,49 @@ void reader_skip_scopes(reader *c, bool skip);
 void reader_flat_scopes(reader *c, bool flat);
 
 /* ------------------------------------------------------------------------ */
+/* Events by pipeline (pipelines.c)                                         */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The pipeline an event ran, as the layer names draws, dispatches and ray
+ * tracing: the text after the first " · " of its name (the program's name
+ * for the pipeline, or its identity, "pipeline 3f2a"), or "" (len 0) when
+ * the name holds none. Returns false for nodes of other kinds (scopes,
+ * render passes, copies), which run no pipeline.
+ */
+bool node_pipeline(const struct node *n, const char **name, uint32_t *len);
+
+/* The events of one pipeline. */
+struct pipeline_group {
+	const char *name;    /* as node_pipeline gives it; valid while the frame is */
+	uint32_t name_len;
+	uint32_t first;      /* its rank in order of first appearance */
+	uint64_t calls;      /* events */
+	struct counts counts;
+	int64_t exclusive_ns;
+	bool untimed;        /* an event of it was not timed */
+};
+
+/* Groups of events by pipeline name, in order of first appearance;
+ * zero-initialised is empty. */
+struct pipeline_groups {
+	struct pipeline_group *data;
+	size_t len;
+	size_t cap;
+	uint32_t *slots;     /* groups by name */
+	size_t slot_cap;
+	uint64_t events;     /* grouped, over all groups */
+	int64_t exclusive_ns;
+	bool failed;         /* out of memory: what is held is incomplete */
+};
+
+/* Adds the events of the subtree of n (n included). */
+void pipeline_groups_add(struct pipeline_groups *g, const struct node *n);
+/* Empties g, keeping its memory. */
+void pipeline_groups_clear(struct pipeline_groups *g);
+void pipeline_groups_release(struct pipeline_groups *g);
+
+/* ------------------------------------------------------------------------ */
 /* Comparing two captures (compare.c)                                       */
 /* ------------------------------------------------------------------------ */
 
