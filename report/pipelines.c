@@ -11,9 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The name of the events that name no pipeline. */
-#define NO_PIPELINE "(no pipeline named)"
-
 /* The subtrees of the outermost --root matches. */
 static void add_matches(struct pipeline_groups *g, const struct report_settings *s,
 			const struct node *n)
@@ -184,7 +181,7 @@ void pipeline_rows_render(struct sbuf *out, const struct report_settings *s,
 		if (p->name_len)
 			add_row(&gr, s, r, p, p->name, p->name_len);
 		else
-			add_row(&gr, s, r, p, NO_PIPELINE, strlen(NO_PIPELINE));
+			add_row(&gr, s, r, p, PIPELINE_NONE_NAME, strlen(PIPELINE_NONE_NAME));
 	}
 	if (r->hidden && r->folded.calls) {
 		char label[64];
