@@ -403,6 +403,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	pthread_mutex_init(&d->modules.lock, NULL);
 	pthread_mutex_init(&d->pipelines.lock, NULL);
 	pthread_mutex_init(&d->passes.lock, NULL);
+	pthread_mutex_init(&d->framebuffers.lock, NULL);
+	pthread_mutex_init(&d->views.lock, NULL);
 	object_names_init(&d->names);
 	load_next(d, own_marker);
 
@@ -438,7 +440,9 @@ VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device,
 	handle_map_release(&d->cbs, true);
 	handle_map_release(&d->modules, true);
 	handle_map_release(&d->pipelines, true);
-	handle_map_release(&d->passes, false);
+	handle_map_release(&d->passes, true);
+	handle_map_release(&d->framebuffers, true);
+	handle_map_release(&d->views, true);
 	object_names_release(&d->names);
 	free(d->queues);
 	free(d);

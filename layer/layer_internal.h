@@ -99,8 +99,8 @@ struct pipeline_lookup {
 	uint64_t (*module)(void *user, VkShaderModule module);
 	/* A pipeline library's info; NULL when not known. */
 	const struct pipeline_info *(*library)(void *user, VkPipeline library);
-	/* A render pass's PASS_* description; 0 when not known. */
-	uintptr_t (*pass)(void *user, VkRenderPass pass);
+	/* A hash of what a render pass draws to; 0 when not known. */
+	uint64_t (*pass)(void *user, VkRenderPass pass);
 	void *user;
 };
 
@@ -170,14 +170,17 @@ bool layer_unprofilable(const VkDeviceCreateInfo *ci, const VkQueueFamilyPropert
 	X(BeginCommandBuffer, "1.0", NULL, NULL, NEXT)                                                \
 	X(EndCommandBuffer, "1.0", NULL, NULL, NEXT)                                                  \
 	X(CreateShaderModule, "1.0", NULL, NULL, NEXT)                                                \
+	X(DestroyShaderModule, "1.0", NULL, NULL, NEXT)                                               \
 	X(CreateGraphicsPipelines, "1.0", NULL, NULL, NEXT)                                           \
 	X(CreateComputePipelines, "1.0", NULL, NULL, NEXT)                                            \
 	X(DestroyPipeline, "1.0", NULL, NULL, NEXT)                                                   \
 	X(CreateRenderPass, "1.0", NULL, NULL, NEXT)                                                  \
 	X(CreateRenderPass2, "1.2", "vkCreateRenderPass2KHR", NULL, NEXT)                             \
 	X(DestroyRenderPass, "1.0", NULL, NULL, NEXT)                                                 \
+	X(CreateFramebuffer, "1.0", NULL, NULL, NEXT)                                                 \
 	X(DestroyFramebuffer, "1.0", NULL, NULL, NEXT)                                                \
 	X(DestroyImage, "1.0", NULL, NULL, NEXT)                                                      \
+	X(CreateImageView, "1.0", NULL, NULL, NEXT)                                                   \
 	X(DestroyImageView, "1.0", NULL, NULL, NEXT)                                                  \
 	X(DestroyBuffer, "1.0", NULL, NULL, NEXT)                                                     \
 	X(SetDebugUtilsObjectNameEXT, "VK_EXT_debug_utils", NULL, NULL, ALWAYS)                       \
@@ -292,11 +295,12 @@ struct handle_map {
 	uint32_t count;
 };
 
-/* Sets key to value (entries are overwritten, never removed: a handle
- * that comes back is set again when it does). */
+/* Sets key to value (overwritten when a handle comes back). */
 void handle_map_set(struct handle_map *m, uint64_t key, void *value);
 /* The value of key, or NULL. */
 void *handle_map_get(struct handle_map *m, uint64_t key);
+/* Removes key and returns its value (the caller's to free), or NULL. */
+void *handle_map_take(struct handle_map *m, uint64_t key);
 /* Calls fn on every value, under the map's lock. */
 void handle_map_each(struct handle_map *m, void (*fn)(void *value, void *arg), void *arg);
 /* Frees the map and, with free_values, its values. */
@@ -348,7 +352,9 @@ struct layer_device {
 	struct handle_map cbs;          /* VkCommandBuffer -> struct cb_state */
 	struct handle_map modules;      /* VkShaderModule -> its code's hash (a uint64_t) */
 	struct handle_map pipelines;    /* VkPipeline -> struct pipeline_info */
-	struct handle_map passes;       /* VkRenderPass -> its pass_info */
+	struct handle_map passes;       /* VkRenderPass -> struct pass_info */
+	struct handle_map framebuffers; /* VkFramebuffer -> struct framebuffer_info */
+	struct handle_map views;        /* VkImageView -> struct view_info */
 	struct object_names names;      /* what the program named its objects */
 	_Atomic uint32_t recording;     /* command buffers recorded at full detail */
 	_Atomic bool presented;
@@ -432,14 +438,36 @@ struct cb_state *capturing(struct layer_device *d, VkCommandBuffer cb);
  * (its labels and the secondaries it executes are kept); NULL otherwise. */
 struct cb_state *recording(struct layer_device *d, VkCommandBuffer cb);
 
-/* What a render pass object says of itself, packed into a map value
- * (never 0): the attachments its subpasses write and whether any uses
- * multiview. */
-#define PASS_KNOWN (1u << 0)
-#define PASS_MULTIVIEW (1u << 1)
-#define PASS_DEPTH (1u << 2)
-#define PASS_STENCIL (1u << 3)
-#define PASS_COLORS_SHIFT 8   /* 8 bits: color attachments, at most 255 */
-#define PASS_SUBPASSES_SHIFT 16 /* 8 bits: subpasses, at most 255 */
+/* The color attachments of a render pass, of a framebuffer, or of
+ * dynamic rendering whose formats and views name a pass: the first. */
+#define PASS_COLORS_MAX 8
+
+/* What a render pass object says of itself: the attachments its
+ * subpasses write (the color ones in order of first use, the first
+ * PASS_COLORS_MAX by index and format), how many subpasses it has, and
+ * whether any uses multiview. */
+struct pass_info {
+	bool multiview;
+	uint32_t subpasses;
+	uint32_t colors;                      /* color attachments written */
+	uint32_t color[PASS_COLORS_MAX];      /* their indices in the pass */
+	VkFormat color_format[PASS_COLORS_MAX];
+	uint32_t depth;                       /* VK_ATTACHMENT_UNUSED: none */
+	VkFormat depth_format;
+};
+
+/* A framebuffer's image views by attachment (none when imageless: the
+ * views come with vkCmdBeginRenderPass then). */
+#define FRAMEBUFFER_VIEWS_MAX 16
+struct framebuffer_info {
+	uint32_t count;
+	VkImageView views[FRAMEBUFFER_VIEWS_MAX];
+};
+
+/* An image view: its image, whose name names it too, and its format. */
+struct view_info {
+	VkImage image;
+	VkFormat format;
+};
 
 #endif

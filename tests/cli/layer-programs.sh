@@ -118,9 +118,10 @@ grep -q "^GPU profile for frame 30 " "$tmp/gears.out"
 result $? "the table of glxgears' frame 30 is printed"
 # Zink names nothing: passes by their size and attachments, draws by
 # their command and counts and their pipeline's identity.
-gears_pass=$(names "$tmp/gears.out" | sed 's/^ *//; s/ *$//' | grep -m 1 -E '^Render Pass [0-9]+x[0-9]+ \(1 color \+ depth\)$')
+gears_pass=$(names "$tmp/gears.out" | sed 's/^ *//; s/ *$//' |
+	grep -m 1 -E '^Render Pass [0-9]+x[0-9]+ \((bgra8|rgba8)( srgb)? \+ d(16|24|32)(s8)?\)$')
 [ -n "$gears_pass" ]
-result $? "Zink's render passes are events named by size and attachments ($gears_pass)"
+result $? "Zink's render passes are events named by size and attachments' formats ($gears_pass)"
 draws=$(names "$tmp/gears.out" |
 	grep -c -E '^ *Draw[A-Za-z]* ([0-9]+ draws )?[0-9]+ (vertices|indices) · pipeline [0-9a-f]{4} *$')
 [ "$draws" -ge 3 ]

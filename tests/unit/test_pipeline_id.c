@@ -43,11 +43,11 @@ static const struct pipeline_info *fake_library(void *user, VkPipeline p)
 	return h >= 100 && h < 104 ? &libs[h - 100] : NULL;
 }
 
-static uintptr_t fake_pass(void *user, VkRenderPass p)
+/* Render passes 7 and 8 draw to different targets. */
+static uint64_t fake_pass(void *user, VkRenderPass p)
 {
 	(void)user;
-	return (uint64_t)p == 7 ? (PASS_KNOWN | 1u << PASS_COLORS_SHIFT | PASS_DEPTH) :
-	       (uint64_t)p == 8 ? (PASS_KNOWN | 2u << PASS_COLORS_SHIFT) : 0;
+	return (uint64_t)p == 7 ? 0x1234 : (uint64_t)p == 8 ? 0x5678 : 0;
 }
 
 static const struct pipeline_lookup lookup = { fake_module, fake_library, fake_pass, NULL };

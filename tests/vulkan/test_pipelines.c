@@ -3,9 +3,11 @@
  * test_pipelines.c: pipelines a program does not name, under the crumbs
  * layer (with the validation layer below it): the draws and dispatches
  * they run carry their identity, "pipeline 3f2a" or, where the entry
- * point says more than main, "gblur 9c41"; a named pipeline its name; and
+ * point says more than main, "gblur 9c41"; a named pipeline its name;
  * two runs that create the same pipelines in another order, among other
- * objects, give them the same identities.
+ * objects, give them the same identities. Render passes without names,
+ * classic and dynamic, are named by their attachments' formats and their
+ * image's name.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -61,16 +63,39 @@ struct run {
 	VkQueue queue;
 	uint32_t family;
 	VkCommandPool pool;
-	VkImage image;
-	VkDeviceMemory memory;
-	VkImageView view;
+	VkImage image, depth;
+	VkDeviceMemory memory, depth_memory;
+	VkImageView view, depth_view;
 	VkRenderPass pass;
 	VkFramebuffer framebuffer;
 	VkPipelineLayout layout;
 	VkShaderModule modules[4]; /* vert, frag, comp, gblur */
 	VkPipeline pipelines[ROLES];
 	VkFence fence;
+	PFN_vkSetDebugUtilsObjectNameEXT set_name;
 };
+
+/* A 64x64 image of that format with its memory and a view of it. */
+static void image(struct run *r, VkFormat format, VkImageUsageFlags usage, VkImageAspectFlags aspect,
+		  VkImage *out, VkDeviceMemory *memory, VkImageView *view)
+{
+	VkImageCreateInfo ic = { VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, NULL, 0, VK_IMAGE_TYPE_2D,
+				 format, { 64, 64, 1 }, 1, 1, VK_SAMPLE_COUNT_1_BIT,
+				 VK_IMAGE_TILING_OPTIMAL, usage, VK_SHARING_MODE_EXCLUSIVE, 0, NULL,
+				 VK_IMAGE_LAYOUT_UNDEFINED };
+	CHECK(vkCreateImage(r->device, &ic, NULL, out));
+	VkMemoryRequirements req;
+	vkGetImageMemoryRequirements(r->device, *out, &req);
+	uint32_t type = 0;
+	while (!(req.memoryTypeBits & (1u << type)))
+		type++;
+	VkMemoryAllocateInfo ai = { VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, NULL, req.size, type };
+	CHECK(vkAllocateMemory(r->device, &ai, NULL, memory));
+	CHECK(vkBindImageMemory(r->device, *out, *memory, 0));
+	VkImageViewCreateInfo vc = { VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, NULL, 0, *out,
+				     VK_IMAGE_VIEW_TYPE_2D, format, { 0 }, { aspect, 0, 1, 0, 1 } };
+	CHECK(vkCreateImageView(r->device, &vc, NULL, view));
+}
 
 static VkShaderModule module(struct run *r, const uint32_t *code, size_t bytes)
 {
@@ -93,7 +118,7 @@ static void create_device(struct run *r)
 		on_message, NULL
 	};
 	VkApplicationInfo app = { VK_STRUCTURE_TYPE_APPLICATION_INFO, NULL, "crumbs tests", 1,
-				  "crumbs", 1, VK_API_VERSION_1_2 };
+				  "crumbs", 1, VK_API_VERSION_1_3 };
 	VkInstanceCreateInfo ii = { VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, &mi, 0, &app, 2, layers,
 				    1, &ext };
 	VkResult res = vkCreateInstance(&ii, NULL, &r->instance);
@@ -119,7 +144,9 @@ static void create_device(struct run *r)
 	float priority = 1.0f;
 	VkDeviceQueueCreateInfo qi = { VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, NULL, 0, r->family,
 				       1, &priority };
-	VkDeviceCreateInfo di = { VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, NULL, 0, 1, &qi, 0, NULL, 0,
+	VkPhysicalDeviceVulkan13Features f13 = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
+						 .dynamicRendering = VK_TRUE };
+	VkDeviceCreateInfo di = { VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &f13, 0, 1, &qi, 0, NULL, 0,
 				  NULL, NULL };
 	CHECK(vkCreateDevice(physical, &di, NULL, &r->device));
 	vkGetDeviceQueue(r->device, r->family, 0, &r->queue);
@@ -128,24 +155,18 @@ static void create_device(struct run *r)
 	VkFenceCreateInfo fi = { VK_STRUCTURE_TYPE_FENCE_CREATE_INFO, NULL, 0 };
 	CHECK(vkCreateFence(r->device, &fi, NULL, &r->fence));
 
-	/* A 64x64 target and a render pass that clears it. */
-	VkImageCreateInfo ic = { VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, NULL, 0, VK_IMAGE_TYPE_2D,
-				 VK_FORMAT_R8G8B8A8_UNORM, { 64, 64, 1 }, 1, 1, VK_SAMPLE_COUNT_1_BIT,
-				 VK_IMAGE_TILING_OPTIMAL, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
-				 VK_SHARING_MODE_EXCLUSIVE, 0, NULL, VK_IMAGE_LAYOUT_UNDEFINED };
-	CHECK(vkCreateImage(r->device, &ic, NULL, &r->image));
-	VkMemoryRequirements req;
-	vkGetImageMemoryRequirements(r->device, r->image, &req);
-	uint32_t type = 0;
-	while (!(req.memoryTypeBits & (1u << type)))
-		type++;
-	VkMemoryAllocateInfo ai = { VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, NULL, req.size, type };
-	CHECK(vkAllocateMemory(r->device, &ai, NULL, &r->memory));
-	CHECK(vkBindImageMemory(r->device, r->image, r->memory, 0));
-	VkImageViewCreateInfo vc = { VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, NULL, 0, r->image,
-				     VK_IMAGE_VIEW_TYPE_2D, VK_FORMAT_R8G8B8A8_UNORM, { 0 },
-				     { VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 } };
-	CHECK(vkCreateImageView(r->device, &vc, NULL, &r->view));
+	/* A 64x64 target and a depth buffer, and a render pass that clears
+	 * the target. */
+	image(r, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
+	      VK_IMAGE_ASPECT_COLOR_BIT, &r->image, &r->memory, &r->view);
+	image(r, VK_FORMAT_D32_SFLOAT, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+	      VK_IMAGE_ASPECT_DEPTH_BIT, &r->depth, &r->depth_memory, &r->depth_view);
+	r->set_name = (PFN_vkSetDebugUtilsObjectNameEXT)vkGetDeviceProcAddr(r->device,
+									  "vkSetDebugUtilsObjectNameEXT");
+	assert_non_null(r->set_name);
+	VkDebugUtilsObjectNameInfoEXT ni = { VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT, NULL,
+					     VK_OBJECT_TYPE_IMAGE, (uint64_t)r->image, "Target" };
+	CHECK(r->set_name(r->device, &ni));
 	VkAttachmentDescription at = { 0, VK_FORMAT_R8G8B8A8_UNORM, VK_SAMPLE_COUNT_1_BIT,
 				       VK_ATTACHMENT_LOAD_OP_CLEAR, VK_ATTACHMENT_STORE_OP_STORE,
 				       VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_ATTACHMENT_STORE_OP_DONT_CARE,
@@ -241,13 +262,10 @@ static void create_pipelines(struct run *r, bool reverse)
 		r->pipelines[GBLUR] = compute(r, r->modules[3], "gblur");
 		r->pipelines[COMPUTE] = compute(r, r->modules[2], "main");
 	}
-	PFN_vkSetDebugUtilsObjectNameEXT set_name = (PFN_vkSetDebugUtilsObjectNameEXT)
-		vkGetDeviceProcAddr(r->device, "vkSetDebugUtilsObjectNameEXT");
-	assert_non_null(set_name);
 	VkDebugUtilsObjectNameInfoEXT ni = { VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT, NULL,
 					     VK_OBJECT_TYPE_PIPELINE, (uint64_t)r->pipelines[NAMED],
 					     "Tonemap" };
-	CHECK(set_name(r->device, &ni));
+	CHECK(r->set_name(r->device, &ni));
 }
 
 /* One frame: a fenced submission (the program never presents). Frame 1
@@ -275,6 +293,39 @@ static void frame(struct run *r, bool work)
 		vkCmdDispatch(cb, 1, 1, 1);
 		vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, r->pipelines[COMPUTE]);
 		vkCmdDispatch(cb, 2, 1, 1);
+		/* Dynamic rendering into the target, after the pass, and the
+		 * depth buffer. */
+		VkImageMemoryBarrier to_depth = {
+			VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER, NULL, 0,
+			VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+			VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, VK_QUEUE_FAMILY_IGNORED,
+			VK_QUEUE_FAMILY_IGNORED, r->depth, { VK_IMAGE_ASPECT_DEPTH_BIT, 0, 1, 0, 1 } };
+		VkImageMemoryBarrier after = {
+			VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER, NULL, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+			VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+			VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_QUEUE_FAMILY_IGNORED,
+			VK_QUEUE_FAMILY_IGNORED, r->image, { VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 } };
+		vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+				     VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT |
+					     VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT,
+				     0, 0, NULL, 0, NULL, 1, &to_depth);
+		vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+				     VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, 0, 0, NULL, 0, NULL,
+				     1, &after);
+		VkRenderingAttachmentInfo color = {
+			VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO, NULL, r->view,
+			VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, 0, VK_NULL_HANDLE,
+			VK_IMAGE_LAYOUT_UNDEFINED, VK_ATTACHMENT_LOAD_OP_LOAD, VK_ATTACHMENT_STORE_OP_STORE,
+			{ { { 0 } } } };
+		VkRenderingAttachmentInfo depth = {
+			VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO, NULL, r->depth_view,
+			VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, 0, VK_NULL_HANDLE,
+			VK_IMAGE_LAYOUT_UNDEFINED, VK_ATTACHMENT_LOAD_OP_CLEAR,
+			VK_ATTACHMENT_STORE_OP_DONT_CARE, { .depthStencil = { 1.0f, 0 } } };
+		VkRenderingInfo ri = { VK_STRUCTURE_TYPE_RENDERING_INFO, NULL, 0, { { 0, 0 }, { 32, 32 } },
+				       1, 0, 1, &color, &depth, NULL };
+		vkCmdBeginRendering(cb, &ri);
+		vkCmdEndRendering(cb);
 	}
 	CHECK(vkEndCommandBuffer(cb));
 	VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL, 1, &cb, 0, NULL };
@@ -297,6 +348,9 @@ static void destroy(struct run *r)
 	vkDestroyImageView(r->device, r->view, NULL);
 	vkDestroyImage(r->device, r->image, NULL);
 	vkFreeMemory(r->device, r->memory, NULL);
+	vkDestroyImageView(r->device, r->depth_view, NULL);
+	vkDestroyImage(r->device, r->depth, NULL);
+	vkFreeMemory(r->device, r->depth_memory, NULL);
 	vkDestroyFence(r->device, r->fence, NULL);
 	vkDestroyCommandPool(r->device, r->pool, NULL);
 	/* The capture is written whole before this returns. */
@@ -308,8 +362,9 @@ static void destroy(struct run *r)
 }
 
 /* The names of the draws and dispatches of the capture in capture_dir,
- * by role, into names[ROLES]; the capture is removed. */
-static void read_names(char names[ROLES][128])
+ * by role, into names[ROLES], and of its two render passes into
+ * passes[2]; the capture is removed. */
+static void read_names(char names[ROLES][128], char passes[2][128])
 {
 	DIR *dir = opendir(capture_dir);
 	assert_non_null(dir);
@@ -328,13 +383,15 @@ static void read_names(char names[ROLES][128])
 	assert_int_equal(reader_open_file(path, &c, &err), CRUMBS_OK);
 	assert_int_equal(reader_next_frame(c, &f, &err), CRUMBS_OK);
 	assert_non_null(f);
-	int k = 0;
+	int k = 0, p = 0;
 	/* Preorder: the render pass, its three draws, the two dispatches. */
 	for (uint32_t q = 0; q < f->queue_count; q++) {
 		const struct node *n = f->queues[q].root->child;
 		while (n) {
 			if ((n->kind == CRUMBS_EVENT_DRAW || n->kind == CRUMBS_EVENT_DISPATCH) && k < ROLES)
 				snprintf(names[k++], 128, "%.*s", (int)n->name_len, n->name);
+			if (n->kind == CRUMBS_EVENT_RENDER_PASS && p < 2)
+				snprintf(passes[p++], 128, "%.*s", (int)n->name_len, n->name);
 			if (n->child) {
 				n = n->child;
 				continue;
@@ -346,10 +403,11 @@ static void read_names(char names[ROLES][128])
 	}
 	reader_free(c);
 	assert_int_equal(k, ROLES);
+	assert_int_equal(p, 2);
 	assert_int_equal(remove(path), 0);
 }
 
-static void run_once(bool reverse, char names[ROLES][128])
+static void run_once(bool reverse, char names[ROLES][128], char passes[2][128])
 {
 	struct run r;
 	memset(&r, 0, sizeof(r));
@@ -359,7 +417,7 @@ static void run_once(bool reverse, char names[ROLES][128])
 	frame(&r, true);
 	frame(&r, false);
 	destroy(&r);
-	read_names(names);
+	read_names(names, passes);
 }
 
 /* The suffix after " · " of a name. */
@@ -380,8 +438,8 @@ static bool is_hex4(const char *s)
 static void identities(void **state)
 {
 	(void)state;
-	char first[ROLES][128], second[ROLES][128];
-	run_once(false, first);
+	char first[ROLES][128], second[ROLES][128], passes[2][128];
+	run_once(false, first, passes);
 	for (int i = 0; i < ROLES; i++)
 		printf("# %s\n", first[i]);
 	assert_memory_equal(first[PLAIN], "Draw 3 vertices \u00b7 pipeline ", strlen("Draw 3 vertices \u00b7 pipeline "));
@@ -396,9 +454,12 @@ static void identities(void **state)
 	assert_memory_equal(first[COMPUTE], "Dispatch 2x1x1 \u00b7 pipeline ", strlen("Dispatch 2x1x1 \u00b7 pipeline "));
 
 	/* Again, created in the other order among other objects. */
-	run_once(true, second);
+	run_once(true, second, passes);
 	for (int i = 0; i < ROLES; i++)
 		assert_string_equal(first[i], second[i]);
+	/* Render passes by their attachments' formats and image's name. */
+	assert_string_equal(passes[0], "Render Pass 64x64 (rgba8) \u00b7 Target");
+	assert_string_equal(passes[1], "Render Pass 32x32 (rgba8 + d32) \u00b7 Target");
 	assert_int_equal(messages, 0);
 }
 
