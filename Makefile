@@ -77,8 +77,10 @@ RECORDER_SRC := capture/common.c capture/functions.c capture/calibrate.c capture
 	capture/store.c capture/standing.c capture/record.c capture/submit.c \
 	capture/readback.c capture/profilegpu.c capture/output.c capture/frame.c \
 	capture/context.c capture/namefmt.c
-ANALYZE_SRC := analyze/arena.c analyze/reader.c analyze/records.c analyze/model.c
-REPORT_SRC := report/settings.c report/filter.c report/table.c report/text.c report/grid.c
+ANALYZE_SRC := analyze/arena.c analyze/reader.c analyze/records.c analyze/model.c \
+	analyze/pipelines.c
+REPORT_SRC := report/settings.c report/filter.c report/table.c report/pipelines.c report/text.c \
+	report/grid.c
 # Statistics over runs and comparing them: the crumbs command's alone, kept
 # out of libcrumbs (which reads a capture back only for its tables), so a
 # program linking it statically needs no more of libm than before.
@@ -179,7 +181,7 @@ $(LIBCRUMBS_LINKS): $(LIBCRUMBS_SO)
 
 # The layer: only the loader's entry points are exported, so the
 # recorder inside cannot clash with a libcrumbs the program links.
-LAYER_OBJ := $(call obj,layer/unprofilable.c layer/layer_env.c layer/layer_names.c \
+LAYER_OBJ := $(call obj,layer/unprofilable.c layer/layer_env.c layer/layer_names.c layer/pipeline_id.c \
 	layer/layer_devices.c layer/layer_frames.c layer/layer_record.c layer/layer_events.c \
 	layer/layer.c)
 $(LAYER): $(LAYER_OBJ) $(CORE_OBJ) layer/layer.map
@@ -236,8 +238,9 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(RUNS_OBJ) $(CORE_OBJ)
 $(BUILD)/obj/tests/unit/%.o: ALL_CFLAGS += $(CMOCKA_CFLAGS)
 
 # The layer's own files that unit tests reach.
-$(BUILD)/tests/test_layer_names: $(BUILD)/obj/layer/layer_names.o
+$(BUILD)/tests/test_layer_names: $(BUILD)/obj/layer/layer_names.o $(BUILD)/obj/layer/layer_devices.o
 $(BUILD)/tests/test_unprofilable: $(BUILD)/obj/layer/unprofilable.o
+$(BUILD)/tests/test_pipeline_id: $(BUILD)/obj/layer/pipeline_id.o
 
 # Tests on a Vulkan device (lavapipe without a GPU), under validation.
 # They read captures back with the analyzer, which libcrumbs.a hides, so
@@ -247,6 +250,20 @@ $(BUILD)/tests/vk_%: $(BUILD)/obj/tests/vulkan/%.o $(BUILD)/obj/tests/vulkan/vkt
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LIBS) $(VULKAN_LIBS)
 
 $(BUILD)/obj/tests/vulkan/%.o: ALL_CFLAGS += $(CMOCKA_CFLAGS)
+
+# The test of pipelines' identities: its shaders (the compute shader a
+# second time with the entry point gblur), and the layer it loads.
+PIPELINES_SHADERS := $(addprefix $(BUILD)/shaders/pipelines_,vert.h frag.h comp.h gblur.h)
+$(BUILD)/shaders/pipelines_%.h: tests/vulkan/pipelines.%
+	@mkdir -p $(dir $@)
+	glslangValidator -V --target-env vulkan1.1 --quiet --vn shader_pipelines_$* -o $@ $<
+$(BUILD)/shaders/pipelines_gblur.h: tests/vulkan/pipelines.comp
+	@mkdir -p $(dir $@)
+	glslangValidator -V --target-env vulkan1.1 --quiet -e gblur --source-entrypoint main \
+		--vn shader_pipelines_gblur -o $@ $<
+$(BUILD)/obj/tests/vulkan/test_pipelines.o: $(PIPELINES_SHADERS)
+$(BUILD)/obj/tests/vulkan/test_pipelines.o: ALL_CFLAGS += -I$(BUILD)/shaders
+$(BUILD)/tests/vk_test_pipelines: | $(LAYER) $(LAYER_JSON)
 
 # The threads test again, and the statistics test (the pieces of a run
 # read on several threads cut their values' memory from one pool), each

@@ -335,6 +335,52 @@ void reader_skip_scopes(reader *c, bool skip);
 void reader_flat_scopes(reader *c, bool flat);
 
 /* ------------------------------------------------------------------------ */
+/* Events by pipeline (pipelines.c)                                         */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The pipeline an event ran, as the layer names draws, dispatches and ray
+ * tracing: the text after the first " · " of its name (the program's name
+ * for the pipeline, or its identity, "pipeline 3f2a"), or "" (len 0) when
+ * the name holds none. Returns false for nodes of other kinds (scopes,
+ * render passes, copies), which run no pipeline.
+ */
+bool node_pipeline(const struct node *n, const char **name, uint32_t *len);
+
+/* What tables and statistics call the pipeline of events that name none. */
+#define PIPELINE_NONE_NAME "(no pipeline named)"
+
+/* The events of one pipeline. */
+struct pipeline_group {
+	const char *name;    /* as node_pipeline gives it; valid while the frame is */
+	uint32_t name_len;
+	uint32_t first;      /* its rank in order of first appearance */
+	uint64_t calls;      /* events */
+	struct counts counts;
+	int64_t exclusive_ns;
+	bool untimed;        /* an event of it was not timed */
+};
+
+/* Groups of events by pipeline name, in order of first appearance;
+ * zero-initialised is empty. */
+struct pipeline_groups {
+	struct pipeline_group *data;
+	size_t len;
+	size_t cap;
+	uint32_t *slots;     /* groups by name */
+	size_t slot_cap;
+	uint64_t events;     /* grouped, over all groups */
+	int64_t exclusive_ns;
+	bool failed;         /* out of memory: what is held is incomplete */
+};
+
+/* Adds the events of the subtree of n (n included). */
+void pipeline_groups_add(struct pipeline_groups *g, const struct node *n);
+/* Empties g, keeping its memory. */
+void pipeline_groups_clear(struct pipeline_groups *g);
+void pipeline_groups_release(struct pipeline_groups *g);
+
+/* ------------------------------------------------------------------------ */
 /* Comparing two captures (compare.c)                                       */
 /* ------------------------------------------------------------------------ */
 
@@ -417,6 +463,12 @@ enum compare_verdict compare_verdict(const struct compare_rule *rule, const stru
  *                scopes of one path in one frame are summed for that frame
  *                and both count as calls. Leaf events are not rows: their
  *                time stays with their scope (as `report --no-leaf`).
+ *   STATS_PIPELINE with stats_by_pipeline, in place of scopes: a queue's
+ *                draws, dispatches and ray tracing of one pipeline
+ *                (node_pipeline; PIPELINE_NONE_NAME for those that name
+ *                none), right below the queue: their exclusive time
+ *                summed in each frame (its time and exclusive time alike)
+ *                and the events as calls.
  * In a scope directly below the queue root, a run of digits equal to the
  * frame's number is replaced by '#', so the per-frame "Frame 120" of many
  * engines is one row "Frame #".
@@ -435,8 +487,9 @@ enum compare_verdict compare_verdict(const struct compare_rule *rule, const stru
  */
 typedef struct stats stats;
 
-enum stats_kind { STATS_GPU, STATS_BUSY, STATS_WAIT, STATS_IDLE, STATS_SCOPE };
-/* "gpu", "busy", "wait", "idle" or "scope", as CSV and JSON name them. */
+enum stats_kind { STATS_GPU, STATS_BUSY, STATS_WAIT, STATS_IDLE, STATS_SCOPE, STATS_PIPELINE };
+/* "gpu", "busy", "wait", "idle", "scope" or "pipeline", as CSV and JSON
+ * name them. */
 const char *stats_kind_name(enum stats_kind kind);
 
 #define STATS_NS_MAX (UINT32_MAX - 1)
@@ -477,19 +530,22 @@ struct stats_row {
 	uint32_t parent;        /* row index; STATS_NONE for GPU rows */
 	uint32_t first_child;   /* STATS_NONE when none */
 	uint32_t next_sibling;  /* STATS_NONE when none */
-	uint32_t depth;         /* scopes: 1 below the queue root; else 0 */
-	const char *name;       /* NUL-terminated UTF-8: the scope's name,
-				 * "GPU 0", or the queue's name */
+	uint32_t depth;         /* scopes: 1 below the queue root; pipelines
+				 * 1; else 0 */
+	const char *name;       /* NUL-terminated UTF-8: the scope's or
+				 * pipeline's name, "GPU 0", or the queue's */
 	size_t name_len;
-	uint64_t calls;         /* scopes: over every frame; else frames */
+	uint64_t calls;         /* scopes and pipelines: over every frame
+				 * (a pipeline's events); else frames */
 	uint64_t events;        /* STATS_BUSY rows: the queue's events over
 				 * every frame (draws, dispatches, copies,
 				 * render passes), which are no rows */
 	struct stats_summary time;      /* the series: inclusive for scopes */
-	struct stats_summary exclusive; /* scopes only */
-	double share_pct;       /* scopes: inclusive summed over its frames,
-				 * over the queue's busy + wait summed over
-				 * every frame, in percent; else 0 */
+	struct stats_summary exclusive; /* scopes and pipelines only */
+	double share_pct;       /* scopes and pipelines: time summed over
+				 * its frames, over the queue's busy + wait
+				 * summed over every frame, in percent;
+				 * else 0 */
 	struct stats_spikes spikes;     /* GPU rows only */
 };
 
@@ -533,6 +589,12 @@ enum crumbs_result stats_append(stats *s, stats *from);
  * rows): 4 bytes a GPU a frame, for a picture of a long run. Call before
  * the first frame. */
 void stats_keep_frame_times_only(stats *s);
+
+/* Makes stats_add_frame make pipeline rows of the frames' events in
+ * place of scope rows: frames with their trees, not flat scopes. Call
+ * before the first frame; statistics made by stats_create_sharing from
+ * these do the same. */
+void stats_by_pipeline(stats *s);
 
 /* Computes every row's summary, spikes and share. Call once after the
  * last frame. CRUMBS_OK or CRUMBS_ERROR_OUT_OF_MEMORY. */

@@ -149,6 +149,8 @@ struct stats {
 	char *name_buf;            /* a depth-1 name with its frame number replaced */
 	size_t name_buf_cap;
 	bool frame_times_only;     /* GPU rows alone */
+	bool by_pipeline;          /* pipeline rows in place of scope rows */
+	struct pipeline_groups groups; /* a queue's events by pipeline */
 	uint64_t epoch;            /* frame.names_epoch of guess.seen */
 	struct region_pool own;    /* the full chunks' memory */
 	struct region_pool *pool;  /* where they are cut: &own, or another's */
@@ -567,9 +569,10 @@ static uint64_t name_hash(uint32_t parent, const char *name, size_t len)
 	return h ^ (h >> 29);
 }
 
-/* The slot of the scope row of that name below `parent`, or of the empty
- * slot where it would go; slot_cap must be above 0. */
-static size_t scope_slot(const struct stats *s, uint32_t parent, const char *name, size_t len)
+/* The slot of the scope (or pipeline) row of that name below `parent`, or
+ * of the empty slot where it would go; slot_cap must be above 0. */
+static size_t scope_slot(const struct stats *s, enum stats_kind kind, uint32_t parent,
+			 const char *name, size_t len)
 {
 	size_t mask = s->slot_cap - 1;
 	size_t j = name_hash(parent, name, len) & mask;
@@ -578,7 +581,8 @@ static size_t scope_slot(const struct stats *s, uint32_t parent, const char *nam
 		if (r == STATS_NONE)
 			return j;
 		const struct stats_row *row = &s->rows[r];
-		if (row->parent == parent && row->name_len == len && memcmp(row->name, name, len) == 0)
+		if (row->parent == parent && row->kind == kind && row->name_len == len &&
+		    memcmp(row->name, name, len) == 0)
 			return j;
 	}
 }
@@ -607,17 +611,19 @@ static bool slots_grow(struct stats *s)
 	return true;
 }
 
-/* The scope row of that name below `parent`, made when new. */
-static uint32_t scope_row(struct stats *s, uint32_t parent, const char *name, size_t len)
+/* The scope (or pipeline) row of that name below `parent`, made when
+ * new. */
+static uint32_t named_row(struct stats *s, enum stats_kind kind, uint32_t parent,
+			  const char *name, size_t len)
 {
 	if ((s->scope_rows + 1) * 2 > s->slot_cap && !slots_grow(s))
 		return STATS_NONE;
-	size_t j = scope_slot(s, parent, name, len);
+	size_t j = scope_slot(s, kind, parent, name, len);
 	if (s->slots[j] != STATS_NONE)
 		return s->slots[j];
 	const struct stats_row *p = &s->rows[parent];
 	uint32_t depth = p->kind == STATS_SCOPE ? p->depth + 1 : 1;
-	uint32_t r = row_new(s, STATS_SCOPE, p->gpu, p->queue, parent, depth, name, len);
+	uint32_t r = row_new(s, kind, p->gpu, p->queue, parent, depth, name, len);
 	if (r == STATS_NONE)
 		return STATS_NONE;
 	s->slots[j] = r;
@@ -690,7 +696,7 @@ static const char *frame_name(struct stats *s, const char *name, size_t *len,
 
 const char *stats_kind_name(enum stats_kind kind)
 {
-	static const char *const names[] = { "gpu", "busy", "wait", "idle", "scope" };
+	static const char *const names[] = { "gpu", "busy", "wait", "idle", "scope", "pipeline" };
 	return (unsigned)kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
 }
 
@@ -710,8 +716,10 @@ stats *stats_create(void)
 stats *stats_create_sharing(stats *owner)
 {
 	stats *s = stats_create();
-	if (s)
+	if (s) {
 		s->pool = owner->pool;
+		s->by_pipeline = owner->by_pipeline;
+	}
 	return s;
 }
 
@@ -740,6 +748,7 @@ void stats_free(stats *s)
 	free(s->outer);
 	free(s->flat_rows);
 	free(s->name_buf);
+	pipeline_groups_release(&s->groups);
 	free(s);
 }
 
@@ -817,7 +826,7 @@ static bool add_scopes(struct stats *s, uint32_t fi, uint32_t busy, struct guess
 			 * buffer is reused. */
 			ge->seen = s->epoch && name == n->name ? name : NULL;
 		} else {
-			here = scope_row(s, parent, name, len);
+			here = named_row(s, STATS_SCOPE, parent, name, len);
 			if (k < GUESS_MAX) {
 				if (!array_room((void **)&guess->e, &guess->cap, (size_t)k + 1,
 						sizeof(*guess->e)))
@@ -831,6 +840,28 @@ static bool add_scopes(struct stats *s, uint32_t fi, uint32_t busy, struct guess
 		    !row_add(s, here, fi, clamp_ns(n->inclusive_ns), clamp_ns(n->exclusive_ns)))
 			return false;
 		s->flat_rows[k] = here;
+	}
+	return true;
+}
+
+/* A queue's events grouped by pipeline, each group a value of its row
+ * below the queue's busy row: the events' exclusive time summed, and as
+ * many calls as events. */
+static bool add_pipelines(struct stats *s, uint32_t fi, uint32_t busy, const struct node *root)
+{
+	pipeline_groups_clear(&s->groups);
+	pipeline_groups_add(&s->groups, root);
+	if (s->groups.failed)
+		return false;
+	for (size_t i = 0; i < s->groups.len; i++) {
+		const struct pipeline_group *p = &s->groups.data[i];
+		const char *name = p->name_len ? p->name : PIPELINE_NONE_NAME;
+		size_t len = p->name_len ? p->name_len : strlen(PIPELINE_NONE_NAME);
+		uint32_t r = named_row(s, STATS_PIPELINE, busy, name, len);
+		uint32_t ns = clamp_ns(p->exclusive_ns);
+		if (r == STATS_NONE || !row_add(s, r, fi, ns, ns))
+			return false;
+		s->store[r].calls += p->calls - 1; /* row_add counted one */
 	}
 	return true;
 }
@@ -894,14 +925,16 @@ enum crumbs_result stats_add_frame(stats *s, const struct capture_meta *meta,
 		}
 		/* A tree is flattened first. */
 		uint32_t count = fq->flat_count;
-		bool flat = fq->flat || flatten_tree(s, fq->root, &count);
+		bool flat = s->by_pipeline || fq->flat || flatten_tree(s, fq->root, &count);
 		if (busy != STATS_NONE)
 			s->store[busy].events += fq->events;
 		if (!flat || busy == STATS_NONE || !row_add(s, busy, fi, clamp_ns(fq->busy_ns), 0) ||
 		    !row_add(s, busy + 1, fi, clamp_ns(fq->wait_ns), 0) ||
 		    !row_add(s, busy + 2, fi, clamp_ns(fq->idle_ns), 0) ||
-		    !add_scopes(s, fi, busy, &s->guesses[fq->queue], fq->flat ? fq->flat : s->flat,
-				count, number, number_len))
+		    (s->by_pipeline ? !add_pipelines(s, fi, busy, fq->root) :
+				      !add_scopes(s, fi, busy, &s->guesses[fq->queue],
+						  fq->flat ? fq->flat : s->flat, count, number,
+						  number_len)))
 			return s->row_count >= STATS_NONE - 1 ? CRUMBS_ERROR_LIMIT :
 								 CRUMBS_ERROR_OUT_OF_MEMORY;
 	}
@@ -940,7 +973,8 @@ enum crumbs_result stats_append(stats *s, stats *from)
 				to += row->kind - STATS_BUSY;
 			break;
 		case STATS_SCOPE:
-			to = scope_row(s, map[row->parent], row->name, row->name_len);
+		case STATS_PIPELINE:
+			to = named_row(s, row->kind, map[row->parent], row->name, row->name_len);
 			break;
 		}
 		if (to == STATS_NONE)
@@ -1316,7 +1350,7 @@ static void *summarize_rows(void *arg)
 		summarize(s, st, &st->time, job->tmp, job->tmp2, &row->time);
 		if (row->kind == STATS_SCOPE && st->split)
 			summarize(s, st, &st->exclusive, job->tmp, job->tmp2, &row->exclusive);
-		else if (row->kind == STATS_SCOPE)
+		else if (row->kind == STATS_SCOPE || row->kind == STATS_PIPELINE)
 			row->exclusive = row->time; /* the same values */
 		if (row->kind == STATS_GPU)
 			find_spikes(s, st, job->rule, &row->time, &row->spikes);
@@ -1357,7 +1391,7 @@ enum crumbs_result stats_finish(stats *s, const struct stats_spike_rule *rule)
 	/* Shares need their queue's summaries, made above. */
 	for (size_t r = 0; r < s->row_count; r++) {
 		struct stats_row *row = &s->rows[r];
-		if (row->kind != STATS_SCOPE)
+		if (row->kind != STATS_SCOPE && row->kind != STATS_PIPELINE)
 			continue;
 		/* Of the queue's time over the run: a scope of some frames
 		 * only counts in those, and siblings never pass 100%. */
@@ -1376,6 +1410,11 @@ enum crumbs_result stats_finish(stats *s, const struct stats_spike_rule *rule)
 void stats_keep_frame_times_only(stats *s)
 {
 	s->frame_times_only = true;
+}
+
+void stats_by_pipeline(stats *s)
+{
+	s->by_pipeline = true;
 }
 
 size_t stats_frame_count(const stats *s)
@@ -1410,7 +1449,7 @@ uint32_t stats_value(const stats *s, size_t row, size_t i, bool exclusive)
 	const struct row_store *st = &s->store[row];
 	if (i < st->first || i - st->first >= st->len)
 		return STATS_ABSENT;
-	if (exclusive && s->rows[row].kind != STATS_SCOPE)
+	if (exclusive && s->rows[row].kind != STATS_SCOPE && s->rows[row].kind != STATS_PIPELINE)
 		return STATS_ABSENT;
 	return series_get(values_of(st, exclusive), (uint32_t)(i - st->first));
 }
@@ -1457,11 +1496,10 @@ uint32_t stats_child(const stats *s, uint32_t parent, enum stats_kind kind, cons
 	}
 	if (parent >= s->row_count)
 		return STATS_NONE;
-	if (kind == STATS_SCOPE) {
+	if (kind == STATS_SCOPE || kind == STATS_PIPELINE) {
 		if (!s->slot_cap)
 			return STATS_NONE;
-		uint32_t r = s->slots[scope_slot(s, parent, name, len)];
-		return r != STATS_NONE && s->rows[r].kind == STATS_SCOPE ? r : STATS_NONE;
+		return s->slots[scope_slot(s, kind, parent, name, len)];
 	}
 	/* A GPU's queue rows: a few. */
 	for (uint32_t c = s->rows[parent].first_child; c != STATS_NONE; c = s->rows[c].next_sibling)
@@ -1504,7 +1542,8 @@ static int cmp_i64(const void *pa, const void *pb)
 
 size_t stats_row_values(const stats *s, size_t row, bool exclusive, bool sorted, int64_t *out)
 {
-	if (row >= s->row_count || (exclusive && s->rows[row].kind != STATS_SCOPE))
+	if (row >= s->row_count ||
+	    (exclusive && s->rows[row].kind != STATS_SCOPE && s->rows[row].kind != STATS_PIPELINE))
 		return 0;
 	const struct row_store *st = &s->store[row];
 	const struct series *se = values_of(st, exclusive);

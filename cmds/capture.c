@@ -537,6 +537,8 @@ static bool parse_args(int argc, char **argv, struct capture_args *args,
 		args->frame = DEFAULT_FRAME;
 	if (args->detail < 0)
 		args->detail = DEFAULT_DETAIL;
+	if (args->run && (*status = cmd_stats_check_by("capture", settings)) != EXIT_OK)
+		return false;
 	if (report_settings_prepare(&settings->report, perr, sizeof(perr)) != CRUMBS_OK) {
 		*status = cmd_usage_error("capture", "%s", perr);
 		return false;

@@ -155,6 +155,9 @@ enum cmd_load {
  * Returns EXIT_OK, or after saying what was wrong EXIT_USAGE (unreadable
  * file, bad line) or EXIT_FAILURE_ (out of memory). */
 int cmd_stats_budget(const struct stats_settings *st, struct stats_budget **out);
+/* A usage error (its exit status) when st asks for statistics by pipeline
+ * with --root or --max-depth, which choose scopes; EXIT_OK otherwise. */
+int cmd_stats_check_by(const char *name, const struct stats_settings *st);
 
 /* Reads the frames of a capture that st selects (--frames, and --gpu and
  * --queue checked against it) into finished statistics, saying what went

@@ -104,6 +104,8 @@ static bool parse_args(int argc, char **argv, struct diff_settings *d, struct cm
 					  "arguments", pos->count);
 		return false;
 	}
+	if ((*status = cmd_stats_check_by("diff", &d->stats)) != EXIT_OK)
+		return false;
 	if (report_settings_prepare(&d->stats.report, perr, sizeof(perr)) != CRUMBS_OK) {
 		*status = cmd_usage_error("diff", "%s", perr);
 		return false;

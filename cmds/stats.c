@@ -372,6 +372,16 @@ static enum cmd_load parts_finish(struct parts_load *pl, const char *path, bool 
 	return out;
 }
 
+int cmd_stats_check_by(const char *name, const struct stats_settings *st)
+{
+	const struct report_settings *rs = &st->report;
+	if (rs->by != BY_PIPELINE || (!rs->root_count && rs->max_depth < 0))
+		return EXIT_OK;
+	return cmd_usage_error(name, "--%s chooses scopes, and statistics by pipeline have none "
+			       "(crumbs report --by pipeline --root PATTERN shows a frame's "
+			       "pipelines below a scope)", rs->root_count ? "root" : "max-depth");
+}
+
 enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, reader **cp,
 			    stats **sp)
 {
@@ -391,7 +401,12 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 		return CMD_LOAD_FAILED;
 	}
 	*sp = s;
-	reader_flat_scopes(c, true); /* and the clones the threads read with */
+	/* Scopes alone, flat, and so the clones the threads read with; by
+	 * pipeline, the trees, whose events are the rows. */
+	if (st->report.by == BY_PIPELINE)
+		stats_by_pipeline(s);
+	else
+		reader_flat_scopes(c, true);
 	if (st->frame_times_only) {
 		stats_keep_frame_times_only(s);
 		reader_skip_scopes(c, true);
@@ -488,23 +503,27 @@ static const char description[] =
 	"at rank ceil(p/100 * n). Times are kept per frame to the nanosecond up to\n"
 	"4.29 s (longer ones count as 4.29 s); leaf events' time stays with their\n"
 	"scope. Spikes: GPU frames above --spike, their count and longest run.\n"
+	"--by pipeline: in place of scopes, per pipeline of each queue its draws'\n"
+	"and dispatches' exclusive time, calls per frame and share (runs recorded\n"
+	"at detail 3 have them; crumbs report --by pipeline groups a frame's).\n"
 	"\n"
 	"--format csv: one line per row under the header line\n"
 	"  kind,gpu,queue,path,depth,frames,calls_per_frame,mean_ms,median_ms,p90_ms,\n"
 	"  p95_ms,p99_ms,min_ms,max_ms,max_frame,stddev_ms,excl_mean_ms,excl_median_ms,\n"
 	"  excl_p90_ms,excl_p95_ms,excl_p99_ms,excl_min_ms,excl_max_ms,excl_stddev_ms,\n"
 	"  share_pct,spike_threshold_ms,spikes,longest_spike_run,longest_spike_run_first\n"
-	"kind is gpu, busy, wait, idle or scope; times in ms with 6 decimals; fields\n"
-	"that do not apply to a kind are empty. --format json: {\"schema\": 1, \"file\",\n"
-	"\"frames\", \"spike\", \"gpus\", \"rows\": [...], \"budgets\": [...]}, times in ns.\n"
+	"kind is gpu, busy, wait, idle, scope or pipeline; times in ms with 6\n"
+	"decimals; fields that do not apply to a kind are empty. --format json:\n"
+	"{\"schema\": 1, \"file\", \"frames\", \"spike\", \"gpus\", \"rows\": [...],\n"
+	"\"budgets\": [...]}, times in ns.\n"
 	"\n"
 	"--budget FILE: lines of PATTERN STATISTIC LIMIT_MS ('#' starts a comment\n"
 	"line). PATTERN is a wildcard matched against each row: 'GPU 0' (its frame\n"
-	"time), 'GPU 0 / Graphics 0 busy' (or wait, idle), a scope's name or its\n"
-	"path 'GPU 0 / Graphics 0 / Frame # / Post Processing'. STATISTIC is mean,\n"
-	"median, p90, p95, p99 or max. Exit status 1 if a value is above its limit\n"
-	"or a line matches no row; 2 for a bad line. With --format csv the budget\n"
-	"lines go to standard error.\n"
+	"time), 'GPU 0 / Graphics 0 busy' (or wait, idle), a scope's (or\n"
+	"pipeline's) name or its path 'GPU 0 / Graphics 0 / Frame # / Post\n"
+	"Processing'. STATISTIC is mean, median, p90, p95, p99 or max. Exit\n"
+	"status 1 if a value is above its limit or a line matches no row; 2 for a\n"
+	"bad line. With --format csv the budget lines go to standard error.\n"
 	"\n" CMD_HELP_MEMORY CMD_HELP_MEMORY_STATS;
 
 /* Reads the arguments into st (initialised) and checks them: returns the
@@ -535,6 +554,8 @@ static const char *parse_args(int argc, char **argv, struct stats_settings *st,
 		*status = cmd_usage_error("stats", "--per-frame needs --format json");
 		return NULL;
 	}
+	if ((*status = cmd_stats_check_by("stats", st)) != EXIT_OK)
+		return NULL;
 	if (report_settings_prepare(&st->report, perr, sizeof(perr)) != CRUMBS_OK) {
 		*status = cmd_usage_error("stats", "%s", perr);
 		return NULL;

@@ -550,6 +550,8 @@ static bool parse_args(int argc, char **argv, struct trigger_args *args,
 	if ((*status = build_request(tables, spec.table_count, argc - 1, argv + 1, args,
 				     req)) != 0)
 		goto out;
+	if (args->run_frames && (*status = cmd_stats_check_by("trigger", settings)) != EXIT_OK)
+		goto out;
 	if (report_settings_prepare(&settings->report, perr, sizeof(perr)) != CRUMBS_OK) {
 		*status = cmd_usage_error("trigger", "%s", perr);
 		goto out;

@@ -395,8 +395,11 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	d->next.GetDeviceProcAddr = gdpa;
 	pthread_mutex_init(&d->pools.lock, NULL);
 	pthread_mutex_init(&d->cbs.lock, NULL);
+	pthread_mutex_init(&d->modules.lock, NULL);
 	pthread_mutex_init(&d->pipelines.lock, NULL);
 	pthread_mutex_init(&d->passes.lock, NULL);
+	pthread_mutex_init(&d->framebuffers.lock, NULL);
+	pthread_mutex_init(&d->views.lock, NULL);
 	object_names_init(&d->names);
 	load_next(d, own_marker);
 
@@ -430,8 +433,11 @@ VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device,
 	d->next.DestroyDevice(device, alloc);
 	handle_map_release(&d->pools, false);
 	handle_map_release(&d->cbs, true);
-	handle_map_release(&d->pipelines, false);
-	handle_map_release(&d->passes, false);
+	handle_map_release(&d->modules, true);
+	handle_map_release(&d->pipelines, true);
+	handle_map_release(&d->passes, true);
+	handle_map_release(&d->framebuffers, true);
+	handle_map_release(&d->views, true);
 	object_names_release(&d->names);
 	free(d->queues);
 	free(d);

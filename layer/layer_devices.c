@@ -58,8 +58,7 @@ static bool map_grow(struct handle_map *m)
 	return true;
 }
 
-/* Sets key to value (entries are overwritten, never removed: a handle
- * that comes back is set again when it does). */
+/* Sets key to value (overwritten when a handle comes back). */
 void handle_map_set(struct handle_map *m, uint64_t key, void *value)
 {
 	pthread_mutex_lock(&m->lock);
@@ -88,6 +87,42 @@ void *handle_map_get(struct handle_map *m, uint64_t key)
 		if (m->keys[k])
 			value = m->values[k];
 	}
+	pthread_mutex_unlock(&m->lock);
+	return value;
+}
+
+void *handle_map_take(struct handle_map *m, uint64_t key)
+{
+	void *value = NULL;
+	if (!key)
+		return NULL;
+	pthread_mutex_lock(&m->lock);
+	if (!m->cap)
+		goto out;
+	uint32_t hole = slot_of(key, m->cap);
+	while (m->keys[hole] && m->keys[hole] != key)
+		hole = (hole + 1) & (m->cap - 1);
+	if (!m->keys[hole])
+		goto out;
+	value = m->values[hole];
+	m->keys[hole] = 0;
+	m->values[hole] = NULL;
+	m->count--;
+	/* Linear probing without tombstones: the entries after the hole that
+	 * probed past it move back into it. */
+	for (uint32_t k = (hole + 1) & (m->cap - 1); m->keys[k]; k = (k + 1) & (m->cap - 1)) {
+		uint32_t home = slot_of(m->keys[k], m->cap);
+		/* Whether home lies cyclically in (hole, k]: then it stays. */
+		bool stays = hole <= k ? (home > hole && home <= k) : (home > hole || home <= k);
+		if (stays)
+			continue;
+		m->keys[hole] = m->keys[k];
+		m->values[hole] = m->values[k];
+		m->keys[k] = 0;
+		m->values[k] = NULL;
+		hole = k;
+	}
+out:
 	pthread_mutex_unlock(&m->lock);
 	return value;
 }

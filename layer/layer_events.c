@@ -124,35 +124,164 @@ static void pass_end(struct layer_device *d, VkCommandBuffer cb)
 	}
 }
 
-/* "Render Pass 1280x720 (2 color + depth)": what a pass draws to. */
-static void name_add_targets(struct event_name *n, uint32_t colors, bool depth, bool stencil,
-			     uint32_t subpasses, bool multiview)
+/* A format as graphics programmers write it; NULL for the rest. */
+static const char *format_name(VkFormat f)
+{
+	switch (f) {
+	case VK_FORMAT_R8_UNORM: return "r8";
+	case VK_FORMAT_R8_UINT: return "r8ui";
+	case VK_FORMAT_R8G8_UNORM: return "rg8";
+	case VK_FORMAT_R8G8B8A8_UNORM: return "rgba8";
+	case VK_FORMAT_R8G8B8A8_SNORM: return "rgba8 snorm";
+	case VK_FORMAT_R8G8B8A8_SRGB: return "rgba8 srgb";
+	case VK_FORMAT_R8G8B8A8_UINT: return "rgba8ui";
+	case VK_FORMAT_B8G8R8A8_UNORM: return "bgra8";
+	case VK_FORMAT_B8G8R8A8_SRGB: return "bgra8 srgb";
+	case VK_FORMAT_A8B8G8R8_UNORM_PACK32: return "abgr8";
+	case VK_FORMAT_A8B8G8R8_SRGB_PACK32: return "abgr8 srgb";
+	case VK_FORMAT_A2B10G10R10_UNORM_PACK32: return "rgb10a2";
+	case VK_FORMAT_A2R10G10B10_UNORM_PACK32: return "bgr10a2";
+	case VK_FORMAT_B10G11R11_UFLOAT_PACK32: return "r11g11b10f";
+	case VK_FORMAT_R16_UNORM: return "r16";
+	case VK_FORMAT_R16_SFLOAT: return "r16f";
+	case VK_FORMAT_R16_UINT: return "r16ui";
+	case VK_FORMAT_R16G16_UNORM: return "rg16";
+	case VK_FORMAT_R16G16_SFLOAT: return "rg16f";
+	case VK_FORMAT_R16G16B16A16_UNORM: return "rgba16";
+	case VK_FORMAT_R16G16B16A16_SFLOAT: return "rgba16f";
+	case VK_FORMAT_R32_SFLOAT: return "r32f";
+	case VK_FORMAT_R32_UINT: return "r32ui";
+	case VK_FORMAT_R32G32_SFLOAT: return "rg32f";
+	case VK_FORMAT_R32G32B32A32_SFLOAT: return "rgba32f";
+	case VK_FORMAT_R32G32B32A32_UINT: return "rgba32ui";
+	case VK_FORMAT_D16_UNORM: return "d16";
+	case VK_FORMAT_X8_D24_UNORM_PACK32: return "d24";
+	case VK_FORMAT_D32_SFLOAT: return "d32";
+	case VK_FORMAT_S8_UINT: return "s8";
+	case VK_FORMAT_D16_UNORM_S8_UINT: return "d16s8";
+	case VK_FORMAT_D24_UNORM_S8_UINT: return "d24s8";
+	case VK_FORMAT_D32_SFLOAT_S8_UINT: return "d32s8";
+	default: return NULL;
+	}
+}
+
+static bool format_has_depth(VkFormat f)
+{
+	return f == VK_FORMAT_D16_UNORM || f == VK_FORMAT_X8_D24_UNORM_PACK32 ||
+	       f == VK_FORMAT_D32_SFLOAT || f == VK_FORMAT_D16_UNORM_S8_UINT ||
+	       f == VK_FORMAT_D24_UNORM_S8_UINT || f == VK_FORMAT_D32_SFLOAT_S8_UINT;
+}
+
+static bool format_has_stencil(VkFormat f)
+{
+	return f == VK_FORMAT_S8_UINT || f == VK_FORMAT_D16_UNORM_S8_UINT ||
+	       f == VK_FORMAT_D24_UNORM_S8_UINT || f == VK_FORMAT_D32_SFLOAT_S8_UINT;
+}
+
+/* What a render pass draws to: its color attachments (the first
+ * PASS_COLORS_MAX by format, VK_FORMAT_UNDEFINED where not known), its
+ * depth and stencil, and its views by attachment, whose names name it. */
+struct targets {
+	uint32_t colors;
+	VkFormat color[PASS_COLORS_MAX];
+	bool depth, stencil;
+	VkFormat depth_format;         /* of the depth (or stencil) attachment */
+	uint32_t subpasses;
+	bool multiview;
+	VkImageView views[PASS_COLORS_MAX + 2]; /* the colors', depth's, stencil's */
+	uint32_t view_count;
+};
+
+/* "(rgba8 + d32)", "(3x rgba8, r32f + d24s8, 3 subpasses)": what a pass
+ * draws to, by format, alike ones counted; by kind where a format is not
+ * known ("2 color + depth"). */
+static void name_add_targets(struct event_name *n, const struct targets *t)
 {
 	name_add(n, " (");
 	size_t start = n->len;
-	if (colors)
-		name_add(n, "%u color", colors);
-	if (depth || stencil)
+	bool named = t->colors <= PASS_COLORS_MAX;
+	for (uint32_t i = 0; named && i < t->colors; i++)
+		named = format_name(t->color[i]) != NULL;
+	for (uint32_t i = 0; named && i < t->colors;) {
+		uint32_t k = i + 1;
+		while (k < t->colors && t->color[k] == t->color[i])
+			k++;
+		if (k - i > 1)
+			name_add(n, "%s%ux %s", i ? ", " : "", k - i, format_name(t->color[i]));
+		else
+			name_add(n, "%s%s", i ? ", " : "", format_name(t->color[i]));
+		i = k;
+	}
+	if (!named)
+		name_add(n, "%u color", t->colors);
+	if (t->depth || t->stencil) {
+		const char *f = format_name(t->depth_format);
 		name_add(n, "%s%s", n->len > start ? " + " : "",
-			 depth && stencil ? "depth/stencil" : depth ? "depth" : "stencil");
+			 f ? f : t->depth && t->stencil ? "depth/stencil" : t->depth ? "depth" : "stencil");
+	}
 	if (n->len == start)
 		name_add(n, "no attachments");
-	if (subpasses > 1)
-		name_add(n, ", %u subpasses", subpasses);
-	if (multiview)
+	if (t->subpasses > 1)
+		name_add(n, ", %u subpasses", t->subpasses);
+	if (t->multiview)
 		name_add(n, ", multiview");
 	name_add(n, ")");
 }
 
+/* " · NAME": the name of the first attachment that has one, its view's or
+ * else its image's. */
+static void name_add_attachment(struct event_name *n, struct layer_device *d,
+				const struct targets *t)
+{
+	char name[OBJECT_NAME_MAX + 1];
+	for (uint32_t i = 0; i < t->view_count; i++) {
+		if (!t->views[i])
+			continue;
+		if (object_names_get(&d->names, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)t->views[i], name,
+				     sizeof(name))) {
+			name_add_object(n, name);
+			return;
+		}
+		const struct view_info *v = handle_map_get(&d->views, (uint64_t)t->views[i]);
+		if (v && object_names_get(&d->names, VK_OBJECT_TYPE_IMAGE, (uint64_t)v->image, name,
+					  sizeof(name))) {
+			name_add_object(n, name);
+			return;
+		}
+	}
+}
+
+/* The views of a classic pass's attachments, from its framebuffer or,
+ * imageless, from its beginning. */
+static void pass_views(struct layer_device *d, const VkRenderPassBeginInfo *bi,
+		       const VkImageView **views, uint32_t *count)
+{
+	*views = NULL;
+	*count = 0;
+	for (const VkBaseInStructure *p = bi->pNext; p; p = p->pNext)
+		if (p->sType == VK_STRUCTURE_TYPE_RENDER_PASS_ATTACHMENT_BEGIN_INFO) {
+			const VkRenderPassAttachmentBeginInfo *a = (const void *)p;
+			*views = a->pAttachments;
+			*count = a->pAttachments ? a->attachmentCount : 0;
+			return;
+		}
+	const struct framebuffer_info *f = handle_map_get(&d->framebuffers, (uint64_t)bi->framebuffer);
+	if (f) {
+		*views = f->views;
+		*count = f->count;
+	}
+}
+
 /* A classic pass: the program's name for its render pass, else for its
- * framebuffer, else its size and attachments. */
+ * framebuffer, else its size and attachments and the name of the first
+ * attachment that has one. */
 static void classic_pass_begin(struct layer_device *d, VkCommandBuffer cb,
 			       const VkRenderPassBeginInfo *bi)
 {
 	struct cb_state *s = capturing(d, cb);
 	if (!s || !bi)
 		return;
-	uintptr_t info = (uintptr_t)handle_map_get(&d->passes, (uint64_t)bi->renderPass);
+	const struct pass_info *info = handle_map_get(&d->passes, (uint64_t)bi->renderPass);
 	struct event_name n = { "", 0 };
 	char name[OBJECT_NAME_MAX + 1];
 	if (object_names_get(&d->names, VK_OBJECT_TYPE_RENDER_PASS, (uint64_t)bi->renderPass,
@@ -163,13 +292,29 @@ static void classic_pass_begin(struct layer_device *d, VkCommandBuffer cb,
 	} else {
 		name_add(&n, "Render Pass");
 		name_add_extent(&n, bi->renderArea.extent.width, bi->renderArea.extent.height, 1);
-		if (info)
-			name_add_targets(&n, (uint32_t)(info >> PASS_COLORS_SHIFT) & 255,
-					 info & PASS_DEPTH, info & PASS_STENCIL,
-					 (uint32_t)(info >> PASS_SUBPASSES_SHIFT) & 255,
-					 info & PASS_MULTIVIEW);
+		if (info) {
+			struct targets t = { .colors = info->colors, .subpasses = info->subpasses,
+					     .multiview = info->multiview };
+			const VkImageView *views;
+			uint32_t count;
+			pass_views(d, bi, &views, &count);
+			for (uint32_t i = 0; i < info->colors && i < PASS_COLORS_MAX; i++) {
+				t.color[i] = info->color_format[i];
+				t.views[t.view_count++] = info->color[i] < count ? views[info->color[i]] :
+										    VK_NULL_HANDLE;
+			}
+			if (info->depth != VK_ATTACHMENT_UNUSED) {
+				t.depth = format_has_depth(info->depth_format);
+				t.stencil = format_has_stencil(info->depth_format);
+				t.depth_format = info->depth_format;
+				t.views[t.view_count++] = info->depth < count ? views[info->depth] :
+										VK_NULL_HANDLE;
+			}
+			name_add_targets(&n, &t);
+			name_add_attachment(&n, d, &t);
+		}
 	}
-	pass_begin(d, s, &n, info & PASS_MULTIVIEW ? 1 : 0);
+	pass_begin(d, s, &n, info && info->multiview ? 1 : 0);
 }
 
 VKAPI_ATTR void VKAPI_CALL layer_CmdBeginRenderPass(VkCommandBuffer cb,
@@ -205,10 +350,17 @@ VKAPI_ATTR void VKAPI_CALL layer_CmdEndRenderPass2(VkCommandBuffer cb,
 	pass_end(d, cb);
 }
 
+/* The format of a view; VK_FORMAT_UNDEFINED when not known. */
+static VkFormat view_format(struct layer_device *d, VkImageView view)
+{
+	const struct view_info *v = view ? handle_map_get(&d->views, (uint64_t)view) : NULL;
+	return v ? v->format : VK_FORMAT_UNDEFINED;
+}
+
 /* Dynamic rendering has no object to name: its size and attachments,
- * and the name of its first named attachment's view. A pass resumed from
- * another command buffer continues one event there; one that is
- * suspended ends here. Each part is its own. */
+ * and the name of its first named attachment (its view's, or else its
+ * image's). A pass resumed from another command buffer continues one
+ * event there; one that is suspended ends here. Each part is its own. */
 VKAPI_ATTR void VKAPI_CALL layer_CmdBeginRendering(VkCommandBuffer cb,
 							  const VkRenderingInfo *ri)
 {
@@ -216,23 +368,36 @@ VKAPI_ATTR void VKAPI_CALL layer_CmdBeginRendering(VkCommandBuffer cb,
 	struct cb_state *s = ri ? capturing(d, cb) : NULL;
 	if (s) {
 		struct event_name n = { "", 0 };
-		uint32_t colors = 0;
-		VkImageView first = VK_NULL_HANDLE;
-		for (uint32_t i = 0; ri->pColorAttachments && i < ri->colorAttachmentCount; i++)
-			if (ri->pColorAttachments[i].imageView) {
-				colors++;
-				first = first ? first : ri->pColorAttachments[i].imageView;
+		struct targets t = { .subpasses = 1, .multiview = ri->viewMask != 0 };
+		for (uint32_t i = 0; ri->pColorAttachments && i < ri->colorAttachmentCount; i++) {
+			VkImageView v = ri->pColorAttachments[i].imageView;
+			if (!v)
+				continue;
+			if (t.colors < PASS_COLORS_MAX) {
+				t.color[t.colors] = view_format(d, v);
+				t.views[t.view_count++] = v;
 			}
+			t.colors++;
+		}
 		VkImageView depth = ri->pDepthAttachment ? ri->pDepthAttachment->imageView : VK_NULL_HANDLE;
 		VkImageView stencil = ri->pStencilAttachment ? ri->pStencilAttachment->imageView :
 							       VK_NULL_HANDLE;
+		t.depth = depth != VK_NULL_HANDLE;
+		t.stencil = stencil != VK_NULL_HANDLE;
+		t.depth_format = view_format(d, depth ? depth : stencil);
+		/* A depth format names a separate stencil attachment only
+		 * when it holds the stencil too. */
+		if (depth && stencil && depth != stencil &&
+		    !(format_has_depth(t.depth_format) && format_has_stencil(t.depth_format) &&
+		      view_format(d, stencil) == t.depth_format))
+			t.depth_format = VK_FORMAT_UNDEFINED;
+		t.views[t.view_count++] = depth;
+		t.views[t.view_count++] = stencil;
 		name_add(&n, "%s", ri->flags & VK_RENDERING_RESUMING_BIT ? "Render Pass (resumed)" :
 									  "Render Pass");
 		name_add_extent(&n, ri->renderArea.extent.width, ri->renderArea.extent.height, 1);
-		name_add_targets(&n, colors, depth != VK_NULL_HANDLE, stencil != VK_NULL_HANDLE, 1,
-				 ri->viewMask != 0);
-		first = first ? first : depth ? depth : stencil;
-		name_add_named(&n, d, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)first);
+		name_add_targets(&n, &t);
+		name_add_attachment(&n, d, &t);
 		pass_begin(d, s, &n, ri->viewMask);
 	}
 	FORWARD(d, CmdBeginRendering, cb, ri);

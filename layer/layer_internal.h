@@ -13,6 +13,15 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+/* VK_EXT_shader_object, for Vulkan headers older than it (1.3.246): the
+ * layer only needs to see shaders bound in place of a pipeline. */
+#ifndef VK_EXT_shader_object
+VK_DEFINE_NON_DISPATCHABLE_HANDLE(VkShaderEXT)
+typedef void(VKAPI_PTR *PFN_vkCmdBindShadersEXT)(VkCommandBuffer commandBuffer, uint32_t stageCount,
+						 const VkShaderStageFlagBits *pStages,
+						 const VkShaderEXT *pShaders);
+#endif
+
 /* At most this many bytes of an object's name are kept (the rest is cut
  * at a character boundary): a leaf's name holds its command, parameters
  * and a name, and stays well under the capture format's limit. */
@@ -63,6 +72,69 @@ bool layer_env_quiet(const char *v);
  * is "0"). */
 bool layer_env_standing(const char *v);
 
+/* ------------------------------------------------------------------------ */
+/* The identity of a pipeline (pipeline_id.c)                               */
+/* ------------------------------------------------------------------------ */
+
+/* At most this many bytes of an entry point are kept as a pipeline's name. */
+#define PIPELINE_ENTRY_MAX 32
+
+/* The parts of a graphics pipeline, as VK_EXT_graphics_pipeline_library
+ * divides it: vertex input, pre-rasterization shaders, fragment shader,
+ * fragment output. */
+#define PIPELINE_PARTS 4
+
+enum pipeline_kind { PIPELINE_UNKNOWN, PIPELINE_GRAPHICS, PIPELINE_COMPUTE };
+
+/*
+ * What the layer keeps of a pipeline from its creation. `id` is a hash of
+ * its shaders (their code, entry points and specialization constants),
+ * its topology and what it draws to, never of a handle: the same pipeline
+ * has the same id in every run and process. 0: not known (a shader whose
+ * code the layer did not see, a library that is not whole, a ray-tracing
+ * pipeline).
+ */
+struct pipeline_info {
+	uint8_t kind;              /* enum pipeline_kind */
+	bool unknown;              /* a part could not be hashed */
+	uint8_t entry_rank;        /* of the stage `entry` is from; 0: none */
+	uintptr_t topology;        /* VkPrimitiveTopology + 1; 0: it does not say */
+	uint64_t id;
+	/* Graphics pipelines and libraries: the hash of each part they hold,
+	 * and which (VkGraphicsPipelineLibraryFlagsEXT). */
+	uint64_t parts[PIPELINE_PARTS];
+	uint32_t part_flags;
+	/* The entry point that says what the pipeline does: not "main". */
+	char entry[PIPELINE_ENTRY_MAX + 1];
+};
+
+/* How pipeline_info_* finds what other objects hold; each may be NULL. */
+struct pipeline_lookup {
+	/* The shader_code_hash of a module; 0 when not known. */
+	uint64_t (*module)(void *user, VkShaderModule module);
+	/* A pipeline library's info; NULL when not known. */
+	const struct pipeline_info *(*library)(void *user, VkPipeline library);
+	/* A hash of what a render pass draws to; 0 when not known. */
+	uint64_t (*pass)(void *user, VkRenderPass pass);
+	void *user;
+};
+
+/* Adds len bytes to the hash h and returns it. */
+uint64_t pipeline_hash(uint64_t h, const void *data, size_t len);
+/* The hash of a shader module's code (never 0), or 0 for NULL. */
+uint64_t shader_code_hash(const void *code, size_t bytes);
+/* The info of a pipeline created from ci (which must be valid, as the
+ * driver just accepted it). */
+void pipeline_info_graphics(const VkGraphicsPipelineCreateInfo *ci, const struct pipeline_lookup *lk,
+			    struct pipeline_info *out);
+void pipeline_info_compute(const VkComputePipelineCreateInfo *ci, const struct pipeline_lookup *lk,
+			   struct pipeline_info *out);
+/* The name of an unnamed pipeline's events: "ENTRY 3f2a" (its entry
+ * point and the top 16 bits of its id), or "pipeline 3f2a" when no entry
+ * point says more than main. Writes "" and returns 0 when the id is not
+ * known; else returns the length. */
+size_t pipeline_label(const struct pipeline_info *p, char *buf, size_t size);
+
 /* Devices the layer leaves alone (unprofilable.c). */
 /*
  * Whether the layer must leave alone a device created with `ci` on a
@@ -112,19 +184,25 @@ bool layer_unprofilable(const VkDeviceCreateInfo *ci, const VkQueueFamilyPropert
 	X(DestroyCommandPool, "1.0", NULL, NULL, NEXT)                                                \
 	X(BeginCommandBuffer, "1.0", NULL, NULL, NEXT)                                                \
 	X(EndCommandBuffer, "1.0", NULL, NULL, NEXT)                                                  \
+	X(CreateShaderModule, "1.0", NULL, NULL, NEXT)                                                \
+	X(DestroyShaderModule, "1.0", NULL, NULL, NEXT)                                               \
 	X(CreateGraphicsPipelines, "1.0", NULL, NULL, NEXT)                                           \
+	X(CreateComputePipelines, "1.0", NULL, NULL, NEXT)                                            \
 	X(DestroyPipeline, "1.0", NULL, NULL, NEXT)                                                   \
 	X(CreateRenderPass, "1.0", NULL, NULL, NEXT)                                                  \
 	X(CreateRenderPass2, "1.2", "vkCreateRenderPass2KHR", NULL, NEXT)                             \
 	X(DestroyRenderPass, "1.0", NULL, NULL, NEXT)                                                 \
+	X(CreateFramebuffer, "1.0", NULL, NULL, NEXT)                                                 \
 	X(DestroyFramebuffer, "1.0", NULL, NULL, NEXT)                                                \
 	X(DestroyImage, "1.0", NULL, NULL, NEXT)                                                      \
+	X(CreateImageView, "1.0", NULL, NULL, NEXT)                                                   \
 	X(DestroyImageView, "1.0", NULL, NULL, NEXT)                                                  \
 	X(DestroyBuffer, "1.0", NULL, NULL, NEXT)                                                     \
 	X(SetDebugUtilsObjectNameEXT, "VK_EXT_debug_utils", NULL, NULL, ALWAYS)                       \
 	X(DebugMarkerSetObjectNameEXT, "VK_EXT_debug_marker", NULL, NULL, ALWAYS)                     \
 	X(DebugMarkerSetObjectTagEXT, "VK_EXT_debug_marker", NULL, NULL, ALWAYS)                      \
 	X(CmdBindPipeline, "1.0", NULL, NULL, NEXT)                                                   \
+	X(CmdBindShadersEXT, "VK_EXT_shader_object", NULL, NULL, NEXT)                                \
 	X(CmdSetPrimitiveTopology, "1.3", "vkCmdSetPrimitiveTopologyEXT", NULL, NEXT)                 \
 	X(CmdBeginDebugUtilsLabelEXT, "VK_EXT_debug_utils", NULL, NULL, ALWAYS)                       \
 	X(CmdEndDebugUtilsLabelEXT, "VK_EXT_debug_utils", NULL, NULL, ALWAYS)                         \
@@ -232,11 +310,12 @@ struct handle_map {
 	uint32_t count;
 };
 
-/* Sets key to value (entries are overwritten, never removed: a handle
- * that comes back is set again when it does). */
+/* Sets key to value (overwritten when a handle comes back). */
 void handle_map_set(struct handle_map *m, uint64_t key, void *value);
 /* The value of key, or NULL. */
 void *handle_map_get(struct handle_map *m, uint64_t key);
+/* Removes key and returns its value (the caller's to free), or NULL. */
+void *handle_map_take(struct handle_map *m, uint64_t key);
 /* Calls fn on every value, under the map's lock. */
 void handle_map_each(struct handle_map *m, void (*fn)(void *value, void *arg), void *arg);
 /* Frees the map and, with free_values, its values. */
@@ -265,8 +344,9 @@ struct cb_state {
 	uint32_t standing_hint; /* the slots the last one asked for */
 	VkPrimitiveTopology topology;
 	uint32_t view_mask;     /* of the render pass being recorded */
-	/* Names of the bound graphics, compute and ray-tracing pipelines,
-	 * kept only while the command buffer records at full detail. */
+	/* Names of the bound graphics, compute and ray-tracing pipelines
+	 * (the program's, else pipeline_label's), kept only while the
+	 * command buffer records at full detail. */
 	char pipeline[3][OBJECT_NAME_MAX + 1];
 };
 
@@ -285,8 +365,11 @@ struct layer_device {
 	uint32_t queue_count;
 	struct handle_map pools;        /* VkCommandPool -> family + 1 */
 	struct handle_map cbs;          /* VkCommandBuffer -> struct cb_state */
-	struct handle_map pipelines;    /* VkPipeline -> topology + 1 */
-	struct handle_map passes;       /* VkRenderPass -> its pass_info */
+	struct handle_map modules;      /* VkShaderModule -> its code's hash (a uint64_t) */
+	struct handle_map pipelines;    /* VkPipeline -> struct pipeline_info */
+	struct handle_map passes;       /* VkRenderPass -> struct pass_info */
+	struct handle_map framebuffers; /* VkFramebuffer -> struct framebuffer_info */
+	struct handle_map views;        /* VkImageView -> struct view_info */
 	struct object_names names;      /* what the program named its objects */
 	_Atomic uint32_t recording;     /* command buffers recorded at full detail */
 	_Atomic bool presented;
@@ -370,14 +453,36 @@ struct cb_state *capturing(struct layer_device *d, VkCommandBuffer cb);
  * (its labels and the secondaries it executes are kept); NULL otherwise. */
 struct cb_state *recording(struct layer_device *d, VkCommandBuffer cb);
 
-/* What a render pass object says of itself, packed into a map value
- * (never 0): the attachments its subpasses write and whether any uses
- * multiview. */
-#define PASS_KNOWN (1u << 0)
-#define PASS_MULTIVIEW (1u << 1)
-#define PASS_DEPTH (1u << 2)
-#define PASS_STENCIL (1u << 3)
-#define PASS_COLORS_SHIFT 8   /* 8 bits: color attachments, at most 255 */
-#define PASS_SUBPASSES_SHIFT 16 /* 8 bits: subpasses, at most 255 */
+/* The color attachments of a render pass, of a framebuffer, or of
+ * dynamic rendering whose formats and views name a pass: the first. */
+#define PASS_COLORS_MAX 8
+
+/* What a render pass object says of itself: the attachments its
+ * subpasses write (the color ones in order of first use, the first
+ * PASS_COLORS_MAX by index and format), how many subpasses it has, and
+ * whether any uses multiview. */
+struct pass_info {
+	bool multiview;
+	uint32_t subpasses;
+	uint32_t colors;                      /* color attachments written */
+	uint32_t color[PASS_COLORS_MAX];      /* their indices in the pass */
+	VkFormat color_format[PASS_COLORS_MAX];
+	uint32_t depth;                       /* VK_ATTACHMENT_UNUSED: none */
+	VkFormat depth_format;
+};
+
+/* A framebuffer's image views by attachment (none when imageless: the
+ * views come with vkCmdBeginRenderPass then). */
+#define FRAMEBUFFER_VIEWS_MAX 16
+struct framebuffer_info {
+	uint32_t count;
+	VkImageView views[FRAMEBUFFER_VIEWS_MAX];
+};
+
+/* An image view: its image, whose name names it too, and its format. */
+struct view_info {
+	VkImage image;
+	VkFormat format;
+};
 
 #endif

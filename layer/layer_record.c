@@ -225,38 +225,84 @@ struct cb_state *capturing(struct layer_device *d, VkCommandBuffer cb)
 }
 
 /*
- * The topology a graphics pipeline draws with, or 0 when it does not say.
- * pStages and pInputAssemblyState may be left as garbage where the
- * specification says they are ignored: in parts of a pipeline library
- * without those states, and in pipelines linked from libraries (whose
- * topology is the libraries'). So they are read only where they count.
+ * The value of key in m: a block of `size` bytes, made (zeroed) when the
+ * key has none, and reused when a handle comes back. NULL when out of
+ * memory. Two objects of one handle are never made at once.
  */
-static uintptr_t pipeline_topology(struct layer_device *d, const VkGraphicsPipelineCreateInfo *ci)
+static void *handle_map_block(struct handle_map *m, uint64_t key, size_t size)
 {
-	VkGraphicsPipelineLibraryFlagsEXT parts = VK_GRAPHICS_PIPELINE_LIBRARY_VERTEX_INPUT_INTERFACE_BIT_EXT |
-						  VK_GRAPHICS_PIPELINE_LIBRARY_PRE_RASTERIZATION_SHADERS_BIT_EXT;
-	for (const VkBaseInStructure *p = ci->pNext; p; p = p->pNext) {
-		if (p->sType == VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT)
-			parts = ((const VkGraphicsPipelineLibraryCreateInfoEXT *)(const void *)p)->flags;
-		if (p->sType == VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR) {
-			const VkPipelineLibraryCreateInfoKHR *l = (const void *)p;
-			for (uint32_t i = 0; l->pLibraries && i < l->libraryCount; i++) {
-				uintptr_t t = (uintptr_t)handle_map_get(&d->pipelines,
-								  (uint64_t)l->pLibraries[i]);
-				if (t)
-					return t;
-			}
-			return 0;
-		}
+	void *v = handle_map_get(m, key);
+	if (v)
+		return v;
+	if (!(v = calloc(1, size)))
+		return NULL;
+	handle_map_set(m, key, v);
+	if (handle_map_get(m, key) != v) { /* the map could not grow */
+		free(v);
+		return NULL;
 	}
-	if ((parts & VK_GRAPHICS_PIPELINE_LIBRARY_PRE_RASTERIZATION_SHADERS_BIT_EXT) && ci->pStages)
-		for (uint32_t i = 0; i < ci->stageCount; i++)
-			if (ci->pStages[i].stage & (VK_SHADER_STAGE_MESH_BIT_EXT | VK_SHADER_STAGE_TASK_BIT_EXT))
-				return 0; /* no input assembly */
-	if (!(parts & VK_GRAPHICS_PIPELINE_LIBRARY_VERTEX_INPUT_INTERFACE_BIT_EXT) ||
-	    !ci->pInputAssemblyState)
+	return v;
+}
+
+/* Shader modules: the hash of their code, made once, for the identity of
+ * the pipelines made of them (layer/pipeline_id.c). */
+VKAPI_ATTR VkResult VKAPI_CALL layer_CreateShaderModule(VkDevice device,
+								const VkShaderModuleCreateInfo *ci,
+								const VkAllocationCallbacks *alloc,
+								VkShaderModule *out)
+{
+	DEVICE_OF(device, VK_ERROR_INITIALIZATION_FAILED);
+	VkResult r = FORWARD_RESULT(d, VK_ERROR_INITIALIZATION_FAILED, CreateShaderModule, device,
+				    ci, alloc, out);
+	if (r != VK_SUCCESS || !ci || !out || !*out)
+		return r;
+	uint64_t *hash = handle_map_block(&d->modules, (uint64_t)*out, sizeof(*hash));
+	if (hash)
+		*hash = shader_code_hash(ci->pCode, ci->codeSize);
+	return r;
+}
+
+VKAPI_ATTR void VKAPI_CALL layer_DestroyShaderModule(VkDevice device, VkShaderModule module,
+							    const VkAllocationCallbacks *alloc)
+{
+	DEVICE_OF(device, );
+	free(handle_map_take(&d->modules, (uint64_t)module));
+	FORWARD(d, DestroyShaderModule, device, module, alloc);
+}
+
+static uint64_t module_hash(void *user, VkShaderModule module)
+{
+	struct layer_device *d = user;
+	const uint64_t *hash = handle_map_get(&d->modules, (uint64_t)module);
+	return hash ? *hash : 0;
+}
+
+static const struct pipeline_info *library_info(void *user, VkPipeline library)
+{
+	struct layer_device *d = user;
+	return handle_map_get(&d->pipelines, (uint64_t)library);
+}
+
+/* What a render pass draws to, for a pipeline made for it. */
+static uint64_t pass_hash(void *user, VkRenderPass pass)
+{
+	struct layer_device *d = user;
+	const struct pass_info *p = handle_map_get(&d->passes, (uint64_t)pass);
+	if (!p)
 		return 0;
-	return (uintptr_t)ci->pInputAssemblyState->topology + 1;
+	uint64_t h = pipeline_hash(UINT64_C(0x50415353), &p->multiview, sizeof(p->multiview));
+	h = pipeline_hash(h, &p->subpasses, sizeof(p->subpasses));
+	h = pipeline_hash(h, &p->colors, sizeof(p->colors));
+	h = pipeline_hash(h, p->color_format, sizeof(p->color_format));
+	return pipeline_hash(h, &p->depth_format, sizeof(p->depth_format)) | 1;
+}
+
+/* Keeps what a new pipeline's events are named and counted by. */
+static void pipeline_keep(struct layer_device *d, VkPipeline p, const struct pipeline_info *info)
+{
+	struct pipeline_info *kept = handle_map_block(&d->pipelines, (uint64_t)p, sizeof(*kept));
+	if (kept)
+		*kept = *info;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL layer_CreateGraphicsPipelines(
@@ -266,10 +312,31 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_CreateGraphicsPipelines(
 	DEVICE_OF(device, VK_ERROR_INITIALIZATION_FAILED);
 	VkResult r = FORWARD_RESULT(d, VK_ERROR_INITIALIZATION_FAILED, CreateGraphicsPipelines,
 				    device, cache, count, ci, alloc, out);
+	const struct pipeline_lookup lk = { module_hash, library_info, pass_hash, d };
 	for (uint32_t i = 0; r >= 0 && ci && out && i < count; i++) {
-		uintptr_t topology = out[i] ? pipeline_topology(d, &ci[i]) : 0;
-		if (topology)
-			handle_map_set(&d->pipelines, (uint64_t)out[i], (void *)topology);
+		if (!out[i])
+			continue; /* VK_PIPELINE_COMPILE_REQUIRED */
+		struct pipeline_info info;
+		pipeline_info_graphics(&ci[i], &lk, &info);
+		pipeline_keep(d, out[i], &info);
+	}
+	return r;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL layer_CreateComputePipelines(
+	VkDevice device, VkPipelineCache cache, uint32_t count,
+	const VkComputePipelineCreateInfo *ci, const VkAllocationCallbacks *alloc, VkPipeline *out)
+{
+	DEVICE_OF(device, VK_ERROR_INITIALIZATION_FAILED);
+	VkResult r = FORWARD_RESULT(d, VK_ERROR_INITIALIZATION_FAILED, CreateComputePipelines,
+				    device, cache, count, ci, alloc, out);
+	const struct pipeline_lookup lk = { module_hash, library_info, pass_hash, d };
+	for (uint32_t i = 0; r >= 0 && ci && out && i < count; i++) {
+		if (!out[i])
+			continue;
+		struct pipeline_info info;
+		pipeline_info_compute(&ci[i], &lk, &info);
+		pipeline_keep(d, out[i], &info);
 	}
 	return r;
 }
@@ -284,11 +351,25 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_CreateGraphicsPipelines(
 		FORWARD(d, Destroy##name, device, h, alloc);                                   \
 	}
 
-DESTROY(Pipeline, VK_OBJECT_TYPE_PIPELINE, VkPipeline)
-DESTROY(RenderPass, VK_OBJECT_TYPE_RENDER_PASS, VkRenderPass)
-DESTROY(Framebuffer, VK_OBJECT_TYPE_FRAMEBUFFER, VkFramebuffer)
+/* The same for objects the layer keeps more of, in `map`: forgotten too,
+ * so that programs that make them every frame do not grow the map, and a
+ * handle that comes back as an object the layer does not see made (a
+ * ray-tracing pipeline) has nothing left of the one before. */
+#define DESTROY_KEPT(name, type, handle_type, map)                                             \
+	VKAPI_ATTR void VKAPI_CALL layer_Destroy##name(VkDevice device, handle_type h,  \
+							      const VkAllocationCallbacks *alloc) \
+	{                                                                                      \
+		DEVICE_OF(device, );                                                           \
+		object_names_forget(&d->names, type, (uint64_t)h);                             \
+		free(handle_map_take(&d->map, (uint64_t)h));                                   \
+		FORWARD(d, Destroy##name, device, h, alloc);                                   \
+	}
+
+DESTROY_KEPT(Pipeline, VK_OBJECT_TYPE_PIPELINE, VkPipeline, pipelines)
+DESTROY_KEPT(RenderPass, VK_OBJECT_TYPE_RENDER_PASS, VkRenderPass, passes)
+DESTROY_KEPT(Framebuffer, VK_OBJECT_TYPE_FRAMEBUFFER, VkFramebuffer, framebuffers)
+DESTROY_KEPT(ImageView, VK_OBJECT_TYPE_IMAGE_VIEW, VkImageView, views)
 DESTROY(Image, VK_OBJECT_TYPE_IMAGE, VkImage)
-DESTROY(ImageView, VK_OBJECT_TYPE_IMAGE_VIEW, VkImageView)
 DESTROY(Buffer, VK_OBJECT_TYPE_BUFFER, VkBuffer)
 
 /* ------------------------------------------------------------------------ */
@@ -329,34 +410,24 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_DebugMarkerSetObjectTagEXT(
 /* Render pass objects                                                      */
 /* ------------------------------------------------------------------------ */
 
-static uintptr_t pass_pack(bool multiview, uint32_t colors, bool depth, bool stencil,
-			   uint32_t subpasses)
-{
-	return PASS_KNOWN | (multiview ? PASS_MULTIVIEW : 0) | (depth ? PASS_DEPTH : 0) |
-	       (stencil ? PASS_STENCIL : 0) | (uintptr_t)(colors > 255 ? 255 : colors) << PASS_COLORS_SHIFT |
-	       (uintptr_t)(subpasses > 255 ? 255 : subpasses) << PASS_SUBPASSES_SHIFT;
-}
-
-static bool format_has_depth(VkFormat f)
-{
-	return f == VK_FORMAT_D16_UNORM || f == VK_FORMAT_X8_D24_UNORM_PACK32 ||
-	       f == VK_FORMAT_D32_SFLOAT || f == VK_FORMAT_D16_UNORM_S8_UINT ||
-	       f == VK_FORMAT_D24_UNORM_S8_UINT || f == VK_FORMAT_D32_SFLOAT_S8_UINT;
-}
-
-static bool format_has_stencil(VkFormat f)
-{
-	return f == VK_FORMAT_S8_UINT || f == VK_FORMAT_D16_UNORM_S8_UINT ||
-	       f == VK_FORMAT_D24_UNORM_S8_UINT || f == VK_FORMAT_D32_SFLOAT_S8_UINT;
-}
-
-/* Collects the attachments of subpasses: `seen` marks color attachments
- * counted (the first 64; beyond that each reference counts). */
+/* Collects the attachments that subpasses write: color ones counted
+ * once each (the first 64 by index; beyond that each reference counts),
+ * the first PASS_COLORS_MAX kept with their formats, and the first
+ * depth/stencil one. */
 struct pass_count {
 	uint64_t seen;
-	uint32_t colors;
-	bool depth, stencil;
+	struct pass_info *info;
+	const VkFormat *formats;   /* by attachment, stride bytes apart */
+	size_t stride;
+	uint32_t attachments;
 };
+
+static VkFormat format_of(const struct pass_count *c, uint32_t attachment)
+{
+	if (attachment >= c->attachments || !c->formats)
+		return VK_FORMAT_UNDEFINED;
+	return *(const VkFormat *)(const void *)((const char *)c->formats + attachment * c->stride);
+}
 
 static void pass_color(struct pass_count *c, uint32_t attachment)
 {
@@ -367,15 +438,33 @@ static void pass_color(struct pass_count *c, uint32_t attachment)
 			return;
 		c->seen |= 1ull << attachment;
 	}
-	c->colors++;
+	struct pass_info *p = c->info;
+	if (p->colors < PASS_COLORS_MAX) {
+		p->color[p->colors] = attachment;
+		p->color_format[p->colors] = format_of(c, attachment);
+	}
+	p->colors++;
 }
 
-static void pass_depth(struct pass_count *c, uint32_t attachment, VkFormat format)
+static void pass_depth(struct pass_count *c, uint32_t attachment)
 {
-	if (attachment == VK_ATTACHMENT_UNUSED)
+	if (attachment == VK_ATTACHMENT_UNUSED || c->info->depth != VK_ATTACHMENT_UNUSED)
 		return;
-	c->depth |= format_has_depth(format);
-	c->stencil |= format_has_stencil(format);
+	c->info->depth = attachment;
+	c->info->depth_format = format_of(c, attachment);
+}
+
+/* A new render pass's info, empty; NULL when out of memory (its passes
+ * are then named by their size alone). */
+static struct pass_info *pass_new(struct layer_device *d, VkRenderPass pass, uint32_t subpasses)
+{
+	struct pass_info *p = handle_map_block(&d->passes, (uint64_t)pass, sizeof(*p));
+	if (p) {
+		memset(p, 0, sizeof(*p));
+		p->subpasses = subpasses;
+		p->depth = VK_ATTACHMENT_UNUSED;
+	}
+	return p;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL layer_CreateRenderPass(VkDevice device,
@@ -386,27 +475,24 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_CreateRenderPass(VkDevice device,
 	DEVICE_OF(device, VK_ERROR_INITIALIZATION_FAILED);
 	VkResult r = FORWARD_RESULT(d, VK_ERROR_INITIALIZATION_FAILED, CreateRenderPass, device,
 				    ci, alloc, out);
-	if (r != VK_SUCCESS)
+	struct pass_info *p = r == VK_SUCCESS ? pass_new(d, *out, ci->subpassCount) : NULL;
+	if (!p)
 		return r;
-	bool multiview = false;
-	for (const VkBaseInStructure *p = ci->pNext; p; p = p->pNext)
-		if (p->sType == VK_STRUCTURE_TYPE_RENDER_PASS_MULTIVIEW_CREATE_INFO) {
-			const VkRenderPassMultiviewCreateInfo *m = (const void *)p;
+	for (const VkBaseInStructure *n = ci->pNext; n; n = n->pNext)
+		if (n->sType == VK_STRUCTURE_TYPE_RENDER_PASS_MULTIVIEW_CREATE_INFO) {
+			const VkRenderPassMultiviewCreateInfo *m = (const void *)n;
 			for (uint32_t i = 0; m->pViewMasks && i < m->subpassCount; i++)
-				multiview |= m->pViewMasks[i] != 0;
+				p->multiview |= m->pViewMasks[i] != 0;
 		}
-	struct pass_count c = { 0, 0, false, false };
+	struct pass_count c = { 0, p, ci->pAttachments ? &ci->pAttachments->format : NULL,
+				sizeof(*ci->pAttachments), ci->attachmentCount };
 	for (uint32_t i = 0; ci->pSubpasses && i < ci->subpassCount; i++) {
 		const VkSubpassDescription *sp = &ci->pSubpasses[i];
 		for (uint32_t k = 0; sp->pColorAttachments && k < sp->colorAttachmentCount; k++)
 			pass_color(&c, sp->pColorAttachments[k].attachment);
-		uint32_t ds = sp->pDepthStencilAttachment ? sp->pDepthStencilAttachment->attachment :
-							    VK_ATTACHMENT_UNUSED;
-		if (ds < ci->attachmentCount && ci->pAttachments)
-			pass_depth(&c, ds, ci->pAttachments[ds].format);
+		if (sp->pDepthStencilAttachment)
+			pass_depth(&c, sp->pDepthStencilAttachment->attachment);
 	}
-	handle_map_set(&d->passes, (uint64_t)*out,
-		 (void *)pass_pack(multiview, c.colors, c.depth, c.stencil, ci->subpassCount));
 	return r;
 }
 
@@ -418,22 +504,57 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_CreateRenderPass2(VkDevice device,
 	DEVICE_OF(device, VK_ERROR_INITIALIZATION_FAILED);
 	VkResult r = FORWARD_RESULT(d, VK_ERROR_INITIALIZATION_FAILED, CreateRenderPass2, device,
 				    ci, alloc, out);
-	if (r != VK_SUCCESS)
+	struct pass_info *p = r == VK_SUCCESS ? pass_new(d, *out, ci->subpassCount) : NULL;
+	if (!p)
 		return r;
-	bool multiview = false;
-	struct pass_count c = { 0, 0, false, false };
+	struct pass_count c = { 0, p, ci->pAttachments ? &ci->pAttachments->format : NULL,
+				sizeof(*ci->pAttachments), ci->attachmentCount };
 	for (uint32_t i = 0; ci->pSubpasses && i < ci->subpassCount; i++) {
 		const VkSubpassDescription2 *sp = &ci->pSubpasses[i];
-		multiview |= sp->viewMask != 0;
+		p->multiview |= sp->viewMask != 0;
 		for (uint32_t k = 0; sp->pColorAttachments && k < sp->colorAttachmentCount; k++)
 			pass_color(&c, sp->pColorAttachments[k].attachment);
-		uint32_t ds = sp->pDepthStencilAttachment ? sp->pDepthStencilAttachment->attachment :
-							    VK_ATTACHMENT_UNUSED;
-		if (ds < ci->attachmentCount && ci->pAttachments)
-			pass_depth(&c, ds, ci->pAttachments[ds].format);
+		if (sp->pDepthStencilAttachment)
+			pass_depth(&c, sp->pDepthStencilAttachment->attachment);
 	}
-	handle_map_set(&d->passes, (uint64_t)*out,
-		 (void *)pass_pack(multiview, c.colors, c.depth, c.stencil, ci->subpassCount));
+	return r;
+}
+
+/* Framebuffers and image views: what a render pass draws into, whose
+ * names and formats name it. */
+VKAPI_ATTR VkResult VKAPI_CALL layer_CreateFramebuffer(VkDevice device,
+							       const VkFramebufferCreateInfo *ci,
+							       const VkAllocationCallbacks *alloc,
+							       VkFramebuffer *out)
+{
+	DEVICE_OF(device, VK_ERROR_INITIALIZATION_FAILED);
+	VkResult r = FORWARD_RESULT(d, VK_ERROR_INITIALIZATION_FAILED, CreateFramebuffer, device,
+				    ci, alloc, out);
+	struct framebuffer_info *f = r == VK_SUCCESS ?
+		handle_map_block(&d->framebuffers, (uint64_t)*out, sizeof(*f)) : NULL;
+	if (!f)
+		return r;
+	memset(f, 0, sizeof(*f));
+	if (!(ci->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT) && ci->pAttachments) {
+		f->count = ci->attachmentCount < FRAMEBUFFER_VIEWS_MAX ? ci->attachmentCount :
+									  FRAMEBUFFER_VIEWS_MAX;
+		memcpy(f->views, ci->pAttachments, f->count * sizeof(*f->views));
+	}
+	return r;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL layer_CreateImageView(VkDevice device,
+							     const VkImageViewCreateInfo *ci,
+							     const VkAllocationCallbacks *alloc,
+							     VkImageView *out)
+{
+	DEVICE_OF(device, VK_ERROR_INITIALIZATION_FAILED);
+	VkResult r = FORWARD_RESULT(d, VK_ERROR_INITIALIZATION_FAILED, CreateImageView, device, ci,
+				    alloc, out);
+	struct view_info *v = r == VK_SUCCESS ?
+		handle_map_block(&d->views, (uint64_t)*out, sizeof(*v)) : NULL;
+	if (v)
+		*v = (struct view_info){ ci->image, ci->format };
 	return r;
 }
 
@@ -450,13 +571,27 @@ VKAPI_ATTR void VKAPI_CALL layer_CmdBindPipeline(VkCommandBuffer cb,
 		point == VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR ? 2 : -1;
 	if (i < 0)
 		return;
-	object_names_get(&d->names, VK_OBJECT_TYPE_PIPELINE, (uint64_t)p, s->pipeline[i],
-			 sizeof(s->pipeline[i]));
-	if (i == 0) {
-		uintptr_t t = (uintptr_t)handle_map_get(&d->pipelines, (uint64_t)p);
-		if (t)
-			s->topology = (VkPrimitiveTopology)(t - 1);
-	}
+	/* The program's name for it, else its identity. */
+	const struct pipeline_info *info = handle_map_get(&d->pipelines, (uint64_t)p);
+	if (!object_names_get(&d->names, VK_OBJECT_TYPE_PIPELINE, (uint64_t)p, s->pipeline[i],
+			      sizeof(s->pipeline[i])))
+		pipeline_label(info, s->pipeline[i], sizeof(s->pipeline[i]));
+	if (i == 0 && info && info->topology)
+		s->topology = (VkPrimitiveTopology)(info->topology - 1);
+}
+
+/* Shader objects bound in place of a pipeline: the layer does not know
+ * them, so the draws and dispatches after them carry no pipeline's name
+ * rather than the last pipeline's. */
+VKAPI_ATTR void VKAPI_CALL layer_CmdBindShadersEXT(VkCommandBuffer cb, uint32_t count,
+							  const VkShaderStageFlagBits *stages,
+							  const VkShaderEXT *shaders)
+{
+	DEVICE_OF(cb, );
+	FORWARD(d, CmdBindShadersEXT, cb, count, stages, shaders);
+	struct cb_state *s = capturing(d, cb);
+	for (uint32_t i = 0; s && stages && i < count; i++)
+		s->pipeline[stages[i] == VK_SHADER_STAGE_COMPUTE_BIT ? 1 : 0][0] = '\0';
 }
 
 VKAPI_ATTR void VKAPI_CALL layer_CmdSetPrimitiveTopology(VkCommandBuffer cb,

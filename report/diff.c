@@ -89,7 +89,7 @@ static void row_label(struct sbuf *b, const struct compare_row *r, const stats *
 	row_path(b, r, base, cand);
 	if (r->kind == STATS_GPU)
 		sbuf_adds(b, " frame time");
-	else if (r->kind != STATS_SCOPE)
+	else if (r->kind != STATS_SCOPE && r->kind != STATS_PIPELINE)
 		sbuf_addf(b, " %s", stats_kind_name(r->kind));
 }
 

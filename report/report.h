@@ -30,6 +30,10 @@ enum report_sort { SORT_CHRONO, SORT_TIME, SORT_DRAWS, SORT_PRIMS, SORT_VERTS };
 
 enum report_frames { FRAMES_FIRST, FRAMES_LAST, FRAMES_ALL, FRAMES_NUMBER };
 
+/* What a table's rows are: scopes (the tree) or pipelines (events grouped
+ * by the pipeline they ran). */
+enum report_by { BY_SCOPE, BY_PIPELINE };
+
 struct report_filter; /* compiled --root patterns */
 
 struct report_settings {
@@ -38,6 +42,7 @@ struct report_settings {
 	bool ignore_case;
 	double threshold_pct;   /* 0: show every row */
 	bool leaf;              /* show leaf events (default on) */
+	enum report_by by;      /* --by: scope (default) or pipeline */
 	enum report_sort sort;
 	int max_depth;          /* rows below the top one; -1: no limit */
 	bool ascii;

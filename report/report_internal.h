@@ -99,6 +99,34 @@ void grid_render(struct grid *gr, struct sbuf *out, const struct report_sink *si
 void grid_release(struct grid *gr);
 
 /* ------------------------------------------------------------------------ */
+/* Events by pipeline (pipelines.c)                                         */
+/* ------------------------------------------------------------------------ */
+
+/* The rows of a queue's table by pipeline; zero-initialised is empty. */
+struct pipeline_rows {
+	struct pipeline_groups groups;
+	uint32_t *order;         /* the groups shown, in order */
+	size_t shown;
+	size_t hidden;           /* groups under --threshold */
+	struct pipeline_group folded; /* the hidden together; calls 0: not shown */
+	int64_t denominator_ns;  /* the queue's busy + wait */
+	bool timed;              /* the queue has timestamps */
+	bool failed;             /* out of memory */
+};
+
+/* Groups the events of fq that the settings select (the subtrees of the
+ * --root matches) by pipeline, ordered by exclusive time or by --sort
+ * draws, prims or verts, largest first; --threshold hides groups whose
+ * share of denominator_ns is below it. Reuses r's memory. */
+void pipeline_rows_build(struct pipeline_rows *r, const struct report_settings *s,
+			 const struct frame_queue *fq, int64_t denominator_ns, bool timed);
+/* Draws the table into out (handed to the sink as it goes; NULL: kept). */
+void pipeline_rows_render(struct sbuf *out, const struct report_settings *s,
+			  const struct glyphs *g, const struct pipeline_rows *r,
+			  const struct report_sink *sink);
+void pipeline_rows_release(struct pipeline_rows *r);
+
+/* ------------------------------------------------------------------------ */
 /* SVG (plot.c)                                                             */
 /* ------------------------------------------------------------------------ */
 

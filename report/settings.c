@@ -49,6 +49,7 @@ static int set_frame(void *t, const char *v, char *err, size_t n)
 }
 
 static const char *const sort_names[] = { "chrono", "time", "draws", "prims", "verts", NULL };
+static const char *const by_names[] = { "scope", "pipeline", NULL };
 
 const struct option_spec report_options[] = {
 	{ "root", 'r', "PATTERN", "show only the subtrees of scopes whose name matches (*, ?, [...]); repeatable",
@@ -64,6 +65,8 @@ const struct option_spec report_options[] = {
 	  OPT_NEGATED, .offset = AT(leaf) },
 	{ "sort", 's', "ORDER", "order siblings by chrono (default), time, draws, prims or verts",
 	  OPT_CHOICE, .offset = AT(sort), .names = sort_names },
+	{ "by", 0, "ROWS", "rows of scope (the tree, default) or pipeline (draws and dispatches by the pipeline they ran, the slowest first)",
+	  OPT_CHOICE, .offset = AT(by), .names = by_names },
 	{ "max-depth", 'd', "N", "show N levels below the top rows",
 	  OPT_INT, .offset = AT(max_depth), .min = 0, .max = 1000 },
 	{ "ascii", 'a', NULL, "draw the table with ASCII only",

@@ -12,6 +12,13 @@
 #include <string.h>
 #include <utf8proc.h>
 
+/* Scope and pipeline rows: named by their own names, with calls, an
+ * exclusive time and a share. */
+static bool named_kind(enum stats_kind kind)
+{
+	return kind == STATS_SCOPE || kind == STATS_PIPELINE;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Settings                                                                 */
 /* ------------------------------------------------------------------------ */
@@ -94,6 +101,7 @@ size_t stats_report_options(struct option_spec *out)
 		{ "ignore-case", "match --root, --queue and budget patterns ignoring case" },
 		{ "threshold", "hide scope rows whose share of their queue is below PCT percent" },
 		{ "max-depth", "show N levels of scopes below the queue (or below a --root match)" },
+		{ "by", "rows of scope (default) or pipeline: draws and dispatches by the pipeline they ran, in runs recorded at detail 3, in place of scopes" },
 		{ "ascii", NULL },
 		{ "unicode", NULL },
 		{ "gpu", NULL },
@@ -170,6 +178,13 @@ static bool select_rows(const struct stats_settings *st, const stats *s, struct 
 			continue;
 		if (r->kind == STATS_GPU) {
 			sel->selected[i] = 1;
+			continue;
+		}
+		if (r->kind == STATS_PIPELINE) {
+			/* Right below its queue; --root and --max-depth choose
+			 * scopes, which pipeline rows replace. */
+			sel->selected[i] = in_queue[i] = in_queue[r->parent];
+			sel->level[i] = 0;
 			continue;
 		}
 		if (r->kind != STATS_SCOPE) {
@@ -315,7 +330,7 @@ static bool selection_build(const struct stats_settings *st, const stats *s,
 /* Tables                                                                   */
 /* ------------------------------------------------------------------------ */
 
-static const char *const kind_words[] = { "frame", "busy", "wait", "idle", "scope" };
+static const char *const kind_words[] = { "frame", "busy", "wait", "idle", "scope", "pipeline" };
 
 /* The table of a GPU's frame time and its queues' busy, wait and idle. */
 static void gpu_table(struct sbuf *out, const struct glyphs *g, const stats *s,
@@ -389,6 +404,35 @@ static void scope_table(struct sbuf *out, const struct glyphs *g, const stats *s
 	grid_release(&gr);
 }
 
+/* The table of one queue's pipelines: their time is their events'
+ * exclusive time. */
+static void pipeline_table(struct sbuf *out, const struct glyphs *g, const stats *s,
+			   const struct selection *sel, size_t from, size_t to,
+			   const struct report_sink *sink)
+{
+	static const char *const titles[] = { "Frames", "Calls", "Mean", "Median", "P95", "Max",
+					       "Max frame", "Stddev", "Percent", "Pipeline" };
+	struct grid gr = { .g = g, .cols = 10 };
+	for (size_t i = 0; i < gr.cols; i++)
+		gr.titles[i] = titles[i];
+	for (size_t i = from; i < to; i++) {
+		const struct stats_row *r = stats_row(s, sel->rows[i]);
+		const struct stats_summary *t = &r->time;
+		grid_count(&gr, t->frames);
+		grid_fixed(&gr, 2, t->frames ? (double)r->calls / (double)t->frames : 0);
+		grid_ms(&gr, t->mean_ns);
+		grid_ms(&gr, t->median_ns);
+		grid_ms(&gr, t->p95_ns);
+		grid_ms(&gr, t->max_ns);
+		grid_count(&gr, t->max_frame);
+		grid_ms(&gr, t->stddev_ns);
+		grid_bar(&gr, r->share_pct);
+		grid_name(&gr, 0, r->name, r->name_len, NULL);
+	}
+	grid_render(&gr, out, sink);
+	grid_release(&gr);
+}
+
 static void quote_list(struct sbuf *b, char *const *items, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -431,6 +475,8 @@ static int print_tables(const struct stats_settings *st, const struct capture_me
 		static const char *const sorts[] = { "chrono", "time", "p95", "max" };
 		sbuf_addf(&out, "%ssorted by %s", g->sep, sorts[st->sort]);
 	}
+	if (rs->by == BY_PIPELINE)
+		sbuf_addf(&out, "%sby pipeline", g->sep);
 	sbuf_adds(&out, "\n");
 
 	/* Per GPU: its frame time and its queues, then each queue's scopes.
@@ -485,7 +531,14 @@ static int print_tables(const struct stats_settings *st, const struct capture_me
 				sbuf_addf(&out, "%sthreshold %g%% (%zu row%s hidden)", g->sep,
 					  rs->threshold_pct, sel->hidden, sel->hidden == 1 ? "" : "s");
 			sbuf_adds(&out, "\n");
-			if (sel->len == 0 && rs->root_count)
+			if (rs->by == BY_PIPELINE && sel->len)
+				pipeline_table(&out, g, s, sel, 0, sel->len, sink);
+			else if (rs->by == BY_PIPELINE && !busy->events)
+				sbuf_adds(&out, "No event on this queue: draws and dispatches are "
+					  "recorded in runs at detail 3.\n");
+			else if (rs->by == BY_PIPELINE)
+				sbuf_adds(&out, "No draw or dispatch on this queue to show.\n");
+			else if (sel->len == 0 && rs->root_count)
 				sbuf_adds(&out, "No scope on this queue matches the root filter.\n");
 			else if (sel->len == 0 && busy->events)
 				/* A program without debug labels, through the
@@ -557,10 +610,10 @@ static int print_csv(const stats *s, const struct capture_meta *meta,
 			b.failed = true;
 		csv_field(&b, path.data ? path.data : "", path.len);
 		sbuf_addf(&b, ",%u,%llu,", r->depth, (unsigned long long)r->time.frames);
-		if (r->kind == STATS_SCOPE && r->time.frames)
+		if (named_kind(r->kind) && r->time.frames)
 			sbuf_addf(&b, "%.6f", (double)r->calls / (double)r->time.frames);
 		csv_summary(&b, &r->time, true);
-		if (r->kind == STATS_SCOPE) {
+		if (named_kind(r->kind)) {
 			csv_summary(&b, &r->exclusive, false);
 			sbuf_addf(&b, ",%.6f", r->share_pct);
 		} else {
@@ -665,12 +718,12 @@ static int print_json(const struct stats_settings *st, const struct capture_meta
 		sbuf_adds(&b, ",\"name\":");
 		json_string(&b, r->name, r->name_len);
 		sbuf_addf(&b, ",\"depth\":%u,\"frames\":%llu", r->depth, (unsigned long long)r->time.frames);
-		if (r->kind == STATS_SCOPE)
+		if (named_kind(r->kind))
 			sbuf_addf(&b, ",\"calls\":%llu,\"calls_per_frame\":%.6f",
 				  (unsigned long long)r->calls,
 				  r->time.frames ? (double)r->calls / (double)r->time.frames : 0);
 		json_summary(&b, "time", &r->time);
-		if (r->kind == STATS_SCOPE) {
+		if (named_kind(r->kind)) {
 			json_summary(&b, "exclusive", &r->exclusive);
 			sbuf_addf(&b, ",\"share_pct\":%.6f", r->share_pct);
 		}
@@ -682,7 +735,7 @@ static int print_json(const struct stats_settings *st, const struct capture_meta
 				  (unsigned long long)r->spikes.longest_run_first);
 		if (st->per_frame) {
 			json_values(&b, "values_ns", s, sel->rows[i], false);
-			if (r->kind == STATS_SCOPE)
+			if (named_kind(r->kind))
 				json_values(&b, "exclusive_values_ns", s, sel->rows[i], true);
 		}
 		sbuf_adds(&b, "}");
@@ -959,7 +1012,7 @@ static void row_label(struct sbuf *b, const stats *s, uint32_t row)
 	const struct stats_row *r = stats_row(s, row);
 	b->len = 0;
 	stats_row_path(s, row, b);
-	if (r->kind != STATS_GPU && r->kind != STATS_SCOPE)
+	if (r->kind != STATS_GPU && !named_kind(r->kind))
 		sbuf_addf(b, " %s", kind_words[r->kind]);
 }
 
@@ -1024,7 +1077,7 @@ static bool line_hits(const struct budget_line *bl, const stats *s, uint32_t row
 	const struct stats_row *r = stats_row(s, row);
 	row_label(label, s, row);
 	return (label->data && filter_match_root(bl->match.filter, label->data, label->len)) ||
-	       (r->kind == STATS_SCOPE && filter_match_root(bl->match.filter, r->name, r->name_len));
+	       (named_kind(r->kind) && filter_match_root(bl->match.filter, r->name, r->name_len));
 }
 
 /*
@@ -1057,13 +1110,13 @@ static bool budget_hits(struct stats_budget *b, const stats *s, const struct sel
 		if (r->time.frames == 0)
 			continue;
 		uint64_t h = path_hash[sel->rows[k]];
-		if (r->kind != STATS_GPU && r->kind != STATS_SCOPE) {
+		if (r->kind != STATS_GPU && !named_kind(r->kind)) {
 			h = budget_hash(h, " ", 1, false);
 			h = budget_hash(h, kind_words[r->kind], strlen(kind_words[r->kind]),
 					b->ignore_case);
 		}
 		keys[nk++] = (struct keyed_label){ h, (uint32_t)k };
-		if (r->kind == STATS_SCOPE)
+		if (named_kind(r->kind))
 			keys[nk++] = (struct keyed_label){
 				budget_hash(BUDGET_HASH_START, r->name, r->name_len, b->ignore_case),
 				(uint32_t)k };
@@ -1094,7 +1147,7 @@ static bool budget_hits(struct stats_budget *b, const stats *s, const struct sel
 				made = true;
 			}
 			if ((label.data && filter_match_root(bl->match.filter, label.data, label.len)) ||
-			    (r->kind == STATS_SCOPE &&
+			    (named_kind(r->kind) &&
 			     filter_match_root(bl->match.filter, r->name, r->name_len)))
 				ok = hits_add(&hits[i], (uint32_t)k);
 		}

@@ -458,7 +458,8 @@ static void quote_list(struct sbuf *b, char *const *items, size_t n)
 }
 
 static void summary(struct sbuf *out, const struct report_settings *s, const struct glyphs *g,
-		    const struct frame_queue *fq, const struct view *v)
+		    const struct frame_queue *fq, const struct view *v,
+		    const struct pipeline_rows *pr)
 {
 	if (!v->timed) {
 		sbuf_addf(out, "%u submission%s%s%u scope%s%s%u event%s\n", fq->submissions,
@@ -485,17 +486,28 @@ static void summary(struct sbuf *out, const struct report_settings *s, const str
 		if (s->ignore_case)
 			sbuf_adds(out, " ignoring case");
 	}
+	size_t hidden = pr ? pr->hidden : v->rows.hidden;
 	if (s->threshold_pct > 0)
 		sbuf_addf(out, "%sthreshold %g%% (%zu row%s hidden)", g->sep, s->threshold_pct,
-			  v->rows.hidden, v->rows.hidden == 1 ? "" : "s");
+			  hidden, hidden == 1 ? "" : "s");
+	static const char *const sorts[] = { "chrono", "time", "draws", "prims", "verts" };
+	if (pr) {
+		/* By pipeline: what the pipelines ran, together. */
+		sbuf_addf(out, "%sby pipeline: %zu pipeline%s, %llu event%s, %.3f ms", g->sep,
+			  pr->groups.len, pr->groups.len == 1 ? "" : "s",
+			  (unsigned long long)pr->groups.events, pr->groups.events == 1 ? "" : "s",
+			  (double)pr->groups.exclusive_ns / 1e6);
+		if (s->sort >= SORT_DRAWS)
+			sbuf_addf(out, "%ssorted by %s", g->sep, sorts[s->sort]);
+		sbuf_adds(out, "\n");
+		return;
+	}
 	if (!s->leaf)
 		sbuf_addf(out, "%sleaf events folded into their scopes", g->sep);
 	if (s->max_depth >= 0)
 		sbuf_addf(out, "%smax depth %d", g->sep, s->max_depth);
-	if (s->sort != SORT_CHRONO) {
-		static const char *const sorts[] = { "chrono", "time", "draws", "prims", "verts" };
+	if (s->sort != SORT_CHRONO)
 		sbuf_addf(out, "%ssorted by %s", g->sep, sorts[s->sort]);
-	}
 	sbuf_adds(out, "\n");
 }
 
@@ -544,6 +556,8 @@ int report_frame(const struct report_settings *s, const struct capture_meta *met
 {
 	const struct glyphs *g = s->ascii ? &grid_ascii : &grid_unicode;
 	struct sbuf out = { 0 };
+	struct pipeline_rows pipelines = { 0 };
+	const struct pipeline_rows *pr = s->by == BY_PIPELINE ? &pipelines : NULL;
 	int result = 0;
 
 	for (uint32_t qi = 0; qi < f->queue_count && result == 0; qi++) {
@@ -561,18 +575,23 @@ int report_frame(const struct report_settings *s, const struct capture_meta *met
 
 		struct view v = { s, fq->busy_ns + fq->wait_ns,
 				  !(fq->flags & FRAME_QUEUE_NO_TIMESTAMPS), { 0 } };
-		if (!empty) {
+		size_t rows = 0;
+		if (!empty && pr) {
+			pipeline_rows_build(&pipelines, s, fq, v.denominator_ns, v.timed);
+			rows = pipelines.groups.len;
+		} else if (!empty) {
 			if (s->root_count)
 				add_matches(&v, fq->root);
 			else
 				add_subtree(&v, fq->root, 0);
+			rows = v.rows.len;
 		}
-		if (v.rows.failed) {
+		if (v.rows.failed || (pr && pipelines.failed)) {
 			free(v.rows.data);
 			result = -1;
 			break;
 		}
-		bool nothing = !empty && v.rows.len == 0;
+		bool nothing = !empty && rows == 0;
 		if (nothing && !s->empty_queues) {
 			free(v.rows.data);
 			continue;
@@ -593,11 +612,17 @@ int report_frame(const struct report_settings *s, const struct capture_meta *met
 			sbuf_adds(&out, "No work on this queue in this frame.\n\n");
 		} else {
 			if (s->header) {
-				summary(&out, s, g, fq, &v);
+				summary(&out, s, g, fq, &v, pr);
 				notes(&out, f, gpu, fq);
 			}
-			if (nothing)
+			if (nothing && pr)
+				sbuf_adds(&out, s->root_count ? "No draw or dispatch on this queue is in a scope "
+								"that matches the root filter.\n" :
+								"No draw or dispatch on this queue in this frame.\n");
+			else if (nothing)
 				sbuf_adds(&out, "No scope on this queue matches the root filter.\n");
+			else if (pr)
+				pipeline_rows_render(&out, s, g, pr, s->whole_tables ? NULL : sink);
 			else
 				render_table(&out, &v, g, s->whole_tables ? NULL : sink);
 			sbuf_adds(&out, "\n");
@@ -605,6 +630,7 @@ int report_frame(const struct report_settings *s, const struct capture_meta *met
 		free(v.rows.data);
 		result = sbuf_emit(sink, &out);
 	}
+	pipeline_rows_release(&pipelines);
 	sbuf_release(&out);
 	return result;
 }

@@ -433,6 +433,7 @@ struct options {
 	double noise_pct;
 	uint64_t spikes;
 	bool leaves;
+	bool pipeline_ids;       /* leaves name pipelines by identities */
 	bool unbalanced;
 	bool verbose;
 	bool help;
@@ -662,6 +663,38 @@ static const struct crumbs_leaf_desc leaf_templates[] = {
 	[LEAF_COPY] = { CRUMBS_EVENT_COPY, NULL, 0, 0, 0, 0, 0, 0 },
 };
 
+/*
+ * With --pipeline-ids, the name a draw or dispatch of scope `scope` gives
+ * its pipeline, as the layer names one a program did not name: its
+ * identity, 4 hex digits, after "pipeline", or for a dispatch after its
+ * entry point (the scope's name in lower case, words joined by '_').
+ * Scopes whose names differ only in a number at their end share one
+ * pipeline ("Shadow View 0" to "Shadow View 31", "Bloom Down 0" to "4").
+ */
+static const char *pipeline_id(char *buf, size_t size, enum leaf_style style, const char *scope)
+{
+	size_t len = strlen(scope);
+	while (len > 0 && scope[len - 1] >= '0' && scope[len - 1] <= '9')
+		len--;
+	while (len > 0 && scope[len - 1] == ' ')
+		len--;
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)scope[i]) * UINT64_C(0x100000001b3);
+	unsigned id = (unsigned)(mix64(h) >> 48);
+	if (style != LEAF_DISPATCH) {
+		snprintf(buf, size, "pipeline %04x", id);
+		return buf;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < len && n + 1 < size; i++) {
+		char c = scope[i];
+		buf[n++] = c == ' ' ? '_' : c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+	}
+	snprintf(buf + n, size - n, " %04x", id);
+	return buf;
+}
+
 /* A draw, dispatch or copy in [begin_ns, end_ns], in a scope whose
  * pipeline is called `pipeline`. `h` picks its mesh, the same in every
  * frame. */
@@ -670,7 +703,10 @@ static enum crumbs_result write_leaf(struct gen *g, unsigned queue, enum leaf_st
 				    int64_t end_ns)
 {
 	struct crumbs_leaf_desc leaf = leaf_templates[style];
-	char name[160];
+	char name[160], id[80];
+
+	if (g->opt->pipeline_ids && style != LEAF_COPY)
+		pipeline = pipeline_id(id, sizeof(id), style, pipeline);
 
 	if (style == LEAF_MESH && h % 6 == 0) {
 		/* GPU-driven: the CPU never learns the counts. */
@@ -1165,6 +1201,12 @@ static const struct option_spec option_specs[] = {
 	  "record draws, dispatches and copies, and the\n"
 	  "base pass's render pass (its begin and end\n"
 	  "count as markers)" },
+	{ "pipeline-ids", 0, OPT_SWITCH, NULL, FIELD(pipeline_ids), 0, 0,
+	  "with --leaves, name draws' and dispatches'\n"
+	  "pipelines as the layer names those a program\n"
+	  "did not name: 'pipeline 3f2a', or a dispatch's\n"
+	  "entry point and identity; scopes named alike\n"
+	  "but for a number at the end share one" },
 	{ "unbalanced", 0, OPT_SWITCH, NULL, FIELD(unbalanced), 0, 0,
 	  "every third frame, leave a scope open at the\n"
 	  "frame's end and end one that never began\n"
@@ -1386,6 +1428,8 @@ int main(int argc, char **argv)
 		return usage_error("no output file (give -o FILE)");
 	if (opt.noise_seed == UINT64_MAX)
 		opt.noise_seed = opt.seed;
+	if (opt.pipeline_ids && !opt.leaves)
+		return usage_error("option '--pipeline-ids' names the pipelines of leaves (add --leaves)");
 	if (opt.spikes > opt.frames)
 		return usage_error("option '--spikes': %" PRIu64 " is more than the %" PRIu64
 				   " frames written (raise --frames)", opt.spikes, opt.frames);

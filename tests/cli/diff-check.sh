@@ -4,7 +4,9 @@
 # over 200 frames with 3% noise regresses and is named; 20 other draws of
 # the noise and a 1% change do not; captures of other GPUs are not
 # comparable; two single frames are compared by the thresholds alone. The
-# CSV and JSON are read back with Python's csv and json modules.
+# CSV and JSON are read back with Python's csv and json modules. By
+# pipeline, the scope's dispatches are the pipeline that regressed, and
+# no other pipeline does.
 set -u
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -122,5 +124,32 @@ assert doc["rows"][0]["kind"] == "gpu", "frame-time rows first"
 print("ok")
 EOF
 result $? "CSV and JSON parse, agree row by row, and count each verdict ($(tail -1 "$tmp/formats"))"
+
+# By pipeline: the dispatches of the slower scope run one pipeline, which
+# regresses; the other pipelines, of the same noise, do not.
+run leaves 1 --leaves --pipeline-ids
+run leaves-slower 2 --leaves --pipeline-ids --scale "$SCOPE=1.1"
+run leaves-same 3 --leaves --pipeline-ids
+"$crumbs" diff "$tmp/leaves.crumbs" "$tmp/leaves-slower.crumbs" --by pipeline --format csv \
+	>"$tmp/pipelines.csv"
+status=$?
+"$crumbs" diff "$tmp/leaves.crumbs" "$tmp/leaves-same.crumbs" --by pipeline --format json \
+	>"$tmp/pipelines-same.json"
+same=$?
+python3 - "$tmp/pipelines.csv" "$tmp/pipelines-same.json" >"$tmp/pipelines" 2>&1 <<'EOF'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert not any(r["kind"] == "scope" for r in rows), "scope rows by pipeline"
+rows = [r for r in rows if r["kind"] == "pipeline"]
+assert len(rows) > 10, f"{len(rows)} pipeline rows"
+regressed = [r["path"] for r in rows if r["verdict"] == "regressed"]
+assert regressed == ["GPU 0 / Compute 0 / ambient_occlusion 979c"], regressed
+same = [r for r in json.load(open(sys.argv[2]))["rows"] if r["kind"] == "pipeline"]
+assert len(same) == len(rows) and all(r["verdict"] == "unchanged" for r in same), same
+print(regressed[0])
+EOF
+ok=$?
+[ "$status" = 1 ] && [ "$same" = 0 ] && [ "$ok" = 0 ]
+result $? "by pipeline: the slower scope's pipeline alone regresses, none in another noise seed ($status, $same: $(tail -1 "$tmp/pipelines"))"
 
 exit $bad

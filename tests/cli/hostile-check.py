@@ -129,6 +129,7 @@ COMMANDS = [
     ('report', lambda f: ['report', f]),
     ('report', lambda f: ['report', f, '--frame', 'last', '--no-leaf']),
     ('stats', lambda f: ['stats', f]),
+    ('stats', lambda f: ['stats', f, '--by', 'pipeline']),
     ('diff', lambda f: ['diff', f, f]),
     ('export', lambda f: ['export', f, '--format', 'perfetto', '--max-bytes', str(MAX_BYTES)]),
     ('export', lambda f: ['export', f, '--format', 'chrome', '--max-bytes', str(MAX_BYTES)]),

@@ -172,7 +172,7 @@ result $? "gfxreconstruct: its layer records vkcube"
 status=$?
 [ "$status" = 0 ] && ! grep -q "killed by signal\|AddressSanitizer\|runtime error" "$tmp/replay.out"
 result $? "gfxreconstruct: its replay exits 0 under crumbs capture, without a crash ($status)"
-[ "$(rows "$tmp/replay.out" "Render Pass 500x500 (1 color + depth)")" = 1 ] &&
+[ "$(rows "$tmp/replay.out" "Render Pass 500x500 (bgra8 + d16)")" = 1 ] &&
 	[ "$(rows "$tmp/replay.out" "Draw 36 vertices")" = 1 ] &&
 	[ "$(rows "$tmp/replay.out" "Blit 500x500 to 500x500")" = 1 ]
 result $? "gfxreconstruct: the replayed frame's pass and draw, and the replay's blit, are events"

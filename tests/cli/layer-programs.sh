@@ -68,8 +68,9 @@ result $? "vkcube presents: nothing is said about frames ended at fences"
 grep -q "^GPU profile for frame 30 " "$tmp/cube.out"
 result $? "the table of frame 30 is printed"
 # vkcube names each framebuffer by its swapchain image, which the render
-# pass row shows; the draw says what it draws.
-names "$tmp/cube.out" | sed 's/ *$//; s/Framebuffer([0-9]*)/Framebuffer(N)/' |
+# pass row shows; the draw says what it draws, and its pipeline, which
+# vkcube does not name, by its identity.
+names "$tmp/cube.out" | sed 's/ *$//; s/Framebuffer([0-9]*)/Framebuffer(N)/; s/ · pipeline [0-9a-f]\{4\}$/ · pipeline XXXX/' |
 	grep -v '^ *$' >"$tmp/cube.names"
 cat >"$tmp/cube.want" <<'EOF'
  Events
@@ -78,7 +79,7 @@ cat >"$tmp/cube.want" <<'EOF'
        Framebuffer(N)
           InsideRenderPass
              ActualDraw
-                Draw 36 vertices
+                Draw 36 vertices · pipeline XXXX
 EOF
 cmp -s "$tmp/cube.names" "$tmp/cube.want"
 result $? "vkcube's labels and its draw, recorded once, come back as a tree"
@@ -87,7 +88,7 @@ result $? "three scopes and two events"
 frame=$(grep '^GPU frame' "$tmp/cube.out" | sed 's/^GPU frame \([0-9.]*\) ms.*/\1/')
 outer=$(inclusive_ms "$tmp/cube.out" DrawBegin)
 pass=$(inclusive_ms "$tmp/cube.out" "$(names "$tmp/cube.out" | grep -o 'Framebuffer([0-9]*)' | head -n 1)")
-draw=$(inclusive_ms "$tmp/cube.out" "Draw 36 vertices")
+draw=$(inclusive_ms "$tmp/cube.out" "$(names "$tmp/cube.out" | grep -o 'Draw 36 vertices · pipeline [0-9a-f]*' | head -n 1)")
 le 0.001 "$draw" && le "$draw" "$pass" && le "$pass" "$outer" && le "$outer" "$frame"
 result $? "times nest: draw $draw <= pass $pass <= DrawBegin $outer <= frame $frame ms"
 grep '^|' "$tmp/cube.out" | grep ' Draw 36 vertices ' | grep -q '|     1 |          0 |    12 |    36 |'
@@ -116,17 +117,30 @@ result $? "no validation messages in Zink with the layer loaded"
 grep -q "^GPU profile for frame 30 " "$tmp/gears.out"
 result $? "the table of glxgears' frame 30 is printed"
 # Zink names nothing: passes by their size and attachments, draws by
-# their command and counts.
-gears_pass=$(names "$tmp/gears.out" | sed 's/^ *//; s/ *$//' | grep -m 1 -E '^Render Pass [0-9]+x[0-9]+ \(1 color \+ depth\)$')
+# their command and counts and their pipeline's identity.
+gears_pass=$(names "$tmp/gears.out" | sed 's/^ *//; s/ *$//' |
+	grep -m 1 -E '^Render Pass [0-9]+x[0-9]+ \((bgra8|rgba8)( srgb)? \+ d(16|24|32)(s8)?\)$')
 [ -n "$gears_pass" ]
-result $? "Zink's render passes are events named by size and attachments ($gears_pass)"
-draws=$(names "$tmp/gears.out" | grep -c -E '^ *Draw[A-Za-z]* ([0-9]+ draws )?[0-9]+ (vertices|indices) *$')
+result $? "Zink's render passes are events named by size and attachments' formats ($gears_pass)"
+draws=$(names "$tmp/gears.out" |
+	grep -c -E '^ *Draw[A-Za-z]* ([0-9]+ draws )?[0-9]+ (vertices|indices) · pipeline [0-9a-f]{4} *$')
 [ "$draws" -ge 3 ]
-result $? "Zink's draws are leaf events named by command and count ($draws)"
+result $? "Zink's draws are leaf events named by command, count and pipeline ($draws)"
 frame=$(grep '^GPU frame' "$tmp/gears.out" | sed 's/^GPU frame \([0-9.]*\) ms.*/\1/')
 pass=$(inclusive_ms "$tmp/gears.out" "$gears_pass")
 le 0.001 "$pass" && le "$pass" "$frame"
 result $? "the render pass takes time within the frame ($pass of $frame ms)"
+
+# Another run, another frame: Zink's pipelines have the same identities
+# in both processes (they hash what the pipelines are, not their handles).
+LIBGL_ALWAYS_SOFTWARE=1 MESA_LOADER_DRIVER_OVERRIDE=zink \
+	"$BUILD/crumbs" capture --frame 12 -o "$tmp/gears2.crumbs" --ascii -- timeout 4 glxgears \
+	>"$tmp/gears2.out" 2>&1
+pipelines() { names "$1" | sed 's/ *$//' | grep -o ' · pipeline [0-9a-f]*$' | sort -u; }
+pipelines "$tmp/gears.out" >"$tmp/gears.ids"
+pipelines "$tmp/gears2.out" >"$tmp/gears2.ids"
+[ "$(wc -l <"$tmp/gears.ids")" -ge 2 ] && cmp -s "$tmp/gears.ids" "$tmp/gears2.ids"
+result $? "glxgears' pipelines have the same identities in two runs ($(paste -sd, "$tmp/gears.ids"))"
 
 if [ "$bad" != 0 ]; then
 	for f in "$tmp"/*.out; do

@@ -147,10 +147,10 @@ result $? "40 frames, no validation message"
 "$BUILD/crumbs" report "$tmp/gears.crumbs" --frame all --ascii >"$tmp/gears.report"
 awk '/^GPU profile for frame / { f = $5; frames++ }
 	/^\|.*\| *Render Pass [0-9]+x[0-9]+ .*\| *$/ { if (!(f in pass)) passes++; pass[f] = 1 }
-	/^\|.*\| *Draw[A-Za-z]* .*(vertices|indices) *\| *$/ { draws[f]++ }
+	/^\|.*\| *Draw[A-Za-z]* .*(vertices|indices) · pipeline [0-9a-f][0-9a-f][0-9a-f][0-9a-f] *\| *$/ { draws[f]++ }
 	END { for (f in draws) if (draws[f] >= 3) drawn++
 	      exit !(frames == 40 && passes == 40 && drawn == 40) }' "$tmp/gears.report"
-result $? "each of the 40 frames holds a render pass and at least 3 draws"
+result $? "each of the 40 frames holds a render pass and at least 3 draws, each with its pipeline's identity"
 
 # A program that stops before its run ends leaves the frames it recorded.
 $pre "$BUILD/crumbs" capture --frames 5:500 -o "$tmp/short.crumbs" -- vkcube --c 15 \

@@ -6,7 +6,11 @@
 # for it (within the report's 3 decimals), and so must each GPU's frame
 # time and each queue's busy, wait and idle. The JSON must parse and carry
 # its schema; the CSV must parse with its documented header, one line per
-# JSON row, with the same numbers. Prints TAP lines.
+# JSON row, with the same numbers. Then the same by pipeline: each
+# pipeline row's per-frame time and calls in `crumbs stats --by pipeline`
+# must be the draws and dispatches of the report's tree grouped here by
+# the text after " · " in their names, and so must each row of `crumbs
+# report --by pipeline`. Prints TAP lines.
 import csv
 import io
 import json
@@ -91,6 +95,129 @@ def report_frame(path, number):
     return scopes, gpus, queues
 
 
+def report_leaves(path, number):
+    """Per queue of one frame's report, its draws and dispatches grouped
+    by the pipeline their names end in (after " · "): [exclusive ms,
+    calls] per (GPU, queue, pipeline)."""
+    p = run(CRUMBS, "report", path, "--frame", str(number), "--ascii", "--no-stats",
+            "--no-inclusive", "--no-percent")
+    if p.returncode != 0:
+        raise RuntimeError(f"crumbs report --frame {number}: {p.stderr}")
+    groups = {}
+    title = None
+    for line in p.stdout.splitlines():
+        m = re.match(r"GPU profile for frame (\d+) \| GPU (\d+) \(.*\) \| (.+)$", line)
+        if m:
+            title = (int(m.group(2)), m.group(3))
+            continue
+        if not line.startswith("|") or title is None:
+            continue
+        cells = line.split("|")[1:-1]
+        if len(cells) != 2 or not cells[0].strip().endswith(" ms"):
+            continue
+        name = cells[1].strip()
+        if not re.match(r"(Draw|Dispatch|TraceRays)", name):
+            continue
+        pipeline = name.split(" \u00b7 ", 1)[1] if " \u00b7 " in name else "(no pipeline named)"
+        g = groups.setdefault((title[0], title[1], pipeline), [0.0, 0])
+        g[0] += float(cells[0].strip()[:-3])
+        g[1] += 1
+    return groups
+
+
+def report_by_pipeline(path, number):
+    """The rows of `crumbs report --by pipeline` of one frame: [ms, calls]
+    per (GPU, queue, pipeline)."""
+    p = run(CRUMBS, "report", path, "--frame", str(number), "--by", "pipeline", "--ascii",
+            "--no-stats", "--no-percent")
+    if p.returncode != 0:
+        raise RuntimeError(f"crumbs report --by pipeline --frame {number}: {p.stderr}")
+    rows = {}
+    title = None
+    for line in p.stdout.splitlines():
+        m = re.match(r"GPU profile for frame (\d+) \| GPU (\d+) \(.*\) \| (.+)$", line)
+        if m:
+            title = (int(m.group(2)), m.group(3))
+            continue
+        cells = line.split("|")[1:-1] if line.startswith("|") else []
+        if len(cells) != 3 or not cells[1].strip().endswith(" ms") or title is None:
+            continue
+        rows[(title[0], title[1], cells[2].strip())] = [float(cells[1].strip()[:-3]),
+                                                        int(cells[0])]
+    return rows
+
+
+def check_pipelines(tmp):
+    path = os.path.join(tmp, "leaves.crumbs")
+    g = run(GEN, "-o", path, "--frames", "5", "--leaves", "--pipeline-ids")
+    result(g.returncode == 0, "crumbs-gen writes a run of 5 frames with pipelines", g.stderr)
+    j = run(CRUMBS, "stats", path, "--by", "pipeline", "--format", "json", "--per-frame")
+    try:
+        doc = json.loads(j.stdout)
+    except ValueError as e:
+        result(False, "the JSON of stats --by pipeline parses", f"{j.stderr}\n{e}")
+        return
+    rows = doc["rows"]
+    kinds = {r["kind"] for r in rows}
+    result(j.returncode == 0 and "pipeline" in kinds and "scope" not in kinds,
+           "stats --by pipeline has pipeline rows in place of scopes", str(sorted(kinds)))
+    pipes = {(r["gpu"], r["queue"], r["name"]): r for r in rows if r["kind"] == "pipeline"}
+    mismatches = []
+    calls = {}
+    for i, number in enumerate(doc["frames"]["numbers"]):
+        groups = report_leaves(path, number)
+        table = report_by_pipeline(path, number)
+        for key, (ms, count) in groups.items():
+            r = pipes.get(key)
+            if r is None:
+                mismatches.append(f"frame {number}: {key} has no row")
+                continue
+            v = r["values_ns"][i]
+            if v is None or abs(v / 1e6 - ms) > 0.0005 * count + 1e-9:
+                mismatches.append(f"frame {number}: {key} {v} ns, report {ms} ms")
+            if r["exclusive_values_ns"][i] != v:
+                mismatches.append(f"frame {number}: {key} exclusive differs from time")
+            calls[key] = calls.get(key, 0) + count
+            t = table.get(key)
+            if t is None or abs(t[0] - ms) > 0.0005 * count + 1e-9 or t[1] != count:
+                mismatches.append(f"frame {number}: {key} report --by pipeline {t}, tree {ms} ms {count}")
+        if len(table) != len(groups):
+            mismatches.append(f"frame {number}: report --by pipeline has {len(table)} rows, "
+                              f"the tree {len(groups)} pipelines")
+        for key, r in pipes.items():
+            if r["values_ns"][i] is not None and key not in groups:
+                mismatches.append(f"frame {number}: {key} not in the report")
+    for key, r in pipes.items():
+        if r["calls"] != calls.get(key):
+            mismatches.append(f"{key}: {r['calls']} calls, the report {calls.get(key)}")
+        if r["path"] != f"GPU {key[0]} / {key[1]} / {key[2]}":
+            mismatches.append(f"{key}: path {r['path']}")
+    result(len(pipes) > 10 and not mismatches,
+           f"per-frame times and calls of {len(pipes)} pipelines equal the report's draws and "
+           "dispatches grouped by pipeline", "\n".join(mismatches) or f"only {len(pipes)} pipelines")
+
+    c = run(CRUMBS, "stats", path, "--by", "pipeline", "--format", "csv")
+    lines = list(csv.reader(io.StringIO(c.stdout)))
+    body = lines[1:]
+    diffs = []
+    if not lines or lines[0] != HEADER or len(body) != len(rows):
+        diffs.append(f"{len(body)} lines, {len(rows)} rows")
+    for l, r in zip(body, rows):
+        f = dict(zip(HEADER, l))
+        if (f["kind"], f["path"]) != (r["kind"], r["path"]):
+            diffs.append(f"{f['kind']} {f['path']} against {r['kind']} {r['path']}")
+            continue
+        if r["kind"] != "pipeline":
+            continue
+        if abs(float(f["calls_per_frame"]) - r["calls_per_frame"]) > 1e-6 or \
+           abs(float(f["share_pct"]) - r["share_pct"]) > 1e-6 or \
+           abs(float(f["excl_median_ms"]) * 1e6 - r["exclusive"]["median_ns"]) > 0.5 or \
+           abs(float(f["median_ms"]) * 1e6 - r["time"]["median_ns"]) > 0.5:
+            diffs.append(f"{r['path']}: CSV {l}")
+    result(c.returncode == 0 and not diffs, "the CSV by pipeline has the JSON's rows and numbers",
+           c.stderr + "\n".join(diffs))
+
+
 def main():
     tmp = tempfile.mkdtemp()
     path = os.path.join(tmp, "run.crumbs")
@@ -165,6 +292,7 @@ def main():
             if int(f["frames"]) != r["frames"] or int(f["max_frame"]) != r["time"]["max_frame"]:
                 diffs.append(f"{r['path']}: frames or max_frame differ")
         result(not diffs, "the CSV's numbers are the JSON's", "\n".join(diffs))
+        check_pipelines(tmp)
     finally:
         for f in os.listdir(tmp):
             os.unlink(os.path.join(tmp, f))

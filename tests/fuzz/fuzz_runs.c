@@ -9,6 +9,7 @@
  * crumbs diff compares runs, and printed so. When both readings end
  * without damage, the joined statistics must hold the whole's frames,
  * rows and values, and their comparison find no change: aborts otherwise.
+ * The same again by pipeline, the frames read with their trees.
  */
 #include "runs_check.h"
 
@@ -78,15 +79,21 @@ static bool same_stats(const stats *a, const stats *b)
 	return true;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* The run's statistics by scope, or by pipeline (its frames' trees). */
+static void check_run(const uint8_t *data, size_t size, bool by_pipeline)
 {
 	struct analyze_error e;
 	reader *c = NULL;
 
 	if (reader_open_memory(data, size, &c, &e) != CRUMBS_OK)
-		return 0;
-	reader_flat_scopes(c, true); /* and the clones */
+		return;
+	if (!by_pipeline)
+		reader_flat_scopes(c, true); /* and the clones */
 	stats *whole = stats_create(), *joined = stats_create();
+	if (by_pipeline && whole && joined) {
+		stats_by_pipeline(whole);
+		stats_by_pipeline(joined);
+	}
 	size_t taken = 0;
 	bool whole_ok = whole && joined && take_frames(c, whole, &taken);
 	bool parts_ok = whole && joined && take_parts(c, joined);
@@ -102,5 +109,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	stats_free(joined);
 	stats_free(whole);
 	reader_free(c);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	check_run(data, size, false);
+	check_run(data, size, true);
 	return 0;
 }

@@ -3,7 +3,8 @@
  * test_layer_names.c: the names the layer keeps for a program's objects:
  * set, renamed, forgotten on destruction, kept apart by type, cut at a
  * character boundary, and intact when many come and go (removal moves
- * entries back, with no tombstones).
+ * entries back, with no tombstones); and the same of the maps from
+ * handles to what the layer keeps of pipelines, passes and views.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -124,6 +125,42 @@ static void marker_types(void **state)
 			 VK_OBJECT_TYPE_UNKNOWN);
 }
 
+/* The layer's maps from handles (layer_devices.c): values found after
+ * many keys come and go, those that probed past a removed one moved
+ * back, as the names above are. */
+static void handle_maps(void **state)
+{
+	(void)state;
+	struct handle_map m;
+	memset(&m, 0, sizeof(m));
+	pthread_mutex_init(&m.lock, NULL);
+	enum { N = 5000 };
+	static bool held[N];
+	memset(held, 0, sizeof(held));
+	for (uint64_t i = 1; i < N; i++) {
+		handle_map_set(&m, i * 0x10000, (void *)(uintptr_t)i);
+		held[i] = true;
+	}
+	/* Take every third, then every fifth of those left. */
+	for (uint64_t i = 1; i < N; i += 3) {
+		assert_int_equal((uintptr_t)handle_map_take(&m, i * 0x10000), i);
+		held[i] = false;
+	}
+	for (uint64_t i = 1; i < N; i += 5)
+		if (held[i]) {
+			assert_int_equal((uintptr_t)handle_map_take(&m, i * 0x10000), i);
+			held[i] = false;
+		}
+	assert_null(handle_map_take(&m, 1));
+	assert_null(handle_map_take(&m, 0));
+	for (uint64_t i = 1; i < N; i++)
+		assert_int_equal((uintptr_t)handle_map_get(&m, i * 0x10000), held[i] ? i : 0);
+	/* Set again: found again. */
+	handle_map_set(&m, 4 * 0x10000, (void *)(uintptr_t)44);
+	assert_int_equal((uintptr_t)handle_map_get(&m, 4 * 0x10000), 44);
+	handle_map_release(&m, false);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -131,6 +168,7 @@ int main(void)
 		cmocka_unit_test(cut_at_characters),
 		cmocka_unit_test(many_come_and_go),
 		cmocka_unit_test(marker_types),
+		cmocka_unit_test(handle_maps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -409,6 +409,110 @@ static void leaf_folding(void **state)
 	free(m.data);
 }
 
+/* --by pipeline: draws, dispatches and ray tracing grouped by the text
+ * after " · " in their names; other events run no pipeline. */
+static void by_pipeline(void **state)
+{
+	(void)state;
+	static const struct {
+		uint8_t kind;
+		const char *name;
+		uint64_t ns;
+	} leaves[] = {
+		{ CRUMBS_EVENT_DRAW, "Draw 3 vertices \u00b7 Tonemap", 5000 },
+		{ CRUMBS_EVENT_DISPATCH, "Dispatch 8x8x1 \u00b7 gblur 9c41", 30000 },
+		{ CRUMBS_EVENT_DRAW, "Draw 6 vertices \u00b7 Tonemap", 2000 },
+		{ CRUMBS_EVENT_COPY, "Copy buffer 4 KiB \u00b7 Staging", 90000 },
+		{ CRUMBS_EVENT_DRAW, "Draw 3 vertices", 1000 },
+		{ CRUMBS_EVENT_TRACE_RAYS, "TraceRays 8x8x1 \u00b7 A \u00b7 B", 4000 },
+	};
+	struct membuf m;
+	crumbs_writer *w = mem_writer(&m, 0);
+	uint32_t g = add_gpu(w, "Test GPU");
+	uint32_t q = add_queue(w, g, CRUMBS_QUEUE_GRAPHICS, 1.0f, 64);
+	uint64_t t = T;
+	crumbs_writer_calibration(w, g, T, T, 0);
+	crumbs_writer_frame_begin(w, 7, T);
+	crumbs_writer_queue_ready(w, q, T);
+	submit(w, q, T, T, NULL, NULL);
+	crumbs_writer_scope_begin(w, "Post", 0, t);
+	for (size_t i = 0; i < sizeof(leaves) / sizeof(leaves[0]); i++) {
+		struct crumbs_leaf_desc d = { leaves[i].kind, leaves[i].name, 1, 0, 1, 3, t, t + leaves[i].ns };
+		if (leaves[i].kind != CRUMBS_EVENT_DRAW)
+			d.draws = d.prims = d.verts = 0;
+		if (leaves[i].kind == CRUMBS_EVENT_DISPATCH)
+			d.dispatches = 1;
+		crumbs_writer_leaf(w, &d);
+		t += leaves[i].ns;
+	}
+	crumbs_writer_scope_end(w, t + 8000);
+	crumbs_writer_submit_end(w, t + 8000);
+	crumbs_writer_frame_end(w, t + 9000, 0, 0);
+	reader *c = mem_read(&m, w);
+
+	/* The pipeline of each event, as its name says. */
+	const struct frame *f = next_frame(c);
+	const struct node *post = f->queues[0].root->child;
+	const char *name;
+	uint32_t len;
+	const struct node *n = post->child;
+	assert_true(node_pipeline(n, &name, &len));
+	assert_int_equal(len, strlen("Tonemap"));
+	assert_memory_equal(name, "Tonemap", len);
+	assert_false(node_pipeline(post, &name, &len));
+	n = n->next->next->next;
+	assert_false(node_pipeline(n, &name, &len)); /* a copy */
+	assert_true(node_pipeline(n->next, &name, &len));
+	assert_int_equal(len, 0);
+	assert_true(node_pipeline(n->next->next, &name, &len));
+	assert_int_equal(len, strlen("A \u00b7 B"));
+
+	struct report_settings s;
+	report_settings_init(&s);
+	s.ascii = true;
+	s.by = BY_PIPELINE;
+	char *text = render(c, &s);
+	assert_non_null(strstr(text, "by pipeline: 4 pipelines, 5 events, 0.042 ms"));
+	/* The slowest first; the copy is in none. */
+	const char *gblur = strstr(text, "| gblur 9c41 ");
+	const char *tonemap = strstr(text, "| Tonemap ");
+	const char *ab = strstr(text, "| A \u00b7 B ");
+	const char *none = strstr(text, "| (no pipeline named) ");
+	assert_true(gblur && tonemap && ab && none && gblur < tonemap && tonemap < ab && ab < none);
+	assert_null(strstr(text, "Staging"));
+	assert_non_null(strstr(text, "|     2 |     2 |          0 |     2 |"));
+	assert_int_equal(check_widths(text, true), 1);
+	free(text);
+	/* --sort draws, --root, --threshold. */
+	s.sort = SORT_DRAWS;
+	s.threshold_pct = 3;
+	text = render(c, &s);
+	tonemap = strstr(text, "| Tonemap ");
+	gblur = strstr(text, "| gblur 9c41 ");
+	assert_true(tonemap && gblur && tonemap < gblur);
+	assert_non_null(strstr(text, "threshold 3% (2 rows hidden)"));
+	assert_non_null(strstr(text, "| 2 other pipelines "));
+	free(text);
+	report_settings_release(&s);
+	report_settings_init(&s);
+	s.by = BY_PIPELINE;
+	s.ascii = true;
+	s.roots = malloc(sizeof(*s.roots));
+	s.roots[0] = strdup("Nothing");
+	s.root_count = 1;
+	text = render(c, &s);
+	assert_non_null(strstr(text, "No draw or dispatch on this queue is in a scope that matches"));
+	free(text);
+	free(s.roots[0]);
+	s.roots[0] = strdup("Po*");
+	text = render(c, &s);
+	assert_non_null(strstr(text, "root 'Po*' | by pipeline: 4 pipelines"));
+	free(text);
+	report_settings_release(&s);
+	reader_free(c);
+	free(m.data);
+}
+
 static void max_depth(void **state)
 {
 	(void)state;
@@ -665,6 +769,7 @@ int main(void)
 		cmocka_unit_test(invalid_pattern),
 		cmocka_unit_test(leaf_folding),
 		cmocka_unit_test(max_depth),
+		cmocka_unit_test(by_pipeline),
 		cmocka_unit_test(options),
 		cmocka_unit_test(option_kinds),
 		cmocka_unit_test(numbers),

@@ -569,6 +569,73 @@ static void append_joins_sharing_parts_filled_at_once(void **state)
 	check_append(PARTS_SHARING_ON_THREADS);
 }
 
+/*
+ * By pipeline: a frame's draws and dispatches grouped by what their names
+ * say after " · ", right below the queue, in place of scopes. Frame i
+ * has a "Post" scope holding two Tonemap draws (3 and 4 ns) and, in even
+ * frames, a gblur dispatch (10 ns); an unnamed draw (1 ns) and a copy
+ * (which runs no pipeline) beside it. Tonemap: 2 calls a frame, 7 ns;
+ * gblur: in half the frames; "(no pipeline named)": 1 ns. Joined from
+ * two parts, the rows are those of all frames added at once.
+ */
+static void add_pipeline_frames(stats *s, uint32_t from, uint32_t to)
+{
+	struct built b;
+	for (uint32_t i = from; i < to; i++) {
+		build(&b, i, 100);
+		struct node *post = add(&b, NULL, "Post", CRUMBS_EVENT_SCOPE, 30, 5);
+		add(&b, post, "Draw 3 vertices \u00b7 Tonemap", CRUMBS_EVENT_DRAW, 3, 3);
+		add(&b, post, "Draw 6 vertices \u00b7 Tonemap", CRUMBS_EVENT_DRAW, 4, 4);
+		if (i % 2 == 0)
+			add(&b, post, "Dispatch 8x8x1 \u00b7 gblur 9c41", CRUMBS_EVENT_DISPATCH, 10, 10);
+		add(&b, NULL, "Draw 3 vertices", CRUMBS_EVENT_DRAW, 1, 1);
+		add(&b, NULL, "Copy buffer 4 KiB \u00b7 Staging", CRUMBS_EVENT_COPY, 9, 9);
+		assert_int_equal(stats_add_frame(s, &meta, &b.f), CRUMBS_OK);
+	}
+}
+
+static void pipeline_rows(void **state)
+{
+	(void)state;
+	stats *s = stats_create(), *a = stats_create();
+	stats_by_pipeline(s);
+	stats_by_pipeline(a);
+	stats *b = stats_create_sharing(a);
+	add_pipeline_frames(s, 0, 10);
+	add_pipeline_frames(a, 0, 3);
+	add_pipeline_frames(b, 3, 10);
+	assert_int_equal(stats_append(a, b), CRUMBS_OK);
+	assert_int_equal(stats_finish(s, NULL), CRUMBS_OK);
+	assert_int_equal(stats_finish(a, NULL), CRUMBS_OK);
+	assert_same_stats(s, a);
+
+	const struct stats_row *r = stats_row(s, must_row(s, STATS_PIPELINE, "GPU 0 / Graphics 0 / Tonemap"));
+	assert_int_equal(r->calls, 20);
+	assert_int_equal(r->time.frames, 10);
+	assert_int_equal(r->time.median_ns, 7);
+	assert_int_equal(r->exclusive.median_ns, 7);
+	assert_int_equal(r->depth, 1);
+	assert_true(fabs(r->share_pct - 7.0) < 1e-9);
+	uint32_t g = must_row(s, STATS_PIPELINE, "GPU 0 / Graphics 0 / gblur 9c41");
+	assert_int_equal(stats_row(s, g)->time.frames, 5);
+	assert_int_equal(stats_value(s, g, 1, false), STATS_ABSENT);
+	assert_int_equal(stats_value(s, g, 2, true), 10);
+	r = stats_row(s, must_row(s, STATS_PIPELINE, "GPU 0 / Graphics 0 / " PIPELINE_NONE_NAME));
+	assert_int_equal(r->time.max_ns, 1);
+	/* No scope rows, no row of the copy. */
+	for (size_t i = 0; i < stats_row_count(s); i++)
+		assert_true(stats_row(s, i)->kind != STATS_SCOPE);
+	assert_int_equal(stats_find(s, STATS_PIPELINE, "GPU 0 / Graphics 0 / Staging"), STATS_NONE);
+	assert_string_equal(stats_kind_name(STATS_PIPELINE), "pipeline");
+	/* Found by kind and name below the queue, as diff matches rows. */
+	uint32_t busy = must_row(s, STATS_BUSY, "GPU 0 / Graphics 0");
+	assert_int_equal(stats_child(s, busy, STATS_PIPELINE, "gblur 9c41", 10), g);
+	assert_int_equal(stats_child(s, busy, STATS_SCOPE, "gblur 9c41", 10), STATS_NONE);
+	stats_free(s);
+	stats_free(b);
+	stats_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -581,6 +648,7 @@ int main(void)
 		cmocka_unit_test(exclusive_split_from_time),
 		cmocka_unit_test(append_joins_long_series),
 		cmocka_unit_test(append_joins_sharing_parts_filled_at_once),
+		cmocka_unit_test(pipeline_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
