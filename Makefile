@@ -238,7 +238,8 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(RUNS_OBJ) $(CORE_OBJ)
 $(BUILD)/obj/tests/unit/%.o: ALL_CFLAGS += $(CMOCKA_CFLAGS)
 
 # The layer's own files that unit tests reach.
-$(BUILD)/tests/test_layer_names: $(BUILD)/obj/layer/layer_names.o $(BUILD)/obj/layer/layer_devices.o
+$(BUILD)/tests/test_layer_names: $(BUILD)/obj/layer/layer_names.o $(BUILD)/obj/layer/layer_devices.o \
+	$(BUILD)/obj/layer/layer_env.o
 $(BUILD)/tests/test_unprofilable: $(BUILD)/obj/layer/unprofilable.o
 $(BUILD)/tests/test_pipeline_id: $(BUILD)/obj/layer/pipeline_id.o
 
