@@ -29,15 +29,18 @@ if [ -n "${CRUMBS_LAYER_PRELOAD:-}" ]; then
 	export ASAN_OPTIONS
 fi
 
-# The rows of the table's Events column named $2, and those of them
-# marked [untimed].
+# The draws' name: what they draw and the identity of their pipeline.
+DRAW='Draw 4 vertices · pipeline [0-9a-f]\{4\}'
+# The rows of the table's Events column named $2 (a pattern), and those
+# of them marked [untimed].
 rows() { names "$1" | grep -c "^ *$2\( \[untimed\]\)\? *$"; }
 untimed() { names "$1" | grep -c "^ *$2 \[untimed\] *$"; }
-# The Time column of the Inclusive group of each row named $2, in ms.
+# The Time column of the Inclusive group of each row named $2 (a pattern
+# as awk reads one), in ms.
 inclusive_ms() {
 	grep '^|' "$1" | awk -F'|' -v want="$2" '{
 		name = $(NF - 1); gsub(/^ +| +$/, "", name)
-		if (name == want) { t = $(NF - 2); gsub(/[^0-9.]/, "", t); print t }
+		if (name ~ "^" want "$") { t = $(NF - 2); gsub(/[^0-9.]/, "", t); print t }
 	}'
 }
 
@@ -57,11 +60,11 @@ result $? "crumbs capture --frame $frame of ahead exits 0"
 result $? "no validation message, no crash"
 grep -q "^GPU profile for frame $frame " "$tmp/ahead.out"
 result $? "the table of frame $frame is printed"
-[ "$(rows "$tmp/ahead.out" "Draw 4 vertices")" = $draws ]
+[ "$(rows "$tmp/ahead.out" "$DRAW")" = $draws ]
 result $? "its $draws draws are leaf events"
-[ "$(untimed "$tmp/ahead.out" "Draw 4 vertices")" = 0 ] && ! grep -q "^note: query slots" "$tmp/ahead.out"
-result $? "every draw is timed ($(untimed "$tmp/ahead.out" "Draw 4 vertices") untimed)"
-inclusive_ms "$tmp/ahead.out" "Draw 4 vertices" | awk '$1 + 0 <= 0 { bad++ } END { exit bad > 0 }'
+[ "$(untimed "$tmp/ahead.out" "$DRAW")" = 0 ] && ! grep -q "^note: query slots" "$tmp/ahead.out"
+result $? "every draw is timed ($(untimed "$tmp/ahead.out" "$DRAW") untimed)"
+inclusive_ms "$tmp/ahead.out" "Draw 4 vertices · pipeline [0-9a-f]+" | awk '$1 + 0 <= 0 { bad++ } END { exit bad > 0 }'
 result $? "every draw takes time"
 
 # With 100 of the draws recorded in the pre-roll, where the command
@@ -74,10 +77,10 @@ early=100
 result $? "crumbs capture --frame $frame of ahead --early $early exits 0"
 ! grep -q "validation\|killed by signal\|AddressSanitizer\|runtime error" "$tmp/early.out"
 result $? "no validation message, no crash"
-lost=$(untimed "$tmp/early.out" "Draw 4 vertices")
-[ "$(rows "$tmp/early.out" "Draw 4 vertices")" = $draws ] && [ "$lost" -gt 0 ] && [ "$lost" -lt $early ]
+lost=$(untimed "$tmp/early.out" "$DRAW")
+[ "$(rows "$tmp/early.out" "$DRAW")" = $draws ] && [ "$lost" -gt 0 ] && [ "$lost" -lt $early ]
 result $? "some of the $early draws of the pre-roll are untimed ($lost), none of the others"
-! names "$tmp/early.out" | grep "Draw 4 vertices" | sed -n "$((early + 1)),\$p" | grep -q untimed
+! names "$tmp/early.out" | grep "$DRAW" | sed -n "$((early + 1)),\$p" | grep -q untimed
 result $? "the draws recorded in the capture frame are all timed"
 note=$(sed -n 's/^note: query slots ran out: \([0-9]*\) scopes and events of this frame lost their timestamps (marked \[untimed\]); the time of each is inside the row that holds it$/\1/p' \
 	"$tmp/early.out")
@@ -94,8 +97,8 @@ result $? "crumbs capture --frames 4:8 --detail 3 of ahead exits 0"
 result $? "no validation message, no crash"
 for f in 4 5 6 7 8; do
 	"$BUILD/crumbs" report --frame $f --ascii "$tmp/run.crumbs" >"$tmp/run-$f.out" 2>&1 &&
-		[ "$(rows "$tmp/run-$f.out" "Draw 4 vertices")" = $draws ] &&
-		[ "$(untimed "$tmp/run-$f.out" "Draw 4 vertices")" = 0 ] &&
+		[ "$(rows "$tmp/run-$f.out" "$DRAW")" = $draws ] &&
+		[ "$(untimed "$tmp/run-$f.out" "$DRAW")" = 0 ] &&
 		! grep -q "^note: query slots" "$tmp/run-$f.out"
 	result $? "frame $f of the run has its $draws draws, all timed"
 done
@@ -111,7 +114,7 @@ ONE="note: 1 command buffer submitted on this queue was begun in an earlier fram
 result $? "crumbs capture --frame $frame of ahead --ahead 2 exits 0"
 ! grep -q "validation\|killed by signal\|AddressSanitizer\|runtime error" "$tmp/two.out"
 result $? "no validation message, no crash"
-[ "$(rows "$tmp/two.out" "Draw 4 vertices")" = 0 ] && [ "$(grep -cxF "$ONE" "$tmp/two.out")" = 1 ]
+[ "$(rows "$tmp/two.out" "$DRAW")" = 0 ] && [ "$(grep -cxF "$ONE" "$tmp/two.out")" = 1 ]
 result $? "its draws are not shown, and a note says why"
 "$BUILD/crumbs" capture --frames 4:8 --detail 3 -o "$tmp/two-run.crumbs" --ascii -- \
 	"$BUILD/tests/ahead" --validate --frames $frames --draws $draws --ahead 2 >"$tmp/two-run.out" 2>&1
@@ -119,11 +122,11 @@ result $? "crumbs capture --frames 4:8 --detail 3 of ahead --ahead 2 exits 0"
 for f in 4 5 6 7 8; do
 	"$BUILD/crumbs" report --frame $f --ascii "$tmp/two-run.crumbs" >"$tmp/two-run-$f.out" 2>&1
 	if [ $f = 5 ]; then
-		[ "$(rows "$tmp/two-run-$f.out" "Draw 4 vertices")" = $draws ] &&
+		[ "$(rows "$tmp/two-run-$f.out" "$DRAW")" = $draws ] &&
 			! grep -q "^note: 1 command buffer" "$tmp/two-run-$f.out"
 		result $? "frame $f of the run, begun in the pre-roll, has its $draws draws"
 	else
-		[ "$(rows "$tmp/two-run-$f.out" "Draw 4 vertices")" = 0 ] &&
+		[ "$(rows "$tmp/two-run-$f.out" "$DRAW")" = 0 ] &&
 			[ "$(grep -cxF "$ONE" "$tmp/two-run-$f.out")" = 1 ]
 		result $? "frame $f of the run says why its draws are not shown"
 	fi
