@@ -366,6 +366,22 @@ static void gpu_table(struct sbuf *out, const struct glyphs *g, const stats *s,
 	grid_release(&gr);
 }
 
+/* A scope's or a pipeline's row up to its share: frames, calls a frame
+ * and its time's statistics. */
+static void time_cells(struct grid *gr, const struct stats_row *r)
+{
+	const struct stats_summary *t = &r->time;
+	grid_count(gr, t->frames);
+	grid_fixed(gr, 2, t->frames ? (double)r->calls / (double)t->frames : 0);
+	grid_ms(gr, t->mean_ns);
+	grid_ms(gr, t->median_ns);
+	grid_ms(gr, t->p95_ns);
+	grid_ms(gr, t->max_ns);
+	grid_count(gr, t->max_frame);
+	grid_ms(gr, t->stddev_ns);
+	grid_bar(gr, r->share_pct);
+}
+
 /* The table of one queue's scopes. */
 static void scope_table(struct sbuf *out, const struct glyphs *g, const stats *s,
 			const struct selection *sel, size_t from, size_t to,
@@ -383,16 +399,8 @@ static void scope_table(struct sbuf *out, const struct glyphs *g, const stats *s
 	}
 	for (size_t i = from; i < to; i++) {
 		const struct stats_row *r = stats_row(s, sel->rows[i]);
-		const struct stats_summary *t = &r->time, *e = &r->exclusive;
-		grid_count(&gr, t->frames);
-		grid_fixed(&gr, 2, t->frames ? (double)r->calls / (double)t->frames : 0);
-		grid_ms(&gr, t->mean_ns);
-		grid_ms(&gr, t->median_ns);
-		grid_ms(&gr, t->p95_ns);
-		grid_ms(&gr, t->max_ns);
-		grid_count(&gr, t->max_frame);
-		grid_ms(&gr, t->stddev_ns);
-		grid_bar(&gr, r->share_pct);
+		const struct stats_summary *e = &r->exclusive;
+		time_cells(&gr, r);
 		grid_ms(&gr, e->mean_ns);
 		grid_ms(&gr, e->median_ns);
 		grid_ms(&gr, e->p95_ns);
@@ -417,16 +425,7 @@ static void pipeline_table(struct sbuf *out, const struct glyphs *g, const stats
 		gr.titles[i] = titles[i];
 	for (size_t i = from; i < to; i++) {
 		const struct stats_row *r = stats_row(s, sel->rows[i]);
-		const struct stats_summary *t = &r->time;
-		grid_count(&gr, t->frames);
-		grid_fixed(&gr, 2, t->frames ? (double)r->calls / (double)t->frames : 0);
-		grid_ms(&gr, t->mean_ns);
-		grid_ms(&gr, t->median_ns);
-		grid_ms(&gr, t->p95_ns);
-		grid_ms(&gr, t->max_ns);
-		grid_count(&gr, t->max_frame);
-		grid_ms(&gr, t->stddev_ns);
-		grid_bar(&gr, r->share_pct);
+		time_cells(&gr, r);
 		grid_name(&gr, 0, r->name, r->name_len, NULL);
 	}
 	grid_render(&gr, out, sink);
