@@ -527,15 +527,15 @@ static void notes(struct sbuf *out, const struct frame *f, const struct frame_gp
 		sbuf_addf(out, "note: %u scope end%s had no begin on this queue in this frame\n",
 			  fq->unmatched_ends, fq->unmatched_ends == 1 ? "" : "s");
 	if (fq->unrecorded == 1)
-		sbuf_adds(out, "note: 1 command buffer submitted on this queue was begun in an "
-			       "earlier frame, where the capture could not record it for this one: its "
-			       "events are not shown, and its time is inside the row that holds its "
-			       "submission\n");
+		sbuf_adds(out, "note: 1 command buffer submitted on this queue could not be "
+			       "recorded for this frame (begun before the capture began, or with no "
+			       "room left to record it): its events are not shown, and its time is "
+			       "inside the row that holds its submission\n");
 	else if (fq->unrecorded)
-		sbuf_addf(out, "note: %u command buffers submitted on this queue were begun in "
-			       "earlier frames, where the capture could not record them for this one: "
-			       "their events are not shown, and their time is inside the row that "
-			       "holds their submission\n", fq->unrecorded);
+		sbuf_addf(out, "note: %u command buffers submitted on this queue could not be "
+			       "recorded for this frame (begun before the capture began, or with no "
+			       "room left to record them): their events are not shown, and their time "
+			       "is inside the row that holds their submission\n", fq->unrecorded);
 	if ((f->flags & CRUMBS_FRAME_SCOPES_DROPPED) && f->dropped_scopes == 1)
 		sbuf_adds(out, "note: query slots ran out: 1 scope or event of this frame lost its "
 			       "timestamps (marked [untimed]); its time is inside the row that "
