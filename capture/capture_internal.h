@@ -27,8 +27,12 @@
 #define RUN_CALIBRATE_NS 50000000ll /* a run samples its clocks again once this is past */
 #define RUN_REFRESH_NS 25000000ll   /* the output thread does, once this is past */
 #define STANDING_RANGE 128     /* query slots per range of a standing pool */
-#define STANDING_RANGES 128    /* ranges per device */
+#define STANDING_RANGES 512    /* ranges per device */
 #define STANDING_MAX_RANGES 32 /* ranges one recording may take */
+/* A run's first recording of a command buffer: at full detail (two
+ * queries a draw), and with scopes only. */
+#define STANDING_RUN_RANGES 8
+#define STANDING_RUN_SCOPE_RANGES 2
 /* Frames of a run in flight at once: one recorded while the others'
  * results are copied, read back and written. A frame's results are given
  * up CAPTURE_SETS - 1 frames after it, more than a driver keeps in flight. */

@@ -716,6 +716,14 @@ bool recorder_in_preroll(const crumbs_context *ctx)
 	return atomic_load(&ctx->state) == STATE_PREROLL;
 }
 
+int recorder_run_detail(const crumbs_context *ctx)
+{
+	int state = atomic_load(&ctx->state);
+	if ((state != STATE_PREROLL && state != STATE_RUNNING) || ctx->set_count < 2)
+		return -1;
+	return ctx->run_detail;
+}
+
 bool recorder_first_frame(const crumbs_context *ctx)
 {
 	struct capture_set *set = atomic_load(&ctx->cur);

@@ -71,6 +71,9 @@ enum crumbs_result crumbs_create_layered(const struct crumbs_desc *desc,
 /* Whether ctx is in the pre-roll of a capture or a run: the rest of the
  * frame before the first one recorded. */
 bool recorder_in_preroll(const crumbs_context *ctx);
+/* The detail of the run of several frames in its pre-roll or under way,
+ * or -1 when there is none (one-frame captures included). */
+int recorder_run_detail(const crumbs_context *ctx);
 /* Whether the frame under way is the first recorded one of a capture or
  * a run. */
 bool recorder_first_frame(const crumbs_context *ctx);
@@ -111,10 +114,14 @@ bool standing_setup(crumbs_context *ctx, struct crumbs_cmd *(*lookup)(void *, Vk
 /* A standing recording of the primary command buffer cb, just begun, for
  * queues like `queue`: its timestamps' range is reset first thing in cb.
  * `hint`: the slots its last recording asked for. `once`: cb is begun
- * with ONE_TIME_SUBMIT, so a capture frame may take its timestamps past
- * its range. NULL when it cannot have one. */
+ * with ONE_TIME_SUBMIT, so a one-frame capture may take its timestamps
+ * past its range. `run_detail`: -1 for a recording at full detail; or the
+ * detail of the run it is begun in, for a command buffer that only that
+ * run reads. NULL when it cannot have one. */
 struct crumbs_cmd *standing_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue queue,
-				  uint32_t hint, bool once);
+				  uint32_t hint, bool once, int run_detail);
+/* Whether command buffers for `queue` can have standing recordings. */
+bool standing_queue(crumbs_context *ctx, VkQueue queue);
 /* The slots its events asked for, whether they got them or not: a hint
  * for its next recording. */
 uint32_t standing_used(const struct crumbs_cmd *h);

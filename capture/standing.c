@@ -22,6 +22,12 @@
  * queue's pool, as those of a command buffer begun in the frame do: reset
  * before any of the frame's work, and read with the frame's results when
  * the frame submits it.
+ *
+ * In a run, the layer gives every primary command buffer a standing
+ * recording at the run's detail: its slots stay its own until it is
+ * recorded again, reset or freed, so whichever frame submits it reads
+ * them, however many frames after its recording, and no later frame is
+ * handed them while it is pending. A run's sets are never lent to it.
  */
 #include "capture_internal.h"
 
@@ -88,8 +94,14 @@ static bool ranges_free(const struct standing_pool *p, uint32_t first, uint32_t 
 	return true;
 }
 
+bool standing_queue(crumbs_context *ctx, VkQueue queue)
+{
+	struct queue_state *q = queue_find(ctx, queue);
+	return q && q->standing_cbs;
+}
+
 struct crumbs_cmd *standing_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue queue,
-				  uint32_t hint, bool once)
+				  uint32_t hint, bool once, int run_detail)
 {
 	struct queue_state *q = queue_find(ctx, queue);
 	if (!q || !q->standing_cbs)
@@ -97,10 +109,15 @@ struct crumbs_cmd *standing_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQue
 	struct device_state *d = &ctx->devices[q->device];
 	struct standing_pool *p = d->standing;
 	uint32_t n = (hint + hint / 4 + STANDING_RANGE - 1) / STANDING_RANGE;
-	if (n == 0)
-		n = 1;
+	/* A run's has no capture share to go on in (standing_slots): with
+	 * nothing to size it, it takes a few ranges, or what is free. */
+	if (n == 0 && run_detail >= CRUMBS_DETAIL_MAX)
+		n = STANDING_RUN_RANGES;
+	else if (n == 0)
+		n = run_detail >= 0 ? STANDING_RUN_SCOPE_RANGES : 1;
 	if (n > STANDING_MAX_RANGES)
 		n = STANDING_MAX_RANGES;
+	uint32_t least = hint ? n : 1;
 
 	struct crumbs_cmd *h = ctx_alloc(ctx, sizeof(*h));
 	struct standing *st = ctx_alloc(ctx, sizeof(*st));
@@ -111,11 +128,14 @@ struct crumbs_cmd *standing_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQue
 	}
 	pthread_mutex_lock(&standing_lock);
 	uint32_t first = STANDING_RANGES;
-	for (uint32_t i = 0; i + n <= STANDING_RANGES; i++)
-		if (ranges_free(p, i, n)) {
-			first = i;
+	while (n >= least) {
+		for (uint32_t i = 0; first == STANDING_RANGES && i + n <= STANDING_RANGES; i++)
+			if (ranges_free(p, i, n))
+				first = i;
+		if (first < STANDING_RANGES || n == 1)
 			break;
-		}
+		n /= 2;
+	}
 	if (first < STANDING_RANGES)
 		for (uint32_t i = first; i < first + n; i++)
 			p->owner[i] = h;
@@ -131,7 +151,7 @@ struct crumbs_cmd *standing_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQue
 	st->slot_first = st->slot_next = first * STANDING_RANGE;
 	st->slot_end = (first + n) * STANDING_RANGE;
 	st->once = once;
-	h->state.detail = CRUMBS_DETAIL_MAX;
+	h->state.detail = run_detail >= 0 ? run_detail : CRUMBS_DETAIL_MAX;
 	h->ctx = ctx;
 	h->kind = HANDLE_STANDING;
 	h->cb = cb;
@@ -216,8 +236,10 @@ uint32_t standing_slots(crumbs_context *ctx, struct crumbs_cmd *h, uint32_t dept
 		return s;
 	}
 	/* Only the frame that took the first of them can read them: a later
-	 * one's share is another, reset again since. */
-	struct capture_set *set = st->once ? atomic_load(&ctx->cur) : NULL;
+	 * one's share is another, reset again since. Not in a run: its sets
+	 * come round again every few frames, and a command buffer submitted
+	 * after that would write slots handed to a later frame. */
+	struct capture_set *set = st->once && ctx->set_count == 1 ? atomic_load(&ctx->cur) : NULL;
 	uint32_t s = NO_SLOT;
 	if (set && (!st->set || (st->set == set && st->set_frame == set->frame)))
 		s = pools_take_slots(&set->queues[h->queue], depth, count);

@@ -178,20 +178,30 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_BeginCommandBuffer(VkCommandBuffer cb,
 	VkQueue queue = queue_for_family(d, s->family);
 	/* One that may be submitted again without being recorded again
 	 * records for every frame it may run in; so does one begun in the
-	 * frame before a capture, which may be submitted in the capture. */
+	 * frame before a capture, which may be submitted in the capture, and
+	 * one begun in a run, which may be submitted frames later, once its
+	 * frame's share of the slots has been handed to another frame. */
 	bool once = (bi->flags & VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT) != 0;
 	bool reused = !once && !atomic_load(&d->standing_off);
 	bool preroll = recorder_in_preroll(d->ctx);
-	if (d->standing && !s->secondary && (reused || preroll) &&
-	    (s->standing = standing_begin(d->ctx, cb, queue, s->standing_hint, once)) != NULL) {
+	int run = recorder_run_detail(d->ctx);
+	bool standing = d->standing && !s->secondary;
+	if (standing && (reused || preroll || run >= 0) &&
+	    (s->standing = standing_begin(d->ctx, cb, queue, s->standing_hint, once,
+					  reused ? -1 : run)) != NULL) {
 		s->cmd = s->standing;
 		s->standing_reused = reused;
 		s->standing_frame = atomic_load(&d->frames);
 		atomic_fetch_add(&d->standing_live, 1);
+	} else if (standing && run >= 0 && standing_queue(d->ctx, queue)) {
+		/* No room for one: recorded in the frame's share, its
+		 * timestamps could land in a later frame's. Its submission
+		 * is timed, and the frame's note counts it. */
+		s->cmd = NULL;
 	} else {
 		s->cmd = crumbs_cmd_begin(d->ctx, cb, queue);
 	}
-	s->capturing = record_full_detail(s->cmd);
+	s->capturing = s->cmd && record_full_detail(s->cmd);
 	s->topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
 	s->view_mask = 0;
 	for (int i = 0; i < 3; i++)

@@ -8,8 +8,11 @@
  * in frame F + A. --ahead A is 1 (Zink's way, the default) or more;
  * --early E records the pass's first E draws where the command buffer is
  * begun, in the earlier frame. It never presents: each frame ends at its
- * fenced submission (layer/LAYER.md). With --validate, the Khronos
- * validation layer is enabled and any message it prints fails the run.
+ * fenced submission (layer/LAYER.md). --hold H begins H more command
+ * buffers in frame 5, one draw each, and submits them with the last
+ * frame's: more than a run has queries to keep for them. With --validate,
+ * the Khronos validation layer is enabled and any message it prints fails
+ * the run.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +24,9 @@
 #include "ahead.vert.h"
 
 #define SIZE 64
-#define MAX_AHEAD 4
+#define MAX_AHEAD 12
+#define MAX_HOLD 256
+#define HOLD_FRAME 5
 
 static unsigned messages;
 
@@ -70,6 +75,7 @@ struct program {
 	VkFence fences[MAX_AHEAD + 1];
 	int submitted[MAX_AHEAD + 1];
 	int in_pass[MAX_AHEAD + 1];
+	VkCommandBuffer held[MAX_HOLD];
 };
 
 static int make_device(struct program *p, int validate)
@@ -280,7 +286,29 @@ static void destroy(struct program *p)
 		vkDestroyInstance(p->instance, NULL);
 }
 
-static int run(struct program *p, int frames, int draws, int ahead, int early)
+/* Begins, records and ends `hold` command buffers of one draw each. */
+static int record_held(struct program *p, int hold)
+{
+	VkCommandBufferAllocateInfo ai = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL,
+					   p->pool, VK_COMMAND_BUFFER_LEVEL_PRIMARY, (uint32_t)hold };
+	TRY(vkAllocateCommandBuffers(p->device, &ai, p->held));
+	VkCommandBufferBeginInfo bi = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL,
+					VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL };
+	VkClearValue clear = { .color = { { 0, 0, 0, 1 } } };
+	VkRenderPassBeginInfo pi = { VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO, NULL, p->pass,
+				     p->framebuffer, { { 0, 0 }, { SIZE, SIZE } }, 1, &clear };
+	for (int i = 0; i < hold; i++) {
+		TRY(vkBeginCommandBuffer(p->held[i], &bi));
+		vkCmdBeginRenderPass(p->held[i], &pi, VK_SUBPASS_CONTENTS_INLINE);
+		vkCmdBindPipeline(p->held[i], VK_PIPELINE_BIND_POINT_GRAPHICS, p->pipeline);
+		vkCmdDraw(p->held[i], 4, 1, 0, 0);
+		vkCmdEndRenderPass(p->held[i]);
+		TRY(vkEndCommandBuffer(p->held[i]));
+	}
+	return 0;
+}
+
+static int run(struct program *p, int frames, int draws, int ahead, int early, int hold)
 {
 	const int n = ahead + 1;
 	/* The command buffers of the first frames, begun before any. */
@@ -297,7 +325,14 @@ static int run(struct program *p, int frames, int draws, int ahead, int early)
 		 * the fenced submission below. */
 		if (f + ahead < frames && begin_ahead(p, (f + ahead) % n, early) != 0)
 			return 1;
-		VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL, 1, &p->cbs[k],
+		if (hold && f == HOLD_FRAME && record_held(p, hold) != 0)
+			return 1;
+		VkCommandBuffer cbs[1 + MAX_HOLD] = { p->cbs[k] };
+		uint32_t count = 1;
+		if (hold && f == frames - 1 && f > HOLD_FRAME)
+			for (int i = 0; i < hold; i++)
+				cbs[count++] = p->held[i];
+		VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL, count, cbs,
 				    0, NULL };
 		TRY(vkQueueSubmit(p->queue, 1, &si, p->fences[k]));
 		p->submitted[k] = 1;
@@ -307,7 +342,7 @@ static int run(struct program *p, int frames, int draws, int ahead, int early)
 
 int main(int argc, char **argv)
 {
-	int frames = 20, draws = 300, ahead = 1, early = 0, validate = 0;
+	int frames = 20, draws = 300, ahead = 1, early = 0, hold = 0, validate = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc) {
 			frames = atoi(argv[++i]);
@@ -317,18 +352,20 @@ int main(int argc, char **argv)
 			ahead = atoi(argv[++i]);
 		} else if (strcmp(argv[i], "--early") == 0 && i + 1 < argc) {
 			early = atoi(argv[++i]);
+		} else if (strcmp(argv[i], "--hold") == 0 && i + 1 < argc) {
+			hold = atoi(argv[++i]);
 		} else if (strcmp(argv[i], "--validate") == 0) {
 			validate = 1;
 		} else {
 			fprintf(stderr, "usage: ahead [--frames N] [--draws N] [--ahead 1-%d] "
-				"[--early E] [--validate]\n", MAX_AHEAD);
+				"[--early E] [--hold 0-%d] [--validate]\n", MAX_AHEAD, MAX_HOLD);
 			return 2;
 		}
 	}
 	if (frames < 1 || draws < 0 || ahead < 1 || ahead > MAX_AHEAD || early < 0 ||
-	    early > draws) {
+	    early > draws || hold < 0 || hold > MAX_HOLD) {
 		fprintf(stderr, "ahead: --frames from 1, --ahead from 1 to %d, --early at most "
-			"--draws\n", MAX_AHEAD);
+			"--draws, --hold at most %d\n", MAX_AHEAD, MAX_HOLD);
 		return 2;
 	}
 	struct program p;
@@ -339,7 +376,7 @@ int main(int argc, char **argv)
 	if (status == 0)
 		status = make_pipeline(&p);
 	if (status == 0)
-		status = run(&p, frames, draws, ahead, early);
+		status = run(&p, frames, draws, ahead, early, hold);
 	destroy(&p);
 	if (status == 0)
 		printf("ahead: %d frames of %d draws, each begun %d frame%s ahead\n", frames, draws,
