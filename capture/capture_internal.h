@@ -29,8 +29,9 @@
 #define STANDING_RANGE 128     /* query slots per range of a standing pool */
 #define STANDING_RANGES 512    /* ranges per device */
 #define STANDING_MAX_RANGES 32 /* ranges one recording may take */
-/* A run's first recording of a command buffer: at full detail (two
- * queries a draw), and with scopes only. */
+/* A run's first recording of a command buffer (and one begun with
+ * ONE_TIME_SUBMIT in a capture's pre-roll): at full detail (two queries a
+ * draw), and with scopes only. */
 #define STANDING_RUN_RANGES 8
 #define STANDING_RUN_SCOPE_RANGES 2
 /* Frames of a run in flight at once: one recorded while the others'

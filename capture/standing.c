@@ -109,9 +109,12 @@ struct crumbs_cmd *standing_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQue
 	struct device_state *d = &ctx->devices[q->device];
 	struct standing_pool *p = d->standing;
 	uint32_t n = (hint + hint / 4 + STANDING_RANGE - 1) / STANDING_RANGE;
-	/* A run's has no capture share to go on in (standing_slots): with
-	 * nothing to size it, it takes a few ranges, or what is free. */
-	if (n == 0 && run_detail >= CRUMBS_DETAIL_MAX)
+	/* With nothing to size it, a run's (which has no capture share to go
+	 * on in, standing_slots) takes a few ranges, or what is free; so
+	 * does one begun in a capture's pre-roll, for what it records there
+	 * before the capture frame. */
+	bool ahead = once && atomic_load(&ctx->state) == STATE_PREROLL;
+	if (n == 0 && (run_detail >= CRUMBS_DETAIL_MAX || (run_detail < 0 && ahead)))
 		n = STANDING_RUN_RANGES;
 	else if (n == 0)
 		n = run_detail >= 0 ? STANDING_RUN_SCOPE_RANGES : 1;

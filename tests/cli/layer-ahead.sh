@@ -69,17 +69,29 @@ inclusive_ms "$tmp/ahead.out" "Draw 4 vertices · pipeline [0-9a-f]+" | awk '$1 
 result $? "every draw takes time"
 
 # With 100 of the draws recorded in the pre-roll, where the command
-# buffer has only the room its last recording (none) suggests: those past
-# it lose their timestamps, and the note counts every one.
-early=100
+# buffer has no last recording to size its room: a first recording begun
+# there has room for them, and every draw is timed.
+"$BUILD/crumbs" capture --frame $frame -o "$tmp/early100.crumbs" --ascii -- \
+	"$BUILD/tests/ahead" --validate --frames $frames --draws $draws --early 100 \
+	>"$tmp/early100.out" 2>&1
+result $? "crumbs capture --frame $frame of ahead --early 100 exits 0"
+! grep -q "validation\|killed by signal\|AddressSanitizer\|runtime error" "$tmp/early100.out"
+result $? "no validation message, no crash"
+[ "$(rows "$tmp/early100.out" "$DRAW")" = $draws ] && [ "$(untimed "$tmp/early100.out" "$DRAW")" = 0 ] &&
+	! grep -q "^note: query slots" "$tmp/early100.out"
+result $? "every draw is timed, those of the pre-roll too ($(untimed "$tmp/early100.out" "$DRAW") untimed)"
+
+# With 600 of 700 recorded in the pre-roll, more than that room: those
+# past it lose their timestamps, and the note counts every one.
+early=600
 "$BUILD/crumbs" capture --frame $frame -o "$tmp/early.crumbs" --ascii -- \
-	"$BUILD/tests/ahead" --validate --frames $frames --draws $draws --early $early \
+	"$BUILD/tests/ahead" --validate --frames $frames --draws 700 --early $early \
 	>"$tmp/early.out" 2>&1
-result $? "crumbs capture --frame $frame of ahead --early $early exits 0"
+result $? "crumbs capture --frame $frame of ahead --draws 700 --early $early exits 0"
 ! grep -q "validation\|killed by signal\|AddressSanitizer\|runtime error" "$tmp/early.out"
 result $? "no validation message, no crash"
 lost=$(untimed "$tmp/early.out" "$DRAW")
-[ "$(rows "$tmp/early.out" "$DRAW")" = $draws ] && [ "$lost" -gt 0 ] && [ "$lost" -lt $early ]
+[ "$(rows "$tmp/early.out" "$DRAW")" = 700 ] && [ "$lost" -gt 0 ] && [ "$lost" -lt $early ]
 result $? "some of the $early draws of the pre-roll are untimed ($lost), none of the others"
 ! names "$tmp/early.out" | grep "$DRAW" | sed -n "$((early + 1)),\$p" | grep -q untimed
 result $? "the draws recorded in the capture frame are all timed"
