@@ -27,7 +27,7 @@
 #define RUN_CALIBRATE_NS 50000000ll /* a run samples its clocks again once this is past */
 #define RUN_REFRESH_NS 25000000ll   /* the output thread does, once this is past */
 #define STANDING_RANGE 128     /* query slots per range of a standing pool */
-#define STANDING_RANGES 512    /* ranges per device */
+#define STANDING_RANGES 1024   /* ranges per device */
 #define STANDING_MAX_RANGES 32 /* ranges one recording may take */
 /* A run's first recording of a command buffer (and one begun with
  * ONE_TIME_SUBMIT in a capture's pre-roll): at full detail (two queries a

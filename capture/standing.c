@@ -130,6 +130,18 @@ struct crumbs_cmd *standing_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQue
 		return NULL;
 	}
 	pthread_mutex_lock(&standing_lock);
+	if (!hint && n > 1) {
+		/* A program that begins many command buffers at once, none
+		 * with an earlier recording to size it, gets the pool shared
+		 * out among them rather than taken by the first few. */
+		uint32_t unused = 0;
+		for (uint32_t i = 0; i < STANDING_RANGES; i++)
+			unused += !p->owner[i] && !p->held[i];
+		if (unused < STANDING_RANGES / 8)
+			n = 1;
+		else if (unused < STANDING_RANGES / 2 && n > 2)
+			n = 2;
+	}
 	uint32_t first = STANDING_RANGES;
 	while (n >= least) {
 		for (uint32_t i = 0; first == STANDING_RANGES && i + n <= STANDING_RANGES; i++)

@@ -9,8 +9,8 @@
  * --early E records the pass's first E draws where the command buffer is
  * begun, in the earlier frame. It never presents: each frame ends at its
  * fenced submission (layer/LAYER.md). --hold H begins H more command
- * buffers in frame 5, one draw each, and submits them with the last
- * frame's: more than a run has queries to keep for them. With --validate,
+ * buffers in frame 5, one draw each, and submits them in the last frame,
+ * before its own: more than a run has queries to keep for them. With --validate,
  * the Khronos validation layer is enabled and any message it prints fails
  * the run.
  */
@@ -25,8 +25,9 @@
 
 #define SIZE 64
 #define MAX_AHEAD 12
-#define MAX_HOLD 256
+#define MAX_HOLD 1024
 #define HOLD_FRAME 5
+#define HOLD_BATCH 50
 
 static unsigned messages;
 
@@ -327,12 +328,15 @@ static int run(struct program *p, int frames, int draws, int ahead, int early, i
 			return 1;
 		if (hold && f == HOLD_FRAME && record_held(p, hold) != 0)
 			return 1;
-		VkCommandBuffer cbs[1 + MAX_HOLD] = { p->cbs[k] };
-		uint32_t count = 1;
-		if (hold && f == frames - 1 && f > HOLD_FRAME)
-			for (int i = 0; i < hold; i++)
-				cbs[count++] = p->held[i];
-		VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL, count, cbs,
+		/* The held ones go first, in submissions of HOLD_BATCH
+		 * without a fence, which end no frame. */
+		for (int i = 0; hold && f == frames - 1 && f > HOLD_FRAME && i < hold; i += HOLD_BATCH) {
+			uint32_t count = (uint32_t)(hold - i < HOLD_BATCH ? hold - i : HOLD_BATCH);
+			VkSubmitInfo hi = { VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL, count,
+					    p->held + i, 0, NULL };
+			TRY(vkQueueSubmit(p->queue, 1, &hi, VK_NULL_HANDLE));
+		}
+		VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL, 1, &p->cbs[k],
 				    0, NULL };
 		TRY(vkQueueSubmit(p->queue, 1, &si, p->fences[k]));
 		p->submitted[k] = 1;
