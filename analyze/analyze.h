@@ -233,7 +233,9 @@ struct release {
  * exclusive_ns that less its children's inclusive_ns; the root, named
  * after the thread, holds its top-level scopes, its inclusive_ns their
  * sum and its exclusive_ns 0. Scopes open at the frame end are closed
- * there (NODE_OPEN); ends with nothing open are only counted.
+ * there (NODE_OPEN); ends with nothing open are only counted. A time
+ * earlier than one before it on the thread (which no clock gives) is
+ * taken as that one, so children lie inside their parents.
  */
 struct frame_cpu_thread {
 	uint32_t tid;       /* the OS's thread id */
@@ -242,7 +244,8 @@ struct frame_cpu_thread {
 	uint32_t scopes;
 	uint32_t open_scopes;    /* closed at the frame end */
 	uint32_t unmatched_ends; /* ends with nothing open */
-	struct node *root;  /* with reader_skip_scopes, without children */
+	struct node *root;  /* with reader_skip_scopes or reader_flat_scopes,
+			     * without children */
 };
 
 struct frame {

@@ -9,12 +9,30 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A thread being built: its innermost open node and its last child. */
+/* A thread being built. A node's children are linked in the order they
+ * began; the one that closed last is the last child of its parent, which
+ * keeps adding a sibling from walking the list. */
 struct cpu_walk {
-	struct node *open;   /* the root when none is open */
-	struct node *tail;   /* last child of `open` */
-	uint32_t depth;
+	struct node *open;   /* the innermost open node; the root when none is */
+	struct node *tail;   /* the node closed last, or NULL */
+	uint32_t depth;      /* scopes open */
+	int64_t last_ns;     /* the latest begin or end so far */
 };
+
+/*
+ * A time of the thread, taken as its latest before it if it is earlier.
+ * A thread's clock does not go back, so this changes nothing a program
+ * records; a file that says otherwise still nests children inside their
+ * parents and siblings one after another, so that no sum of times below
+ * a node passes the node's own, nor overflows.
+ */
+static int64_t cpu_time(struct cpu_walk *t, int64_t ns)
+{
+	if (ns < t->last_ns)
+		ns = t->last_ns;
+	t->last_ns = ns;
+	return ns;
+}
 
 static struct node *cpu_node_new(struct arena *arena, const char *name, uint32_t len)
 {
@@ -33,14 +51,11 @@ static struct node *cpu_node_new(struct arena *arena, const char *name, uint32_t
 static void cpu_close(struct cpu_walk *t, int64_t end_ns)
 {
 	struct node *n = t->open;
-	if (end_ns < n->begin_ns)
-		end_ns = n->begin_ns;
-	n->end_ns = end_ns;
+	n->end_ns = end_ns = cpu_time(t, end_ns);
 	n->inclusive_ns = end_ns - n->begin_ns;
 	n->exclusive_ns += n->inclusive_ns;
 	struct node *p = n->parent;
 	p->exclusive_ns -= n->inclusive_ns;
-	/* The tail of the parent is found again from its children. */
 	t->tail = n;
 	t->open = p;
 	t->depth--;
@@ -94,8 +109,10 @@ bool cpu_threads_build(const struct raw_frame *raw, struct frame *f, struct aren
 		case RAW_CPU_BEGIN: {
 			ft->scopes++;
 			f->cpu_scopes++;
-			if (skip_scopes)
+			if (skip_scopes) {
+				t->depth++;
 				break;
+			}
 			struct node *n = cpu_node_new(arena, (const char *)raw->names[c->a],
 						      raw->name_lens[c->a]);
 			if (!n)
@@ -105,9 +122,7 @@ bool cpu_threads_build(const struct raw_frame *raw, struct frame *f, struct aren
 			n->depth = t->depth + 1;
 			n->order = ft->scopes - 1;
 			n->parent = p;
-			n->begin_ns = c->cpu_ns;
-			/* The parent's last child is the one closed last, or
-			 * found by walking its list. */
+			n->begin_ns = cpu_time(t, c->cpu_ns);
 			struct node *tail = t->tail && t->tail->parent == p ? t->tail : NULL;
 			if (!tail)
 				for (tail = p->child; tail && tail->next; tail = tail->next)
@@ -123,23 +138,14 @@ bool cpu_threads_build(const struct raw_frame *raw, struct frame *f, struct aren
 			break;
 		}
 		case RAW_CPU_END:
-			if (skip_scopes) {
-				/* Only the decoder's depth says whether it
-				 * matched: count it by depth here too. */
-				if (t->depth)
-					t->depth--;
-				else
-					ft->unmatched_ends++;
-				break;
-			}
-			if (t->depth)
-				cpu_close(t, c->cpu_ns);
-			else
+			if (!t->depth)
 				ft->unmatched_ends++;
+			else if (skip_scopes)
+				t->depth--;
+			else
+				cpu_close(t, c->cpu_ns);
 			break;
 		}
-		if (skip_scopes && c->type == RAW_CPU_BEGIN)
-			t->depth++;
 	}
 
 	for (uint32_t i = 0; i < count; i++) {

@@ -599,7 +599,7 @@ static void out_cpu_end(struct bytes_out *o, uint64_t *cursor, uint64_t t)
 }
 
 /*
- * A frame of CPU records: frame 0 from 2T, string 0 "main" (string 1 "",
+ * A frame of CPU records: frame 0 from T, string 0 "main" (string 1 "",
  * string 2 "work"), then what `records` writes, then FRAME_END at 2T +
  * 10^6. `what` as for expect_frame; on success the frame is handed to
  * `check`.
@@ -609,7 +609,7 @@ static void expect_cpu_frame(void (*records)(struct bytes_out *o, uint64_t *curs
 {
 	struct bytes_out chunk = { 0 }, file;
 	struct analyze_error e;
-	uint64_t cursor = 2 * T;
+	uint64_t cursor = T; /* where out_frame_begin begins frame 0 */
 	out_frame_begin(&chunk, true);
 	out_string(&chunk, "main", 4);
 	out_string(&chunk, "", 0);
@@ -759,6 +759,38 @@ static void check_unmatched(const struct frame *f)
 	assert_int_equal(b->open_scopes, 1);
 }
 
+/* Times that go back on a thread, and the widest spans there are. */
+static void cpu_backwards(struct bytes_out *o, uint64_t *cursor)
+{
+	out_cpu_thread(o, 7, 0);
+	out_cpu_begin(o, cursor, 2, 2 * T + 1000);
+	out_cpu_begin(o, cursor, 2, 2 * T + 500);
+	out_cpu_end(o, cursor, 2 * T + 600);
+	out_cpu_begin(o, cursor, 2, 2 * T + 100);
+	out_cpu_end(o, cursor, 2 * T + 2000);
+	out_cpu_end(o, cursor, 2 * T + 1500);
+	out_cpu_thread(o, 8, 0);
+	for (int i = 0; i < 3; i++) {
+		out_cpu_begin(o, cursor, 2, 0);
+		out_cpu_end(o, cursor, INT64_MAX);
+	}
+}
+
+static void check_backwards(const struct frame *f)
+{
+	const struct node *outer = f->cpu_threads[0].root->child;
+	const struct node *early = outer->child, *wide = early->next;
+	assert_int_equal(outer->begin_ns, (int64_t)(2 * T + 1000));
+	assert_int_equal(outer->end_ns, (int64_t)(2 * T + 2000));
+	assert_int_equal(outer->inclusive_ns, 1000);
+	assert_int_equal(outer->exclusive_ns, 0);
+	assert_int_equal(early->inclusive_ns, 0);
+	assert_int_equal(wide->inclusive_ns, 1000);
+	const struct node *root = f->cpu_threads[1].root;
+	assert_int_equal(root->inclusive_ns, INT64_MAX);
+	assert_int_equal(root->child->next->inclusive_ns, 0);
+}
+
 static void cpu_records(void **state)
 {
 	(void)state;
@@ -770,6 +802,7 @@ static void cpu_records(void **state)
 	expect_cpu_frame(cpu_nest_255, NULL, check_nest_255);
 	expect_cpu_frame(cpu_nest_256, "CPU scopes nested deeper than 255", NULL);
 	expect_cpu_frame(cpu_unmatched, NULL, check_unmatched);
+	expect_cpu_frame(cpu_backwards, NULL, check_backwards);
 }
 
 /* CPU scopes count toward the frame's scopes and events. */
