@@ -249,6 +249,23 @@ static void format_bar(struct sbuf *b, const struct glyphs *g, double pct)
 	sbuf_addf(b, " %5.1f%%", pct);
 }
 
+/* A name from the capture. Control characters would break the line;
+ * they show as replacement characters. */
+static void add_name(struct sbuf *b, const struct glyphs *g, const char *name, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)name[i];
+		bool c1 = ch == 0xC2 && i + 1 < len && (unsigned char)name[i + 1] >= 0x80 &&
+			  (unsigned char)name[i + 1] <= 0x9F;
+		if (ch < 0x20 || ch == 0x7F || c1) {
+			sbuf_adds(b, g == &grid_ascii ? "?" : "\xEF\xBF\xBD");
+			i += c1;
+		} else {
+			sbuf_add(b, (const char *)&ch, 1);
+		}
+	}
+}
+
 /* The text of one cell into b (emptied first). */
 static void format_cell(struct sbuf *b, const struct view *v, const struct glyphs *g,
 			const struct row *r, const struct column *c)
@@ -296,20 +313,7 @@ static void format_cell(struct sbuf *b, const struct view *v, const struct glyph
 			sbuf_addf(b, "%u other %s", r->folded, r->folded == 1 ? "child" : "children");
 			break;
 		}
-		/* Control characters would break the line; show them as
-		 * replacement characters. */
-		for (size_t i = 0; i < r->node->name_len; i++) {
-			unsigned char ch = (unsigned char)r->node->name[i];
-			bool c1 = ch == 0xC2 && i + 1 < r->node->name_len &&
-				  (unsigned char)r->node->name[i + 1] >= 0x80 &&
-				  (unsigned char)r->node->name[i + 1] <= 0x9F;
-			if (ch < 0x20 || ch == 0x7F || c1) {
-				sbuf_adds(b, g == &grid_ascii ? "?" : "\xEF\xBF\xBD");
-				i += c1;
-			} else {
-				sbuf_add(b, (const char *)&ch, 1);
-			}
-		}
+		add_name(b, g, r->node->name, r->node->name_len);
 		if (r->node->flags & NODE_OPEN)
 			sbuf_adds(b, " [open]");
 		if (r->node->flags & NODE_UNTIMED)
@@ -615,15 +619,16 @@ static int report_cpu_threads(const struct report_settings *s, const struct fram
 			continue;
 		}
 		if (s->header) {
-			sbuf_addf(out, "CPU profile for frame %llu%sthread '%.*s' (tid %u)\n",
-				  (unsigned long long)f->number, g->sep, (int)t->name_len, t->name,
-				  t->tid);
+			sbuf_addf(out, "CPU profile for frame %llu%sthread '",
+				  (unsigned long long)f->number, g->sep);
+			add_name(out, g, t->name, t->name_len);
+			sbuf_addf(out, "' (tid %u)\n", t->tid);
 			if (!empty)
 				cpu_summary(out, s, g, t, &v);
 		}
-		if (empty)
+		if (empty) {
 			sbuf_adds(out, "No scope on this thread in this frame.\n\n");
-		else {
+		} else {
 			if (nothing)
 				sbuf_adds(out, "No scope on this thread matches the root filter.\n");
 			else

@@ -779,6 +779,9 @@ static void cpu_thread_block(void **state)
 	assert_int_equal(crumbs_writer_cpu_end(w, T + 400000), CRUMBS_OK);
 	assert_int_equal(crumbs_writer_cpu_begin(w, "Job", 0, T + 500000), CRUMBS_OK);
 	assert_int_equal(crumbs_writer_cpu_end(w, T + 700000), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_cpu_thread(w, 9, "bad\nname"), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_cpu_begin(w, "x", 0, T + 800000), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_cpu_end(w, T + 900000), CRUMBS_OK);
 	crumbs_writer_frame_end(w, T + 1000000, 0, 0);
 	reader *c = mem_read(&m, w);
 	struct report_settings s;
@@ -800,6 +803,8 @@ static void cpu_thread_block(void **state)
 				      "CPU frame 1.000 ms | 1 scope\n"
 				      "percent of CPU frame 1.000 ms\n"
 				      "note: 1 scope end had no begin on this thread in this frame\n"));
+	/* A name's control characters would break the title's line. */
+	assert_non_null(strstr(text, "| thread 'bad?name' (tid 9)\n"));
 	free(text);
 	s.gpu = 0;
 	text = render(c, &s);
