@@ -78,7 +78,7 @@ RECORDER_SRC := capture/common.c capture/functions.c capture/calibrate.c capture
 	capture/readback.c capture/profilegpu.c capture/output.c capture/frame.c \
 	capture/context.c capture/namefmt.c
 ANALYZE_SRC := analyze/arena.c analyze/reader.c analyze/records.c analyze/model.c \
-	analyze/pipelines.c
+	analyze/cpu.c analyze/pipelines.c
 REPORT_SRC := report/settings.c report/filter.c report/table.c report/pipelines.c report/text.c \
 	report/grid.c
 # Statistics over runs and comparing them: the crumbs command's alone, kept

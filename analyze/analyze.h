@@ -227,6 +227,27 @@ struct release {
 #define RELEASE_HOST (UINT32_MAX - 1)
 #define RELEASE_UNKNOWN UINT32_MAX
 
+/*
+ * A CPU thread of a frame (format 1.3's CPU records) and the tree of its
+ * scopes. A scope's inclusive_ns is its end minus its begin, its
+ * exclusive_ns that less its children's inclusive_ns; the root, named
+ * after the thread, holds its top-level scopes, its inclusive_ns their
+ * sum and its exclusive_ns 0. Scopes open at the frame end are closed
+ * there (NODE_OPEN); ends with nothing open are only counted. A time
+ * earlier than one before it on the thread (which no clock gives) is
+ * taken as that one, so children lie inside their parents.
+ */
+struct frame_cpu_thread {
+	uint32_t tid;       /* the OS's thread id */
+	const char *name;   /* UTF-8, not NUL-terminated; name_len 0: unnamed */
+	uint32_t name_len;
+	uint32_t scopes;
+	uint32_t open_scopes;    /* closed at the frame end */
+	uint32_t unmatched_ends; /* ends with nothing open */
+	struct node *root;  /* with reader_skip_scopes or reader_flat_scopes,
+			     * without children */
+};
+
 struct frame {
 	uint64_t number;
 	int64_t cpu_begin_ns;
@@ -246,6 +267,12 @@ struct frame {
 	uint32_t submission_count;
 	struct release *releases;
 	uint32_t release_count;
+	/* CPU threads in order of their first selection in the frame; the
+	 * CPU frame time is cpu_end_ns - cpu_begin_ns. Their scopes are not
+	 * in `scopes`. */
+	struct frame_cpu_thread *cpu_threads;
+	uint32_t cpu_thread_count;
+	uint64_t cpu_scopes;
 	/* Frames with the same nonzero names_epoch share their names'
 	 * storage, so that nodes whose name pointers are equal have equal
 	 * names. 0: not known. */

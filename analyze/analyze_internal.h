@@ -184,6 +184,17 @@ struct raw_calibration {
 	uint64_t deviation_ns;
 };
 
+/* A CPU record, in file order. */
+enum raw_cpu_type { RAW_CPU_THREAD, RAW_CPU_BEGIN, RAW_CPU_END };
+struct raw_cpu {
+	uint8_t type;    /* enum raw_cpu_type */
+	uint8_t level;   /* of a BEGIN */
+	uint32_t thread; /* the frame's thread, numbered in order of first selection */
+	uint32_t a;      /* THREAD: the tid; BEGIN: its name's string id */
+	uint32_t b;      /* THREAD: its name's string id */
+	int64_t cpu_ns;  /* BEGIN, END */
+};
+
 struct raw_ready {
 	uint32_t queue;
 	uint64_t ticks;
@@ -220,6 +231,9 @@ struct raw_frame {
 	size_t ready_count;
 	struct counts *counts;   /* of leaves and COUNTS records */
 	size_t counts_count;
+	struct raw_cpu *cpu;     /* CPU threads and scopes */
+	size_t cpu_count;
+	uint32_t cpu_threads;    /* distinct threads the CPU records select */
 	/* When `placed`, model_place has run: times are CPU-clock ns, fits
 	 * has one per GPU of the setup, and timestamps counts them. */
 	bool placed;
@@ -239,7 +253,8 @@ struct raw_span {
 	uint32_t dropped_scopes;
 	bool placed;     /* as raw_frame's */
 	size_t timestamps;
-	size_t first[8]; /* in the order of raw_frames' arrays below */
+	uint32_t cpu_threads; /* as raw_frame's */
+	size_t first[9]; /* in the order of raw_frames' arrays below */
 };
 
 /* Frames decoded one after another, their records appended to the same
@@ -254,6 +269,7 @@ struct raw_frames {
 	struct vec readies;      /* struct raw_ready */
 	struct vec counts;       /* struct counts */
 	struct vec fits;         /* struct raw_fit, of placed frames */
+	struct vec cpu;          /* struct raw_cpu */
 };
 
 /* Forgets every frame, keeping the arrays' memory. */
@@ -282,6 +298,14 @@ bool records_apply_setup(struct setup *setup, struct cursor *k, struct chunk_sta
  */
 bool records_decode_frame(const struct setup *setup, struct cursor *k,
 			  struct chunk_state *cs, struct raw_frames *frames);
+
+/*
+ * Builds the frame's CPU threads (f->cpu_threads) from raw->cpu into
+ * `arena`: with `skip_scopes`, each thread's root alone. Returns false
+ * when out of memory (cpu.c).
+ */
+bool cpu_threads_build(const struct raw_frame *raw, struct frame *f, struct arena *arena,
+		       bool skip_scopes);
 
 /* What the model builder needs of the capture. */
 struct model_context {

@@ -430,7 +430,7 @@ static bool get_counts(struct cursor *k, struct raw_frames *raw)
 
 /* The arrays of raw_frames, in the order of raw_span.first. */
 enum { RAW_ITEMS, RAW_SUBMITS, RAW_OPS, RAW_HOST_SIGNALS, RAW_CALIBRATIONS, RAW_READIES,
-       RAW_COUNTS, RAW_FITS, RAW_ARRAYS };
+       RAW_COUNTS, RAW_FITS, RAW_CPU, RAW_ARRAYS };
 
 static void raw_frames_arrays(struct raw_frames *f, struct vec *v[RAW_ARRAYS],
 			      size_t size[RAW_ARRAYS])
@@ -451,6 +451,8 @@ static void raw_frames_arrays(struct raw_frames *f, struct vec *v[RAW_ARRAYS],
 	size[RAW_COUNTS] = sizeof(struct counts);
 	v[RAW_FITS] = &f->fits;
 	size[RAW_FITS] = sizeof(struct raw_fit);
+	v[RAW_CPU] = &f->cpu;
+	size[RAW_CPU] = sizeof(struct raw_cpu);
 }
 
 void raw_frames_clear(struct raw_frames *f)
@@ -480,7 +482,7 @@ size_t raw_frames_bytes(const struct raw_frames *f)
 	       f->host_signals.len * sizeof(struct raw_host_signal) +
 	       f->calibrations.len * sizeof(struct raw_calibration) +
 	       f->readies.len * sizeof(struct raw_ready) + f->counts.len * sizeof(struct counts) +
-	       f->fits.len * sizeof(struct raw_fit);
+	       f->fits.len * sizeof(struct raw_fit) + f->cpu.len * sizeof(struct raw_cpu);
 }
 
 void raw_frames_get(struct raw_frames *f, size_t i, const unsigned char *const *names,
@@ -519,6 +521,9 @@ void raw_frames_get(struct raw_frames *f, size_t i, const unsigned char *const *
 		.placed = s->placed,
 		.timestamps = s->timestamps,
 		.fits = data[RAW_FITS],
+		.cpu = data[RAW_CPU],
+		.cpu_count = count[RAW_CPU],
+		.cpu_threads = s->cpu_threads,
 		.names = names,
 		.name_lens = name_lens,
 	};
@@ -536,6 +541,15 @@ static inline struct item *item_push(struct raw_frames *raw, uint8_t type, uint3
 	}
 	return it;
 }
+
+/* A CPU thread of the frame being decoded: its open scopes, linked
+ * through their BEGIN records (raw_cpu.b), innermost first. */
+struct cpu_decoder_thread {
+	uint32_t tid;
+	uint32_t depth;
+	uint32_t top;   /* the innermost open BEGIN, from the frame's first
+			 * CPU record, or UINT32_MAX */
+};
 
 /* A frame being decoded: where its records come from and go, and the
  * state of the frame that their rules read. */
@@ -562,6 +576,11 @@ struct frame_decoder {
 	uint32_t records;
 	uint32_t nodes;
 	uint64_t name_bytes;
+	/* CPU threads selected so far, an array of the caller's, and the
+	 * current one, or -1. */
+	struct cpu_decoder_thread *threads;
+	uint32_t thread_count;
+	int thread;
 };
 
 /* Bytes left in the content that fast_scopes needs: a tag and two varints
@@ -982,6 +1001,92 @@ static bool counts(struct frame_decoder *d)
 	return true;
 }
 
+/* A CPU record appended to the frame's, or NULL when out of memory. */
+static struct raw_cpu *cpu_push(struct frame_decoder *d, uint8_t type)
+{
+	struct raw_cpu *c = vec_push(&d->raw->cpu, sizeof(*c));
+	if (c) {
+		memset(c, 0, sizeof(*c));
+		c->type = type;
+		c->thread = (uint32_t)d->thread;
+	}
+	return c;
+}
+
+/* CPU_THREAD: the thread the CPU scopes that follow are on. */
+static bool cpu_thread(struct frame_decoder *d)
+{
+	struct cursor *k = d->k;
+	uint32_t tid, name, i;
+	if (!get_u32(k, &tid, UINT32_MAX, "thread id out of range") ||
+	    !get_string_id(k, d->cs, &name))
+		return false;
+	for (i = 0; i < d->thread_count && d->threads[i].tid != tid; i++)
+		;
+	if (i == d->thread_count) {
+		if (i >= FORMAT_MAX_CPU_THREADS)
+			return cur_fail(k, "more than 256 CPU threads in a frame");
+		d->threads[i] = (struct cpu_decoder_thread){ tid, 0, UINT32_MAX };
+		d->thread_count++;
+		d->span->cpu_threads = d->thread_count;
+	}
+	d->thread = (int)i;
+	struct raw_cpu *c = cpu_push(d, RAW_CPU_THREAD);
+	if (!c)
+		return cur_fail(k, "out of memory");
+	c->a = tid;
+	c->b = name;
+	return true;
+}
+
+/* CPU_BEGIN at a level: a scope opens on the current thread. */
+static bool cpu_begin(struct frame_decoder *d, unsigned tag)
+{
+	struct cursor *k = d->k;
+	uint32_t name;
+	if (d->thread < 0)
+		return cur_fail(k, "CPU scope with no current thread");
+	if (!get_string_id(k, d->cs, &name) || !count_node(d, name))
+		return false;
+	struct cpu_decoder_thread *t = &d->threads[d->thread];
+	struct raw_cpu *c = cpu_push(d, RAW_CPU_BEGIN);
+	if (!c)
+		return cur_fail(k, "out of memory");
+	c->level = (uint8_t)(tag - FORMAT_TAG_CPU_BEGIN);
+	c->a = name;
+	c->b = t->top;
+	if (!get_cpu(k, &d->cs->cpu_cursor, &c->cpu_ns))
+		return false;
+	if (++t->depth > FORMAT_MAX_DEPTH)
+		return cur_fail(k, "CPU scopes nested deeper than 255");
+	t->top = (uint32_t)(d->raw->cpu.len - 1 - d->span->first[RAW_CPU]);
+	return true;
+}
+
+/* CPU_END: the current thread's innermost open scope ends; with none
+ * open, kept as unmatched. */
+static bool cpu_end(struct frame_decoder *d)
+{
+	struct cursor *k = d->k;
+	if (d->thread < 0)
+		return cur_fail(k, "CPU scope with no current thread");
+	struct cpu_decoder_thread *t = &d->threads[d->thread];
+	struct raw_cpu *c = cpu_push(d, RAW_CPU_END);
+	if (!c)
+		return cur_fail(k, "out of memory");
+	if (!get_cpu(k, &d->cs->cpu_cursor, &c->cpu_ns))
+		return false;
+	if (t->depth) {
+		const struct raw_cpu *open = (const struct raw_cpu *)d->raw->cpu.data +
+					     d->span->first[RAW_CPU] + t->top;
+		if (c->cpu_ns < open->cpu_ns)
+			return cur_fail(k, "CPU scope ends before it begins");
+		t->top = open->b;
+		t->depth--;
+	}
+	return true;
+}
+
 /* A record of a frame but FRAME_BEGIN and FRAME_END, after its tag, which
  * began at `record`. */
 static inline bool decode_record(struct frame_decoder *d, unsigned tag,
@@ -1025,6 +1130,15 @@ static inline bool decode_record(struct frame_decoder *d, unsigned tag,
 		return leaf(d, tag);
 	case FORMAT_TAG_COUNTS:
 		return counts(d);
+	case FORMAT_TAG_CPU_THREAD:
+		return cpu_thread(d);
+	case FORMAT_TAG_CPU_BEGIN:
+	case FORMAT_TAG_CPU_BEGIN + 1:
+	case FORMAT_TAG_CPU_BEGIN + 2:
+	case FORMAT_TAG_CPU_BEGIN + 3:
+		return cpu_begin(d, tag);
+	case FORMAT_TAG_CPU_END:
+		return cpu_end(d);
 	default:
 		d->k->p = record;
 		return cur_fail(d->k, "unknown record tag");
@@ -1036,6 +1150,7 @@ static bool decode_frame(const struct setup *setup, struct cursor *k, struct chu
 			 struct raw_frames *raw, struct raw_span *span)
 {
 	uint32_t depth[FORMAT_MAX_QUEUES];
+	struct cpu_decoder_thread threads[FORMAT_MAX_CPU_THREADS];
 	struct frame_decoder d;
 	d.setup = setup;
 	d.k = k;
@@ -1052,6 +1167,9 @@ static bool decode_frame(const struct setup *setup, struct cursor *k, struct chu
 	d.records = 0;
 	d.nodes = 0;
 	d.name_bytes = 0;
+	d.threads = threads;
+	d.thread_count = 0;
+	d.thread = -1;
 	memset(depth, 0, sizeof(depth[0]) * d.queue_count);
 
 	if (!frame_begin(&d))
@@ -1088,6 +1206,7 @@ bool records_decode_frame(const struct setup *setup, struct cursor *k, struct ch
 		span->first[j] = v[j]->len;
 	span->placed = false;
 	span->timestamps = 0;
+	span->cpu_threads = 0;
 	if (decode_frame(setup, k, cs, frames, span))
 		return true;
 	for (int j = 0; j < RAW_ARRAYS; j++)

@@ -109,6 +109,10 @@ static void print_meta(const char *path, const struct capture_meta *m, uint64_t 
 struct tally {
 	uint64_t frames, scopes, events, timestamps;
 	uint64_t first, last; /* frame numbers */
+	/* CPU threads: the most in one frame (a thread's id may be another
+	 * thread's in a later frame), and their scopes. */
+	uint32_t cpu_threads;
+	uint64_t cpu_scopes;
 };
 
 /* Reads the frames of c to the end or the damage (*r says which, with
@@ -127,6 +131,9 @@ static bool read_frames(reader *c, struct tally *n, struct times *times, enum cr
 		n->scopes += f->scopes;
 		n->events += f->events;
 		n->timestamps += f->timestamps;
+		if (f->cpu_thread_count > n->cpu_threads)
+			n->cpu_threads = f->cpu_thread_count;
+		n->cpu_scopes += f->cpu_scopes;
 		for (uint32_t g = 0; g < f->gpu_count && g < 64; g++)
 			if (f->gpus[g].frame_ns > 0 && !times_push(&times[g], f->gpus[g].frame_ns)) {
 				cmd_error("out of memory");
@@ -148,6 +155,9 @@ static void print_counts(const struct capture_meta *m, const struct tally *n)
 	if (n->timestamps)
 		printf(", %.2f bytes of file each", (double)m->file_bytes / (double)n->timestamps);
 	printf("\n");
+	if (n->cpu_threads)
+		printf("CPU threads  %u in a frame at most, %llu CPU scope%s\n", n->cpu_threads,
+		       (unsigned long long)n->cpu_scopes, n->cpu_scopes == 1 ? "" : "s");
 }
 
 /* GPU g's minimum, median and maximum frame time, reordering its times. */

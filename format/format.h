@@ -207,6 +207,7 @@ enum format_tag {
 	FORMAT_TAG_HOST_SIGNAL = 0x17,
 	FORMAT_TAG_SELECT_QUEUE = 0x18,
 	FORMAT_TAG_UNRECORDED = 0x19, /* since 1.2 */
+	FORMAT_TAG_CPU_THREAD = 0x1A, /* since 1.3 */
 	/* Plus the level, 0 to CRUMBS_DETAIL_MAX. */
 	FORMAT_TAG_SCOPE_BEGIN = 0x20,
 	FORMAT_TAG_SCOPE_BEGIN_NO_TICKS = 0x24,
@@ -216,7 +217,10 @@ enum format_tag {
 	FORMAT_TAG_SCOPE_END_NO_TICKS = 0x31,
 	FORMAT_TAG_LEAF = 0x38,
 	FORMAT_TAG_LEAF_NO_TICKS = 0x39,
-	FORMAT_TAG_COUNTS = 0x3A /* since 1.1 */
+	FORMAT_TAG_COUNTS = 0x3A, /* since 1.1 */
+	/* Since 1.3; CPU_BEGIN plus the level, 0 to CRUMBS_DETAIL_MAX. */
+	FORMAT_TAG_CPU_BEGIN = 0x40,
+	FORMAT_TAG_CPU_END = 0x44
 };
 
 /* The bits a QUEUE's flags and a FRAME_END's flags may set: the low ones,
@@ -242,7 +246,9 @@ enum format_tag {
 #define FORMAT_MAX_GPUS 64
 #define FORMAT_MAX_QUEUES 256         /* of all GPUs */
 #define FORMAT_MAX_SEMAPHORE_OPS 1024 /* waits, and signals, of a submission */
-#define FORMAT_MAX_DEPTH 255          /* scopes open on one queue */
+#define FORMAT_MAX_DEPTH 255          /* scopes open on one queue, or on
+				       * one CPU thread */
+#define FORMAT_MAX_CPU_THREADS 256    /* distinct CPU threads of a frame */
 
 /* What one frame and one chunk may hold, so that a reader's memory is
  * bounded by them rather than by how far a chunk's 64 MiB stretch:

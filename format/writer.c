@@ -57,6 +57,16 @@ struct writer_queue {
 	uint32_t skipped;  /* scopes refused beyond FORMAT_MAX_DEPTH, still open */
 };
 
+/* A CPU thread of the open frame. Its open scopes' begins are kept so
+ * that an end is never written before its begin. */
+struct writer_thread {
+	uint32_t tid;
+	uint32_t depth;    /* scopes open */
+	uint32_t skipped;  /* scopes refused beyond FORMAT_MAX_DEPTH, still open */
+	uint64_t *begins;  /* of the open scopes, innermost last */
+	uint32_t begin_cap;
+};
+
 struct crumbs_writer {
 	enum crumbs_result error; /* first failure; sticky */
 
@@ -102,6 +112,12 @@ struct crumbs_writer {
 	uint32_t frame_records;
 	uint32_t frame_nodes;
 	uint64_t frame_name_bytes;
+
+	/* CPU threads of the open frame, in order of first selection; their
+	 * begins' memory is kept from frame to frame. */
+	struct writer_thread *threads;
+	uint32_t thread_count;     /* of the open frame */
+	int current_thread;        /* -1: none */
 
 	struct bytes scratch; /* sanitized names */
 };
@@ -417,6 +433,7 @@ enum crumbs_result crumbs_writer_open(const struct crumbs_writer_desc *desc,
 	if (!w)
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
 	w->current_queue = -1;
+	w->current_thread = -1;
 	w->chunk_bytes = desc->chunk_bytes ? desc->chunk_bytes : DEFAULT_CHUNK_BYTES;
 	w->flush_each_frame = desc->flush_each_frame;
 	w->write = desc->write;
@@ -548,6 +565,10 @@ void crumbs_writer_free(crumbs_writer *w)
 	encoder_release(&w->setup);
 	encoder_release(&w->frames);
 	free(w->index);
+	if (w->threads)
+		for (uint32_t i = 0; i < FORMAT_MAX_CPU_THREADS; i++)
+			free(w->threads[i].begins);
+	free(w->threads);
 	free(w);
 }
 
@@ -764,6 +785,8 @@ enum crumbs_result crumbs_writer_frame_begin(crumbs_writer *w,
 	w->frame_begin_cpu = cpu_ns;
 	w->in_frame = 1;
 	w->current_queue = -1;
+	w->current_thread = -1;
+	w->thread_count = 0;
 	w->frame_skipped = 0;
 	w->frame_records = 0;
 	w->frame_nodes = 0;
@@ -1151,5 +1174,136 @@ enum crumbs_result crumbs_writer_leaf(crumbs_writer *w,
 		put_ticks(w, q, leaf->begin_ticks);
 		put_ticks(w, q, leaf->end_ticks);
 	}
+	return CRUMBS_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* CPU threads and their scopes                                             */
+/* ------------------------------------------------------------------------ */
+
+enum crumbs_result crumbs_writer_cpu_thread(crumbs_writer *w, uint32_t tid, const char *name)
+{
+	enum crumbs_result r;
+	uint32_t i, id;
+
+	if (w->error)
+		return w->error;
+	if (!w->in_frame)
+		return CRUMBS_ERROR_BAD_STATE;
+	for (i = 0; i < w->thread_count && w->threads[i].tid != tid; i++)
+		;
+	if (i == w->thread_count) {
+		if (i >= FORMAT_MAX_CPU_THREADS) {
+			w->current_thread = -1;
+			return CRUMBS_ERROR_LIMIT;
+		}
+		if (!w->threads) {
+			/* All the format allows at once, kept from frame to
+			 * frame: a frame's threads never move. */
+			w->threads = calloc(FORMAT_MAX_CPU_THREADS, sizeof(*w->threads));
+			if (!w->threads)
+				return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+		}
+		w->threads[i].tid = tid;
+		w->threads[i].depth = 0;
+		w->threads[i].skipped = 0;
+		w->thread_count++;
+	} else if ((int)i == w->current_thread && (!name || !*name)) {
+		return CRUMBS_OK;
+	}
+	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	uint32_t strings = w->frames.strings.count;
+	if ((r = intern_name(w, &w->frames, name, &id)) != CRUMBS_OK)
+		return fail(w, r);
+	frame_records_add(w, 1 + (uint64_t)(w->frames.strings.count - strings));
+	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	put_u8(&w->frames.buf, FORMAT_TAG_CPU_THREAD);
+	put_varint(&w->frames.buf, tid);
+	put_varint(&w->frames.buf, id);
+	w->current_thread = (int)i;
+	return CRUMBS_OK;
+}
+
+/* The current CPU thread, for a scope's begin or end at cpu_ns. */
+static enum crumbs_result cpu_target(crumbs_writer *w, uint64_t cpu_ns,
+				     struct writer_thread **out)
+{
+	if (w->error)
+		return w->error;
+	if (cpu_ns > INT64_MAX)
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	if (!w->in_frame || w->current_thread < 0)
+		return CRUMBS_ERROR_BAD_STATE;
+	*out = &w->threads[w->current_thread];
+	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	return CRUMBS_OK;
+}
+
+enum crumbs_result crumbs_writer_cpu_begin(crumbs_writer *w, const char *name,
+					   unsigned level, uint64_t cpu_ns)
+{
+	struct writer_thread *t;
+	uint32_t id;
+	enum crumbs_result r;
+
+	if (level > CRUMBS_DETAIL_MAX)
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	if ((r = cpu_target(w, cpu_ns, &t)) != CRUMBS_OK)
+		return r;
+	if (t->depth >= FORMAT_MAX_DEPTH ||
+	    (r = intern_node(w, name, 2, &id)) == CRUMBS_ERROR_LIMIT) {
+		/* As for a queue's scopes: its end is swallowed too. */
+		t->skipped++;
+		w->frame_skipped++;
+		return CRUMBS_ERROR_LIMIT;
+	}
+	if (r != CRUMBS_OK)
+		return fail(w, r);
+	if (t->depth == t->begin_cap) {
+		uint32_t cap = t->begin_cap ? t->begin_cap * 2 : 16;
+		if (cap > FORMAT_MAX_DEPTH)
+			cap = FORMAT_MAX_DEPTH;
+		uint64_t *b = realloc(t->begins, sizeof(*b) * cap);
+		if (!b)
+			return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+		t->begins = b;
+		t->begin_cap = cap;
+	}
+	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	put_u8(&w->frames.buf, FORMAT_TAG_CPU_BEGIN + level);
+	put_varint(&w->frames.buf, id);
+	put_cpu(w, cpu_ns);
+	t->begins[t->depth++] = cpu_ns;
+	return CRUMBS_OK;
+}
+
+enum crumbs_result crumbs_writer_cpu_end(crumbs_writer *w, uint64_t cpu_ns)
+{
+	struct writer_thread *t;
+	enum crumbs_result r = cpu_target(w, cpu_ns, &t);
+
+	if (r != CRUMBS_OK)
+		return r;
+	if (t->skipped) {
+		t->skipped--;
+		return CRUMBS_OK;
+	}
+	if (t->depth) {
+		/* An end before its begin would not decode. */
+		uint64_t begin = t->begins[--t->depth];
+		if (cpu_ns < begin)
+			cpu_ns = begin;
+	} else {
+		/* An end with nothing open: kept while the frame has room. */
+		if (!frame_room(w, 1))
+			return CRUMBS_ERROR_LIMIT;
+		w->frame_records++;
+	}
+	put_u8(&w->frames.buf, FORMAT_TAG_CPU_END);
+	put_cpu(w, cpu_ns);
 	return CRUMBS_OK;
 }

@@ -58,7 +58,7 @@ CRUMBS_API const char *crumbs_result_str(enum crumbs_result result);
 /* ------------------------------------------------------------------------ */
 
 #define CRUMBS_FORMAT_MAJOR 1
-#define CRUMBS_FORMAT_MINOR 2
+#define CRUMBS_FORMAT_MINOR 3
 
 /* Queue capabilities, as VkQueueFlags bits that matter for naming. */
 enum crumbs_queue_flags {
@@ -339,6 +339,32 @@ CRUMBS_API enum crumbs_result crumbs_writer_leaf(crumbs_writer *w,
 CRUMBS_API enum crumbs_result crumbs_writer_counts(crumbs_writer *w, uint64_t draws,
 						   uint64_t dispatches,
 						   uint64_t prims, uint64_t verts);
+
+/*
+ * CPU threads and their scopes (since format 1.3), inside a frame, inside
+ * a submission or not: selects thread `tid` (the OS's thread id), named
+ * `name` (UTF-8, invalid bytes replaced as for scopes; NULL or "" unnamed),
+ * for the CPU scopes that follow. A frame holds at most 256 threads: a
+ * 257th returns CRUMBS_ERROR_LIMIT and leaves no thread current.
+ * Selecting a thread again in the frame continues it; a name given again
+ * replaces its name. CRUMBS_ERROR_BAD_STATE outside a frame.
+ */
+CRUMBS_API enum crumbs_result crumbs_writer_cpu_thread(crumbs_writer *w, uint32_t tid,
+						       const char *name);
+/*
+ * A scope on the current CPU thread from cpu_ns (CLOCK_MONOTONIC ns, at
+ * most INT64_MAX) at detail `level` (0 to CRUMBS_DETAIL_MAX), ended by
+ * crumbs_writer_cpu_end(), which ends the thread's innermost open scope at
+ * cpu_ns (an earlier time than its begin is taken as its begin). Scopes
+ * still open at the frame's end are closed there. As for GPU scopes, one
+ * nested deeper than 255 or past the frame's limits is dropped with its
+ * end and counted as dropped (CRUMBS_ERROR_LIMIT); an end with nothing
+ * open is kept and reported as unmatched. CRUMBS_ERROR_BAD_STATE outside a
+ * frame or with no current thread.
+ */
+CRUMBS_API enum crumbs_result crumbs_writer_cpu_begin(crumbs_writer *w, const char *name,
+						      unsigned level, uint64_t cpu_ns);
+CRUMBS_API enum crumbs_result crumbs_writer_cpu_end(crumbs_writer *w, uint64_t cpu_ns);
 
 /* Writes the frames ended so far, and the devices and queues added since
  * the last chunk, as chunks now, between frames (a recorder's run does

@@ -36,9 +36,10 @@ struct rows {
 
 struct view {
 	const struct report_settings *s;
-	int64_t denominator_ns;   /* the queue's busy + wait */
+	int64_t denominator_ns;   /* the queue's busy + wait; the CPU frame time */
 	bool timed;
 	struct rows rows;
+	bool no_counts;           /* a CPU thread's: no count columns */
 };
 
 static struct row *rows_push(struct rows *r)
@@ -248,6 +249,23 @@ static void format_bar(struct sbuf *b, const struct glyphs *g, double pct)
 	sbuf_addf(b, " %5.1f%%", pct);
 }
 
+/* A name from the capture. Control characters would break the line;
+ * they show as replacement characters. */
+static void add_name(struct sbuf *b, const struct glyphs *g, const char *name, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)name[i];
+		bool c1 = ch == 0xC2 && i + 1 < len && (unsigned char)name[i + 1] >= 0x80 &&
+			  (unsigned char)name[i + 1] <= 0x9F;
+		if (ch < 0x20 || ch == 0x7F || c1) {
+			sbuf_adds(b, g == &grid_ascii ? "?" : "\xEF\xBF\xBD");
+			i += c1;
+		} else {
+			sbuf_add(b, (const char *)&ch, 1);
+		}
+	}
+}
+
 /* The text of one cell into b (emptied first). */
 static void format_cell(struct sbuf *b, const struct view *v, const struct glyphs *g,
 			const struct row *r, const struct column *c)
@@ -295,20 +313,7 @@ static void format_cell(struct sbuf *b, const struct view *v, const struct glyph
 			sbuf_addf(b, "%u other %s", r->folded, r->folded == 1 ? "child" : "children");
 			break;
 		}
-		/* Control characters would break the line; show them as
-		 * replacement characters. */
-		for (size_t i = 0; i < r->node->name_len; i++) {
-			unsigned char ch = (unsigned char)r->node->name[i];
-			bool c1 = ch == 0xC2 && i + 1 < r->node->name_len &&
-				  (unsigned char)r->node->name[i + 1] >= 0x80 &&
-				  (unsigned char)r->node->name[i + 1] <= 0x9F;
-			if (ch < 0x20 || ch == 0x7F || c1) {
-				sbuf_adds(b, g == &grid_ascii ? "?" : "\xEF\xBF\xBD");
-				i += c1;
-			} else {
-				sbuf_add(b, (const char *)&ch, 1);
-			}
-		}
+		add_name(b, g, r->node->name, r->node->name_len);
 		if (r->node->flags & NODE_OPEN)
 			sbuf_adds(b, " [open]");
 		if (r->node->flags & NODE_UNTIMED)
@@ -353,7 +358,7 @@ static void render_table(struct sbuf *out, const struct view *v, const struct gl
 		if ((group == 0 && !s->exclusive) || (group == 1 && !s->inclusive))
 			continue;
 		for (int k = COL_DRAWS; k <= COL_TIME; k++) {
-			if (k <= COL_VERTS && !s->stats)
+			if (k <= COL_VERTS && (!s->stats || v->no_counts))
 				continue;
 			if (k == COL_PERCENT && !s->percent)
 				continue;
@@ -551,6 +556,91 @@ static void notes(struct sbuf *out, const struct frame *f, const struct frame_gp
 		sbuf_adds(out, "note: some timestamps of this frame never became available\n");
 }
 
+/* What a CPU thread's block says above its table. */
+static void cpu_summary(struct sbuf *out, const struct report_settings *s,
+			const struct glyphs *g, const struct frame_cpu_thread *t,
+			const struct view *v)
+{
+	add_ms(out, "CPU frame", v->denominator_ns);
+	sbuf_addf(out, "%s%u scope%s\n", g->sep, t->scopes, t->scopes == 1 ? "" : "s");
+	add_ms(out, "percent of CPU frame", v->denominator_ns);
+	if (s->root_count) {
+		sbuf_addf(out, "%sroot ", g->sep);
+		quote_list(out, s->roots, s->root_count);
+		if (s->ignore_case)
+			sbuf_adds(out, " ignoring case");
+	}
+	if (s->threshold_pct > 0)
+		sbuf_addf(out, "%sthreshold %g%% (%zu row%s hidden)", g->sep, s->threshold_pct,
+			  v->rows.hidden, v->rows.hidden == 1 ? "" : "s");
+	if (s->max_depth >= 0)
+		sbuf_addf(out, "%smax depth %d", g->sep, s->max_depth);
+	static const char *const sorts[] = { "chrono", "time", "draws", "prims", "verts" };
+	if (s->sort != SORT_CHRONO)
+		sbuf_addf(out, "%ssorted by %s", g->sep, sorts[s->sort]);
+	sbuf_adds(out, "\n");
+	if (t->open_scopes)
+		sbuf_addf(out, "note: %u scope%s still open at the frame end, closed there "
+			       "(marked [open])\n", t->open_scopes, t->open_scopes == 1 ? " was" : "s were");
+	if (t->unmatched_ends)
+		sbuf_addf(out, "note: %u scope end%s had no begin on this thread in this frame\n",
+			  t->unmatched_ends, t->unmatched_ends == 1 ? "" : "s");
+}
+
+/* A block per CPU thread, after the queues'. Only where no GPU or queue
+ * is chosen (threads belong to neither), and not by pipeline (they run
+ * none). Returns as report_frame. */
+static int report_cpu_threads(const struct report_settings *s, const struct frame *f,
+			      const struct glyphs *g, struct sbuf *out,
+			      const struct report_sink *sink)
+{
+	int result = 0;
+	if (s->gpu >= 0 || s->queue || s->by == BY_PIPELINE)
+		return 0;
+	for (uint32_t i = 0; i < f->cpu_thread_count && result == 0; i++) {
+		const struct frame_cpu_thread *t = &f->cpu_threads[i];
+		bool empty = t->root->child == NULL && t->unmatched_ends == 0;
+		if (empty && !s->empty_queues)
+			continue;
+		struct view v = { s, f->cpu_end_ns - f->cpu_begin_ns, true, { 0 }, true };
+		if (!empty) {
+			if (s->root_count)
+				add_matches(&v, t->root);
+			else
+				add_subtree(&v, t->root, 0);
+		}
+		if (v.rows.failed) {
+			free(v.rows.data);
+			return -1;
+		}
+		bool nothing = !empty && v.rows.len == 0;
+		if (nothing && !s->empty_queues) {
+			free(v.rows.data);
+			continue;
+		}
+		if (s->header) {
+			sbuf_addf(out, "CPU profile for frame %llu%sthread '",
+				  (unsigned long long)f->number, g->sep);
+			add_name(out, g, t->name, t->name_len);
+			sbuf_addf(out, "' (tid %u)\n", t->tid);
+			if (!empty)
+				cpu_summary(out, s, g, t, &v);
+		}
+		if (empty) {
+			sbuf_adds(out, "No scope on this thread in this frame.\n\n");
+		} else {
+			if (nothing)
+				sbuf_adds(out, "No scope on this thread matches the root filter.\n");
+			else
+				render_table(out, &v, g, s->whole_tables ? NULL : sink);
+			sbuf_adds(out, "\n");
+		}
+		free(v.rows.data);
+		result = sbuf_emit(sink, out);
+	}
+	return result;
+}
+
 int report_frame(const struct report_settings *s, const struct capture_meta *meta,
 		 const struct frame *f, const struct report_sink *sink)
 {
@@ -574,7 +664,7 @@ int report_frame(const struct report_settings *s, const struct capture_meta *met
 			continue;
 
 		struct view v = { s, fq->busy_ns + fq->wait_ns,
-				  !(fq->flags & FRAME_QUEUE_NO_TIMESTAMPS), { 0 } };
+				  !(fq->flags & FRAME_QUEUE_NO_TIMESTAMPS), { 0 }, false };
 		size_t rows = 0;
 		if (!empty && pr) {
 			pipeline_rows_build(&pipelines, s, fq, v.denominator_ns, v.timed);
@@ -630,6 +720,8 @@ int report_frame(const struct report_settings *s, const struct capture_meta *met
 		free(v.rows.data);
 		result = sbuf_emit(sink, &out);
 	}
+	if (result == 0)
+		result = report_cpu_threads(s, f, g, &out, sink);
 	pipeline_rows_release(&pipelines);
 	sbuf_release(&out);
 	return result;

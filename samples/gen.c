@@ -35,6 +35,7 @@
 #define MAX_FRAME_NAME_BYTES (UINT64_C(16) << 20)
 #define MAX_NAME_BYTES 4096
 #define MAX_STRESS_GPUS 64
+#define MAX_CPU_THREADS 256 /* the format's, a frame */
 #define MAX_STRESS_QUEUES 256
 #define MAX_STRESS_DEPTH 255
 
@@ -432,6 +433,7 @@ struct options {
 	size_t scale_count;
 	double noise_pct;
 	uint64_t spikes;
+	uint64_t cpu_threads;
 	bool leaves;
 	bool pipeline_ids;       /* leaves name pipelines by identities */
 	bool unbalanced;
@@ -535,6 +537,7 @@ static const char *node_name(const struct plan_node *node, uint64_t frame, char 
  * move when these options change. */
 #define NOISE_SALT UINT64_C(0x6e6f697365000000)
 #define SPIKE_SALT UINT64_C(0x7370696b65000000)
+#define CPU_SALT UINT64_C(0x6370750000000000)
 /* The --noise key of the scope that --unbalanced leaves open. */
 #define OVERLAY_KEY ((uint64_t)(SPEC_COUNT + 3) << 32 | NO_NUMBER)
 
@@ -882,6 +885,90 @@ static enum crumbs_result submit(struct gen *g, struct submission *s)
 	return crumbs_writer_submit_end(g->w, queue_ticks(s->queue, s->end_ns));
 }
 
+/* ------------------------------------------------------------------------ */
+/* CPU threads                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* A scope of a CPU thread's tree, in preorder: its depth and how much of
+ * its parent it takes beside its siblings. */
+struct cpu_scope {
+	const char *name;
+	unsigned depth;
+	double weight;
+};
+
+static const struct cpu_scope main_tree[] = {
+	{ "Frame", 0, 1 },  { "Game", 1, 3 },       { "Physics", 2, 2 },
+	{ "Animation", 2, 1 }, { "Render", 1, 2 },  { "Visibility", 2, 1 },
+	{ "Record Commands", 2, 2 },
+};
+static const struct cpu_scope render_tree[] = {
+	{ "Frame", 0, 1 },      { "Render", 1, 4 },          { "Visibility", 2, 1 },
+	{ "Record Commands", 2, 3 }, { "Submit", 1, 1 },
+};
+static const struct cpu_scope worker_tree[] = {
+	{ "Jobs", 0, 1 }, { "Physics", 1, 2 }, { "Animation", 1, 1 }, { "Particles", 1, 1 },
+};
+
+/*
+ * Writes scope i of tree t (n scopes) from begin_ns to end_ns and its
+ * subtree, the children sharing the span by weight times a draw from h,
+ * with gaps between them; returns the index after its subtree.
+ */
+static size_t write_cpu_scope(crumbs_writer *w, const struct cpu_scope *t, size_t n, size_t i,
+			      int64_t begin_ns, int64_t end_ns, uint64_t h, enum crumbs_result *r)
+{
+	size_t first = i + 1, end = first;
+	double total = 0;
+
+	if ((*r = crumbs_writer_cpu_begin(w, t[i].name, t[i].depth < 3 ? t[i].depth : 3,
+					  (uint64_t)begin_ns)) != CRUMBS_OK)
+		return n;
+	for (; end < n && t[end].depth > t[i].depth; end++)
+		if (t[end].depth == t[i].depth + 1)
+			total += t[end].weight * (0.75 + 0.5 * unit(hash3(h, end, 0)));
+	int64_t span = end_ns - begin_ns, at = begin_ns + span / 20;
+	for (size_t k = first; k < end && *r == CRUMBS_OK;) {
+		double share = t[k].weight * (0.75 + 0.5 * unit(hash3(h, k, 0))) / total;
+		int64_t len = (int64_t)((double)span * 0.85 * share);
+		k = write_cpu_scope(w, t, n, k, at, at + len, h, r);
+		at += len + span / 100;
+	}
+	if (*r == CRUMBS_OK)
+		*r = crumbs_writer_cpu_end(w, (uint64_t)end_ns);
+	return end;
+}
+
+/* --cpu-threads: each thread's tree inside the frame, from t0 to t1 on
+ * the CPU clock, its times drawn from the seed and the frame. */
+static enum crumbs_result write_cpu_threads(struct gen *g, int64_t t0, int64_t t1)
+{
+	enum crumbs_result r = CRUMBS_OK;
+	for (uint64_t i = 0; i < g->opt->cpu_threads && r == CRUMBS_OK; i++) {
+		const struct cpu_scope *t = worker_tree;
+		size_t n = sizeof(worker_tree) / sizeof(worker_tree[0]);
+		char name[32];
+		if (i == 0) {
+			t = main_tree;
+			n = sizeof(main_tree) / sizeof(main_tree[0]);
+			snprintf(name, sizeof(name), "Main Thread");
+		} else if (i == 1) {
+			t = render_tree;
+			n = sizeof(render_tree) / sizeof(render_tree[0]);
+			snprintf(name, sizeof(name), "Render Thread");
+		} else {
+			snprintf(name, sizeof(name), "Worker %" PRIu64, i - 2);
+		}
+		uint64_t h = hash3(g->opt->seed ^ CPU_SALT, g->frame, i);
+		int64_t span = t1 - t0;
+		int64_t begin = t0 + span / 50 + (int64_t)((double)(span / 20) * unit(hash3(h, 0, 1)));
+		int64_t end = t1 - span / 50 - (int64_t)((double)(span / 10) * unit(hash3(h, 0, 2)));
+		if ((r = crumbs_writer_cpu_thread(g->w, (uint32_t)(1000 + i), name)) == CRUMBS_OK)
+			write_cpu_scope(g->w, t, n, 0, begin, end, h, &r);
+	}
+	return r;
+}
+
 static enum crumbs_result write_frame(struct gen *g, uint64_t f)
 {
 	const struct options *opt = g->opt;
@@ -996,6 +1083,8 @@ static enum crumbs_result write_frame(struct gen *g, uint64_t f)
 	if ((r = submit(g, &gfx_post)) != CRUMBS_OK)
 		return r;
 
+	if ((r = write_cpu_threads(g, t0, CPU_START_NS + (int64_t)(f + 1) * FRAME_NS)) != CRUMBS_OK)
+		return r;
 	return crumbs_writer_frame_end(g->w, (uint64_t)(CPU_START_NS + (int64_t)(f + 1) * FRAME_NS),
 				       opt->leaves ? CRUMBS_FRAME_FULL_DETAIL : 0, 0);
 }
@@ -1227,6 +1316,11 @@ static const struct option_spec option_specs[] = {
 	  "takes 2x to 3x as long (uniform): one frame\n"
 	  "drawn from the seed in each of N equal stretches\n"
 	  "of the capture (default 0, at most --frames)" },
+	{ "cpu-threads", 0, OPT_NUMBER, "N", FIELD(cpu_threads), 0, MAX_CPU_THREADS,
+	  "N CPU threads a frame (0 to 256, default 0):\n"
+	  "'Main Thread', 'Render Thread', 'Worker 0',\n"
+	  "..., tids from 1000, each a small tree of\n"
+	  "scopes inside the frame (not in stress frames)" },
 	{ "chunk-kib", 0, OPT_NUMBER, "K", FIELD(chunk_kib), 1, MAX_CHUNK_KIB,
 	  "compress records K KiB at a time (default:\n"
 	  "the writer's, 1024)" },

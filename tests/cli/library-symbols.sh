@@ -34,7 +34,8 @@ for lib in "$BUILD/libcrumbs.a" "$BUILD/libcrumbs.so"; do
 	sed 's/^/#   not crumbs_: /' "$tmp/foreign"
 	for sym in crumbs_create crumbs_destroy crumbs_frame crumbs_capture crumbs_cmd_begin \
 		crumbs_scope_record_ crumbs_scope_close_ crumbs_count_ crumbs_queue_submit \
-		crumbs_writer_open crumbs_result_str; do
+		crumbs_writer_open crumbs_writer_cpu_thread crumbs_writer_cpu_begin \
+		crumbs_writer_cpu_end crumbs_result_str; do
 		grep -qx "$sym" "$tmp/$name" || echo "#   missing: $sym"
 	done >"$tmp/missing"
 	[ ! -s "$tmp/missing" ]

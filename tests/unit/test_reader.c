@@ -254,10 +254,16 @@ static void newer_version(void **state)
 	assert_int_equal(format_file_header_decode(m.data, m.len, &h, &fault), CRUMBS_OK);
 	set_version(&m, &h, 2, 0);
 	assert_int_equal(reader_open_memory(m.data, m.len, &c, &e), CRUMBS_ERROR_VERSION);
-	assert_string_equal(e.text, "unsupported version 2.0 (this crumbs reads 1.2)");
-	set_version(&m, &h, 1, 7); /* a newer minor of this major */
+	assert_string_equal(e.text, "unsupported version 2.0 (this crumbs reads 1.3)");
+	set_version(&m, &h, 1, 4); /* the next minor of this major */
 	assert_int_equal(reader_open_memory(m.data, m.len, &c, &e), CRUMBS_ERROR_VERSION);
-	assert_string_equal(e.text, "unsupported version 1.7 (this crumbs reads 1.2)");
+	assert_string_equal(e.text, "unsupported version 1.4 (this crumbs reads 1.3)");
+	set_version(&m, &h, 1, 7);
+	assert_int_equal(reader_open_memory(m.data, m.len, &c, &e), CRUMBS_ERROR_VERSION);
+	assert_string_equal(e.text, "unsupported version 1.7 (this crumbs reads 1.3)");
+	set_version(&m, &h, 1, 2); /* the version before CPU threads */
+	assert_int_equal(reader_open_memory(m.data, m.len, &c, &e), CRUMBS_OK);
+	reader_free(c);
 	set_version(&m, &h, 1, 0); /* an older minor is read */
 	assert_int_equal(reader_open_memory(m.data, m.len, &c, &e), CRUMBS_OK);
 	reader_free(c);
@@ -560,6 +566,261 @@ static void body_bound(void **state)
 	free(file.p);
 }
 
+/* ------------------------------------------------------------------------ */
+/* CPU threads                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* A cpu time of a frames chunk: the svarint difference from the last. */
+static void out_cpu(struct bytes_out *o, uint64_t *cursor, uint64_t t)
+{
+	int64_t d = (int64_t)(t - *cursor);
+	out_varint(o, ((uint64_t)d << 1) ^ (0 - ((uint64_t)d >> 63)));
+	*cursor = t;
+}
+
+static void out_cpu_thread(struct bytes_out *o, uint32_t tid, uint32_t name)
+{
+	out_byte(o, FORMAT_TAG_CPU_THREAD);
+	out_varint(o, tid);
+	out_varint(o, name);
+}
+
+static void out_cpu_begin(struct bytes_out *o, uint64_t *cursor, uint32_t name, uint64_t t)
+{
+	out_byte(o, FORMAT_TAG_CPU_BEGIN);
+	out_varint(o, name);
+	out_cpu(o, cursor, t);
+}
+
+static void out_cpu_end(struct bytes_out *o, uint64_t *cursor, uint64_t t)
+{
+	out_byte(o, FORMAT_TAG_CPU_END);
+	out_cpu(o, cursor, t);
+}
+
+/*
+ * A frame of CPU records: frame 0 from T, string 0 "main" (string 1 "",
+ * string 2 "work"), then what `records` writes, then FRAME_END at 2T +
+ * 10^6. `what` as for expect_frame; on success the frame is handed to
+ * `check`.
+ */
+static void expect_cpu_frame(void (*records)(struct bytes_out *o, uint64_t *cursor),
+			     const char *what, void (*check)(const struct frame *f))
+{
+	struct bytes_out chunk = { 0 }, file;
+	struct analyze_error e;
+	uint64_t cursor = T; /* where out_frame_begin begins frame 0 */
+	out_frame_begin(&chunk, true);
+	out_string(&chunk, "main", 4);
+	out_string(&chunk, "", 0);
+	out_string(&chunk, "work", 4);
+	records(&chunk, &cursor);
+	out_byte(&chunk, FORMAT_TAG_FRAME_END);
+	out_cpu(&chunk, &cursor, 2 * T + 1000000);
+	out_varint(&chunk, 0);
+	out_varint(&chunk, 0);
+	uint32_t one = 1;
+	out_file(&file, &chunk, &one, 1);
+
+	reader *c = NULL;
+	const struct frame *f = NULL;
+	enum crumbs_result r = reader_open_memory(file.p, file.len, &c, &e);
+	assert_int_equal(r, CRUMBS_OK);
+	r = reader_next_frame(c, &f, &e);
+	if (!what) {
+		if (r != CRUMBS_OK)
+			fail_msg("%s", e.text);
+		assert_non_null(f);
+		if (check)
+			check(f);
+	} else {
+		assert_int_equal(r, CRUMBS_ERROR_CORRUPT);
+		if (!strstr(e.text, what) || strncmp(e.text, "corrupt at byte ", 16) != 0)
+			fail_msg("expected '%s', got '%s'", what, e.text);
+	}
+	reader_free(c);
+	free(chunk.p);
+	free(file.p);
+}
+
+static void cpu_no_thread(struct bytes_out *o, uint64_t *cursor)
+{
+	out_cpu_begin(o, cursor, 2, 2 * T + 10);
+}
+
+static void cpu_end_no_thread(struct bytes_out *o, uint64_t *cursor)
+{
+	out_cpu_end(o, cursor, 2 * T + 10);
+}
+
+static void cpu_end_before_begin(struct bytes_out *o, uint64_t *cursor)
+{
+	out_cpu_thread(o, 7, 0);
+	out_cpu_begin(o, cursor, 2, 2 * T + 100);
+	out_cpu_end(o, cursor, 2 * T + 99);
+}
+
+/* Threads 1 to n, each selected once and again. */
+static void cpu_threads_n(struct bytes_out *o, unsigned n)
+{
+	for (unsigned i = 1; i <= n; i++)
+		out_cpu_thread(o, i, 1);
+	for (unsigned i = 1; i <= n; i++)
+		out_cpu_thread(o, i, 0);
+}
+
+static void cpu_256_threads(struct bytes_out *o, uint64_t *cursor)
+{
+	(void)cursor;
+	cpu_threads_n(o, 256);
+}
+
+static void cpu_257_threads(struct bytes_out *o, uint64_t *cursor)
+{
+	(void)cursor;
+	cpu_threads_n(o, 257);
+}
+
+static void check_256_threads(const struct frame *f)
+{
+	assert_int_equal(f->cpu_thread_count, 256);
+	assert_int_equal(f->cpu_threads[255].tid, 256);
+	/* Named again: the last name holds. */
+	assert_int_equal(f->cpu_threads[0].name_len, 4);
+}
+
+/* Scopes nested n deep on thread 7, all ended. */
+static void cpu_nest_n(struct bytes_out *o, uint64_t *cursor, unsigned n)
+{
+	out_cpu_thread(o, 7, 0);
+	for (unsigned i = 0; i < n; i++)
+		out_cpu_begin(o, cursor, 2, 2 * T + 10 + i);
+	for (unsigned i = 0; i < n; i++)
+		out_cpu_end(o, cursor, 2 * T + 1000 + i);
+}
+
+static void cpu_nest_255(struct bytes_out *o, uint64_t *cursor)
+{
+	cpu_nest_n(o, cursor, 255);
+}
+
+static void cpu_nest_256(struct bytes_out *o, uint64_t *cursor)
+{
+	cpu_nest_n(o, cursor, 256);
+}
+
+static void check_nest_255(const struct frame *f)
+{
+	assert_int_equal(f->cpu_thread_count, 1);
+	assert_int_equal(f->cpu_threads[0].scopes, 255);
+	const struct node *n = f->cpu_threads[0].root;
+	while (n->child)
+		n = n->child;
+	assert_int_equal(n->depth, 255);
+	assert_int_equal(n->inclusive_ns, 1000 - 10 - 254);
+}
+
+/* An end with nothing open, a scope on an unnamed thread, an end on
+ * thread 7 while thread 8 has one open, and one left open. */
+static void cpu_unmatched(struct bytes_out *o, uint64_t *cursor)
+{
+	out_cpu_thread(o, 7, 0);
+	out_cpu_end(o, cursor, 2 * T + 5);
+	out_cpu_begin(o, cursor, 2, 2 * T + 10);
+	out_cpu_thread(o, 8, 1);
+	out_cpu_begin(o, cursor, 2, 2 * T + 20);
+	out_cpu_thread(o, 7, 1);
+	out_cpu_end(o, cursor, 2 * T + 30);
+	out_cpu_begin(o, cursor, 0, 2 * T + 40);
+}
+
+static void check_unmatched(const struct frame *f)
+{
+	assert_int_equal(f->cpu_thread_count, 2);
+	assert_int_equal(f->cpu_scopes, 3);
+	const struct frame_cpu_thread *a = &f->cpu_threads[0], *b = &f->cpu_threads[1];
+	assert_int_equal(a->tid, 7);
+	assert_int_equal(a->unmatched_ends, 1);
+	assert_int_equal(a->open_scopes, 1);
+	assert_int_equal(a->scopes, 2);
+	assert_memory_equal(a->name, "main", 4);
+	const struct node *work = a->root->child;
+	assert_int_equal(work->inclusive_ns, 20);
+	assert_int_equal(work->flags & NODE_OPEN, 0);
+	const struct node *open = work->next;
+	assert_memory_equal(open->name, "main", 4);
+	assert_true(open->flags & NODE_OPEN);
+	assert_int_equal(open->inclusive_ns, 1000000 - 40);
+	assert_int_equal(a->root->inclusive_ns, 20 + 1000000 - 40);
+	assert_int_equal(b->tid, 8);
+	assert_int_equal(b->name_len, strlen("thread 8"));
+	assert_memory_equal(b->name, "thread 8", b->name_len);
+	assert_int_equal(b->unmatched_ends, 0);
+	assert_int_equal(b->open_scopes, 1);
+}
+
+/* Times that go back on a thread, and the widest spans there are. */
+static void cpu_backwards(struct bytes_out *o, uint64_t *cursor)
+{
+	out_cpu_thread(o, 7, 0);
+	out_cpu_begin(o, cursor, 2, 2 * T + 1000);
+	out_cpu_begin(o, cursor, 2, 2 * T + 500);
+	out_cpu_end(o, cursor, 2 * T + 600);
+	out_cpu_begin(o, cursor, 2, 2 * T + 100);
+	out_cpu_end(o, cursor, 2 * T + 2000);
+	out_cpu_end(o, cursor, 2 * T + 1500);
+	out_cpu_thread(o, 8, 0);
+	for (int i = 0; i < 3; i++) {
+		out_cpu_begin(o, cursor, 2, 0);
+		out_cpu_end(o, cursor, INT64_MAX);
+	}
+}
+
+static void check_backwards(const struct frame *f)
+{
+	const struct node *outer = f->cpu_threads[0].root->child;
+	const struct node *early = outer->child, *wide = early->next;
+	assert_int_equal(outer->begin_ns, (int64_t)(2 * T + 1000));
+	assert_int_equal(outer->end_ns, (int64_t)(2 * T + 2000));
+	assert_int_equal(outer->inclusive_ns, 1000);
+	assert_int_equal(outer->exclusive_ns, 0);
+	assert_int_equal(early->inclusive_ns, 0);
+	assert_int_equal(wide->inclusive_ns, 1000);
+	const struct node *root = f->cpu_threads[1].root;
+	assert_int_equal(root->inclusive_ns, INT64_MAX);
+	assert_int_equal(root->child->next->inclusive_ns, 0);
+}
+
+static void cpu_records(void **state)
+{
+	(void)state;
+	expect_cpu_frame(cpu_no_thread, "CPU scope with no current thread", NULL);
+	expect_cpu_frame(cpu_end_no_thread, "CPU scope with no current thread", NULL);
+	expect_cpu_frame(cpu_end_before_begin, "CPU scope ends before it begins", NULL);
+	expect_cpu_frame(cpu_256_threads, NULL, check_256_threads);
+	expect_cpu_frame(cpu_257_threads, "more than 256 CPU threads in a frame", NULL);
+	expect_cpu_frame(cpu_nest_255, NULL, check_nest_255);
+	expect_cpu_frame(cpu_nest_256, "CPU scopes nested deeper than 255", NULL);
+	expect_cpu_frame(cpu_unmatched, NULL, check_unmatched);
+	expect_cpu_frame(cpu_backwards, NULL, check_backwards);
+}
+
+/* CPU scopes count toward the frame's scopes and events. */
+static void cpu_node_limit(struct bytes_out *o, uint64_t *cursor)
+{
+	out_cpu_thread(o, 7, 0);
+	for (unsigned i = 0; i < (1u << 18) + 1; i++) {
+		out_cpu_begin(o, cursor, 2, 2 * T + 10);
+		out_cpu_end(o, cursor, 2 * T + 10);
+	}
+}
+
+static void cpu_limits(void **state)
+{
+	(void)state;
+	expect_cpu_frame(cpu_node_limit, "more than 262144 scopes and events in a frame", NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -574,6 +835,8 @@ int main(void)
 		cmocka_unit_test(frame_limits),
 		cmocka_unit_test(chunk_string_limit),
 		cmocka_unit_test(body_bound),
+		cmocka_unit_test(cpu_records),
+		cmocka_unit_test(cpu_limits),
 	};
 	return cmocka_run_group_tests_name("reader", tests, NULL, NULL);
 }

@@ -757,6 +757,71 @@ static void empty_queue(void **state)
 	free(m.data);
 }
 
+/* A CPU thread's block: after the queues', its percentages of the CPU
+ * frame time, no count columns, notes of open and unmatched scopes; left
+ * out when a GPU or queue is chosen. */
+static void cpu_thread_block(void **state)
+{
+	(void)state;
+	struct membuf m;
+	crumbs_writer *w = mem_writer(&m, 0);
+	uint32_t g = add_gpu(w, "GPU");
+	uint32_t q = add_queue(w, g, CRUMBS_QUEUE_GRAPHICS, 1.0f, 64);
+	crumbs_writer_calibration(w, g, T, T, 0);
+	crumbs_writer_frame_begin(w, 3, T);
+	submit(w, q, T, T, NULL, NULL);
+	crumbs_writer_submit_end(w, T + 10000);
+	assert_int_equal(crumbs_writer_cpu_thread(w, 4242, "Render Thread"), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_cpu_begin(w, "Frame", 0, T + 100000), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_cpu_begin(w, "Cull", 1, T + 200000), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_cpu_end(w, T + 300000), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_cpu_thread(w, 7, NULL), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_cpu_end(w, T + 400000), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_cpu_begin(w, "Job", 0, T + 500000), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_cpu_end(w, T + 700000), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_cpu_thread(w, 9, "bad\nname"), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_cpu_begin(w, "x", 0, T + 800000), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_cpu_end(w, T + 900000), CRUMBS_OK);
+	crumbs_writer_frame_end(w, T + 1000000, 0, 0);
+	reader *c = mem_read(&m, w);
+	struct report_settings s;
+	report_settings_init(&s);
+	s.ascii = true;
+	char *text = render(c, &s);
+	const char *block = strstr(text, "CPU profile for frame 3 | thread 'Render Thread' (tid 4242)\n"
+					 "CPU frame 1.000 ms | 2 scopes\n"
+					 "percent of CPU frame 1.000 ms\n"
+					 "note: 1 scope was still open at the frame end, closed there "
+					 "(marked [open])\n");
+	assert_non_null(block);
+	assert_true(block > strstr(text, "Graphics 0"));
+	assert_non_null(strstr(block, " Percent |"));
+	assert_null(strstr(block, "Draws"));
+	assert_non_null(strstr(block, "| #######-  90.0% | 0.900 ms |    Frame [open]"));
+	assert_non_null(strstr(block, "| =         10.0% | 0.100 ms |       Cull "));
+	assert_non_null(strstr(block, "thread 'thread 7' (tid 7)\n"
+				      "CPU frame 1.000 ms | 1 scope\n"
+				      "percent of CPU frame 1.000 ms\n"
+				      "note: 1 scope end had no begin on this thread in this frame\n"));
+	/* A name's control characters would break the title's line. */
+	assert_non_null(strstr(text, "| thread 'bad?name' (tid 9)\n"));
+	free(text);
+	s.gpu = 0;
+	text = render(c, &s);
+	assert_null(strstr(text, "CPU profile"));
+	free(text);
+	report_settings_release(&s);
+	text = render_root(c, "Cull", false);
+	assert_non_null(strstr(text, "| 0.100 ms | Cull "));
+	assert_non_null(strstr(text, "thread 'thread 7' (tid 7)\nCPU frame 1.000 ms | 1 scope\n"
+				     "percent of CPU frame 1.000 ms | root 'Cull'\n"
+				     "note: 1 scope end had no begin on this thread in this frame\n"
+				     "No scope on this thread matches the root filter.\n"));
+	free(text);
+	reader_free(c);
+	free(m.data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -774,6 +839,7 @@ int main(void)
 		cmocka_unit_test(option_kinds),
 		cmocka_unit_test(numbers),
 		cmocka_unit_test(empty_queue),
+		cmocka_unit_test(cpu_thread_block),
 	};
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
 }

@@ -482,6 +482,128 @@ static void result_strings(void **state)
 	assert_string_equal(crumbs_result_str((enum crumbs_result)999), "unknown result");
 }
 
+/* CPU threads and their scopes come back as written, beside a queue's,
+ * in two frames of one chunk: names, nesting, times, an unmatched end,
+ * a scope left open, an end given before its begin. */
+static void cpu_round_trip(void **state)
+{
+	(void)state;
+	struct membuf m;
+	uint32_t q;
+	crumbs_writer *w = one_queue(&m, &q);
+
+	for (uint64_t f = 0; f < 2; f++) {
+		uint64_t t = T + f * 1000000;
+		assert_int_equal(crumbs_writer_frame_begin(w, f, t), CRUMBS_OK);
+		assert_int_equal(crumbs_writer_cpu_thread(w, 4242, "Render Thread"), CRUMBS_OK);
+		assert_int_equal(crumbs_writer_cpu_begin(w, "Frame", 0, t + 100), CRUMBS_OK);
+		assert_int_equal(crumbs_writer_cpu_begin(w, "Render", 1, t + 200), CRUMBS_OK);
+		/* Inside a submission too: CPU records are no queue's. */
+		submit(w, q, t + 250, t + 300, NULL, NULL);
+		assert_int_equal(crumbs_writer_cpu_end(w, t + 500), CRUMBS_OK);
+		assert_int_equal(crumbs_writer_scope_begin(w, "GPU", 0, t + 300), CRUMBS_OK);
+		assert_int_equal(crumbs_writer_scope_end(w, t + 400), CRUMBS_OK);
+		assert_int_equal(crumbs_writer_submit_end(w, t + 400), CRUMBS_OK);
+		assert_int_equal(crumbs_writer_cpu_thread(w, 7, NULL), CRUMBS_OK);
+		assert_int_equal(crumbs_writer_cpu_end(w, t + 600), CRUMBS_OK); /* unmatched */
+		assert_int_equal(crumbs_writer_cpu_begin(w, "Job", 3, t + 700), CRUMBS_OK);
+		assert_int_equal(crumbs_writer_cpu_end(w, t + 650), CRUMBS_OK); /* taken as its begin */
+		assert_int_equal(crumbs_writer_cpu_begin(w, "Open", 2, t + 800), CRUMBS_OK);
+		assert_int_equal(crumbs_writer_cpu_thread(w, 4242, NULL), CRUMBS_OK);
+		assert_int_equal(crumbs_writer_cpu_end(w, t + 900), CRUMBS_OK);
+		assert_int_equal(crumbs_writer_frame_end(w, t + 1000, 0, 0), CRUMBS_OK);
+	}
+
+	reader *c = mem_read(&m, w);
+	assert_int_equal(reader_meta(c)->version_minor, 3);
+	for (uint64_t n = 0; n < 2; n++) {
+		const struct frame *f = next_frame(c);
+		assert_int_equal(f->number, n);
+		assert_int_equal(f->cpu_thread_count, 2);
+		assert_int_equal(f->cpu_scopes, 4);
+		assert_int_equal(f->scopes, 1);
+		const struct frame_cpu_thread *a = &f->cpu_threads[0], *b = &f->cpu_threads[1];
+		assert_int_equal(a->tid, 4242);
+		assert_int_equal(a->name_len, strlen("Render Thread"));
+		assert_memory_equal(a->name, "Render Thread", a->name_len);
+		assert_int_equal(a->scopes, 2);
+		assert_int_equal(a->open_scopes, 0);
+		assert_int_equal(a->unmatched_ends, 0);
+		const struct node *frame = must_find(a->root, "Frame");
+		const struct node *render = must_find(a->root, "Render");
+		assert_int_equal(frame->begin_ns, (int64_t)(T + n * 1000000 + 100));
+		assert_int_equal(frame->inclusive_ns, 800);
+		assert_int_equal(frame->exclusive_ns, 500);
+		assert_int_equal(render->inclusive_ns, 300);
+		assert_int_equal(render->exclusive_ns, 300);
+		assert_int_equal(render->level, 1);
+		assert_ptr_equal(render->parent, frame);
+		assert_int_equal(a->root->inclusive_ns, 800);
+		assert_int_equal(b->tid, 7);
+		assert_int_equal(b->unmatched_ends, 1);
+		assert_int_equal(b->open_scopes, 1);
+		const struct node *job = must_find(b->root, "Job");
+		assert_int_equal(job->inclusive_ns, 0);
+		assert_int_equal(job->level, 3);
+		const struct node *open = must_find(b->root, "Open");
+		assert_true(open->flags & NODE_OPEN);
+		assert_int_equal(open->inclusive_ns, 200);
+	}
+	reader_free(c);
+	free(m.data);
+}
+
+/* CPU records out of place are refused, and the file stays readable:
+ * none outside a frame, no scope without a thread, at most 256 threads a
+ * frame, and scopes nested deeper than 255 dropped with their ends. */
+static void cpu_misuse(void **state)
+{
+	(void)state;
+	struct membuf m;
+	uint32_t q;
+	crumbs_writer *w = one_queue(&m, &q);
+
+	assert_int_equal(crumbs_writer_cpu_thread(w, 1, "a"), CRUMBS_ERROR_BAD_STATE);
+	assert_int_equal(crumbs_writer_cpu_begin(w, "x", 0, T), CRUMBS_ERROR_BAD_STATE);
+	assert_int_equal(crumbs_writer_frame_begin(w, 0, T), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_cpu_begin(w, "x", 0, T), CRUMBS_ERROR_BAD_STATE);
+	assert_int_equal(crumbs_writer_cpu_end(w, T), CRUMBS_ERROR_BAD_STATE);
+	for (uint32_t i = 0; i < 256; i++)
+		assert_int_equal(crumbs_writer_cpu_thread(w, i, "t"), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_cpu_thread(w, 5, NULL), CRUMBS_OK); /* one of them */
+	assert_int_equal(crumbs_writer_cpu_begin(w, "x", 4, T), CRUMBS_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(crumbs_writer_cpu_begin(w, "x", 0, (uint64_t)INT64_MAX + 1),
+			 CRUMBS_ERROR_INVALID_ARGUMENT);
+	for (unsigned i = 0; i < 300; i++)
+		assert_int_equal(crumbs_writer_cpu_begin(w, "deep", 0, T + i),
+				 i < 255 ? CRUMBS_OK : CRUMBS_ERROR_LIMIT);
+	for (unsigned i = 0; i < 300; i++)
+		assert_int_equal(crumbs_writer_cpu_end(w, T + 1000 - i), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_cpu_thread(w, 256, "one too many"), CRUMBS_ERROR_LIMIT);
+	/* It left no thread current. */
+	assert_int_equal(crumbs_writer_cpu_begin(w, "x", 0, T), CRUMBS_ERROR_BAD_STATE);
+	assert_int_equal(crumbs_writer_frame_end(w, T + 2000, 0, 0), CRUMBS_OK);
+	/* The next frame has threads of its own. */
+	assert_int_equal(crumbs_writer_frame_begin(w, 1, T + 3000), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_cpu_begin(w, "x", 0, T + 3000), CRUMBS_ERROR_BAD_STATE);
+	assert_int_equal(crumbs_writer_cpu_thread(w, 999, "new"), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_frame_end(w, T + 4000, 0, 0), CRUMBS_OK);
+
+	reader *c = mem_read(&m, w);
+	const struct frame *f = next_frame(c);
+	assert_int_equal(f->cpu_thread_count, 256);
+	assert_int_equal(f->cpu_threads[5].scopes, 255);
+	assert_int_equal(f->cpu_threads[5].unmatched_ends, 0);
+	assert_int_equal(f->cpu_threads[5].open_scopes, 0);
+	assert_true(f->flags & CRUMBS_FRAME_SCOPES_DROPPED);
+	assert_int_equal(f->dropped_scopes, 45);
+	f = next_frame(c);
+	assert_int_equal(f->cpu_thread_count, 1);
+	assert_int_equal(f->cpu_threads[0].tid, 999);
+	reader_free(c);
+	free(m.data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -500,6 +622,8 @@ int main(void)
 		cmocka_unit_test(atomic_file),
 		cmocka_unit_test(links_never_followed),
 		cmocka_unit_test(result_strings),
+		cmocka_unit_test(cpu_round_trip),
+		cmocka_unit_test(cpu_misuse),
 	};
 	return cmocka_run_group_tests_name("writer", tests, NULL, NULL);
 }
