@@ -391,6 +391,21 @@ struct set_queue {
 	struct crumbs_cmd *labels;
 };
 
+/* A CPU scope's begin or end in a captured frame (cpu.c), of the set's
+ * thread `thread`, its name in the set's cpu_names. */
+enum { CPU_RECORD_BEGIN, CPU_RECORD_END };
+#define CPU_RECORD_NAME_MAX 511 /* a CPU scope name's bytes kept */
+struct cpu_record {
+	int64_t ns;
+	uint32_t name_off, name_len;
+	uint32_t thread;
+	uint8_t type, level;
+};
+struct cpu_set_thread {
+	uint32_t tid;
+	char name[64];
+};
+
 struct capture_set {
 	uint32_t index;                 /* in ctx->sets */
 	_Atomic int phase;              /* enum set_phase */
@@ -456,6 +471,14 @@ struct capture_set {
 	struct host_signal *host_signals;
 	uint32_t host_signal_count;
 	uint32_t host_signal_cap;
+
+	/* The CPU threads' scopes of its frame, in each thread's order. */
+	struct cpu_set_thread *cpu_threads;
+	uint32_t cpu_thread_count, cpu_thread_cap;
+	struct cpu_record *cpu_records;
+	uint32_t cpu_record_count, cpu_record_cap;
+	char *cpu_names;
+	uint32_t cpu_name_len, cpu_name_cap;
 };
 
 enum capture_state {
@@ -467,6 +490,7 @@ enum capture_state {
 };
 
 struct crumbs_context {
+	struct crumbs_context_state_ state_; /* first: the inline functions read it */
 	VkAllocationCallbacks allocator;
 	PFN_vkSetDeviceLoaderData set_loader_data; /* this is the layer's */
 	bool under_layer;               /* the layer records this program */
@@ -539,6 +563,20 @@ struct crumbs_context {
 	 * output thread. */
 	struct output *output;
 
+	/* CPU scopes (cpu.c): the threads that recorded some, and the
+	 * number each thread finds its buffers for this context by. */
+	uint64_t cpu_serial;
+	/* Its threads' time line: CLOCK_MONOTONIC against their ticks (cpu.c),
+	 * read when it began (base) and when a frame's scopes were last
+	 * taken (anchor), on the thread that ends frames. */
+	int64_t cpu_base_ns, cpu_anchor_ns;
+	uint64_t cpu_base_ticks, cpu_anchor_ticks;
+	double cpu_ns_per_tick;
+	_Atomic uint32_t cpu_epoch;     /* captures begun: a thread's counts are of one */
+	pthread_mutex_t cpu_lock;       /* the list, and each thread's name */
+	bool cpu_lock_ready;
+	struct cpu_thread *cpu_threads;
+
 	/* `crumbs trigger`. */
 	struct trigger trigger;
 	struct trigger_peer peer;
@@ -590,6 +628,18 @@ void ctx_new_cbs(crumbs_context *ctx, const struct device_state *d, VkCommandBuf
 struct queue_state *queue_find(crumbs_context *ctx, VkQueue queue);
 /* Whether a and b are queues of the same family of the same device. */
 bool queue_same_family(const struct queue_state *a, const struct queue_state *b);
+
+/* cpu.c: scopes on CPU threads (crumbs_cpu_*, crumbs_thread_name) */
+/* At the context's creation: nothing recorded yet. */
+void cpu_init(crumbs_context *ctx);
+/* A capture or run begins: what threads hold from before is dropped. */
+void cpu_start(crumbs_context *ctx);
+/* Takes into set each thread's scopes of set's frame, which ended at
+ * set->end_ns; on the thread that ends frames. */
+void cpu_collect(crumbs_context *ctx, struct capture_set *set);
+void cpu_set_reset(struct capture_set *set);
+/* At the context's destruction. */
+void cpu_release(crumbs_context *ctx);
 
 /* functions.c: the Vulkan functions of RECORDER_*_FUNCTIONS */
 /* The instance's, through the program's vkGetInstanceProcAddr: those

@@ -222,6 +222,8 @@ static void end_frame(crumbs_context *ctx, int64_t now)
 {
 	struct capture_set *set = atomic_exchange(&ctx->cur, NULL);
 	set->end_ns = now;
+	__atomic_store_n(&ctx->state_.cpu_detail, -1, __ATOMIC_RELAXED);
+	cpu_collect(ctx, set);
 	calibrate(ctx, set, false, now);
 	atomic_store(&set->phase, SET_RESOLVING);
 	readback_start(ctx, set);
@@ -573,10 +575,13 @@ void crumbs_frame(crumbs_context *ctx)
 	ctx->submitted = false;
 	if (state == STATE_PREROLL) {
 		atomic_store(&ctx->state, STATE_RUNNING);
+		cpu_start(ctx);
 		start_frame(ctx, now, true);
 	} else if (state == STATE_RUNNING) {
 		start_frame(ctx, now, false);
 	}
+	if ((cur = atomic_load(&ctx->cur)) != NULL)
+		__atomic_store_n(&ctx->state_.cpu_detail, cur->detail, __ATOMIC_RELAXED);
 	resolve_ready(ctx, NULL);
 	finish_run(ctx, false);
 	poll_trigger(ctx, now);

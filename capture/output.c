@@ -327,6 +327,48 @@ static enum crumbs_result write_ready(struct output *o, const struct capture_set
 	return r;
 }
 
+
+/* The CPU threads' scopes of set's frame, each thread's in its order. A
+ * scope past the format's limits is dropped by the writer, which counts
+ * it. */
+static enum crumbs_result write_cpu(crumbs_writer *w, const struct capture_set *set)
+{
+	enum crumbs_result r = CRUMBS_OK;
+	uint32_t current = UINT32_MAX;
+	char name[CPU_RECORD_NAME_MAX + 1];
+	for (uint32_t i = 0; i < set->cpu_record_count && r == CRUMBS_OK; i++) {
+		const struct cpu_record *c = &set->cpu_records[i];
+		if (c->thread != current) {
+			current = c->thread;
+			r = crumbs_writer_cpu_thread(w, set->cpu_threads[current].tid,
+						     set->cpu_threads[current].name);
+			if (r == CRUMBS_ERROR_LIMIT) {
+				/* Past the threads a frame holds: this one's
+				 * scopes are left out, and counted. */
+				r = CRUMBS_OK;
+				while (i + 1 < set->cpu_record_count &&
+				       set->cpu_records[i + 1].thread == current)
+					i++;
+				continue;
+			}
+		}
+		if (r != CRUMBS_OK)
+			break;
+		if (c->type == CPU_RECORD_BEGIN) {
+			uint32_t len = c->name_len < CPU_RECORD_NAME_MAX ? c->name_len : CPU_RECORD_NAME_MAX;
+			if (len)
+				memcpy(name, set->cpu_names + c->name_off, len);
+			name[len] = '\0';
+			r = crumbs_writer_cpu_begin(w, name, c->level, (uint64_t)c->ns);
+		} else {
+			r = crumbs_writer_cpu_end(w, (uint64_t)c->ns);
+		}
+		if (r == CRUMBS_ERROR_LIMIT)
+			r = CRUMBS_OK; /* dropped and counted by the writer */
+	}
+	return r;
+}
+
 /* Appends set's frame to the file. */
 static enum crumbs_result write_frame(struct output *o, struct capture_set *set)
 {
@@ -380,6 +422,8 @@ static enum crumbs_result write_frame(struct output *o, struct capture_set *set)
 		const struct host_signal *h = &set->host_signals[i];
 		r = crumbs_writer_host_signal(w, h->semaphore, h->value, (uint64_t)h->cpu_ns);
 	}
+	if (r == CRUMBS_OK)
+		r = write_cpu(w, set);
 	uint64_t dropped = (uint64_t)atomic_load(&set->dropped) + lost_ops + o->untimed;
 	if (dropped > UINT32_MAX)
 		dropped = UINT32_MAX;

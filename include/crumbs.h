@@ -311,6 +311,61 @@ static inline void crumbs_dispatches(crumbs_cmd *cmd, uint64_t dispatches)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Scopes on CPU threads                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* What the inline functions below read; the first member of every
+ * crumbs_context. Not for programs. */
+struct crumbs_context_state_ {
+	int cpu_detail; /* levels of CPU scopes recorded; -1: none */
+};
+
+CRUMBS_API void crumbs_cpu_record_(crumbs_context *ctx, unsigned level, const char *name);
+CRUMBS_API void crumbs_cpu_recordf_(crumbs_context *ctx, unsigned level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+CRUMBS_API void crumbs_cpu_close_(crumbs_context *ctx);
+
+/* Whether CPU scopes are recorded now (a capture frame, or a run's). */
+static inline int crumbs_cpu_on_(crumbs_context *ctx)
+{
+	return ctx && __atomic_load_n(&((struct crumbs_context_state_ *)(void *)ctx)->cpu_detail,
+				      __ATOMIC_RELAXED) >= 0;
+}
+
+/*
+ * A scope of detail `level` (0 coarsest to 3 finest) on the calling
+ * thread, ended by crumbs_cpu_end() on the same thread. Recorded in a
+ * capture frame and in a run's frames at the run's detail; outside them
+ * it costs a branch. Names are copied. The thread's first recorded scope
+ * sets aside its buffers; after that a scope takes no lock, makes no
+ * allocation and no system call. An end with nothing open on the thread
+ * is kept, and shown as unmatched.
+ */
+static inline void crumbs_cpu_begin(crumbs_context *ctx, unsigned level, const char *name)
+{
+	if (crumbs_cpu_on_(ctx))
+		crumbs_cpu_record_(ctx, level, name);
+}
+
+/* The same with a printf-style name, formatted only when recorded. */
+#define crumbs_cpu_beginf(ctx, level, ...)                                  \
+	do {                                                                \
+		crumbs_context *crumbs_ctx_ = (ctx);                        \
+		if (crumbs_cpu_on_(crumbs_ctx_))                            \
+			crumbs_cpu_recordf_(crumbs_ctx_, (level), __VA_ARGS__); \
+	} while (0)
+
+static inline void crumbs_cpu_end(crumbs_context *ctx)
+{
+	if (crumbs_cpu_on_(ctx))
+		crumbs_cpu_close_(ctx);
+}
+
+/* Names the calling thread in captures (default: the name the system
+ * gives it, pthread_setname_np's). */
+CRUMBS_API void crumbs_thread_name(crumbs_context *ctx, const char *name);
+
+/* ------------------------------------------------------------------------ */
 /* Submissions                                                              */
 /* ------------------------------------------------------------------------ */
 
@@ -327,6 +382,22 @@ CRUMBS_API VkResult crumbs_signal_semaphore(crumbs_context *ctx, VkDevice device
 
 #ifdef __cplusplus
 }
+
+/* A CPU scope that ends at the end of the enclosing block. */
+struct crumbs_cpu_scope_ {
+	crumbs_context *ctx;
+	crumbs_cpu_scope_(crumbs_context *c, unsigned level, const char *name) : ctx(c)
+	{
+		crumbs_cpu_begin(ctx, level, name);
+	}
+	~crumbs_cpu_scope_() { crumbs_cpu_end(ctx); }
+	crumbs_cpu_scope_(const crumbs_cpu_scope_ &) = delete;
+	crumbs_cpu_scope_ &operator=(const crumbs_cpu_scope_ &) = delete;
+};
+#define CRUMBS_CPU_SCOPE_CAT2_(a, b) a##b
+#define CRUMBS_CPU_SCOPE_CAT_(a, b) CRUMBS_CPU_SCOPE_CAT2_(a, b)
+#define CRUMBS_CPU_SCOPE(ctx, level, name) \
+	crumbs_cpu_scope_ CRUMBS_CPU_SCOPE_CAT_(crumbs_cpu_scope_at_, __LINE__)((ctx), (level), (name))
 #endif
 
 #endif

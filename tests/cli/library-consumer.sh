@@ -128,6 +128,9 @@ for p in consumer-c-static consumer-c-shared consumer-cpp-static consumer-cpp-sh
 	[ -f "$path" ] && "$dest$prefix/bin/crumbs" report --ascii "$path" >"$tmp/$p.report" 2>&1 &&
 		names "$tmp/$p.report" | grep -q "^ *$want *\$"
 	result $? "$p: the installed crumbs reports its scope '$want'"
+	case $p in consumer-c-*) want="Consumer CPU 1" ;; *) want="Consumer CPU 2" ;; esac
+	names "$tmp/$p.report" | grep -q "^ *$want *\$"
+	result $? "$p: and its CPU scope '$want'"
 done
 
 cd "$ROOT" || exit 1

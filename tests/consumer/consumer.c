@@ -150,6 +150,7 @@ int main(int argc, char **argv)
 	for (int frame = 0; frame < 20000 && !path; frame++) {
 		VkCommandBufferBeginInfo bi = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL,
 						VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL };
+		crumbs_cpu_beginf(crumbs, 0, "Consumer CPU %d", 1);
 		CHECK(vkBeginCommandBuffer(cb, &bi));
 		crumbs_cmd *cmd = crumbs_cmd_begin(crumbs, cb, queue);
 		crumbs_scope_begin(cmd, 0, "Consumer Frame");
@@ -163,6 +164,7 @@ int main(int argc, char **argv)
 		CHECK(crumbs_queue_submit(crumbs, queue, 1, &si, fence));
 		CHECK(vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX));
 		CHECK(vkResetFences(device, 1, &fence));
+		crumbs_cpu_end(crumbs);
 		crumbs_frame(crumbs);
 		path = crumbs_last_capture(crumbs);
 		struct timespec ms = { 0, 1000000 };

@@ -173,7 +173,11 @@ int main(int argc, char **argv)
 		si.commandBufferCount = 1;
 		si.pCommandBuffers = &cb;
 		check(crumbs_queue_submit(crumbs, queue, 1, &si, fence), "crumbs_queue_submit");
-		check(vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+		{
+			// A CPU scope that ends with its block, before the frame does.
+			CRUMBS_CPU_SCOPE(crumbs, 0, "Consumer CPU 2");
+			check(vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+		}
 		check(vkResetFences(device, 1, &fence), "vkResetFences");
 		crumbs_frame(crumbs);
 		if (const char *last = crumbs_last_capture(crumbs))

@@ -5,7 +5,7 @@
  * Built and run under ThreadSanitizer by `make test`; every scope must
  * reach the capture, under its own command buffer's submission. And a
  * run's frames, handed to the output thread, which also keeps the run's
- * calibration samples fresh.
+ * calibration samples fresh. And scopes on CPU threads, eight at once.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -307,6 +309,297 @@ static void run_calibrated_off_thread(void **state)
 		fail_msg("%u validation messages", vkt_validation_messages);
 }
 
+/* CPU scopes on eight threads at once in a capture frame: each thread's
+ * reach the capture under its own name, nested as recorded; one left open
+ * by a thread that exits is closed at the frame's end, an end with nothing
+ * open is counted, and a scope above the frame's detail is not kept. */
+#define CPU_THREADS 8
+#define CPU_JOBS 40
+
+struct cpu_worker {
+	crumbs_context *ctx;
+	int id;
+};
+
+static void *cpu_work(void *arg)
+{
+	struct cpu_worker *w = arg;
+	char name[32];
+	snprintf(name, sizeof(name), "Worker %d", w->id);
+	crumbs_thread_name(w->ctx, name);
+	for (int j = 0; j < CPU_JOBS; j++) {
+		crumbs_cpu_beginf(w->ctx, 0, "Job %d", j);
+		crumbs_cpu_begin(w->ctx, 1, "Step");
+		crumbs_cpu_begin(w->ctx, 3, "Detail");
+		crumbs_cpu_end(w->ctx);
+		crumbs_cpu_end(w->ctx);
+		/* Worker 0 leaves its last job open as it exits. */
+		if (w->id != 0 || j != CPU_JOBS - 1)
+			crumbs_cpu_end(w->ctx);
+	}
+	return NULL;
+}
+
+/* The CPU thread of f named `name`, or NULL. */
+static const struct frame_cpu_thread *cpu_thread_named(const struct frame *f, const char *name)
+{
+	for (uint32_t i = 0; i < f->cpu_thread_count; i++) {
+		const struct frame_cpu_thread *t = &f->cpu_threads[i];
+		if (t->name_len == strlen(name) && memcmp(t->name, name, t->name_len) == 0)
+			return t;
+	}
+	return NULL;
+}
+
+static void cpu_scopes_on_threads(void **state)
+{
+	(void)state;
+	struct vkt t;
+	struct cpu_worker workers[CPU_THREADS];
+	pthread_t threads[CPU_THREADS];
+
+	vkt_init(&t, NULL);
+	/* Outside captures nothing is kept, and nothing is open after. */
+	crumbs_cpu_begin(t.crumbs, 0, "Not captured");
+	crumbs_cpu_end(t.crumbs);
+	crumbs_thread_name(t.crumbs, "Main Thread");
+	assert_int_equal(crumbs_capture(t.crumbs, NULL), CRUMBS_OK);
+	crumbs_frame(t.crumbs);
+	crumbs_cpu_begin(t.crumbs, 0, "Frame");
+	/* 20 ms, which must lie where CLOCK_MONOTONIC says it does: the
+	 * capture's time line is that clock's. */
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	int64_t sleep_from = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	crumbs_cpu_begin(t.crumbs, 1, "Sleep");
+	nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
+	crumbs_cpu_end(t.crumbs);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	int64_t sleep_to = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	for (int i = 0; i < CPU_THREADS; i++) {
+		workers[i] = (struct cpu_worker){ t.crumbs, i };
+		assert_int_equal(pthread_create(&threads[i], NULL, cpu_work, &workers[i]), 0);
+	}
+	for (int i = 0; i < CPU_THREADS; i++)
+		pthread_join(threads[i], NULL);
+	VkCommandBuffer cb = vkt_begin(&t);
+	vkt_fill(&t, cb, 4096);
+	assert_int_equal(vkEndCommandBuffer(cb), VK_SUCCESS);
+	vkt_submit(&t, cb, VK_NULL_HANDLE, 0, VK_NULL_HANDLE, 0);
+	crumbs_cpu_end(t.crumbs);
+	crumbs_cpu_end(t.crumbs); /* nothing open: counted as unmatched */
+	crumbs_frame(t.crumbs);
+
+	reader *c;
+	const struct frame *f = vkt_read(vkt_finish_capture(&t, NULL), &c);
+	assert_int_equal(f->cpu_thread_count, 1 + CPU_THREADS);
+	const struct frame_cpu_thread *main_thread = cpu_thread_named(f, "Main Thread");
+	assert_non_null(main_thread);
+	assert_int_equal(main_thread->scopes, 2);
+	assert_int_equal(main_thread->unmatched_ends, 1);
+	const struct node *frame = main_thread->root->child;
+	assert_non_null(frame);
+	assert_int_equal(frame->name_len, 5);
+	assert_memory_equal(frame->name, "Frame", 5);
+	assert_true(frame->begin_ns >= f->cpu_begin_ns && frame->end_ns <= f->cpu_end_ns);
+	const struct node *sleep = frame->child;
+	assert_non_null(sleep);
+	assert_int_equal(sleep->name_len, 5);
+	assert_memory_equal(sleep->name, "Sleep", 5);
+	/* A microsecond either way for the readings that map the clocks. */
+	if (sleep->begin_ns < sleep_from - 1000 || sleep->end_ns > sleep_to + 1000 ||
+	    sleep->inclusive_ns < 20000000 - 1000)
+		fail_msg("a 20 ms sleep between %lld and %lld ns lies from %lld to %lld ns",
+			 (long long)sleep_from, (long long)sleep_to, (long long)sleep->begin_ns,
+			 (long long)sleep->end_ns);
+	for (int i = 0; i < CPU_THREADS; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "Worker %d", i);
+		const struct frame_cpu_thread *w = cpu_thread_named(f, name);
+		assert_non_null(w);
+		assert_int_not_equal(w->tid, main_thread->tid);
+		assert_int_equal(w->scopes, 3 * CPU_JOBS);
+		assert_int_equal(w->open_scopes, i == 0 ? 1 : 0);
+		assert_int_equal(w->unmatched_ends, 0);
+		const struct node *job = w->root->child;
+		assert_true(job->begin_ns >= sleep->end_ns && job->begin_ns <= frame->end_ns);
+		for (int j = 0; j < CPU_JOBS; j++, job = job->next) {
+			snprintf(name, sizeof(name), "Job %d", j);
+			assert_non_null(job);
+			assert_int_equal(job->name_len, strlen(name));
+			assert_memory_equal(job->name, name, job->name_len);
+			assert_int_equal(job->child_count, 1);
+			assert_int_equal(job->child->child_count, 1);
+			assert_int_equal((job->flags & NODE_OPEN) != 0, i == 0 && j == CPU_JOBS - 1);
+		}
+		assert_null(job);
+	}
+	assert_int_equal(f->dropped_scopes, 0);
+	reader_free(c);
+	vkt_destroy(&t);
+	if (vkt_validation_messages)
+		fail_msg("%u validation messages", vkt_validation_messages);
+}
+
+/* A run at detail 1 keeps the CPU scopes of levels 0 and 1, in each of
+ * its frames, and not those of the frames around it. */
+static void cpu_scopes_in_a_run(void **state)
+{
+	(void)state;
+	struct vkt t;
+	enum { FIRST = 2, LAST = 9 };
+
+	vkt_init(&t, NULL);
+	assert_int_equal(crumbs_record(t.crumbs, FIRST, LAST, 1), CRUMBS_OK);
+	for (int n = 0; n <= LAST + 2; n++) {
+		crumbs_cpu_beginf(t.crumbs, 0, "Frame %d", n);
+		crumbs_cpu_begin(t.crumbs, 1, "Record");
+		crumbs_cpu_begin(t.crumbs, 2, "Too fine");
+		VkCommandBuffer cb = vkt_begin(&t);
+		vkt_fill(&t, cb, 4096);
+		assert_int_equal(vkEndCommandBuffer(cb), VK_SUCCESS);
+		crumbs_cpu_end(t.crumbs);
+		crumbs_cpu_end(t.crumbs);
+		vkt_submit(&t, cb, VK_NULL_HANDLE, 0, VK_NULL_HANDLE, 0);
+		assert_int_equal(vkQueueWaitIdle(t.queue), VK_SUCCESS);
+		crumbs_cpu_end(t.crumbs);
+		crumbs_frame(t.crumbs);
+	}
+	reader *c;
+	struct analyze_error err;
+	const struct frame *f;
+	unsigned frames = 0;
+	assert_int_equal(reader_open_file(vkt_finish_capture(&t, NULL), &c, &err), CRUMBS_OK);
+	while (reader_next_frame(c, &f, &err) == CRUMBS_OK && f) {
+		char name[32];
+		snprintf(name, sizeof(name), "Frame %llu", (unsigned long long)f->number);
+		assert_int_equal(f->cpu_thread_count, 1);
+		const struct frame_cpu_thread *th = &f->cpu_threads[0];
+		assert_int_equal(th->scopes, 2);
+		assert_int_equal(th->open_scopes + th->unmatched_ends, 0);
+		const struct node *n = th->root->child;
+		assert_non_null(n);
+		assert_int_equal(n->name_len, strlen(name));
+		assert_memory_equal(n->name, name, n->name_len);
+		assert_int_equal(n->child_count, 1);
+		assert_int_equal(n->child->child_count, 0);
+		frames++;
+	}
+	assert_int_equal(err.code, CRUMBS_OK);
+	reader_free(c);
+	assert_int_equal(frames, LAST - FIRST + 1);
+	vkt_destroy(&t);
+	if (vkt_validation_messages)
+		fail_msg("%u validation messages", vkt_validation_messages);
+}
+
+static void *end_elsewhere(void *arg)
+{
+	crumbs_cpu_end(arg);
+	return NULL;
+}
+
+static void *record_once(void *arg)
+{
+	crumbs_cpu_begin(arg, 0, "Other context");
+	crumbs_cpu_end(arg);
+	return NULL;
+}
+
+/*
+ * What a program may get wrong, none of it fatal: NULL contexts and names,
+ * a scope ended on another thread than its own (an end with nothing open
+ * there, and a scope left open here), a name longer than kept, a level
+ * past the finest, a child forked mid-frame that records and exits, and a
+ * thread that recorded for a context destroyed since, recording for the
+ * next one (which may have the same address).
+ */
+static void cpu_misuse(void **state)
+{
+	(void)state;
+	struct vkt t;
+	char long_name[2000];
+	memset(long_name, 'x', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = '\0';
+
+	crumbs_cpu_begin(NULL, 0, "nothing");
+	crumbs_cpu_end(NULL);
+	crumbs_thread_name(NULL, "nothing");
+	vkt_init(&t, NULL);
+	crumbs_thread_name(t.crumbs, NULL);
+	assert_int_equal(crumbs_capture(t.crumbs, NULL), CRUMBS_OK);
+	crumbs_frame(t.crumbs);
+	crumbs_cpu_begin(t.crumbs, 0, "Ended elsewhere");
+	pthread_t other;
+	assert_int_equal(pthread_create(&other, NULL, end_elsewhere, t.crumbs), 0);
+	pthread_join(other, NULL);
+	crumbs_cpu_begin(t.crumbs, 99, NULL);
+	crumbs_cpu_end(t.crumbs);
+	crumbs_cpu_begin(t.crumbs, 0, long_name);
+	crumbs_cpu_end(t.crumbs);
+	pid_t child = fork();
+	if (child == 0) {
+		crumbs_cpu_begin(t.crumbs, 0, "In the child");
+		crumbs_cpu_end(t.crumbs);
+		_exit(0);
+	}
+	assert_true(child > 0);
+	int status;
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	VkCommandBuffer cb = vkt_begin(&t);
+	vkt_fill(&t, cb, 4096);
+	assert_int_equal(vkEndCommandBuffer(cb), VK_SUCCESS);
+	vkt_submit(&t, cb, VK_NULL_HANDLE, 0, VK_NULL_HANDLE, 0);
+	crumbs_frame(t.crumbs);
+
+	reader *c;
+	const struct frame *f = vkt_read(vkt_finish_capture(&t, NULL), &c);
+	assert_int_equal(f->cpu_thread_count, 2);
+	const struct frame_cpu_thread *mine = &f->cpu_threads[0], *theirs = &f->cpu_threads[1];
+	if (theirs->scopes)
+		mine = &f->cpu_threads[1], theirs = &f->cpu_threads[0];
+	assert_int_equal(mine->scopes, 3);
+	assert_int_equal(mine->open_scopes, 1);
+	assert_int_equal(theirs->scopes, 0);
+	assert_int_equal(theirs->unmatched_ends, 1);
+	const struct node *n = mine->root->child;
+	assert_true(n->flags & NODE_OPEN);
+	assert_int_equal(n->child_count, 2);
+	assert_int_equal(n->child->name_len, 0);
+	assert_int_equal(n->child->level, CRUMBS_DETAIL_MAX);
+	assert_in_range(n->child->next->name_len, 100, sizeof(long_name) - 1);
+	reader_free(c);
+
+	/* Another context after this one: the thread's buffers for the first
+	 * are never taken for the second. */
+	crumbs_thread_name(t.crumbs, "Before");
+	vkt_destroy(&t);
+	vkt_init(&t, NULL);
+	assert_int_equal(crumbs_capture(t.crumbs, NULL), CRUMBS_OK);
+	crumbs_frame(t.crumbs);
+	crumbs_cpu_begin(t.crumbs, 0, "Second context");
+	crumbs_cpu_end(t.crumbs);
+	assert_int_equal(pthread_create(&other, NULL, record_once, t.crumbs), 0);
+	pthread_join(other, NULL);
+	cb = vkt_begin(&t);
+	vkt_fill(&t, cb, 4096);
+	assert_int_equal(vkEndCommandBuffer(cb), VK_SUCCESS);
+	vkt_submit(&t, cb, VK_NULL_HANDLE, 0, VK_NULL_HANDLE, 0);
+	crumbs_frame(t.crumbs);
+	f = vkt_read(vkt_finish_capture(&t, NULL), &c);
+	assert_int_equal(f->cpu_thread_count, 2);
+	for (uint32_t i = 0; i < 2; i++) {
+		assert_int_equal(f->cpu_threads[i].scopes, 1);
+		assert_false(f->cpu_threads[i].name_len == 6 &&
+			     memcmp(f->cpu_threads[i].name, "Before", 6) == 0);
+	}
+	reader_free(c);
+	vkt_destroy(&t);
+	if (vkt_validation_messages)
+		fail_msg("%u validation messages", vkt_validation_messages);
+}
+
 int main(void)
 {
 #ifdef __SANITIZE_THREAD__
@@ -321,6 +614,9 @@ int main(void)
 		cmocka_unit_test(parallel_recording),
 		cmocka_unit_test(run_handed_over),
 		cmocka_unit_test(run_calibrated_off_thread),
+		cmocka_unit_test(cpu_scopes_on_threads),
+		cmocka_unit_test(cpu_scopes_in_a_run),
+		cmocka_unit_test(cpu_misuse),
 	};
 	return cmocka_run_group_tests_name("recording on threads", tests, NULL, NULL);
 }
