@@ -2927,6 +2927,7 @@ static bool create_crumbs(struct renderer *r)
 	enum crumbs_result res = crumbs_create(&desc, &r->crumbs);
 	if (res != CRUMBS_OK)
 		return fail("crumbs_create failed: %s", crumbs_result_str(res));
+	crumbs_thread_name(r->crumbs, "Render Thread");
 	/* Frame N is asked for now; crumbs makes frame N-1 its pre-roll. */
 	if (r->opt.capture_frame >= 0)
 		return request_capture(r);
@@ -3001,18 +3002,39 @@ static bool render(struct renderer *r)
 	for (uint64_t frame = 0; frame_wanted(r, frame, start); frame++) {
 		r->rendered = frame + 1;
 		struct frame_slot *s = &r->slots[frame % FRAMES_IN_FLIGHT];
+		/* The frame's CPU stages, as scopes of the thread. */
+		crumbs_cpu_begin(r->crumbs, 0, "Frame");
+		crumbs_cpu_begin(r->crumbs, 1, "Wait for GPU");
 		VK_TRY(vkWaitForFences(r->device, 1, &s->fence, VK_TRUE, UINT64_MAX));
+		crumbs_cpu_end(r->crumbs);
 		double begin = cpu_ms();
+		crumbs_cpu_begin(r->crumbs, 1, "Update");
 		VK_TRY(vkResetFences(r->device, 1, &s->fence));
 		VK_TRY(vkResetCommandPool(r->device, s->graphics_pool, 0));
 		if (s->compute_pool)
 			VK_TRY(vkResetCommandPool(r->device, s->compute_pool, 0));
 		update_frame(r, s, frame);
+		crumbs_cpu_end(r->crumbs);
 		double recording = cpu_ms();
-		if (!record_geometry(r, s, frame) || !record_lighting(r, s) || !record_post(r, s))
+		crumbs_cpu_begin(r->crumbs, 1, "Record");
+		crumbs_cpu_begin(r->crumbs, 2, "Geometry");
+		bool ok = record_geometry(r, s, frame);
+		crumbs_cpu_end(r->crumbs);
+		crumbs_cpu_begin(r->crumbs, 2, "Lighting");
+		ok = ok && record_lighting(r, s);
+		crumbs_cpu_end(r->crumbs);
+		crumbs_cpu_begin(r->crumbs, 2, "Post Processing");
+		ok = ok && record_post(r, s);
+		crumbs_cpu_end(r->crumbs);
+		crumbs_cpu_end(r->crumbs);
+		if (!ok)
 			return false;
 		double submitting = cpu_ms();
-		if (!submit_frame(r, s, frame))
+		crumbs_cpu_begin(r->crumbs, 1, "Submit");
+		ok = submit_frame(r, s, frame);
+		crumbs_cpu_end(r->crumbs);
+		crumbs_cpu_end(r->crumbs);
+		if (!ok)
 			return false;
 		double ending = cpu_ms();
 		crumbs_frame(r->crumbs);

@@ -201,6 +201,9 @@ def report_tables(path, frame):
             key = (int(m.group(1)), m.group(2))
             tables[key] = collections.Counter()
             continue
+        if line.startswith("CPU profile for frame "):
+            key = None  # CPU threads have no lanes in the picture yet
+            continue
         if key is None or not line.startswith("|"):
             continue
         cells = line.split("|")[1:-1]
