@@ -455,7 +455,9 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_QueueSubmit(VkQueue queue, uint32_t count,
 		return FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, QueueSubmit, queue, count, submits,
 				      fence);
 	window_enter(d);
+	crumbs_cpu_begin(d->ctx, 0, "vkQueueSubmit");
 	VkResult r = crumbs_queue_submit(d->ctx, queue, count, submits, fence);
+	crumbs_cpu_end(d->ctx);
 	window_leave(d);
 	if (!d->window_ns && r == VK_SUCCESS && fence && !atomic_load(&d->presented))
 		layer_fenced_frame_end(d);
@@ -470,7 +472,9 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_QueueSubmit2(VkQueue queue, uint32_t count,
 		return FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, QueueSubmit2, queue, count, submits,
 				      fence);
 	window_enter(d);
+	crumbs_cpu_begin(d->ctx, 0, "vkQueueSubmit2");
 	VkResult r = crumbs_queue_submit2(d->ctx, queue, count, submits, fence);
+	crumbs_cpu_end(d->ctx);
 	window_leave(d);
 	if (!d->window_ns && r == VK_SUCCESS && fence && !atomic_load(&d->presented))
 		layer_fenced_frame_end(d);
@@ -484,7 +488,10 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_QueuePresentKHR(VkQueue queue,
 	if (!d->ctx)
 		return FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, QueuePresentKHR, queue, info);
 	window_enter(d);
+	/* Ended before the frame is: the present is the frame's last. */
+	crumbs_cpu_begin(d->ctx, 0, "vkQueuePresentKHR");
 	VkResult r = FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, QueuePresentKHR, queue, info);
+	crumbs_cpu_end(d->ctx);
 	window_leave(d);
 	{
 		atomic_store(&d->presented, true);
@@ -512,7 +519,9 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_QueueWaitIdle(VkQueue queue)
 {
 	DEVICE_OF(queue, VK_ERROR_DEVICE_LOST);
 	frames_hold(d);
+	crumbs_cpu_begin(d->ctx, 0, "vkQueueWaitIdle");
 	VkResult r = FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, QueueWaitIdle, queue);
+	crumbs_cpu_end(d->ctx);
 	frames_release(d);
 	return r;
 }
@@ -521,8 +530,61 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_DeviceWaitIdle(VkDevice device)
 {
 	DEVICE_OF(device, VK_ERROR_DEVICE_LOST);
 	frames_hold(d);
+	crumbs_cpu_begin(d->ctx, 0, "vkDeviceWaitIdle");
 	VkResult r = FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, DeviceWaitIdle, device);
+	crumbs_cpu_end(d->ctx);
 	frames_release(d);
+	return r;
+}
+
+/* The CPU's waits on the GPU and on the presentation engine, as scopes of
+ * the thread that waits: with vkQueueSubmit's and vkQueuePresentKHR's,
+ * they say whether a frame was bound by the CPU or the GPU. */
+VKAPI_ATTR VkResult VKAPI_CALL layer_WaitForFences(VkDevice device, uint32_t count,
+							  const VkFence *fences, VkBool32 all,
+							  uint64_t timeout)
+{
+	DEVICE_OF(device, VK_ERROR_DEVICE_LOST);
+	crumbs_cpu_begin(d->ctx, 0, "vkWaitForFences");
+	VkResult r = FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, WaitForFences, device, count, fences,
+				    all, timeout);
+	crumbs_cpu_end(d->ctx);
+	return r;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL layer_WaitSemaphores(VkDevice device,
+							   const VkSemaphoreWaitInfo *info,
+							   uint64_t timeout)
+{
+	DEVICE_OF(device, VK_ERROR_DEVICE_LOST);
+	crumbs_cpu_begin(d->ctx, 0, "vkWaitSemaphores");
+	VkResult r = FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, WaitSemaphores, device, info, timeout);
+	crumbs_cpu_end(d->ctx);
+	return r;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL layer_AcquireNextImageKHR(VkDevice device,
+								VkSwapchainKHR swapchain,
+								uint64_t timeout, VkSemaphore semaphore,
+								VkFence fence, uint32_t *index)
+{
+	DEVICE_OF(device, VK_ERROR_DEVICE_LOST);
+	crumbs_cpu_begin(d->ctx, 0, "vkAcquireNextImageKHR");
+	VkResult r = FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, AcquireNextImageKHR, device, swapchain,
+				    timeout, semaphore, fence, index);
+	crumbs_cpu_end(d->ctx);
+	return r;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL layer_AcquireNextImage2KHR(VkDevice device,
+								 const VkAcquireNextImageInfoKHR *info,
+								 uint32_t *index)
+{
+	DEVICE_OF(device, VK_ERROR_DEVICE_LOST);
+	crumbs_cpu_begin(d->ctx, 0, "vkAcquireNextImage2KHR");
+	VkResult r = FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, AcquireNextImage2KHR, device, info,
+				    index);
+	crumbs_cpu_end(d->ctx);
 	return r;
 }
 

@@ -260,6 +260,10 @@ bool layer_unprofilable(const VkDeviceCreateInfo *ci, const VkQueueFamilyPropert
 	X(QueueBindSparse, "1.0", NULL, NULL, NEXT)                                                   \
 	X(QueueWaitIdle, "1.0", NULL, NULL, NEXT)                                                     \
 	X(DeviceWaitIdle, "1.0", NULL, NULL, NEXT)                                                    \
+	X(WaitForFences, "1.0", NULL, NULL, NEXT)                                                     \
+	X(WaitSemaphores, "1.2", "vkWaitSemaphoresKHR", NULL, NEXT)                                   \
+	X(AcquireNextImageKHR, "VK_KHR_swapchain", NULL, NULL, NEXT)                                  \
+	X(AcquireNextImage2KHR, "VK_KHR_swapchain", NULL, NULL, NEXT)                                 \
 	X(SignalSemaphore, "1.2", "vkSignalSemaphoreKHR", NULL, NEXT)
 
 #define FIELD(name, from, alias, alias2, hand_out) PFN_vk##name name;

@@ -70,7 +70,8 @@ result $? "the table of frame 30 is printed"
 # vkcube names each framebuffer by its swapchain image, which the render
 # pass row shows; the draw says what it draws, and its pipeline, which
 # vkcube does not name, by its identity.
-names "$tmp/cube.out" | sed 's/ *$//; s/Framebuffer([0-9]*)/Framebuffer(N)/; s/ · pipeline [0-9a-f]\{4\}$/ · pipeline XXXX/' |
+sed '/^CPU profile/,$d' "$tmp/cube.out" >"$tmp/cube.gpu"
+names "$tmp/cube.gpu" | sed 's/ *$//; s/Framebuffer([0-9]*)/Framebuffer(N)/; s/ · pipeline [0-9a-f]\{4\}$/ · pipeline XXXX/' |
 	grep -v '^ *$' >"$tmp/cube.names"
 cat >"$tmp/cube.want" <<'EOF'
  Events
@@ -93,6 +94,16 @@ le 0.001 "$draw" && le "$draw" "$pass" && le "$pass" "$outer" && le "$outer" "$f
 result $? "times nest: draw $draw <= pass $pass <= DrawBegin $outer <= frame $frame ms"
 grep '^|' "$tmp/cube.out" | grep ' Draw 36 vertices ' | grep -q '|     1 |          0 |    12 |    36 |'
 result $? "the draw counts 12 triangles of 36 vertices"
+# The layer times vkcube's thread in its waits, submission and present:
+# a CPU block after the GPU's, with the CPU frame time.
+sed -n '/^CPU profile/,$p' "$tmp/cube.out" >"$tmp/cube.cpu"
+names "$tmp/cube.cpu" | sed 's/^ *//; s/ *$//' | grep -v '^$' >"$tmp/cube.cpu-names"
+printf '%s\n' Events vkcube vkWaitForFences vkAcquireNextImageKHR vkQueueSubmit vkQueuePresentKHR \
+	>"$tmp/cube.cpu-want"
+grep -q "^CPU profile for frame 30 [|] thread 'vkcube' (tid [0-9]*)$" "$tmp/cube.cpu" &&
+	grep -q "^CPU frame [0-9.]* ms [|] 4 scopes$" "$tmp/cube.cpu" &&
+	cmp -s "$tmp/cube.cpu-names" "$tmp/cube.cpu-want"
+result $? "vkcube's thread is a CPU block: its fence wait, acquire, submission and present"
 
 # A device the layer cannot profile (here made so by CRUMBS_LAYER_SKIP,
 # which adds vkcube's VK_KHR_swapchain to what the layer leaves alone)
@@ -130,6 +141,13 @@ frame=$(grep '^GPU frame' "$tmp/gears.out" | sed 's/^GPU frame \([0-9.]*\) ms.*/
 pass=$(inclusive_ms "$tmp/gears.out" "$gears_pass")
 le 0.001 "$pass" && le "$pass" "$frame"
 result $? "the render pass takes time within the frame ($pass of $frame ms)"
+
+# Zink's threads' submissions and presents are CPU scopes of each thread,
+# with the CPU frame time.
+grep -q "^CPU profile for frame 30 [|] thread 'glxgears[^']*' (tid [0-9]*)$" "$tmp/gears.out" &&
+	grep -q "^CPU frame [0-9.]* ms" "$tmp/gears.out" &&
+	names "$tmp/gears.out" | grep -q "^ *vkQueueSubmit *$"
+result $? "glxgears' threads are CPU blocks with their vkQueueSubmit calls"
 
 # Another run, another frame: Zink's pipelines have the same identities
 # in both processes (they hash what the pipelines are, not their handles).
