@@ -6,6 +6,8 @@
  * cannot see through, as a program's vkCmd calls would be; their own cost
  * is measured alone and taken off. Prints, for outside and inside, the
  * ns per scope and the ns per iteration of both loops it comes from.
+ * Then the same of a CPU scope (crumbs_cpu_begin and crumbs_cpu_end),
+ * outside captures and inside a run's frames at full detail.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +22,7 @@
 
 #define OUTSIDE_REPS 50000000
 #define INSIDE_REPS 200000
+#define CPU_INSIDE_REPS 10000 /* a frame's: fewer than a thread's buffers hold */
 
 /* Stands for the program's own commands between scopes. */
 __attribute__((noinline)) void opaque(VkCommandBuffer cb);
@@ -68,6 +71,56 @@ static double measure(crumbs_cmd *h, VkCommandBuffer cb, long reps, double *bare
 	return *with > *bare ? *with - *bare : 0;
 }
 
+/* ns per CPU scope (crumbs_cpu_begin and crumbs_cpu_end), as measure()
+ * does; inside a run's frames, each of the five runs in a frame of its
+ * own, so that the thread's buffers never fill. */
+static double measure_cpu(struct vkt *t, long reps, bool frames, double *bare, double *with)
+{
+	VkCommandBuffer cb = VK_NULL_HANDLE;
+	*bare = *with = 1e9;
+	for (int run = 0; run < 5; run++) {
+		double t0 = seconds();
+		for (long i = 0; i < reps; i++) {
+			opaque(cb);
+			opaque(cb);
+		}
+		double t1 = seconds();
+		for (long i = 0; i < reps; i++) {
+			opaque(cb);
+			crumbs_cpu_begin(t->crumbs, 2, "Visibility");
+			opaque(cb);
+			crumbs_cpu_end(t->crumbs);
+		}
+		double t2 = seconds();
+		if (frames)
+			crumbs_frame(t->crumbs);
+		double b = (t1 - t0) / (double)reps * 1e9, w = (t2 - t1) / (double)reps * 1e9;
+		*bare = b < *bare ? b : *bare;
+		*with = w < *with ? w : *with;
+	}
+	return *with > *bare ? *with - *bare : 0;
+}
+
+static void cpu_scope_cost(void **state)
+{
+	(void)state;
+	struct vkt t;
+	vkt_validation = false;
+	vkt_override = stub_timestamps;
+	vkt_init(&t, NULL);
+	double out_bare, out_with, in_bare, in_with;
+	double outside = measure_cpu(&t, OUTSIDE_REPS, false, &out_bare, &out_with);
+	assert_int_equal(crumbs_record(t.crumbs, 1, 100, CRUMBS_DETAIL_MAX), CRUMBS_OK);
+	crumbs_frame(t.crumbs);
+	crumbs_frame(t.crumbs);
+	double inside = measure_cpu(&t, CPU_INSIDE_REPS, true, &in_bare, &in_with);
+	crumbs_record_stop(t.crumbs);
+	crumbs_frame(t.crumbs);
+	printf("cpu outside %.3f %.3f %.3f inside %.3f %.3f %.3f\n", outside, out_bare, out_with,
+	       inside, in_bare, in_with);
+	vkt_destroy(&t);
+}
+
 static void scope_cost(void **state)
 {
 	(void)state;
@@ -102,6 +155,7 @@ int main(int argc, char **argv)
 {
 	/* --driver: with the driver's vkCmdWriteTimestamp, for comparison. */
 	use_driver_timestamps = argc > 1 && strcmp(argv[1], "--driver") == 0;
-	const struct CMUnitTest tests[] = { cmocka_unit_test(scope_cost) };
+	const struct CMUnitTest tests[] = { cmocka_unit_test(scope_cost),
+					    cmocka_unit_test(cpu_scope_cost) };
 	return cmocka_run_group_tests_name("scope cost", tests, NULL, NULL);
 }
