@@ -113,6 +113,7 @@ static inline uint64_t cpu_ticks(void)
 
 /* A reading of both clocks at once: the counter's around the clock's,
  * the closest pair of three. */
+FRAME_PATH
 static void tick_sample(int64_t *ns, uint64_t *ticks)
 {
 	uint64_t best = UINT64_MAX;
@@ -129,6 +130,7 @@ static void tick_sample(int64_t *ns, uint64_t *ticks)
 }
 
 /* Takes ctx's time line from a new reading: ns per tick since the first. */
+FRAME_PATH
 static void tick_anchor(crumbs_context *ctx)
 {
 	tick_sample(&ctx->cpu_anchor_ns, &ctx->cpu_anchor_ticks);
@@ -139,6 +141,7 @@ static void tick_anchor(crumbs_context *ctx)
 }
 
 /* ticks, as CLOCK_MONOTONIC ns. */
+FRAME_PATH
 static int64_t tick_ns(const crumbs_context *ctx, uint64_t ticks)
 {
 	if (!use_tsc)
@@ -173,6 +176,7 @@ void cpu_init(crumbs_context *ctx)
 
 /* The calling thread's buffers for ctx, made when `make` and it has none;
  * NULL without. */
+RECORD_PATH
 static struct cpu_thread *self(crumbs_context *ctx, bool make)
 {
 	struct cpu_tls *b = &tls;
@@ -214,6 +218,7 @@ void crumbs_thread_name(crumbs_context *ctx, const char *name)
 }
 
 /* Puts an event in t's ring, or counts it lost. */
+RECORD_PATH
 static void push(struct cpu_thread *t, uint8_t type, unsigned level, const char *name, size_t len)
 {
 	if (!t->events) {
@@ -257,6 +262,7 @@ static void push(struct cpu_thread *t, uint8_t type, unsigned level, const char 
 
 /* The thread's buffers while a frame is recorded, their counts those of
  * this capture. */
+RECORD_PATH
 static struct cpu_thread *recording(crumbs_context *ctx, bool make)
 {
 	struct cpu_thread *t = self(ctx, make);
@@ -270,6 +276,7 @@ static struct cpu_thread *recording(crumbs_context *ctx, bool make)
 	return t;
 }
 
+RECORD_PATH
 void crumbs_cpu_record_(crumbs_context *ctx, unsigned level, const char *name)
 {
 	int detail = __atomic_load_n(&ctx->state_.cpu_detail, __ATOMIC_RELAXED);
@@ -285,6 +292,7 @@ void crumbs_cpu_record_(crumbs_context *ctx, unsigned level, const char *name)
 	push(t, CPU_BEGIN, level, name ? name : "", name ? strlen(name) : 0);
 }
 
+RECORD_PATH
 void crumbs_cpu_recordf_(crumbs_context *ctx, unsigned level, const char *fmt, ...)
 {
 	char buf[CPU_NAME_MAX + 1];
@@ -295,6 +303,7 @@ void crumbs_cpu_recordf_(crumbs_context *ctx, unsigned level, const char *fmt, .
 	crumbs_cpu_record_(ctx, level, buf);
 }
 
+RECORD_PATH
 void crumbs_cpu_close_(crumbs_context *ctx)
 {
 	struct cpu_thread *t = recording(ctx, true);
@@ -335,6 +344,7 @@ void cpu_set_reset(struct capture_set *set)
 }
 
 /* Room for one more of each in set; false when out of memory. */
+FRAME_PATH
 static bool set_room(crumbs_context *ctx, struct capture_set *set, uint32_t name_len)
 {
 	if (!ctx_grow(ctx, (void **)&set->cpu_records, &set->cpu_record_cap,
@@ -348,6 +358,7 @@ static bool set_room(crumbs_context *ctx, struct capture_set *set, uint32_t name
 
 /* Takes t's events of set's frame (those before its end) into set, as
  * its thread `index`. */
+FRAME_PATH
 static void take(crumbs_context *ctx, struct capture_set *set, struct cpu_thread *t,
 		 uint32_t index)
 {
@@ -384,6 +395,7 @@ static void take(crumbs_context *ctx, struct capture_set *set, struct cpu_thread
 		atomic_fetch_add(&set->dropped, lost);
 }
 
+FRAME_PATH
 void cpu_collect(crumbs_context *ctx, struct capture_set *set)
 {
 	cpu_set_reset(set);
