@@ -637,7 +637,6 @@ void cpu_start(crumbs_context *ctx);
 /* Takes into set each thread's scopes of set's frame, which ended at
  * set->end_ns; on the thread that ends frames. */
 void cpu_collect(crumbs_context *ctx, struct capture_set *set);
-void cpu_set_reset(struct capture_set *set);
 /* At the context's destruction. */
 void cpu_release(crumbs_context *ctx);
 

@@ -43,16 +43,13 @@
  * counted lost. */
 #define CPU_EVENTS 32768u
 #define CPU_NAME_RING 262144u
-#define CPU_NAME_MAX ((uint32_t)CPU_RECORD_NAME_MAX)
 #define CPU_TLS_ENTRIES 8       /* contexts a thread keeps its buffers for at once */
-
-enum { CPU_BEGIN, CPU_END };
 
 struct cpu_event {
 	uint64_t ticks;     /* cpu_ticks() */
 	uint64_t name_end; /* where its name ends in the name ring, counted from the start */
 	uint16_t name_len;
-	uint8_t type;
+	uint8_t type;       /* CPU_RECORD_BEGIN or CPU_RECORD_END */
 	uint8_t level;
 };
 
@@ -236,8 +233,8 @@ static void push(struct cpu_thread *t, uint8_t type, unsigned level, const char 
 	uint64_t ticks = cpu_ticks();
 	uint64_t head = atomic_load_explicit(&t->head, memory_order_relaxed);
 	uint64_t nh = atomic_load_explicit(&t->name_head, memory_order_relaxed);
-	if (len > CPU_NAME_MAX)
-		len = CPU_NAME_MAX;
+	if (len > CPU_RECORD_NAME_MAX)
+		len = CPU_RECORD_NAME_MAX;
 	/* A name never wraps: one that would is put at the ring's start. */
 	uint64_t at = nh % CPU_NAME_RING;
 	uint64_t skip = at + len > CPU_NAME_RING ? CPU_NAME_RING - at : 0;
@@ -289,13 +286,13 @@ void crumbs_cpu_record_(crumbs_context *ctx, unsigned level, const char *name)
 		t->skipped++;
 		return;
 	}
-	push(t, CPU_BEGIN, level, name ? name : "", name ? strlen(name) : 0);
+	push(t, CPU_RECORD_BEGIN, level, name ? name : "", name ? strlen(name) : 0);
 }
 
 RECORD_PATH
 void crumbs_cpu_recordf_(crumbs_context *ctx, unsigned level, const char *fmt, ...)
 {
-	char buf[CPU_NAME_MAX + 1];
+	char buf[CPU_RECORD_NAME_MAX + 1];
 	va_list ap;
 	va_start(ap, fmt);
 	name_vformat(buf, sizeof(buf), fmt ? fmt : "", ap);
@@ -313,7 +310,7 @@ void crumbs_cpu_close_(crumbs_context *ctx)
 		t->skipped--;
 		return;
 	}
-	push(t, CPU_END, 0, NULL, 0);
+	push(t, CPU_RECORD_END, 0, NULL, 0);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -334,13 +331,6 @@ void cpu_start(crumbs_context *ctx)
 		atomic_store(&t->lost, 0);
 	}
 	pthread_mutex_unlock(&ctx->cpu_lock);
-}
-
-void cpu_set_reset(struct capture_set *set)
-{
-	set->cpu_thread_count = 0;
-	set->cpu_record_count = 0;
-	set->cpu_name_len = 0;
 }
 
 /* Room for one more of each in set; false when out of memory. */
@@ -376,7 +366,7 @@ static void take(crumbs_context *ctx, struct capture_set *set, struct cpu_thread
 			struct cpu_record *r = &set->cpu_records[set->cpu_record_count++];
 			r->ns = ns;
 			r->thread = index;
-			r->type = e->type == CPU_BEGIN ? CPU_RECORD_BEGIN : CPU_RECORD_END;
+			r->type = e->type;
 			r->level = e->level;
 			r->name_off = set->cpu_name_len;
 			r->name_len = e->name_len;
@@ -390,24 +380,21 @@ static void take(crumbs_context *ctx, struct capture_set *set, struct cpu_thread
 	}
 	atomic_store_explicit(&t->name_tail, name_tail, memory_order_release);
 	atomic_store_explicit(&t->tail, i, memory_order_release);
-	uint32_t lost = atomic_exchange(&t->lost, 0);
-	if (lost)
-		atomic_fetch_add(&set->dropped, lost);
 }
 
 FRAME_PATH
 void cpu_collect(crumbs_context *ctx, struct capture_set *set)
 {
-	cpu_set_reset(set);
+	set->cpu_thread_count = set->cpu_record_count = set->cpu_name_len = 0;
 	if (!ctx->cpu_lock_ready)
 		return;
 	tick_anchor(ctx);
 	pthread_mutex_lock(&ctx->cpu_lock);
 	for (struct cpu_thread **p = &ctx->cpu_threads; *p;) {
 		struct cpu_thread *t = *p;
-		uint64_t head = atomic_load(&t->head);
-		t->idle = head != atomic_load(&t->tail) ? 0 : t->idle + 1;
-		if (head != atomic_load(&t->tail) && t->events &&
+		bool pending = atomic_load(&t->head) != atomic_load(&t->tail);
+		t->idle = pending ? 0 : t->idle + 1;
+		if (pending && t->events &&
 		    ctx_grow(ctx, (void **)&set->cpu_threads, &set->cpu_thread_cap,
 			     set->cpu_thread_count + 1, sizeof(*set->cpu_threads), 8)) {
 			uint32_t index = set->cpu_thread_count, before = set->cpu_record_count;
@@ -416,9 +403,10 @@ void cpu_collect(crumbs_context *ctx, struct capture_set *set)
 			take(ctx, set, t, index);
 			if (set->cpu_record_count > before)
 				set->cpu_thread_count++;
-		} else if (atomic_load(&t->lost)) {
-			atomic_fetch_add(&set->dropped, atomic_exchange(&t->lost, 0));
 		}
+		uint32_t lost = atomic_exchange(&t->lost, 0);
+		if (lost)
+			atomic_fetch_add(&set->dropped, lost);
 		/* Buffers long unused whose thread has exited are freed: a
 		 * program may make and end threads all along. (A thread id
 		 * taken again by a new thread keeps them; the new thread
