@@ -50,6 +50,22 @@ def run(*args):
     return subprocess.run(args, capture_output=True, text=True, env=env)
 
 
+def queue_lines(stdout):
+    """The lines of a report's queue blocks, each with its block's (GPU,
+    queue) and whether it is the block's title. CPU threads' blocks are
+    left out."""
+    title = None
+    for line in stdout.splitlines():
+        m = re.match(r"GPU profile for frame (\d+) \| GPU (\d+) \(.*\) \| (.+)$", line)
+        if m:
+            title = (int(m.group(2)), m.group(3))
+            yield title, line, True
+        elif line.startswith("CPU profile for frame "):
+            title = None
+        elif title is not None:
+            yield title, line, False
+
+
 def report_frame(path, number):
     """Per path of the report's tables of one frame: the inclusive times
     printed (a list: two scopes of one path in a frame are two rows), and
@@ -59,20 +75,17 @@ def report_frame(path, number):
     if p.returncode != 0:
         raise RuntimeError(f"crumbs report --frame {number}: {p.stderr}")
     scopes, gpus, queues = {}, {}, {}
-    title = None
     stack = []
-    for line in p.stdout.splitlines():
-        m = re.match(r"GPU profile for frame (\d+) \| GPU (\d+) \(.*\) \| (.+)$", line)
-        if m:
-            title = (int(m.group(2)), m.group(3))
+    for title, line, first in queue_lines(p.stdout):
+        if first:
             stack = []
             continue
         m = re.match(r"GPU frame ([0-9.]+) ms \| busy ([0-9.]+) ms \| wait ([0-9.]+) ms \| idle ([0-9.]+) ms", line)
-        if m and title:
+        if m:
             gpus[title[0]] = float(m.group(1))
             queues[title] = tuple(float(m.group(i)) for i in (2, 3, 4))
             continue
-        if not line.startswith("|") or title is None:
+        if not line.startswith("|"):
             continue
         cells = line.split("|")[1:-1]
         if len(cells) != 2 or cells[1].strip() in ("Events", ""):
@@ -104,13 +117,8 @@ def report_leaves(path, number):
     if p.returncode != 0:
         raise RuntimeError(f"crumbs report --frame {number}: {p.stderr}")
     groups = {}
-    title = None
-    for line in p.stdout.splitlines():
-        m = re.match(r"GPU profile for frame (\d+) \| GPU (\d+) \(.*\) \| (.+)$", line)
-        if m:
-            title = (int(m.group(2)), m.group(3))
-            continue
-        if not line.startswith("|") or title is None:
+    for title, line, first in queue_lines(p.stdout):
+        if first or not line.startswith("|"):
             continue
         cells = line.split("|")[1:-1]
         if len(cells) != 2 or not cells[0].strip().endswith(" ms"):
@@ -133,14 +141,9 @@ def report_by_pipeline(path, number):
     if p.returncode != 0:
         raise RuntimeError(f"crumbs report --by pipeline --frame {number}: {p.stderr}")
     rows = {}
-    title = None
-    for line in p.stdout.splitlines():
-        m = re.match(r"GPU profile for frame (\d+) \| GPU (\d+) \(.*\) \| (.+)$", line)
-        if m:
-            title = (int(m.group(2)), m.group(3))
-            continue
-        cells = line.split("|")[1:-1] if line.startswith("|") else []
-        if len(cells) != 3 or not cells[1].strip().endswith(" ms") or title is None:
+    for title, line, first in queue_lines(p.stdout):
+        cells = line.split("|")[1:-1] if line.startswith("|") and not first else []
+        if len(cells) != 3 or not cells[1].strip().endswith(" ms"):
             continue
         rows[(title[0], title[1], cells[2].strip())] = [float(cells[1].strip()[:-3]),
                                                         int(cells[0])]
