@@ -109,7 +109,9 @@ struct counts {
 enum node_flags {
 	NODE_OPEN = 1u << 0,         /* still open at the frame end; closed there */
 	NODE_UNTIMED = 1u << 1,      /* began or ended without a timestamp */
-	NODE_QUEUE_ROOT = 1u << 2    /* the root of a queue's tree */
+	NODE_QUEUE_ROOT = 1u << 2,   /* the root of a queue's tree */
+	NODE_WAIT = 1u << 3,         /* a CPU scope waiting on the GPU or a present */
+	NODE_BEGUN_EARLIER = 1u << 4 /* a task begun before the frame: shown from its begin */
 };
 
 /*
@@ -237,8 +239,14 @@ struct release {
  * earlier than one before it on the thread (which no clock gives) is
  * taken as that one, so children lie inside their parents.
  */
+enum frame_cpu_kind {
+	FRAME_CPU_THREAD = 0,   /* a thread and its scopes */
+	FRAME_CPU_TIMELINE = 1  /* a task timeline: its tasks, their states below */
+};
+
 struct frame_cpu_thread {
-	uint32_t tid;       /* the OS's thread id */
+	uint32_t kind;      /* enum frame_cpu_kind */
+	uint32_t tid;       /* the OS's thread id; 0 for a timeline */
 	const char *name;   /* UTF-8, not NUL-terminated; name_len 0: unnamed */
 	uint32_t name_len;
 	uint32_t scopes;
@@ -246,6 +254,39 @@ struct frame_cpu_thread {
 	uint32_t unmatched_ends; /* ends with nothing open */
 	struct node *root;  /* with reader_skip_scopes or reader_flat_scopes,
 			     * without children */
+	/* A thread's: the union of its NODE_WAIT scopes' times. */
+	int64_t wait_ns;
+};
+
+/*
+ * Format 1.4's tasks. A timeline (kind FRAME_CPU_TIMELINE, named after
+ * it, tid 0) holds its tasks as the root's children in the order they
+ * began, overlapping as they may; a task's children are its states, one
+ * node each time it entered one (named after the state, the first its
+ * begin's), one after another, which fill it: a task's inclusive_ns is
+ * its end (or the frame's end, NODE_OPEN) less its begin (or the frame's
+ * begin, NODE_BEGUN_EARLIER), its exclusive_ns 0. `scopes` counts its
+ * tasks. States and ends of unknown or ended tasks, and second begins of
+ * an id, are counted in the frame's task_misuses.
+ */
+struct frame_task_dep {
+	const struct node *task;     /* the blocked task; NULL: not in the frame */
+	const struct node *blocking; /* NULL: not in the frame */
+	const char *state;           /* the state it may not enter before
+				      * blocking ends; not NUL-terminated */
+	uint32_t state_len;
+	uint64_t task_id, blocking_id;  /* the file's ids */
+	int64_t entered_ns;  /* when task first entered state after the
+			      * dependency was given; INT64_MIN: not in the frame */
+	int64_t blocking_end_ns; /* INT64_MIN: not ended in the frame */
+	bool violated;       /* entered before blocking ended */
+};
+
+/* A boundary of a frame of another kind (TIMELINE_FRAME). */
+struct frame_mark {
+	const char *timeline;  /* not NUL-terminated */
+	uint32_t timeline_len;
+	int64_t ns;
 };
 
 struct frame {
@@ -270,9 +311,17 @@ struct frame {
 	/* CPU threads in order of their first selection in the frame; the
 	 * CPU frame time is cpu_end_ns - cpu_begin_ns. Their scopes are not
 	 * in `scopes`. */
-	struct frame_cpu_thread *cpu_threads;
+	struct frame_cpu_thread *cpu_threads;  /* threads, then timelines */
 	uint32_t cpu_thread_count;
 	uint64_t cpu_scopes;
+	int32_t frame_thread;    /* the index in cpu_threads of the thread that
+				  * ends frames (FRAME_THREAD); -1: none */
+	uint32_t frame_thread_tid; /* its tid, even when it has no scopes; 0: none */
+	struct frame_task_dep *task_deps;
+	uint32_t task_dep_count;
+	uint32_t task_misuses;
+	struct frame_mark *marks;  /* in the file's order */
+	uint32_t mark_count;
 	/* Frames with the same nonzero names_epoch share their names'
 	 * storage, so that nodes whose name pointers are equal have equal
 	 * names. 0: not known. */

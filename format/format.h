@@ -208,6 +208,8 @@ enum format_tag {
 	FORMAT_TAG_SELECT_QUEUE = 0x18,
 	FORMAT_TAG_UNRECORDED = 0x19, /* since 1.2 */
 	FORMAT_TAG_CPU_THREAD = 0x1A, /* since 1.3 */
+	FORMAT_TAG_FRAME_THREAD = 0x1B, /* since 1.4 */
+	FORMAT_TAG_TIMELINE_FRAME = 0x1C, /* since 1.4 */
 	/* Plus the level, 0 to CRUMBS_DETAIL_MAX. */
 	FORMAT_TAG_SCOPE_BEGIN = 0x20,
 	FORMAT_TAG_SCOPE_BEGIN_NO_TICKS = 0x24,
@@ -220,7 +222,14 @@ enum format_tag {
 	FORMAT_TAG_COUNTS = 0x3A, /* since 1.1 */
 	/* Since 1.3; CPU_BEGIN plus the level, 0 to CRUMBS_DETAIL_MAX. */
 	FORMAT_TAG_CPU_BEGIN = 0x40,
-	FORMAT_TAG_CPU_END = 0x44
+	FORMAT_TAG_CPU_END = 0x44,
+	/* Since 1.4; CPU_WAIT_BEGIN plus the level. */
+	FORMAT_TAG_CPU_WAIT_BEGIN = 0x48,
+	FORMAT_TAG_TASK_BEGIN = 0x50,
+	FORMAT_TAG_TASK_BEGUN_EARLIER = 0x51,
+	FORMAT_TAG_TASK_STATE = 0x52,
+	FORMAT_TAG_TASK_END = 0x53,
+	FORMAT_TAG_TASK_DEPEND = 0x54
 };
 
 /* The bits a QUEUE's flags and a FRAME_END's flags may set: the low ones,
@@ -249,6 +258,9 @@ enum format_tag {
 #define FORMAT_MAX_DEPTH 255          /* scopes open on one queue, or on
 				       * one CPU thread */
 #define FORMAT_MAX_CPU_THREADS 256    /* distinct CPU threads of a frame */
+#define FORMAT_MAX_TIMELINES 256      /* distinct task timelines of a frame,
+				       * and distinct timelines of its
+				       * TIMELINE_FRAMEs */
 
 /* What one frame and one chunk may hold, so that a reader's memory is
  * bounded by them rather than by how far a chunk's 64 MiB stretch:

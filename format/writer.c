@@ -118,6 +118,12 @@ struct crumbs_writer {
 	struct writer_thread *threads;
 	uint32_t thread_count;     /* of the open frame */
 	int current_thread;        /* -1: none */
+	/* Strings of the open frame's task timelines and of its timeline
+	 * frames' timelines: what bounds their counts. */
+	uint32_t timelines[FORMAT_MAX_TIMELINES];
+	uint32_t timeline_count;
+	uint32_t mark_timelines[FORMAT_MAX_TIMELINES];
+	uint32_t mark_timeline_count;
 
 	struct bytes scratch; /* sanitized names */
 };
@@ -787,6 +793,8 @@ enum crumbs_result crumbs_writer_frame_begin(crumbs_writer *w,
 	w->current_queue = -1;
 	w->current_thread = -1;
 	w->thread_count = 0;
+	w->timeline_count = 0;
+	w->mark_timeline_count = 0;
 	w->frame_skipped = 0;
 	w->frame_records = 0;
 	w->frame_nodes = 0;
@@ -1242,8 +1250,8 @@ static enum crumbs_result cpu_target(crumbs_writer *w, uint64_t cpu_ns,
 	return CRUMBS_OK;
 }
 
-enum crumbs_result crumbs_writer_cpu_begin(crumbs_writer *w, const char *name,
-					   unsigned level, uint64_t cpu_ns)
+static enum crumbs_result cpu_begin(crumbs_writer *w, const char *name, unsigned level,
+				    uint64_t cpu_ns, uint8_t tag)
 {
 	struct writer_thread *t;
 	uint32_t id;
@@ -1274,11 +1282,23 @@ enum crumbs_result crumbs_writer_cpu_begin(crumbs_writer *w, const char *name,
 	}
 	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
 		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
-	put_u8(&w->frames.buf, FORMAT_TAG_CPU_BEGIN + level);
+	put_u8(&w->frames.buf, (uint8_t)(tag + level));
 	put_varint(&w->frames.buf, id);
 	put_cpu(w, cpu_ns);
 	t->begins[t->depth++] = cpu_ns;
 	return CRUMBS_OK;
+}
+
+enum crumbs_result crumbs_writer_cpu_begin(crumbs_writer *w, const char *name,
+					   unsigned level, uint64_t cpu_ns)
+{
+	return cpu_begin(w, name, level, cpu_ns, FORMAT_TAG_CPU_BEGIN);
+}
+
+enum crumbs_result crumbs_writer_cpu_wait_begin(crumbs_writer *w, const char *name,
+						unsigned level, uint64_t cpu_ns)
+{
+	return cpu_begin(w, name, level, cpu_ns, FORMAT_TAG_CPU_WAIT_BEGIN);
 }
 
 enum crumbs_result crumbs_writer_cpu_end(crumbs_writer *w, uint64_t cpu_ns)
@@ -1304,6 +1324,197 @@ enum crumbs_result crumbs_writer_cpu_end(crumbs_writer *w, uint64_t cpu_ns)
 		w->frame_records++;
 	}
 	put_u8(&w->frames.buf, FORMAT_TAG_CPU_END);
+	put_cpu(w, cpu_ns);
+	return CRUMBS_OK;
+}
+
+enum crumbs_result crumbs_writer_frame_thread(crumbs_writer *w, uint32_t tid)
+{
+	if (w->error)
+		return w->error;
+	if (!w->in_frame)
+		return CRUMBS_ERROR_BAD_STATE;
+	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	frame_records_add(w, 1);
+	put_u8(&w->frames.buf, FORMAT_TAG_FRAME_THREAD);
+	put_varint(&w->frames.buf, tid);
+	return CRUMBS_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tasks and timeline frames                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Checks a task record's common arguments and makes room for it. */
+static enum crumbs_result task_ready(crumbs_writer *w, uint64_t task, uint64_t cpu_ns)
+{
+	if (w->error)
+		return w->error;
+	if (task == 0 || cpu_ns > INT64_MAX)
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	if (!w->in_frame)
+		return CRUMBS_ERROR_BAD_STATE;
+	if (bytes_reserve(&w->frames.buf, RECORD_MAX * 2))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	return CRUMBS_OK;
+}
+
+/* Interns a timeline's name and counts it among the `count` of `ids`;
+ * CRUMBS_ERROR_LIMIT for a new one past FORMAT_MAX_TIMELINES. */
+static enum crumbs_result intern_timeline(crumbs_writer *w, const char *name, uint32_t *ids,
+					  uint32_t *count, uint32_t *id)
+{
+	const unsigned char *p;
+	size_t len;
+	enum crumbs_result r = sanitize(w, name, &p, &len);
+	if (r != CRUMBS_OK)
+		return r;
+	/* Look it up before interning it, so that a refused one adds no
+	 * string. */
+	uint32_t strings = w->frames.strings.count;
+	uint32_t i;
+	if (*count >= FORMAT_MAX_TIMELINES && !frame_room(w, 2))
+		return CRUMBS_ERROR_LIMIT;
+	if ((r = intern(&w->frames, p, len, id)) != CRUMBS_OK)
+		return r;
+	for (i = 0; i < *count && ids[i] != *id; i++)
+		;
+	if (i == *count) {
+		if (i >= FORMAT_MAX_TIMELINES)
+			return CRUMBS_ERROR_LIMIT; /* an interned string unused costs nothing */
+		ids[(*count)++] = *id;
+	}
+	frame_records_add(w, w->frames.strings.count - strings);
+	return CRUMBS_OK;
+}
+
+/* The state's string, "Executing" for none. */
+static const char *state_or_default(const char *state)
+{
+	return state && *state ? state : "Executing";
+}
+
+enum crumbs_result crumbs_writer_task_begin(crumbs_writer *w, uint64_t task, const char *timeline,
+					    const char *name, const char *state, int earlier,
+					    uint64_t cpu_ns)
+{
+	uint32_t tl, name_id, state_id;
+	enum crumbs_result r = task_ready(w, task, cpu_ns);
+
+	if (r != CRUMBS_OK)
+		return r;
+	if ((r = intern_timeline(w, timeline, w->timelines, &w->timeline_count, &tl)) != CRUMBS_OK)
+		return r == CRUMBS_ERROR_LIMIT ? r : fail(w, r);
+	if (w->frame_nodes + 1 >= FORMAT_MAX_FRAME_NODES ||
+	    (r = intern_node(w, name, 1, &name_id)) == CRUMBS_ERROR_LIMIT ||
+	    (r == CRUMBS_OK && (r = intern_node(w, state_or_default(state), 0, &state_id)) ==
+				       CRUMBS_ERROR_LIMIT)) {
+		w->frame_skipped++;
+		return CRUMBS_ERROR_LIMIT;
+	}
+	if (r != CRUMBS_OK)
+		return fail(w, r);
+	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	put_u8(&w->frames.buf, earlier ? FORMAT_TAG_TASK_BEGUN_EARLIER : FORMAT_TAG_TASK_BEGIN);
+	put_varint(&w->frames.buf, task);
+	put_varint(&w->frames.buf, tl);
+	put_varint(&w->frames.buf, name_id);
+	put_varint(&w->frames.buf, state_id);
+	put_cpu(w, cpu_ns);
+	return CRUMBS_OK;
+}
+
+enum crumbs_result crumbs_writer_task_state(crumbs_writer *w, uint64_t task, const char *state,
+					    uint64_t cpu_ns)
+{
+	uint32_t id;
+	enum crumbs_result r = task_ready(w, task, cpu_ns);
+
+	if (r != CRUMBS_OK)
+		return r;
+	if ((r = intern_node(w, state_or_default(state), 1, &id)) == CRUMBS_ERROR_LIMIT) {
+		w->frame_skipped++;
+		return r;
+	}
+	if (r != CRUMBS_OK)
+		return fail(w, r);
+	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	put_u8(&w->frames.buf, FORMAT_TAG_TASK_STATE);
+	put_varint(&w->frames.buf, task);
+	put_varint(&w->frames.buf, id);
+	put_cpu(w, cpu_ns);
+	return CRUMBS_OK;
+}
+
+enum crumbs_result crumbs_writer_task_end(crumbs_writer *w, uint64_t task, uint64_t cpu_ns)
+{
+	enum crumbs_result r = task_ready(w, task, cpu_ns);
+
+	if (r != CRUMBS_OK)
+		return r;
+	if (!frame_room(w, 1))
+		return CRUMBS_ERROR_LIMIT;
+	frame_records_add(w, 1);
+	put_u8(&w->frames.buf, FORMAT_TAG_TASK_END);
+	put_varint(&w->frames.buf, task);
+	put_cpu(w, cpu_ns);
+	return CRUMBS_OK;
+}
+
+enum crumbs_result crumbs_writer_task_depend(crumbs_writer *w, uint64_t task,
+					     const char *blocked_state, uint64_t blocking,
+					     uint64_t cpu_ns)
+{
+	uint32_t id, strings;
+	enum crumbs_result r = task_ready(w, task, cpu_ns);
+
+	if (r != CRUMBS_OK)
+		return r;
+	if (blocking == 0)
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	if (!frame_room(w, 2))
+		return CRUMBS_ERROR_LIMIT;
+	strings = w->frames.strings.count;
+	if ((r = intern_name(w, &w->frames, state_or_default(blocked_state), &id)) != CRUMBS_OK)
+		return fail(w, r);
+	frame_records_add(w, 1 + (uint64_t)(w->frames.strings.count - strings));
+	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	put_u8(&w->frames.buf, FORMAT_TAG_TASK_DEPEND);
+	put_varint(&w->frames.buf, task);
+	put_varint(&w->frames.buf, id);
+	put_varint(&w->frames.buf, blocking);
+	put_cpu(w, cpu_ns);
+	return CRUMBS_OK;
+}
+
+enum crumbs_result crumbs_writer_timeline_frame(crumbs_writer *w, const char *timeline,
+						uint64_t cpu_ns)
+{
+	uint32_t tl;
+	enum crumbs_result r;
+
+	if (w->error)
+		return w->error;
+	if (cpu_ns > INT64_MAX)
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	if (!w->in_frame)
+		return CRUMBS_ERROR_BAD_STATE;
+	if (bytes_reserve(&w->frames.buf, RECORD_MAX * 2))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	if (!frame_room(w, 2))
+		return CRUMBS_ERROR_LIMIT;
+	r = intern_timeline(w, timeline, w->mark_timelines, &w->mark_timeline_count, &tl);
+	if (r != CRUMBS_OK)
+		return r == CRUMBS_ERROR_LIMIT ? r : fail(w, r);
+	frame_records_add(w, 1);
+	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	put_u8(&w->frames.buf, FORMAT_TAG_TIMELINE_FRAME);
+	put_varint(&w->frames.buf, tl);
 	put_cpu(w, cpu_ns);
 	return CRUMBS_OK;
 }

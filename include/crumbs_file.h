@@ -58,7 +58,7 @@ CRUMBS_API const char *crumbs_result_str(enum crumbs_result result);
 /* ------------------------------------------------------------------------ */
 
 #define CRUMBS_FORMAT_MAJOR 1
-#define CRUMBS_FORMAT_MINOR 3
+#define CRUMBS_FORMAT_MINOR 4
 
 /* Queue capabilities, as VkQueueFlags bits that matter for naming. */
 enum crumbs_queue_flags {
@@ -365,6 +365,55 @@ CRUMBS_API enum crumbs_result crumbs_writer_cpu_thread(crumbs_writer *w, uint32_
 CRUMBS_API enum crumbs_result crumbs_writer_cpu_begin(crumbs_writer *w, const char *name,
 						      unsigned level, uint64_t cpu_ns);
 CRUMBS_API enum crumbs_result crumbs_writer_cpu_end(crumbs_writer *w, uint64_t cpu_ns);
+/*
+ * Since format 1.4: a CPU scope that waits on the GPU or on presentation
+ * (a fence, a semaphore, an image to draw to, a present), otherwise as
+ * crumbs_writer_cpu_begin(); ended by crumbs_writer_cpu_end().
+ */
+CRUMBS_API enum crumbs_result crumbs_writer_cpu_wait_begin(crumbs_writer *w, const char *name,
+							   unsigned level, uint64_t cpu_ns);
+/*
+ * Since format 1.4: the thread that ends the frames (calls crumbs_frame,
+ * or presents), whose time from frame to frame is the CPU frame time.
+ * Inside a frame; it need not have scopes. Given again, replaces it.
+ */
+CRUMBS_API enum crumbs_result crumbs_writer_frame_thread(crumbs_writer *w, uint32_t tid);
+
+/*
+ * Tasks (since format 1.4): work not bound to a thread, on named
+ * timelines, inside a frame. `task` is the producer's nonzero id of the
+ * task, unique in the frame. A task begins in `state` (NULL or "":
+ * "Executing") at cpu_ns, changes state, and ends; one begun before the
+ * frame is given with `earlier` nonzero and cpu_ns its begin if known
+ * (the frame's begin otherwise), and is shown from the frame's begin.
+ * A dependency says that `task` cannot enter `blocked_state` before task
+ * `blocking` ends. A frame holds at most 256 timelines: a task on a
+ * 257th returns CRUMBS_ERROR_LIMIT and is not written. A task and each
+ * of its states count as a scope against the frame's limits; past them,
+ * CRUMBS_ERROR_LIMIT and the frame's dropped count. The writer does not
+ * check ids: a state or end of an unknown or ended task, or a second
+ * begin of an id, is written, and readers ignore and count it.
+ * CRUMBS_ERROR_BAD_STATE outside a frame.
+ */
+CRUMBS_API enum crumbs_result crumbs_writer_task_begin(crumbs_writer *w, uint64_t task,
+						       const char *timeline, const char *name,
+						       const char *state, int earlier,
+						       uint64_t cpu_ns);
+CRUMBS_API enum crumbs_result crumbs_writer_task_state(crumbs_writer *w, uint64_t task,
+						       const char *state, uint64_t cpu_ns);
+CRUMBS_API enum crumbs_result crumbs_writer_task_end(crumbs_writer *w, uint64_t task,
+						     uint64_t cpu_ns);
+CRUMBS_API enum crumbs_result crumbs_writer_task_depend(crumbs_writer *w, uint64_t task,
+							const char *blocked_state,
+							uint64_t blocking, uint64_t cpu_ns);
+/*
+ * Since format 1.4: a frame boundary of another kind, on `timeline` (a
+ * "Game" or "Physics" frame) at cpu_ns, inside a frame. A frame holds
+ * boundaries of at most 256 timelines: a 257th returns
+ * CRUMBS_ERROR_LIMIT.
+ */
+CRUMBS_API enum crumbs_result crumbs_writer_timeline_frame(crumbs_writer *w, const char *timeline,
+							   uint64_t cpu_ns);
 
 /* Writes the frames ended so far, and the devices and queues added since
  * the last chunk, as chunks now, between frames (a recorder's run does
