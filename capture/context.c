@@ -170,6 +170,19 @@ void crumbs_destroy(crumbs_context *ctx)
 {
 	if (!ctx)
 		return;
+	if (cpu_forked(ctx)) {
+		/* A child forked from the process that made it: its output
+		 * thread and devices are the parent's, and a lock may have
+		 * been held by a thread the child does not have. Only the
+		 * context's own block is freed. */
+		if (ctx->has_allocator) {
+			VkAllocationCallbacks a = ctx->allocator;
+			a.pfnFree(a.pUserData, ctx);
+		} else {
+			free(ctx);
+		}
+		return;
+	}
 	frame_finish(ctx);
 	output_release(ctx);
 	cpu_release(ctx);
