@@ -111,7 +111,9 @@ struct crumbs_desc {
 /*
  * Creates a context. The devices and queues must outlive it. Loads the
  * Vulkan functions it needs through get_instance_proc_addr; creates a query
- * pool and a few command buffers per queue. On success *out is owned by
+ * pool and a few command buffers per queue. With no instance, no devices
+ * and no queues, a context of CPU threads alone: it records CPU scopes,
+ * wait scopes and tasks, and captures and runs as any other. On success *out is owned by
  * the caller. CRUMBS_CAPTURE_FRAME=N in the environment asks for a
  * capture of frame N (frames count from 0 at creation).
  */
