@@ -393,8 +393,8 @@ struct set_queue {
 
 /* A CPU scope's begin or end in a captured frame (cpu.c), of the set's
  * thread `thread`, its name in the set's names; or a task's record, which
- * keeps its ids and strings where a scope keeps its name (cpu.c's
- * task_pack()). CPU_RECORD_EARLIER: a task open when the frame began,
+ * keeps its ids and strings where a scope keeps its name (cpu.c,
+ * "Tasks"). CPU_RECORD_EARLIER: a task open when the frame began,
  * as a TASK_BEGIN's; CPU_RECORD_IGNORED: a record the frame thread found
  * to be of no task it knows. */
 enum {

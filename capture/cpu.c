@@ -269,7 +269,7 @@ void crumbs_thread_name(crumbs_context *ctx, const char *name)
 }
 
 /* A piece of an event's name: a scope's name, or a part of a task
- * record's (task_pack()). */
+ * record's (below, "Tasks"). */
 struct part {
 	const void *p;
 	size_t len;
@@ -407,7 +407,7 @@ void crumbs_cpu_close_(crumbs_context *ctx)
 /* ------------------------------------------------------------------------ */
 
 /*
- * A task record's name, task_pack()'s: the task's id (8 bytes), then
+ * A task record's name: the task's id (8 bytes), then
  *   TASK_BEGIN, EARLIER: the timeline's and the state's lengths (2 bytes
  *     each), the timeline, the state (empty: the default), the name;
  *   TASK_STATE: the state;  TASK_END: nothing;
