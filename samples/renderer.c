@@ -54,6 +54,10 @@
 #define LIGHT_TILE 16 /* lighting.comp's workgroup */
 #define POST_GROUP 8  /* the post shaders' workgroups */
 #define JOB_THREADS 2
+/* The physics steps at a fixed rate, PHYSICS_STEPS steps every
+ * PHYSICS_FRAMES frames, out of step with the frames drawn. */
+#define PHYSICS_STEPS 3
+#define PHYSICS_FRAMES 2
 
 #define MIN_SIZE 64 /* keeps all BLOOM_LEVELS levels at least 2 texels */
 #define MAX_SIZE 16384
@@ -851,6 +855,18 @@ static const float mesh_radius[MESH_COUNT] = {
 	[MESH_PLANE] = 1.4142136f,
 };
 
+/*
+ * The physics: each object floats on a spring that pulls it towards the
+ * crest of a slow wave, stepped at a fixed rate (semi-implicit Euler);
+ * a frame draws the objects between the last two steps. Steps, like
+ * everything, go by the frame number, never by the clock.
+ */
+struct physics {
+	uint64_t steps; /* taken so far */
+	float height[OBJECT_COUNT], velocity[OBJECT_COUNT];
+	float last_height[OBJECT_COUNT]; /* before the last step */
+};
+
 /* Keep in step with the shaders' Object. */
 struct object_uniforms {
 	struct mat4 model;
@@ -915,6 +931,51 @@ static void build_scene(struct scene_object *objects)
 	ground->color[3] = 1.0f;
 	ground->material[0] = 0.85f;
 	ground->material[1] = 2.2f;
+}
+
+/* The crest of the wave under an object at time t, in frames. */
+static float wave_height(const struct scene_object *o, double t)
+{
+	return 1.3f + 0.25f * sinf(o->phase + (float)fmod(t * 0.07, 6.283185307179586));
+}
+
+static void physics_init(struct physics *p, const struct scene_object *objects)
+{
+	for (uint32_t i = 0; i < GRID_OBJECTS; i++)
+		p->height[i] = p->last_height[i] = wave_height(&objects[i], 0.0);
+}
+
+/* One step, from the time steps * dt to the next. */
+static void physics_step(struct physics *p, const struct scene_object *objects)
+{
+	const float dt = (float)PHYSICS_FRAMES / PHYSICS_STEPS; /* in frames */
+	const float stiffness = 0.02f, damping = 0.15f;
+	double t = (double)p->steps * PHYSICS_FRAMES / PHYSICS_STEPS;
+	for (uint32_t i = 0; i < GRID_OBJECTS; i++) {
+		float pull = stiffness * (wave_height(&objects[i], t) - p->height[i]) -
+			     damping * p->velocity[i];
+		p->velocity[i] += pull * dt;
+		p->last_height[i] = p->height[i];
+		p->height[i] += p->velocity[i] * dt;
+	}
+	p->steps++;
+}
+
+/* The steps taken by the time a frame is drawn: those that reach it. */
+static uint64_t physics_steps_due(uint64_t frame)
+{
+	return (frame * PHYSICS_STEPS + PHYSICS_FRAMES - 1) / PHYSICS_FRAMES;
+}
+
+/* An object's height in a frame, between the heights of the last two
+ * steps, which the frame's time lies between. */
+static float physics_height(const struct physics *p, uint32_t object, uint64_t frame)
+{
+	if (p->steps == 0)
+		return p->height[object];
+	double last = (double)(p->steps - 1) * PHYSICS_FRAMES / PHYSICS_STEPS;
+	float along = (float)(((double)frame - last) * PHYSICS_STEPS / PHYSICS_FRAMES);
+	return p->last_height[object] + (p->height[object] - p->last_height[object]) * along;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1017,6 +1078,7 @@ struct renderer {
 	struct buffer vertices, indices;
 	struct mesh meshes[MESH_COUNT];
 	struct scene_object objects[OBJECT_COUNT];
+	struct physics physics;
 	struct frame_slot slots[FRAMES_IN_FLIGHT];
 
 	crumbs_context *crumbs;
@@ -2443,10 +2505,11 @@ static void copy4(float *dst, float x, float y, float z, float w)
 static const float cascade_along[SHADOW_VIEWS] = { 0.55f, 0.4f, 0.2f, 0.0f };
 static const float cascade_radius[SHADOW_VIEWS] = { 7.0f, 11.0f, 18.0f, 34.0f };
 
-/* The frame's jobs: animate the scene, cull it for each shadow cascade,
- * build each view's draw list, upload the scene, and record the lighting
- * and post-processing command buffers. Everything moves with the frame
- * number, never with the clock, so that two runs draw the same pictures. */
+/* The frame's jobs: step the physics, animate the scene, cull it for each
+ * shadow cascade, build each view's draw list, upload the scene, and
+ * record the lighting and post-processing command buffers. Everything
+ * moves with the frame number, never with the clock, so that two runs
+ * draw the same pictures. */
 static void animate(struct renderer *r, struct frame_slot *s, uint64_t frame)
 {
 	const float t = (float)(frame % 1000000u);
@@ -2500,7 +2563,7 @@ static void animate(struct renderer *r, struct frame_slot *s, uint64_t frame)
 		float angle = 0.0f;
 		if (i != GROUND_OBJECT) {
 			angle = o->phase + t * o->spin;
-			p.y = 1.3f + 0.25f * sinf(o->phase + t * 0.07f);
+			p.y = physics_height(&r->physics, i, frame);
 		}
 		ou->model = mat4_model(o->axis, angle, o->scale, p);
 		memcpy(ou->color, o->color, sizeof(ou->color));
@@ -3043,6 +3106,18 @@ static struct frame_slot *job_slot(void *user, uint64_t frame)
 	return &((struct renderer *)user)->slots[frame % FRAMES_IN_FLIGHT];
 }
 
+/* Steps the physics up to the frame's time: one or two steps a frame. */
+static bool job_physics(void *user, uint64_t frame)
+{
+	struct renderer *r = user;
+	while (r->physics.steps < physics_steps_due(frame)) {
+		crumbs_cpu_begin(r->crumbs, 2, "Physics Step");
+		physics_step(&r->physics, r->objects);
+		crumbs_cpu_end(r->crumbs);
+	}
+	return true;
+}
+
 static bool job_animate(void *user, uint64_t frame)
 {
 	animate(user, job_slot(user, frame), frame);
@@ -3083,10 +3158,12 @@ static bool job_record_post(void *user, uint64_t frame)
 	return record_post(r, s);
 }
 
-/* A frame's graph: the geometry, recorded on the render thread, needs the
- * draw list; the submission needs every job. The recording jobs need
+/* A frame's graph: the physics, then the animation, which culling and
+ * uploading need; the geometry, recorded on the render thread, needs the
+ * draw list, and the submission every job. The recording jobs need
  * nothing of the others: the scene reaches the GPU through buffers. */
 enum frame_job {
+	JOB_PHYSICS,
 	JOB_ANIMATE,
 	JOB_CULL,
 	JOB_DRAW_LIST,
@@ -3097,7 +3174,8 @@ enum frame_job {
 };
 
 static const struct job frame_jobs[JOB_COUNT] = {
-	[JOB_ANIMATE] = { "Animate", job_animate, 0 },
+	[JOB_PHYSICS] = { "Physics", job_physics, 0 },
+	[JOB_ANIMATE] = { "Animate", job_animate, JOB_BIT(JOB_PHYSICS) },
 	[JOB_CULL] = { "Cull", job_cull, JOB_BIT(JOB_ANIMATE) },
 	[JOB_DRAW_LIST] = { "Build Draw List", job_draw_list, JOB_BIT(JOB_CULL) },
 	[JOB_UPLOAD] = { "Upload", job_upload, JOB_BIT(JOB_ANIMATE) },
@@ -3381,6 +3459,7 @@ int main(int argc, char **argv)
 	}
 	r->shadow_secondaries = r->opt.shadow_secondaries != 0;
 	build_scene(r->objects);
+	physics_init(&r->physics, r->objects);
 
 	bool ok = create_instance(r) && choose_device(r) && create_device(r) &&
 		  create_render_passes(r) && create_layouts(r) && create_pipelines(r) &&
