@@ -215,6 +215,33 @@ static uint32_t count_of(const struct rec *r, uint32_t n, enum kind kind, uint64
 	return c;
 }
 
+/* The timeline or thread named `name` of frame f, or NULL. */
+static const struct frame_cpu_thread *cpu_named(const struct frame *f, const char *name)
+{
+	for (uint32_t i = 0; i < f->cpu_thread_count; i++)
+		if (f->cpu_threads[i].name_len == strlen(name) &&
+		    memcmp(f->cpu_threads[i].name, name, strlen(name)) == 0)
+			return &f->cpu_threads[i];
+	return NULL;
+}
+
+static bool node_is(const struct node *n, const char *name)
+{
+	return n && n->name_len == strlen(name) && memcmp(n->name, name, n->name_len) == 0;
+}
+
+/* The first frame of the capture at path, read back with *c to free. */
+static const struct frame *read_first(const char *path, reader **c)
+{
+	struct analyze_error e;
+	const struct frame *f = NULL;
+	if (reader_open_file(path, c, &e) != CRUMBS_OK)
+		fail_msg("cannot read '%s': %s", path, e.text);
+	if (reader_next_frame(*c, &f, &e) != CRUMBS_OK || !f)
+		fail_msg("no frame in '%s': %s", path, e.text);
+	return f;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Contexts of CPU threads alone                                            */
 /* ------------------------------------------------------------------------ */
@@ -225,6 +252,8 @@ static _Atomic unsigned logged_errors;
 static void quiet_log(void *user, enum crumbs_log_level level, const char *message)
 {
 	(void)user;
+	if (getenv("TASKS_DEBUG"))
+		fprintf(stderr, "# log %d: %.300s\n", (int)level, message);
 	if (level == CRUMBS_LOG_ERROR) {
 		fprintf(stderr, "# crumbs: %s\n", message);
 		atomic_fetch_add(&logged_errors, 1);
@@ -341,8 +370,8 @@ static void capture_of_tasks(void **state)
 	assert_int_equal(pthread_create(&t, NULL, begin_task, &h), 0);
 	pthread_join(t, NULL);
 	assert_true(h.task != 0 && h.task != a);
-	crumbs_task_state(ctx, h.task, "Executing");
 	crumbs_task_depend(ctx, h.task, "Executing", a);
+	crumbs_task_state(ctx, h.task, "Executing");
 	assert_int_equal(pthread_create(&t, NULL, end_task, &h), 0);
 	pthread_join(t, NULL);
 	crumbs_cpu_wait_begin(ctx, 0, "Fence");
@@ -355,6 +384,29 @@ static void capture_of_tasks(void **state)
 	crumbs_task_state(ctx, a, "After its end"); /* ignored */
 	const char *path = finish(ctx, NULL);
 	assert_non_null(path);
+
+	/* As the reader shows it: h's states fill it, its dependency was
+	 * not respected, the main thread waited. */
+	reader *c;
+	const struct frame *f = read_first(path, &c);
+	assert_int_equal(f->frame_thread_tid, my_tid());
+	assert_true(f->frame_thread >= 0);
+	assert_true(f->cpu_threads[f->frame_thread].wait_ns >= 200000);
+	const struct frame_cpu_thread *jobs = cpu_named(f, "Jobs");
+	assert_non_null(jobs);
+	assert_int_equal(jobs->kind, FRAME_CPU_TIMELINE);
+	const struct node *job = jobs->root->child;
+	assert_true(node_is(job, "Job 7"));
+	assert_int_equal(job->child_count, 3);
+	assert_true(node_is(job->child, "Queued"));
+	assert_true(node_is(job->child->next->next, "Finishing"));
+	assert_false(job->flags & (NODE_OPEN | NODE_BEGUN_EARLIER));
+	assert_non_null(cpu_named(f, "Tasks"));
+	assert_int_equal(f->task_dep_count, 1);
+	assert_true(f->task_deps[0].violated);
+	assert_int_equal(f->task_misuses, 0);
+	assert_int_equal(f->mark_count, 2);
+	reader_free(c);
 	crumbs_destroy(ctx);
 
 	uint32_t n;
@@ -377,8 +429,9 @@ static void capture_of_tasks(void **state)
 	assert_string_equal(bh->timeline, "Jobs");
 	assert_string_equal(bh->name, "Job 7");
 	assert_string_equal(bh->state, "Queued");
-	/* Merged by time: h's begin, its states, its dependency, its end. */
+	/* Merged by time: h's begin, its dependency, its states, its end. */
 	assert_true(bh < find(r, n, K_STATE, h.task));
+	assert_true(find(r, n, K_DEPEND, h.task) < find(r, n, K_STATE, h.task));
 	assert_int_equal(count_of(r, n, K_STATE, h.task), 2);
 	const struct rec *dep = find(r, n, K_DEPEND, h.task);
 	assert_non_null(dep);
@@ -421,7 +474,20 @@ static void begun_earlier(void **state)
 	crumbs_task_state(ctx, x, "Uploading");
 	crumbs_task_end(ctx, x);
 	crumbs_task_end(ctx, before);
-	finish(ctx, NULL);
+	reader *c;
+	const struct frame *f = read_first(finish(ctx, NULL), &c);
+	const struct frame_cpu_thread *streaming = cpu_named(f, "Streaming");
+	assert_non_null(streaming);
+	assert_int_equal(streaming->root->child_count, 1);
+	const struct node *level = streaming->root->child;
+	assert_true(node_is(level, "Level 3"));
+	assert_true(level->flags & NODE_BEGUN_EARLIER);
+	assert_int_equal(level->begin_ns, f->cpu_begin_ns);
+	assert_true(node_is(level->child, "Decoding"));
+	assert_true(node_is(level->child->next, "Uploading"));
+	assert_int_equal(f->task_dep_count, 1);
+	assert_int_equal(f->task_misuses, 0);
+	reader_free(c);
 
 	uint32_t n;
 	const struct rec *r = frame_recs(2, &n);
@@ -448,11 +514,7 @@ static void begun_earlier(void **state)
 	snprintf(previous, sizeof(previous), "%s", crumbs_last_capture(ctx));
 	assert_int_equal(crumbs_record(ctx, 0, 0, 0), CRUMBS_ERROR_INVALID_ARGUMENT);
 	crumbs_task long_task = 0;
-	uint64_t f0;
-	/* The first frame that has not begun. */
-	for (f0 = 3; f0 < 1000; f0++)
-		if (crumbs_record(ctx, f0, f0 + 2, 0) == CRUMBS_OK)
-			break;
+	assert_int_equal(crumbs_command(ctx, "profilegpu --frames 3 --detail 0"), CRUMBS_OK);
 	long_task = crumbs_task_begin(ctx, "Physics", NULL, "Long");
 	assert_true(long_task != 0);
 	crumbs_frame(ctx); /* f0 begins */
@@ -465,16 +527,18 @@ static void begun_earlier(void **state)
 	finish(ctx, previous);
 	crumbs_destroy(ctx);
 
-	for (uint64_t f = f0; f <= f0 + 2; f++) {
-		r = frame_recs(f, &n);
+	uint64_t f0 = recs[0].frame;
+	assert_int_equal(recs[0].kind, K_FRAME);
+	for (uint64_t fr = f0; fr <= f0 + 2; fr++) {
+		r = frame_recs(fr, &n);
 		assert_non_null(r);
 		b = find(r, n, K_BEGIN, long_task);
 		assert_non_null(b);
 		assert_true(b->earlier);
-		assert_int_equal(count_of(r, n, K_END, long_task), f == f0 + 2);
-		if (f == f0 + 1)
+		assert_int_equal(count_of(r, n, K_END, long_task), fr == f0 + 2);
+		if (fr == f0 + 1)
 			assert_string_equal(b->state, "Stepping");
-		if (f == f0 + 2)
+		if (fr == f0 + 2)
 			assert_string_equal(b->state, "Solving");
 	}
 }
@@ -613,13 +677,15 @@ static void misuse(void **state)
 /* ------------------------------------------------------------------------ */
 
 #define WORKERS 8
-#define JOBS 40
+#define JOBS 10
 
 struct pool {
 	crumbs_context *ctx;
 	_Atomic int stop;
 	_Atomic crumbs_task handed[WORKERS];
 	_Atomic uint64_t begun, ended;
+	_Atomic uint64_t frames; /* begun by the main thread: a round of jobs each */
+	_Atomic uint64_t rounds; /* rounds the workers have done */
 };
 
 struct worker {
@@ -634,7 +700,14 @@ static void *work(void *arg)
 	char name[32];
 	snprintf(name, sizeof(name), "Worker %d", w->id);
 	crumbs_thread_name(p->ctx, name);
+	uint64_t seen = 0;
 	while (!atomic_load(&p->stop)) {
+		/* A round of jobs a frame, however slow the frames are. */
+		if (atomic_load(&p->frames) == seen) {
+			sleep_us(100);
+			continue;
+		}
+		seen = atomic_load(&p->frames);
 		for (int j = 0; j < JOBS; j++) {
 			crumbs_cpu_beginf(p->ctx, 1, "Job %d", j);
 			crumbs_task t = crumbs_task_begin(p->ctx, "Jobs", "Queued", "Job %d.%d",
@@ -652,9 +725,27 @@ static void *work(void *arg)
 			}
 			crumbs_cpu_end(p->ctx);
 		}
-		sleep_us(100);
+		atomic_fetch_add(&p->rounds, 1);
 	}
 	return NULL;
+}
+
+/* A frame of the main thread: the workers' round of jobs, waited for,
+ * then its end. */
+static void main_frame(struct pool *p, bool wait)
+{
+	uint64_t round = atomic_fetch_add(&p->frames, 1) + 1;
+	crumbs_cpu_begin(p->ctx, 0, "Frame");
+	crumbs_timeline_frame(p->ctx, "Game");
+	for (int i = 0; i < 20000 && atomic_load(&p->rounds) < round * WORKERS; i++)
+		sleep_us(100);
+	if (wait) {
+		crumbs_cpu_wait_begin(p->ctx, 0, "Present");
+		sleep_us(500);
+		crumbs_cpu_end(p->ctx);
+	}
+	crumbs_cpu_end(p->ctx);
+	crumbs_frame(p->ctx);
 }
 
 /* Eight threads at once with scopes and tasks, through a capture and a
@@ -673,35 +764,17 @@ static void eight_threads(void **state)
 		ws[i].id = i;
 		assert_int_equal(pthread_create(&th[i], NULL, work, &ws[i]), 0);
 	}
-	for (int f = 0; f < 3; f++) {
-		sleep_us(2000);
-		crumbs_frame(p.ctx);
-	}
+	for (int f = 0; f < 3; f++)
+		main_frame(&p, false);
 	assert_int_equal(crumbs_capture(p.ctx, NULL), CRUMBS_OK);
-	for (int f = 0; f < 3; f++) {
-		crumbs_cpu_begin(p.ctx, 0, "Frame");
-		crumbs_timeline_frame(p.ctx, "Game");
-		sleep_us(2000);
-		crumbs_cpu_wait_begin(p.ctx, 0, "Present");
-		sleep_us(500);
-		crumbs_cpu_end(p.ctx);
-		crumbs_cpu_end(p.ctx);
-		crumbs_frame(p.ctx);
-	}
+	for (int f = 0; f < 3; f++)
+		main_frame(&p, true);
 	const char *one = finish(p.ctx, NULL);
 	char capture[512];
 	snprintf(capture, sizeof(capture), "%s", one);
-	uint64_t first = 0;
-	for (first = 7; first < 1000; first++)
-		if (crumbs_record(p.ctx, first, first + 9, 1) == CRUMBS_OK)
-			break;
-	for (int f = 0; f < 14; f++) {
-		crumbs_cpu_begin(p.ctx, 0, "Frame");
-		crumbs_timeline_frame(p.ctx, "Game");
-		sleep_us(2000);
-		crumbs_cpu_end(p.ctx);
-		crumbs_frame(p.ctx);
-	}
+	assert_int_equal(crumbs_command(p.ctx, "profilegpu --frames 10 --detail 1"), CRUMBS_OK);
+	for (int f = 0; f < 14; f++)
+		main_frame(&p, f % 2);
 	atomic_store(&p.stop, 1);
 	for (int i = 0; i < WORKERS; i++)
 		pthread_join(th[i], NULL);
@@ -720,6 +793,10 @@ static void eight_threads(void **state)
 		uint32_t n;
 		const struct rec *r = frame_recs(recs[i].frame, &n);
 		frames++;
+		if (getenv("TASKS_DEBUG"))
+			fprintf(stderr, "frame %llu: %u begins %u ends %u marks\n",
+				(unsigned long long)recs[i].frame, count_of(r, n, K_BEGIN, 0),
+				count_of(r, n, K_END, 0), count_of(r, n, K_MARK, 0));
 		assert_true(count_of(r, n, K_BEGIN, 0) > WORKERS);
 		assert_true(count_of(r, n, K_END, 0) > 0);
 		assert_int_equal(count_of(r, n, K_MARK, 0), 1);
@@ -733,17 +810,30 @@ static void eight_threads(void **state)
 		struct analyze_error e;
 		reader *c;
 		const struct frame *f;
-		uint32_t read = 0;
+		uint32_t read = 0, tids[64], tid_count = 0, timelines = 0;
 		assert_int_equal(reader_open_file(paths[k], &c, &e), CRUMBS_OK);
 		while (reader_next_frame(c, &f, &e) == CRUMBS_OK && f) {
-			uint32_t threads = 0;
-			for (uint32_t i = 0; i < f->cpu_thread_count; i++)
-				threads += f->cpu_threads[i].kind == FRAME_CPU_THREAD;
-			assert_true(threads >= WORKERS);
+			/* Threads a frame was too short to run are in others. */
+			for (uint32_t i = 0; i < f->cpu_thread_count; i++) {
+				const struct frame_cpu_thread *ct = &f->cpu_threads[i];
+				uint32_t j = 0;
+				timelines += ct->kind == FRAME_CPU_TIMELINE;
+				if (ct->kind != FRAME_CPU_THREAD)
+					continue;
+				while (j < tid_count && tids[j] != ct->tid)
+					j++;
+				if (j == tid_count && tid_count < 64)
+					tids[tid_count++] = ct->tid;
+			}
+			assert_int_equal(f->frame_thread_tid, my_tid());
+			assert_int_equal(f->mark_count, 1);
+			assert_int_equal(f->task_misuses, 0);
 			read++;
 		}
 		assert_int_equal(e.code, CRUMBS_OK);
 		assert_int_equal(read, k ? 10 : 1);
+		assert_int_equal(tid_count, 1 + WORKERS);
+		assert_int_equal(timelines, read);
 		reader_free(c);
 	}
 	const char *keep = getenv("CRUMBS_TEST_KEEP");
