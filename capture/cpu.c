@@ -191,6 +191,20 @@ void cpu_init(crumbs_context *ctx)
 	ctx->fork_generation = atomic_load(&fork_generation);
 }
 
+/* The calling thread's id, asked of the system once per thread (and
+ * again in a forked child, where the thread that forked has another). */
+static _Thread_local uint32_t tid_cached, tid_generation;
+
+static uint32_t self_tid(void)
+{
+	uint32_t generation = atomic_load_explicit(&fork_generation, memory_order_relaxed);
+	if (!tid_cached || tid_generation != generation) {
+		tid_cached = (uint32_t)syscall(SYS_gettid);
+		tid_generation = generation;
+	}
+	return tid_cached;
+}
+
 bool cpu_forked(crumbs_context *ctx)
 {
 	if (ctx->forked)
@@ -690,6 +704,8 @@ struct open_dep {
 };
 
 struct task_table {
+	const struct open_task **order; /* open_tasks()'s room */
+	uint32_t order_cap;
 	struct open_task *slots;
 	uint32_t cap, count;       /* cap: a power of two, or 0 */
 	struct open_dep *deps;
@@ -906,11 +922,11 @@ static void open_tasks(crumbs_context *ctx, struct cpu_frame *f, int64_t begin_n
 	struct task_table *tt = ctx->tasks;
 	if (!tt || !tt->count)
 		return;
-	const struct open_task **order = ctx_alloc(ctx, sizeof(*order) * tt->count);
-	if (!order) {
+	if (!ctx_grow(ctx, (void **)&tt->order, &tt->order_cap, tt->count, sizeof(*tt->order), 64)) {
 		atomic_fetch_add(dropped, tt->count);
 		return;
 	}
+	const struct open_task **order = tt->order;
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < tt->cap; i++)
 		if (tt->slots[i].task)
@@ -923,11 +939,8 @@ static void open_tasks(crumbs_context *ctx, struct cpu_frame *f, int64_t begin_n
 					 { tt->pool + o->timeline, o->timeline_len },
 					 { tt->pool + o->state, o->state_len },
 					 { tt->pool + o->name, o->name_len } };
-		struct cpu_record *r = frame_add(ctx, f, o->begin_ns, CPU_RECORD_EARLIER, 0,
-						 UINT32_MAX, parts, 5, dropped);
-		(void)r;
+		frame_add(ctx, f, o->begin_ns, CPU_RECORD_EARLIER, 0, UINT32_MAX, parts, 5, dropped);
 	}
-	ctx_free(ctx, order);
 	for (uint32_t i = 0; i < tt->dep_count; i++) {
 		const struct open_dep *d = &tt->deps[i];
 		struct part parts[3] = { { &d->task, sizeof(d->task) },
@@ -953,7 +966,7 @@ void cpu_collect(crumbs_context *ctx, struct capture_set *set)
 {
 	struct cpu_frame *f = &set->cpu;
 	f->thread_count = f->record_count = f->name_len = f->task_count = 0;
-	f->frame_tid = (uint32_t)syscall(SYS_gettid);
+	f->frame_tid = self_tid();
 	if (!ctx->cpu_lock_ready)
 		return;
 	tick_anchor(ctx);
@@ -1015,6 +1028,7 @@ static void table_free(crumbs_context *ctx, struct task_table *tt)
 {
 	if (!tt)
 		return;
+	ctx_free(ctx, tt->order);
 	ctx_free(ctx, tt->slots);
 	ctx_free(ctx, tt->deps);
 	ctx_free(ctx, tt->pool);
