@@ -425,11 +425,19 @@ crumbs_task (crumbs_task_begin)(crumbs_context *ctx, const char *timeline, const
 	struct cpu_thread *t;
 	if (!crumbs_tasks_on_(ctx) || !(t = self(ctx, true)))
 		return 0;
-	char name[CPU_RECORD_NAME_MAX + 1];
-	va_list ap;
-	va_start(ap, fmt);
-	size_t name_len = name_vformat(name, sizeof(name), fmt ? fmt : "", ap);
-	va_end(ap);
+	char buf[CPU_RECORD_NAME_MAX + 1];
+	const char *name = fmt ? fmt : "";
+	size_t name_len;
+	/* Most names are plain text: copied into the ring as they are. */
+	if (!strchr(name, '%')) {
+		name_len = cut(name);
+	} else {
+		va_list ap;
+		va_start(ap, fmt);
+		name_len = name_vformat(buf, sizeof(buf), fmt, ap);
+		va_end(ap);
+		name = buf;
+	}
 	/* Ids of one thread's tasks wrap after 2^32 of them, past 0. */
 	if (++t->task_next == 0)
 		t->task_next = 1;
