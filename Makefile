@@ -238,6 +238,11 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(RUNS_OBJ) $(CORE_OBJ)
 
 $(BUILD)/obj/tests/unit/%.o: ALL_CFLAGS += $(CMOCKA_CFLAGS)
 
+# The tasks test sees what crumbs hands its writer through the linker.
+TASKS_WRAP := $(foreach f,frame_begin frame_thread cpu_wait_begin task_begin task_state task_end \
+	task_depend timeline_frame,-Wl,--wrap=crumbs_writer_$(f))
+$(BUILD)/tests/test_tasks: ALL_LDFLAGS += $(TASKS_WRAP)
+
 # The layer's own files that unit tests reach.
 $(BUILD)/tests/test_layer_names: $(BUILD)/obj/layer/layer_names.o $(BUILD)/obj/layer/layer_devices.o \
 	$(BUILD)/obj/layer/layer_env.o
@@ -270,13 +275,17 @@ $(BUILD)/tests/vk_test_pipelines: | $(LAYER) $(LAYER_JSON)
 # The threads test again, and the statistics test (the pieces of a run
 # read on several threads cut their values' memory from one pool), each
 # built whole with ThreadSanitizer.
-TSAN_TEST := $(BUILD)/tests/tsan_test_threads $(BUILD)/tests/tsan_test_stats
+TSAN_TEST := $(BUILD)/tests/tsan_test_threads $(BUILD)/tests/tsan_test_stats \
+	$(BUILD)/tests/tsan_test_tasks
 $(BUILD)/tests/tsan_test_threads: tests/vulkan/test_threads.c tests/vulkan/vkt.c
 $(BUILD)/tests/tsan_test_stats: tests/unit/test_stats.c $(RUNS_SRC)
+$(BUILD)/tests/tsan_test_tasks: tests/unit/test_tasks.c
+$(BUILD)/tests/tsan_test_tasks: TSAN_LDFLAGS := $(TASKS_WRAP)
 $(TSAN_TEST): $(CORE_SRC) $(VERSION_H)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=thread $(PKG_CFLAGS) -I$(BUILD) \
-		$(CMOCKA_CFLAGS) -o $@ $(filter %.c,$^) $(CMOCKA_LIBS) $(LIBS) $(VULKAN_LIBS)
+		$(CMOCKA_CFLAGS) $(TSAN_LDFLAGS) -o $@ $(filter %.c,$^) $(CMOCKA_LIBS) $(LIBS) \
+		$(VULKAN_LIBS)
 
 # The fuzz targets, linked with a main() that replays a corpus, so `make
 # test` runs them with any compiler.
