@@ -2,7 +2,9 @@
 /*
  * jobs.c: the sample renderer's job threads and the frame's graph they
  * run: one lock and one condition variable, since a frame has a handful
- * of jobs and each runs for tens of microseconds or more.
+ * of jobs and each runs for tens of microseconds or more. Each job is
+ * also a crumbs task on the "Jobs" timeline, with its dependencies:
+ * Waiting on them, Queued once they ended, Executing on a thread.
  */
 #include "jobs.h"
 
@@ -22,6 +24,7 @@ struct jobs {
 	void *user;
 	uint64_t frame;
 	uint32_t taken, ended;
+	crumbs_task task[JOBS_MAX];
 	bool failed;
 	double cpu_ms[JOBS_MAX]; /* each job's on its thread */
 	bool stopping;
@@ -34,6 +37,16 @@ static double thread_cpu_ms(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Moves the jobs that `ended` let go from Waiting to Queued. */
+static void queue_released(struct jobs *j, uint32_t ended)
+{
+	for (unsigned i = 0; i < j->count; i++) {
+		uint32_t after = j->list[i].after;
+		if ((after & ended) && (after & ~j->ended) == 0)
+			crumbs_task_state(j->crumbs, j->task[i], "Queued");
+	}
 }
 
 /* The first job not taken whose dependencies all ended; -1: none. */
@@ -69,17 +82,21 @@ static void *worker_main(void *arg)
 		const struct job *job = &j->list[i];
 		void *user = j->user;
 		uint64_t frame = j->frame;
+		crumbs_task task = j->task[i];
 		j->taken |= JOB_BIT(i);
 		pthread_mutex_unlock(&j->lock);
 
 		double begin = thread_cpu_ms();
+		crumbs_task_state(j->crumbs, task, "Executing");
 		crumbs_cpu_begin(j->crumbs, 1, job->name);
 		bool ok = job->run(user, frame);
 		crumbs_cpu_end(j->crumbs);
+		crumbs_task_end(j->crumbs, task);
 		double cpu = thread_cpu_ms() - begin;
 
 		pthread_mutex_lock(&j->lock);
 		j->ended |= JOB_BIT(i);
+		queue_released(j, JOB_BIT(i));
 		j->failed = j->failed || !ok;
 		j->cpu_ms[i] = cpu;
 		/* Both the jobs this one held back and the render thread. */
@@ -132,6 +149,13 @@ void jobs_run(struct jobs *j, const struct job *list, unsigned count, void *user
 	j->taken = j->ended = 0;
 	j->failed = false;
 	memset(j->cpu_ms, 0, sizeof(j->cpu_ms));
+	for (unsigned i = 0; i < j->count; i++)
+		j->task[i] = crumbs_task_begin(j->crumbs, "Jobs", list[i].after ? "Waiting" : "Queued",
+					       "%s", list[i].name);
+	for (unsigned i = 0; i < j->count; i++)
+		for (unsigned d = 0; d < j->count; d++)
+			if (list[i].after & JOB_BIT(d))
+				crumbs_task_depend(j->crumbs, j->task[i], "Executing", j->task[d]);
 	pthread_cond_broadcast(&j->changed);
 	pthread_mutex_unlock(&j->lock);
 }

@@ -2,8 +2,9 @@
 /*
  * jobs.h: the sample renderer's job threads. Each frame the render thread
  * hands them a small graph of jobs, which they run in an order their
- * dependencies allow, each job a CPU scope on the thread that ran it; the
- * render thread waits for the jobs whose results it needs.
+ * dependencies allow, each job a CPU scope on the thread that ran it and
+ * a task on crumbs' "Jobs" timeline; the render thread waits for the jobs
+ * whose results it needs.
  */
 #ifndef SAMPLES_JOBS_H
 #define SAMPLES_JOBS_H

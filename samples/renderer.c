@@ -3111,6 +3111,8 @@ static bool job_physics(void *user, uint64_t frame)
 {
 	struct renderer *r = user;
 	while (r->physics.steps < physics_steps_due(frame)) {
+		/* Each step begins a frame of the physics' own. */
+		crumbs_timeline_frame(r->crumbs, "Physics");
 		crumbs_cpu_begin(r->crumbs, 2, "Physics Step");
 		physics_step(&r->physics, r->objects);
 		crumbs_cpu_end(r->crumbs);
@@ -3200,7 +3202,7 @@ struct frame_times {
 static bool render_frame(struct renderer *r, uint64_t frame, struct frame_times *times)
 {
 	struct frame_slot *s = &r->slots[frame % FRAMES_IN_FLIGHT];
-	crumbs_cpu_begin(r->crumbs, 1, "Wait for GPU");
+	crumbs_cpu_wait_begin(r->crumbs, 1, "Wait for GPU");
 	VK_TRY(vkWaitForFences(r->device, 1, &s->fence, VK_TRUE, UINT64_MAX));
 	crumbs_cpu_end(r->crumbs);
 	times->begin = cpu_ms();
