@@ -74,7 +74,7 @@ static void *worker_main(void *arg)
 
 	pthread_mutex_lock(&j->lock);
 	for (;;) {
-		int i;
+		int i = -1;
 		while (!j->stopping && (i = ready_job(j)) < 0)
 			pthread_cond_wait(&j->changed, &j->lock);
 		if (j->stopping)

@@ -3188,16 +3188,18 @@ static const struct job frame_jobs[JOB_COUNT] = {
 #define ALL_JOBS (JOB_BIT(JOB_COUNT) - 1)
 #define RECORD_JOBS (JOB_BIT(JOB_RECORD_LIGHTING) | JOB_BIT(JOB_RECORD_POST))
 
+/* A frame's CPU times on the render thread's clock, in ms; recording
+ * counts the recording jobs' time on their threads too. */
+struct frame_times {
+	double begin, recording, submitting, ending;
+};
+
 /*
  * One frame on the render thread, a CPU scope per stage: wait until the
  * GPU is done with the frame's slot, hand the job threads the frame's
  * graph, record the geometry once the draw list is built, wait for the
- * other jobs, submit. *times gets the CPU time of recording, submitting
- * and all (the job threads' included), in ms.
+ * other jobs, submit.
  */
-struct frame_times {
-	double begin, recording, submitting, ending;
-};
 
 static bool render_frame(struct renderer *r, uint64_t frame, struct frame_times *times)
 {
