@@ -689,6 +689,8 @@ void cpu_drain(crumbs_context *ctx, int64_t now);
 /* Whether ctx was made in a process this one was forked from: it then
  * records nothing, and its frames do nothing. */
 bool cpu_forked(crumbs_context *ctx);
+/* Forks this process came from (a context records its own at creation). */
+uint32_t cpu_fork_generation(void);
 /* A task record's ids and strings (NUL-terminated, in `buf`, which has
  * room for CPU_TASK_STRINGS bytes); false for a record of another kind. */
 #define CPU_TASK_STRINGS (3 * (CPU_RECORD_NAME_MAX + 1))

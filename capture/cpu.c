@@ -205,6 +205,11 @@ static uint32_t self_tid(void)
 	return tid_cached;
 }
 
+uint32_t cpu_fork_generation(void)
+{
+	return atomic_load_explicit(&fork_generation, memory_order_relaxed);
+}
+
 bool cpu_forked(crumbs_context *ctx)
 {
 	if (ctx->forked)

@@ -53,6 +53,7 @@
 #define HANDED_RING 8
 
 struct output {
+	uint32_t fork_generation;  /* cpu_fork_generation() when it was made */
 	crumbs_context *ctx;
 	struct profilegpu_settings *settings; /* of the next capture's tables;
 					      * NULL: the defaults */
@@ -735,14 +736,22 @@ static pthread_once_t outputs_once = PTHREAD_ONCE_INIT;
 
 static void outputs_finish(void)
 {
-	/* A child forked without exec has none of these threads, and a
-	 * lock may have been held by one of them: its exit waits for none.
-	 * (No other thread runs in it to change the list.) */
-	for (struct output *o = outputs; o; o = o->next)
-		if (cpu_forked(o->ctx))
+	/* A child forked without exec has none of its parent's threads, and
+	 * a lock may have been held by one of them: its exit waits only for
+	 * its own, and takes no lock without them. (A process never forked
+	 * from another, the parent, has generation 0.) */
+	if (cpu_fork_generation() != 0) {
+		bool own = false;
+		for (struct output *o = outputs; o; o = o->next)
+			own |= o->fork_generation == cpu_fork_generation();
+		if (!own)
 			return;
+	}
 	pthread_mutex_lock(&outputs_lock);
 	for (struct output *o = outputs; o; o = o->next) {
+		/* (Its context may be freed: a child destroys only that.) */
+		if (o->fork_generation != cpu_fork_generation())
+			continue;
 		pthread_mutex_lock(&o->lock);
 		pthread_cond_broadcast(&o->wake);
 		while (o->job_count || o->end || o->post_head != atomic_load(&o->post_tail))
@@ -787,6 +796,7 @@ bool output_init(crumbs_context *ctx)
 		return false;
 	}
 	o->ctx = ctx;
+	o->fork_generation = ctx->fork_generation;
 	o->file.fd = o->file.dir_fd = -1;
 	o->in_place = true;
 	/* Every signal blocked, so that the program's handlers run on its
