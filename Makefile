@@ -11,7 +11,8 @@
 #                        (tests/install-deps; --demo: the build and demo alone)
 #   make test            build and run every test; ends with "N passed, N failed"
 #   make test T=PATTERN  only the suites whose names match (tests/run-tests)
-#   make bench           the speed and size benchmarks
+#   make bench           the speed and size benchmarks; TRACY=DIR: a CPU scope
+#                        beside Tracy's ZoneScopedN too
 #   make fuzz            run the fuzzers (clang's libFuzzer)
 #   make SANITIZE=address,undefined test    the same under sanitizers
 #   make DEVELOPER=1     warnings are errors
@@ -89,7 +90,7 @@ RUNS_SRC := analyze/stats.c analyze/compare.c report/stats.c report/diff.c repor
 CMDS_SRC := cmds/main.c cmds/report.c cmds/info.c cmds/trigger.c cmds/capture.c \
 	cmds/stats.c cmds/diff.c cmds/export.c cmds/plot.c
 GEN_SRC := samples/gen.c
-RENDERER_SRC := samples/renderer.c
+RENDERER_SRC := samples/renderer.c samples/jobs.c
 SHADERS := $(wildcard samples/shaders/*.vert samples/shaders/*.frag samples/shaders/*.comp)
 SHADER_HEADERS := $(patsubst samples/shaders/%,$(BUILD)/shaders/%.h,$(SHADERS))
 
@@ -365,8 +366,28 @@ $(BENCH_RUNFRAME): $(BUILD)/obj/tests/bench/runframe.o $(BUILD)/obj/tests/vulkan
 
 $(BUILD)/obj/tests/bench/%.o: ALL_CFLAGS += $(CMOCKA_CFLAGS)
 
-bench: all $(BENCH_SCOPES) $(BENCH_RUNFRAME)
-	@tests/bench/run $(BUILD)
+# Tracy, the peer a CPU scope is compared with: `make bench TRACY=DIR`,
+# DIR holding Tracy's client, its capture server and `build`, the script
+# that compiles both offline (as ../shared/peers/tracy does). They are
+# built into $(BUILD)/tracy; Tracy's own files are never changed.
+ifneq ($(TRACY),)
+TRACY_DIR := $(abspath $(TRACY))
+TRACY_OUT := $(BUILD)/tracy
+BENCH_TRACY := $(BUILD)/bench/tracy-zones
+$(TRACY_OUT)/tracy-capture:
+	@test -x $(TRACY_DIR)/build || { echo "make bench: '$(TRACY)' has no 'build' script" \
+		"to compile Tracy's client and capture server (../shared/peers/tracy has one)" >&2; \
+		exit 2; }
+	$(TRACY_DIR)/build $(TRACY_OUT)
+$(TRACY_OUT)/TracyClient.o: $(TRACY_OUT)/tracy-capture
+$(BENCH_TRACY): tests/bench/tracy_zones.cpp $(TRACY_OUT)/TracyClient.o
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O2 -Wall -Wextra $(if $(filter 1,$(DEVELOPER)),-Werror) -DTRACY_ENABLE \
+		-I$(TRACY_DIR)/public -o $@ $^ -pthread -ldl
+endif
+
+bench: all $(BENCH_SCOPES) $(BENCH_RUNFRAME) $(BENCH_TRACY)
+	@TRACY='$(TRACY)' tests/bench/run $(BUILD)
 
 # libFuzzer needs clang; the fuzzers get their own build. FUZZ_SECONDS
 # per target (default 60); FUZZ_TARGETS chooses some; new inputs go to
