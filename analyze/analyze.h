@@ -736,6 +736,11 @@ uint32_t stats_gpu_row(const stats *s, uint32_t gpu);
  * frame time is kept from the first frame, but is the CPU's only then. */
 bool stats_has_cpu(const stats *s);
 
+/* Whether a frame added held CPU scopes without their trees (read with
+ * reader_flat_scopes or reader_skip_scopes, which count them only): its
+ * CPU rows lack them, and the frames are to be read again with trees. */
+bool stats_cpu_trees_missing(const stats *s);
+
 /*
  * The value of row `row` in the i-th frame added: its time (inclusive for
  * a scope) or, with `exclusive`, a scope's exclusive time; STATS_ABSENT

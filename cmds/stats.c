@@ -387,8 +387,15 @@ int cmd_stats_check_by(const char *name, const struct stats_settings *st)
 			       "pipelines below a scope)", rs->root_count ? "root" : "max-depth");
 }
 
-enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, reader **cp,
-			    stats **sp)
+/*
+ * Reads the capture as cmd_stats_load does, with the frames' trees when
+ * `trees`, else flat scopes where they do: the queues' scopes flat cost
+ * less than their trees, but the model builds the CPU threads' trees
+ * only with the queues', so a run whose first frame holds CPU threads or
+ * marks is read with trees from that frame on.
+ */
+static enum cmd_load load(const char *path, const struct stats_settings *st, bool trees,
+			  reader **cp, stats **sp)
 {
 	struct analyze_error err;
 	reader *c = NULL;
@@ -406,11 +413,14 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 		return CMD_LOAD_FAILED;
 	}
 	*sp = s;
-	/* The trees, and so the clones the threads read with: by pipeline,
-	 * their events are the rows; by scope, the model builds the CPU
-	 * threads' trees only with them (flat scopes are the queues'). */
-	if (st->report.by == BY_PIPELINE)
+	/* And so the clones the threads read with: by pipeline, the trees,
+	 * whose events are the rows. */
+	if (st->report.by == BY_PIPELINE) {
 		stats_by_pipeline(s);
+		trees = true;
+	}
+	if (!trees)
+		reader_flat_scopes(c, true);
 	if (st->frame_times_only) {
 		stats_keep_frame_times_only(s);
 		reader_skip_scopes(c, true);
@@ -432,6 +442,14 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 		if ((r = cmd_range_next(c, st->first_frame, st->last_frame, &f, &err)) != CRUMBS_OK ||
 		    !f)
 			break;
+		if (added == 0 && !trees && !st->frame_times_only &&
+		    (f->cpu_thread_count || f->mark_count)) {
+			/* The CPU's trees, from this frame on: read again. */
+			trees = true;
+			reader_flat_scopes(c, false);
+			r = reader_seek_frame(c, f->number, &err);
+			continue;
+		}
 		if (added == 0 && !cmd_check_selection(path, &st->report, reader_meta(c)))
 			return CMD_LOAD_FAILED;
 		/* The first frame told what the capture holds (the selection
@@ -494,6 +512,20 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 		return CMD_LOAD_PARTIAL;
 	}
 	return CMD_LOAD_OK;
+}
+
+enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, reader **cp,
+			    stats **sp)
+{
+	enum cmd_load r = load(path, st, false, cp, sp);
+	/* A run whose CPU threads began after its first frame: again, with
+	 * the trees. */
+	if (r != CMD_LOAD_FAILED && *sp && stats_cpu_trees_missing(*sp)) {
+		stats_free(*sp);
+		reader_free(*cp);
+		r = load(path, st, true, cp, sp);
+	}
+	return r;
 }
 
 static const char description[] =

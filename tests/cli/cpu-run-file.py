@@ -9,9 +9,11 @@
 # its base time drawn within +-5% by a generator seeded with --seed; the
 # frame ends 0.5 ms after its last scope. --slow NAME=FACTOR multiplies the
 # own time of the scopes called NAME (repeatable); --spike N makes frame
-# N's Physics take 4 times as long.
+# N's Physics take 4 times as long; --cpu-from N leaves the threads out of
+# the frames before frame N.
 #
 #   tests/cli/cpu-run-file.py OUT [--frames N] [--seed S] [--slow NAME=F]... [--spike N]...
+#                             [--cpu-from N]
 import importlib.util
 import os
 import struct
@@ -84,7 +86,7 @@ def main():
     if not args:
         sys.exit(__doc__ if __doc__ else 'usage: cpu-run-file.py OUT [options]')
     out = args.pop(0)
-    frames, seed, slow, spikes = 20, 1, {}, set()
+    frames, seed, slow, spikes, cpu_from = 20, 1, {}, set(), 0
     while args:
         opt = args.pop(0)
         val = args.pop(0)
@@ -97,6 +99,8 @@ def main():
             slow[name] = float(factor)
         elif opt == '--spike':
             spikes.add(int(val))
+        elif opt == '--cpu-from':
+            cpu_from = int(val)
         else:
             sys.exit('cpu-run-file.py: unknown option ' + opt)
     draw = Draw(seed)
@@ -111,8 +115,8 @@ def main():
             first_begin = len(c.records) # the strings go right after it
         c.records += b'\x13' + h.varint(0) + c.cpu_delta(begin + MS) + h.svarint(1000 if n == 0 else FRAME_PERIOD) + b'\x00\x00'
         c.records += h.begin(c.string('Frame'), 1000) + h.end(2 * MS) + h.submit_end(1000)
-        last = begin
-        for tid, tree in ((100, MAIN), (300, RENDER), (5000 + n, UNNAMED)):
+        last = begin if n >= cpu_from else begin + 7 * MS
+        for tid, tree in ((100, MAIN), (300, RENDER), (5000 + n, UNNAMED)) if n >= cpu_from else ():
             name = b'' if tree is UNNAMED else ('Main Thread' if tree is MAIN else 'Render Thread').encode()
             c.records += b'\x1a' + h.varint(tid) + h.varint(c.string(name.decode()))
             last = max(last, scope(c, tree, begin + MS, n, draw, slow, n in spikes))

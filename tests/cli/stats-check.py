@@ -204,13 +204,17 @@ def check_cpu(tmp):
              [GEN, "--frames", "5", "--gpus", "1", "--cpu-threads", "4"]),
             ("cpu-run-file.py", os.path.join(tmp, "cpu-file.crumbs"),
              [sys.executable, os.path.join(ROOT, "tests", "cli", "cpu-run-file.py"), None,
-              "--frames", "5"])]
+              "--frames", "5"]),
+            # Its first frames without threads: read flat, then again with trees.
+            ("cpu-run-file.py --cpu-from 2", os.path.join(tmp, "cpu-later.crumbs"),
+             [sys.executable, os.path.join(ROOT, "tests", "cli", "cpu-run-file.py"), None,
+              "--frames", "6", "--cpu-from", "2"])]
     for what, path, argv in runs:
         argv = [a if a is not None else path for a in argv]
         if argv[0] == GEN:
             argv[1:1] = ["-o", path]
         g = run(*argv)
-        result(g.returncode == 0, f"{what} writes a run of 5 frames with CPU threads", g.stderr)
+        result(g.returncode == 0, f"{what} writes a run with CPU threads", g.stderr)
         j = run(CRUMBS, "stats", path, "--format", "json", "--per-frame")
         try:
             doc = json.loads(j.stdout)
@@ -230,7 +234,8 @@ def check_cpu(tmp):
         for i, number in enumerate(doc["frames"]["numbers"]):
             times, cpu_ms = report_cpu(path, number)
             v = by_path["CPU"]["values_ns"][i] if "CPU" in by_path else None
-            if v is None or cpu_ms is None or abs(v / 1e6 - cpu_ms) > 0.0005 + 1e-9:
+            # A frame without threads has no CPU block to say it.
+            if cpu_ms is not None and (v is None or abs(v / 1e6 - cpu_ms) > 0.0005 + 1e-9):
                 mismatches.append(f"frame {number}: CPU frame {v} ns, report {cpu_ms}")
             for key, ms in times.items():
                 r = by_path.get(key)
@@ -244,7 +249,7 @@ def check_cpu(tmp):
             for key, r in by_path.items():
                 if key != "CPU" and r["values_ns"][i] is not None and key not in times:
                     mismatches.append(f"frame {number}: '{key}' not in the report")
-        result(seen >= 5 * 10 and not mismatches,
+        result(seen >= 4 * 10 and not mismatches,
                f"{what}: the CPU frame time and {seen} thread and scope times equal the report's",
                "\n".join(mismatches) or f"only {seen} compared")
 
