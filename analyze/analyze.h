@@ -549,10 +549,13 @@ enum compare_verdict compare_verdict(const struct compare_rule *rule, const stru
  * marks of frames of other kinds (format 1.3 and 1.4):
  *   STATS_CPU    the CPU frame time ("CPU": cpu_end_ns - cpu_begin_ns, in
  *                every frame once one held CPU data), and per timeline
- *                with marks ("CPU (Game)") the time from each of its
- *                marks to the next, across frames in order, in the frame
- *                of the later mark (the longest, where a frame holds
- *                several; calls count them all);
+ *                with marks ("CPU (Game)") its frames: the time from each
+ *                of its marks to the next, across frames in order. These
+ *                are values one per frame of that kind, not per frame of
+ *                the run: their summary, spikes and runs are of those
+ *                frames, the frame a minimum or maximum is in is the one
+ *                its later mark is in, and stats_value gives for a frame
+ *                of the run the longest that ended in it;
  *   STATS_THREAD a CPU thread, below "CPU", keyed by its name (tids
  *                change from run to run): its top-level scopes' time;
  *                threads of one name in a frame are summed, and unnamed

@@ -93,7 +93,10 @@ struct row_store {
 	uint64_t calls;
 	uint64_t events;     /* a STATS_BUSY row's: stats_row.events */
 	uint32_t mark_line;  /* a timeline's STATS_CPU row: its index in
-			      * stats.marks, plus 1; 0: none */
+			      * stats.marks, plus 1; 0: none. Its values are
+			      * its frames, one each, not one a frame of the
+			      * run: `exclusive` holds the index of the
+			      * frame (of the run) each ended in. */
 	struct series time;
 	struct series exclusive;
 };
@@ -118,21 +121,17 @@ struct guess {
 /*
  * A timeline's marks: the last one seen, from which the next one's
  * interval runs. Statistics of a part of a run (stats_create_sharing)
- * cannot know the mark before their first: that mark's frame is kept
- * (`first_fi`, its time `first_ns`) with a placeholder value of 0 when no
- * interval of the part ends in it (`first_alone`), and stats_append ends
- * the interval from the mark before there.
+ * cannot know the mark before their first: that mark is kept (its time
+ * `first_ns`, its frame index `first_fi`), and stats_append puts the
+ * interval from the mark before it between the two parts' frames.
  */
 struct mark_line {
-	const char *name;    /* interned: the timeline's */
 	uint32_t row;        /* its STATS_CPU row */
 	bool have_last;
 	int64_t last_ns;
-	bool have_first;     /* this statistics' first mark, when it had no
-			      * mark before it */
+	bool have_first;     /* this statistics' first mark */
 	int64_t first_ns;
 	uint32_t first_fi;
-	bool first_alone;
 };
 
 /* A queue's guesses cover its first scopes of a frame, no more: past
@@ -946,49 +945,17 @@ static uint32_t cpu_frame_row(struct stats *s)
 	return s->cpu_row;
 }
 
-/*
- * Adds v to row r for frame index fi as the frame's longest: the row's
- * value in that frame becomes the larger of the two. A call when `call`
- * (a mark's interval), none for a placeholder.
- */
-static bool row_max(struct stats *s, uint32_t r, uint32_t fi, uint32_t v, bool call)
+/* Appends one frame of another kind, v, ended in frame index fi, to
+ * row r. */
+static bool instance_add(struct stats *s, uint32_t r, uint32_t fi, uint32_t v)
 {
 	struct row_store *st = &s->store[r];
-	if (st->len && st->first + st->len - 1 == fi) {
-		uint32_t *t = series_last(&st->time, st->len);
-		if (v > *t)
-			*t = v;
-		if (call)
-			st->calls++;
-		return true;
-	}
-	if (!row_add(s, r, fi, v, v))
+	if (st->len == UINT32_MAX - 1 || !series_push(s, &st->time, st->len, v) ||
+	    !series_push(s, &st->exclusive, st->len, fi))
 		return false;
-	if (!call)
-		st->calls--;
+	st->len++;
+	st->calls++;
 	return true;
-}
-
-/* The value of row r at frame index fi, which it holds a value for (or
- * an absent one), to be changed. */
-static uint32_t *row_at(struct stats *s, uint32_t r, uint32_t fi)
-{
-	struct row_store *st = &s->store[r];
-	if (fi < st->first || fi - st->first >= st->len)
-		return NULL;
-	uint32_t pos = fi - st->first;
-	struct series *se = &st->time;
-	if (pos >= se->tail_start)
-		return &se->tail[pos - se->tail_start];
-	uint32_t lo = 0, hi = se->chunk_count - 1;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo + 1) / 2;
-		if (se->chunks[mid].start <= pos)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return &se->chunks[lo].values[pos - se->chunks[lo].start];
 }
 
 /* The mark line of a STATS_CPU row of a timeline, made when new (its
@@ -1001,7 +968,7 @@ static uint32_t mark_line(struct stats *s, uint32_t row)
 	if (!array_room((void **)&s->marks, &s->mark_cap, (size_t)s->mark_count + 1,
 			sizeof(*s->marks)))
 		return UINT32_MAX;
-	s->marks[s->mark_count] = (struct mark_line){ .name = s->rows[row].name, .row = row };
+	s->marks[s->mark_count] = (struct mark_line){ .row = row };
 	st->mark_line = ++s->mark_count;
 	return s->mark_count - 1;
 }
@@ -1019,7 +986,7 @@ static uint32_t marks_row(struct stats *s, const char *name, size_t len, struct 
 }
 
 /* A frame's marks: each one's interval from the one before of its
- * timeline, in the frame of the later one. */
+ * timeline is one of that timeline's frames, ended in this one. */
 static bool add_marks(struct stats *s, uint32_t fi, const struct frame *f)
 {
 	struct sbuf buf = { 0 };
@@ -1035,17 +1002,14 @@ static bool add_marks(struct stats *s, uint32_t fi, const struct frame *f)
 		struct mark_line *ml = &s->marks[k];
 		if (ml->have_last) {
 			int64_t iv = m->ns > ml->last_ns ? m->ns - ml->last_ns : 0;
-			ok = row_max(s, r, fi, clamp_ns(iv), true);
-			if (ml->have_first && ml->first_fi == fi)
-				ml->first_alone = false;
+			ok = instance_add(s, r, fi, clamp_ns(iv));
 		} else {
-			/* The first mark here: the frame's value waits for the
-			 * mark before, in the part of the run before this
-			 * one's, if any (stats_append). */
-			ml->have_first = ml->first_alone = true;
+			/* The first mark here: its interval is from the mark
+			 * before, in the part of the run before this one's,
+			 * if any (stats_append). */
+			ml->have_first = true;
 			ml->first_ns = m->ns;
 			ml->first_fi = fi;
-			ok = row_max(s, r, fi, 0, false);
 		}
 		ml->have_last = true;
 		ml->last_ns = m->ns;
@@ -1224,32 +1188,26 @@ enum crumbs_result stats_add_frame(stats *s, const struct capture_meta *meta,
 }
 
 /*
- * After from's values joined s's (from's frame index 0 now s's `base`):
- * each of from's timelines takes up from s's last mark, whose interval to
- * from's first ends in that mark's frame.
+ * Before from's frames of other kinds join s's: the interval from s's
+ * last mark of each timeline to from's first, which neither held, is the
+ * frame between theirs, ended in the frame of from's first mark (from's
+ * frame index 0 is s's `base`).
  */
-static enum crumbs_result append_marks(stats *s, const stats *from, const uint32_t *map,
-				       uint32_t base)
+static bool append_crossings(stats *s, const stats *from, const uint32_t *map, uint32_t base)
 {
 	for (uint32_t i = 0; i < from->mark_count; i++) {
 		const struct mark_line *fm = &from->marks[i];
 		uint32_t r = map[fm->row];
 		uint32_t k = mark_line(s, r);
 		if (k == UINT32_MAX)
-			return CRUMBS_ERROR_OUT_OF_MEMORY;
+			return false;
 		struct mark_line *ml = &s->marks[k];
 		if (fm->have_first && ml->have_last) {
-			uint32_t *v = row_at(s, r, base + fm->first_fi);
 			int64_t iv = fm->first_ns > ml->last_ns ? fm->first_ns - ml->last_ns : 0;
-			if (v) {
-				uint32_t ns = clamp_ns(iv);
-				if (fm->first_alone || *v == STATS_ABSENT || ns > *v)
-					*v = ns;
-				s->store[r].calls++;
-			}
+			if (!instance_add(s, r, base + fm->first_fi, clamp_ns(iv)))
+				return false;
 		} else if (fm->have_first && !ml->have_first) {
 			ml->have_first = true;
-			ml->first_alone = fm->first_alone;
 			ml->first_ns = fm->first_ns;
 			ml->first_fi = base + fm->first_fi;
 		}
@@ -1258,7 +1216,22 @@ static enum crumbs_result append_marks(stats *s, const stats *from, const uint32
 			ml->last_ns = fm->last_ns;
 		}
 	}
-	return CRUMBS_OK;
+	return true;
+}
+
+/* Appends from's frames of another kind (row store f) to st's, their
+ * frame indices moved by base. */
+static bool append_instances(stats *s, struct row_store *st, const struct row_store *f,
+			     uint32_t base)
+{
+	if (f->len > UINT32_MAX - 1 - st->len)
+		return false;
+	for (uint32_t i = 0; i < f->len; i++)
+		if (!series_push(s, &st->time, st->len + i, series_get(&f->time, i)) ||
+		    !series_push(s, &st->exclusive, st->len + i, base + series_get(&f->exclusive, i)))
+			return false;
+	st->len += f->len;
+	return true;
 }
 
 enum crumbs_result stats_append(stats *s, stats *from)
@@ -1312,11 +1285,18 @@ enum crumbs_result stats_append(stats *s, stats *from)
 							   CRUMBS_ERROR_OUT_OF_MEMORY;
 		map[i] = to;
 	}
+	if (r == CRUMBS_OK && !append_crossings(s, from, map, base))
+		r = CRUMBS_ERROR_OUT_OF_MEMORY;
 	for (size_t i = 0; i < from->row_count && r == CRUMBS_OK; i++) {
 		struct row_store *f = &from->store[i];
 		struct row_store *st = &s->store[map[i]];
 		st->calls += f->calls;
 		st->events += f->events;
+		if (f->mark_line) {
+			if (!append_instances(s, st, f, base))
+				r = CRUMBS_ERROR_OUT_OF_MEMORY;
+			continue;
+		}
 		if (!f->len)
 			continue;
 		if (f->split && !st->split && !split_exclusive(s, st)) {
@@ -1337,8 +1317,6 @@ enum crumbs_result stats_append(stats *s, stats *from)
 		}
 		st->len += f->len;
 	}
-	if (r == CRUMBS_OK)
-		r = append_marks(s, from, map, base);
 	s->cpu_seen = s->cpu_seen || from->cpu_seen;
 	s->cpu_trees_missing = s->cpu_trees_missing || from->cpu_trees_missing;
 	free(map);
@@ -1588,6 +1566,13 @@ static uint32_t first_at(const struct series *se, uint32_t len, uint32_t k, uint
 	return 0;
 }
 
+/* The frame index of a row's value at pos: its frame of the run's, or
+ * for frames of another kind the one it ended in. */
+static inline uint32_t frame_of(const struct row_store *st, uint32_t pos)
+{
+	return st->mark_line ? series_get(&st->exclusive, pos) : st->first + pos;
+}
+
 static void summarize(const struct stats *s, const struct row_store *st,
 		      const struct series *se, uint32_t *tmp, uint32_t *tmp2,
 		      struct stats_summary *out)
@@ -1622,20 +1607,20 @@ static void summarize(const struct stats *s, const struct row_store *st,
 	out->stddev_ns = sqrt((double)spread / ((double)n * (double)n));
 	out->min_ns = lo;
 	out->max_ns = hi;
-	out->min_frame = s->numbers[st->first + lo_at];
-	out->max_frame = s->numbers[st->first + hi_at];
+	out->min_frame = s->numbers[frame_of(st, lo_at)];
+	out->max_frame = s->numbers[frame_of(st, hi_at)];
 	out->median_ns = pct[0];
 	out->p90_ns = pct[1];
 	out->p95_ns = pct[2];
 	out->p99_ns = pct[3];
 }
 
-/* A frame-time row's spikes. A frame without a value ends a run of
- * them, but for frames of another kind (`skip_absent`), which most
- * frames hold none of: a run is of consecutive frames of that kind. */
+/* A frame-time row's spikes: a frame without a value ends a run of
+ * them. Frames of another kind are values one after another, which a
+ * frame of the run without a mark does not end. */
 static void find_spikes(const struct stats *s, const struct row_store *st,
 			const struct stats_spike_rule *rule, const struct stats_summary *sum,
-			bool skip_absent, struct stats_spikes *out)
+			struct stats_spikes *out)
 {
 	double factor = rule && rule->median_factor > 0 ? rule->median_factor : 1.5;
 	double t = rule && rule->threshold_ns ? rule->threshold_ns : factor * sum->median_ns;
@@ -1650,8 +1635,6 @@ static void find_spikes(const struct stats *s, const struct row_store *st,
 		const uint32_t *c = se->chunks[k].values, at = se->chunks[k].start;
 		for (uint32_t i = at, end = chunk_end(se, k, st->len); i < end; i++) {
 			uint32_t v = c[i - at];
-			if (v == STATS_ABSENT && skip_absent)
-				continue;
 			if (v == STATS_ABSENT || v <= out->threshold_ns) {
 				run = 0;
 				continue;
@@ -1661,7 +1644,7 @@ static void find_spikes(const struct stats *s, const struct row_store *st,
 				run_start = i;
 			if (run > out->longest_run) {
 				out->longest_run = run;
-				out->longest_run_first = s->numbers[st->first + run_start];
+				out->longest_run_first = s->numbers[frame_of(st, run_start)];
 			}
 		}
 	}
@@ -1695,7 +1678,7 @@ static void *summarize_rows(void *arg)
 		else if (stats_kind_named(row->kind))
 			row->exclusive = row->time; /* the same values */
 		if (stats_kind_frame_time(row->kind))
-			find_spikes(s, st, job->rule, &row->time, st->mark_line != 0, &row->spikes);
+			find_spikes(s, st, job->rule, &row->time, &row->spikes);
 	}
 	return NULL;
 }
@@ -1708,15 +1691,6 @@ static double total_ns(const struct stats_summary *t)
 
 enum crumbs_result stats_finish(stats *s, const struct stats_spike_rule *rule)
 {
-	/* A timeline's first mark of the run ends no interval: its frame's
-	 * placeholder is no value. */
-	for (uint32_t i = 0; i < s->mark_count; i++) {
-		struct mark_line *ml = &s->marks[i];
-		uint32_t *v = ml->have_first && ml->first_alone ? row_at(s, ml->row, ml->first_fi) : NULL;
-		if (v)
-			*v = STATS_ABSENT;
-		ml->first_alone = false;
-	}
 	size_t most = 1;
 	for (size_t r = 0; r < s->row_count; r++)
 		if (s->store[r].len > most)
@@ -1810,11 +1784,34 @@ bool stats_cpu_trees_missing(const stats *s)
 	return s->cpu_trees_missing;
 }
 
+/* The longest of a timeline's frames that ended in frame index i, or
+ * STATS_ABSENT: their frame indices do not decrease, so the first is
+ * found by bisection. */
+static uint32_t longest_ended_in(const struct row_store *st, size_t i)
+{
+	uint32_t lo = 0, hi = st->len, longest = STATS_ABSENT;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (series_get(&st->exclusive, mid) < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < st->len && series_get(&st->exclusive, lo) == i; lo++) {
+		uint32_t v = series_get(&st->time, lo);
+		if (longest == STATS_ABSENT || v > longest)
+			longest = v;
+	}
+	return longest;
+}
+
 uint32_t stats_value(const stats *s, size_t row, size_t i, bool exclusive)
 {
 	if (row >= s->row_count)
 		return STATS_ABSENT;
 	const struct row_store *st = &s->store[row];
+	if (st->mark_line)
+		return exclusive ? STATS_ABSENT : longest_ended_in(st, i);
 	if (i < st->first || i - st->first >= st->len)
 		return STATS_ABSENT;
 	if (exclusive && !stats_kind_named(s->rows[row].kind))

@@ -344,9 +344,10 @@ static void push_cpu_rows(const stats *s, struct selection *sel, size_t *cap)
 			if (r->kind == STATS_CPU && sel->selected[i] && first == (pass == 0))
 				push_row(sel, cap, (uint32_t)i, 0);
 		}
-	for (enum stats_kind k = STATS_THREAD; k <= STATS_TIMELINE; k += STATS_TIMELINE - STATS_THREAD)
+	static const enum stats_kind below[] = { STATS_THREAD, STATS_TIMELINE };
+	for (size_t k = 0; k < sizeof(below) / sizeof(below[0]); k++)
 		for (size_t i = 0; i < n; i++)
-			if (stats_row(s, i)->kind == k && sel->selected[i])
+			if (stats_row(s, i)->kind == below[k] && sel->selected[i])
 				push_row(sel, cap, (uint32_t)i, 0);
 }
 

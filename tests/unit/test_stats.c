@@ -842,12 +842,13 @@ static void tasks_and_states(void **state)
 /*
  * Marks of a timeline "Game" in frames 0 to 7 (ns): frame 0 at 100, frame
  * 2 at 300 and 350, frame 3 at 600, frame 5 at 1000, frame 7 at 1400.
- * Intervals, each in the frame of its later mark: 200 and 50 in frame 2
- * (the longest, 200, is its value; both are calls), 250 in frame 3, 400
- * in 5 and 400 in 7; the first mark ends none. Sorted 200 250 400 400:
- * the median (rank 2) is 250, spikes above 375: frames 5 and 7, one run
- * of two, frames without a mark between them. Read whole, or in two
- * parts cut at any frame and joined, the statistics are the same.
+ * Game frames, each ended in the frame of its later mark: 200 and 50 in
+ * frame 2, 250 in frame 3, 400 in 5 and 400 in 7; the first mark ends
+ * none. Sorted 50 200 250 400 400: the median (rank 3) is 250, the
+ * minimum 50 (in frame 2), spikes above 375: the last two, one run of
+ * two Game frames from frame 5, though frame 6 has none. Frame 2's value
+ * (--per-frame) is its longest, 200. Read whole, or in two parts cut at
+ * any frame and joined, the statistics are the same.
  */
 static void add_game_frames(stats *s, uint64_t from, uint64_t to)
 {
@@ -876,14 +877,20 @@ static void marks_frames_of_another_kind(void **state)
 	uint32_t game = must_row(whole, STATS_CPU, "CPU (Game)");
 	const struct stats_row *r = stats_row(whole, game);
 	assert_int_equal(r->parent, STATS_NONE);
-	assert_int_equal(r->time.frames, 4);
+	assert_int_equal(r->time.frames, 5);
 	assert_int_equal(r->calls, 5);
-	assert_int_equal(r->time.min_ns, 200);
+	assert_int_equal(r->time.min_ns, 50);
 	assert_int_equal(r->time.min_frame, 2);
 	assert_int_equal(r->time.median_ns, 250);
 	assert_int_equal(r->time.max_frame, 5);
 	assert_int_equal(stats_value(whole, game, 0, false), STATS_ABSENT);
 	assert_int_equal(stats_value(whole, game, 2, false), 200);
+	assert_int_equal(stats_value(whole, game, 3, false), 250);
+	assert_int_equal(stats_value(whole, game, 6, false), STATS_ABSENT);
+	int64_t values[5];
+	assert_int_equal(stats_row_values(whole, game, false, false, values), 5);
+	assert_int_equal(values[0], 200);
+	assert_int_equal(values[1], 50);
 	assert_int_equal(r->spikes.count, 2);
 	assert_int_equal(r->spikes.longest_run, 2);
 	assert_int_equal(r->spikes.longest_run_first, 5);
