@@ -15,7 +15,9 @@
 # whose id changes: the CPU frame time, each thread's and each CPU scope
 # path's per-frame time must be what the report's CPU blocks print, summed
 # over the threads of one name (the unnamed ones being "thread #"), a
-# number equal to the frame's right below the thread reading '#'; the CSV
+# number equal to the frame's right below the thread reading '#', and the same
+# of a run with task timelines and frames of kind Game, whose frames must
+# be the intervals between the marks the report prints; the CSV
 # must carry the same rows with an empty gpu field. Prints TAP lines.
 import csv
 import io
@@ -158,20 +160,26 @@ def report_by_pipeline(path, number):
 
 def report_cpu(path, number):
     """Per path of the CPU blocks of one frame's report ("CPU / Main
-    Thread / Frame # / Game"; the thread's row "CPU / Main Thread"), the
-    inclusive times printed, summed over threads of one name; and the
-    frame's CPU frame time."""
+    Thread / Frame # / Game"; the thread's row "CPU / Main Thread"; a
+    timeline's "Tasks / Jobs / Cull / Waiting"), the inclusive times
+    printed, summed over threads of one name; the frame's CPU frame time;
+    and per timeline the marks of its frames, in ms into the frame."""
     p = run(CRUMBS, "report", path, "--frame", str(number), "--ascii", "--no-stats",
             "--no-exclusive", "--no-percent")
     if p.returncode != 0:
         raise RuntimeError(f"crumbs report --frame {number}: {p.stderr}")
-    times, cpu_ms, thread, stack = {}, None, None, []
+    times, cpu_ms, thread, stack, marks = {}, None, None, [], {}
     for line in p.stdout.splitlines():
-        m = re.match(r"CPU profile for frame \d+ \| thread '(.*)' \(tid (\d+)\)$", line)
+        m = re.match(r"frames of kind '(.*)' began at (.*) into the frame$", line)
         if m:
-            thread = m.group(1)
-            if thread == f"thread {m.group(2)}":
-                thread = "thread #"
+            marks[m.group(1)] = [float(t.strip()[1:-3]) for t in m.group(2).split(",")]
+            continue
+        m = re.match(r"CPU profile for frame \d+ \| thread '(.*)' \(tid (\d+)\)$", line)
+        t = re.match(r"CPU profile for frame \d+ \| tasks on timeline '(.*)'$", line)
+        if m or t:
+            thread = ("Tasks", t.group(1)) if t else ("CPU", m.group(1))
+            if m and thread[1] == f"thread {m.group(2)}":
+                thread = ("CPU", "thread #")
             stack = []
             continue
         if line.startswith("GPU profile for frame "):
@@ -190,13 +198,13 @@ def report_cpu(path, number):
             continue
         raw = cells[1][1:].rstrip()
         level = (len(raw) - len(raw.lstrip(" "))) // 3
-        name = raw.strip()
+        name = re.sub(r"( \[(open|earlier)\])+$", "", raw.strip())
         if level == 1:
             name = re.sub(r"(?<![0-9])%d(?![0-9])" % number, "#", name)
         stack = stack[: level - 1] + [name] if level else []
-        key = " / ".join(["CPU", thread] + stack)
+        key = " / ".join(list(thread) + stack)
         times[key] = times.get(key, 0.0) + float(cells[0].strip()[:-3])
-    return times, cpu_ms
+    return times, cpu_ms, marks
 
 
 def check_cpu(tmp):
@@ -208,7 +216,10 @@ def check_cpu(tmp):
             # Its first frames without threads: read flat, then again with trees.
             ("cpu-run-file.py --cpu-from 2", os.path.join(tmp, "cpu-later.crumbs"),
              [sys.executable, os.path.join(ROOT, "tests", "cli", "cpu-run-file.py"), None,
-              "--frames", "6", "--cpu-from", "2"])]
+              "--frames", "6", "--cpu-from", "2"]),
+            ("crumbs-gen --tasks 6 --timeline-frames", os.path.join(tmp, "cpu-tasks.crumbs"),
+             [GEN, "--frames", "5", "--gpus", "1", "--cpu-threads", "2", "--tasks", "6",
+              "--timeline-frames", "--unbalanced"])]
     for what, path, argv in runs:
         argv = [a if a is not None else path for a in argv]
         if argv[0] == GEN:
@@ -222,17 +233,35 @@ def check_cpu(tmp):
             result(False, f"the JSON of {what}'s run parses", f"{j.stderr}\n{e}")
             continue
         rows = doc["rows"]
-        cpu_kinds = ("cpu", "thread", "cpu_scope")
+        cpu_kinds = ("cpu", "thread", "cpu_scope", "timeline", "task", "state")
         by_path = {r["path"]: r for r in rows if r["kind"] in cpu_kinds}
         mismatches, seen = [], 0
         first_cpu = next((i for i, r in enumerate(rows) if r["kind"] in cpu_kinds), len(rows))
+        if what.startswith("crumbs-gen --tasks") and not {"timeline", "task", "state"} <= \
+           {r["kind"] for r in rows}:
+            mismatches.append("no timeline, task or state rows")
         if any(r["kind"] not in cpu_kinds for r in rows[first_cpu:]):
             mismatches.append("a GPU row after the CPU's")
         for r in rows[first_cpu:]:
             if r["gpu"] is not None or r["queue"] is not None:
                 mismatches.append(f"{r['path']}: gpu {r['gpu']}, queue {r['queue']}")
+        # Marks in ms from the run's start, as if each frame began where the
+        # one before ended: an interval across frames may be longer by the
+        # gap between them, which the report does not print.
+        start, all_marks = 0.0, {}
+        longest = {}  # per timeline, per frame index: the longest frame ended in it
         for i, number in enumerate(doc["frames"]["numbers"]):
-            times, cpu_ms = report_cpu(path, number)
+            times, cpu_ms, marks = report_cpu(path, number)
+            for tl, offsets in marks.items():
+                seen_marks = all_marks.setdefault(tl, [])
+                for k, o in enumerate(offsets):
+                    if seen_marks:
+                        iv = start + o - seen_marks[-1]
+                        low, high = longest.setdefault(tl, {}).get(i, (0.0, 0.0))
+                        # One from the frame before may be longer by the gap.
+                        longest[tl][i] = (max(low, iv), max(high, iv + (0.1 if k == 0 else 0)))
+                    seen_marks.append(start + o)
+            start += cpu_ms or 0.0
             v = by_path["CPU"]["values_ns"][i] if "CPU" in by_path else None
             # A frame without threads has no CPU block to say it.
             if cpu_ms is not None and (v is None or abs(v / 1e6 - cpu_ms) > 0.0005 + 1e-9):
@@ -247,8 +276,21 @@ def check_cpu(tmp):
                     mismatches.append(f"frame {number}: '{key}' {v} ns, report {ms}")
                 seen += 1
             for key, r in by_path.items():
-                if key != "CPU" and r["values_ns"][i] is not None and key not in times:
+                if r["kind"] != "cpu" and r["values_ns"][i] is not None and key not in times:
                     mismatches.append(f"frame {number}: '{key}' not in the report")
+        for tl, per_frame in longest.items():
+            r = by_path.get(f"CPU ({tl})")
+            if r is None or r["frames"] != len(all_marks[tl]) - 1:
+                mismatches.append(f"CPU ({tl}): {r and r['frames']} frames, "
+                                  f"{len(all_marks[tl])} marks")
+                continue
+            for i, v in enumerate(r["values_ns"]):
+                low, high = per_frame.get(i, (None, None))
+                if (v is None) != (low is None) or \
+                   (v is not None and not low - 0.003 <= v / 1e6 <= high + 0.003):
+                    mismatches.append(f"CPU ({tl}) in frame index {i}: {v} ns, the marks "
+                                      f"{low} to {high} ms")
+            seen += 1
         result(seen >= 4 * 10 and not mismatches,
                f"{what}: the CPU frame time and {seen} thread and scope times equal the report's",
                "\n".join(mismatches) or f"only {seen} compared")
