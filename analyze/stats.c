@@ -173,10 +173,6 @@ struct stats {
 	bool by_pipeline;          /* pipeline rows in place of scope rows */
 	struct pipeline_groups groups; /* a queue's events by pipeline */
 	uint64_t epoch;            /* frame.names_epoch of guess.seen */
-	uint32_t *top_rows;        /* the CPU's rows without a parent: "CPU",
-				    * "CPU (Game)", "Tasks" */
-	uint32_t top_count;
-	size_t top_cap;
 	uint32_t cpu_row;          /* "CPU", or STATS_NONE before the first frame */
 	bool cpu_seen;             /* a frame held CPU threads, timelines or marks */
 	bool cpu_trees_missing;    /* a frame's CPU scopes were counted, not built */
@@ -808,7 +804,6 @@ void stats_free(stats *s)
 	free(s->outer);
 	free(s->flat_rows);
 	free(s->name_buf);
-	free(s->top_rows);
 	free(s->marks);
 	free(s->cpu_stack);
 	pipeline_groups_release(&s->groups);
@@ -960,7 +955,7 @@ static bool instance_add(struct stats *s, uint32_t r, uint32_t fi, uint32_t v)
 
 /* The mark line of a STATS_CPU row of a timeline, made when new (its
  * index in s->marks), or UINT32_MAX when out of memory. */
-static uint32_t mark_line(struct stats *s, uint32_t row)
+static uint32_t mark_line_of(struct stats *s, uint32_t row)
 {
 	struct row_store *st = &s->store[row];
 	if (st->mark_line)
@@ -994,7 +989,7 @@ static bool add_marks(struct stats *s, uint32_t fi, const struct frame *f)
 	for (uint32_t i = 0; i < f->mark_count && ok; i++) {
 		const struct frame_mark *m = &f->marks[i];
 		uint32_t r = marks_row(s, m->timeline, m->timeline_len, &buf);
-		uint32_t k = r != STATS_NONE ? mark_line(s, r) : UINT32_MAX;
+		uint32_t k = r != STATS_NONE ? mark_line_of(s, r) : UINT32_MAX;
 		if (k == UINT32_MAX) {
 			ok = false;
 			break;
@@ -1198,7 +1193,7 @@ static bool append_crossings(stats *s, const stats *from, const uint32_t *map, u
 	for (uint32_t i = 0; i < from->mark_count; i++) {
 		const struct mark_line *fm = &from->marks[i];
 		uint32_t r = map[fm->row];
-		uint32_t k = mark_line(s, r);
+		uint32_t k = mark_line_of(s, r);
 		if (k == UINT32_MAX)
 			return false;
 		struct mark_line *ml = &s->marks[k];

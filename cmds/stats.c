@@ -314,10 +314,12 @@ static bool parts_start(struct parts_load *pl, const struct stats_settings *st, 
  * Takes the statistics of the pieces into s in order, when `take` (else
  * the reading ended before them, and they are only stopped), and ends the
  * threads. Returns how the reading ended as cmd_stats_load does, having
- * said why when not CMD_LOAD_OK; *added counts the frames taken.
+ * said why when not CMD_LOAD_OK; *added counts the frames taken. With
+ * `retry`, a piece whose CPU scopes lack their trees stops the reading
+ * silently, with *retry set (and CMD_LOAD_FAILED).
  */
 static enum cmd_load parts_finish(struct parts_load *pl, const char *path, bool take, stats *s,
-				  uint64_t *added)
+				  uint64_t *added, bool *retry)
 {
 	struct loader *l = &pl->l;
 	enum cmd_load out = CMD_LOAD_OK;
@@ -343,7 +345,11 @@ static enum cmd_load parts_finish(struct parts_load *pl, const char *path, bool 
 			ar = stats_append(s, p->s);
 		stats_free(p->s);
 		p->s = NULL;
-		if (ar != CRUMBS_OK) {
+		if (ar == CRUMBS_OK && retry && stats_cpu_trees_missing(s)) {
+			*retry = true;
+			out = CMD_LOAD_FAILED;
+			failed = true;
+		} else if (ar != CRUMBS_OK) {
 			cmd_error("cannot take the statistics of '%s': %s", path, crumbs_result_str(ar));
 			out = CMD_LOAD_FAILED;
 			failed = true;
@@ -392,10 +398,12 @@ int cmd_stats_check_by(const char *name, const struct stats_settings *st)
  * `trees`, else flat scopes where they do: the queues' scopes flat cost
  * less than their trees, but the model builds the CPU threads' trees
  * only with the queues', so a run whose first frame holds CPU threads or
- * marks is read with trees from that frame on.
+ * marks is read with trees from that frame on. Without `trees`, a later
+ * frame with CPU scopes stops the reading before anything is said, with
+ * *retry set (and CMD_LOAD_FAILED): it is to be read with trees.
  */
 static enum cmd_load load(const char *path, const struct stats_settings *st, bool trees,
-			  reader **cp, stats **sp)
+			  reader **cp, stats **sp, bool *retry)
 {
 	struct analyze_error err;
 	reader *c = NULL;
@@ -472,10 +480,15 @@ static enum cmd_load load(const char *path, const struct stats_settings *st, boo
 			reader_end_parts(c, part + 1);
 		}
 		enum crumbs_result ar = stats_add_frame(s, reader_meta(c), f);
-		if (ar != CRUMBS_OK) {
-			cmd_error("cannot take the statistics of '%s': %s", path, crumbs_result_str(ar));
+		bool again = ar == CRUMBS_OK && !trees && stats_cpu_trees_missing(s);
+		if (ar != CRUMBS_OK || again) {
+			if (again)
+				*retry = true;
+			else
+				cmd_error("cannot take the statistics of '%s': %s", path,
+					  crumbs_result_str(ar));
 			if (in_parts)
-				parts_finish(&parts, path, false, s, &added);
+				parts_finish(&parts, path, false, s, &added, NULL);
 			return CMD_LOAD_FAILED;
 		}
 		added++;
@@ -486,7 +499,8 @@ static enum cmd_load load(const char *path, const struct stats_settings *st, boo
 	}
 	/* The parts after are taken only when this one's ended whole. */
 	if (in_parts) {
-		enum cmd_load pr = parts_finish(&parts, path, load == CMD_LOAD_OK, s, &added);
+		enum cmd_load pr = parts_finish(&parts, path, load == CMD_LOAD_OK, s, &added,
+						trees ? NULL : retry);
 		if (pr == CMD_LOAD_FAILED)
 			return pr;
 		if (load == CMD_LOAD_OK)
@@ -517,13 +531,14 @@ static enum cmd_load load(const char *path, const struct stats_settings *st, boo
 enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, reader **cp,
 			    stats **sp)
 {
-	enum cmd_load r = load(path, st, false, cp, sp);
+	bool retry = false;
+	enum cmd_load r = load(path, st, false, cp, sp, &retry);
 	/* A run whose CPU threads began after its first frame: again, with
 	 * the trees. */
-	if (r != CMD_LOAD_FAILED && *sp && stats_cpu_trees_missing(*sp)) {
+	if (retry) {
 		stats_free(*sp);
 		reader_free(*cp);
-		r = load(path, st, true, cp, sp);
+		r = load(path, st, true, cp, sp, NULL);
 	}
 	return r;
 }

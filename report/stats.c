@@ -713,6 +713,8 @@ static int print_tables(const struct stats_settings *st, const struct capture_me
 	}
 	if (result == 0 && !sel->failed && shows_cpu(st, s))
 		result = print_cpu_tables(st, s, sel, g, &out, sink);
+	else if (st->cpu_only && frames)
+		sbuf_adds(&out, "\nNo CPU thread, task or frame of another kind in these frames.\n");
 	if (sel->failed)
 		result = -1;
 	if (frames == 0)

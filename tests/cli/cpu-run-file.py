@@ -10,10 +10,11 @@
 # frame ends 0.5 ms after its last scope. --slow NAME=FACTOR multiplies the
 # own time of the scopes called NAME (repeatable); --spike N makes frame
 # N's Physics take 4 times as long; --cpu-from N leaves the threads out of
-# the frames before frame N.
+# the frames before frame N; --chunk-frames N writes N frames a chunk
+# (default: all in one).
 #
 #   tests/cli/cpu-run-file.py OUT [--frames N] [--seed S] [--slow NAME=F]... [--spike N]...
-#                             [--cpu-from N]
+#                             [--cpu-from N] [--chunk-frames N]
 import importlib.util
 import os
 import struct
@@ -86,7 +87,7 @@ def main():
     if not args:
         sys.exit(__doc__ if __doc__ else 'usage: cpu-run-file.py OUT [options]')
     out = args.pop(0)
-    frames, seed, slow, spikes, cpu_from = 20, 1, {}, set(), 0
+    frames, seed, slow, spikes, cpu_from, per_chunk = 20, 1, {}, set(), 0, 0
     while args:
         opt = args.pop(0)
         val = args.pop(0)
@@ -101,17 +102,24 @@ def main():
             spikes.add(int(val))
         elif opt == '--cpu-from':
             cpu_from = int(val)
+        elif opt == '--chunk-frames':
+            per_chunk = int(val)
         else:
             sys.exit('cpu-run-file.py: unknown option ' + opt)
     draw = Draw(seed)
     f = h.File()
     f.out = bytearray(header())
     f.chunk(1, h.setup())
-    c = Chunk()
+    per_chunk = per_chunk or frames
+    c = None
     for n in range(frames):
+        if n % per_chunk == 0:
+            if c:
+                write_chunk(f, c, first_begin, n - per_chunk, n - 1)
+            c = Chunk()
         begin = h.CPU0 + n * FRAME_PERIOD
-        c.records += b'\x10' + h.varint(n if n == 0 else 0) + c.cpu_delta(begin)
-        if n == 0:
+        c.records += b'\x10' + h.varint(n if n % per_chunk == 0 else 0) + c.cpu_delta(begin)
+        if n % per_chunk == 0:
             first_begin = len(c.records) # the strings go right after it
         c.records += b'\x13' + h.varint(0) + c.cpu_delta(begin + MS) + h.svarint(1000 if n == 0 else FRAME_PERIOD) + b'\x00\x00'
         c.records += h.begin(c.string('Frame'), 1000) + h.end(2 * MS) + h.submit_end(1000)
@@ -121,9 +129,12 @@ def main():
             c.records += b'\x1a' + h.varint(tid) + h.varint(c.string(name.decode()))
             last = max(last, scope(c, tree, begin + MS, n, draw, slow, n in spikes))
         c.records += b'\x11' + c.cpu_delta(int(last + MS / 2)) + h.varint(0) + h.varint(0)
-    r = c.records[:first_begin] + c.string_records + c.records[first_begin:]
-    f.chunk(2, r, frames, 0, frames - 1)
+    write_chunk(f, c, first_begin, frames - 1 - (frames - 1) % per_chunk, frames - 1)
     f.write(out)
+
+def write_chunk(f, c, first_begin, first, last):
+    r = c.records[:first_begin] + c.string_records + c.records[first_begin:]
+    f.chunk(2, r, last - first + 1, first, last)
 
 if __name__ == '__main__':
     main()
