@@ -252,8 +252,8 @@ struct frame_cpu_thread {
 	uint32_t scopes;
 	uint32_t open_scopes;    /* closed at the frame end */
 	uint32_t unmatched_ends; /* ends with nothing open */
-	struct node *root;  /* with reader_skip_scopes or reader_flat_scopes,
-			     * without children */
+	struct node *root;  /* with reader_skip_scopes, without children (a
+			     * thread's tree is built under reader_flat_scopes) */
 	/* A thread's: the union of its NODE_WAIT scopes' times. */
 	int64_t wait_ns;
 };
@@ -749,11 +749,6 @@ uint32_t stats_gpu_row(const stats *s, uint32_t gpu);
 /* Whether a frame added held CPU threads, timelines or marks: the CPU
  * frame time is kept from the first frame, but is the CPU's only then. */
 bool stats_has_cpu(const stats *s);
-
-/* Whether a frame added held CPU scopes without their trees (read with
- * reader_flat_scopes or reader_skip_scopes, which count them only): its
- * CPU rows lack them, and the frames are to be read again with trees. */
-bool stats_cpu_trees_missing(const stats *s);
 
 /*
  * The value of row `row` in the i-th frame added: its time (inclusive for

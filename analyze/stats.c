@@ -175,7 +175,6 @@ struct stats {
 	uint64_t epoch;            /* frame.names_epoch of guess.seen */
 	uint32_t cpu_row;          /* "CPU", or STATS_NONE before the first frame */
 	bool cpu_seen;             /* a frame held CPU threads, timelines or marks */
-	bool cpu_trees_missing;    /* a frame's CPU scopes were counted, not built */
 	struct mark_line *marks;   /* per timeline with marks */
 	uint32_t mark_count;
 	size_t mark_cap;
@@ -1081,8 +1080,6 @@ static bool add_cpu(struct stats *s, uint32_t fi, const struct frame *f, const c
 		const struct frame_cpu_thread *t = &f->cpu_threads[i];
 		if (!t->root)
 			continue;
-		if (t->scopes && !t->root->child)
-			s->cpu_trees_missing = true;
 		bool timeline = t->kind == FRAME_CPU_TIMELINE;
 		uint32_t top = cpu;
 		if (timeline &&
@@ -1313,7 +1310,6 @@ enum crumbs_result stats_append(stats *s, stats *from)
 		st->len += f->len;
 	}
 	s->cpu_seen = s->cpu_seen || from->cpu_seen;
-	s->cpu_trees_missing = s->cpu_trees_missing || from->cpu_trees_missing;
 	free(map);
 	/* The chunks taken, and from's others, unused, go with s, behind
 	 * the region cut from now. */
@@ -1772,11 +1768,6 @@ uint32_t stats_gpu_row(const stats *s, uint32_t gpu)
 bool stats_has_cpu(const stats *s)
 {
 	return s->cpu_seen;
-}
-
-bool stats_cpu_trees_missing(const stats *s)
-{
-	return s->cpu_trees_missing;
 }
 
 /* The longest of a timeline's frames that ended in frame index i, or

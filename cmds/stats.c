@@ -314,12 +314,10 @@ static bool parts_start(struct parts_load *pl, const struct stats_settings *st, 
  * Takes the statistics of the pieces into s in order, when `take` (else
  * the reading ended before them, and they are only stopped), and ends the
  * threads. Returns how the reading ended as cmd_stats_load does, having
- * said why when not CMD_LOAD_OK; *added counts the frames taken. With
- * `retry`, a piece whose CPU scopes lack their trees stops the reading
- * silently, with *retry set (and CMD_LOAD_FAILED).
+ * said why when not CMD_LOAD_OK; *added counts the frames taken.
  */
 static enum cmd_load parts_finish(struct parts_load *pl, const char *path, bool take, stats *s,
-				  uint64_t *added, bool *retry)
+				  uint64_t *added)
 {
 	struct loader *l = &pl->l;
 	enum cmd_load out = CMD_LOAD_OK;
@@ -345,11 +343,7 @@ static enum cmd_load parts_finish(struct parts_load *pl, const char *path, bool 
 			ar = stats_append(s, p->s);
 		stats_free(p->s);
 		p->s = NULL;
-		if (ar == CRUMBS_OK && retry && stats_cpu_trees_missing(s)) {
-			*retry = true;
-			out = CMD_LOAD_FAILED;
-			failed = true;
-		} else if (ar != CRUMBS_OK) {
+		if (ar != CRUMBS_OK) {
 			cmd_error("cannot take the statistics of '%s': %s", path, crumbs_result_str(ar));
 			out = CMD_LOAD_FAILED;
 			failed = true;
@@ -394,17 +388,14 @@ int cmd_stats_check_by(const char *name, const struct stats_settings *st)
 }
 
 /*
- * Reads the capture as cmd_stats_load does, with the frames' trees when
- * `trees`, else flat scopes where they do: the queues' scopes flat cost
- * less than their trees, but the model builds the CPU threads' trees
- * only with the queues', so a run whose first frame holds CPU threads or
- * marks is read with trees from that frame on. Without `trees`, a later
- * frame with CPU scopes stops the reading before anything is said, with
- * *retry set (and CMD_LOAD_FAILED): it is to be read with trees.
+ * Reads the capture as cmd_stats_load does: the queues' scopes flat, which
+ * cost less than their trees (the CPU threads' trees are built either
+ * way), or their trees by pipeline, whose events are the rows.
  */
-static enum cmd_load load(const char *path, const struct stats_settings *st, bool trees,
-			  reader **cp, stats **sp, bool *retry)
+static enum cmd_load load(const char *path, const struct stats_settings *st, reader **cp,
+			  stats **sp)
 {
+	bool trees = false;
 	struct analyze_error err;
 	reader *c = NULL;
 	stats *s = NULL;
@@ -450,14 +441,6 @@ static enum cmd_load load(const char *path, const struct stats_settings *st, boo
 		if ((r = cmd_range_next(c, st->first_frame, st->last_frame, &f, &err)) != CRUMBS_OK ||
 		    !f)
 			break;
-		if (added == 0 && !trees && !st->frame_times_only &&
-		    (f->cpu_thread_count || f->mark_count)) {
-			/* The CPU's trees, from this frame on: read again. */
-			trees = true;
-			reader_flat_scopes(c, false);
-			r = reader_seek_frame(c, f->number, &err);
-			continue;
-		}
 		if (added == 0 && !cmd_check_selection(path, &st->report, reader_meta(c)))
 			return CMD_LOAD_FAILED;
 		/* The first frame told what the capture holds (the selection
@@ -480,15 +463,11 @@ static enum cmd_load load(const char *path, const struct stats_settings *st, boo
 			reader_end_parts(c, part + 1);
 		}
 		enum crumbs_result ar = stats_add_frame(s, reader_meta(c), f);
-		bool again = ar == CRUMBS_OK && !trees && stats_cpu_trees_missing(s);
-		if (ar != CRUMBS_OK || again) {
-			if (again)
-				*retry = true;
-			else
-				cmd_error("cannot take the statistics of '%s': %s", path,
-					  crumbs_result_str(ar));
+		if (ar != CRUMBS_OK) {
+			cmd_error("cannot take the statistics of '%s': %s", path,
+				  crumbs_result_str(ar));
 			if (in_parts)
-				parts_finish(&parts, path, false, s, &added, NULL);
+				parts_finish(&parts, path, false, s, &added);
 			return CMD_LOAD_FAILED;
 		}
 		added++;
@@ -499,8 +478,7 @@ static enum cmd_load load(const char *path, const struct stats_settings *st, boo
 	}
 	/* The parts after are taken only when this one's ended whole. */
 	if (in_parts) {
-		enum cmd_load pr = parts_finish(&parts, path, load == CMD_LOAD_OK, s, &added,
-						trees ? NULL : retry);
+		enum cmd_load pr = parts_finish(&parts, path, load == CMD_LOAD_OK, s, &added);
 		if (pr == CMD_LOAD_FAILED)
 			return pr;
 		if (load == CMD_LOAD_OK)
@@ -531,16 +509,7 @@ static enum cmd_load load(const char *path, const struct stats_settings *st, boo
 enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, reader **cp,
 			    stats **sp)
 {
-	bool retry = false;
-	enum cmd_load r = load(path, st, false, cp, sp, &retry);
-	/* A run whose CPU threads began after its first frame: again, with
-	 * the trees. */
-	if (retry) {
-		stats_free(*sp);
-		reader_free(*cp);
-		r = load(path, st, true, cp, sp, NULL);
-	}
-	return r;
+	return load(path, st, cp, sp);
 }
 
 static const char description[] =
