@@ -1173,14 +1173,15 @@ static uint32_t cpu_track_find(exporter *x, unsigned kind, uint32_t tid, uint32_
 	return (uint32_t)x->cpu_track_count - 1;
 }
 
-/* A track's name as the trace shows it: a thread's name ("tid N" when it
- * has none), a timeline's ("T (lane 2)" for its second lane), "T frames". */
+/* A track's name as the trace shows it: a thread's name ("thread N" when
+ * it has none, as the model names it), a timeline's ("T (lane 2)" for its
+ * second lane), "T frames". */
 static void cpu_track_name(exporter *x, const struct cpu_track *t, struct sbuf *out)
 {
 	const char *name = x->cpu_names.data + t->name_offset;
 	out->len = 0;
 	if (t->kind == CPU_TRACK_THREAD && t->name_len == 0) {
-		sbuf_addf(out, "tid %u", t->tid);
+		sbuf_addf(out, "thread %u", t->tid);
 		return;
 	}
 	clean_name(out, name, t->name_len, false);
@@ -1757,7 +1758,7 @@ static void fold_queue(exporter *x, const struct capture_meta *meta, const struc
 }
 
 /* A frame's CPU threads, "CPU;Main Thread;Frame;Render 1234" (an unnamed
- * thread's "tid N"), and task timelines, "Tasks;Loading;Load mesh;Running
+ * thread's "thread N"), and task timelines, "Tasks;Loading;Load mesh;Running
  * 1234": a thread's weights add up to its scopes' time, a timeline's to
  * its tasks'. */
 static void fold_cpu(exporter *x, const struct frame *f)
@@ -1768,7 +1769,7 @@ static void fold_cpu(exporter *x, const struct frame *f)
 		x->name.len = 0;
 		sbuf_adds(&x->name, tasks ? "Tasks;" : "CPU;");
 		if (ct->name_len == 0)
-			sbuf_addf(&x->name, "tid %u", ct->tid);
+			sbuf_addf(&x->name, "thread %u", ct->tid);
 		else
 			clean_name(&x->name, ct->name, ct->name_len, true);
 		fold_tree(x, ct->root, tasks);

@@ -95,27 +95,43 @@ def stats_of(path):
 
 class Slice:
     __slots__ = ("name", "begin", "end", "frame", "parent", "path", "flows_out", "flows_in",
-                 "instant", "category")
+                 "instant", "category", "args")
 
     def __init__(self, name, begin, frame):
         self.name, self.begin, self.end, self.frame = name, begin, begin, frame
         self.parent, self.path = None, None
         self.flows_out, self.flows_in = [], []
         self.instant, self.category = False, None
+        self.args = {}
 
 
 class Timeline:
     """Tracks keyed (gpu, queue name, kind) with kind 'scopes',
-    'submissions' or 'cpu'; slices in the order the trace gives them, with
-    their parents; counters per GPU in order; problems found reading."""
+    'submissions' or 'cpu', and the CPU process's ('CPU', track name,
+    'thread'); slices in the order the trace gives them, with their
+    parents; counters per GPU in order; each CPU track's tid (a thread's
+    real one in Perfetto, Chrome's tid); problems found reading."""
 
     def __init__(self):
         self.tracks = collections.defaultdict(list)
         self.counters = collections.defaultdict(list)
+        self.tids = {}
         self.problems = []
 
 
+CPU_PID = 1 << 22
+
+
+def process_of(name):
+    """A process name's GPU index, or 'CPU' for the program's CPU side."""
+    if name == "CPU":
+        return "CPU"
+    return int(re.match(r"GPU (\d+): ", name).group(1))
+
+
 def track_key(gpu, name):
+    if gpu == "CPU":
+        return ("CPU", name, "thread")
     for suffix, kind in ((" submissions", "submissions"), (" CPU submits", "cpu")):
         if name.endswith(suffix):
             return (gpu, name[: -len(suffix)], kind)
@@ -188,6 +204,7 @@ def read_perfetto(data):
     t = Timeline()
     descriptors = {}
     processes = {}
+    pids = {}
     names = {}
     open_slices = collections.defaultdict(list)
     last_ts = {}
@@ -205,7 +222,15 @@ def read_perfetto(data):
                 t.problems.append(f"track {uuid} described twice")
             if d.get("process"):
                 pname = d["process"][0]["process_name"][0]
-                processes[uuid] = int(re.match(r"GPU (\d+): ", pname).group(1))
+                processes[uuid] = process_of(pname)
+                pids[d["process"][0]["pid"][0]] = uuid
+            elif d.get("thread"):
+                th = d["thread"][0]
+                if th["pid"][0] not in pids:
+                    t.problems.append(f"thread {th['tid'][0]} of an undescribed process")
+                    continue
+                descriptors[uuid] = (pids[th["pid"][0]], th["thread_name"][0], False)
+                t.tids[("CPU", th["thread_name"][0], "thread")] = th["tid"][0]
             else:
                 descriptors[uuid] = (d["parent_uuid"][0], d.get("name", [""])[0],
                                      bool(d.get("counter")))
@@ -237,9 +262,9 @@ def read_perfetto(data):
                     continue
                 open_slices[uuid].pop().end = ts
                 continue
-            frame = [a["uint_value"][0] for a in ev.get("debug_annotations", [])
-                     if a["name"] == ["frame"]]
-            s = Slice(names.get(ev["name_iid"][0]), ts, frame[0] if frame else None)
+            args = {a["name"][0]: a["uint_value"][0] for a in ev.get("debug_annotations", [])}
+            s = Slice(names.get(ev["name_iid"][0]), ts, args.get("frame"))
+            s.args = args
             if s.name is None:
                 t.problems.append(f"{key}: name iid {ev['name_iid'][0]} not interned")
             s.flows_out = ev.get("flow_ids", [])
@@ -275,9 +300,11 @@ def read_chrome(text):
     for i, e in enumerate(doc["traceEvents"]):
         ph = e["ph"]
         if ph == "M" and e["name"] == "process_name":
-            gpu_of[e["pid"]] = int(re.match(r"GPU (\d+): ", e["args"]["name"]).group(1))
+            gpu_of[e["pid"]] = process_of(e["args"]["name"])
         elif ph == "M" and e["name"] == "thread_name":
             thread[(e["pid"], e["tid"])] = e["args"]["name"]
+            if gpu_of.get(e["pid"]) == "CPU":
+                t.tids[("CPU", e["args"]["name"], "thread")] = e["tid"]
         elif ph == "C":
             t.counters[gpu_of[e["pid"]]].append((us_to_ns(e["ts"]), e["args"]["ns"]))
         elif ph in ("s", "f"):
@@ -289,6 +316,7 @@ def read_chrome(text):
             s = Slice(e["name"], b, e["args"].get("frame"))
             s.end = b + us_to_ns(e["dur"])
             s.category = e.get("cat")
+            s.args = e["args"]
             by_thread[(e["pid"], e["tid"])].append((b, -s.end, i, s))
     for (pid, tid), items in by_thread.items():
         key = track_key(gpu_of[pid], thread[(pid, tid)])
@@ -301,7 +329,7 @@ def read_chrome(text):
                 t.problems.append(f"{key}: '{s.name}' at {b} overlaps '{stack[-1].name}'")
             s.parent = stack[-1] if stack else None
             stack.append(s)
-            s.instant = key[2] == "cpu"
+            s.instant = key[2] == "cpu" or s.category == "frame"
             t.tracks[key].append(s)
     # Flows bind to the innermost slice around their time on their thread.
     for e in flows:
@@ -475,13 +503,23 @@ def check_flows(t, what, expect_signals):
             for f in s.flows_in:
                 ends[f][1].append((key, s))
     wrong = []
-    submits = signals = 0
+    submits = signals = submitters = dependencies = 0
     for fid, (outs, ins) in ends.items():
         if len(outs) != 1 or len(ins) != 1:
             wrong.append(f"flow {fid}: {len(outs)} sources, {len(ins)} ends")
             continue
         (ka, a), (kb, b) = outs[0], ins[0]
-        if ka[2] == "cpu":
+        if ka[2] == "thread" and kb[2] == "submissions":
+            # From the CPU scope that made a submission to its work.
+            submitters += 1
+            if not (b.name.startswith("Submission") and a.frame == b.frame):
+                wrong.append(f"submitter flow {fid} from {ka} '{a.name}' to {kb} '{b.name}'")
+        elif ka[2] == "thread":
+            # From a blocking task's last state to the state it held back.
+            dependencies += 1
+            if not (kb[2] == "thread" and a.category == "state" and b.category == "state"):
+                wrong.append(f"dependency flow {fid} from {ka} '{a.name}' to {kb} '{b.name}'")
+        elif ka[2] == "cpu":
             submits += 1
             if not (kb[2] == "submissions" and kb[:2] == ka[:2] and b.name.startswith("Submission")
                     and a.begin <= b.begin and a.frame == b.frame):
@@ -503,8 +541,9 @@ def check_flows(t, what, expect_signals):
         wrong.append(f"{submits} submit flows for {subs} submissions")
     if expect_signals and signals == 0:
         wrong.append("no signal flows")
-    result(not wrong, f"{what}: {submits} submit and {signals} signal flows, each from one "
-           f"slice to one later one", "\n".join(wrong))
+    result(not wrong, f"{what}: {submits} submit, {signals} signal, {submitters} submitter and "
+           f"{dependencies} dependency flows, each from one slice to one other",
+           "\n".join(wrong))
 
 
 def check_timeline(t, path, what, full, numbers, rows, expect_signals):
@@ -545,7 +584,8 @@ def check_folded(path, numbers, rows, what):
            p.stderr + "\n".join(problems))
     per_queue = collections.defaultdict(int)
     for stack, w in weights.items():
-        per_queue[stack[:2]] += w
+        if stack[0] not in ("CPU", "Tasks"):
+            per_queue[stack[:2]] += w
     wrong = []
     for (kind, rpath), per in rows.items():
         if kind != "busy":
@@ -564,7 +604,7 @@ def check_folded(path, numbers, rows, what):
     weights, problems = read_folded(p.stdout)
     got = collections.defaultdict(int)
     for stack, w in weights.items():
-        if len(stack) > 2:
+        if len(stack) > 2 and stack[0] not in ("CPU", "Tasks"):
             # Right below the queue, a frame's number reads '#' in the
             # stats; crumbs-gen's only numbered names there are frames.
             names = [re.sub(r"\d+", "#", stack[2])] + list(stack[3:])
@@ -579,6 +619,221 @@ def check_folded(path, numbers, rows, what):
     result(not wrong and not problems,
            f"{what}: with --no-leaf, each stack's weight is its scope's exclusive time",
            "\n".join(problems + wrong))
+
+
+# ---------------------------------------------------------------------------
+# The CPU side, on a capture whose every time is known here
+# ---------------------------------------------------------------------------
+
+def hostile_files():
+    import importlib.util
+    here = os.path.dirname(os.path.abspath(__file__))
+    spec = importlib.util.spec_from_file_location("hostile_files",
+                                                  os.path.join(here, "hostile-files.py"))
+    h = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(h)
+    return h
+
+
+# Per thread (tid, name) its scopes, (name, begin, end, children), in ns
+# from the frame's begin; and the submissions' CPU times with the scope
+# that made each: the innermost around it, on the first thread that has
+# one (the capture names no frame thread), or none.
+CPU_THREADS = [
+    (4242, "Main", [
+        ("Frame", 100, 9000, [
+            ("Update", 200, 3000, [("Physics", 300, 2500, [])]),
+            ("Submit", 4000, 5000, []),
+            ("Render", 5000, 8000, [("Draw lists", 5100, 7000, [])]),
+        ]),
+    ]),
+    (77, "Worker", [
+        ("Job", 1000, 6000, [("Decode", 1500, 4600, [])]),
+        ("Job", 9200, 9800, []),
+    ]),
+    (99, "", [("Stream", 8500, 9990, [])]),
+]
+CPU_SUBMISSIONS = [(2000, ("Main", "Physics")), (4500, ("Main", "Submit")),
+                   (9500, ("Worker", "Job")), (9995, None)]
+CPU_FRAME_NS = 10000
+
+
+def flatten_cpu():
+    """Every scope as (track name, path, begin, end, exclusive), begin
+    order within each thread."""
+    out = []
+
+    def walk(track, prefix, scopes):
+        for name, b, e, children in scopes:
+            excl = e - b - sum(c[2] - c[1] for c in children)
+            out.append((track, prefix + (name,), b, e, excl))
+            walk(track, prefix + (name,), children)
+    for tid, name, scopes in CPU_THREADS:
+        walk(name or f"thread {tid}", (), scopes)
+    return out
+
+
+def write_cpu_capture(path):
+    """One frame of one queue and three CPU threads, as CPU_THREADS and
+    CPU_SUBMISSIONS say, each submission's work 500 ns long."""
+    h = hostile_files()
+    strings = []
+
+    def sid(name):
+        if name.encode() not in strings:
+            strings.append(name.encode())
+        return strings.index(name.encode())
+
+    events = []  # (time, order, kind, ...)
+
+    def walk(tid, scopes):
+        for name, b, e, children in scopes:
+            events.append((b, 1, "begin", tid, name))
+            walk(tid, children)
+            events.append((e, 0, "end", tid, None))
+    for tid, name, scopes in CPU_THREADS:
+        sid(name)
+        walk(tid, scopes)
+    for t, _ in CPU_SUBMISSIONS:
+        events.append((t, 2, "submit", None, None))
+    events.sort(key=lambda e: (e[0], e[1]))
+    for e in events:
+        if e[2] == "begin":
+            sid(e[4])
+    body = bytearray(h.frame_begin(0, h.CPU0))
+    for st in strings:
+        body += h.string(st)
+    names = {tid: name for tid, name, _ in CPU_THREADS}
+    now = h.CPU0
+    current = None
+    ticks = 0
+    for t, _, kind, tid, name in events:
+        at = h.CPU0 + t
+        if kind == "submit":
+            body += h.submit(0, at - now, 1000 if ticks == 0 else 1000) + h.submit_end(500)
+            ticks += 1
+            now = at
+            continue
+        if tid != current:
+            body += b"\x1a" + h.varint(tid) + h.varint(sid(names[tid]))
+            current = tid
+        if kind == "begin":
+            body += b"\x40" + h.varint(sid(name)) + h.svarint(at - now)
+        else:
+            body += b"\x44" + h.svarint(at - now)
+        now = at
+    body += h.frame_end(h.CPU0 + CPU_FRAME_NS - now)
+    f = h.one_frame(bytes(body))
+    f.write(path)
+
+
+def cpu_slices(t):
+    """The CPU process's slices as (track, path, begin, end, slice)."""
+    out = []
+    for (proc, track, kind), slices in t.tracks.items():
+        if proc != "CPU":
+            continue
+        for s in slices:
+            names = []
+            p = s
+            while p:
+                names.append(p.name)
+                p = p.parent
+            out.append((track, tuple(reversed(names)), s.begin - 1000000000000,
+                        s.end - 1000000000000, s))
+    return out
+
+
+def check_cpu(tmp):
+    path = os.path.join(tmp, "cpu.crumbs")
+    try:
+        write_cpu_capture(path)
+    except (OSError, subprocess.CalledProcessError) as e:
+        result(False, "a capture of three CPU threads is written", repr(e))
+        return
+    expect = flatten_cpu()
+    what = "three CPU threads"
+    for fmt in ("perfetto", "chrome"):
+        label = f"{what}, {fmt}"
+        p = run(CRUMBS, "export", path, "--format", fmt, text=False)
+        if not result(p.returncode == 0, f"{label}: exported", p.stderr.decode()):
+            continue
+        try:
+            t = read_perfetto(p.stdout) if fmt == "perfetto" else read_chrome(p.stdout.decode())
+        except (RuntimeError, ValueError, KeyError, IndexError, AttributeError) as e:
+            result(False, f"{label}: the trace reads back", repr(e))
+            continue
+        problems = nesting_problems(t)
+        result(not problems, f"{label}: every track's slices nest", "\n".join(problems[:20]))
+
+        got = cpu_slices(t)
+        want = sorted((tr, pa, b, e) for tr, pa, b, e, _ in expect)
+        have = sorted((tr, pa, b, e) for tr, pa, b, e, _ in got)
+        result(have == want, f"{label}: each of the {len(want)} CPU scopes is one slice on its "
+               f"thread's track, at its times to the ns, below its parent",
+               f"missing {sorted(set(want) - set(have))[:5]}, extra {sorted(set(have) - set(want))[:5]}")
+
+        tids = {k[1]: v for k, v in t.tids.items()}
+        wrong = [f"{name or tid}: tid {tids.get(name or 'thread %d' % tid)}"
+                 for tid, name, _ in CPU_THREADS if tids.get(name or "thread %d" % tid) != tid]
+        result(not wrong, f"{label}: each thread's track has its name and real tid",
+               "\n".join(wrong))
+
+        # Submitter flows: from the scope that made each submission.
+        by_flow = {}
+        for tr, pa, b, e, sl in got:
+            for fid in sl.flows_out:
+                by_flow[fid] = (tr, pa[-1])
+        subs = sorted((s for (g, q, k), ss in t.tracks.items() if k == "submissions"
+                       for s in ss if s.name.startswith("Submission")), key=lambda s: s.begin)
+        wrong = []
+        for (cpu_ns, maker), sub in zip(CPU_SUBMISSIONS, subs):
+            makers = [by_flow[f] for f in sub.flows_in if f in by_flow]
+            if makers != ([maker] if maker else []):
+                wrong.append(f"submission at {cpu_ns}: made by {makers}, expected {maker}")
+        if len(subs) != len(CPU_SUBMISSIONS):
+            wrong.append(f"{len(subs)} submissions")
+        result(not wrong, f"{label}: a flow from the innermost CPU scope around each submission's "
+               f"CPU time to its work, and none where no scope holds it", "\n".join(wrong))
+        check_flows(t, label, False)
+
+    # Folded: a line per CPU stack with its exclusive time.
+    p = run(CRUMBS, "export", path, "--format", "folded")
+    weights, problems = read_folded(p.stdout)
+    want = collections.defaultdict(int)
+    for tr, pa, b, e, excl in expect:
+        want[("CPU", tr) + pa] += excl
+    have = {k: v for k, v in weights.items() if k[0] == "CPU"}
+    result(p.returncode == 0 and not problems and have == dict(want),
+           f"{what}, folded: a CPU;<thread> line per stack with its exclusive time",
+           f"{problems[:3]} missing {set(want.items()) - set(have.items())}, "
+           f"extra {set(have.items()) - set(want.items())}")
+
+    # --queue keeps the GPU alone; --root and --max-depth apply to threads.
+    for args, keep in (
+            (["--queue", "*"], lambda tr, pa: False),
+            (["--root", "Job"], lambda tr, pa: pa[0] == "Job"),
+            (["--root", "Update"], lambda tr, pa: "Update" in pa),
+            (["--max-depth", "1"], lambda tr, pa: len(pa) == 1)):
+        for fmt in ("chrome", "folded"):
+            p = run(CRUMBS, "export", path, "--format", fmt, *args)
+            label = f"{what}, {fmt} {' '.join(args)}"
+            if fmt == "folded":
+                weights, problems = read_folded(p.stdout)
+                have = {k for k in weights if k[0] == "CPU"}
+                want = {("CPU", tr) + pa for tr, pa, b, e, excl in expect if keep(tr, pa)}
+                if args[0] == "--root":
+                    want = {("CPU", w[1]) + w[w.index(args[1]):] for w in want}
+                if args[0] == "--max-depth":
+                    have = {k for k in have if weights[k] > 0}
+                ok = p.returncode == 0 and have == want
+            else:
+                t = read_chrome(p.stdout)
+                got = cpu_slices(t)
+                names = sorted(pa[-1] for tr, pa, b, e, _ in got)
+                want = sorted(pa[-1] for tr, pa, b, e, _ in expect if keep(tr, pa))
+                have, ok = names, p.returncode == 0 and names == want and not nesting_problems(t)
+            result(ok, f"{label}: the CPU scopes it keeps", f"{have} vs {want}")
 
 
 # ---------------------------------------------------------------------------
@@ -667,7 +922,10 @@ def main():
             ("two GPUs, semaphores, host waits, scopes left open",
              ["--frames", "8", "--leaves", "--unbalanced"], True),
             ("a run of 60 frames", ["--frames", "60", "--markers-per-frame", "40"], True),
+            ("a run of 12 frames with 3 CPU threads", ["--frames", "12", "--cpu-threads", "3"],
+             True),
         ]
+        check_cpu(tmp)
         for i, (what, args, signals) in enumerate(captures):
             path = os.path.join(tmp, f"c{i}.crumbs")
             g = run(GEN, "-o", path, *args)
