@@ -12,8 +12,11 @@
 # nanosecond, and each queue's busy, idle and wait time and each GPU's
 # frame time; that flows go from a CPU submit to its submission and from a
 # signalling submission to a later one; that folded weights add up per
-# queue to its busy time; and that a run of 200,000 frames exports in
-# bounded memory. Prints TAP lines.
+# queue to its busy time; on a frame whose CPU side tests/cli/cpu-file.py
+# writes, that each CPU scope is one slice on its thread's track at its
+# times, under its real tid, with a flow from the scope that made each
+# submission, and a folded line per CPU stack; and that a run of 200,000
+# frames exports in bounded memory. Prints TAP lines.
 import bisect
 import collections
 import decimal
@@ -120,6 +123,7 @@ class Timeline:
 
 
 CPU_PID = 1 << 22
+CPU0 = 1000000000000  # the CPU time of tests/cli/cpu-file.py's frame
 
 
 def process_of(name):
@@ -625,106 +629,13 @@ def check_folded(path, numbers, rows, what):
 # The CPU side, on a capture whose every time is known here
 # ---------------------------------------------------------------------------
 
-def hostile_files():
+def cpu_file():
     import importlib.util
     here = os.path.dirname(os.path.abspath(__file__))
-    spec = importlib.util.spec_from_file_location("hostile_files",
-                                                  os.path.join(here, "hostile-files.py"))
-    h = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(h)
-    return h
-
-
-# Per thread (tid, name) its scopes, (name, begin, end, children), in ns
-# from the frame's begin; and the submissions' CPU times with the scope
-# that made each: the innermost around it, on the first thread that has
-# one (the capture names no frame thread), or none.
-CPU_THREADS = [
-    (4242, "Main", [
-        ("Frame", 100, 9000, [
-            ("Update", 200, 3000, [("Physics", 300, 2500, [])]),
-            ("Submit", 4000, 5000, []),
-            ("Render", 5000, 8000, [("Draw lists", 5100, 7000, [])]),
-        ]),
-    ]),
-    (77, "Worker", [
-        ("Job", 1000, 6000, [("Decode", 1500, 4600, [])]),
-        ("Job", 9200, 9800, []),
-    ]),
-    (99, "", [("Stream", 8500, 9990, [])]),
-]
-CPU_SUBMISSIONS = [(2000, ("Main", "Physics")), (4500, ("Main", "Submit")),
-                   (9500, ("Worker", "Job")), (9995, None)]
-CPU_FRAME_NS = 10000
-
-
-def flatten_cpu():
-    """Every scope as (track name, path, begin, end, exclusive), begin
-    order within each thread."""
-    out = []
-
-    def walk(track, prefix, scopes):
-        for name, b, e, children in scopes:
-            excl = e - b - sum(c[2] - c[1] for c in children)
-            out.append((track, prefix + (name,), b, e, excl))
-            walk(track, prefix + (name,), children)
-    for tid, name, scopes in CPU_THREADS:
-        walk(name or f"thread {tid}", (), scopes)
-    return out
-
-
-def write_cpu_capture(path):
-    """One frame of one queue and three CPU threads, as CPU_THREADS and
-    CPU_SUBMISSIONS say, each submission's work 500 ns long."""
-    h = hostile_files()
-    strings = []
-
-    def sid(name):
-        if name.encode() not in strings:
-            strings.append(name.encode())
-        return strings.index(name.encode())
-
-    events = []  # (time, order, kind, ...)
-
-    def walk(tid, scopes):
-        for name, b, e, children in scopes:
-            events.append((b, 1, "begin", tid, name))
-            walk(tid, children)
-            events.append((e, 0, "end", tid, None))
-    for tid, name, scopes in CPU_THREADS:
-        sid(name)
-        walk(tid, scopes)
-    for t, _ in CPU_SUBMISSIONS:
-        events.append((t, 2, "submit", None, None))
-    events.sort(key=lambda e: (e[0], e[1]))
-    for e in events:
-        if e[2] == "begin":
-            sid(e[4])
-    body = bytearray(h.frame_begin(0, h.CPU0))
-    for st in strings:
-        body += h.string(st)
-    names = {tid: name for tid, name, _ in CPU_THREADS}
-    now = h.CPU0
-    current = None
-    ticks = 0
-    for t, _, kind, tid, name in events:
-        at = h.CPU0 + t
-        if kind == "submit":
-            body += h.submit(0, at - now, 1000 if ticks == 0 else 1000) + h.submit_end(500)
-            ticks += 1
-            now = at
-            continue
-        if tid != current:
-            body += b"\x1a" + h.varint(tid) + h.varint(sid(names[tid]))
-            current = tid
-        if kind == "begin":
-            body += b"\x40" + h.varint(sid(name)) + h.svarint(at - now)
-        else:
-            body += b"\x44" + h.svarint(at - now)
-        now = at
-    body += h.frame_end(h.CPU0 + CPU_FRAME_NS - now)
-    f = h.one_frame(bytes(body))
-    f.write(path)
+    spec = importlib.util.spec_from_file_location("cpu_file", os.path.join(here, "cpu-file.py"))
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
 
 
 def cpu_slices(t):
@@ -739,19 +650,20 @@ def cpu_slices(t):
             while p:
                 names.append(p.name)
                 p = p.parent
-            out.append((track, tuple(reversed(names)), s.begin - 1000000000000,
-                        s.end - 1000000000000, s))
+            out.append((track, tuple(reversed(names)), s.begin - CPU0, s.end - CPU0, s))
     return out
 
 
 def check_cpu(tmp):
     path = os.path.join(tmp, "cpu.crumbs")
+    cf = cpu_file()
     try:
-        write_cpu_capture(path)
+        cf.write(path)
     except (OSError, subprocess.CalledProcessError) as e:
         result(False, "a capture of three CPU threads is written", repr(e))
         return
-    expect = flatten_cpu()
+    expect = cf.scopes()
+    CPU_THREADS, CPU_SUBMISSIONS = cf.THREADS, cf.SUBMISSIONS
     what = "three CPU threads"
     for fmt in ("perfetto", "chrome"):
         label = f"{what}, {fmt}"
@@ -774,8 +686,8 @@ def check_cpu(tmp):
                f"missing {sorted(set(want) - set(have))[:5]}, extra {sorted(set(have) - set(want))[:5]}")
 
         tids = {k[1]: v for k, v in t.tids.items()}
-        wrong = [f"{name or tid}: tid {tids.get(name or 'thread %d' % tid)}"
-                 for tid, name, _ in CPU_THREADS if tids.get(name or "thread %d" % tid) != tid]
+        wrong = [f"{name or tid}: tid {tids.get(cf.thread_name(tid, name))}"
+                 for tid, name, _ in CPU_THREADS if tids.get(cf.thread_name(tid, name)) != tid]
         result(not wrong, f"{label}: each thread's track has its name and real tid",
                "\n".join(wrong))
 
@@ -787,10 +699,10 @@ def check_cpu(tmp):
         subs = sorted((s for (g, q, k), ss in t.tracks.items() if k == "submissions"
                        for s in ss if s.name.startswith("Submission")), key=lambda s: s.begin)
         wrong = []
-        for (cpu_ns, maker), sub in zip(CPU_SUBMISSIONS, subs):
+        for (cpu_us, maker), sub in zip(CPU_SUBMISSIONS, subs):
             makers = [by_flow[f] for f in sub.flows_in if f in by_flow]
             if makers != ([maker] if maker else []):
-                wrong.append(f"submission at {cpu_ns}: made by {makers}, expected {maker}")
+                wrong.append(f"submission at {cpu_us} us: made by {makers}, expected {maker}")
         if len(subs) != len(CPU_SUBMISSIONS):
             wrong.append(f"{len(subs)} submissions")
         result(not wrong, f"{label}: a flow from the innermost CPU scope around each submission's "
