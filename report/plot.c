@@ -61,8 +61,8 @@ size_t plot_report_options(struct option_spec *out)
 {
 	static const struct option_borrowed which[] = {
 		{ "frame", "draw the timeline of frame N (or the first or last); all: the frame times (the default)" },
-		{ "gpu", "only GPU N" },
-		{ "queue", "only queues whose name matches, e.g. 'Graphics 0' or 'Compute*'" },
+		{ "gpu", "only GPU N (no CPU lanes)" },
+		{ "queue", "only queues whose name matches, e.g. 'Graphics 0' or 'Compute*' (no CPU lanes)" },
 		{ "ignore-case", "match --queue and budget patterns ignoring case" },
 		{ "max-depth", "the timeline shows N levels of scopes below each queue" },
 		{ "leaf", "the timeline shows leaf events: draws, dispatches, copies (default)" },

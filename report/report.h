@@ -291,11 +291,16 @@ size_t export_report_options(struct option_spec *out);
  * events as nested slices, its submissions with their "Idle" and "Wait",
  * and its "CPU submits" as instants; flows from each CPU submit to its
  * submission and from each semaphore signal to the wait it released.
+ * Unless a GPU or queue is chosen, a "CPU" process: a track per CPU
+ * thread (its real tid), lanes per task timeline, a track per timeline of
+ * frames of another kind; flows from the CPU scope that made each
+ * submission to it and along task dependencies.
  * Every slice and instant carries its frame's number. Folded: per stack of
  * scope names of a frame (and per queue, for its time in no scope) "GPU
  * 0;Graphics 0;Frame 2;Post Processing EXCLUSIVE_NS", the scopes of one
  * stack summed, so that a queue's weights add up to its busy time; hidden
- * scopes' time goes to the scope that shows.
+ * scopes' time goes to the scope that shows; then "CPU;THREAD;..." and
+ * "Tasks;TIMELINE;TASK;STATE" lines of the CPU side.
  *
  * Past the settings' max_bytes of output, nothing more is handed to the
  * sink and the calls fail (exporter_over_limit then says so).
@@ -353,8 +358,10 @@ size_t plot_report_options(struct option_spec *out);
  * idle, wait and busy time, the CPU's submit marks, the scopes nested by
  * depth (names where they fit; each with a <title> of its name, inclusive
  * and exclusive time) and an arrow for each semaphore wait from the
- * queue, or the host, whose signal ended it (frame.releases). `file` is
- * named in the title. Returns 0, or -1 if the sink failed or memory ran
+ * queue, or the host, whose signal ended it (frame.releases). Unless a
+ * GPU or queue is chosen, above them a lane per CPU thread and task
+ * timeline, arrows from the CPU scope that made each submission and along
+ * task dependencies. `file` is named in the title. Returns 0, or -1 if the sink failed or memory ran
  * out.
  */
 int plot_frame(const struct plot_settings *p, const struct capture_meta *meta,
