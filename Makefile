@@ -80,7 +80,7 @@ RECORDER_SRC := capture/common.c capture/cpu.c capture/functions.c capture/calib
 ANALYZE_SRC := analyze/arena.c analyze/reader.c analyze/records.c analyze/model.c \
 	analyze/cpu.c analyze/pipelines.c
 REPORT_SRC := report/settings.c report/filter.c report/table.c report/pipelines.c report/text.c \
-	report/grid.c
+	report/grid.c report/verdict.c
 # Statistics over runs and comparing them: the crumbs command's alone, kept
 # out of libcrumbs (which reads a capture back only for its tables), so a
 # program linking it statically needs no more of libm than before.

@@ -282,6 +282,13 @@ struct frame_task_dep {
 	bool violated;       /* entered before blocking ended */
 };
 
+/* A time a GPU was busy: the union of its queues' busy intervals. */
+struct busy_interval {
+	int64_t begin_ns;
+	int64_t end_ns;
+	uint32_t gpu;
+};
+
 /* A boundary of a frame of another kind (TIMELINE_FRAME). */
 struct frame_mark {
 	const char *timeline;  /* not NUL-terminated */
@@ -322,6 +329,10 @@ struct frame {
 	uint32_t task_misuses;
 	struct frame_mark *marks;  /* in the file's order */
 	uint32_t mark_count;
+	/* Each GPU's busy time, disjoint intervals by GPU and then in time
+	 * order, which frame_gpu.frame_ns sums. */
+	const struct busy_interval *busy;
+	uint32_t busy_count;
 	/* Frames with the same nonzero names_epoch share their names'
 	 * storage, so that nodes whose name pointers are equal have equal
 	 * names. 0: not known. */

@@ -111,6 +111,7 @@ struct chunk_state {
 	uint32_t frames_done;
 	uint64_t prev_frame;
 	uint64_t cpu_cursor;
+	unsigned version_minor; /* the file's: which records it may hold */
 	uint64_t tick_base[FORMAT_MAX_QUEUES];
 	struct vec names;      /* const unsigned char *, by string id */
 	struct vec name_lens;  /* uint32_t */
@@ -189,10 +190,29 @@ enum raw_cpu_type { RAW_CPU_THREAD, RAW_CPU_BEGIN, RAW_CPU_END };
 struct raw_cpu {
 	uint8_t type;    /* enum raw_cpu_type */
 	uint8_t level;   /* of a BEGIN */
+	uint8_t wait;    /* a BEGIN's scope waits on the GPU (CPU_WAIT_BEGIN) */
 	uint32_t thread; /* the frame's thread, numbered in order of first selection */
 	uint32_t a;      /* THREAD: the tid; BEGIN: its name's string id */
 	uint32_t b;      /* THREAD: its name's string id */
 	int64_t cpu_ns;  /* BEGIN, END */
+};
+
+/* A record of tasks or of a frame of another kind (format 1.4), in file
+ * order. Ids are the file's, checked only for being nonzero: what a
+ * state or end of an unknown task means is the model's to say. */
+enum raw_task_type { RAW_TASK_BEGIN, RAW_TASK_STATE, RAW_TASK_END, RAW_TASK_DEPEND, RAW_MARK };
+struct raw_task {
+	uint8_t type;      /* enum raw_task_type */
+	uint8_t earlier;   /* a BEGIN of a task begun before the frame */
+	uint8_t timeline_index; /* BEGIN: the frame's task timeline, numbered
+				 * in order of first use */
+	uint32_t timeline; /* BEGIN, MARK: the timeline's name's string id */
+	uint32_t name;     /* BEGIN: the task's name's string id */
+	uint32_t state;    /* BEGIN, STATE: the state's string id; DEPEND:
+			    * the blocked state's */
+	uint64_t task;
+	uint64_t blocking; /* DEPEND */
+	int64_t cpu_ns;
 };
 
 struct raw_ready {
@@ -234,6 +254,12 @@ struct raw_frame {
 	struct raw_cpu *cpu;     /* CPU threads and scopes */
 	size_t cpu_count;
 	uint32_t cpu_threads;    /* distinct threads the CPU records select */
+	struct raw_task *tasks;  /* tasks and timeline frames */
+	size_t task_count;
+	uint32_t task_timelines; /* distinct timelines of TASK_BEGINs */
+	/* The last FRAME_THREAD's tid, if the frame has one. */
+	bool has_frame_thread;
+	uint32_t frame_thread_tid;
 	/* When `placed`, model_place has run: times are CPU-clock ns, fits
 	 * has one per GPU of the setup, and timestamps counts them. */
 	bool placed;
@@ -254,7 +280,10 @@ struct raw_span {
 	bool placed;     /* as raw_frame's */
 	size_t timestamps;
 	uint32_t cpu_threads; /* as raw_frame's */
-	size_t first[9]; /* in the order of raw_frames' arrays below */
+	uint32_t task_timelines;
+	bool has_frame_thread;
+	uint32_t frame_thread_tid;
+	size_t first[10]; /* in the order of raw_frames' arrays below */
 };
 
 /* Frames decoded one after another, their records appended to the same
@@ -270,6 +299,7 @@ struct raw_frames {
 	struct vec counts;       /* struct counts */
 	struct vec fits;         /* struct raw_fit, of placed frames */
 	struct vec cpu;          /* struct raw_cpu */
+	struct vec tasks;        /* struct raw_task */
 };
 
 /* Forgets every frame, keeping the arrays' memory. */

@@ -273,12 +273,6 @@ struct queue_walk {
 	bool busy_open;
 };
 
-struct interval {
-	int64_t begin;
-	int64_t end;
-	uint32_t gpu;
-};
-
 /* A frame's model as it is built. */
 struct walk {
 	const struct model_context *ctx;
@@ -290,7 +284,7 @@ struct walk {
 	size_t signal_count;
 	/* Busy intervals: at most one per timestamp. Not zeroed: only those
 	 * written are read. */
-	struct interval *intervals;
+	struct busy_interval *intervals;
 	size_t interval_count;
 	size_t interval_cap;
 };
@@ -308,7 +302,7 @@ static void flush_busy(struct walk *w, struct queue_walk *q)
 {
 	if (q->busy_open && w->interval_count < w->interval_cap)
 		w->intervals[w->interval_count++] =
-			(struct interval){ q->busy_begin, q->busy_end, q->gpu };
+			(struct busy_interval){ q->busy_begin, q->busy_end, q->gpu };
 	q->busy_open = false;
 }
 
@@ -520,7 +514,7 @@ static size_t flat_run(struct walk *w, struct queue_walk *q, const struct item *
 			if (__builtin_expect(!joined, 0)) {
 				if (busy_open && w->interval_count < w->interval_cap)
 					w->intervals[w->interval_count++] =
-						(struct interval){ busy_begin, busy_end, q->gpu };
+						(struct busy_interval){ busy_begin, busy_end, q->gpu };
 				busy_begin = last;
 				busy_open = joined = true;
 			}
@@ -590,10 +584,10 @@ sort_nearly_sorted(void *base, size_t n, size_t size, int (*cmp)(const void *, c
 
 static int interval_cmp(const void *a, const void *b)
 {
-	const struct interval *x = a, *y = b;
+	const struct busy_interval *x = a, *y = b;
 	if (x->gpu != y->gpu)
 		return x->gpu < y->gpu ? -1 : 1;
-	return (x->begin > y->begin) - (x->begin < y->begin);
+	return (x->begin_ns > y->begin_ns) - (x->begin_ns < y->begin_ns);
 }
 
 /* The frame's clock fits, one per GPU from the setup samples and the
@@ -1127,24 +1121,28 @@ static void close_queues(struct walk *w)
 	}
 }
 
-/* Each GPU's frame time: the union of its queues' busy intervals. */
+/* Each GPU's frame time: the union of its queues' busy intervals, which
+ * are merged in place into the frame's. */
 static void gpu_busy_union(struct walk *w)
 {
-	struct interval *iv = w->intervals;
-	size_t n = w->interval_count;
+	struct busy_interval *iv = w->intervals;
+	size_t n = w->interval_count, merged = 0;
 	sort_nearly_sorted(iv, n, sizeof(*iv), interval_cmp);
 	for (size_t i = 0; i < n;) {
 		struct frame_gpu *g = &w->f->gpus[iv[i].gpu];
-		int64_t begin = iv[i].begin, end = iv[i].end;
+		int64_t begin = iv[i].begin_ns, end = iv[i].end_ns;
 		if (g->begin_ns == INT64_MIN || begin < g->begin_ns)
 			g->begin_ns = begin;
-		for (i++; i < n && iv[i].gpu == g->gpu && iv[i].begin <= end; i++)
-			if (iv[i].end > end)
-				end = iv[i].end;
+		for (i++; i < n && iv[i].gpu == g->gpu && iv[i].begin_ns <= end; i++)
+			if (iv[i].end_ns > end)
+				end = iv[i].end_ns;
 		g->frame_ns += end - begin;
 		if (end > g->end_ns)
 			g->end_ns = end;
+		iv[merged++] = (struct busy_interval){ begin, end, g->gpu };
 	}
+	w->f->busy = iv;
+	w->f->busy_count = (uint32_t)merged;
 }
 
 enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame *raw,

@@ -557,6 +557,7 @@ static void chunk_begin(const reader *c, size_t i, struct chunk_data *d)
 	cs->frames_done = 0;
 	cs->prev_frame = 0;
 	cs->cpu_cursor = 0;
+	cs->version_minor = c->meta.version_minor;
 	memset(cs->tick_base, 0, sizeof(cs->tick_base));
 	cs->names.len = cs->name_lens.len = 0;
 	raw_frames_clear(&d->frames);

@@ -430,7 +430,7 @@ static bool get_counts(struct cursor *k, struct raw_frames *raw)
 
 /* The arrays of raw_frames, in the order of raw_span.first. */
 enum { RAW_ITEMS, RAW_SUBMITS, RAW_OPS, RAW_HOST_SIGNALS, RAW_CALIBRATIONS, RAW_READIES,
-       RAW_COUNTS, RAW_FITS, RAW_CPU, RAW_ARRAYS };
+       RAW_COUNTS, RAW_FITS, RAW_CPU, RAW_TASKS, RAW_ARRAYS };
 
 static void raw_frames_arrays(struct raw_frames *f, struct vec *v[RAW_ARRAYS],
 			      size_t size[RAW_ARRAYS])
@@ -453,6 +453,8 @@ static void raw_frames_arrays(struct raw_frames *f, struct vec *v[RAW_ARRAYS],
 	size[RAW_FITS] = sizeof(struct raw_fit);
 	v[RAW_CPU] = &f->cpu;
 	size[RAW_CPU] = sizeof(struct raw_cpu);
+	v[RAW_TASKS] = &f->tasks;
+	size[RAW_TASKS] = sizeof(struct raw_task);
 }
 
 void raw_frames_clear(struct raw_frames *f)
@@ -482,7 +484,8 @@ size_t raw_frames_bytes(const struct raw_frames *f)
 	       f->host_signals.len * sizeof(struct raw_host_signal) +
 	       f->calibrations.len * sizeof(struct raw_calibration) +
 	       f->readies.len * sizeof(struct raw_ready) + f->counts.len * sizeof(struct counts) +
-	       f->fits.len * sizeof(struct raw_fit) + f->cpu.len * sizeof(struct raw_cpu);
+	       f->fits.len * sizeof(struct raw_fit) + f->cpu.len * sizeof(struct raw_cpu) +
+	       f->tasks.len * sizeof(struct raw_task);
 }
 
 void raw_frames_get(struct raw_frames *f, size_t i, const unsigned char *const *names,
@@ -524,6 +527,11 @@ void raw_frames_get(struct raw_frames *f, size_t i, const unsigned char *const *
 		.cpu = data[RAW_CPU],
 		.cpu_count = count[RAW_CPU],
 		.cpu_threads = s->cpu_threads,
+		.tasks = data[RAW_TASKS],
+		.task_count = count[RAW_TASKS],
+		.task_timelines = s->task_timelines,
+		.has_frame_thread = s->has_frame_thread,
+		.frame_thread_tid = s->frame_thread_tid,
 		.names = names,
 		.name_lens = name_lens,
 	};
@@ -581,6 +589,12 @@ struct frame_decoder {
 	struct cpu_decoder_thread *threads;
 	uint32_t thread_count;
 	int thread;
+	/* The string ids of the frame's distinct task timelines and of its
+	 * TIMELINE_FRAMEs' timelines, arrays of the caller's. */
+	uint32_t *timelines;
+	uint32_t timeline_count;
+	uint32_t *mark_timelines;
+	uint32_t mark_timeline_count;
 };
 
 /* Bytes left in the content that fast_scopes needs: a tag and two varints
@@ -1039,9 +1053,11 @@ static bool cpu_thread(struct frame_decoder *d)
 	return true;
 }
 
-/* CPU_BEGIN at a level: a scope opens on the current thread. */
+/* CPU_BEGIN and CPU_WAIT_BEGIN at a level: a scope opens on the current
+ * thread. */
 static bool cpu_begin(struct frame_decoder *d, unsigned tag)
 {
+	bool wait = tag >= FORMAT_TAG_CPU_WAIT_BEGIN;
 	struct cursor *k = d->k;
 	uint32_t name;
 	if (d->thread < 0)
@@ -1052,7 +1068,8 @@ static bool cpu_begin(struct frame_decoder *d, unsigned tag)
 	struct raw_cpu *c = cpu_push(d, RAW_CPU_BEGIN);
 	if (!c)
 		return cur_fail(k, "out of memory");
-	c->level = (uint8_t)(tag - FORMAT_TAG_CPU_BEGIN);
+	c->level = (uint8_t)(tag - (wait ? FORMAT_TAG_CPU_WAIT_BEGIN : FORMAT_TAG_CPU_BEGIN));
+	c->wait = wait;
 	c->a = name;
 	c->b = t->top;
 	if (!get_cpu(k, &d->cs->cpu_cursor, &c->cpu_ns))
@@ -1085,6 +1102,133 @@ static bool cpu_end(struct frame_decoder *d)
 		t->depth--;
 	}
 	return true;
+}
+
+/* FRAME_THREAD (since 1.4): the thread that ends frames; given again,
+ * replaces it. */
+static bool frame_thread(struct frame_decoder *d)
+{
+	uint32_t tid;
+	if (!get_u32(d->k, &tid, UINT32_MAX, "thread id out of range"))
+		return false;
+	d->span->has_frame_thread = true;
+	d->span->frame_thread_tid = tid;
+	return true;
+}
+
+/*
+ * The index of the timeline named by string `id` among the `*count` of
+ * `ids`, added when new. Two ids of equal strings name the same timeline,
+ * as a name does everywhere else. False past FORMAT_MAX_TIMELINES.
+ */
+static bool timeline_index(struct frame_decoder *d, uint32_t *ids, uint32_t *count,
+			   uint32_t id, uint32_t *out)
+{
+	const unsigned char *const *names = d->cs->names.data;
+	const uint32_t *lens = d->cs->name_lens.data;
+	uint32_t i;
+	for (i = 0; i < *count; i++)
+		if (ids[i] == id ||
+		    (lens[ids[i]] == lens[id] && memcmp(names[ids[i]], names[id], lens[id]) == 0))
+			break;
+	if (i == *count) {
+		if (i >= FORMAT_MAX_TIMELINES)
+			return false;
+		ids[(*count)++] = id;
+	}
+	*out = i;
+	return true;
+}
+
+/* A task or timeline record appended to the frame's, or NULL when out of
+ * memory. */
+static struct raw_task *task_push(struct frame_decoder *d, uint8_t type)
+{
+	struct raw_task *t = vec_push(&d->raw->tasks, sizeof(*t));
+	if (t) {
+		memset(t, 0, sizeof(*t));
+		t->type = type;
+	}
+	return t;
+}
+
+/* TIMELINE_FRAME (since 1.4): a boundary of a frame of another kind. */
+static bool timeline_frame(struct frame_decoder *d)
+{
+	struct cursor *k = d->k;
+	uint32_t id, index;
+	if (!get_string_id(k, d->cs, &id))
+		return false;
+	if (!timeline_index(d, d->mark_timelines, &d->mark_timeline_count, id, &index))
+		return cur_fail(k, "frames of more than 256 timelines in a frame");
+	struct raw_task *t = task_push(d, RAW_MARK);
+	if (!t)
+		return cur_fail(k, "out of memory");
+	t->timeline = id;
+	return get_cpu(k, &d->cs->cpu_cursor, &t->cpu_ns);
+}
+
+/* A task's id, which is never 0. */
+static bool get_task_id(struct cursor *k, uint64_t *id)
+{
+	if (!get_varint(k, id))
+		return false;
+	return *id != 0 || cur_fail(k, "task id 0");
+}
+
+/* TASK_BEGIN, TASK_BEGUN_EARLIER, TASK_STATE, TASK_END and TASK_DEPEND
+ * (since 1.4). A task and each state it enters count as a scope against
+ * the frame's limits, whether the model takes them or not. */
+static bool task_record(struct frame_decoder *d, unsigned tag)
+{
+	struct cursor *k = d->k;
+	struct raw_task *t;
+	uint64_t task;
+	uint32_t timeline = 0, index = 0, name = 0, state = 0;
+	uint64_t blocking = 0;
+
+	if (!get_task_id(k, &task))
+		return false;
+	switch (tag) {
+	case FORMAT_TAG_TASK_BEGIN:
+	case FORMAT_TAG_TASK_BEGUN_EARLIER:
+		if (!get_string_id(k, d->cs, &timeline) || !get_string_id(k, d->cs, &name) ||
+		    !get_string_id(k, d->cs, &state))
+			return false;
+		if (!timeline_index(d, d->timelines, &d->timeline_count, timeline, &index))
+			return cur_fail(k, "tasks on more than 256 timelines in a frame");
+		if (!count_node(d, name) || !count_node(d, state))
+			return false;
+		d->span->task_timelines = d->timeline_count;
+		break;
+	case FORMAT_TAG_TASK_STATE:
+		if (!get_string_id(k, d->cs, &state) || !count_node(d, state))
+			return false;
+		break;
+	case FORMAT_TAG_TASK_DEPEND:
+		if (!get_string_id(k, d->cs, &state) || !get_task_id(k, &blocking))
+			return false;
+		break;
+	default:
+		break;
+	}
+	static const uint8_t types[] = {
+		[FORMAT_TAG_TASK_BEGIN - FORMAT_TAG_TASK_BEGIN] = RAW_TASK_BEGIN,
+		[FORMAT_TAG_TASK_BEGUN_EARLIER - FORMAT_TAG_TASK_BEGIN] = RAW_TASK_BEGIN,
+		[FORMAT_TAG_TASK_STATE - FORMAT_TAG_TASK_BEGIN] = RAW_TASK_STATE,
+		[FORMAT_TAG_TASK_END - FORMAT_TAG_TASK_BEGIN] = RAW_TASK_END,
+		[FORMAT_TAG_TASK_DEPEND - FORMAT_TAG_TASK_BEGIN] = RAW_TASK_DEPEND,
+	};
+	if (!(t = task_push(d, types[tag - FORMAT_TAG_TASK_BEGIN])))
+		return cur_fail(k, "out of memory");
+	t->earlier = tag == FORMAT_TAG_TASK_BEGUN_EARLIER;
+	t->timeline = timeline;
+	t->timeline_index = (uint8_t)index;
+	t->name = name;
+	t->state = state;
+	t->task = task;
+	t->blocking = blocking;
+	return get_cpu(k, &d->cs->cpu_cursor, &t->cpu_ns);
 }
 
 /* A record of a frame but FRAME_BEGIN and FRAME_END, after its tag, which
@@ -1139,10 +1283,34 @@ static inline bool decode_record(struct frame_decoder *d, unsigned tag,
 		return cpu_begin(d, tag);
 	case FORMAT_TAG_CPU_END:
 		return cpu_end(d);
+	case FORMAT_TAG_CPU_WAIT_BEGIN:
+	case FORMAT_TAG_CPU_WAIT_BEGIN + 1:
+	case FORMAT_TAG_CPU_WAIT_BEGIN + 2:
+	case FORMAT_TAG_CPU_WAIT_BEGIN + 3:
+		if (d->cs->version_minor < 4)
+			break;
+		return cpu_begin(d, tag);
+	case FORMAT_TAG_FRAME_THREAD:
+		if (d->cs->version_minor < 4)
+			break;
+		return frame_thread(d);
+	case FORMAT_TAG_TIMELINE_FRAME:
+		if (d->cs->version_minor < 4)
+			break;
+		return timeline_frame(d);
+	case FORMAT_TAG_TASK_BEGIN:
+	case FORMAT_TAG_TASK_BEGUN_EARLIER:
+	case FORMAT_TAG_TASK_STATE:
+	case FORMAT_TAG_TASK_END:
+	case FORMAT_TAG_TASK_DEPEND:
+		if (d->cs->version_minor < 4)
+			break;
+		return task_record(d, tag);
 	default:
-		d->k->p = record;
-		return cur_fail(d->k, "unknown record tag");
+		break;
 	}
+	d->k->p = record;
+	return cur_fail(d->k, "unknown record tag");
 }
 
 /* One frame's records, FRAME_BEGIN to FRAME_END, appended to raw. */
@@ -1151,6 +1319,7 @@ static bool decode_frame(const struct setup *setup, struct cursor *k, struct chu
 {
 	uint32_t depth[FORMAT_MAX_QUEUES];
 	struct cpu_decoder_thread threads[FORMAT_MAX_CPU_THREADS];
+	uint32_t timelines[FORMAT_MAX_TIMELINES], mark_timelines[FORMAT_MAX_TIMELINES];
 	struct frame_decoder d;
 	d.setup = setup;
 	d.k = k;
@@ -1170,6 +1339,10 @@ static bool decode_frame(const struct setup *setup, struct cursor *k, struct chu
 	d.threads = threads;
 	d.thread_count = 0;
 	d.thread = -1;
+	d.timelines = timelines;
+	d.timeline_count = 0;
+	d.mark_timelines = mark_timelines;
+	d.mark_timeline_count = 0;
 	memset(depth, 0, sizeof(depth[0]) * d.queue_count);
 
 	if (!frame_begin(&d))
@@ -1207,6 +1380,9 @@ bool records_decode_frame(const struct setup *setup, struct cursor *k, struct ch
 	span->placed = false;
 	span->timestamps = 0;
 	span->cpu_threads = 0;
+	span->task_timelines = 0;
+	span->has_frame_thread = false;
+	span->frame_thread_tid = 0;
 	if (decode_frame(setup, k, cs, frames, span))
 		return true;
 	for (int j = 0; j < RAW_ARRAYS; j++)

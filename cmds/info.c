@@ -113,7 +113,28 @@ struct tally {
 	 * thread's in a later frame), and their scopes. */
 	uint32_t cpu_threads;
 	uint64_t cpu_scopes;
+	/* Tasks (the most timelines in one frame), their dependencies and
+	 * the task records left out; boundaries of frames of other kinds. */
+	uint32_t timelines;
+	uint64_t tasks, deps, broken_deps, misuses;
+	uint32_t mark_timelines;
+	uint64_t marks;
 };
+
+/* The distinct timelines of f's frames of other kinds. */
+static uint32_t mark_timelines(const struct frame *f)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < f->mark_count; i++) {
+		const struct frame_mark *m = &f->marks[i];
+		uint32_t j = 0;
+		while (j < i && (f->marks[j].timeline_len != m->timeline_len ||
+				 memcmp(f->marks[j].timeline, m->timeline, m->timeline_len) != 0))
+			j++;
+		n += j == i;
+	}
+	return n;
+}
 
 /* Reads the frames of c to the end or the damage (*r says which, with
  * err), counting them in *n and keeping each GPU's frame times in
@@ -131,9 +152,28 @@ static bool read_frames(reader *c, struct tally *n, struct times *times, enum cr
 		n->scopes += f->scopes;
 		n->events += f->events;
 		n->timestamps += f->timestamps;
-		if (f->cpu_thread_count > n->cpu_threads)
-			n->cpu_threads = f->cpu_thread_count;
+		uint32_t threads = 0, timelines = 0;
+		for (uint32_t i = 0; i < f->cpu_thread_count; i++) {
+			if (f->cpu_threads[i].kind == FRAME_CPU_TIMELINE) {
+				timelines++;
+				n->tasks += f->cpu_threads[i].scopes;
+			} else {
+				threads++;
+			}
+		}
+		if (threads > n->cpu_threads)
+			n->cpu_threads = threads;
+		if (timelines > n->timelines)
+			n->timelines = timelines;
 		n->cpu_scopes += f->cpu_scopes;
+		n->deps += f->task_dep_count;
+		for (uint32_t i = 0; i < f->task_dep_count; i++)
+			n->broken_deps += f->task_deps[i].violated;
+		n->misuses += f->task_misuses;
+		n->marks += f->mark_count;
+		uint32_t marked = mark_timelines(f);
+		if (marked > n->mark_timelines)
+			n->mark_timelines = marked;
 		for (uint32_t g = 0; g < f->gpu_count && g < 64; g++)
 			if (f->gpus[g].frame_ns > 0 && !times_push(&times[g], f->gpus[g].frame_ns)) {
 				cmd_error("out of memory");
@@ -158,6 +198,23 @@ static void print_counts(const struct capture_meta *m, const struct tally *n)
 	if (n->cpu_threads)
 		printf("CPU threads  %u in a frame at most, %llu CPU scope%s\n", n->cpu_threads,
 		       (unsigned long long)n->cpu_scopes, n->cpu_scopes == 1 ? "" : "s");
+	if (n->timelines) {
+		printf("tasks        %llu, on %u timeline%s in a frame at most, %llu "
+		       "dependenc%s (%llu not respected)", (unsigned long long)n->tasks,
+		       n->timelines, n->timelines == 1 ? "" : "s", (unsigned long long)n->deps,
+		       n->deps == 1 ? "y" : "ies", (unsigned long long)n->broken_deps);
+		if (n->misuses)
+			printf(", %llu task record%s left out", (unsigned long long)n->misuses,
+			       n->misuses == 1 ? "" : "s");
+		printf("\n");
+	} else if (n->misuses) {
+		printf("tasks        none, %llu task record%s left out\n",
+		       (unsigned long long)n->misuses, n->misuses == 1 ? "" : "s");
+	}
+	if (n->marks)
+		printf("frame marks  %llu, of %u kind%s in a frame at most\n",
+		       (unsigned long long)n->marks, n->mark_timelines,
+		       n->mark_timelines == 1 ? "" : "s");
 }
 
 /* GPU g's minimum, median and maximum frame time, reordering its times. */

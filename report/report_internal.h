@@ -56,6 +56,10 @@ struct glyphs {
 extern const struct glyphs grid_unicode;
 extern const struct glyphs grid_ascii;
 
+/* A name from the capture, its control characters shown as replacement
+ * characters (g's), which would break the line (text.c). */
+void text_add_name(struct sbuf *b, const struct glyphs *g, const char *name, size_t len);
+
 #define MAX_COLS 16
 
 /* A table of text cells: columns belong to groups whose titles are drawn
@@ -125,6 +129,34 @@ void pipeline_rows_render(struct sbuf *out, const struct report_settings *s,
 			  const struct glyphs *g, const struct pipeline_rows *r,
 			  const struct report_sink *sink);
 void pipeline_rows_release(struct pipeline_rows *r);
+
+/* ------------------------------------------------------------------------ */
+/* What bounded a frame (verdict.c)                                         */
+/* ------------------------------------------------------------------------ */
+
+enum bound_kind {
+	BOUND_UNKNOWN,  /* no CPU thread, or a frame of no time */
+	BOUND_GPU,      /* the CPU waited on the GPU a tenth of the frame or more */
+	BOUND_CPU,      /* else the GPU idled a tenth of it or more */
+	BOUND_BALANCED
+};
+
+struct frame_bound {
+	enum bound_kind kind;
+	int64_t frame_ns;  /* the CPU frame time */
+	int32_t thread;    /* the thread whose waits count: the frame thread,
+			    * or with none the one that waited most; -1 */
+	int64_t wait_ns;   /* its wait_ns */
+	int64_t idle_ns;   /* time of the CPU frame no GPU was busy */
+};
+
+/* What bounded frame f; 0, or -1 when out of memory. */
+int frame_bound_find(const struct frame *f, struct frame_bound *out);
+
+/* The lines that end a frame's report: its CPU frame time and GPU frame
+ * times, what bounded it and the task records it left out; 0, or -1
+ * when out of memory. */
+int frame_bound_print(struct sbuf *out, const struct glyphs *g, const struct frame *f);
 
 /* ------------------------------------------------------------------------ */
 /* SVG (plot.c)                                                             */

@@ -249,23 +249,6 @@ static void format_bar(struct sbuf *b, const struct glyphs *g, double pct)
 	sbuf_addf(b, " %5.1f%%", pct);
 }
 
-/* A name from the capture. Control characters would break the line;
- * they show as replacement characters. */
-static void add_name(struct sbuf *b, const struct glyphs *g, const char *name, size_t len)
-{
-	for (size_t i = 0; i < len; i++) {
-		unsigned char ch = (unsigned char)name[i];
-		bool c1 = ch == 0xC2 && i + 1 < len && (unsigned char)name[i + 1] >= 0x80 &&
-			  (unsigned char)name[i + 1] <= 0x9F;
-		if (ch < 0x20 || ch == 0x7F || c1) {
-			sbuf_adds(b, g == &grid_ascii ? "?" : "\xEF\xBF\xBD");
-			i += c1;
-		} else {
-			sbuf_add(b, (const char *)&ch, 1);
-		}
-	}
-}
-
 /* The text of one cell into b (emptied first). */
 static void format_cell(struct sbuf *b, const struct view *v, const struct glyphs *g,
 			const struct row *r, const struct column *c)
@@ -313,7 +296,11 @@ static void format_cell(struct sbuf *b, const struct view *v, const struct glyph
 			sbuf_addf(b, "%u other %s", r->folded, r->folded == 1 ? "child" : "children");
 			break;
 		}
-		add_name(b, g, r->node->name, r->node->name_len);
+		text_add_name(b, g, r->node->name, r->node->name_len);
+		if (r->node->flags & NODE_WAIT)
+			sbuf_adds(b, " [wait]");
+		if (r->node->flags & NODE_BEGUN_EARLIER)
+			sbuf_adds(b, " [earlier]");
 		if (r->node->flags & NODE_OPEN)
 			sbuf_adds(b, " [open]");
 		if (r->node->flags & NODE_UNTIMED)
@@ -556,13 +543,21 @@ static void notes(struct sbuf *out, const struct frame *f, const struct frame_gp
 		sbuf_adds(out, "note: some timestamps of this frame never became available\n");
 }
 
-/* What a CPU thread's block says above its table. */
+/* What a CPU thread's or a timeline's block says above its table. */
 static void cpu_summary(struct sbuf *out, const struct report_settings *s,
 			const struct glyphs *g, const struct frame_cpu_thread *t,
 			const struct view *v)
 {
+	bool tasks = t->kind == FRAME_CPU_TIMELINE;
 	add_ms(out, "CPU frame", v->denominator_ns);
-	sbuf_addf(out, "%s%u scope%s\n", g->sep, t->scopes, t->scopes == 1 ? "" : "s");
+	sbuf_addf(out, "%s%u %s%s", g->sep, t->scopes, tasks ? "task" : "scope",
+		  t->scopes == 1 ? "" : "s");
+	if (t->wait_ns) {
+		sbuf_adds(out, g->sep);
+		add_ms(out, "waited", t->wait_ns);
+		sbuf_adds(out, " (marked [wait])");
+	}
+	sbuf_adds(out, "\n");
 	add_ms(out, "percent of CPU frame", v->denominator_ns);
 	if (s->root_count) {
 		sbuf_addf(out, "%sroot ", g->sep);
@@ -579,7 +574,16 @@ static void cpu_summary(struct sbuf *out, const struct report_settings *s,
 	if (s->sort != SORT_CHRONO)
 		sbuf_addf(out, "%ssorted by %s", g->sep, sorts[s->sort]);
 	sbuf_adds(out, "\n");
-	if (t->open_scopes)
+	uint32_t earlier = 0;
+	for (const struct node *n = tasks ? t->root->child : NULL; n; n = n->next)
+		earlier += (n->flags & NODE_BEGUN_EARLIER) != 0;
+	if (earlier)
+		sbuf_addf(out, "note: %u task%s begun before the frame, shown from its begin "
+			       "(marked [earlier])\n", earlier, earlier == 1 ? " was" : "s were");
+	if (t->open_scopes && tasks)
+		sbuf_addf(out, "note: %u task%s still running at the frame end, shown to there "
+			       "(marked [open])\n", t->open_scopes, t->open_scopes == 1 ? " was" : "s were");
+	else if (t->open_scopes)
 		sbuf_addf(out, "note: %u scope%s still open at the frame end, closed there "
 			       "(marked [open])\n", t->open_scopes, t->open_scopes == 1 ? " was" : "s were");
 	if (t->unmatched_ends)
@@ -587,9 +591,35 @@ static void cpu_summary(struct sbuf *out, const struct report_settings *s,
 			  t->unmatched_ends, t->unmatched_ends == 1 ? "" : "s");
 }
 
-/* A block per CPU thread, after the queues'. Only where no GPU or queue
- * is chosen (threads belong to neither), and not by pipeline (they run
- * none). Returns as report_frame. */
+/* The dependencies of tasks of timeline t that were not respected: a
+ * line each. */
+static void broken_dependencies(struct sbuf *out, const struct glyphs *g, const struct frame *f,
+				const struct frame_cpu_thread *t)
+{
+	for (uint32_t i = 0; i < f->task_dep_count; i++) {
+		const struct frame_task_dep *d = &f->task_deps[i];
+		if (!d->violated || d->task->parent != t->root)
+			continue;
+		sbuf_adds(out, "dependency not respected: '");
+		text_add_name(out, g, d->task->name, d->task->name_len);
+		sbuf_adds(out, "' entered '");
+		text_add_name(out, g, d->state, d->state_len);
+		if (d->blocking_end_ns == INT64_MIN) {
+			sbuf_adds(out, "' while '");
+			text_add_name(out, g, d->blocking->name, d->blocking->name_len);
+			sbuf_adds(out, "' ran, which had not ended by the frame end\n");
+		} else {
+			sbuf_addf(out, "' %.3f ms before '",
+				  (double)(d->blocking_end_ns - d->entered_ns) / 1e6);
+			text_add_name(out, g, d->blocking->name, d->blocking->name_len);
+			sbuf_adds(out, "' ended\n");
+		}
+	}
+}
+
+/* A block per CPU thread, then per task timeline, after the queues'. Only
+ * where no GPU or queue is chosen (threads belong to neither), and not by
+ * pipeline (they run none). Returns as report_frame. */
 static int report_cpu_threads(const struct report_settings *s, const struct frame *f,
 			      const struct glyphs *g, struct sbuf *out,
 			      const struct report_sink *sink)
@@ -618,11 +648,17 @@ static int report_cpu_threads(const struct report_settings *s, const struct fram
 			free(v.rows.data);
 			continue;
 		}
+		bool tasks = t->kind == FRAME_CPU_TIMELINE;
 		if (s->header) {
-			sbuf_addf(out, "CPU profile for frame %llu%sthread '",
-				  (unsigned long long)f->number, g->sep);
-			add_name(out, g, t->name, t->name_len);
-			sbuf_addf(out, "' (tid %u)\n", t->tid);
+			sbuf_addf(out, "CPU profile for frame %llu%s%s '",
+				  (unsigned long long)f->number, g->sep,
+				  tasks ? "tasks on timeline" : "thread");
+			text_add_name(out, g, t->name, t->name_len);
+			if (tasks)
+				sbuf_adds(out, "'\n");
+			else
+				sbuf_addf(out, "' (tid %u%s)\n", t->tid,
+					  (int32_t)i == f->frame_thread ? ", ends the frames" : "");
 			if (!empty)
 				cpu_summary(out, s, g, t, &v);
 		}
@@ -630,12 +666,22 @@ static int report_cpu_threads(const struct report_settings *s, const struct fram
 			sbuf_adds(out, "No scope on this thread in this frame.\n\n");
 		} else {
 			if (nothing)
-				sbuf_adds(out, "No scope on this thread matches the root filter.\n");
+				sbuf_addf(out, "No %s matches the root filter.\n",
+					  tasks ? "task or state on this timeline" :
+						  "scope on this thread");
 			else
 				render_table(out, &v, g, s->whole_tables ? NULL : sink);
+			if (tasks && s->header)
+				broken_dependencies(out, g, f, t);
 			sbuf_adds(out, "\n");
 		}
 		free(v.rows.data);
+		result = sbuf_emit(sink, out);
+	}
+	if (result == 0 && s->header &&
+	    (f->cpu_thread_count || f->mark_count || f->task_misuses)) {
+		if (frame_bound_print(out, g, f) != 0)
+			out->failed = true;
 		result = sbuf_emit(sink, out);
 	}
 	return result;

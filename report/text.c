@@ -67,3 +67,18 @@ void sbuf_emit_some(const struct report_sink *sink, struct sbuf *b)
 	if (sink && b->len >= 64 * 1024 && sbuf_emit(sink, b) != 0)
 		b->failed = true;
 }
+
+void text_add_name(struct sbuf *b, const struct glyphs *g, const char *name, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)name[i];
+		bool c1 = ch == 0xC2 && i + 1 < len && (unsigned char)name[i + 1] >= 0x80 &&
+			  (unsigned char)name[i + 1] <= 0x9F;
+		if (ch < 0x20 || ch == 0x7F || c1) {
+			sbuf_adds(b, g->replacement);
+			i += c1;
+		} else {
+			sbuf_add(b, (const char *)&ch, 1);
+		}
+	}
+}

@@ -36,6 +36,7 @@
 #define MAX_NAME_BYTES 4096
 #define MAX_STRESS_GPUS 64
 #define MAX_CPU_THREADS 256 /* the format's, a frame */
+#define MAX_TASKS 1000      /* a frame; ids are unique in it */
 #define MAX_STRESS_QUEUES 256
 #define MAX_STRESS_DEPTH 255
 
@@ -434,6 +435,9 @@ struct options {
 	double noise_pct;
 	uint64_t spikes;
 	uint64_t cpu_threads;
+	uint64_t tasks;
+	bool waits;              /* the first CPU thread ends frames and waits */
+	bool timeline_frames;
 	bool leaves;
 	bool pipeline_ids;       /* leaves name pipelines by identities */
 	bool unbalanced;
@@ -496,6 +500,11 @@ static int64_t max64(int64_t a, int64_t b)
 	return a > b ? a : b;
 }
 
+static int64_t min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
 /* A GPU's counter at CPU time ns, its full width. */
 static uint64_t gpu_ticks(unsigned gpu, int64_t ns)
 {
@@ -538,6 +547,7 @@ static const char *node_name(const struct plan_node *node, uint64_t frame, char 
 #define NOISE_SALT UINT64_C(0x6e6f697365000000)
 #define SPIKE_SALT UINT64_C(0x7370696b65000000)
 #define CPU_SALT UINT64_C(0x6370750000000000)
+#define TASK_SALT UINT64_C(0x7461736b00000000)
 /* The --noise key of the scope that --unbalanced leaves open. */
 #define OVERLAY_KEY ((uint64_t)(SPEC_COUNT + 3) << 32 | NO_NUMBER)
 
@@ -897,10 +907,19 @@ struct cpu_scope {
 	double weight;
 };
 
+/* The scope of a tree that waits on the GPU. */
+#define WAIT_SCOPE "Wait for GPU"
+
 static const struct cpu_scope main_tree[] = {
 	{ "Frame", 0, 1 },  { "Game", 1, 3 },       { "Physics", 2, 2 },
 	{ "Animation", 2, 1 }, { "Render", 1, 2 },  { "Visibility", 2, 1 },
 	{ "Record Commands", 2, 2 },
+};
+/* With --waits, on frames that wait: the GPU is behind. */
+static const struct cpu_scope waiting_tree[] = {
+	{ "Frame", 0, 1 },  { "Game", 1, 3 },       { "Physics", 2, 2 },
+	{ "Animation", 2, 1 }, { "Render", 1, 2 },  { "Visibility", 2, 1 },
+	{ "Record Commands", 2, 2 }, { WAIT_SCOPE, 1, 2 },
 };
 static const struct cpu_scope render_tree[] = {
 	{ "Frame", 0, 1 },      { "Render", 1, 4 },          { "Visibility", 2, 1 },
@@ -921,8 +940,9 @@ static size_t write_cpu_scope(crumbs_writer *w, const struct cpu_scope *t, size_
 	size_t first = i + 1, end = first;
 	double total = 0;
 
-	if ((*r = crumbs_writer_cpu_begin(w, t[i].name, t[i].depth < 3 ? t[i].depth : 3,
-					  (uint64_t)begin_ns)) != CRUMBS_OK)
+	bool wait = strcmp(t[i].name, WAIT_SCOPE) == 0;
+	if ((*r = (wait ? crumbs_writer_cpu_wait_begin : crumbs_writer_cpu_begin)(
+		     w, t[i].name, t[i].depth < 3 ? t[i].depth : 3, (uint64_t)begin_ns)) != CRUMBS_OK)
 		return n;
 	for (; end < n && t[end].depth > t[i].depth; end++)
 		if (t[end].depth == t[i].depth + 1)
@@ -948,7 +968,11 @@ static enum crumbs_result write_cpu_threads(struct gen *g, int64_t t0, int64_t t
 		const struct cpu_scope *t = worker_tree;
 		size_t n = sizeof(worker_tree) / sizeof(worker_tree[0]);
 		char name[32];
-		if (i == 0) {
+		if (i == 0 && g->opt->waits && g->frame % 2 == 0) {
+			t = waiting_tree;
+			n = sizeof(waiting_tree) / sizeof(waiting_tree[0]);
+			snprintf(name, sizeof(name), "Main Thread");
+		} else if (i == 0) {
 			t = main_tree;
 			n = sizeof(main_tree) / sizeof(main_tree[0]);
 			snprintf(name, sizeof(name), "Main Thread");
@@ -965,7 +989,80 @@ static enum crumbs_result write_cpu_threads(struct gen *g, int64_t t0, int64_t t
 		int64_t end = t1 - span / 50 - (int64_t)((double)(span / 10) * unit(hash3(h, 0, 2)));
 		if ((r = crumbs_writer_cpu_thread(g->w, (uint32_t)(1000 + i), name)) == CRUMBS_OK)
 			write_cpu_scope(g->w, t, n, 0, begin, end, h, &r);
+		if (i == 0 && g->opt->waits && r == CRUMBS_OK)
+			r = crumbs_writer_frame_thread(g->w, 1000);
 	}
+	return r;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tasks and frames of other kinds                                          */
+/* ------------------------------------------------------------------------ */
+
+static const char *const task_names[] = {
+	"Stream Textures", "Cull", "Skin", "Shade", "Decode Audio",
+	"Build Lights", "Sort Draws", "Simulate Cloth",
+};
+
+/*
+ * --tasks: n tasks a frame from t0 to t1, on timelines "Jobs" and
+ * "Streaming", each waiting a little before it executes. The first (with
+ * two or more) was begun before the frame; "Skin" and "Shade" may not
+ * execute before "Cull" ends: "Skin" waits for it, "Shade" does not; the
+ * fifth is still running when the frame ends. Times are drawn from the
+ * seed and the frame.
+ */
+static enum crumbs_result write_tasks(struct gen *g, int64_t t0, int64_t t1)
+{
+	enum crumbs_result r = CRUMBS_OK;
+	uint64_t n = g->opt->tasks, first_id = 1000 * (g->frame % 1000) + 1;
+	int64_t span = t1 - t0, cull_end = 0;
+
+	for (uint64_t k = 0; k < n && r == CRUMBS_OK; k++) {
+		uint64_t h = hash3(g->opt->seed ^ TASK_SALT, g->frame, k), id = first_id + k;
+		char name[32];
+		const char *timeline = k == 0 || k == 4 || (k > 4 && k % 2) ? "Streaming" : "Jobs";
+		if (k < sizeof(task_names) / sizeof(task_names[0]))
+			snprintf(name, sizeof(name), "%s", task_names[k]);
+		else
+			snprintf(name, sizeof(name), "Job %" PRIu64, k);
+		int64_t begin = t0 + span / 20 + (int64_t)((double)span * 0.5 * (double)k /
+							   (double)n) +
+				(int64_t)((double)(span / 50) * unit(hash3(h, 0, 1)));
+		int64_t exec = begin + (int64_t)((double)span * 0.03 * (0.5 + unit(hash3(h, 0, 2))));
+		int64_t end = exec + (int64_t)((double)span * (0.12 + 0.1 * unit(hash3(h, 0, 3))));
+		bool earlier = k == 0 && n >= 2;
+		if (earlier) {
+			begin = t0 - span / 10;
+			end = t0 + span / 8;
+		} else if (k == 2 && n > 2) {
+			exec = max64(exec, cull_end + span / 100);
+			end = max64(end, exec + span / 10);
+		} else if (k == 3 && n > 3) {
+			exec = cull_end - span / 50;
+			begin = min64(begin, exec - span / 100);
+		}
+		r = crumbs_writer_task_begin(g->w, id, timeline, name, earlier ? "Executing" : "Waiting",
+					     earlier, (uint64_t)begin);
+		if (r == CRUMBS_OK && (k == 2 || k == 3))
+			r = crumbs_writer_task_depend(g->w, id, "Executing", first_id + 1,
+						      (uint64_t)begin);
+		if (r == CRUMBS_OK && !earlier)
+			r = crumbs_writer_task_state(g->w, id, "Executing", (uint64_t)exec);
+		if (r == CRUMBS_OK && k != 4)
+			r = crumbs_writer_task_end(g->w, id, (uint64_t)end);
+		if (k == 1)
+			cull_end = end;
+	}
+	return r;
+}
+
+/* --timeline-frames: the game's own frames, two to each of the GPU's. */
+static enum crumbs_result write_timeline_frames(struct gen *g, int64_t t0, int64_t t1)
+{
+	enum crumbs_result r = crumbs_writer_timeline_frame(g->w, "Game", (uint64_t)(t0 + (t1 - t0) / 10));
+	if (r == CRUMBS_OK)
+		r = crumbs_writer_timeline_frame(g->w, "Game", (uint64_t)(t0 + (t1 - t0) * 6 / 10));
 	return r;
 }
 
@@ -1083,7 +1180,10 @@ static enum crumbs_result write_frame(struct gen *g, uint64_t f)
 	if ((r = submit(g, &gfx_post)) != CRUMBS_OK)
 		return r;
 
-	if ((r = write_cpu_threads(g, t0, CPU_START_NS + (int64_t)(f + 1) * FRAME_NS)) != CRUMBS_OK)
+	int64_t t1 = CPU_START_NS + (int64_t)(f + 1) * FRAME_NS;
+	if ((r = write_cpu_threads(g, t0, t1)) != CRUMBS_OK ||
+	    (opt->tasks && (r = write_tasks(g, t0, t1)) != CRUMBS_OK) ||
+	    (opt->timeline_frames && (r = write_timeline_frames(g, t0, t1)) != CRUMBS_OK))
 		return r;
 	return crumbs_writer_frame_end(g->w, (uint64_t)(CPU_START_NS + (int64_t)(f + 1) * FRAME_NS),
 				       opt->leaves ? CRUMBS_FRAME_FULL_DETAIL : 0, 0);
@@ -1321,6 +1421,18 @@ static const struct option_spec option_specs[] = {
 	  "'Main Thread', 'Render Thread', 'Worker 0',\n"
 	  "..., tids from 1000, each a small tree of\n"
 	  "scopes inside the frame (not in stress frames)" },
+	{ "waits", 0, OPT_SWITCH, NULL, FIELD(waits), 0, 0,
+	  "with --cpu-threads, the first thread ends the\n"
+	  "frames, and in every other frame waits for the\n"
+	  "GPU ('Wait for GPU')" },
+	{ "tasks", 0, OPT_NUMBER, "N", FIELD(tasks), 0, MAX_TASKS,
+	  "N tasks a frame (0 to 1000, default 0) on\n"
+	  "timelines 'Jobs' and 'Streaming', waiting and\n"
+	  "executing: one begun before the frame, one left\n"
+	  "running, 'Skin' waiting for 'Cull' to end and\n"
+	  "'Shade' not (not in stress frames)" },
+	{ "timeline-frames", 0, OPT_SWITCH, NULL, FIELD(timeline_frames), 0, 0,
+	  "mark two frames of kind 'Game' in each frame" },
 	{ "chunk-kib", 0, OPT_NUMBER, "K", FIELD(chunk_kib), 1, MAX_CHUNK_KIB,
 	  "compress records K KiB at a time (default:\n"
 	  "the writer's, 1024)" },

@@ -108,7 +108,7 @@ static inline bool records_build(const uint8_t *data, size_t size, struct record
 
 	unsigned char header[FORMAT_HEADER_FRAME_MAX_BYTES];
 	records_put(o, header, format_file_header_encode(header, &(struct format_file_header){
-		.major = CRUMBS_FORMAT_MAJOR }));
+		.major = CRUMBS_FORMAT_MAJOR, .minor = CRUMBS_FORMAT_MINOR }));
 
 	if (extra)
 		records_chunk(o, z, FORMAT_CHUNK_SETUP, data + 3, extra, 0, index, &entries);

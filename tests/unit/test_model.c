@@ -461,6 +461,10 @@ static void overlapping_queues_union(void **state)
 	assert_int_equal(f->gpus[0].frame_ns, 3000);
 	assert_int_equal(f->gpus[0].begin_ns, (int64_t)T);
 	assert_int_equal(f->gpus[0].end_ns, (int64_t)T + 3000);
+	/* The union, as intervals: gfx's two and compute's one overlap. */
+	assert_int_equal(f->busy_count, 1);
+	assert_int_equal(f->busy[0].begin_ns, (int64_t)T);
+	assert_int_equal(f->busy[0].end_ns, (int64_t)T + 3000);
 	reader_free(c);
 	free(m.data);
 }
@@ -1027,6 +1031,218 @@ static void flat_scopes(void **state)
 	free(m.data);
 }
 
+/*
+ * Format 1.4's CPU records, frame T to T + 10000. Thread 1 ends frames and
+ * waits twice at the top (1000 to 3000, with a wait and a scope inside,
+ * and 5000 to 6000): 3000 ns of waiting; thread 2 waits from 8000 and is
+ * still waiting at the frame end: 2000.
+ *
+ * Tasks on "Jobs": Cull (1) waits 200 to 500, executes to 1500; Shade (2)
+ * waits from 300, executes from 1000 (before Cull ended: violated), ends
+ * at 2500; Skin (3) waits from 400, executes from 1600 (after: kept),
+ * ends at 2000. On "IO": Stream (4) begun at T - 5000, shown from T,
+ * ends at 700; Open (5) from 800, still executing at the frame end.
+ * Cull may not execute before Open ends, given at 100: it executed at
+ * 500, and Open never ended: violated. Open never enters "Done"; task 6
+ * does not exist. Four misuses: a state of task 9, a second begin of 2,
+ * an end and a state of Cull once it ended.
+ */
+static crumbs_writer *tasks_frame(struct membuf *m)
+{
+	uint32_t q;
+	crumbs_writer *w = setup(m, &q, NULL);
+	crumbs_writer_frame_begin(w, 1, T);
+	assert_int_equal(crumbs_writer_cpu_thread(w, 1, "Main"), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_frame_thread(w, 1), CRUMBS_OK);
+	crumbs_writer_cpu_begin(w, "Frame", 0, T + 100);
+	assert_int_equal(crumbs_writer_cpu_wait_begin(w, "Present", 0, T + 1000), CRUMBS_OK);
+	crumbs_writer_cpu_wait_begin(w, "Fence", 1, T + 1500);
+	crumbs_writer_cpu_end(w, T + 2000);
+	crumbs_writer_cpu_begin(w, "Inner", 1, T + 2500);
+	crumbs_writer_cpu_end(w, T + 2600);
+	crumbs_writer_cpu_end(w, T + 3000);
+	crumbs_writer_cpu_wait_begin(w, "Acquire", 0, T + 5000);
+	crumbs_writer_cpu_end(w, T + 6000);
+	crumbs_writer_cpu_end(w, T + 9000);
+	crumbs_writer_cpu_thread(w, 2, "Worker");
+	crumbs_writer_cpu_wait_begin(w, "Wait open", 0, T + 8000);
+
+	assert_int_equal(crumbs_writer_timeline_frame(w, "Game", T + 100), CRUMBS_OK);
+	crumbs_writer_timeline_frame(w, "Physics", T + 200);
+	assert_int_equal(crumbs_writer_task_depend(w, 1, "Executing", 5, T + 100), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_task_begin(w, 1, "Jobs", "Cull", "Waiting", 0, T + 200),
+			 CRUMBS_OK);
+	crumbs_writer_task_begin(w, 2, "Jobs", "Shade", "Waiting", 0, T + 300);
+	crumbs_writer_task_depend(w, 2, "Executing", 1, T + 300);
+	crumbs_writer_task_begin(w, 3, "Jobs", "Skin", "Waiting", 0, T + 400);
+	crumbs_writer_task_depend(w, 3, "Executing", 1, T + 400);
+	assert_int_equal(crumbs_writer_task_state(w, 1, "Executing", T + 500), CRUMBS_OK);
+	crumbs_writer_task_begin(w, 4, "IO", "Stream", NULL, 1, T - 5000);
+	crumbs_writer_task_end(w, 4, T + 700);
+	crumbs_writer_task_begin(w, 5, "IO", "Open", NULL, 0, T + 800);
+	crumbs_writer_task_depend(w, 5, "Done", 4, T + 800);
+	crumbs_writer_task_depend(w, 6, "Executing", 1, T + 800);
+	crumbs_writer_task_state(w, 2, "Executing", T + 1000);
+	assert_int_equal(crumbs_writer_task_end(w, 1, T + 1500), CRUMBS_OK);
+	crumbs_writer_task_state(w, 3, "Executing", T + 1600);
+	crumbs_writer_task_end(w, 3, T + 2000);
+	crumbs_writer_task_end(w, 2, T + 2500);
+	crumbs_writer_timeline_frame(w, "Game", T + 5000);
+	/* Misuses. */
+	crumbs_writer_task_state(w, 9, "Executing", T + 3000);
+	crumbs_writer_task_begin(w, 2, "Jobs", "Again", NULL, 0, T + 3000);
+	crumbs_writer_task_end(w, 1, T + 3000);
+	crumbs_writer_task_state(w, 1, "Executing", T + 3000);
+	crumbs_writer_frame_end(w, T + 10000, 0, 0);
+	return w;
+}
+
+static void check_state(const struct node *n, const char *name, int64_t begin, int64_t end)
+{
+	assert_non_null(n);
+	assert_int_equal(n->name_len, strlen(name));
+	assert_memory_equal(n->name, name, n->name_len);
+	assert_int_equal(n->begin_ns, (int64_t)T + begin);
+	assert_int_equal(n->end_ns, (int64_t)T + end);
+	assert_int_equal(n->inclusive_ns, end - begin);
+}
+
+static void check_tasks_frame(const struct frame *f, bool trees)
+{
+	assert_int_equal(f->cpu_thread_count, 4);
+	assert_int_equal(f->frame_thread, 0);
+	assert_int_equal(f->frame_thread_tid, 1);
+	const struct frame_cpu_thread *main = &f->cpu_threads[0], *worker = &f->cpu_threads[1];
+	const struct frame_cpu_thread *jobs = &f->cpu_threads[2], *io = &f->cpu_threads[3];
+	assert_int_equal(main->kind, FRAME_CPU_THREAD);
+	assert_int_equal(main->wait_ns, 3000);
+	assert_int_equal(worker->wait_ns, 2000);
+	assert_int_equal(f->cpu_scopes, 6);
+	assert_int_equal(jobs->kind, FRAME_CPU_TIMELINE);
+	assert_int_equal(jobs->tid, 0);
+	assert_memory_equal(jobs->name, "Jobs", jobs->name_len);
+	assert_int_equal(jobs->scopes, 3);
+	assert_int_equal(jobs->open_scopes, 0);
+	assert_int_equal(jobs->root->inclusive_ns, 1300 + 2200 + 1600);
+	assert_int_equal(jobs->root->exclusive_ns, 0);
+	assert_int_equal(io->kind, FRAME_CPU_TIMELINE);
+	assert_int_equal(io->scopes, 2);
+	assert_int_equal(io->open_scopes, 1);
+	assert_int_equal(io->root->inclusive_ns, 700 + 9200);
+	assert_int_equal(f->task_misuses, 4);
+
+	assert_int_equal(f->mark_count, 3);
+	assert_memory_equal(f->marks[0].timeline, "Game", 4);
+	assert_memory_equal(f->marks[1].timeline, "Physics", 7);
+	assert_int_equal(f->marks[1].ns, (int64_t)T + 200);
+	assert_int_equal(f->marks[2].ns, (int64_t)T + 5000);
+
+	assert_int_equal(f->task_dep_count, 5);
+	const struct frame_task_dep *d = f->task_deps;
+	/* Cull after Open, which never ended. */
+	assert_int_equal(d[0].task_id, 1);
+	assert_int_equal(d[0].entered_ns, (int64_t)T + 500);
+	assert_int_equal(d[0].blocking_end_ns, INT64_MIN);
+	assert_true(d[0].violated);
+	/* Shade before Cull ended; Skin after. */
+	assert_memory_equal(d[1].state, "Executing", d[1].state_len);
+	assert_int_equal(d[1].entered_ns, (int64_t)T + 1000);
+	assert_int_equal(d[1].blocking_end_ns, (int64_t)T + 1500);
+	assert_true(d[1].violated);
+	assert_int_equal(d[2].entered_ns, (int64_t)T + 1600);
+	assert_false(d[2].violated);
+	/* Open never entered Done; there is no task 6. */
+	assert_non_null(d[3].task);
+	assert_int_equal(d[3].entered_ns, INT64_MIN);
+	assert_int_equal(d[3].blocking_end_ns, (int64_t)T + 700);
+	assert_false(d[3].violated);
+	assert_null(d[4].task);
+	assert_non_null(d[4].blocking);
+	assert_int_equal(d[4].task_id, 6);
+	assert_false(d[4].violated);
+	assert_memory_equal(d[1].task->name, "Shade", 5);
+	assert_memory_equal(d[1].blocking->name, "Cull", 4);
+
+	if (!trees) {
+		assert_null(jobs->root->child);
+		assert_null(main->root->child);
+		return;
+	}
+	check_inclusive_is_sum(jobs->root);
+	check_inclusive_is_sum(io->root);
+	const struct node *cull = jobs->root->child, *shade = cull->next, *skin = shade->next;
+	assert_null(skin->next);
+	check_state(cull, "Cull", 200, 1500);
+	assert_int_equal(cull->exclusive_ns, 0);
+	assert_int_equal(cull->child_count, 2);
+	check_state(cull->child, "Waiting", 200, 500);
+	check_state(cull->child->next, "Executing", 500, 1500);
+	check_state(shade, "Shade", 300, 2500);
+	check_state(shade->child->next, "Executing", 1000, 2500);
+	check_state(skin, "Skin", 400, 2000);
+	const struct node *stream = io->root->child, *open = stream->next;
+	check_state(stream, "Stream", 0, 700);
+	assert_int_equal(stream->flags, NODE_BEGUN_EARLIER);
+	check_state(stream->child, "Executing", 0, 700);
+	check_state(open, "Open", 800, 10000);
+	assert_true(open->flags & NODE_OPEN);
+	assert_true(open->child->flags & NODE_OPEN);
+
+	const struct node *present = must_find(main->root, "Present");
+	assert_true(present->flags & NODE_WAIT);
+	assert_true(must_find(main->root, "Fence")->flags & NODE_WAIT);
+	assert_false(must_find(main->root, "Inner")->flags & NODE_WAIT);
+	assert_false(must_find(main->root, "Frame")->flags & NODE_WAIT);
+	assert_int_equal(must_find(worker->root, "Wait open")->flags, NODE_WAIT | NODE_OPEN);
+}
+
+/* Format 1.4's records come back as the model's threads, waits,
+ * timelines, dependencies and marks; reader_skip_scopes keeps every
+ * number but the trees. */
+static void tasks_and_waits(void **state)
+{
+	(void)state;
+	struct membuf m;
+	crumbs_writer *w = tasks_frame(&m);
+	reader *full, *skipped;
+	read_both(&m, w, &full, &skipped, reader_skip_scopes);
+	check_tasks_frame(next_frame(full), true);
+	check_tasks_frame(next_frame(skipped), false);
+	reader_free(skipped);
+	reader_free(full);
+	free(m.data);
+}
+
+/* Without a FRAME_THREAD the frame has none; with one whose thread has
+ * no scopes, its tid alone. */
+static void frame_thread_without_scopes(void **state)
+{
+	(void)state;
+	struct membuf m;
+	uint32_t q;
+	crumbs_writer *w = setup(&m, &q, NULL);
+	crumbs_writer_frame_begin(w, 1, T);
+	crumbs_writer_cpu_thread(w, 1, "Main");
+	crumbs_writer_frame_end(w, T + 1000, 0, 0);
+	crumbs_writer_frame_begin(w, 2, T + 1000);
+	crumbs_writer_cpu_thread(w, 1, "Main");
+	crumbs_writer_frame_thread(w, 3);
+	crumbs_writer_frame_thread(w, 77); /* replaces it */
+	crumbs_writer_frame_end(w, T + 2000, 0, 0);
+	reader *c = mem_read(&m, w);
+	const struct frame *f = next_frame(c);
+	assert_int_equal(f->frame_thread, -1);
+	assert_int_equal(f->frame_thread_tid, 0);
+	assert_int_equal(f->task_dep_count, 0);
+	assert_int_equal(f->mark_count, 0);
+	f = next_frame(c);
+	assert_int_equal(f->frame_thread, -1);
+	assert_int_equal(f->frame_thread_tid, 77);
+	assert_int_equal(f->cpu_thread_count, 1);
+	reader_free(c);
+	free(m.data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1053,6 +1269,8 @@ int main(void)
 		cmocka_unit_test(uncalibrated),
 		cmocka_unit_test(frames_seek_and_setup),
 		cmocka_unit_test(skipped_scopes),
+		cmocka_unit_test(tasks_and_waits),
+		cmocka_unit_test(frame_thread_without_scopes),
 		cmocka_unit_test(flat_scopes),
 	};
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);

@@ -254,13 +254,13 @@ static void newer_version(void **state)
 	assert_int_equal(format_file_header_decode(m.data, m.len, &h, &fault), CRUMBS_OK);
 	set_version(&m, &h, 2, 0);
 	assert_int_equal(reader_open_memory(m.data, m.len, &c, &e), CRUMBS_ERROR_VERSION);
-	assert_string_equal(e.text, "unsupported version 2.0 (this crumbs reads 1.3)");
-	set_version(&m, &h, 1, 4); /* the next minor of this major */
+	assert_string_equal(e.text, "unsupported version 2.0 (this crumbs reads 1.4)");
+	set_version(&m, &h, 1, 5); /* the next minor of this major */
 	assert_int_equal(reader_open_memory(m.data, m.len, &c, &e), CRUMBS_ERROR_VERSION);
-	assert_string_equal(e.text, "unsupported version 1.4 (this crumbs reads 1.3)");
+	assert_string_equal(e.text, "unsupported version 1.5 (this crumbs reads 1.4)");
 	set_version(&m, &h, 1, 7);
 	assert_int_equal(reader_open_memory(m.data, m.len, &c, &e), CRUMBS_ERROR_VERSION);
-	assert_string_equal(e.text, "unsupported version 1.7 (this crumbs reads 1.3)");
+	assert_string_equal(e.text, "unsupported version 1.7 (this crumbs reads 1.4)");
 	set_version(&m, &h, 1, 2); /* the version before CPU threads */
 	assert_int_equal(reader_open_memory(m.data, m.len, &c, &e), CRUMBS_OK);
 	reader_free(c);
@@ -373,6 +373,9 @@ static void out_chunk(struct bytes_out *file, uint8_t type, const struct bytes_o
 	free(body);
 }
 
+/* The minor version out_file writes. */
+static unsigned file_minor = CRUMBS_FORMAT_MINOR;
+
 /* A file of one GPU with a queue of 64-bit timestamps, then frames
  * chunks of the contents given (at most 3), each holding `frames[i]`
  * frames numbered on from 0, and the index. */
@@ -386,7 +389,7 @@ static void out_file(struct bytes_out *file, const struct bytes_out *chunks, con
 	unsigned char h[FORMAT_HEADER_FRAME_MAX_BYTES];
 	memset(file, 0, sizeof(*file));
 	out_put(file, h, format_file_header_encode(h, &(struct format_file_header){
-		.major = CRUMBS_FORMAT_MAJOR, .minor = CRUMBS_FORMAT_MINOR }));
+		.major = CRUMBS_FORMAT_MAJOR, .minor = (uint16_t)file_minor }));
 	out_string(&setup, "G", 1);
 	out_byte(&setup, FORMAT_TAG_GPU);
 	out_put(&setup, "\0\0\0\0\0\0", 6);
@@ -821,6 +824,227 @@ static void cpu_limits(void **state)
 	expect_cpu_frame(cpu_node_limit, "more than 262144 scopes and events in a frame", NULL);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Tasks, waits and frames of other kinds (since 1.4)                       */
+/* ------------------------------------------------------------------------ */
+
+static void out_task_begin(struct bytes_out *o, uint64_t *cursor, uint64_t task,
+			   uint32_t timeline, uint64_t t)
+{
+	out_byte(o, FORMAT_TAG_TASK_BEGIN);
+	out_varint(o, task);
+	out_varint(o, timeline);
+	out_varint(o, 2);
+	out_varint(o, 0);
+	out_cpu(o, cursor, t);
+}
+
+static void out_timeline_frame(struct bytes_out *o, uint64_t *cursor, uint32_t timeline,
+			       uint64_t t)
+{
+	out_byte(o, FORMAT_TAG_TIMELINE_FRAME);
+	out_varint(o, timeline);
+	out_cpu(o, cursor, t);
+}
+
+static void task_id_zero(struct bytes_out *o, uint64_t *cursor)
+{
+	out_task_begin(o, cursor, 0, 0, 2 * T);
+}
+
+static void task_end_out_of_range(struct bytes_out *o, uint64_t *cursor)
+{
+	out_task_begin(o, cursor, 1, 0, 2 * T);
+	out_byte(o, FORMAT_TAG_TASK_END);
+	out_varint(o, 1);
+	out_varint(o, (2 * T + 1) * 2 + 1); /* back past zero */
+}
+
+static void task_unknown_string(struct bytes_out *o, uint64_t *cursor)
+{
+	out_task_begin(o, cursor, 1, 3, 2 * T);
+}
+
+/* Strings 3 to 2 + n, "0" to n - 1, and a task, or a frame of another
+ * kind, on each; then all of them again under ids of their own, which
+ * name the same timelines. */
+static void timelines_n(struct bytes_out *o, uint64_t *cursor, unsigned n, bool marks)
+{
+	char name[16];
+	for (int again = 0; again < 2; again++)
+		for (unsigned i = 0; i < n; i++) {
+			int len = snprintf(name, sizeof(name), "%u", i);
+			out_string(o, name, (size_t)len);
+		}
+	for (unsigned i = 0; i < 2 * n; i++) {
+		if (marks)
+			out_timeline_frame(o, cursor, 3 + i, 2 * T + i);
+		else
+			out_task_begin(o, cursor, 1 + i, 3 + i, 2 * T + i);
+	}
+}
+
+static void tasks_256(struct bytes_out *o, uint64_t *cursor)
+{
+	timelines_n(o, cursor, 256, false);
+}
+
+static void tasks_257(struct bytes_out *o, uint64_t *cursor)
+{
+	timelines_n(o, cursor, 257, false);
+}
+
+static void marks_256(struct bytes_out *o, uint64_t *cursor)
+{
+	timelines_n(o, cursor, 256, true);
+}
+
+static void marks_257(struct bytes_out *o, uint64_t *cursor)
+{
+	timelines_n(o, cursor, 257, true);
+}
+
+static void check_256_timelines(const struct frame *f)
+{
+	assert_int_equal(f->cpu_thread_count, 256);
+	for (uint32_t i = 0; i < 256; i++) {
+		assert_int_equal(f->cpu_threads[i].kind, FRAME_CPU_TIMELINE);
+		assert_int_equal(f->cpu_threads[i].scopes, 2);
+	}
+	assert_memory_equal(f->cpu_threads[255].name, "255", 3);
+	assert_int_equal(f->task_misuses, 0);
+}
+
+static void check_256_marks(const struct frame *f)
+{
+	assert_int_equal(f->cpu_thread_count, 0);
+	assert_int_equal(f->mark_count, 512);
+	assert_memory_equal(f->marks[511].timeline, "255", 3);
+	assert_int_equal(f->marks[511].ns, (int64_t)(2 * T + 511));
+}
+
+/* A task and each state it enters are scopes of the frame: 2^17 begins
+ * fill it, and a state more passes it. */
+static void task_node_limit(struct bytes_out *o, uint64_t *cursor)
+{
+	for (unsigned i = 0; i < (1u << 17); i++)
+		out_task_begin(o, cursor, 1 + i, 0, 2 * T);
+	out_byte(o, FORMAT_TAG_TASK_STATE);
+	out_varint(o, 1);
+	out_varint(o, 0);
+	out_cpu(o, cursor, 2 * T);
+}
+
+/* Each record of 1.4 once. */
+static void all_records(struct bytes_out *o, uint64_t *cursor)
+{
+	out_cpu_thread(o, 7, 0);
+	out_byte(o, FORMAT_TAG_FRAME_THREAD);
+	out_varint(o, 7);
+	out_byte(o, FORMAT_TAG_CPU_WAIT_BEGIN + 1);
+	out_varint(o, 2);
+	out_cpu(o, cursor, 2 * T + 10);
+	out_cpu_end(o, cursor, 2 * T + 30);
+	out_timeline_frame(o, cursor, 2, 2 * T + 5);
+	out_task_begin(o, cursor, 5, 0, 2 * T + 10);
+	out_byte(o, FORMAT_TAG_TASK_BEGUN_EARLIER);
+	out_varint(o, 6);
+	out_varint(o, 0);
+	out_varint(o, 2);
+	out_varint(o, 0);
+	out_cpu(o, cursor, T - 100); /* before the frame, which begins at T */
+	out_byte(o, FORMAT_TAG_TASK_DEPEND);
+	out_varint(o, 5);
+	out_varint(o, 2);
+	out_varint(o, 6);
+	out_cpu(o, cursor, 2 * T + 10);
+	out_byte(o, FORMAT_TAG_TASK_STATE);
+	out_varint(o, 5);
+	out_varint(o, 2);
+	out_cpu(o, cursor, 2 * T + 20);
+	out_byte(o, FORMAT_TAG_TASK_END);
+	out_varint(o, 6);
+	out_cpu(o, cursor, 2 * T + 15);
+	out_byte(o, FORMAT_TAG_TASK_END);
+	out_varint(o, 5);
+	out_cpu(o, cursor, 2 * T + 50);
+}
+
+static void check_all_records(const struct frame *f)
+{
+	assert_int_equal(f->cpu_thread_count, 2);
+	assert_int_equal(f->frame_thread, 0);
+	assert_int_equal(f->cpu_threads[0].wait_ns, 20);
+	assert_int_equal(f->cpu_threads[0].root->child->level, 1);
+	assert_int_equal(f->mark_count, 1);
+	const struct frame_cpu_thread *tl = &f->cpu_threads[1];
+	assert_memory_equal(tl->name, "main", 4);
+	const struct node *a = tl->root->child, *b = a->next;
+	assert_int_equal(a->inclusive_ns, 40);
+	assert_memory_equal(a->child->next->name, "work", 4);
+	assert_int_equal(b->flags, NODE_BEGUN_EARLIER);
+	assert_int_equal(b->begin_ns, (int64_t)T);
+	assert_int_equal(f->task_dep_count, 1);
+	assert_int_equal(f->task_deps[0].entered_ns, (int64_t)(2 * T + 20));
+	assert_int_equal(b->inclusive_ns, (int64_t)(T + 15));
+	assert_int_equal(f->task_deps[0].blocking_end_ns, (int64_t)(2 * T + 15));
+	assert_false(f->task_deps[0].violated);
+}
+
+static void task_records(void **state)
+{
+	(void)state;
+	expect_cpu_frame(all_records, NULL, check_all_records);
+	expect_cpu_frame(task_id_zero, "task id 0", NULL);
+	expect_cpu_frame(task_end_out_of_range, "cpu time out of range", NULL);
+	expect_cpu_frame(task_unknown_string, "unknown string id", NULL);
+	expect_cpu_frame(tasks_256, NULL, check_256_timelines);
+	expect_cpu_frame(tasks_257, "tasks on more than 256 timelines in a frame", NULL);
+	expect_cpu_frame(marks_256, NULL, check_256_marks);
+	expect_cpu_frame(marks_257, "frames of more than 256 timelines in a frame", NULL);
+	expect_cpu_frame(task_node_limit, "more than 262144 scopes and events in a frame", NULL);
+}
+
+static void wait_begin_only(struct bytes_out *o, uint64_t *cursor)
+{
+	out_cpu_thread(o, 7, 0);
+	out_byte(o, FORMAT_TAG_CPU_WAIT_BEGIN);
+	out_varint(o, 2);
+	out_cpu(o, cursor, 2 * T + 10);
+}
+
+static void frame_thread_only(struct bytes_out *o, uint64_t *cursor)
+{
+	(void)cursor;
+	out_byte(o, FORMAT_TAG_FRAME_THREAD);
+	out_varint(o, 7);
+}
+
+static void check_frame_thread_only(const struct frame *f)
+{
+	assert_int_equal(f->frame_thread, -1);
+	assert_int_equal(f->frame_thread_tid, 7);
+}
+
+static void task_begin_only(struct bytes_out *o, uint64_t *cursor)
+{
+	out_task_begin(o, cursor, 1, 0, 2 * T);
+}
+
+/* In a file of 1.3, 1.4's tags are no records: the chunk is corrupt. */
+static void older_minor_has_no_tasks(void **state)
+{
+	(void)state;
+	file_minor = 3;
+	expect_cpu_frame(task_begin_only, "unknown record tag", NULL);
+	expect_cpu_frame(wait_begin_only, "unknown record tag", NULL);
+	expect_cpu_frame(frame_thread_only, "unknown record tag", NULL);
+	expect_cpu_frame(cpu_unmatched, NULL, check_unmatched);
+	file_minor = CRUMBS_FORMAT_MINOR;
+	expect_cpu_frame(task_begin_only, NULL, NULL);
+	expect_cpu_frame(frame_thread_only, NULL, check_frame_thread_only);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -837,6 +1061,8 @@ int main(void)
 		cmocka_unit_test(body_bound),
 		cmocka_unit_test(cpu_records),
 		cmocka_unit_test(cpu_limits),
+		cmocka_unit_test(task_records),
+		cmocka_unit_test(older_minor_has_no_tasks),
 	};
 	return cmocka_run_group_tests_name("reader", tests, NULL, NULL);
 }

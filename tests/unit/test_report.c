@@ -822,6 +822,150 @@ static void cpu_thread_block(void **state)
 	free(m.data);
 }
 
+/*
+ * The lines that end a 1 ms frame 5: the GPU busy for gpu_ns from its
+ * begin, thread 1 'A' waiting wait_a ns ('Present'), thread 2 'B' two
+ * waits, 'Fence' of wait_b / 3 and 'Present' of the rest; thread 1 ends
+ * the frames with `frame_thread`.
+ */
+static char *verdict_of(uint64_t gpu_ns, uint64_t wait_a, uint64_t wait_b, bool frame_thread)
+{
+	struct membuf m;
+	crumbs_writer *w = mem_writer(&m, 0);
+	uint32_t g = add_gpu(w, "GPU");
+	uint32_t q = add_queue(w, g, CRUMBS_QUEUE_GRAPHICS, 1.0f, 64);
+	crumbs_writer_calibration(w, g, T, T, 0);
+	crumbs_writer_frame_begin(w, 5, T);
+	crumbs_writer_queue_ready(w, q, T);
+	submit(w, q, T, T, NULL, NULL);
+	crumbs_writer_submit_end(w, T + gpu_ns);
+	crumbs_writer_cpu_thread(w, 1, "A");
+	if (frame_thread)
+		crumbs_writer_frame_thread(w, 1);
+	crumbs_writer_cpu_begin(w, "Frame", 0, T);
+	if (wait_a) {
+		crumbs_writer_cpu_wait_begin(w, "Present", 1, T + 1000);
+		crumbs_writer_cpu_end(w, T + 1000 + wait_a);
+	}
+	crumbs_writer_cpu_end(w, T + 999000);
+	crumbs_writer_cpu_thread(w, 2, "B");
+	if (wait_b) {
+		crumbs_writer_cpu_wait_begin(w, "Fence", 0, T);
+		/* Inside a wait, a wait adds nothing. */
+		crumbs_writer_cpu_wait_begin(w, "Inner", 0, T + 1);
+		crumbs_writer_cpu_end(w, T + 2);
+		crumbs_writer_cpu_end(w, T + wait_b / 3);
+		crumbs_writer_cpu_wait_begin(w, "Present", 0, T + wait_b / 3);
+		crumbs_writer_cpu_end(w, T + wait_b);
+	}
+	crumbs_writer_frame_end(w, T + 1000000, 0, 0);
+	reader *c = mem_read(&m, w);
+	struct report_settings s;
+	report_settings_init(&s);
+	s.ascii = true;
+	char *text = render(c, &s);
+	report_settings_release(&s);
+	reader_free(c);
+	free(m.data);
+	char *last = strstr(text, "Frame 5 | CPU frame");
+	assert_non_null(last);
+	memmove(text, last, strlen(last) + 1);
+	return text;
+}
+
+static void expect_verdict(char *text, const char *want)
+{
+	if (strcmp(text, want) != 0)
+		fail_msg("expected\n%s\ngot\n%s", want, text);
+	free(text);
+}
+
+/* What bounded a frame: the frame thread's waits against a tenth of the
+ * CPU frame time, else the GPU's idle time; without a frame thread, the
+ * thread that waited most. */
+static void frame_verdict(void **state)
+{
+	(void)state;
+	expect_verdict(verdict_of(950000, 50000, 400000, true),
+		       "Frame 5 | CPU frame 1.000 ms | GPU frame 0.950 ms\n"
+		       "balanced: the CPU waited 0.050 ms on the GPU and the GPU idled 0.050 ms, "
+		       "each less than a tenth of 1.000 ms\n\n");
+	expect_verdict(verdict_of(950000, 100000, 0, true),
+		       "Frame 5 | CPU frame 1.000 ms | GPU frame 0.950 ms\n"
+		       "GPU-bound: the CPU waited 0.100 ms of 1.000 ms on the GPU ('Present')\n\n");
+	expect_verdict(verdict_of(950000, 99999, 0, true),
+		       "Frame 5 | CPU frame 1.000 ms | GPU frame 0.950 ms\n"
+		       "balanced: the CPU waited 0.100 ms on the GPU and the GPU idled 0.050 ms, "
+		       "each less than a tenth of 1.000 ms\n\n");
+	expect_verdict(verdict_of(900000, 0, 0, true),
+		       "Frame 5 | CPU frame 1.000 ms | GPU frame 0.900 ms\n"
+		       "CPU-bound: the GPU idled 0.100 ms of 1.000 ms waiting for submissions\n\n");
+	expect_verdict(verdict_of(950000, 100000, 600000, false),
+		       "Frame 5 | CPU frame 1.000 ms | GPU frame 0.950 ms\n"
+		       "GPU-bound: the CPU waited 0.600 ms of 1.000 ms on the GPU on thread 'B' "
+		       "('Present', 'Fence')\n\n");
+}
+
+/* A timeline's block: after the threads', its tasks and their states,
+ * those begun earlier and still running marked, and the dependencies that
+ * were not respected. */
+static void timeline_block(void **state)
+{
+	(void)state;
+	struct membuf m;
+	crumbs_writer *w = mem_writer(&m, 0);
+	uint32_t g = add_gpu(w, "GPU");
+	uint32_t q = add_queue(w, g, CRUMBS_QUEUE_GRAPHICS, 1.0f, 64);
+	crumbs_writer_calibration(w, g, T, T, 0);
+	crumbs_writer_frame_begin(w, 3, T);
+	submit(w, q, T, T, NULL, NULL);
+	crumbs_writer_submit_end(w, T + 10000);
+	crumbs_writer_task_begin(w, 1, "Jobs", "Cull", NULL, 0, T + 100000);
+	crumbs_writer_task_end(w, 1, T + 400000);
+	crumbs_writer_task_begin(w, 2, "Jobs", "Shade", "Waiting", 0, T + 100000);
+	crumbs_writer_task_depend(w, 2, "Executing", 1, T + 100000);
+	crumbs_writer_task_state(w, 2, "Executing", T + 250000);
+	crumbs_writer_task_begin(w, 3, "Jobs", "Load", NULL, 1, T - 5000);
+	crumbs_writer_task_depend(w, 3, "Executing", 2, T);
+	crumbs_writer_task_end(w, 9, T); /* not running: left out */
+	crumbs_writer_frame_end(w, T + 1000000, 0, 0);
+	reader *c = mem_read(&m, w);
+	struct report_settings s;
+	report_settings_init(&s);
+	s.ascii = true;
+	char *text = render(c, &s);
+	const char *block = strstr(text, "CPU profile for frame 3 | tasks on timeline 'Jobs'\n"
+					 "CPU frame 1.000 ms | 3 tasks\n"
+					 "percent of CPU frame 1.000 ms\n"
+					 "note: 1 task was begun before the frame, shown from its begin "
+					 "(marked [earlier])\n"
+					 "note: 2 tasks were still running at the frame end, shown to "
+					 "there (marked [open])\n");
+	if (!block)
+		fail_msg("%s", text);
+	assert_non_null(strstr(block, "| 0.000 ms | ##-       30.0% | 0.300 ms |    Cull "));
+	assert_non_null(strstr(block, "| 0.150 ms |       Waiting "));
+	assert_non_null(strstr(block, "|    Shade [open] "));
+	assert_non_null(strstr(block, "|       Executing [open] "));
+	assert_non_null(strstr(block, "|    Load [earlier] [open] "));
+	assert_non_null(strstr(block, "+\ndependency not respected: 'Shade' entered 'Executing' "
+				      "0.150 ms before 'Cull' ended\n"
+				      "dependency not respected: 'Load' entered 'Executing' while "
+				      "'Shade' ran, which had not ended by the frame end\n\n"
+				      "Frame 3 | CPU frame 1.000 ms | GPU frame 0.010 ms\n"
+				      "note: 1 task record named a task that was not running, or "
+				      "began one again; it was left out\n\n"));
+	free(text);
+	s.gpu = 0;
+	text = render(c, &s);
+	assert_null(strstr(text, "CPU profile"));
+	assert_null(strstr(text, "Frame 3 |"));
+	free(text);
+	report_settings_release(&s);
+	reader_free(c);
+	free(m.data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -840,6 +984,8 @@ int main(void)
 		cmocka_unit_test(numbers),
 		cmocka_unit_test(empty_queue),
 		cmocka_unit_test(cpu_thread_block),
+		cmocka_unit_test(frame_verdict),
+		cmocka_unit_test(timeline_block),
 	};
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
 }

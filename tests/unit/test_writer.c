@@ -515,7 +515,7 @@ static void cpu_round_trip(void **state)
 	}
 
 	reader *c = mem_read(&m, w);
-	assert_int_equal(reader_meta(c)->version_minor, 3);
+	assert_int_equal(reader_meta(c)->version_minor, CRUMBS_FORMAT_MINOR);
 	for (uint64_t n = 0; n < 2; n++) {
 		const struct frame *f = next_frame(c);
 		assert_int_equal(f->number, n);
