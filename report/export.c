@@ -26,7 +26,7 @@
  * left out rather than grow the exporter without bound. */
 #define CPU_TRACKS_MAX 65536u
 #define CPU_NAMES_MAX (16u << 20)
-#define TASK_LANES_MAX 1024u
+#define TASK_LANES_MAX 256u
 
 /* The CPU process's pid: above any Linux pid (pid_max is at most 2^22), so
  * that it is neither a GPU's (index + 1) nor a real process's. Its

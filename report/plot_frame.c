@@ -54,6 +54,13 @@ struct cpu_lane {
 	double h;
 };
 
+/* A frame of another kind, sorted by its timeline's name. */
+struct mark_ref {
+	const char *name;
+	uint32_t len;
+	uint32_t index;    /* in frame.marks */
+};
+
 /* Where a task is drawn. */
 struct task_place {
 	const struct node *task;
@@ -95,6 +102,9 @@ struct timeline {
 	struct task_place *tasks; /* by task */
 	size_t task_count;
 	int64_t *lane_ends;
+	uint32_t *thread_lane;    /* per CPU thread, its lane; UINT32_MAX: none */
+	struct mark_ref *marks;   /* the frame's marks by timeline */
+	uint32_t *lane_marks_at;  /* per lane, its first in marks; one more */
 	struct cpu_links links;
 	struct sbuf out;
 };
@@ -202,15 +212,86 @@ static bool name_equal(const char *a, size_t alen, const char *b, size_t blen)
 	return alen == blen && (alen == 0 || memcmp(a, b, alen) == 0);
 }
 
-/* The CPU lane of a timeline or marks of that name, or NULL. */
-static const struct cpu_lane *marks_lane(const struct timeline *tl, const char *name, size_t len)
+static int mark_ref_cmp(const void *pa, const void *pb)
 {
-	for (size_t i = 0; i < tl->cpu_lane_count; i++) {
+	const struct mark_ref *a = pa, *b = pb;
+	size_t n = a->len < b->len ? a->len : b->len;
+	int c = n ? memcmp(a->name, b->name, n) : 0;
+	if (c)
+		return c;
+	if (a->len != b->len)
+		return a->len < b->len ? -1 : 1;
+	return (a->index > b->index) - (a->index < b->index);
+}
+
+/* The CPU lane of a timeline of that name, or cpu_lane_count. */
+static size_t timeline_lane(const struct timeline *tl, const char *name, size_t len)
+{
+	size_t i = 0;
+	for (; i < tl->cpu_lane_count; i++) {
 		const struct cpu_lane *l = &tl->cpu_lanes[i];
 		if (l->kind != CPU_LANE_THREAD && name_equal(l->name, l->name_len, name, len))
-			return l;
+			break;
 	}
-	return NULL;
+	return i;
+}
+
+/* Each timeline's frames of another kind on its lane, a lane of their own
+ * for those of a timeline without one: the marks sorted by timeline, so
+ * that each lane's are together and each name is looked for once.
+ * Returns the y below the lanes, or -1 when out of memory. */
+static double mark_lanes(struct timeline *tl, double lane_y)
+{
+	const struct frame *f = tl->f;
+	for (uint32_t m = 0; m < f->mark_count; m++) {
+		tl->marks[m] = (struct mark_ref){ f->marks[m].timeline, f->marks[m].timeline_len, m };
+		widen(tl, f->marks[m].ns);
+	}
+	if (f->mark_count > 1)
+		qsort(tl->marks, f->mark_count, sizeof(*tl->marks), mark_ref_cmp);
+	uint32_t *lane_of_mark = calloc((size_t)f->mark_count + 1, sizeof(*lane_of_mark));
+	if (!lane_of_mark)
+		return -1;
+	/* Marks of one name are together: each name's lane. */
+	for (uint32_t m = 0; m < f->mark_count; m++) {
+		const struct mark_ref *r = &tl->marks[m];
+		if (m > 0 && name_equal(r->name, r->len, tl->marks[m - 1].name, tl->marks[m - 1].len)) {
+			lane_of_mark[m] = lane_of_mark[m - 1];
+			continue;
+		}
+		size_t i = timeline_lane(tl, r->name, r->len);
+		if (i == tl->cpu_lane_count) {
+			tl->cpu_lanes[tl->cpu_lane_count++] = (struct cpu_lane){
+				CPU_LANE_MARKS, r->index, r->name, r->len, 0, 0, 0, lane_y, MARKS_H };
+			lane_y += MARKS_H;
+		}
+		lane_of_mark[m] = (uint32_t)i;
+	}
+	/* Per lane, where its marks begin: a name's marks are together. */
+	for (size_t i = 0; i <= tl->cpu_lane_count; i++)
+		tl->lane_marks_at[i] = 0;
+	for (uint32_t m = 0; m < f->mark_count; m++)
+		tl->lane_marks_at[lane_of_mark[m] + 1]++;
+	for (size_t i = 1; i <= tl->cpu_lane_count; i++)
+		tl->lane_marks_at[i] += tl->lane_marks_at[i - 1];
+	/* The marks in lane order, each lane's (of one name) in file order. */
+	struct mark_ref *sorted = malloc(((size_t)f->mark_count + 1) * sizeof(*sorted));
+	uint32_t *next = calloc(tl->cpu_lane_count + 1, sizeof(*next));
+	if (!sorted || !next) {
+		free(sorted);
+		free(next);
+		free(lane_of_mark);
+		return -1;
+	}
+	for (size_t i = 0; i < tl->cpu_lane_count; i++)
+		next[i] = tl->lane_marks_at[i];
+	for (uint32_t m = 0; m < f->mark_count; m++)
+		sorted[next[lane_of_mark[m]]++] = tl->marks[m];
+	memcpy(tl->marks, sorted, (size_t)f->mark_count * sizeof(*sorted));
+	free(sorted);
+	free(next);
+	free(lane_of_mark);
+	return lane_y;
 }
 
 /* The CPU part's lanes from y on: a thread's, a timeline's with its tasks
@@ -228,17 +309,22 @@ static bool cpu_layout(struct timeline *tl, double *y)
 	for (uint32_t t = 0; t < f->cpu_thread_count; t++)
 		if (f->cpu_threads[t].kind == FRAME_CPU_TIMELINE)
 			tasks += f->cpu_threads[t].scopes;
-	tl->cpu_lanes = calloc((size_t)f->cpu_thread_count + f->mark_count + 1,
-			       sizeof(*tl->cpu_lanes));
+	size_t lanes = (size_t)f->cpu_thread_count + f->mark_count + 1;
+	tl->cpu_lanes = calloc(lanes, sizeof(*tl->cpu_lanes));
 	tl->tasks = calloc(tasks + 1, sizeof(*tl->tasks));
 	tl->lane_ends = calloc(TASK_SUBLANES_MAX, sizeof(*tl->lane_ends));
-	if (!tl->cpu_lanes || !tl->tasks || !tl->lane_ends)
+	tl->thread_lane = calloc((size_t)f->cpu_thread_count + 1, sizeof(*tl->thread_lane));
+	tl->marks = calloc((size_t)f->mark_count + 1, sizeof(*tl->marks));
+	tl->lane_marks_at = calloc(lanes + 1, sizeof(*tl->lane_marks_at));
+	if (!tl->cpu_lanes || !tl->tasks || !tl->lane_ends || !tl->thread_lane || !tl->marks ||
+	    !tl->lane_marks_at)
 		return false;
 	tl->cpu = true;
 	tl->cpu_y = *y;
 	double lane_y = *y + GPU_HEAD_H + AXIS_H;
 	for (uint32_t t = 0; t < f->cpu_thread_count; t++) {
 		const struct frame_cpu_thread *ct = &f->cpu_threads[t];
+		tl->thread_lane[t] = UINT32_MAX;
 		if (!ct->root->child)
 			continue;
 		struct cpu_lane *l = &tl->cpu_lanes[tl->cpu_lane_count];
@@ -271,17 +357,10 @@ static bool cpu_layout(struct timeline *tl, double *y)
 		if (l->h < LANE_MIN_H)
 			l->h = LANE_MIN_H;
 		lane_y += l->h;
-		tl->cpu_lane_count++;
+		tl->thread_lane[t] = (uint32_t)tl->cpu_lane_count++;
 	}
-	for (uint32_t m = 0; m < f->mark_count; m++) {
-		const struct frame_mark *mk = &f->marks[m];
-		widen(tl, mk->ns);
-		if (marks_lane(tl, mk->timeline, mk->timeline_len))
-			continue;
-		tl->cpu_lanes[tl->cpu_lane_count++] = (struct cpu_lane){
-			CPU_LANE_MARKS, m, mk->timeline, mk->timeline_len, 0, 0, 0, lane_y, MARKS_H };
-		lane_y += MARKS_H;
-	}
+	if ((lane_y = mark_lanes(tl, lane_y)) < 0)
+		return false;
 	if (tl->task_count > 1)
 		qsort(tl->tasks, tl->task_count, sizeof(*tl->tasks), task_place_cmp);
 	if (tl->cpu_lane_count == 0) {
@@ -864,6 +943,16 @@ static void cpu_lane(struct timeline *tl, size_t i)
 	sbuf_addf(b, "\">\n<rect class=\"lane\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
 		  tl->x0, l->y, tl->x1 - tl->x0, l->h);
 	cpu_lane_label(tl, l);
+	/* Frames of another kind: a tick across the lane, behind its tasks. */
+	for (uint32_t k = tl->lane_marks_at[i]; k < tl->lane_marks_at[i + 1]; k++) {
+		const struct frame_mark *mk = &f->marks[tl->marks[k].index];
+		sbuf_addf(b, "<path class=\"mark\" d=\"M%.2f %.1fV%.1f\"><title>frame of '",
+			  x_at(tl, mk->ns), l->y + 1, l->y + l->h - 1);
+		svg_text(b, mk->timeline, mk->timeline_len);
+		sbuf_adds(b, "' at ");
+		ms_text(b, ms_from_start(tl, mk->ns));
+		sbuf_adds(b, "</title></path>\n");
+	}
 	if (l->kind == CPU_LANE_THREAD) {
 		blocks(tl, cpu_rows_y(l, 0), f->cpu_threads[l->thread].root);
 	} else if (l->kind == CPU_LANE_TIMELINE) {
@@ -877,27 +966,13 @@ static void cpu_lane(struct timeline *tl, size_t i)
 			blocks(tl, y1, task);
 		}
 	}
-	/* Frames of another kind: a tick across the lane. */
-	for (uint32_t m = 0; m < f->mark_count; m++) {
-		const struct frame_mark *mk = &f->marks[m];
-		if (l->kind == CPU_LANE_THREAD || marks_lane(tl, mk->timeline, mk->timeline_len) != l)
-			continue;
-		sbuf_addf(b, "<path class=\"mark\" d=\"M%.2f %.1fV%.1f\"><title>frame of '",
-			  x_at(tl, mk->ns), l->y + 1, l->y + l->h - 1);
-		svg_text(b, mk->timeline, mk->timeline_len);
-		sbuf_adds(b, "' at ");
-		ms_text(b, ms_from_start(tl, mk->ns));
-		sbuf_adds(b, "</title></path>\n");
-	}
 	sbuf_adds(b, "</g>\n");
 }
 
 static const struct cpu_lane *thread_lane(const struct timeline *tl, uint32_t thread)
 {
-	for (size_t i = 0; i < tl->cpu_lane_count; i++)
-		if (tl->cpu_lanes[i].kind == CPU_LANE_THREAD && tl->cpu_lanes[i].thread == thread)
-			return &tl->cpu_lanes[i];
-	return NULL;
+	uint32_t i = thread < tl->f->cpu_thread_count ? tl->thread_lane[thread] : UINT32_MAX;
+	return i < tl->cpu_lane_count ? &tl->cpu_lanes[i] : NULL;
 }
 
 static void arrow(struct sbuf *b, const char *cls, double sx, double sy, double ex, double ey)
@@ -1029,6 +1104,9 @@ out:
 	free(tl.cpu_lanes);
 	free(tl.tasks);
 	free(tl.lane_ends);
+	free(tl.thread_lane);
+	free(tl.marks);
+	free(tl.lane_marks_at);
 	cpu_links_release(&tl.links);
 	return result;
 }
