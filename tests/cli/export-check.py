@@ -521,7 +521,8 @@ def check_flows(t, what, expect_signals):
         elif ka[2] == "thread":
             # From a blocking task's last state to the state it held back.
             dependencies += 1
-            if not (kb[2] == "thread" and a.category == "state" and b.category == "state"):
+            if not (kb[2] == "thread" and a.parent and b.parent and a.category in (None, "state")
+                    and b.category in (None, "state")):
                 wrong.append(f"dependency flow {fid} from {ka} '{a.name}' to {kb} '{b.name}'")
         elif ka[2] == "cpu":
             submits += 1
@@ -638,11 +639,25 @@ def cpu_file():
     return m
 
 
-def cpu_slices(t):
-    """The CPU process's slices as (track, path, begin, end, slice)."""
+def cpu_slices(t, kind):
+    """The CPU process's slices of threads ('thread': tracks with a real
+    tid), of task lanes ('lane': tracks named 'T' or 'T (lane N)', with
+    the lane from 0) or of frames of other kinds ('marks': 'T frames'), as
+    (track or timeline, path, begin, end, slice, lane) from the frame's CPU
+    time."""
     out = []
-    for (proc, track, kind), slices in t.tracks.items():
+    for (proc, track, _), slices in t.tracks.items():
         if proc != "CPU":
+            continue
+        tid = t.tids.get(("CPU", track, "thread"))
+        if tid is not None and tid < CPU_PID:
+            what, name, lane = "thread", track, 0
+        elif track.endswith(" frames"):
+            what, name, lane = "marks", track[:-len(" frames")], 0
+        else:
+            m = re.fullmatch(r"(.*) \(lane (\d+)\)", track)
+            what, name, lane = ("lane", m.group(1), int(m.group(2)) - 1) if m else ("lane", track, 0)
+        if what != kind:
             continue
         for s in slices:
             names = []
@@ -650,7 +665,7 @@ def cpu_slices(t):
             while p:
                 names.append(p.name)
                 p = p.parent
-            out.append((track, tuple(reversed(names)), s.begin - CPU0, s.end - CPU0, s))
+            out.append((name, tuple(reversed(names)), s.begin - CPU0, s.end - CPU0, s, lane))
     return out
 
 
@@ -660,11 +675,11 @@ def check_cpu(tmp):
     try:
         cf.write(path)
     except (OSError, subprocess.CalledProcessError) as e:
-        result(False, "a capture of three CPU threads is written", repr(e))
+        result(False, "a capture of CPU threads and tasks is written", repr(e))
         return
     expect = cf.scopes()
-    CPU_THREADS, CPU_SUBMISSIONS = cf.THREADS, cf.SUBMISSIONS
-    what = "three CPU threads"
+    tasks = cf.tasks()
+    what = "CPU threads and tasks"
     for fmt in ("perfetto", "chrome"):
         label = f"{what}, {fmt}"
         p = run(CRUMBS, "export", path, "--format", fmt, text=False)
@@ -676,76 +691,132 @@ def check_cpu(tmp):
             result(False, f"{label}: the trace reads back", repr(e))
             continue
         problems = nesting_problems(t)
-        result(not problems, f"{label}: every track's slices nest", "\n".join(problems[:20]))
+        result(not problems, f"{label}: every track's slices nest, overlapping tasks apart",
+               "\n".join(problems[:20]))
 
-        got = cpu_slices(t)
+        got = cpu_slices(t, "thread")
         want = sorted((tr, pa, b, e) for tr, pa, b, e, _ in expect)
-        have = sorted((tr, pa, b, e) for tr, pa, b, e, _ in got)
+        have = sorted((tr, pa, b, e) for tr, pa, b, e, _, _ in got)
         result(have == want, f"{label}: each of the {len(want)} CPU scopes is one slice on its "
                f"thread's track, at its times to the ns, below its parent",
                f"missing {sorted(set(want) - set(have))[:5]}, extra {sorted(set(have) - set(want))[:5]}")
 
         tids = {k[1]: v for k, v in t.tids.items()}
         wrong = [f"{name or tid}: tid {tids.get(cf.thread_name(tid, name))}"
-                 for tid, name, _ in CPU_THREADS if tids.get(cf.thread_name(tid, name)) != tid]
+                 for tid, name, _ in cf.THREADS if tids.get(cf.thread_name(tid, name)) != tid]
         result(not wrong, f"{label}: each thread's track has its name and real tid",
                "\n".join(wrong))
 
+        waits = sorted(pa[-1] for tr, pa, b, e, s, _ in got if s.args.get("wait") == 1)
+        cats = {s.category for tr, pa, b, e, s, _ in got if pa[-1] in cf.WAITS}
+        result(waits == sorted(cf.WAITS) and (fmt == "perfetto" or cats == {"cpu-wait"}),
+               f"{label}: wait scopes, and they alone, have the argument wait",
+               f"{waits} {cats}")
+
+        lanes = cpu_slices(t, "lane")
+        want = sorted((tl, pa, b, e, lane) for tl, pa, b, e, lane in tasks)
+        have = sorted((tl, pa, b, e, lane) for tl, pa, b, e, _, lane in lanes)
+        result(have == want, f"{label}: each of {len(want)} tasks and states is one slice in its "
+               "timeline's first free lane, at its times, its states inside it",
+               f"missing {sorted(set(want) - set(have))[:5]}, extra {sorted(set(have) - set(want))[:5]}")
+
+        marks = sorted((tl, b) for tl, pa, b, e, s, _ in cpu_slices(t, "marks")
+                       if s.instant and pa == (tl,))
+        result(marks == sorted((tl, at * cf.US) for tl, at in cf.MARKS),
+               f"{label}: an instant per frame of another kind on its timeline's frames track",
+               f"{marks}")
+
         # Submitter flows: from the scope that made each submission.
         by_flow = {}
-        for tr, pa, b, e, sl in got:
+        for tr, pa, b, e, sl, _ in got:
             for fid in sl.flows_out:
                 by_flow[fid] = (tr, pa[-1])
         subs = sorted((s for (g, q, k), ss in t.tracks.items() if k == "submissions"
                        for s in ss if s.name.startswith("Submission")), key=lambda s: s.begin)
         wrong = []
-        for (cpu_us, maker), sub in zip(CPU_SUBMISSIONS, subs):
+        for (cpu_us, maker), sub in zip(cf.SUBMISSIONS, subs):
             makers = [by_flow[f] for f in sub.flows_in if f in by_flow]
             if makers != ([maker] if maker else []):
                 wrong.append(f"submission at {cpu_us} us: made by {makers}, expected {maker}")
-        if len(subs) != len(CPU_SUBMISSIONS):
+        if len(subs) != len(cf.SUBMISSIONS):
             wrong.append(f"{len(subs)} submissions")
         result(not wrong, f"{label}: a flow from the innermost CPU scope around each submission's "
-               f"CPU time to its work, and none where no scope holds it", "\n".join(wrong))
+               f"CPU time (the frame thread's first) to its work, none where no scope holds it",
+               "\n".join(wrong))
+
+        # Dependency flows: from the blocking task's last state to the
+        # state it held back, the broken ones marked.
+        names = {tid: name for tid, _, name, _, _, _ in cf.TASKS}
+        last = {tid: states[-1][0] for tid, _, _, states, _, _ in cf.TASKS}
+        source = {}
+        for tl, pa, b, e, s, _ in lanes:
+            for fid in s.flows_out:
+                source[fid] = pa
+        drawn = []
+        for tl, pa, b, e, s, _ in lanes:
+            for fid in s.flows_in:
+                drawn.append((source.get(fid), pa, s.args.get("violated", 0)))
+        want = sorted(((names[blk], last[blk]), (names[task], state), int(broken))
+                      for task, state, blk, _, broken in cf.DEPENDS)
+        result(sorted(drawn, key=str) == sorted(want, key=str),
+               f"{label}: a flow along each of {len(want)} dependencies, from the blocking task's "
+               "end to the state it held back, broken ones with the argument violated",
+               f"{drawn} vs {want}")
+        if fmt == "chrome":
+            doc = json.loads(p.stdout)
+            flows = sorted(e["name"] for e in doc["traceEvents"] if e["ph"] == "s" and
+                           "dependency" in e["name"])
+            result(flows == ["dependency", "violated dependency"],
+                   f"{label}: dependency flows are named for whether they were kept", f"{flows}")
         check_flows(t, label, False)
 
-    # Folded: a line per CPU stack with its exclusive time.
+    # Folded: a line per CPU stack with its exclusive time, and per task state.
     p = run(CRUMBS, "export", path, "--format", "folded")
     weights, problems = read_folded(p.stdout)
     want = collections.defaultdict(int)
     for tr, pa, b, e, excl in expect:
         want[("CPU", tr) + pa] += excl
-    have = {k: v for k, v in weights.items() if k[0] == "CPU"}
+    for tl, pa, b, e, _ in tasks:
+        if len(pa) == 2:
+            want[("Tasks", tl) + pa] += e - b
+    have = {k: v for k, v in weights.items() if k[0] in ("CPU", "Tasks")}
     result(p.returncode == 0 and not problems and have == dict(want),
-           f"{what}, folded: a CPU;<thread> line per stack with its exclusive time",
+           f"{what}, folded: a CPU;<thread> line per stack with its exclusive time, a "
+           "Tasks;<timeline> line per task state with its time",
            f"{problems[:3]} missing {set(want.items()) - set(have.items())}, "
            f"extra {set(have.items()) - set(want.items())}")
 
-    # --queue keeps the GPU alone; --root and --max-depth apply to threads.
+    # --queue keeps the GPU alone; --root and --max-depth apply to threads
+    # and to timelines (whose tasks are their first level).
     for args, keep in (
-            (["--queue", "*"], lambda tr, pa: False),
-            (["--root", "Job"], lambda tr, pa: pa[0] == "Job"),
-            (["--root", "Update"], lambda tr, pa: "Update" in pa),
-            (["--max-depth", "1"], lambda tr, pa: len(pa) == 1)):
+            (["--queue", "*"], lambda pa: False),
+            (["--root", "Job"], lambda pa: pa[0] == "Job"),
+            (["--root", "Update"], lambda pa: "Update" in pa),
+            (["--root", "Cull"], lambda pa: pa[0] == "Cull"),
+            (["--max-depth", "1"], lambda pa: len(pa) == 1)):
+        all_cpu = [(tr, pa) for tr, pa, b, e, excl in expect] + \
+                  [(tl, pa) for tl, pa, b, e, _ in tasks]
         for fmt in ("chrome", "folded"):
             p = run(CRUMBS, "export", path, "--format", fmt, *args)
             label = f"{what}, {fmt} {' '.join(args)}"
             if fmt == "folded":
                 weights, problems = read_folded(p.stdout)
-                have = {k for k in weights if k[0] == "CPU"}
-                want = {("CPU", tr) + pa for tr, pa, b, e, excl in expect if keep(tr, pa)}
+                have = {k[2:] for k in weights if k[0] in ("CPU", "Tasks") and weights[k] > 0}
+                # A task weighs nothing (its states fill it) but at the
+                # depth limit, where it weighs its states.
+                task_names = {(name,) for _, _, name, _, _, _ in cf.TASKS}
+                want = {pa for tr, pa in all_cpu if keep(pa) and
+                        (pa not in task_names or args[0] == "--max-depth")}
                 if args[0] == "--root":
-                    want = {("CPU", w[1]) + w[w.index(args[1]):] for w in want}
-                if args[0] == "--max-depth":
-                    have = {k for k in have if weights[k] > 0}
+                    want = {pa[pa.index(args[1]):] for pa in want}
                 ok = p.returncode == 0 and have == want
             else:
                 t = read_chrome(p.stdout)
-                got = cpu_slices(t)
-                names = sorted(pa[-1] for tr, pa, b, e, _ in got)
-                want = sorted(pa[-1] for tr, pa, b, e, _ in expect if keep(tr, pa))
-                have, ok = names, p.returncode == 0 and names == want and not nesting_problems(t)
-            result(ok, f"{label}: the CPU scopes it keeps", f"{have} vs {want}")
+                got = cpu_slices(t, "thread") + cpu_slices(t, "lane")
+                have = sorted(pa[-1] for tr, pa, b, e, _, _ in got)
+                want = sorted(pa[-1] for tr, pa in all_cpu if keep(pa))
+                ok = p.returncode == 0 and have == want and not nesting_problems(t)
+            result(ok, f"{label}: the CPU scopes and tasks it keeps", f"{have} vs {want}")
 
 
 # ---------------------------------------------------------------------------
@@ -834,8 +905,9 @@ def main():
             ("two GPUs, semaphores, host waits, scopes left open",
              ["--frames", "8", "--leaves", "--unbalanced"], True),
             ("a run of 60 frames", ["--frames", "60", "--markers-per-frame", "40"], True),
-            ("a run of 12 frames with 3 CPU threads", ["--frames", "12", "--cpu-threads", "3"],
-             True),
+            ("a run of 12 frames with CPU threads and tasks",
+             ["--frames", "12", "--cpu-threads", "3", "--waits", "--tasks", "8",
+              "--timeline-frames"], True),
         ]
         check_cpu(tmp)
         for i, (what, args, signals) in enumerate(captures):

@@ -215,7 +215,8 @@ def report_tables(path, frame):
             key = (int(m.group(1)), m.group(2))
             tables[key] = collections.Counter()
             continue
-        m = re.match(r"CPU profile for frame \d+ \| thread '(.*)' \(tid \d+\)$", line)
+        m = (re.match(r"CPU profile for frame \d+ \| thread '(.*)' \(tid \d+[^)]*\)$", line) or
+             re.match(r"CPU profile for frame \d+ \| tasks on timeline '(.*)'$", line))
         if m:
             key = ("CPU", m.group(1))
             tables[key] = collections.Counter()
@@ -431,7 +432,7 @@ def check_cpu_picture():
     cf = cpu_file()
     path = os.path.join(TMP, "cpu.crumbs")
     cf.write(path)
-    what = "three CPU threads"
+    what = "CPU threads and tasks"
     svg = os.path.join(TMP, "cpu.svg")
     p = run(CRUMBS, "plot", path, "--frame", "0", "-o", svg)
     if not result(p.returncode == 0, f"{what}: crumbs plot draws it", p.stderr):
@@ -481,6 +482,52 @@ def check_cpu_picture():
             wrong.append(f"{thread} {'/'.join(path_)}: not below its parent")
     result(not wrong, f"{what}: each of {len(expect)} scopes is a block where its times put it, "
            "a row below its parent", "\n".join(wrong))
+
+    waits = sorted(t.text.split("\n")[0] for g in lanes.values() for b in g.iter(SVG + "g")
+                   for t in [b.find(SVG + "title")] for r in [b.find(SVG + "rect")]
+                   if t is not None and r is not None and "cwait" in (r.get("class") or ""))
+    result(waits == sorted(cf.WAITS), f"{what}: wait scopes, and they alone, drawn as waits",
+           f"{waits}")
+
+    # Tasks: each in its row of its timeline's lane, its states below it.
+    timelines = {g.get("data-name"): g for g in root.iter(SVG + "g")
+                 if g.get("data-cpu") == "timeline"}
+    wrong = []
+    for tl, pa, b, e, lane in cf.tasks():
+        g = timelines.get(tl)
+        if g is None:
+            wrong.append(f"no lane for timeline {tl}")
+            continue
+        top = float(next(r for r in g.iter(SVG + "rect") if r.get("class") == "lane").get("y"))
+        rows = 2  # a task and its states
+        y = top + 4 + (lane * rows + len(pa) - 1) * 17
+        found = [bl for bl in g.iter(SVG + "g") if bl.find(SVG + "title") is not None and
+                 bl.find(SVG + "rect") is not None and
+                 bl.find(SVG + "title").text.split("\n")[0] == pa[-1] and
+                 abs(float(bl.find(SVG + "rect").get("y")) - y) < 0.1 and
+                 abs(float(bl.find(SVG + "rect").get("x")) - (x0 + (b - t0) * scale)) < 0.05]
+        if len(found) != 1:
+            wrong.append(f"{tl} {'/'.join(pa)}: {len(found)} blocks at y {y}")
+    result(not wrong, f"{what}: each task in its row of its timeline's lane, its states below",
+           "\n".join(wrong))
+
+    deps = sorted((a.get("class"), a.find(SVG + "title").text) for a in root.iter(SVG + "path")
+                  if (a.get("class") or "").startswith("dep") and a.find(SVG + "title") is not None)
+    names = {tid: name for tid, _, name, _, _, _ in cf.TASKS}
+    want = sorted(("dep violated" if broken else "dep", names[task]) for task, _, _, _, broken
+                  in cf.DEPENDS)
+    result(sorted((c, re.match(r"'([^']*)'", t).group(1)) for c, t in deps) == want,
+           f"{what}: an arrow along each of {len(want)} task dependencies, broken ones dashed",
+           f"{deps} vs {want}")
+
+    marks = collections.Counter()
+    for g in root.iter(SVG + "g"):
+        if g.get("data-cpu") in ("timeline", "marks"):
+            for m in g.iter(SVG + "path"):
+                if m.get("class") == "mark":
+                    marks[g.get("data-name")] += 1
+    result(marks == collections.Counter(tl for tl, _ in cf.MARKS),
+           f"{what}: a tick per frame of another kind, on its timeline's lane", f"{marks}")
 
     arrows = [a.find(SVG + "title").text for a in root.iter(SVG + "path")
               if a.get("class") == "submitted" and a.find(SVG + "title") is not None]
