@@ -1108,11 +1108,17 @@ static uint64_t cpu_key_hash(unsigned kind, uint32_t tid, uint32_t lane, const c
 	return h ^ (h >> 29);
 }
 
+/* A CPU track's thread's or timeline's name, as kept. */
+static const char *cpu_name_of(const exporter *x, const struct cpu_track *t)
+{
+	return t->name_len ? x->cpu_names.data + t->name_offset : "";
+}
+
 static bool cpu_key_equal(const exporter *x, const struct cpu_track *t, unsigned kind,
 			  uint32_t tid, uint32_t lane, const char *name, size_t len)
 {
 	return t->kind == kind && t->tid == tid && t->lane == lane && t->name_len == len &&
-	       (len == 0 || memcmp(x->cpu_names.data + t->name_offset, name, len) == 0);
+	       (len == 0 || memcmp(cpu_name_of(x, t), name, len) == 0);
 }
 
 static bool cpu_slots_grow(exporter *x)
@@ -1123,8 +1129,8 @@ static bool cpu_slots_grow(exporter *x)
 		return false;
 	for (size_t i = 0; i < x->cpu_track_count; i++) {
 		const struct cpu_track *t = &x->cpu_tracks[i];
-		size_t j = cpu_key_hash(t->kind, t->tid, t->lane, x->cpu_names.data + t->name_offset,
-					t->name_len) & (cap - 1);
+		size_t j = cpu_key_hash(t->kind, t->tid, t->lane, cpu_name_of(x, t), t->name_len) &
+			   (cap - 1);
 		while (slots[j])
 			j = (j + 1) & (cap - 1);
 		slots[j] = (uint32_t)i + 1;
@@ -1163,7 +1169,8 @@ static uint32_t cpu_track_find(exporter *x, unsigned kind, uint32_t tid, uint32_
 	struct cpu_track *t = &x->cpu_tracks[x->cpu_track_count];
 	*t = (struct cpu_track){ (uint8_t)kind, tid, lane, (uint32_t)x->cpu_names.len,
 				 (uint32_t)len, 0, INT64_MIN, INT64_MIN };
-	sbuf_add(&x->cpu_names, name, len);
+	if (len)
+		sbuf_add(&x->cpu_names, name, len);
 	if (x->cpu_names.failed) {
 		x->failed = true;
 		return CPU_NONE;
@@ -1178,7 +1185,7 @@ static uint32_t cpu_track_find(exporter *x, unsigned kind, uint32_t tid, uint32_
  * second lane), "T frames". */
 static void cpu_track_name(exporter *x, const struct cpu_track *t, struct sbuf *out)
 {
-	const char *name = x->cpu_names.data + t->name_offset;
+	const char *name = cpu_name_of(x, t);
 	out->len = 0;
 	if (t->kind == CPU_TRACK_THREAD && t->name_len == 0) {
 		sbuf_addf(out, "thread %u", t->tid);
@@ -1229,6 +1236,7 @@ static void cpu_declare_track(exporter *x, uint32_t i)
 		x->failed = true;
 		return;
 	}
+	const char *name = x->name.data ? x->name.data : "";
 	if (x->es->format == EXPORT_PERFETTO) {
 		packet_open(x, 0);
 		pb_open(x);
@@ -1237,11 +1245,11 @@ static void cpu_declare_track(exporter *x, uint32_t i)
 			pb_open(x);
 			pb_varint(x, THREAD_PID, CPU_PID);
 			pb_varint(x, THREAD_TID, t->tid);
-			pb_bytes(x, THREAD_NAME, x->name.data, x->name.len);
+			pb_bytes(x, THREAD_NAME, name, x->name.len);
 			pb_close(x, DESCRIPTOR_THREAD);
 		} else {
 			pb_varint(x, DESCRIPTOR_PARENT_UUID, track_uuid(UUID_CPU, 0));
-			pb_bytes(x, DESCRIPTOR_NAME, x->name.data, x->name.len);
+			pb_bytes(x, DESCRIPTOR_NAME, name, x->name.len);
 		}
 		pb_close(x, PACKET_TRACK_DESCRIPTOR);
 		packet_close(x);
@@ -1261,7 +1269,7 @@ static void cpu_declare_track(exporter *x, uint32_t i)
 	struct sbuf *b = chrome_event(x);
 	sbuf_addf(b, "\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":",
 		  CPU_PID, tid);
-	json_string(b, x->name.data, x->name.len);
+	json_string(b, name, x->name.len);
 	sbuf_adds(b, "}}");
 	b = chrome_event(x);
 	sbuf_addf(b, "\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"thread_sort_index\","
@@ -1409,7 +1417,8 @@ static void cpu_prepare(exporter *x, const struct frame *f)
 	}
 	if (x->failed)
 		return;
-	qsort(x->node_links, x->node_link_count, sizeof(*x->node_links), link_cmp);
+	if (x->node_link_count > 1)
+		qsort(x->node_links, x->node_link_count, sizeof(*x->node_links), link_cmp);
 	size_t tracks = x->node_link_count;
 
 	/* From the scope that made each submission to its work. */
@@ -1452,7 +1461,8 @@ static void cpu_prepare(exporter *x, const struct frame *f)
 		if (!add_link(x, from, LINK_OUT, dep_flows + k) || !add_link(x, to, LINK_IN, dep_flows + k))
 			return;
 	}
-	qsort(x->node_links, x->node_link_count, sizeof(*x->node_links), link_cmp);
+	if (x->node_link_count > 1)
+		qsort(x->node_links, x->node_link_count, sizeof(*x->node_links), link_cmp);
 }
 
 /* Where Chrome's flows of a slice sit: the middle of its first stretch
