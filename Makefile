@@ -11,7 +11,8 @@
 #                        (tests/install-deps; --demo: the build and demo alone)
 #   make test            build and run every test; ends with "N passed, N failed"
 #   make test T=PATTERN  only the suites whose names match (tests/run-tests)
-#   make bench           the speed and size benchmarks
+#   make bench           the speed and size benchmarks; TRACY=DIR: a CPU scope
+#                        beside Tracy's ZoneScopedN too
 #   make fuzz            run the fuzzers (clang's libFuzzer)
 #   make SANITIZE=address,undefined test    the same under sanitizers
 #   make DEVELOPER=1     warnings are errors
@@ -90,7 +91,7 @@ RUNS_SRC := analyze/stats.c analyze/compare.c report/stats.c report/diff.c repor
 CMDS_SRC := cmds/main.c cmds/report.c cmds/info.c cmds/trigger.c cmds/capture.c \
 	cmds/stats.c cmds/diff.c cmds/export.c cmds/plot.c
 GEN_SRC := samples/gen.c
-RENDERER_SRC := samples/renderer.c
+RENDERER_SRC := samples/renderer.c samples/jobs.c
 SHADERS := $(wildcard samples/shaders/*.vert samples/shaders/*.frag samples/shaders/*.comp)
 SHADER_HEADERS := $(patsubst samples/shaders/%,$(BUILD)/shaders/%.h,$(SHADERS))
 
@@ -238,6 +239,11 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(RUNS_OBJ) $(CORE_OBJ)
 
 $(BUILD)/obj/tests/unit/%.o: ALL_CFLAGS += $(CMOCKA_CFLAGS)
 
+# The tasks test sees what crumbs hands its writer through the linker.
+TASKS_WRAP := $(foreach f,frame_begin frame_thread cpu_wait_begin task_begin task_state task_end \
+	task_depend timeline_frame,-Wl,--wrap=crumbs_writer_$(f))
+$(BUILD)/tests/test_tasks: ALL_LDFLAGS += $(TASKS_WRAP)
+
 # The layer's own files that unit tests reach.
 $(BUILD)/tests/test_layer_names: $(BUILD)/obj/layer/layer_names.o $(BUILD)/obj/layer/layer_devices.o \
 	$(BUILD)/obj/layer/layer_env.o
@@ -270,13 +276,17 @@ $(BUILD)/tests/vk_test_pipelines: | $(LAYER) $(LAYER_JSON)
 # The threads test again, and the statistics test (the pieces of a run
 # read on several threads cut their values' memory from one pool), each
 # built whole with ThreadSanitizer.
-TSAN_TEST := $(BUILD)/tests/tsan_test_threads $(BUILD)/tests/tsan_test_stats
+TSAN_TEST := $(BUILD)/tests/tsan_test_threads $(BUILD)/tests/tsan_test_stats \
+	$(BUILD)/tests/tsan_test_tasks
 $(BUILD)/tests/tsan_test_threads: tests/vulkan/test_threads.c tests/vulkan/vkt.c
 $(BUILD)/tests/tsan_test_stats: tests/unit/test_stats.c $(RUNS_SRC)
+$(BUILD)/tests/tsan_test_tasks: tests/unit/test_tasks.c
+$(BUILD)/tests/tsan_test_tasks: TSAN_LDFLAGS := $(TASKS_WRAP)
 $(TSAN_TEST): $(CORE_SRC) $(VERSION_H)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=thread $(PKG_CFLAGS) -I$(BUILD) \
-		$(CMOCKA_CFLAGS) -o $@ $(filter %.c,$^) $(CMOCKA_LIBS) $(LIBS) $(VULKAN_LIBS)
+		$(CMOCKA_CFLAGS) $(TSAN_LDFLAGS) -o $@ $(filter %.c,$^) $(CMOCKA_LIBS) $(LIBS) \
+		$(VULKAN_LIBS)
 
 # The fuzz targets, linked with a main() that replays a corpus, so `make
 # test` runs them with any compiler.
@@ -357,8 +367,28 @@ $(BENCH_RUNFRAME): $(BUILD)/obj/tests/bench/runframe.o $(BUILD)/obj/tests/vulkan
 
 $(BUILD)/obj/tests/bench/%.o: ALL_CFLAGS += $(CMOCKA_CFLAGS)
 
-bench: all $(BENCH_SCOPES) $(BENCH_RUNFRAME)
-	@tests/bench/run $(BUILD)
+# Tracy, the peer a CPU scope is compared with: `make bench TRACY=DIR`,
+# DIR holding Tracy's client, its capture server and `build`, the script
+# that compiles both offline (as ../shared/peers/tracy does). They are
+# built into $(BUILD)/tracy; Tracy's own files are never changed.
+ifneq ($(TRACY),)
+TRACY_DIR := $(abspath $(TRACY))
+TRACY_OUT := $(BUILD)/tracy
+BENCH_TRACY := $(BUILD)/bench/tracy-zones
+$(TRACY_OUT)/tracy-capture:
+	@test -x $(TRACY_DIR)/build || { echo "make bench: '$(TRACY)' has no 'build' script" \
+		"to compile Tracy's client and capture server (../shared/peers/tracy has one)" >&2; \
+		exit 2; }
+	$(TRACY_DIR)/build $(TRACY_OUT)
+$(TRACY_OUT)/TracyClient.o: $(TRACY_OUT)/tracy-capture
+$(BENCH_TRACY): tests/bench/tracy_zones.cpp $(TRACY_OUT)/TracyClient.o
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O2 -Wall -Wextra $(if $(filter 1,$(DEVELOPER)),-Werror) -DTRACY_ENABLE \
+		-I$(TRACY_DIR)/public -o $@ $^ -pthread -ldl
+endif
+
+bench: all $(BENCH_SCOPES) $(BENCH_RUNFRAME) $(BENCH_TRACY)
+	@TRACY='$(TRACY)' tests/bench/run $(BUILD)
 
 # libFuzzer needs clang; the fuzzers get their own build. FUZZ_SECONDS
 # per target (default 60); FUZZ_TARGETS chooses some; new inputs go to

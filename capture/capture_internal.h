@@ -392,8 +392,23 @@ struct set_queue {
 };
 
 /* A CPU scope's begin or end in a captured frame (cpu.c), of the set's
- * thread `thread`, its name in the set's cpu_names. */
-enum { CPU_RECORD_BEGIN, CPU_RECORD_END };
+ * thread `thread`, its name in the set's names; or a task's record, which
+ * keeps its ids and strings where a scope keeps its name (cpu.c,
+ * "Tasks"). CPU_RECORD_EARLIER: a task open when the frame began,
+ * as a TASK_BEGIN's; CPU_RECORD_IGNORED: a record the frame thread found
+ * to be of no task it knows. */
+enum {
+	CPU_RECORD_BEGIN,
+	CPU_RECORD_END,
+	CPU_RECORD_WAIT_BEGIN,
+	CPU_RECORD_TASK_BEGIN,
+	CPU_RECORD_TASK_STATE,
+	CPU_RECORD_TASK_END,
+	CPU_RECORD_TASK_DEPEND,
+	CPU_RECORD_TIMELINE_FRAME,
+	CPU_RECORD_EARLIER,
+	CPU_RECORD_IGNORED
+};
 #define CPU_RECORD_NAME_MAX 511 /* a CPU scope name's bytes kept */
 struct cpu_record {
 	int64_t ns;
@@ -404,6 +419,25 @@ struct cpu_record {
 struct cpu_set_thread {
 	uint32_t tid;
 	char name[64];
+};
+/* A task record's place in the frame's tasks, merged from every thread's
+ * by time. */
+struct cpu_task_key {
+	int64_t ns;
+	uint32_t record;  /* in records */
+	uint32_t rank;    /* at one time: earlier begins, begins, ..., ends */
+};
+/* What a frame's CPU threads recorded, taken by the frame thread. */
+struct cpu_frame {
+	struct cpu_set_thread *threads;
+	uint32_t thread_count, thread_cap;
+	struct cpu_record *records;     /* each thread's in its order */
+	uint32_t record_count, record_cap;
+	char *names;
+	uint32_t name_len, name_cap;
+	struct cpu_task_key *tasks;     /* its task records in time order */
+	uint32_t task_count, task_cap;
+	uint32_t frame_tid;             /* the thread that ended it; 0: none */
 };
 
 struct capture_set {
@@ -472,13 +506,8 @@ struct capture_set {
 	uint32_t host_signal_count;
 	uint32_t host_signal_cap;
 
-	/* The CPU threads' scopes of its frame, in each thread's order. */
-	struct cpu_set_thread *cpu_threads;
-	uint32_t cpu_thread_count, cpu_thread_cap;
-	struct cpu_record *cpu_records;
-	uint32_t cpu_record_count, cpu_record_cap;
-	char *cpu_names;
-	uint32_t cpu_name_len, cpu_name_cap;
+	/* The CPU threads' scopes and tasks of its frame. */
+	struct cpu_frame cpu;
 };
 
 enum capture_state {
@@ -576,6 +605,18 @@ struct crumbs_context {
 	pthread_mutex_t cpu_lock;       /* the list, and each thread's name */
 	bool cpu_lock_ready;
 	struct cpu_thread *cpu_threads;
+	_Atomic uint32_t cpu_thread_serial; /* the last thread's: its tasks' ids */
+	/* Tasks (cpu.c), the frame thread's: those open, as the records
+	 * taken so far say, and the records of frames that are not
+	 * recorded, taken only to follow them. Records before task_since_ns
+	 * are older than the request that turned tasks on. */
+	struct task_table *tasks;
+	struct cpu_frame drain;
+	int64_t task_since_ns;
+	/* The process the context was made in: a child forked from it
+	 * records nothing (cpu.c). */
+	uint32_t fork_generation;
+	bool forked;
 
 	/* `crumbs trigger`. */
 	struct trigger trigger;
@@ -634,9 +675,31 @@ bool queue_same_family(const struct queue_state *a, const struct queue_state *b)
 void cpu_init(crumbs_context *ctx);
 /* A capture or run begins: what threads hold from before is dropped. */
 void cpu_start(crumbs_context *ctx);
-/* Takes into set each thread's scopes of set's frame, which ended at
- * set->end_ns; on the thread that ends frames. */
+/* Takes into set each thread's scopes and tasks of set's frame, which
+ * ended at set->end_ns, with the tasks open when it began; on the thread
+ * that ends frames. */
 void cpu_collect(crumbs_context *ctx, struct capture_set *set);
+/* Tasks are recorded from now on (a capture or run is asked for), with
+ * none open; or no longer. */
+void cpu_tasks_on(crumbs_context *ctx);
+void cpu_tasks_off(crumbs_context *ctx);
+/* A frame that is not recorded ends at `now` while tasks are: the tasks
+ * its threads began, changed and ended are followed, the rest dropped. */
+void cpu_drain(crumbs_context *ctx, int64_t now);
+/* Whether ctx was made in a process this one was forked from: it then
+ * records nothing, and its frames do nothing. */
+bool cpu_forked(crumbs_context *ctx);
+/* Forks this process came from (a context records its own at creation). */
+uint32_t cpu_fork_generation(void);
+/* A task record's ids and strings (NUL-terminated, in `buf`, which has
+ * room for CPU_TASK_STRINGS bytes); false for a record of another kind. */
+#define CPU_TASK_STRINGS (3 * (CPU_RECORD_NAME_MAX + 1))
+struct cpu_task_view {
+	uint64_t task, blocking;
+	const char *timeline, *state, *name; /* NULL: not in the record */
+};
+bool cpu_task_read(const struct cpu_frame *f, const struct cpu_record *r,
+		   struct cpu_task_view *v, char *buf);
 /* At the context's destruction. */
 void cpu_release(crumbs_context *ctx);
 

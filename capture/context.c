@@ -40,11 +40,14 @@ static enum crumbs_result create(const struct crumbs_desc *desc, crumbs_context 
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
 
 	/* The layer's were taken when the instance was created: asked now,
-	 * the loader may answer with those of the layers above. */
-	r = functions_load_instance(ctx, ctx->set_loader_data ? NULL : desc->get_instance_proc_addr,
-				    desc->instance);
-	if (r != CRUMBS_OK)
-		return r;
+	 * the loader may answer with those of the layers above. A context
+	 * of CPU threads alone has no instance to ask. */
+	if (desc->instance) {
+		r = functions_load_instance(ctx, ctx->set_loader_data ? NULL :
+						 desc->get_instance_proc_addr, desc->instance);
+		if (r != CRUMBS_OK)
+			return r;
+	}
 
 	ctx->device_count = desc->device_count;
 	ctx->devices = ctx_alloc(ctx, sizeof(*ctx->devices) * desc->device_count);
@@ -131,9 +134,14 @@ enum crumbs_result crumbs_create_layered(const struct crumbs_desc *desc,
 	crumbs_context *ctx;
 	enum crumbs_result r;
 
+	if (!out)
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
 	*out = NULL;
-	if (!desc || !desc->instance || !desc->get_instance_proc_addr || !desc->device_count ||
-	    !desc->devices || (desc->queue_count && !desc->queues))
+	/* With no instance, no devices: a context of CPU threads alone. */
+	bool cpu_only = desc && !desc->instance && !desc->device_count && !desc->queue_count;
+	if (!desc || (!cpu_only && (!desc->instance || !desc->get_instance_proc_addr ||
+				    !desc->device_count || !desc->devices)) ||
+	    (desc->queue_count && !desc->queues))
 		return CRUMBS_ERROR_INVALID_ARGUMENT;
 	if (desc->allocator) {
 		ctx = desc->allocator->pfnAllocation(desc->allocator->pUserData, sizeof(*ctx), 16,
@@ -170,6 +178,19 @@ void crumbs_destroy(crumbs_context *ctx)
 {
 	if (!ctx)
 		return;
+	if (cpu_forked(ctx)) {
+		/* A child forked from the process that made it: its output
+		 * thread and devices are the parent's, and a lock may have
+		 * been held by a thread the child does not have. Only the
+		 * context's own block is freed. */
+		if (ctx->has_allocator) {
+			VkAllocationCallbacks a = ctx->allocator;
+			a.pfnFree(a.pUserData, ctx);
+		} else {
+			free(ctx);
+		}
+		return;
+	}
 	frame_finish(ctx);
 	output_release(ctx);
 	cpu_release(ctx);

@@ -21,6 +21,12 @@
  * unloaded library would be called all the same. A thread finds its
  * buffers for a context by the context's serial number, never by its
  * address, which a later context may reuse.
+ *
+ * Tasks go through the same rings: a task's record keeps its ids and
+ * strings where a scope keeps its name. The frame thread merges every
+ * thread's by time and follows which tasks are open (the task table),
+ * from the request of a capture or run on, so that a recorded frame can
+ * show the tasks open when it began.
  */
 /* gettid() and pthread_getname_np(), once per thread. */
 #define _GNU_SOURCE
@@ -49,7 +55,7 @@ struct cpu_event {
 	uint64_t ticks;     /* cpu_ticks() */
 	uint64_t name_end; /* where its name ends in the name ring, counted from the start */
 	uint16_t name_len;
-	uint8_t type;       /* CPU_RECORD_BEGIN or CPU_RECORD_END */
+	uint8_t type;       /* CPU_RECORD_* */
 	uint8_t level;
 };
 
@@ -73,6 +79,8 @@ struct cpu_thread {
 	/* The thread's own. */
 	uint32_t epoch;                 /* the capture its counts are of */
 	uint32_t skipped;               /* open scopes not recorded */
+	uint32_t serial;                /* the high half of its tasks' ids */
+	uint32_t task_next;             /* ... and the low half's last */
 };
 
 /* A thread's buffers, by context serial. */
@@ -88,8 +96,19 @@ struct cpu_tls {
 static int use_tsc = -1;
 static pthread_once_t tsc_once = PTHREAD_ONCE_INIT;
 
+/* Counts the forks this process came from: a context made before one
+ * records nothing in the child, where its other threads (the output
+ * thread, a thread that held a lock) are gone. */
+static _Atomic uint32_t fork_generation;
+
+static void forked_child(void)
+{
+	atomic_fetch_add(&fork_generation, 1);
+}
+
 static void tsc_init(void)
 {
+	pthread_atfork(NULL, NULL, forked_child);
 	use_tsc = 0;
 #if defined(__x86_64__)
 	/* Invariant: the same rate in every power state, on every core. */
@@ -169,6 +188,38 @@ void cpu_init(crumbs_context *ctx)
 	ctx->cpu_ns_per_tick = 1.0;
 	ctx->cpu_serial = atomic_fetch_add(&next_serial, 1);
 	ctx->cpu_lock_ready = pthread_mutex_init(&ctx->cpu_lock, NULL) == 0;
+	ctx->fork_generation = atomic_load(&fork_generation);
+}
+
+/* The calling thread's id, asked of the system once per thread (and
+ * again in a forked child, where the thread that forked has another). */
+static _Thread_local uint32_t tid_cached, tid_generation;
+
+static uint32_t self_tid(void)
+{
+	uint32_t generation = atomic_load_explicit(&fork_generation, memory_order_relaxed);
+	if (!tid_cached || tid_generation != generation) {
+		tid_cached = (uint32_t)syscall(SYS_gettid);
+		tid_generation = generation;
+	}
+	return tid_cached;
+}
+
+uint32_t cpu_fork_generation(void)
+{
+	return atomic_load_explicit(&fork_generation, memory_order_relaxed);
+}
+
+bool cpu_forked(crumbs_context *ctx)
+{
+	if (ctx->forked)
+		return true;
+	if (ctx->fork_generation == atomic_load_explicit(&fork_generation, memory_order_relaxed))
+		return false;
+	ctx->forked = true;
+	__atomic_store_n(&ctx->state_.cpu_detail, -1, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctx->state_.tasks, 0, __ATOMIC_RELAXED);
+	return true;
 }
 
 /* The calling thread's buffers for ctx, made when `make` and it has none;
@@ -180,11 +231,14 @@ static struct cpu_thread *self(crumbs_context *ctx, bool make)
 	for (uint32_t i = 0; i < b->count; i++)
 		if (b->e[i].serial == ctx->cpu_serial)
 			return b->e[i].t;
-	if (!make || !ctx->cpu_lock_ready)
+	/* In a forked child the list's lock may have been held by a thread
+	 * that is gone. */
+	if (!make || !ctx->cpu_lock_ready || cpu_forked(ctx))
 		return NULL;
 	struct cpu_thread *t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
+	t->serial = atomic_fetch_add(&ctx->cpu_thread_serial, 1) + 1;
 	t->tid = (uint32_t)syscall(SYS_gettid);
 	if (pthread_getname_np(pthread_self(), t->name, sizeof(t->name)) != 0)
 		t->name[0] = '\0';
@@ -207,16 +261,27 @@ static struct cpu_thread *self(crumbs_context *ctx, bool make)
 void crumbs_thread_name(crumbs_context *ctx, const char *name)
 {
 	struct cpu_thread *t;
-	if (!ctx || !name || !(t = self(ctx, true)))
+	if (!ctx || !name || !(t = self(ctx, true)) || cpu_forked(ctx))
 		return;
 	pthread_mutex_lock(&ctx->cpu_lock);
 	snprintf(t->name, sizeof(t->name), "%s", name);
 	pthread_mutex_unlock(&ctx->cpu_lock);
 }
 
-/* Puts an event in t's ring, or counts it lost. */
+/* A piece of an event's name: a scope's name, or a part of a task
+ * record's (below, "Tasks"). */
+struct part {
+	const void *p;
+	size_t len;
+};
+
+/* Puts an event in t's ring, its name made of `n` parts, or counts it
+ * lost. */
 RECORD_PATH
-static void push(struct cpu_thread *t, uint8_t type, unsigned level, const char *name, size_t len)
+static inline __attribute__((always_inline)) void push_parts(struct cpu_thread *t, uint8_t type,
+							      unsigned level,
+							      const struct part *parts,
+							      unsigned n)
 {
 	if (!t->events) {
 		t->events = malloc(sizeof(*t->events) * CPU_EVENTS);
@@ -233,8 +298,9 @@ static void push(struct cpu_thread *t, uint8_t type, unsigned level, const char 
 	uint64_t ticks = cpu_ticks();
 	uint64_t head = atomic_load_explicit(&t->head, memory_order_relaxed);
 	uint64_t nh = atomic_load_explicit(&t->name_head, memory_order_relaxed);
-	if (len > CPU_RECORD_NAME_MAX)
-		len = CPU_RECORD_NAME_MAX;
+	size_t len = 0;
+	for (unsigned i = 0; i < n; i++)
+		len += parts[i].len;
 	/* A name never wraps: one that would is put at the ring's start. */
 	uint64_t at = nh % CPU_NAME_RING;
 	uint64_t skip = at + len > CPU_NAME_RING ? CPU_NAME_RING - at : 0;
@@ -244,8 +310,12 @@ static void push(struct cpu_thread *t, uint8_t type, unsigned level, const char 
 		atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
 		return;
 	}
-	if (len)
-		memcpy(t->names + (skip ? 0 : at), name, len);
+	char *to = t->names + (skip ? 0 : at);
+	for (unsigned i = 0; i < n; i++) {
+		if (parts[i].len)
+			memcpy(to, parts[i].p, parts[i].len);
+		to += parts[i].len;
+	}
 	nh += skip + len;
 	struct cpu_event *e = &t->events[head % CPU_EVENTS];
 	e->ticks = ticks;
@@ -255,6 +325,13 @@ static void push(struct cpu_thread *t, uint8_t type, unsigned level, const char 
 	e->level = (uint8_t)level;
 	atomic_store_explicit(&t->name_head, nh, memory_order_release);
 	atomic_store_explicit(&t->head, head + 1, memory_order_release);
+}
+
+RECORD_PATH
+static void push(struct cpu_thread *t, uint8_t type, unsigned level, const char *name, size_t len)
+{
+	struct part part = { name, len > CPU_RECORD_NAME_MAX ? CPU_RECORD_NAME_MAX : len };
+	push_parts(t, type, level, &part, 1);
 }
 
 /* The thread's buffers while a frame is recorded, their counts those of
@@ -274,7 +351,7 @@ static struct cpu_thread *recording(crumbs_context *ctx, bool make)
 }
 
 RECORD_PATH
-void crumbs_cpu_record_(crumbs_context *ctx, unsigned level, const char *name)
+static void scope_begin(crumbs_context *ctx, unsigned level, const char *name, uint8_t type)
 {
 	int detail = __atomic_load_n(&ctx->state_.cpu_detail, __ATOMIC_RELAXED);
 	struct cpu_thread *t;
@@ -286,7 +363,19 @@ void crumbs_cpu_record_(crumbs_context *ctx, unsigned level, const char *name)
 		t->skipped++;
 		return;
 	}
-	push(t, CPU_RECORD_BEGIN, level, name ? name : "", name ? strlen(name) : 0);
+	push(t, type, level, name ? name : "", name ? strlen(name) : 0);
+}
+
+RECORD_PATH
+void crumbs_cpu_record_(crumbs_context *ctx, unsigned level, const char *name)
+{
+	scope_begin(ctx, level, name, CPU_RECORD_BEGIN);
+}
+
+RECORD_PATH
+void crumbs_cpu_wait_record_(crumbs_context *ctx, unsigned level, const char *name)
+{
+	scope_begin(ctx, level, name, CPU_RECORD_WAIT_BEGIN);
 }
 
 RECORD_PATH
@@ -314,6 +403,167 @@ void crumbs_cpu_close_(crumbs_context *ctx)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Tasks                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A task record's name: the task's id (8 bytes), then
+ *   TASK_BEGIN, EARLIER: the timeline's and the state's lengths (2 bytes
+ *     each), the timeline, the state (empty: the default), the name;
+ *   TASK_STATE: the state;  TASK_END: nothing;
+ *   TASK_DEPEND: the blocking task's id (8 bytes), the blocked state;
+ *   TIMELINE_FRAME: the timeline alone, with no id before it.
+ * Each string is cut at CPU_RECORD_NAME_MAX bytes.
+ */
+static size_t cut(const char *s)
+{
+	if (!s)
+		return 0;
+	size_t n = strlen(s);
+	return n > CPU_RECORD_NAME_MAX ? CPU_RECORD_NAME_MAX : n;
+}
+
+RECORD_PATH
+crumbs_task (crumbs_task_begin)(crumbs_context *ctx, const char *timeline, const char *state,
+				const char *fmt, ...)
+{
+	struct cpu_thread *t;
+	if (!crumbs_tasks_on_(ctx) || !(t = self(ctx, true)))
+		return 0;
+	char buf[CPU_RECORD_NAME_MAX + 1];
+	const char *name = fmt ? fmt : "";
+	size_t name_len;
+	/* Most names are plain text: copied into the ring as they are. */
+	if (!strchr(name, '%')) {
+		name_len = cut(name);
+	} else {
+		va_list ap;
+		va_start(ap, fmt);
+		name_len = name_vformat(buf, sizeof(buf), fmt, ap);
+		va_end(ap);
+		name = buf;
+	}
+	/* Ids of one thread's tasks wrap after 2^32 of them, past 0. */
+	if (++t->task_next == 0)
+		t->task_next = 1;
+	crumbs_task task = (uint64_t)t->serial << 32 | t->task_next;
+	if (!timeline)
+		timeline = "Tasks";
+	uint16_t lens[2] = { (uint16_t)cut(timeline), (uint16_t)cut(state) };
+	struct part parts[5] = { { &task, sizeof(task) }, { lens, sizeof(lens) },
+				 { timeline, lens[0] }, { state, lens[1] }, { name, name_len } };
+	push_parts(t, CPU_RECORD_TASK_BEGIN, 0, parts, 5);
+	return task;
+}
+
+RECORD_PATH
+void crumbs_task_state_(crumbs_context *ctx, crumbs_task task, const char *state)
+{
+	struct cpu_thread *t;
+	if (!task || !(t = self(ctx, true)))
+		return;
+	struct part parts[2] = { { &task, sizeof(task) }, { state, cut(state) } };
+	push_parts(t, CPU_RECORD_TASK_STATE, 0, parts, 2);
+}
+
+RECORD_PATH
+void crumbs_task_end_(crumbs_context *ctx, crumbs_task task)
+{
+	struct cpu_thread *t;
+	if (!task || !(t = self(ctx, true)))
+		return;
+	struct part part = { &task, sizeof(task) };
+	push_parts(t, CPU_RECORD_TASK_END, 0, &part, 1);
+}
+
+RECORD_PATH
+void crumbs_task_depend_(crumbs_context *ctx, crumbs_task task, const char *blocked_state,
+			 crumbs_task blocking)
+{
+	struct cpu_thread *t;
+	if (!task || !blocking || !(t = self(ctx, true)))
+		return;
+	struct part parts[3] = { { &task, sizeof(task) }, { &blocking, sizeof(blocking) },
+				 { blocked_state, cut(blocked_state) } };
+	push_parts(t, CPU_RECORD_TASK_DEPEND, 0, parts, 3);
+}
+
+RECORD_PATH
+void crumbs_timeline_frame_(crumbs_context *ctx, const char *timeline)
+{
+	struct cpu_thread *t;
+	if (!(t = self(ctx, true)))
+		return;
+	if (!timeline)
+		timeline = "Frames";
+	push(t, CPU_RECORD_TIMELINE_FRAME, 0, timeline, strlen(timeline));
+}
+
+bool cpu_task_read(const struct cpu_frame *f, const struct cpu_record *r,
+		   struct cpu_task_view *v, char *buf)
+{
+	const char *p = f->names + r->name_off;
+	uint32_t n = r->name_len;
+	uint16_t lens[2] = { 0, 0 };
+	memset(v, 0, sizeof(*v));
+	/* Copies `len` bytes of p into buf as a string. */
+#define TAKE(field, len)                                   \
+	do {                                               \
+		memcpy(buf, p, (len));                     \
+		buf[(len)] = '\0';                         \
+		v->field = buf;                            \
+		buf += (len) + 1;                          \
+		p += (len);                                \
+		n -= (uint32_t)(len);                      \
+	} while (0)
+	if (r->type == CPU_RECORD_TIMELINE_FRAME) {
+		uint32_t len = n > CPU_RECORD_NAME_MAX ? CPU_RECORD_NAME_MAX : n;
+		TAKE(timeline, len);
+		return true;
+	}
+	if (r->type < CPU_RECORD_TASK_BEGIN || r->type > CPU_RECORD_EARLIER ||
+	    n < sizeof(v->task))
+		return false;
+	memcpy(&v->task, p, sizeof(v->task));
+	p += sizeof(v->task);
+	n -= sizeof(v->task);
+	switch (r->type) {
+	case CPU_RECORD_TASK_BEGIN:
+	case CPU_RECORD_EARLIER:
+		if (n < sizeof(lens))
+			return false;
+		memcpy(lens, p, sizeof(lens));
+		p += sizeof(lens);
+		n -= sizeof(lens);
+		if (lens[0] > CPU_RECORD_NAME_MAX || lens[1] > CPU_RECORD_NAME_MAX ||
+		    (uint32_t)lens[0] + lens[1] > n ||
+		    n - lens[0] - lens[1] > CPU_RECORD_NAME_MAX)
+			return false;
+		TAKE(timeline, lens[0]);
+		if (lens[1])
+			TAKE(state, lens[1]);
+		TAKE(name, n);
+		return true;
+	case CPU_RECORD_TASK_DEPEND:
+		if (n < sizeof(v->blocking))
+			return false;
+		memcpy(&v->blocking, p, sizeof(v->blocking));
+		p += sizeof(v->blocking);
+		n -= sizeof(v->blocking);
+		/* fall through */
+	case CPU_RECORD_TASK_STATE:
+		if (n > CPU_RECORD_NAME_MAX)
+			return false;
+		if (n)
+			TAKE(state, n);
+		return true;
+	default:
+		return n == 0;
+	}
+#undef TAKE
+}
+
+/* ------------------------------------------------------------------------ */
 /* The frame thread's side                                                  */
 /* ------------------------------------------------------------------------ */
 
@@ -323,34 +573,96 @@ void cpu_start(crumbs_context *ctx)
 	if (!ctx->cpu_lock_ready)
 		return;
 	/* What threads left in their rings after the last capture's frames
-	 * is not of this one. */
+	 * is not of this one. With tasks on, cpu_drain() has just taken
+	 * what came before the frame: what is left is of the frame. */
+	bool keep = __atomic_load_n(&ctx->state_.tasks, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&ctx->cpu_lock);
 	for (struct cpu_thread *t = ctx->cpu_threads; t; t = t->next) {
-		atomic_store_explicit(&t->name_tail, atomic_load(&t->name_head), memory_order_release);
-		atomic_store_explicit(&t->tail, atomic_load(&t->head), memory_order_release);
+		if (!keep) {
+			atomic_store_explicit(&t->name_tail, atomic_load(&t->name_head),
+					      memory_order_release);
+			atomic_store_explicit(&t->tail, atomic_load(&t->head), memory_order_release);
+		}
 		atomic_store(&t->lost, 0);
 	}
 	pthread_mutex_unlock(&ctx->cpu_lock);
 }
 
-/* Room for one more of each in set; false when out of memory. */
+/* Room for one more record of `name_len` bytes in f; false when out of
+ * memory. */
 FRAME_PATH
-static bool set_room(crumbs_context *ctx, struct capture_set *set, uint32_t name_len)
+static bool frame_room(crumbs_context *ctx, struct cpu_frame *f, uint32_t name_len)
 {
-	if (!ctx_grow(ctx, (void **)&set->cpu_records, &set->cpu_record_cap,
-		      set->cpu_record_count + 1, sizeof(*set->cpu_records), 256))
+	if (!ctx_grow(ctx, (void **)&f->records, &f->record_cap, f->record_count + 1,
+		      sizeof(*f->records), 256))
 		return false;
-	if (set->cpu_name_len > UINT32_MAX - name_len)
+	if (f->name_len > UINT32_MAX - name_len)
 		return false;
-	return ctx_grow(ctx, (void **)&set->cpu_names, &set->cpu_name_cap,
-			set->cpu_name_len + name_len, 1, 4096);
+	return ctx_grow(ctx, (void **)&f->names, &f->name_cap, f->name_len + name_len, 1, 4096);
 }
 
-/* Takes t's events of set's frame (those before its end) into set, as
- * its thread `index`. */
+static bool is_task(uint8_t type)
+{
+	return type >= CPU_RECORD_TASK_BEGIN && type <= CPU_RECORD_EARLIER;
+}
+
+/* Where a record of `type` goes among records of the same time. */
+static uint32_t task_rank(uint8_t type)
+{
+	switch (type) {
+	case CPU_RECORD_EARLIER:
+		return 0;
+	case CPU_RECORD_TASK_BEGIN:
+		return 1;
+	case CPU_RECORD_TASK_END:
+		return 4;
+	case CPU_RECORD_TASK_STATE:
+		return 3;
+	default:
+		return 2;
+	}
+}
+
+/* A record at the end of f, its name made of `n` parts; false (counted
+ * in *dropped, when given) without room. */
 FRAME_PATH
-static void take(crumbs_context *ctx, struct capture_set *set, struct cpu_thread *t,
-		 uint32_t index)
+static struct cpu_record *frame_add(crumbs_context *ctx, struct cpu_frame *f, int64_t ns,
+				    uint8_t type, uint8_t level, uint32_t thread,
+				    const struct part *parts, unsigned n, _Atomic uint32_t *dropped)
+{
+	uint32_t len = 0;
+	for (unsigned i = 0; i < n; i++)
+		len += (uint32_t)parts[i].len;
+	if (!frame_room(ctx, f, len) ||
+	    (is_task(type) && !ctx_grow(ctx, (void **)&f->tasks, &f->task_cap, f->task_count + 1,
+					sizeof(*f->tasks), 64))) {
+		if (dropped)
+			atomic_fetch_add(dropped, 1);
+		return NULL;
+	}
+	struct cpu_record *r = &f->records[f->record_count];
+	r->ns = ns;
+	r->thread = thread;
+	r->type = type;
+	r->level = level;
+	r->name_off = f->name_len;
+	r->name_len = len;
+	for (unsigned i = 0; i < n; i++) {
+		if (parts[i].len)
+			memcpy(f->names + f->name_len, parts[i].p, parts[i].len);
+		f->name_len += (uint32_t)parts[i].len;
+	}
+	if (is_task(type))
+		f->tasks[f->task_count++] = (struct cpu_task_key){ ns, f->record_count, task_rank(type) };
+	f->record_count++;
+	return r;
+}
+
+/* Takes t's events before end_ns into f, as its thread `index`: all of
+ * them, or (tasks_only) its tasks' since `since`, the rest dropped. */
+FRAME_PATH
+static void take(crumbs_context *ctx, struct cpu_frame *f, struct cpu_thread *t, uint32_t index,
+		 int64_t end_ns, bool tasks_only, int64_t since, _Atomic uint32_t *dropped)
 {
 	uint64_t head = atomic_load_explicit(&t->head, memory_order_acquire);
 	uint64_t i = atomic_load_explicit(&t->tail, memory_order_relaxed);
@@ -358,51 +670,334 @@ static void take(crumbs_context *ctx, struct capture_set *set, struct cpu_thread
 	for (; i < head; i++) {
 		const struct cpu_event *e = &t->events[i % CPU_EVENTS];
 		int64_t ns = tick_ns(ctx, e->ticks);
-		if (ns >= set->end_ns)
+		if (ns >= end_ns)
 			break; /* of the next frame */
-		if (!set_room(ctx, set, e->name_len)) {
-			atomic_fetch_add(&set->dropped, 1);
-		} else {
-			struct cpu_record *r = &set->cpu_records[set->cpu_record_count++];
-			r->ns = ns;
-			r->thread = index;
-			r->type = e->type;
-			r->level = e->level;
-			r->name_off = set->cpu_name_len;
-			r->name_len = e->name_len;
-			if (e->name_len)
-				memcpy(set->cpu_names + set->cpu_name_len,
-				       t->names + (e->name_end - e->name_len) % CPU_NAME_RING,
-				       e->name_len);
-			set->cpu_name_len += e->name_len;
-		}
 		name_tail = e->name_end;
+		if (tasks_only && (!is_task(e->type) || e->type == CPU_RECORD_TIMELINE_FRAME ||
+				   ns < since))
+			continue;
+		struct part part = { t->names + (e->name_end - e->name_len) % CPU_NAME_RING,
+				     e->name_len };
+		frame_add(ctx, f, ns, e->type, e->level, index, &part, 1, dropped);
 	}
 	atomic_store_explicit(&t->name_tail, name_tail, memory_order_release);
 	atomic_store_explicit(&t->tail, i, memory_order_release);
 }
 
+static int key_order(const void *a, const void *b)
+{
+	const struct cpu_task_key *x = a, *y = b;
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->record < y->record ? -1 : x->record > y->record;
+}
+
+/*
+ * The task table: the tasks open as the records followed so far say,
+ * each with its timeline, name and state, and the dependencies given on
+ * them, their strings in one pool that is packed again when mostly
+ * unused. Open addressing by id; removals shift back the entries after.
+ */
+#define TASKS_OPEN_MAX 65536u /* tasks followed at once; past them, a begin is not */
+#define TASK_DEPS_MAX 65536u
+
+struct open_task {
+	uint64_t task;             /* 0: an empty slot */
+	int64_t begin_ns;
+	uint32_t timeline, name, state; /* in the pool */
+	uint16_t timeline_len, name_len, state_len;
+};
+
+struct open_dep {
+	uint64_t task, blocking;
+	uint32_t state;
+	uint16_t state_len;
+};
+
+struct task_table {
+	const struct open_task **order; /* open_tasks()'s room */
+	uint32_t order_cap;
+	struct open_task *slots;
+	uint32_t cap, count;       /* cap: a power of two, or 0 */
+	struct open_dep *deps;
+	uint32_t dep_count, dep_cap;
+	char *pool;
+	uint32_t pool_len, pool_cap;
+};
+
+static uint32_t slot_of(const struct task_table *tt, uint64_t task)
+{
+	return (uint32_t)((task * 0x9E3779B97F4A7C15ull) >> 32) & (tt->cap - 1);
+}
+
+static struct open_task *task_find(struct task_table *tt, uint64_t task)
+{
+	if (!tt->cap)
+		return NULL;
+	for (uint32_t i = slot_of(tt, task);; i = (i + 1) & (tt->cap - 1)) {
+		if (tt->slots[i].task == task)
+			return &tt->slots[i];
+		if (!tt->slots[i].task)
+			return NULL;
+	}
+}
+
+static void task_remove(struct task_table *tt, struct open_task *o)
+{
+	uint32_t i = (uint32_t)(o - tt->slots), j = i;
+	tt->slots[i].task = 0;
+	tt->count--;
+	for (;;) {
+		j = (j + 1) & (tt->cap - 1);
+		if (!tt->slots[j].task)
+			return;
+		uint32_t home = slot_of(tt, tt->slots[j].task);
+		/* j's entry may move to i when its home is not in (i, j]. */
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			tt->slots[i] = tt->slots[j];
+			tt->slots[j].task = 0;
+			i = j;
+		}
+	}
+}
+
+/* A string in the pool; UINT32_MAX when out of memory. */
+static uint32_t pool_put(crumbs_context *ctx, struct task_table *tt, const char *s, size_t len)
+{
+	if (tt->pool_len > UINT32_MAX / 2 ||
+	    !ctx_grow(ctx, (void **)&tt->pool, &tt->pool_cap, tt->pool_len + (uint32_t)len + 1, 1,
+		      4096))
+		return UINT32_MAX;
+	uint32_t at = tt->pool_len;
+	memcpy(tt->pool + at, s, len);
+	tt->pool_len += (uint32_t)len;
+	return at;
+}
+
+static struct open_task *task_add(crumbs_context *ctx, struct task_table *tt, uint64_t task)
+{
+	if (tt->count >= TASKS_OPEN_MAX)
+		return NULL;
+	if ((tt->count + 1) * 2 > tt->cap) {
+		uint32_t cap = tt->cap ? tt->cap * 2 : 64;
+		struct open_task *slots = ctx_alloc(ctx, sizeof(*slots) * cap);
+		if (!slots)
+			return NULL;
+		struct task_table old = *tt;
+		tt->slots = slots;
+		tt->cap = cap;
+		tt->count = 0;
+		for (uint32_t i = 0; i < old.cap; i++)
+			if (old.slots[i].task) {
+				uint32_t k = slot_of(tt, old.slots[i].task);
+				while (tt->slots[k].task)
+					k = (k + 1) & (cap - 1);
+				tt->slots[k] = old.slots[i];
+				tt->count++;
+			}
+		ctx_free(ctx, old.slots);
+	}
+	uint32_t k = slot_of(tt, task);
+	while (tt->slots[k].task)
+		k = (k + 1) & (tt->cap - 1);
+	tt->count++;
+	tt->slots[k].task = task;
+	return &tt->slots[k];
+}
+
+/* The pool again, with only what the open tasks and dependencies use,
+ * once that is less than a quarter of it. */
+static void pool_pack(crumbs_context *ctx, struct task_table *tt)
+{
+	uint64_t used = 0;
+	for (uint32_t i = 0; i < tt->cap; i++)
+		if (tt->slots[i].task)
+			used += (uint64_t)tt->slots[i].timeline_len + tt->slots[i].name_len +
+				tt->slots[i].state_len;
+	for (uint32_t i = 0; i < tt->dep_count; i++)
+		used += tt->deps[i].state_len;
+	if (tt->pool_len < 65536 || used * 4 > tt->pool_len)
+		return;
+	struct task_table fresh = { 0 };
+	if (!ctx_grow(ctx, (void **)&fresh.pool, &fresh.pool_cap, (uint32_t)used + 1, 1, 4096))
+		return;
+#define MOVE(off, len) ((off) = pool_put(ctx, &fresh, tt->pool + (off), (len)))
+	for (uint32_t i = 0; i < tt->cap; i++) {
+		struct open_task *o = &tt->slots[i];
+		if (o->task) {
+			MOVE(o->timeline, o->timeline_len);
+			MOVE(o->name, o->name_len);
+			MOVE(o->state, o->state_len);
+		}
+	}
+	for (uint32_t i = 0; i < tt->dep_count; i++)
+		MOVE(tt->deps[i].state, tt->deps[i].state_len);
+#undef MOVE
+	ctx_free(ctx, tt->pool);
+	tt->pool = fresh.pool;
+	tt->pool_len = fresh.pool_len;
+	tt->pool_cap = fresh.pool_cap;
+}
+
+/* Follows f's task records, but those of the frame's beginning, in time
+ * order: the table learns the tasks begun, their states, dependencies
+ * and ends; a record of a task it does not know becomes
+ * CPU_RECORD_IGNORED. */
+FRAME_PATH
+static void follow(crumbs_context *ctx, struct cpu_frame *f)
+{
+	struct task_table *tt = ctx->tasks;
+	char buf[CPU_TASK_STRINGS];
+	bool ended = false;
+	if (!tt)
+		return;
+	for (uint32_t k = 0; k < f->task_count; k++) {
+		if (f->tasks[k].rank == 0)
+			continue;
+		struct cpu_record *r = &f->records[f->tasks[k].record];
+		struct cpu_task_view v;
+		if (!cpu_task_read(f, r, &v, buf)) {
+			r->type = CPU_RECORD_IGNORED;
+			continue;
+		}
+		if (r->type == CPU_RECORD_TIMELINE_FRAME)
+			continue;
+		struct open_task *o = task_find(tt, v.task);
+		if (r->type == CPU_RECORD_TASK_BEGIN) {
+			if (o || !(o = task_add(ctx, tt, v.task)))
+				continue; /* written; not followed */
+			o->begin_ns = r->ns;
+			o->timeline_len = (uint16_t)strlen(v.timeline);
+			o->name_len = (uint16_t)strlen(v.name);
+			o->state_len = v.state ? (uint16_t)strlen(v.state) : 0;
+			o->timeline = pool_put(ctx, tt, v.timeline, o->timeline_len);
+			o->name = pool_put(ctx, tt, v.name, o->name_len);
+			o->state = pool_put(ctx, tt, v.state ? v.state : "", o->state_len);
+			if (o->timeline == UINT32_MAX || o->name == UINT32_MAX ||
+			    o->state == UINT32_MAX)
+				task_remove(tt, o);
+			continue;
+		}
+		if (!o) {
+			r->type = CPU_RECORD_IGNORED;
+			continue;
+		}
+		if (r->type == CPU_RECORD_TASK_STATE) {
+			uint16_t len = v.state ? (uint16_t)strlen(v.state) : 0;
+			uint32_t at = pool_put(ctx, tt, v.state ? v.state : "", len);
+			if (at != UINT32_MAX) {
+				o->state = at;
+				o->state_len = len;
+			}
+		} else if (r->type == CPU_RECORD_TASK_END) {
+			task_remove(tt, o);
+			ended = true;
+		} else if (r->type == CPU_RECORD_TASK_DEPEND && tt->dep_count < TASK_DEPS_MAX &&
+			   ctx_grow(ctx, (void **)&tt->deps, &tt->dep_cap, tt->dep_count + 1,
+				    sizeof(*tt->deps), 64)) {
+			struct open_dep *d = &tt->deps[tt->dep_count];
+			d->task = v.task;
+			d->blocking = v.blocking;
+			d->state_len = v.state ? (uint16_t)strlen(v.state) : 0;
+			d->state = pool_put(ctx, tt, v.state ? v.state : "", d->state_len);
+			if (d->state != UINT32_MAX)
+				tt->dep_count++;
+		}
+	}
+	/* The dependencies of ended tasks go. */
+	if (ended) {
+		uint32_t kept = 0;
+		for (uint32_t i = 0; i < tt->dep_count; i++)
+			if (task_find(tt, tt->deps[i].task))
+				tt->deps[kept++] = tt->deps[i];
+		tt->dep_count = kept;
+	}
+	pool_pack(ctx, tt);
+}
+
+static int open_order(const void *a, const void *b)
+{
+	const struct open_task *x = *(const struct open_task *const *)a;
+	const struct open_task *y = *(const struct open_task *const *)b;
+	if (x->begin_ns != y->begin_ns)
+		return x->begin_ns < y->begin_ns ? -1 : 1;
+	return x->task < y->task ? -1 : x->task > y->task;
+}
+
+/* Puts in f the tasks open when its frame began at begin_ns, in the
+ * order they began, then the dependencies given on them. */
+FRAME_PATH
+static void open_tasks(crumbs_context *ctx, struct cpu_frame *f, int64_t begin_ns,
+		       _Atomic uint32_t *dropped)
+{
+	struct task_table *tt = ctx->tasks;
+	if (!tt || !tt->count)
+		return;
+	if (!ctx_grow(ctx, (void **)&tt->order, &tt->order_cap, tt->count, sizeof(*tt->order), 64)) {
+		atomic_fetch_add(dropped, tt->count);
+		return;
+	}
+	const struct open_task **order = tt->order;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < tt->cap; i++)
+		if (tt->slots[i].task)
+			order[n++] = &tt->slots[i];
+	qsort(order, n, sizeof(*order), open_order);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct open_task *o = order[i];
+		uint16_t lens[2] = { o->timeline_len, o->state_len };
+		struct part parts[5] = { { &o->task, sizeof(o->task) }, { lens, sizeof(lens) },
+					 { tt->pool + o->timeline, o->timeline_len },
+					 { tt->pool + o->state, o->state_len },
+					 { tt->pool + o->name, o->name_len } };
+		frame_add(ctx, f, o->begin_ns, CPU_RECORD_EARLIER, 0, UINT32_MAX, parts, 5, dropped);
+	}
+	for (uint32_t i = 0; i < tt->dep_count; i++) {
+		const struct open_dep *d = &tt->deps[i];
+		struct part parts[3] = { { &d->task, sizeof(d->task) },
+					 { &d->blocking, sizeof(d->blocking) },
+					 { tt->pool + d->state, d->state_len } };
+		if (frame_add(ctx, f, begin_ns, CPU_RECORD_TASK_DEPEND, 0, UINT32_MAX, parts, 3,
+			      dropped))
+			f->tasks[f->task_count - 1].rank = 0; /* of the frame's beginning */
+	}
+}
+
+/* The task records of f in time order, then followed. */
+FRAME_PATH
+static void merge_tasks(crumbs_context *ctx, struct cpu_frame *f)
+{
+	if (f->task_count > 1)
+		qsort(f->tasks, f->task_count, sizeof(*f->tasks), key_order);
+	follow(ctx, f);
+}
+
 FRAME_PATH
 void cpu_collect(crumbs_context *ctx, struct capture_set *set)
 {
-	set->cpu_thread_count = set->cpu_record_count = set->cpu_name_len = 0;
+	struct cpu_frame *f = &set->cpu;
+	f->thread_count = f->record_count = f->name_len = f->task_count = 0;
+	f->frame_tid = self_tid();
 	if (!ctx->cpu_lock_ready)
 		return;
 	tick_anchor(ctx);
+	open_tasks(ctx, f, set->begin_ns, &set->dropped);
 	pthread_mutex_lock(&ctx->cpu_lock);
 	for (struct cpu_thread **p = &ctx->cpu_threads; *p;) {
 		struct cpu_thread *t = *p;
 		bool pending = atomic_load(&t->head) != atomic_load(&t->tail);
 		t->idle = pending ? 0 : t->idle + 1;
 		if (pending && t->events &&
-		    ctx_grow(ctx, (void **)&set->cpu_threads, &set->cpu_thread_cap,
-			     set->cpu_thread_count + 1, sizeof(*set->cpu_threads), 8)) {
-			uint32_t index = set->cpu_thread_count, before = set->cpu_record_count;
-			set->cpu_threads[index].tid = t->tid;
-			memcpy(set->cpu_threads[index].name, t->name, sizeof(t->name));
-			take(ctx, set, t, index);
-			if (set->cpu_record_count > before)
-				set->cpu_thread_count++;
+		    ctx_grow(ctx, (void **)&f->threads, &f->thread_cap, f->thread_count + 1,
+			     sizeof(*f->threads), 8)) {
+			uint32_t index = f->thread_count, before = f->record_count;
+			f->threads[index].tid = t->tid;
+			memcpy(f->threads[index].name, t->name, sizeof(t->name));
+			take(ctx, f, t, index, set->end_ns, false, 0, &set->dropped);
+			if (f->record_count > before)
+				f->thread_count++;
 		}
 		uint32_t lost = atomic_exchange(&t->lost, 0);
 		if (lost)
@@ -421,6 +1016,62 @@ void cpu_collect(crumbs_context *ctx, struct capture_set *set)
 		p = &t->next;
 	}
 	pthread_mutex_unlock(&ctx->cpu_lock);
+	merge_tasks(ctx, f);
+}
+
+FRAME_PATH
+void cpu_drain(crumbs_context *ctx, int64_t now)
+{
+	struct cpu_frame *f = &ctx->drain;
+	if (!ctx->cpu_lock_ready)
+		return;
+	f->record_count = f->name_len = f->task_count = 0;
+	tick_anchor(ctx);
+	pthread_mutex_lock(&ctx->cpu_lock);
+	for (struct cpu_thread *t = ctx->cpu_threads; t; t = t->next)
+		/* Its head, then its buffers: a thread sets them up before it
+		 * moves its head. */
+		if (atomic_load(&t->head) != atomic_load(&t->tail) && t->events)
+			take(ctx, f, t, 0, now, true, ctx->task_since_ns, NULL);
+	pthread_mutex_unlock(&ctx->cpu_lock);
+	merge_tasks(ctx, f);
+}
+
+static void table_free(crumbs_context *ctx, struct task_table *tt)
+{
+	if (!tt)
+		return;
+	ctx_free(ctx, tt->order);
+	ctx_free(ctx, tt->slots);
+	ctx_free(ctx, tt->deps);
+	ctx_free(ctx, tt->pool);
+	ctx_free(ctx, tt);
+}
+
+void cpu_tasks_on(crumbs_context *ctx)
+{
+	table_free(ctx, ctx->tasks);
+	/* Without a table, tasks are written as they come, unfollowed. */
+	ctx->tasks = ctx_alloc(ctx, sizeof(*ctx->tasks));
+	ctx->task_since_ns = now_ns();
+	if (!cpu_forked(ctx))
+		__atomic_store_n(&ctx->state_.tasks, 1, __ATOMIC_RELAXED);
+}
+
+void cpu_tasks_off(crumbs_context *ctx)
+{
+	__atomic_store_n(&ctx->state_.tasks, 0, __ATOMIC_RELAXED);
+	table_free(ctx, ctx->tasks);
+	ctx->tasks = NULL;
+}
+
+static void frame_free(crumbs_context *ctx, struct cpu_frame *f)
+{
+	ctx_free(ctx, f->threads);
+	ctx_free(ctx, f->records);
+	ctx_free(ctx, f->names);
+	ctx_free(ctx, f->tasks);
+	memset(f, 0, sizeof(*f));
 }
 
 void cpu_release(crumbs_context *ctx)
@@ -430,12 +1081,12 @@ void cpu_release(crumbs_context *ctx)
 		thread_free(t);
 	}
 	ctx->cpu_threads = NULL;
-	if (ctx->cpu_lock_ready)
+	if (ctx->cpu_lock_ready && !cpu_forked(ctx))
 		pthread_mutex_destroy(&ctx->cpu_lock);
 	ctx->cpu_lock_ready = false;
-	for (uint32_t k = 0; k < CAPTURE_SETS; k++) {
-		ctx_free(ctx, ctx->sets[k].cpu_threads);
-		ctx_free(ctx, ctx->sets[k].cpu_records);
-		ctx_free(ctx, ctx->sets[k].cpu_names);
-	}
+	table_free(ctx, ctx->tasks);
+	ctx->tasks = NULL;
+	frame_free(ctx, &ctx->drain);
+	for (uint32_t k = 0; k < CAPTURE_SETS; k++)
+		frame_free(ctx, &ctx->sets[k].cpu);
 }

@@ -295,6 +295,11 @@ static enum crumbs_result ask(crumbs_context *ctx, uint64_t first, uint64_t last
 		snprintf(err, n, UNDER_LAYER);
 		return CRUMBS_ERROR_BAD_STATE;
 	}
+	if (cpu_forked(ctx)) {
+		snprintf(err, n, "this process was forked from the one that made the context: "
+			 "it records nothing");
+		return CRUMBS_ERROR_BAD_STATE;
+	}
 	if (atomic_load(&ctx->state) != STATE_IDLE || ctx->capture_at != UINT64_MAX) {
 		say_busy(ctx, err, n);
 		return CRUMBS_ERROR_BAD_STATE;
@@ -326,6 +331,8 @@ static enum crumbs_result ask(crumbs_context *ctx, uint64_t first, uint64_t last
 		snprintf(err, n, "out of memory for a run's frames");
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
 	}
+	/* From now on, so that a frame can show the tasks begun before it. */
+	cpu_tasks_on(ctx);
 	if (now) {
 		/* Nothing of frame 0 has run: it can still be captured whole,
 		 * without a pre-roll to learn when the queues were last busy,
@@ -333,6 +340,9 @@ static enum crumbs_result ask(crumbs_context *ctx, uint64_t first, uint64_t last
 		begin_preroll(ctx, first, last, detail, sets);
 		atomic_store(&ctx->state, STATE_RUNNING);
 		start_frame(ctx, ctx->frame_begin_ns, true);
+		struct capture_set *cur = atomic_load(&ctx->cur);
+		if (cur)
+			__atomic_store_n(&ctx->state_.cpu_detail, cur->detail, __ATOMIC_RELAXED);
 	} else if (first == ctx->frame + 1) {
 		begin_preroll(ctx, first, last, detail, sets);
 	} else {
@@ -565,10 +575,14 @@ void crumbs_frame(crumbs_context *ctx)
 	int64_t now = now_ns();
 	int state = atomic_load(&ctx->state);
 
+	if (cpu_forked(ctx))
+		return; /* its output thread, and its devices, are the parent's */
 	struct capture_set *cur = atomic_load(&ctx->cur);
 	if (cur) {
 		path_warm(cur, PATH_FRAME);
 		end_frame(ctx, now);
+	} else if (__atomic_load_n(&ctx->state_.tasks, __ATOMIC_RELAXED)) {
+		cpu_drain(ctx, now);
 	}
 	ctx->frame++;
 	ctx->frame_begin_ns = now;
@@ -596,6 +610,10 @@ void crumbs_frame(crumbs_context *ctx)
 				"another was under way", (unsigned long long)ctx->capture_at);
 		ctx->capture_at = UINT64_MAX;
 	}
+	state = atomic_load(&ctx->state);
+	if (__atomic_load_n(&ctx->state_.tasks, __ATOMIC_RELAXED) && state != STATE_PREROLL &&
+	    state != STATE_RUNNING && ctx->capture_at == UINT64_MAX)
+		cpu_tasks_off(ctx);
 }
 
 int crumbs_detail(const crumbs_context *ctx)

@@ -53,6 +53,7 @@
 #define HANDED_RING 8
 
 struct output {
+	uint32_t fork_generation;  /* cpu_fork_generation() when it was made */
 	crumbs_context *ctx;
 	struct profilegpu_settings *settings; /* of the next capture's tables;
 					      * NULL: the defaults */
@@ -333,38 +334,85 @@ static enum crumbs_result write_ready(struct output *o, const struct capture_set
  * it. */
 static enum crumbs_result write_cpu(crumbs_writer *w, const struct capture_set *set)
 {
+	const struct cpu_frame *f = &set->cpu;
 	enum crumbs_result r = CRUMBS_OK;
 	uint32_t current = UINT32_MAX;
 	char name[CPU_RECORD_NAME_MAX + 1];
-	for (uint32_t i = 0; i < set->cpu_record_count && r == CRUMBS_OK; i++) {
-		const struct cpu_record *c = &set->cpu_records[i];
+	if (f->frame_tid)
+		r = crumbs_writer_frame_thread(w, f->frame_tid);
+	for (uint32_t i = 0; i < f->record_count && r == CRUMBS_OK; i++) {
+		const struct cpu_record *c = &f->records[i];
+		if (c->type != CPU_RECORD_BEGIN && c->type != CPU_RECORD_WAIT_BEGIN &&
+		    c->type != CPU_RECORD_END)
+			continue; /* a task's: write_tasks() */
 		if (c->thread != current) {
 			current = c->thread;
-			r = crumbs_writer_cpu_thread(w, set->cpu_threads[current].tid,
-						     set->cpu_threads[current].name);
+			r = crumbs_writer_cpu_thread(w, f->threads[current].tid,
+						     f->threads[current].name);
 			if (r == CRUMBS_ERROR_LIMIT) {
 				/* Past the threads a frame holds: this one's
 				 * scopes are left out, and counted. */
 				r = CRUMBS_OK;
-				while (i + 1 < set->cpu_record_count &&
-				       set->cpu_records[i + 1].thread == current)
+				while (i + 1 < f->record_count && f->records[i + 1].thread == current)
 					i++;
 				continue;
 			}
 		}
 		if (r != CRUMBS_OK)
 			break;
-		if (c->type == CPU_RECORD_BEGIN) {
+		if (c->type != CPU_RECORD_END) {
 			uint32_t len = c->name_len < CPU_RECORD_NAME_MAX ? c->name_len : CPU_RECORD_NAME_MAX;
 			if (len)
-				memcpy(name, set->cpu_names + c->name_off, len);
+				memcpy(name, f->names + c->name_off, len);
 			name[len] = '\0';
-			r = crumbs_writer_cpu_begin(w, name, c->level, (uint64_t)c->ns);
+			r = c->type == CPU_RECORD_WAIT_BEGIN ?
+				    crumbs_writer_cpu_wait_begin(w, name, c->level, (uint64_t)c->ns) :
+				    crumbs_writer_cpu_begin(w, name, c->level, (uint64_t)c->ns);
 		} else {
 			r = crumbs_writer_cpu_end(w, (uint64_t)c->ns);
 		}
 		if (r == CRUMBS_ERROR_LIMIT)
 			r = CRUMBS_OK; /* dropped and counted by the writer */
+	}
+	return r;
+}
+
+/* The frame's tasks and timeline frames, every thread's merged by time,
+ * those open when it began first. */
+static enum crumbs_result write_tasks(crumbs_writer *w, const struct capture_set *set)
+{
+	const struct cpu_frame *f = &set->cpu;
+	enum crumbs_result r = CRUMBS_OK;
+	char buf[CPU_TASK_STRINGS];
+	for (uint32_t k = 0; k < f->task_count && r == CRUMBS_OK; k++) {
+		const struct cpu_record *c = &f->records[f->tasks[k].record];
+		struct cpu_task_view v;
+		uint64_t ns = (uint64_t)c->ns;
+		if (c->type == CPU_RECORD_IGNORED || !cpu_task_read(f, c, &v, buf))
+			continue;
+		switch (c->type) {
+		case CPU_RECORD_TASK_BEGIN:
+		case CPU_RECORD_EARLIER:
+			r = crumbs_writer_task_begin(w, v.task, v.timeline, v.name, v.state,
+						     c->type == CPU_RECORD_EARLIER, ns);
+			break;
+		case CPU_RECORD_TASK_STATE:
+			r = crumbs_writer_task_state(w, v.task, v.state, ns);
+			break;
+		case CPU_RECORD_TASK_END:
+			r = crumbs_writer_task_end(w, v.task, ns);
+			break;
+		case CPU_RECORD_TASK_DEPEND:
+			r = crumbs_writer_task_depend(w, v.task, v.state, v.blocking, ns);
+			break;
+		case CPU_RECORD_TIMELINE_FRAME:
+			r = crumbs_writer_timeline_frame(w, v.timeline, ns);
+			break;
+		}
+		/* Past the format's limits: dropped and counted by the writer;
+		 * an argument it refuses (a time before 0): left out. */
+		if (r == CRUMBS_ERROR_LIMIT || r == CRUMBS_ERROR_INVALID_ARGUMENT)
+			r = CRUMBS_OK;
 	}
 	return r;
 }
@@ -424,6 +472,8 @@ static enum crumbs_result write_frame(struct output *o, struct capture_set *set)
 	}
 	if (r == CRUMBS_OK)
 		r = write_cpu(w, set);
+	if (r == CRUMBS_OK)
+		r = write_tasks(w, set);
 	uint64_t dropped = (uint64_t)atomic_load(&set->dropped) + lost_ops + o->untimed;
 	if (dropped > UINT32_MAX)
 		dropped = UINT32_MAX;
@@ -686,8 +736,22 @@ static pthread_once_t outputs_once = PTHREAD_ONCE_INIT;
 
 static void outputs_finish(void)
 {
+	/* A child forked without exec has none of its parent's threads, and
+	 * a lock may have been held by one of them: its exit waits only for
+	 * its own, and takes no lock without them. (A process never forked
+	 * from another, the parent, has generation 0.) */
+	if (cpu_fork_generation() != 0) {
+		bool own = false;
+		for (struct output *o = outputs; o; o = o->next)
+			own |= o->fork_generation == cpu_fork_generation();
+		if (!own)
+			return;
+	}
 	pthread_mutex_lock(&outputs_lock);
 	for (struct output *o = outputs; o; o = o->next) {
+		/* (Its context may be freed: a child destroys only that.) */
+		if (o->fork_generation != cpu_fork_generation())
+			continue;
 		pthread_mutex_lock(&o->lock);
 		pthread_cond_broadcast(&o->wake);
 		while (o->job_count || o->end || o->post_head != atomic_load(&o->post_tail))
@@ -732,6 +796,7 @@ bool output_init(crumbs_context *ctx)
 		return false;
 	}
 	o->ctx = ctx;
+	o->fork_generation = ctx->fork_generation;
 	o->file.fd = o->file.dir_fd = -1;
 	o->in_place = true;
 	/* Every signal blocked, so that the program's handlers run on its

@@ -111,7 +111,9 @@ struct crumbs_desc {
 /*
  * Creates a context. The devices and queues must outlive it. Loads the
  * Vulkan functions it needs through get_instance_proc_addr; creates a query
- * pool and a few command buffers per queue. On success *out is owned by
+ * pool and a few command buffers per queue. With no instance, no devices
+ * and no queues, a context of CPU threads alone: it records CPU scopes,
+ * wait scopes and tasks, and captures and runs as any other. On success *out is owned by
  * the caller. CRUMBS_CAPTURE_FRAME=N in the environment asks for a
  * capture of frame N (frames count from 0 at creation).
  */
@@ -318,12 +320,14 @@ static inline void crumbs_dispatches(crumbs_cmd *cmd, uint64_t dispatches)
  * crumbs_context. Not for programs. */
 struct crumbs_context_state_ {
 	int cpu_detail; /* levels of CPU scopes recorded; -1: none */
+	int tasks;      /* tasks are recorded (from a capture's request on) */
 };
 
 CRUMBS_API void crumbs_cpu_record_(crumbs_context *ctx, unsigned level, const char *name);
 CRUMBS_API void crumbs_cpu_recordf_(crumbs_context *ctx, unsigned level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 CRUMBS_API void crumbs_cpu_close_(crumbs_context *ctx);
+CRUMBS_API void crumbs_cpu_wait_record_(crumbs_context *ctx, unsigned level, const char *name);
 
 /* Whether CPU scopes are recorded now (a capture frame, or a run's). */
 static inline int crumbs_cpu_on_(crumbs_context *ctx)
@@ -361,9 +365,113 @@ static inline void crumbs_cpu_end(crumbs_context *ctx)
 		crumbs_cpu_close_(ctx);
 }
 
+/*
+ * A scope in which the calling thread waits on the GPU or on presentation
+ * (a fence, a semaphore, an image to draw to, a present, an idle queue),
+ * otherwise as crumbs_cpu_begin(), and ended by crumbs_cpu_end(). The
+ * report sums a thread's waits: the frame thread's waits are what says a
+ * frame was bound by the GPU rather than the CPU. The crumbs layer times
+ * the Vulkan calls that wait this way by itself.
+ */
+static inline void crumbs_cpu_wait_begin(crumbs_context *ctx, unsigned level, const char *name)
+{
+	if (crumbs_cpu_on_(ctx))
+		crumbs_cpu_wait_record_(ctx, level, name);
+}
+
 /* Names the calling thread in captures (default: the name the system
  * gives it, pthread_setname_np's). */
 CRUMBS_API void crumbs_thread_name(crumbs_context *ctx, const char *name);
+
+/* ------------------------------------------------------------------------ */
+/* Tasks and timelines                                                      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A task is work not bound to a thread (a job of a job system, a load, a
+ * physics step): it begins on one thread, may change state and end on
+ * others, and is shown on a named timeline ("Jobs", "Streaming") with
+ * its states one after another ("Executing", "Waiting on IO"). Tasks
+ * have no detail level: they are recorded whenever CPU scopes are, in
+ * capture frames and in every frame of a run, and, so that a task begun
+ * before the first of them can be shown, from the moment the capture or
+ * run is asked for. Outside that, each call costs one branch.
+ *
+ * A call records on the calling thread's buffers (those of its CPU
+ * scopes): no lock, no allocation after the thread's first, no system
+ * call; the thread that calls crumbs_frame() merges every thread's by
+ * time. A task still open when a recorded frame begins is written in it
+ * as begun earlier, from the frame's start, with the state it is in then
+ * and the dependencies given on it; one begun before the capture or run
+ * was asked for was given id 0 and is not shown. A state, end or
+ * dependency of task 0, of an ended task or of one begun before that, is
+ * ignored; dependencies that the program does not respect are recorded
+ * as given, and the report shows them.
+ */
+typedef uint64_t crumbs_task; /* 0 is no task */
+
+/*
+ * Begins a task on `timeline` (NULL: "Tasks") in `state` (NULL or "":
+ * "Executing"), named by a printf-style format, and returns its id, unique
+ * in the context; 0 when tasks are not recorded. Names are copied (each
+ * string cut at 511 bytes).
+ *
+ * crumbs_task_begin is also a macro that costs one branch when tasks are
+ * not recorded: it evaluates `ctx` twice, and its other arguments once,
+ * only when tasks are recorded. (crumbs_task_begin)(...) calls the
+ * function.
+ */
+CRUMBS_API crumbs_task crumbs_task_begin(crumbs_context *ctx, const char *timeline,
+					 const char *state, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+CRUMBS_API void crumbs_task_state_(crumbs_context *ctx, crumbs_task task, const char *state);
+CRUMBS_API void crumbs_task_end_(crumbs_context *ctx, crumbs_task task);
+CRUMBS_API void crumbs_task_depend_(crumbs_context *ctx, crumbs_task task,
+				    const char *blocked_state, crumbs_task blocking);
+CRUMBS_API void crumbs_timeline_frame_(crumbs_context *ctx, const char *timeline);
+
+/* Whether tasks are recorded now. */
+static inline int crumbs_tasks_on_(crumbs_context *ctx)
+{
+	return ctx && __atomic_load_n(&((struct crumbs_context_state_ *)(void *)ctx)->tasks,
+				      __ATOMIC_RELAXED);
+}
+
+#define crumbs_task_begin(ctx, timeline, state, ...)                               \
+	(crumbs_tasks_on_(ctx) ? (crumbs_task_begin)((ctx), (timeline), (state), __VA_ARGS__) \
+			       : (crumbs_task)0)
+
+/* The task enters `state` (NULL or "": "Executing") now. */
+static inline void crumbs_task_state(crumbs_context *ctx, crumbs_task task, const char *state)
+{
+	if (crumbs_tasks_on_(ctx))
+		crumbs_task_state_(ctx, task, state);
+}
+
+/* The task ends now; a second end is ignored. */
+static inline void crumbs_task_end(crumbs_context *ctx, crumbs_task task)
+{
+	if (crumbs_tasks_on_(ctx))
+		crumbs_task_end_(ctx, task);
+}
+
+/* Task `task` cannot enter `blocked_state` (NULL or "": "Executing")
+ * before task `blocking` has ended. Recorded as given: the report shows
+ * where the program did not respect it. */
+static inline void crumbs_task_depend(crumbs_context *ctx, crumbs_task task,
+				      const char *blocked_state, crumbs_task blocking)
+{
+	if (crumbs_tasks_on_(ctx))
+		crumbs_task_depend_(ctx, task, blocked_state, blocking);
+}
+
+/* A boundary of a frame of another kind, on `timeline` (a "Game" or
+ * "Physics" frame; NULL: "Frames"), now. Recorded in recorded frames. */
+static inline void crumbs_timeline_frame(crumbs_context *ctx, const char *timeline)
+{
+	if (crumbs_tasks_on_(ctx))
+		crumbs_timeline_frame_(ctx, timeline);
+}
 
 /* ------------------------------------------------------------------------ */
 /* Submissions                                                              */
@@ -398,6 +506,21 @@ struct crumbs_cpu_scope_ {
 #define CRUMBS_CPU_SCOPE_CAT_(a, b) CRUMBS_CPU_SCOPE_CAT2_(a, b)
 #define CRUMBS_CPU_SCOPE(ctx, level, name) \
 	crumbs_cpu_scope_ CRUMBS_CPU_SCOPE_CAT_(crumbs_cpu_scope_at_, __LINE__)((ctx), (level), (name))
+
+/* A wait scope that ends at the end of the enclosing block. */
+struct crumbs_cpu_wait_scope_ {
+	crumbs_context *ctx;
+	crumbs_cpu_wait_scope_(crumbs_context *c, unsigned level, const char *name) : ctx(c)
+	{
+		crumbs_cpu_wait_begin(ctx, level, name);
+	}
+	~crumbs_cpu_wait_scope_() { crumbs_cpu_end(ctx); }
+	crumbs_cpu_wait_scope_(const crumbs_cpu_wait_scope_ &) = delete;
+	crumbs_cpu_wait_scope_ &operator=(const crumbs_cpu_wait_scope_ &) = delete;
+};
+#define CRUMBS_CPU_WAIT_SCOPE(ctx, level, name)                                          \
+	crumbs_cpu_wait_scope_ CRUMBS_CPU_SCOPE_CAT_(crumbs_cpu_wait_scope_at_, __LINE__)( \
+		(ctx), (level), (name))
 #endif
 
 #endif

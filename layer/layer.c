@@ -489,7 +489,7 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_QueuePresentKHR(VkQueue queue,
 		return FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, QueuePresentKHR, queue, info);
 	window_enter(d);
 	/* Ended before the frame is: the present is the frame's last. */
-	crumbs_cpu_begin(d->ctx, 0, "vkQueuePresentKHR");
+	crumbs_cpu_wait_begin(d->ctx, 0, "vkQueuePresentKHR");
 	VkResult r = FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, QueuePresentKHR, queue, info);
 	crumbs_cpu_end(d->ctx);
 	window_leave(d);
@@ -519,7 +519,7 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_QueueWaitIdle(VkQueue queue)
 {
 	DEVICE_OF(queue, VK_ERROR_DEVICE_LOST);
 	frames_hold(d);
-	crumbs_cpu_begin(d->ctx, 0, "vkQueueWaitIdle");
+	crumbs_cpu_wait_begin(d->ctx, 0, "vkQueueWaitIdle");
 	VkResult r = FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, QueueWaitIdle, queue);
 	crumbs_cpu_end(d->ctx);
 	frames_release(d);
@@ -530,22 +530,23 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_DeviceWaitIdle(VkDevice device)
 {
 	DEVICE_OF(device, VK_ERROR_DEVICE_LOST);
 	frames_hold(d);
-	crumbs_cpu_begin(d->ctx, 0, "vkDeviceWaitIdle");
+	crumbs_cpu_wait_begin(d->ctx, 0, "vkDeviceWaitIdle");
 	VkResult r = FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, DeviceWaitIdle, device);
 	crumbs_cpu_end(d->ctx);
 	frames_release(d);
 	return r;
 }
 
-/* The CPU's waits on the GPU and on the presentation engine, as scopes of
- * the thread that waits: with vkQueueSubmit's and vkQueuePresentKHR's,
- * they say whether a frame was bound by the CPU or the GPU. */
+/* The CPU's waits on the GPU and on the presentation engine, as wait
+ * scopes of the thread that waits (vkQueuePresentKHR's, vkQueueWaitIdle's
+ * and vkDeviceWaitIdle's too): what they sum to on the thread that
+ * presents says whether a frame was bound by the CPU or the GPU. */
 VKAPI_ATTR VkResult VKAPI_CALL layer_WaitForFences(VkDevice device, uint32_t count,
 							  const VkFence *fences, VkBool32 all,
 							  uint64_t timeout)
 {
 	DEVICE_OF(device, VK_ERROR_DEVICE_LOST);
-	crumbs_cpu_begin(d->ctx, 0, "vkWaitForFences");
+	crumbs_cpu_wait_begin(d->ctx, 0, "vkWaitForFences");
 	VkResult r = FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, WaitForFences, device, count, fences,
 				    all, timeout);
 	crumbs_cpu_end(d->ctx);
@@ -557,7 +558,7 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_WaitSemaphores(VkDevice device,
 							   uint64_t timeout)
 {
 	DEVICE_OF(device, VK_ERROR_DEVICE_LOST);
-	crumbs_cpu_begin(d->ctx, 0, "vkWaitSemaphores");
+	crumbs_cpu_wait_begin(d->ctx, 0, "vkWaitSemaphores");
 	VkResult r = FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, WaitSemaphores, device, info, timeout);
 	crumbs_cpu_end(d->ctx);
 	return r;
@@ -569,7 +570,7 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_AcquireNextImageKHR(VkDevice device,
 								VkFence fence, uint32_t *index)
 {
 	DEVICE_OF(device, VK_ERROR_DEVICE_LOST);
-	crumbs_cpu_begin(d->ctx, 0, "vkAcquireNextImageKHR");
+	crumbs_cpu_wait_begin(d->ctx, 0, "vkAcquireNextImageKHR");
 	VkResult r = FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, AcquireNextImageKHR, device, swapchain,
 				    timeout, semaphore, fence, index);
 	crumbs_cpu_end(d->ctx);
@@ -581,7 +582,7 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_AcquireNextImage2KHR(VkDevice device,
 								 uint32_t *index)
 {
 	DEVICE_OF(device, VK_ERROR_DEVICE_LOST);
-	crumbs_cpu_begin(d->ctx, 0, "vkAcquireNextImage2KHR");
+	crumbs_cpu_wait_begin(d->ctx, 0, "vkAcquireNextImage2KHR");
 	VkResult r = FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, AcquireNextImage2KHR, device, info,
 				    index);
 	crumbs_cpu_end(d->ctx);

@@ -4,8 +4,12 @@
  * with libcrumbs: cascaded shadow maps, a G-buffer pass, tiled deferred
  * lighting (on a compute-only queue when the device has one), bloom and
  * tonemapping, rendered offscreen; `make demo` captures one of its frames.
+ * Each frame's CPU work is a small graph of jobs on two job threads
+ * (samples/jobs.c), which record two of its three command buffers while
+ * the render thread records the third.
  */
 #include "../include/crumbs.h"
+#include "jobs.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -49,6 +53,11 @@
 #define OBJECT_COUNT (GRID_OBJECTS + 1)
 #define LIGHT_TILE 16 /* lighting.comp's workgroup */
 #define POST_GROUP 8  /* the post shaders' workgroups */
+#define JOB_THREADS 2
+/* The physics steps at a fixed rate, PHYSICS_STEPS steps every
+ * PHYSICS_FRAMES frames, out of step with the frames drawn. */
+#define PHYSICS_STEPS 3
+#define PHYSICS_FRAMES 2
 
 #define MIN_SIZE 64 /* keeps all BLOOM_LEVELS levels at least 2 texels */
 #define MAX_SIZE 16384
@@ -157,7 +166,8 @@ static const struct option_spec option_specs[] = {
 	{ "--quiet", NULL, OPTION_FLAG, OPT(quiet), 0, 0,
 	  "print only profile tables, warnings and errors" },
 	{ "--timings", NULL, OPTION_FLAG, OPT(timings), 0, 0,
-	  "print each frame's CPU time to stderr (recording, submitting, crumbs_frame; not waiting)" },
+	  "print each frame's CPU time to stderr, the job threads' included (recording, "
+	  "submitting, crumbs_frame; not waiting)" },
 	{ "--serial", NULL, OPTION_FLAG, OPT(serial), 0, 0,
 	  "wait for the device to finish each frame before the next begins, so that a "
 	  "software driver's threads do not share the CPU with the frame --timings times" },
@@ -845,6 +855,18 @@ static const float mesh_radius[MESH_COUNT] = {
 	[MESH_PLANE] = 1.4142136f,
 };
 
+/*
+ * The physics: each object floats on a spring that pulls it towards the
+ * crest of a slow wave, stepped at a fixed rate (semi-implicit Euler);
+ * a frame draws the objects between the last two steps. Steps, like
+ * everything, go by the frame number, never by the clock.
+ */
+struct physics {
+	uint64_t steps; /* taken so far */
+	float height[OBJECT_COUNT], velocity[OBJECT_COUNT];
+	float last_height[OBJECT_COUNT]; /* before the last step */
+};
+
 /* Keep in step with the shaders' Object. */
 struct object_uniforms {
 	struct mat4 model;
@@ -911,6 +933,51 @@ static void build_scene(struct scene_object *objects)
 	ground->material[1] = 2.2f;
 }
 
+/* The crest of the wave under an object at time t, in frames. */
+static float wave_height(const struct scene_object *o, double t)
+{
+	return 1.3f + 0.25f * sinf(o->phase + (float)fmod(t * 0.07, 6.283185307179586));
+}
+
+static void physics_init(struct physics *p, const struct scene_object *objects)
+{
+	for (uint32_t i = 0; i < GRID_OBJECTS; i++)
+		p->height[i] = p->last_height[i] = wave_height(&objects[i], 0.0);
+}
+
+/* One step, from the time steps * dt to the next. */
+static void physics_step(struct physics *p, const struct scene_object *objects)
+{
+	const float dt = (float)PHYSICS_FRAMES / PHYSICS_STEPS; /* in frames */
+	const float stiffness = 0.02f, damping = 0.15f;
+	double t = (double)p->steps * PHYSICS_FRAMES / PHYSICS_STEPS;
+	for (uint32_t i = 0; i < GRID_OBJECTS; i++) {
+		float pull = stiffness * (wave_height(&objects[i], t) - p->height[i]) -
+			     damping * p->velocity[i];
+		p->velocity[i] += pull * dt;
+		p->last_height[i] = p->height[i];
+		p->height[i] += p->velocity[i] * dt;
+	}
+	p->steps++;
+}
+
+/* The steps taken by the time a frame is drawn: those that reach it. */
+static uint64_t physics_steps_due(uint64_t frame)
+{
+	return (frame * PHYSICS_STEPS + PHYSICS_FRAMES - 1) / PHYSICS_FRAMES;
+}
+
+/* An object's height in a frame, between the heights of the last two
+ * steps, which the frame's time lies between. */
+static float physics_height(const struct physics *p, uint32_t object, uint64_t frame)
+{
+	if (p->steps == 0)
+		return p->height[object];
+	double last = (double)(p->steps - 1) * PHYSICS_FRAMES / PHYSICS_STEPS;
+	float along = (float)(((double)frame - last) * PHYSICS_STEPS / PHYSICS_FRAMES);
+	return p->last_height[object] + (p->height[object] - p->last_height[object]) * along;
+}
+
 /* ------------------------------------------------------------------------ */
 /* The renderer                                                             */
 /* ------------------------------------------------------------------------ */
@@ -928,10 +995,14 @@ struct image {
 };
 
 /* What one frame in flight owns. Render targets are per frame too, so a
- * frame never waits on its predecessor's use of them. */
+ * frame never waits on its predecessor's use of them. A command pool is
+ * used by one thread at a time: the render thread records the geometry
+ * from its pool, the jobs that record the lighting and the post
+ * processing each from one of their own. */
 struct frame_slot {
 	VkCommandPool graphics_pool;
-	VkCommandPool compute_pool; /* with async compute */
+	VkCommandPool lighting_pool; /* the compute family's with async compute */
+	VkCommandPool post_pool;
 	VkCommandBuffer geometry_cb; /* shadows and the base pass */
 	VkCommandBuffer lighting_cb;
 	VkCommandBuffer post_cb;
@@ -948,8 +1019,14 @@ struct frame_slot {
 	VkImageView bloom_up_levels[BLOOM_LEVELS];
 
 	struct buffer frame_uniforms, objects, exposure;
+	/* The frame's scene as the jobs compute it, then upload it. */
+	struct frame_uniforms uniforms;
+	struct object_uniforms object_data[OBJECT_COUNT];
 	/* Bit K: the object can cast a shadow into cascade K this frame. */
 	uint8_t in_cascade[OBJECT_COUNT];
+	/* The draw list: bit B, batch B draws something into the view (a
+	 * shadow cascade, or the last, the camera's). */
+	uint8_t view_batches[SHADOW_VIEWS + 1];
 
 	VkDescriptorSet scene_set;
 	VkDescriptorSet lighting_set;
@@ -1001,9 +1078,11 @@ struct renderer {
 	struct buffer vertices, indices;
 	struct mesh meshes[MESH_COUNT];
 	struct scene_object objects[OBJECT_COUNT];
+	struct physics physics;
 	struct frame_slot slots[FRAMES_IN_FLIGHT];
 
 	crumbs_context *crumbs;
+	struct jobs *jobs;
 };
 
 static VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(
@@ -1019,7 +1098,8 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(
 		fprintf(stderr, PROGRAM ": loader: %s\n", data->pMessage ? data->pMessage : "");
 		return VK_FALSE;
 	}
-	r->validation_messages++;
+	/* Command buffers are recorded on the job threads too. */
+	__atomic_fetch_add(&r->validation_messages, 1, __ATOMIC_RELAXED);
 	fprintf(stderr, PROGRAM ": validation %s: %s\n",
 		severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT ? "error" : "warning",
 		data->pMessage ? data->pMessage : "(no message)");
@@ -2212,10 +2292,10 @@ static bool create_slot_commands(struct renderer *r, struct frame_slot *s)
 		.queueFamilyIndex = r->graphics_family,
 	};
 	VK_TRY(vkCreateCommandPool(r->device, &pool, NULL, &s->graphics_pool));
-	if (r->async_compute) {
+	VK_TRY(vkCreateCommandPool(r->device, &pool, NULL, &s->post_pool));
+	if (r->async_compute)
 		pool.queueFamilyIndex = r->compute_family;
-		VK_TRY(vkCreateCommandPool(r->device, &pool, NULL, &s->compute_pool));
-	}
+	VK_TRY(vkCreateCommandPool(r->device, &pool, NULL, &s->lighting_pool));
 	VkCommandBufferAllocateInfo alloc = {
 		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
 		.commandPool = s->graphics_pool,
@@ -2223,8 +2303,9 @@ static bool create_slot_commands(struct renderer *r, struct frame_slot *s)
 		.commandBufferCount = 1,
 	};
 	VK_TRY(vkAllocateCommandBuffers(r->device, &alloc, &s->geometry_cb));
+	alloc.commandPool = s->post_pool;
 	VK_TRY(vkAllocateCommandBuffers(r->device, &alloc, &s->post_cb));
-	alloc.commandPool = r->async_compute ? s->compute_pool : s->graphics_pool;
+	alloc.commandPool = s->lighting_pool;
 	VK_TRY(vkAllocateCommandBuffers(r->device, &alloc, &s->lighting_cb));
 	alloc.commandPool = s->graphics_pool;
 	alloc.level = VK_COMMAND_BUFFER_LEVEL_SECONDARY;
@@ -2419,27 +2500,31 @@ static void copy4(float *dst, float x, float y, float z, float w)
 	dst[3] = w;
 }
 
-/* Everything moves with the frame number, never with the clock, so that
- * two runs draw the same pictures. */
-static void update_frame(struct renderer *r, struct frame_slot *s, uint64_t frame)
+/* Cascades: from near the camera out to the whole scene; the lighting
+ * pass takes the first one that holds a point. */
+static const float cascade_along[SHADOW_VIEWS] = { 0.55f, 0.4f, 0.2f, 0.0f };
+static const float cascade_radius[SHADOW_VIEWS] = { 7.0f, 11.0f, 18.0f, 34.0f };
+
+/* The frame's jobs: step the physics, animate the scene, cull it for each
+ * shadow cascade, build each view's draw list, upload the scene, and
+ * record the lighting and post-processing command buffers. Everything
+ * moves with the frame number, never with the clock, so that two runs
+ * draw the same pictures. */
+static void animate(struct renderer *r, struct frame_slot *s, uint64_t frame)
 {
 	const float t = (float)(frame % 1000000u);
 	const float w = (float)r->opt.size.width, h = (float)r->opt.size.height;
-	struct frame_uniforms u;
-	memset(&u, 0, sizeof(u));
+	struct frame_uniforms *u = &s->uniforms;
+	memset(u, 0, sizeof(*u));
 
 	struct vec3 eye = v3(0.0f, 17.0f, -30.0f), target = v3(0.0f, 0.0f, 1.0f);
 	struct vec3 up = v3(0.0f, 1.0f, 0.0f);
 	struct mat4 view = mat4_look_at(eye, target, up);
 	struct mat4 proj = mat4_perspective(0.785398f, w / h, 0.5f, 150.0f);
-	u.view_proj = mat4_mul(&proj, &view);
-	u.inv_view_proj = mat4_invert(&u.view_proj);
-	copy4(u.camera_position, eye.x, eye.y, eye.z, 1.0f);
+	u->view_proj = mat4_mul(&proj, &view);
+	u->inv_view_proj = mat4_invert(&u->view_proj);
+	copy4(u->camera_position, eye.x, eye.y, eye.z, 1.0f);
 
-	/* Cascades: from near the camera out to the whole scene; the lighting
-	 * pass takes the first one that holds a point. */
-	static const float cascade_along[SHADOW_VIEWS] = { 0.55f, 0.4f, 0.2f, 0.0f };
-	static const float cascade_radius[SHADOW_VIEWS] = { 7.0f, 11.0f, 18.0f, 34.0f };
 	struct vec3 sun = v3_normalize(v3(-0.55f, 0.75f, -0.4f));
 	struct vec3 eye_ground = v3(eye.x, 0.0f, eye.z);
 	for (int k = 0; k < SHADOW_VIEWS; k++) {
@@ -2448,52 +2533,56 @@ static void update_frame(struct renderer *r, struct frame_slot *s, uint64_t fram
 		struct vec3 light_eye = v3_add(center, v3_scale(sun, 60.0f));
 		struct mat4 light_view = mat4_look_at(light_eye, center, up);
 		struct mat4 light_proj = mat4_ortho(cascade_radius[k], 1.0f, 130.0f);
-		u.shadow_view_proj[k] = mat4_mul(&light_proj, &light_view);
-		u.cascade_texel[k] = 2.0f * cascade_radius[k] / SHADOW_SIZE;
+		u->shadow_view_proj[k] = mat4_mul(&light_proj, &light_view);
+		u->cascade_texel[k] = 2.0f * cascade_radius[k] / SHADOW_SIZE;
 	}
-	copy4(u.sun_direction, sun.x, sun.y, sun.z, 0.0f);
-	copy4(u.sun_color, 2.2f, 2.0f, 1.7f, 0.0f);
-	copy4(u.ambient, 0.12f, 0.15f, 0.22f, 0.0f);
-	u.params[0] = r->opt.size.width;
-	u.params[1] = r->opt.size.height;
-	u.params[2] = MAX_LIGHTS;
-	u.params[3] = (uint32_t)frame;
+	copy4(u->sun_direction, sun.x, sun.y, sun.z, 0.0f);
+	copy4(u->sun_color, 2.2f, 2.0f, 1.7f, 0.0f);
+	copy4(u->ambient, 0.12f, 0.15f, 0.22f, 0.0f);
+	u->params[0] = r->opt.size.width;
+	u->params[1] = r->opt.size.height;
+	u->params[2] = MAX_LIGHTS;
+	u->params[3] = (uint32_t)frame;
 	for (uint32_t i = 0; i < MAX_LIGHTS; i++) {
 		float angle = (float)i * 2.39996f + t * 0.03f * (float)(1 + i % 3);
 		float ring = 3.0f + (float)(i % 8) * 1.9f;
-		copy4(u.lights[i].position_radius, cosf(angle) * ring,
+		copy4(u->lights[i].position_radius, cosf(angle) * ring,
 		      0.6f + (float)(i % 4) * 0.35f, sinf(angle) * ring + 1.0f, 4.5f);
 		float hue = hash01(i + 1000u) * 6.0f;
 		float rc = fabsf(hue - 3.0f) - 1.0f, gc = 2.0f - fabsf(hue - 2.0f),
 		      bc = 2.0f - fabsf(hue - 4.0f);
-		copy4(u.lights[i].color, 3.0f * fminf(fmaxf(rc, 0.0f), 1.0f),
+		copy4(u->lights[i].color, 3.0f * fminf(fmaxf(rc, 0.0f), 1.0f),
 		      3.0f * fminf(fmaxf(gc, 0.0f), 1.0f), 3.0f * fminf(fmaxf(bc, 0.0f), 1.0f),
 		      0.0f);
 	}
-	memcpy(s->frame_uniforms.mapped, &u, sizeof(u));
 
-	struct object_uniforms *objects = s->objects.mapped;
 	for (uint32_t i = 0; i < OBJECT_COUNT; i++) {
 		const struct scene_object *o = &r->objects[i];
-		struct object_uniforms ou;
+		struct object_uniforms *ou = &s->object_data[i];
 		struct vec3 p = o->position;
 		float angle = 0.0f;
 		if (i != GROUND_OBJECT) {
 			angle = o->phase + t * o->spin;
-			p.y = 1.3f + 0.25f * sinf(o->phase + t * 0.07f);
+			p.y = physics_height(&r->physics, i, frame);
 		}
-		ou.model = mat4_model(o->axis, angle, o->scale, p);
-		memcpy(ou.color, o->color, sizeof(ou.color));
-		memcpy(ou.material, o->material, sizeof(ou.material));
-		memcpy(&objects[i], &ou, sizeof(ou));
+		ou->model = mat4_model(o->axis, angle, o->scale, p);
+		memcpy(ou->color, o->color, sizeof(ou->color));
+		memcpy(ou->material, o->material, sizeof(ou->material));
+	}
+}
 
-		/* Cull each cascade on the CPU as engines do: the near
-		 * cascades see a fraction of the scene. The light's depth
-		 * range holds the whole scene, so only X and Y are tested. */
+/* Culls each cascade on the CPU as engines do: the near cascades see a
+ * fraction of the scene. The light's depth range holds the whole scene,
+ * so only X and Y are tested. */
+static void cull(struct renderer *r, struct frame_slot *s)
+{
+	for (uint32_t i = 0; i < OBJECT_COUNT; i++) {
+		const float *model = s->object_data[i].model.m;
+		struct vec3 p = v3(model[12], model[13], model[14]);
+		float radius = r->objects[i].scale * mesh_radius[r->objects[i].mesh];
 		s->in_cascade[i] = 0;
-		float radius = o->scale * mesh_radius[o->mesh];
 		for (int k = 0; k < SHADOW_VIEWS; k++) {
-			const float *m = u.shadow_view_proj[k].m;
+			const float *m = s->uniforms.shadow_view_proj[k].m;
 			float x = m[0] * p.x + m[4] * p.y + m[8] * p.z + m[12];
 			float y = m[1] * p.x + m[5] * p.y + m[9] * p.z + m[13];
 			float reach = radius / cascade_radius[k];
@@ -2501,6 +2590,23 @@ static void update_frame(struct renderer *r, struct frame_slot *s, uint64_t fram
 				s->in_cascade[i] |= (uint8_t)(1u << k);
 		}
 	}
+}
+
+/* Each view's batches that draw anything; the camera's draws them all. */
+static void build_draw_list(struct frame_slot *s)
+{
+	for (uint32_t v = 0; v <= SHADOW_VIEWS; v++) {
+		s->view_batches[v] = 0;
+		for (uint32_t i = 0; i < GRID_OBJECTS; i++)
+			if (v == SHADOW_VIEWS || (s->in_cascade[i] & (1u << v)))
+				s->view_batches[v] |= (uint8_t)(1u << (i / BATCH_OBJECTS));
+	}
+}
+
+static void upload(struct frame_slot *s)
+{
+	memcpy(s->frame_uniforms.mapped, &s->uniforms, sizeof(s->uniforms));
+	memcpy(s->objects.mapped, s->object_data, sizeof(s->object_data));
 }
 
 static void bind_scene(struct renderer *r, struct frame_slot *s, VkCommandBuffer cb,
@@ -2523,6 +2629,7 @@ static void bind_scene(struct renderer *r, struct frame_slot *s, VkCommandBuffer
 struct view_filter {
 	const uint8_t *visible;
 	uint8_t bit;
+	uint8_t batches; /* the draw list's: bit B, batch B draws something */
 };
 
 static bool view_draws(const struct view_filter *f, uint32_t object)
@@ -2552,15 +2659,12 @@ static void draw_objects(struct renderer *r, crumbs_cmd *cmd, VkCommandBuffer cb
 static void draw_batches(struct renderer *r, crumbs_cmd *cmd, VkCommandBuffer cb,
 			 const struct view_filter *f)
 {
+	_Static_assert(BATCHES <= 8, "a draw list holds a bit per batch");
 	for (uint32_t b = 0; b < BATCHES; b++) {
-		uint32_t first = b * BATCH_OBJECTS;
-		bool any = false;
-		for (uint32_t i = first; i < first + BATCH_OBJECTS && !any; i++)
-			any = view_draws(f, i);
-		if (!any)
+		if (!(f->batches & (1u << b)))
 			continue;
 		crumbs_scope_beginf(cmd, 3, "Mesh Batch %" PRIu32, b);
-		draw_objects(r, cmd, cb, f, first, BATCH_OBJECTS);
+		draw_objects(r, cmd, cb, f, b * BATCH_OBJECTS, BATCH_OBJECTS);
 		crumbs_scope_end(cmd);
 	}
 }
@@ -2570,7 +2674,8 @@ static void draw_shadow_view(struct renderer *r, struct frame_slot *s, crumbs_cm
 			     VkCommandBuffer cb, uint32_t view)
 {
 	const uint32_t push[4] = { view, 0, 0, 0 };
-	const struct view_filter cascade = { s->in_cascade, (uint8_t)(1u << view) };
+	const struct view_filter cascade = { s->in_cascade, (uint8_t)(1u << view),
+					     s->view_batches[view] };
 	bind_scene(r, s, cb, r->shadow_pipeline, SHADOW_SIZE, SHADOW_SIZE);
 	vkCmdPushConstants(cb, r->scene_layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(push), push);
 	draw_batches(r, cmd, cb, &cascade);
@@ -2667,7 +2772,7 @@ static bool record_geometry(struct renderer *r, struct frame_slot *s, uint64_t f
 	};
 	vkCmdBeginRenderPass(cb, &pass, VK_SUBPASS_CONTENTS_INLINE);
 	bind_scene(r, s, cb, r->gbuffer_pipeline, r->opt.size.width, r->opt.size.height);
-	const struct view_filter everything = { NULL, 0 };
+	const struct view_filter everything = { NULL, 0, s->view_batches[SHADOW_VIEWS] };
 	crumbs_scope_begin(cmd, 2, "Opaque");
 	draw_batches(r, cmd, cb, &everything);
 	crumbs_scope_begin(cmd, 3, "Ground");
@@ -2995,58 +3100,164 @@ static void next_run(struct renderer *r, struct runs_ahead *a, uint64_t frame)
 			" could not start: %s\n", a->first, a->last, crumbs_result_str(res));
 }
 
+/* The frame's jobs, as the job threads call them. */
+static struct frame_slot *job_slot(void *user, uint64_t frame)
+{
+	return &((struct renderer *)user)->slots[frame % FRAMES_IN_FLIGHT];
+}
+
+/* Steps the physics up to the frame's time: one or two steps a frame. */
+static bool job_physics(void *user, uint64_t frame)
+{
+	struct renderer *r = user;
+	while (r->physics.steps < physics_steps_due(frame)) {
+		/* Each step begins a frame of the physics' own. */
+		crumbs_timeline_frame(r->crumbs, "Physics");
+		crumbs_cpu_begin(r->crumbs, 2, "Physics Step");
+		physics_step(&r->physics, r->objects);
+		crumbs_cpu_end(r->crumbs);
+	}
+	return true;
+}
+
+static bool job_animate(void *user, uint64_t frame)
+{
+	animate(user, job_slot(user, frame), frame);
+	return true;
+}
+
+static bool job_cull(void *user, uint64_t frame)
+{
+	cull(user, job_slot(user, frame));
+	return true;
+}
+
+static bool job_draw_list(void *user, uint64_t frame)
+{
+	build_draw_list(job_slot(user, frame));
+	return true;
+}
+
+static bool job_upload(void *user, uint64_t frame)
+{
+	upload(job_slot(user, frame));
+	return true;
+}
+
+static bool job_record_lighting(void *user, uint64_t frame)
+{
+	struct renderer *r = user;
+	struct frame_slot *s = job_slot(user, frame);
+	VK_TRY(vkResetCommandPool(r->device, s->lighting_pool, 0));
+	return record_lighting(r, s);
+}
+
+static bool job_record_post(void *user, uint64_t frame)
+{
+	struct renderer *r = user;
+	struct frame_slot *s = job_slot(user, frame);
+	VK_TRY(vkResetCommandPool(r->device, s->post_pool, 0));
+	return record_post(r, s);
+}
+
+/* A frame's graph: the physics, then the animation, which culling and
+ * uploading need; the geometry, recorded on the render thread, needs the
+ * draw list, and the submission every job. The recording jobs need
+ * nothing of the others: the scene reaches the GPU through buffers. */
+enum frame_job {
+	JOB_PHYSICS,
+	JOB_ANIMATE,
+	JOB_CULL,
+	JOB_DRAW_LIST,
+	JOB_UPLOAD,
+	JOB_RECORD_LIGHTING,
+	JOB_RECORD_POST,
+	JOB_COUNT
+};
+
+static const struct job frame_jobs[JOB_COUNT] = {
+	[JOB_PHYSICS] = { "Physics", job_physics, 0 },
+	[JOB_ANIMATE] = { "Animate", job_animate, JOB_BIT(JOB_PHYSICS) },
+	[JOB_CULL] = { "Cull", job_cull, JOB_BIT(JOB_ANIMATE) },
+	[JOB_DRAW_LIST] = { "Build Draw List", job_draw_list, JOB_BIT(JOB_CULL) },
+	[JOB_UPLOAD] = { "Upload", job_upload, JOB_BIT(JOB_ANIMATE) },
+	[JOB_RECORD_LIGHTING] = { "Record Lighting", job_record_lighting, 0 },
+	[JOB_RECORD_POST] = { "Record Post Processing", job_record_post, 0 },
+};
+
+#define ALL_JOBS (JOB_BIT(JOB_COUNT) - 1)
+#define RECORD_JOBS (JOB_BIT(JOB_RECORD_LIGHTING) | JOB_BIT(JOB_RECORD_POST))
+
+/* A frame's CPU times on the render thread's clock, in ms; recording
+ * counts the recording jobs' time on their threads too. */
+struct frame_times {
+	double begin, recording, submitting, ending;
+};
+
+/*
+ * One frame on the render thread, a CPU scope per stage: wait until the
+ * GPU is done with the frame's slot, hand the job threads the frame's
+ * graph, record the geometry once the draw list is built, wait for the
+ * other jobs, submit.
+ */
+
+static bool render_frame(struct renderer *r, uint64_t frame, struct frame_times *times)
+{
+	struct frame_slot *s = &r->slots[frame % FRAMES_IN_FLIGHT];
+	crumbs_cpu_wait_begin(r->crumbs, 1, "Wait for GPU");
+	VK_TRY(vkWaitForFences(r->device, 1, &s->fence, VK_TRUE, UINT64_MAX));
+	crumbs_cpu_end(r->crumbs);
+	times->begin = cpu_ms();
+	crumbs_cpu_begin(r->crumbs, 1, "Start Jobs");
+	VK_TRY(vkResetFences(r->device, 1, &s->fence));
+	VK_TRY(vkResetCommandPool(r->device, s->graphics_pool, 0));
+	jobs_run(r->jobs, frame_jobs, JOB_COUNT, r, frame);
+	crumbs_cpu_end(r->crumbs);
+
+	double recording = cpu_ms();
+	crumbs_cpu_begin(r->crumbs, 1, "Record Geometry");
+	bool ok = jobs_wait(r->jobs, JOB_BIT(JOB_DRAW_LIST), 2, "Wait for Draw List") &&
+		  record_geometry(r, s, frame);
+	crumbs_cpu_end(r->crumbs);
+	times->recording = cpu_ms() - recording;
+	/* Every job ends before the frame does, also after a failure. */
+	ok = jobs_wait(r->jobs, ALL_JOBS, 1, "Wait for Jobs") && ok;
+	if (!ok)
+		return false;
+	times->recording += jobs_cpu_ms(r->jobs, RECORD_JOBS);
+
+	times->submitting = cpu_ms();
+	crumbs_cpu_begin(r->crumbs, 1, "Submit");
+	ok = submit_frame(r, s, frame);
+	crumbs_cpu_end(r->crumbs);
+	times->ending = cpu_ms();
+	return ok;
+}
+
 static bool render(struct renderer *r)
 {
 	double start = seconds_now();
 	struct runs_ahead ahead = { r->opt.record.first, r->opt.record.last, r->opt.record.on };
 	for (uint64_t frame = 0; frame_wanted(r, frame, start); frame++) {
 		r->rendered = frame + 1;
-		struct frame_slot *s = &r->slots[frame % FRAMES_IN_FLIGHT];
-		/* The frame's CPU stages, as scopes of the thread. */
+		struct frame_times t;
 		crumbs_cpu_begin(r->crumbs, 0, "Frame");
-		crumbs_cpu_begin(r->crumbs, 1, "Wait for GPU");
-		VK_TRY(vkWaitForFences(r->device, 1, &s->fence, VK_TRUE, UINT64_MAX));
-		crumbs_cpu_end(r->crumbs);
-		double begin = cpu_ms();
-		crumbs_cpu_begin(r->crumbs, 1, "Update");
-		VK_TRY(vkResetFences(r->device, 1, &s->fence));
-		VK_TRY(vkResetCommandPool(r->device, s->graphics_pool, 0));
-		if (s->compute_pool)
-			VK_TRY(vkResetCommandPool(r->device, s->compute_pool, 0));
-		update_frame(r, s, frame);
-		crumbs_cpu_end(r->crumbs);
-		double recording = cpu_ms();
-		crumbs_cpu_begin(r->crumbs, 1, "Record");
-		crumbs_cpu_begin(r->crumbs, 2, "Geometry");
-		bool ok = record_geometry(r, s, frame);
-		crumbs_cpu_end(r->crumbs);
-		crumbs_cpu_begin(r->crumbs, 2, "Lighting");
-		ok = ok && record_lighting(r, s);
-		crumbs_cpu_end(r->crumbs);
-		crumbs_cpu_begin(r->crumbs, 2, "Post Processing");
-		ok = ok && record_post(r, s);
-		crumbs_cpu_end(r->crumbs);
+		bool ok = render_frame(r, frame, &t);
 		crumbs_cpu_end(r->crumbs);
 		if (!ok)
 			return false;
-		double submitting = cpu_ms();
-		crumbs_cpu_begin(r->crumbs, 1, "Submit");
-		ok = submit_frame(r, s, frame);
-		crumbs_cpu_end(r->crumbs);
-		crumbs_cpu_end(r->crumbs);
-		if (!ok)
-			return false;
-		double ending = cpu_ms();
 		crumbs_frame(r->crumbs);
 		double end = cpu_ms();
 		bool recorded = in_run(&ahead, frame);
 		next_run(r, &ahead, frame);
 		if (r->opt.serial)
 			VK_TRY(vkDeviceWaitIdle(r->device));
+		/* The job threads' time counts with the render thread's. */
+		double jobs = jobs_cpu_ms(r->jobs, ALL_JOBS);
 		if (r->opt.timings)
 			fprintf(stderr, "frame %llu cpu %.4f ms: record %.4f submit %.4f crumbs_frame "
-				"%.4f %s\n", (unsigned long long)frame, end - begin,
-				submitting - recording, ending - submitting, end - ending,
+				"%.4f %s\n", (unsigned long long)frame, end - t.begin + jobs,
+				t.recording, t.ending - t.submitting, end - t.ending,
 				recorded ? "run" : "idle");
 	}
 	return true;
@@ -3159,7 +3370,8 @@ static void destroy_slot(struct renderer *r, struct frame_slot *s)
 	VkDevice d = r->device;
 	vkDestroyFence(d, s->fence, NULL);
 	vkDestroyCommandPool(d, s->graphics_pool, NULL);
-	vkDestroyCommandPool(d, s->compute_pool, NULL);
+	vkDestroyCommandPool(d, s->lighting_pool, NULL);
+	vkDestroyCommandPool(d, s->post_pool, NULL);
 	for (uint32_t k = 0; k < SHADOW_VIEWS; k++) {
 		vkDestroyFramebuffer(d, s->shadow_framebuffers[k], NULL);
 		vkDestroyImageView(d, s->shadow_layers[k], NULL);
@@ -3251,13 +3463,17 @@ int main(int argc, char **argv)
 	}
 	r->shadow_secondaries = r->opt.shadow_secondaries != 0;
 	build_scene(r->objects);
+	physics_init(&r->physics, r->objects);
 
 	bool ok = create_instance(r) && choose_device(r) && create_device(r) &&
 		  create_render_passes(r) && create_layouts(r) && create_pipelines(r) &&
 		  create_samplers(r) && upload_meshes(r) && create_slots(r) &&
-		  create_semaphores(r) && create_crumbs(r);
+		  create_semaphores(r) && create_crumbs(r) &&
+		  (r->jobs = jobs_start(r->crumbs, JOB_THREADS)) != NULL;
 	double start = seconds_now();
 	ok = ok && render(r);
+	jobs_stop(r->jobs);
+	r->jobs = NULL;
 	if (r->device) {
 		/* The GPU must be done before crumbs_destroy() and teardown, also
 		 * after a failure. */
@@ -3279,9 +3495,10 @@ int main(int argc, char **argv)
 	renderer_destroy(r);
 
 	status = ok ? EXIT_OK : r->usage_error ? EXIT_USAGE : EXIT_FAILURE_;
-	if (r->validation_messages > 0) {
-		fprintf(stderr, PROGRAM ": %" PRIu32 " validation message%s\n",
-			r->validation_messages, r->validation_messages == 1 ? "" : "s");
+	uint32_t messages = __atomic_load_n(&r->validation_messages, __ATOMIC_RELAXED);
+	if (messages > 0) {
+		fprintf(stderr, PROGRAM ": %" PRIu32 " validation message%s\n", messages,
+			messages == 1 ? "" : "s");
 		if (status == EXIT_OK)
 			status = EXIT_FAILURE_;
 	}

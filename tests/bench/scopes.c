@@ -7,7 +7,8 @@
  * is measured alone and taken off. Prints, for outside and inside, the
  * ns per scope and the ns per iteration of both loops it comes from.
  * Then the same of a CPU scope (crumbs_cpu_begin and crumbs_cpu_end),
- * outside captures and inside a run's frames at full detail.
+ * outside captures and inside a run's frames at full detail, and of a
+ * task's begin, state and end, the same way.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +24,7 @@
 #define OUTSIDE_REPS 50000000
 #define INSIDE_REPS 200000
 #define CPU_INSIDE_REPS 10000 /* a frame's: fewer than a thread's buffers hold */
+#define TASK_INSIDE_REPS 4000  /* three records each, and their ids and names */
 
 /* Stands for the program's own commands between scopes. */
 __attribute__((noinline)) void opaque(VkCommandBuffer cb);
@@ -101,6 +103,38 @@ static double measure_cpu(struct vkt *t, long reps, bool frames, double *bare, d
 	return *with > *bare ? *with - *bare : 0;
 }
 
+/* ns per task (crumbs_task_begin, crumbs_task_state and crumbs_task_end),
+ * as measure_cpu() does. */
+static double measure_task(struct vkt *t, long reps, bool frames, double *bare, double *with)
+{
+	VkCommandBuffer cb = VK_NULL_HANDLE;
+	*bare = *with = 1e9;
+	for (int run = 0; run < 5; run++) {
+		double t0 = seconds();
+		for (long i = 0; i < reps; i++) {
+			opaque(cb);
+			opaque(cb);
+			opaque(cb);
+		}
+		double t1 = seconds();
+		for (long i = 0; i < reps; i++) {
+			opaque(cb);
+			crumbs_task task = crumbs_task_begin(t->crumbs, "Jobs", NULL, "Cull");
+			opaque(cb);
+			crumbs_task_state(t->crumbs, task, "Waiting");
+			opaque(cb);
+			crumbs_task_end(t->crumbs, task);
+		}
+		double t2 = seconds();
+		if (frames)
+			crumbs_frame(t->crumbs);
+		double b = (t1 - t0) / (double)reps * 1e9, w = (t2 - t1) / (double)reps * 1e9;
+		*bare = b < *bare ? b : *bare;
+		*with = w < *with ? w : *with;
+	}
+	return *with > *bare ? *with - *bare : 0;
+}
+
 static void cpu_scope_cost(void **state)
 {
 	(void)state;
@@ -110,14 +144,19 @@ static void cpu_scope_cost(void **state)
 	vkt_init(&t, NULL);
 	double out_bare, out_with, in_bare, in_with;
 	double outside = measure_cpu(&t, OUTSIDE_REPS, false, &out_bare, &out_with);
+	double tout_bare, tout_with, tin_bare, tin_with;
+	double task_outside = measure_task(&t, OUTSIDE_REPS, false, &tout_bare, &tout_with);
 	assert_int_equal(crumbs_record(t.crumbs, 1, 100, CRUMBS_DETAIL_MAX), CRUMBS_OK);
 	crumbs_frame(t.crumbs);
 	crumbs_frame(t.crumbs);
 	double inside = measure_cpu(&t, CPU_INSIDE_REPS, true, &in_bare, &in_with);
+	double task_inside = measure_task(&t, TASK_INSIDE_REPS, true, &tin_bare, &tin_with);
 	crumbs_record_stop(t.crumbs);
 	crumbs_frame(t.crumbs);
 	printf("cpu outside %.3f %.3f %.3f inside %.3f %.3f %.3f\n", outside, out_bare, out_with,
 	       inside, in_bare, in_with);
+	printf("task outside %.3f %.3f %.3f inside %.3f %.3f %.3f\n", task_outside, tout_bare,
+	       tout_with, task_inside, tin_bare, tin_with);
 	vkt_destroy(&t);
 }
 

@@ -98,12 +98,13 @@ result $? "the draw counts 12 triangles of 36 vertices"
 # a CPU block after the GPU's, with the CPU frame time.
 sed -n '/^CPU profile/,$p' "$tmp/cube.out" >"$tmp/cube.cpu"
 names "$tmp/cube.cpu" | sed 's/^ *//; s/ *$//' | grep -v '^$' >"$tmp/cube.cpu-names"
-printf '%s\n' Events vkcube vkWaitForFences vkAcquireNextImageKHR vkQueueSubmit vkQueuePresentKHR \
-	>"$tmp/cube.cpu-want"
-grep -q "^CPU profile for frame 30 [|] thread 'vkcube' (tid [0-9]*)$" "$tmp/cube.cpu" &&
-	grep -q "^CPU frame [0-9.]* ms [|] 4 scopes$" "$tmp/cube.cpu" &&
+printf '%s\n' Events vkcube 'vkWaitForFences [wait]' 'vkAcquireNextImageKHR [wait]' vkQueueSubmit \
+	'vkQueuePresentKHR [wait]' >"$tmp/cube.cpu-want"
+grep -q "^CPU profile for frame 30 [|] thread 'vkcube' (tid [0-9]*, ends the frames)$" "$tmp/cube.cpu" &&
+	grep -q "^CPU frame [0-9.]* ms [|] 4 scopes [|] waited [0-9.]* ms (marked \[wait\])$" \
+		"$tmp/cube.cpu" &&
 	cmp -s "$tmp/cube.cpu-names" "$tmp/cube.cpu-want"
-result $? "vkcube's thread is a CPU block: its fence wait, acquire, submission and present"
+result $? "vkcube's thread, which ends the frames, is a CPU block: its fence wait, acquire and present as waits, its submission"
 
 # A device the layer cannot profile (here made so by CRUMBS_LAYER_SKIP,
 # which adds vkcube's VK_KHR_swapchain to what the layer leaves alone)
@@ -143,11 +144,14 @@ le 0.001 "$pass" && le "$pass" "$frame"
 result $? "the render pass takes time within the frame ($pass of $frame ms)"
 
 # Zink's threads' submissions and presents are CPU scopes of each thread,
-# with the CPU frame time.
+# with the CPU frame time; the thread that presents ends the frames.
 grep -q "^CPU profile for frame 30 [|] thread 'glxgears[^']*' (tid [0-9]*)$" "$tmp/gears.out" &&
+	grep -q "^CPU profile for frame 30 [|] thread 'glxgears[^']*' (tid [0-9]*, ends the frames)$" \
+		"$tmp/gears.out" &&
 	grep -q "^CPU frame [0-9.]* ms" "$tmp/gears.out" &&
-	names "$tmp/gears.out" | grep -q "^ *vkQueueSubmit *$"
-result $? "glxgears' threads are CPU blocks with their vkQueueSubmit calls"
+	names "$tmp/gears.out" | grep -q "^ *vkQueueSubmit *$" &&
+	names "$tmp/gears.out" | grep -q "^ *vkQueuePresentKHR \[wait\] *$"
+result $? "glxgears' threads are CPU blocks with their vkQueueSubmit calls, the presenting one ends the frames"
 
 # Another run, another frame: Zink's pipelines have the same identities
 # in both processes (they hash what the pipelines are, not their handles).

@@ -39,6 +39,8 @@ capture/profilegpu.c    include format trigger util analyze report
 layer                   capture/recorder.h include format trigger util
 cmds                    report analyze trigger format util include/crumbs_file.h
 samples/renderer.c      include/crumbs.h include/crumbs_file.h
+samples/jobs.c          include/crumbs.h include/crumbs_file.h
+samples/jobs.h          include/crumbs.h include/crumbs_file.h
 samples/gen.c           include/crumbs_file.h
 RULES
 # The folders that never see Vulkan.

@@ -35,7 +35,9 @@ for lib in "$BUILD/libcrumbs.a" "$BUILD/libcrumbs.so"; do
 	for sym in crumbs_create crumbs_destroy crumbs_frame crumbs_capture crumbs_cmd_begin \
 		crumbs_scope_record_ crumbs_scope_close_ crumbs_count_ crumbs_queue_submit \
 		crumbs_writer_open crumbs_writer_cpu_thread crumbs_writer_cpu_begin \
-		crumbs_writer_cpu_end crumbs_result_str; do
+		crumbs_writer_cpu_end crumbs_result_str crumbs_cpu_wait_record_ crumbs_task_begin \
+		crumbs_task_state_ crumbs_task_end_ crumbs_task_depend_ crumbs_timeline_frame_ \
+		crumbs_writer_task_begin crumbs_writer_frame_thread; do
 		grep -qx "$sym" "$tmp/$name" || echo "#   missing: $sym"
 	done >"$tmp/missing"
 	[ ! -s "$tmp/missing" ]

@@ -161,8 +161,14 @@ int main(int argc, char **argv)
 		crumbs_cmd_end(cmd);
 		CHECK(vkEndCommandBuffer(cb));
 		VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL, 1, &cb, 0, NULL };
+		crumbs_task task = crumbs_task_begin(crumbs, "Consumer Jobs", NULL, "Job %d", frame);
 		CHECK(crumbs_queue_submit(crumbs, queue, 1, &si, fence));
+		crumbs_task_state(crumbs, task, "Waiting");
+		crumbs_cpu_wait_begin(crumbs, 0, "Consumer Fence");
 		CHECK(vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX));
+		crumbs_cpu_end(crumbs);
+		crumbs_task_end(crumbs, task);
+		crumbs_timeline_frame(crumbs, "Consumer Game");
 		CHECK(vkResetFences(device, 1, &fence));
 		crumbs_cpu_end(crumbs);
 		crumbs_frame(crumbs);

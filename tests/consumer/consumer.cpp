@@ -176,7 +176,10 @@ int main(int argc, char **argv)
 		{
 			// A CPU scope that ends with its block, before the frame does.
 			CRUMBS_CPU_SCOPE(crumbs, 0, "Consumer CPU 2");
+			crumbs_task task = crumbs_task_begin(crumbs, "Consumer Jobs", "Waiting", "Wait");
+			CRUMBS_CPU_WAIT_SCOPE(crumbs, 0, "Consumer Fence");
 			check(vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+			crumbs_task_end(crumbs, task);
 		}
 		check(vkResetFences(device, 1, &fence), "vkResetFences");
 		crumbs_frame(crumbs);

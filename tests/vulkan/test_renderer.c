@@ -3,7 +3,9 @@
  * test_renderer.c: the sample renderer, end to end: run under the
  * validation layer (it exits 1 on any message), capture one frame, and
  * check the capture's tree: names, nesting, scopes of all four detail
- * levels, counts, and what the pre-roll told about the queues.
+ * levels, counts, and what the pre-roll told about the queues; and its
+ * CPU side: the render thread's stages, the jobs on the job threads and
+ * as tasks with their dependencies, the physics' frames.
  */
 #include <setjmp.h>
 #include <spawn.h>
@@ -146,6 +148,103 @@ static void capture_under_validation(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+static bool named(const char *name, uint32_t len, const char *want)
+{
+	return len == strlen(want) && memcmp(name, want, len) == 0;
+}
+
+/* The CPU thread or timeline of that name; NULL: none. */
+static const struct frame_cpu_thread *cpu_thread(const struct frame *f, const char *name)
+{
+	for (uint32_t i = 0; i < f->cpu_thread_count; i++)
+		if (named(f->cpu_threads[i].name, f->cpu_threads[i].name_len, name))
+			return &f->cpu_threads[i];
+	return NULL;
+}
+
+/* The renderer's frame on the CPU: the render thread's stages, the
+ * frame's jobs on the job threads, each once, and as tasks on the Jobs
+ * timeline whose dependencies were all respected, and one or two steps
+ * of the physics, each a frame of its kind. */
+static void cpu_side(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/crumbs-renderer-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char *argv[] = { (char *)(uintptr_t)renderer_path(), (char[]){ "--validate" },
+			 (char[]){ "--quiet" }, (char[]){ "--frames" }, (char[]){ "4" },
+			 (char[]){ "--capture-frame" }, (char[]){ "2" }, (char[]){ "--capture-dir" },
+			 dir, NULL };
+	assert_int_equal(run(argv), 0);
+	char path[128];
+	snprintf(path, sizeof(path), "%s/sample-renderer-frame-2.crumbs", dir);
+	reader *c;
+	const struct frame *f = vkt_read(path, &c);
+
+	const struct frame_cpu_thread *render = cpu_thread(f, "Render Thread");
+	assert_non_null(render);
+	assert_int_equal(render->kind, FRAME_CPU_THREAD);
+	assert_int_equal(render->open_scopes, 0);
+	assert_int_equal(render->unmatched_ends, 0);
+	assert_true(f->frame_thread >= 0);
+	assert_ptr_equal(&f->cpu_threads[f->frame_thread], render);
+	const struct node *frame = vkt_find(render->root, "Frame");
+	assert_non_null(frame);
+	static const char *const stages[] = { "Wait for GPU", "Start Jobs", "Record Geometry",
+					      "Wait for Jobs", "Submit" };
+	const struct node *n = frame->child;
+	for (size_t i = 0; i < 5; i++, n = n ? n->next : NULL) {
+		assert_non_null(n);
+		assert_true(named(n->name, n->name_len, stages[i]));
+	}
+	assert_true(frame->child->flags & NODE_WAIT);
+	assert_true(render->wait_ns > 0);
+	assert_non_null(vkt_find(frame, "Wait for Draw List"));
+
+	static const char *const jobs[] = { "Physics", "Animate", "Cull", "Build Draw List",
+					    "Upload", "Record Lighting", "Record Post Processing" };
+	unsigned found[7] = { 0 };
+	for (uint32_t t = 0; t < f->cpu_thread_count; t++) {
+		const struct frame_cpu_thread *th = &f->cpu_threads[t];
+		if (th->kind != FRAME_CPU_THREAD || th->name_len < 7 ||
+		    memcmp(th->name, "Worker ", 7) != 0)
+			continue;
+		for (const struct node *j = th->root->child; j; j = j->next)
+			for (size_t i = 0; i < 7; i++)
+				found[i] += named(j->name, j->name_len, jobs[i]);
+	}
+	for (size_t i = 0; i < 7; i++)
+		assert_int_equal(found[i], 1);
+
+	const struct frame_cpu_thread *timeline = cpu_thread(f, "Jobs");
+	assert_non_null(timeline);
+	assert_int_equal(timeline->kind, FRAME_CPU_TIMELINE);
+	n = timeline->root->child;
+	for (size_t i = 0; i < 7; i++, n = n ? n->next : NULL) {
+		assert_non_null(n);
+		assert_true(named(n->name, n->name_len, jobs[i]));
+		assert_non_null(vkt_find(n, "Executing"));
+		assert_false(n->flags & (NODE_OPEN | NODE_BEGUN_EARLIER));
+	}
+	assert_null(n);
+	/* Animate after Physics, Cull and Upload after Animate, Build Draw
+	 * List after Cull. */
+	assert_int_equal(f->task_dep_count, 4);
+	for (uint32_t d = 0; d < f->task_dep_count; d++) {
+		assert_non_null(f->task_deps[d].task);
+		assert_non_null(f->task_deps[d].blocking);
+		assert_false(f->task_deps[d].violated);
+	}
+	assert_int_equal(f->task_misuses, 0);
+
+	/* Three physics steps every two frames: frame 2 holds the third. */
+	assert_int_equal(f->mark_count, 1);
+	assert_true(named(f->marks[0].timeline, f->marks[0].timeline_len, "Physics"));
+	reader_free(c);
+	unlink(path);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 /* The shadow views recorded in secondary command buffers, which
  * crumbs_cmd_execute places: under the validation layer, each view holds
  * the same batches and draws as when it is recorded inline. */
@@ -217,6 +316,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(capture_under_validation),
+		cmocka_unit_test(cpu_side),
 		cmocka_unit_test(secondaries_match_inline),
 		cmocka_unit_test(deterministic_image),
 	};
