@@ -252,8 +252,8 @@ struct frame_cpu_thread {
 	uint32_t scopes;
 	uint32_t open_scopes;    /* closed at the frame end */
 	uint32_t unmatched_ends; /* ends with nothing open */
-	struct node *root;  /* with reader_skip_scopes or reader_flat_scopes,
-			     * without children */
+	struct node *root;  /* with reader_skip_scopes, without children (a
+			     * thread's tree is built under reader_flat_scopes) */
 	/* A thread's: the union of its NODE_WAIT scopes' times. */
 	int64_t wait_ns;
 };
@@ -556,9 +556,34 @@ enum compare_verdict compare_verdict(const struct compare_rule *rule, const stru
  *                none), right below the queue: their exclusive time
  *                summed in each frame (its time and exclusive time alike)
  *                and the events as calls.
- * In a scope directly below the queue root, a run of digits equal to the
- * frame's number is replaced by '#', so the per-frame "Frame 120" of many
- * engines is one row "Frame #".
+ * and on the CPU side, in frames that hold CPU threads, task timelines or
+ * marks of frames of other kinds (format 1.3 and 1.4):
+ *   STATS_CPU    the CPU frame time ("CPU": cpu_end_ns - cpu_begin_ns, in
+ *                every frame once one held CPU data), and per timeline
+ *                with marks ("CPU (Game)") its frames: the time from each
+ *                of its marks to the next, across frames in order. These
+ *                are values one per frame of that kind, not per frame of
+ *                the run: their summary, spikes and runs are of those
+ *                frames, the frame a minimum or maximum is in is the one
+ *                its later mark is in, and stats_value gives for a frame
+ *                of the run the longest that ended in it;
+ *   STATS_THREAD a CPU thread, below "CPU", keyed by its name (tids
+ *                change from run to run): its top-level scopes' time;
+ *                threads of one name in a frame are summed, and unnamed
+ *                ones ("thread 1234") are one row, "thread #";
+ *   STATS_CPU_SCOPE a scope path of a thread, below its thread row, as
+ *                STATS_SCOPE is below its queue;
+ *   STATS_TASKS  "Tasks", the parent of the timelines, which has no value;
+ *   STATS_TIMELINE a task timeline below "Tasks", by name: its tasks'
+ *                time summed in each frame;
+ *   STATS_TASK, STATS_STATE
+ *                a task name below its timeline and a state name below
+ *                its task: the inclusive time of every task (or state)
+ *                of that name in the frame, the part of it inside the
+ *                frame, summed, and each one a call.
+ * In a scope directly below the queue root or the thread, and in a task's
+ * name, a run of digits equal to the frame's number is replaced by '#', so
+ * the per-frame "Frame 120" of many engines is one row "Frame #".
  *
  * Per-frame values are kept in frame order as uint32 nanoseconds: a time
  * of 4.29 s (STATS_NS_MAX) or more is stored, and counted, as
@@ -574,10 +599,26 @@ enum compare_verdict compare_verdict(const struct compare_rule *rule, const stru
  */
 typedef struct stats stats;
 
-enum stats_kind { STATS_GPU, STATS_BUSY, STATS_WAIT, STATS_IDLE, STATS_SCOPE, STATS_PIPELINE };
-/* "gpu", "busy", "wait", "idle", "scope" or "pipeline", as CSV and JSON
+enum stats_kind {
+	STATS_GPU, STATS_BUSY, STATS_WAIT, STATS_IDLE, STATS_SCOPE, STATS_PIPELINE,
+	STATS_CPU, STATS_THREAD, STATS_CPU_SCOPE, STATS_TASKS, STATS_TIMELINE, STATS_TASK,
+	STATS_STATE
+};
+/* "gpu", "busy", "wait", "idle", "scope", "pipeline", "cpu", "thread",
+ * "cpu_scope", "tasks", "timeline", "task" or "state", as CSV and JSON
  * name them. */
 const char *stats_kind_name(enum stats_kind kind);
+
+/* Whether rows of that kind have calls, exclusive times and a share:
+ * scopes, pipelines, CPU scopes, tasks and states. */
+bool stats_kind_named(enum stats_kind kind);
+
+/* Whether rows of that kind are frame times, with spikes: STATS_GPU and
+ * STATS_CPU. */
+bool stats_kind_frame_time(enum stats_kind kind);
+
+/* Whether rows of that kind are the CPU's (STATS_CPU and after). */
+bool stats_kind_cpu(enum stats_kind kind);
 
 #define STATS_NS_MAX (UINT32_MAX - 1)
 #define STATS_ABSENT UINT32_MAX
@@ -609,16 +650,20 @@ struct stats_spikes {
 
 struct stats_row {
 	enum stats_kind kind;
-	uint32_t gpu;
-	uint32_t queue;         /* index into capture_meta.queues; STATS_NONE for GPU rows */
+	uint32_t gpu;           /* STATS_NONE for the CPU's rows */
+	uint32_t queue;         /* index into capture_meta.queues; STATS_NONE for GPU
+				 * rows and the CPU's */
 	/* The tree, in order of first appearance: a scope's parent is the
 	 * scope above it, or its queue's STATS_BUSY row at depth 1; queue
-	 * rows' parent is their GPU's row, created with them. */
-	uint32_t parent;        /* row index; STATS_NONE for GPU rows */
+	 * rows' parent is their GPU's row, created with them; a thread's
+	 * is "CPU", a timeline's "Tasks". */
+	uint32_t parent;        /* row index; STATS_NONE for GPU rows, STATS_CPU
+				 * rows and "Tasks" */
 	uint32_t first_child;   /* STATS_NONE when none */
 	uint32_t next_sibling;  /* STATS_NONE when none */
-	uint32_t depth;         /* scopes: 1 below the queue root; pipelines
-				 * 1; else 0 */
+	uint32_t depth;         /* scopes: 1 below the queue root (CPU scopes
+				 * and tasks: below the thread or timeline);
+				 * pipelines 1; else 0 */
 	const char *name;       /* NUL-terminated UTF-8: the scope's or
 				 * pipeline's name, "GPU 0", or the queue's */
 	size_t name_len;
@@ -632,8 +677,10 @@ struct stats_row {
 	double share_pct;       /* scopes and pipelines: time summed over
 				 * its frames, over the queue's busy + wait
 				 * summed over every frame, in percent;
+				 * CPU scopes, tasks and states: over the
+				 * CPU frame time summed over every frame;
 				 * else 0 */
-	struct stats_spikes spikes;     /* GPU rows only */
+	struct stats_spikes spikes;     /* frame-time rows only */
 };
 
 /* How stats_finish finds spikes: above threshold_ns when it is not 0,
@@ -699,6 +746,10 @@ const struct stats_row *stats_row(const stats *s, size_t i);
 /* The index of GPU g's row, or STATS_NONE. */
 uint32_t stats_gpu_row(const stats *s, uint32_t gpu);
 
+/* Whether a frame added held CPU threads, timelines or marks: the CPU
+ * frame time is kept from the first frame, but is the CPU's only then. */
+bool stats_has_cpu(const stats *s);
+
 /*
  * The value of row `row` in the i-th frame added: its time (inclusive for
  * a scope) or, with `exclusive`, a scope's exclusive time; STATS_ABSENT
@@ -729,7 +780,8 @@ size_t stats_row_values(const stats *s, size_t row, bool exclusive, bool sorted,
 void stats_row_path(const stats *s, size_t row, struct sbuf *out);
 
 /* The row of that kind and name right below `parent` (STATS_NONE for a
- * GPU's row), or STATS_NONE. A scope's is found by hashing. */
+ * GPU's row, a STATS_CPU row or "Tasks"), or STATS_NONE. A scope's is
+ * found by hashing. */
 uint32_t stats_child(const stats *s, uint32_t parent, enum stats_kind kind, const char *name,
 		     size_t len);
 
@@ -761,7 +813,7 @@ struct compare_row {
 };
 
 struct compare_runs {
-	struct compare_row *rows; /* GPU frame-time rows first, then by the
+	struct compare_row *rows; /* frame-time rows (GPU and CPU) first, then by the
 				   * size of the change, largest first */
 	size_t count;
 	size_t verdicts[VERDICT_TOO_FEW + 1]; /* rows of each verdict */

@@ -290,7 +290,7 @@ static int64_t impact(const struct compare_row *r)
 static int row_cmp(const struct merged *m, const struct compare_row *a, uint32_t node_a,
 		   const struct compare_row *b, uint32_t node_b)
 {
-	bool fa = a->kind == STATS_GPU, fb = b->kind == STATS_GPU;
+	bool fa = stats_kind_frame_time(a->kind), fb = stats_kind_frame_time(b->kind);
 	if (fa != fb)
 		return fa ? -1 : 1;
 	if (impact(a) != impact(b))

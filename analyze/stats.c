@@ -92,6 +92,11 @@ struct row_store {
 	bool split;          /* they are in `exclusive`; else they are `time` */
 	uint64_t calls;
 	uint64_t events;     /* a STATS_BUSY row's: stats_row.events */
+	uint32_t mark_line;  /* a timeline's STATS_CPU row: its index in
+			      * stats.marks, plus 1; 0: none. Its values are
+			      * its frames, one each, not one a frame of the
+			      * run: `exclusive` holds the index of the
+			      * frame (of the run) each ended in. */
 	struct series time;
 	struct series exclusive;
 };
@@ -111,6 +116,22 @@ struct guess {
 	struct guess_entry *e;
 	uint32_t len;
 	size_t cap;
+};
+
+/*
+ * A timeline's marks: the last one seen, from which the next one's
+ * interval runs. Statistics of a part of a run (stats_create_sharing)
+ * cannot know the mark before their first: that mark is kept (its time
+ * `first_ns`, its frame index `first_fi`), and stats_append puts the
+ * interval from the mark before it between the two parts' frames.
+ */
+struct mark_line {
+	uint32_t row;        /* its STATS_CPU row */
+	bool have_last;
+	int64_t last_ns;
+	bool have_first;     /* this statistics' first mark */
+	int64_t first_ns;
+	uint32_t first_fi;
 };
 
 /* A queue's guesses cover its first scopes of a frame, no more: past
@@ -152,6 +173,13 @@ struct stats {
 	bool by_pipeline;          /* pipeline rows in place of scope rows */
 	struct pipeline_groups groups; /* a queue's events by pipeline */
 	uint64_t epoch;            /* frame.names_epoch of guess.seen */
+	uint32_t cpu_row;          /* "CPU", or STATS_NONE before the first frame */
+	bool cpu_seen;             /* a frame held CPU threads, timelines or marks */
+	struct mark_line *marks;   /* per timeline with marks */
+	uint32_t mark_count;
+	size_t mark_cap;
+	uint32_t *cpu_stack;       /* a CPU tree's rows, by depth */
+	size_t cpu_stack_cap;
 	struct region_pool own;    /* the full chunks' memory */
 	struct region_pool *pool;  /* where they are cut: &own, or another's */
 };
@@ -493,7 +521,8 @@ static uint32_t row_new(struct stats *s, enum stats_kind kind, uint32_t gpu, uin
 		.name = n, .name_len = name_len,
 	};
 	memset(&s->store[r], 0, sizeof(s->store[r]));
-	s->store[r].scope = kind == STATS_SCOPE;
+	s->store[r].scope = kind == STATS_SCOPE || kind == STATS_CPU_SCOPE || kind == STATS_TASK ||
+			    kind == STATS_STATE;
 	/* Children in order of first appearance: append to the parent's
 	 * list. Rows are few next to frames, so walking it is cheap. */
 	if (parent != STATS_NONE) {
@@ -621,9 +650,16 @@ static uint32_t named_row(struct stats *s, enum stats_kind kind, uint32_t parent
 	size_t j = scope_slot(s, kind, parent, name, len);
 	if (s->slots[j] != STATS_NONE)
 		return s->slots[j];
-	const struct stats_row *p = &s->rows[parent];
-	uint32_t depth = p->kind == STATS_SCOPE ? p->depth + 1 : 1;
-	uint32_t r = row_new(s, kind, p->gpu, p->queue, parent, depth, name, len);
+	/* The CPU's rows without a parent ("CPU", "Tasks") are at depth 0,
+	 * of no GPU or queue. */
+	const struct stats_row *p = parent != STATS_NONE ? &s->rows[parent] : NULL;
+	bool nested = p && (p->kind == STATS_SCOPE || p->kind == STATS_CPU_SCOPE ||
+			    p->kind == STATS_TASK || p->kind == STATS_STATE);
+	/* A thread or a timeline is at depth 0, as a queue's rows are. */
+	bool top = !p || p->kind == STATS_CPU || p->kind == STATS_TASKS;
+	uint32_t depth = top ? 0 : nested ? p->depth + 1 : 1;
+	uint32_t r = row_new(s, kind, p ? p->gpu : STATS_NONE, p ? p->queue : STATS_NONE, parent,
+			     depth, name, len);
 	if (r == STATS_NONE)
 		return STATS_NONE;
 	s->slots[j] = r;
@@ -696,8 +732,26 @@ static const char *frame_name(struct stats *s, const char *name, size_t *len,
 
 const char *stats_kind_name(enum stats_kind kind)
 {
-	static const char *const names[] = { "gpu", "busy", "wait", "idle", "scope", "pipeline" };
+	static const char *const names[] = { "gpu", "busy", "wait", "idle", "scope", "pipeline",
+					     "cpu", "thread", "cpu_scope", "tasks", "timeline",
+					     "task", "state" };
 	return (unsigned)kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
+}
+
+bool stats_kind_named(enum stats_kind kind)
+{
+	return kind == STATS_SCOPE || kind == STATS_PIPELINE || kind == STATS_CPU_SCOPE ||
+	       kind == STATS_TASK || kind == STATS_STATE;
+}
+
+bool stats_kind_frame_time(enum stats_kind kind)
+{
+	return kind == STATS_GPU || kind == STATS_CPU;
+}
+
+bool stats_kind_cpu(enum stats_kind kind)
+{
+	return kind >= STATS_CPU;
 }
 
 stats *stats_create(void)
@@ -710,6 +764,7 @@ stats *stats_create(void)
 		return NULL;
 	}
 	s->pool = &s->own;
+	s->cpu_row = STATS_NONE;
 	return s;
 }
 
@@ -748,6 +803,8 @@ void stats_free(stats *s)
 	free(s->outer);
 	free(s->flat_rows);
 	free(s->name_buf);
+	free(s->marks);
+	free(s->cpu_stack);
 	pipeline_groups_release(&s->groups);
 	free(s);
 }
@@ -866,6 +923,183 @@ static bool add_pipelines(struct stats *s, uint32_t fi, uint32_t busy, const str
 	return true;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The CPU                                                                  */
+/* ------------------------------------------------------------------------ */
+
+#define CPU_ROW_NAME "CPU"
+#define TASKS_ROW_NAME "Tasks"
+#define UNNAMED_THREAD_NAME "thread #"
+
+static uint32_t cpu_frame_row(struct stats *s)
+{
+	if (s->cpu_row == STATS_NONE)
+		s->cpu_row = named_row(s, STATS_CPU, STATS_NONE, CPU_ROW_NAME,
+				       strlen(CPU_ROW_NAME));
+	return s->cpu_row;
+}
+
+/* Appends one frame of another kind, v, ended in frame index fi, to
+ * row r. */
+static bool instance_add(struct stats *s, uint32_t r, uint32_t fi, uint32_t v)
+{
+	struct row_store *st = &s->store[r];
+	if (st->len == UINT32_MAX - 1 || !series_push(s, &st->time, st->len, v) ||
+	    !series_push(s, &st->exclusive, st->len, fi))
+		return false;
+	st->len++;
+	st->calls++;
+	return true;
+}
+
+/* The mark line of a STATS_CPU row of a timeline, made when new (its
+ * index in s->marks), or UINT32_MAX when out of memory. */
+static uint32_t mark_line_of(struct stats *s, uint32_t row)
+{
+	struct row_store *st = &s->store[row];
+	if (st->mark_line)
+		return st->mark_line - 1;
+	if (!array_room((void **)&s->marks, &s->mark_cap, (size_t)s->mark_count + 1,
+			sizeof(*s->marks)))
+		return UINT32_MAX;
+	s->marks[s->mark_count] = (struct mark_line){ .row = row };
+	st->mark_line = ++s->mark_count;
+	return s->mark_count - 1;
+}
+
+/* The STATS_CPU row of frames of timeline `name`: "CPU (NAME)". */
+static uint32_t marks_row(struct stats *s, const char *name, size_t len, struct sbuf *buf)
+{
+	buf->len = 0;
+	sbuf_adds(buf, CPU_ROW_NAME " (");
+	sbuf_add(buf, name, len);
+	sbuf_adds(buf, ")");
+	if (buf->failed)
+		return STATS_NONE;
+	return named_row(s, STATS_CPU, STATS_NONE, buf->data, buf->len);
+}
+
+/* A frame's marks: each one's interval from the one before of its
+ * timeline is one of that timeline's frames, ended in this one. */
+static bool add_marks(struct stats *s, uint32_t fi, const struct frame *f)
+{
+	struct sbuf buf = { 0 };
+	bool ok = true;
+	for (uint32_t i = 0; i < f->mark_count && ok; i++) {
+		const struct frame_mark *m = &f->marks[i];
+		uint32_t r = marks_row(s, m->timeline, m->timeline_len, &buf);
+		uint32_t k = r != STATS_NONE ? mark_line_of(s, r) : UINT32_MAX;
+		if (k == UINT32_MAX) {
+			ok = false;
+			break;
+		}
+		struct mark_line *ml = &s->marks[k];
+		if (ml->have_last) {
+			int64_t iv = m->ns > ml->last_ns ? m->ns - ml->last_ns : 0;
+			ok = instance_add(s, r, fi, clamp_ns(iv));
+		} else {
+			/* The first mark here: its interval is from the mark
+			 * before, in the part of the run before this one's,
+			 * if any (stats_append). */
+			ml->have_first = true;
+			ml->first_ns = m->ns;
+			ml->first_fi = fi;
+		}
+		ml->have_last = true;
+		ml->last_ns = m->ns;
+	}
+	sbuf_release(&buf);
+	return ok;
+}
+
+/* Whether a thread's name is the one the model gives it without one. */
+static bool thread_unnamed(const struct frame_cpu_thread *t)
+{
+	char buf[32];
+	int n = snprintf(buf, sizeof(buf), "thread %u", t->tid);
+	return n > 0 && (size_t)n == t->name_len && memcmp(buf, t->name, (size_t)n) == 0;
+}
+
+/*
+ * A thread's (or a timeline's) tree below its row `top`, in preorder
+ * without recursion (trees are as deep as the format allows): each node's
+ * row below its parent's, a depth-1 name with the frame's number made
+ * '#'. A timeline's nodes are tasks, and below them states.
+ */
+static bool add_cpu_tree(struct stats *s, uint32_t fi, uint32_t top, const struct node *root,
+			 bool tasks, const char *number, size_t number_len)
+{
+	uint32_t depth = 1;
+	const struct node *n = root->child;
+
+	if (!array_room((void **)&s->cpu_stack, &s->cpu_stack_cap, 1, sizeof(*s->cpu_stack)))
+		return false;
+	s->cpu_stack[0] = top;
+	while (n) {
+		const char *name = n->name;
+		size_t len = n->name_len;
+		if (depth == 1 && !(name = frame_name(s, name, &len, number, number_len)))
+			return false;
+		enum stats_kind kind = !tasks ? STATS_CPU_SCOPE : depth == 1 ? STATS_TASK : STATS_STATE;
+		uint32_t r = named_row(s, kind, s->cpu_stack[depth - 1], name, len);
+		if (r == STATS_NONE ||
+		    !row_add(s, r, fi, clamp_ns(n->inclusive_ns), clamp_ns(n->exclusive_ns)))
+			return false;
+		if (n->child) {
+			if (!array_room((void **)&s->cpu_stack, &s->cpu_stack_cap, (size_t)depth + 1,
+					sizeof(*s->cpu_stack)))
+				return false;
+			s->cpu_stack[depth++] = r;
+			n = n->child;
+			continue;
+		}
+		while (n != root && !n->next) {
+			n = n->parent;
+			depth--;
+		}
+		n = n == root ? NULL : n->next;
+	}
+	return true;
+}
+
+/* A frame's CPU frame time, threads, timelines and marks. */
+static bool add_cpu(struct stats *s, uint32_t fi, const struct frame *f, const char *number,
+		    size_t number_len)
+{
+	bool timed = f->cpu_end_ns > f->cpu_begin_ns;
+	if (!timed && !f->cpu_thread_count && !f->mark_count)
+		return true;
+	uint32_t cpu = cpu_frame_row(s);
+	if (cpu == STATS_NONE)
+		return false;
+	if (timed && !row_add(s, cpu, fi, clamp_ns(f->cpu_end_ns - f->cpu_begin_ns), 0))
+		return false;
+	if (f->cpu_thread_count || f->mark_count)
+		s->cpu_seen = true;
+	for (uint32_t i = 0; i < f->cpu_thread_count; i++) {
+		const struct frame_cpu_thread *t = &f->cpu_threads[i];
+		if (!t->root)
+			continue;
+		bool timeline = t->kind == FRAME_CPU_TIMELINE;
+		uint32_t top = cpu;
+		if (timeline &&
+		    (top = named_row(s, STATS_TASKS, STATS_NONE, TASKS_ROW_NAME,
+				     strlen(TASKS_ROW_NAME))) == STATS_NONE)
+			return false;
+		const char *name = t->name;
+		size_t len = t->name_len;
+		if (!timeline && thread_unnamed(t)) {
+			name = UNNAMED_THREAD_NAME;
+			len = strlen(UNNAMED_THREAD_NAME);
+		}
+		uint32_t r = named_row(s, timeline ? STATS_TIMELINE : STATS_THREAD, top, name, len);
+		if (r == STATS_NONE || !row_add(s, r, fi, clamp_ns(t->root->inclusive_ns), 0) ||
+		    !add_cpu_tree(s, fi, r, t->root, timeline, number, number_len))
+			return false;
+	}
+	return add_marks(s, fi, f);
+}
+
 /* Room for n more frames' numbers; CRUMBS_ERROR_LIMIT past 2^32 - 2. */
 static enum crumbs_result frames_room(struct stats *s, size_t n)
 {
@@ -938,8 +1172,58 @@ enum crumbs_result stats_add_frame(stats *s, const struct capture_meta *meta,
 			return s->row_count >= STATS_NONE - 1 ? CRUMBS_ERROR_LIMIT :
 								 CRUMBS_ERROR_OUT_OF_MEMORY;
 	}
+	if (!s->frame_times_only && !add_cpu(s, fi, f, number, number_len))
+		return s->row_count >= STATS_NONE - 1 ? CRUMBS_ERROR_LIMIT :
+							 CRUMBS_ERROR_OUT_OF_MEMORY;
 	s->numbers[s->frame_count++] = f->number;
 	return CRUMBS_OK;
+}
+
+/*
+ * Before from's frames of other kinds join s's: the interval from s's
+ * last mark of each timeline to from's first, which neither held, is the
+ * frame between theirs, ended in the frame of from's first mark (from's
+ * frame index 0 is s's `base`).
+ */
+static bool append_crossings(stats *s, const stats *from, const uint32_t *map, uint32_t base)
+{
+	for (uint32_t i = 0; i < from->mark_count; i++) {
+		const struct mark_line *fm = &from->marks[i];
+		uint32_t r = map[fm->row];
+		uint32_t k = mark_line_of(s, r);
+		if (k == UINT32_MAX)
+			return false;
+		struct mark_line *ml = &s->marks[k];
+		if (fm->have_first && ml->have_last) {
+			int64_t iv = fm->first_ns > ml->last_ns ? fm->first_ns - ml->last_ns : 0;
+			if (!instance_add(s, r, base + fm->first_fi, clamp_ns(iv)))
+				return false;
+		} else if (fm->have_first && !ml->have_first) {
+			ml->have_first = true;
+			ml->first_ns = fm->first_ns;
+			ml->first_fi = base + fm->first_fi;
+		}
+		if (fm->have_last) {
+			ml->have_last = true;
+			ml->last_ns = fm->last_ns;
+		}
+	}
+	return true;
+}
+
+/* Appends from's frames of another kind (row store f) to st's, their
+ * frame indices moved by base. */
+static bool append_instances(stats *s, struct row_store *st, const struct row_store *f,
+			     uint32_t base)
+{
+	if (f->len > UINT32_MAX - 1 - st->len)
+		return false;
+	for (uint32_t i = 0; i < f->len; i++)
+		if (!series_push(s, &st->time, st->len + i, series_get(&f->time, i)) ||
+		    !series_push(s, &st->exclusive, st->len + i, base + series_get(&f->exclusive, i)))
+			return false;
+	st->len += f->len;
+	return true;
 }
 
 enum crumbs_result stats_append(stats *s, stats *from)
@@ -974,7 +1258,18 @@ enum crumbs_result stats_append(stats *s, stats *from)
 			break;
 		case STATS_SCOPE:
 		case STATS_PIPELINE:
-			to = named_row(s, row->kind, map[row->parent], row->name, row->name_len);
+		case STATS_CPU:
+		case STATS_THREAD:
+		case STATS_CPU_SCOPE:
+		case STATS_TASKS:
+		case STATS_TIMELINE:
+		case STATS_TASK:
+		case STATS_STATE:
+			to = named_row(s, row->kind,
+				       row->parent == STATS_NONE ? STATS_NONE : map[row->parent],
+				       row->name, row->name_len);
+			if (to != STATS_NONE && i == from->cpu_row)
+				s->cpu_row = to;
 			break;
 		}
 		if (to == STATS_NONE)
@@ -982,11 +1277,18 @@ enum crumbs_result stats_append(stats *s, stats *from)
 							   CRUMBS_ERROR_OUT_OF_MEMORY;
 		map[i] = to;
 	}
+	if (r == CRUMBS_OK && !append_crossings(s, from, map, base))
+		r = CRUMBS_ERROR_OUT_OF_MEMORY;
 	for (size_t i = 0; i < from->row_count && r == CRUMBS_OK; i++) {
 		struct row_store *f = &from->store[i];
 		struct row_store *st = &s->store[map[i]];
 		st->calls += f->calls;
 		st->events += f->events;
+		if (f->mark_line) {
+			if (!append_instances(s, st, f, base))
+				r = CRUMBS_ERROR_OUT_OF_MEMORY;
+			continue;
+		}
 		if (!f->len)
 			continue;
 		if (f->split && !st->split && !split_exclusive(s, st)) {
@@ -1007,6 +1309,7 @@ enum crumbs_result stats_append(stats *s, stats *from)
 		}
 		st->len += f->len;
 	}
+	s->cpu_seen = s->cpu_seen || from->cpu_seen;
 	free(map);
 	/* The chunks taken, and from's others, unused, go with s, behind
 	 * the region cut from now. */
@@ -1254,6 +1557,13 @@ static uint32_t first_at(const struct series *se, uint32_t len, uint32_t k, uint
 	return 0;
 }
 
+/* The frame index of a row's value at pos: its frame of the run's, or
+ * for frames of another kind the one it ended in. */
+static inline uint32_t frame_of(const struct row_store *st, uint32_t pos)
+{
+	return st->mark_line ? series_get(&st->exclusive, pos) : st->first + pos;
+}
+
 static void summarize(const struct stats *s, const struct row_store *st,
 		      const struct series *se, uint32_t *tmp, uint32_t *tmp2,
 		      struct stats_summary *out)
@@ -1288,14 +1598,17 @@ static void summarize(const struct stats *s, const struct row_store *st,
 	out->stddev_ns = sqrt((double)spread / ((double)n * (double)n));
 	out->min_ns = lo;
 	out->max_ns = hi;
-	out->min_frame = s->numbers[st->first + lo_at];
-	out->max_frame = s->numbers[st->first + hi_at];
+	out->min_frame = s->numbers[frame_of(st, lo_at)];
+	out->max_frame = s->numbers[frame_of(st, hi_at)];
 	out->median_ns = pct[0];
 	out->p90_ns = pct[1];
 	out->p95_ns = pct[2];
 	out->p99_ns = pct[3];
 }
 
+/* A frame-time row's spikes: a frame without a value ends a run of
+ * them. Frames of another kind are values one after another, which a
+ * frame of the run without a mark does not end. */
 static void find_spikes(const struct stats *s, const struct row_store *st,
 			const struct stats_spike_rule *rule, const struct stats_summary *sum,
 			struct stats_spikes *out)
@@ -1303,6 +1616,7 @@ static void find_spikes(const struct stats *s, const struct row_store *st,
 	double factor = rule && rule->median_factor > 0 ? rule->median_factor : 1.5;
 	double t = rule && rule->threshold_ns ? rule->threshold_ns : factor * sum->median_ns;
 	uint64_t run = 0;
+	uint32_t run_start = 0;
 
 	memset(out, 0, sizeof(*out));
 	/* Values are integers: above t is above floor(t). */
@@ -1317,9 +1631,11 @@ static void find_spikes(const struct stats *s, const struct row_store *st,
 				continue;
 			}
 			out->count++;
-			if (++run > out->longest_run) {
+			if (run++ == 0)
+				run_start = i;
+			if (run > out->longest_run) {
 				out->longest_run = run;
-				out->longest_run_first = s->numbers[st->first + i + 1 - run];
+				out->longest_run_first = s->numbers[frame_of(st, run_start)];
 			}
 		}
 	}
@@ -1348,11 +1664,11 @@ static void *summarize_rows(void *arg)
 		row->calls = st->calls;
 		row->events = st->events;
 		summarize(s, st, &st->time, job->tmp, job->tmp2, &row->time);
-		if (row->kind == STATS_SCOPE && st->split)
+		if (st->scope && st->split)
 			summarize(s, st, &st->exclusive, job->tmp, job->tmp2, &row->exclusive);
-		else if (row->kind == STATS_SCOPE || row->kind == STATS_PIPELINE)
+		else if (stats_kind_named(row->kind))
 			row->exclusive = row->time; /* the same values */
-		if (row->kind == STATS_GPU)
+		if (stats_kind_frame_time(row->kind))
 			find_spikes(s, st, job->rule, &row->time, &row->spikes);
 	}
 	return NULL;
@@ -1391,12 +1707,19 @@ enum crumbs_result stats_finish(stats *s, const struct stats_spike_rule *rule)
 	/* Shares need their queue's summaries, made above. */
 	for (size_t r = 0; r < s->row_count; r++) {
 		struct stats_row *row = &s->rows[r];
-		if (row->kind != STATS_SCOPE && row->kind != STATS_PIPELINE)
+		if (!stats_kind_named(row->kind))
 			continue;
 		/* Of the queue's time over the run: a scope of some frames
-		 * only counts in those, and siblings never pass 100%. */
-		uint32_t busy = s->queue_rows[row->queue];
-		double denominator = total_ns(&s->rows[busy].time) + total_ns(&s->rows[busy + 1].time);
+		 * only counts in those, and siblings never pass 100%. The
+		 * CPU's, of the CPU frame time over the run. */
+		double denominator = 0;
+		if (stats_kind_cpu(row->kind)) {
+			if (s->cpu_row != STATS_NONE)
+				denominator = total_ns(&s->rows[s->cpu_row].time);
+		} else {
+			uint32_t busy = s->queue_rows[row->queue];
+			denominator = total_ns(&s->rows[busy].time) + total_ns(&s->rows[busy + 1].time);
+		}
 		row->share_pct = denominator > 0 ? 100.0 * total_ns(&row->time) / denominator : 0;
 	}
 	big_free(&mem);
@@ -1442,14 +1765,42 @@ uint32_t stats_gpu_row(const stats *s, uint32_t gpu)
 	return gpu < s->gpu_row_count ? s->gpu_rows[gpu] : STATS_NONE;
 }
 
+bool stats_has_cpu(const stats *s)
+{
+	return s->cpu_seen;
+}
+
+/* The longest of a timeline's frames that ended in frame index i, or
+ * STATS_ABSENT: their frame indices do not decrease, so the first is
+ * found by bisection. */
+static uint32_t longest_ended_in(const struct row_store *st, size_t i)
+{
+	uint32_t lo = 0, hi = st->len, longest = STATS_ABSENT;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (series_get(&st->exclusive, mid) < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < st->len && series_get(&st->exclusive, lo) == i; lo++) {
+		uint32_t v = series_get(&st->time, lo);
+		if (longest == STATS_ABSENT || v > longest)
+			longest = v;
+	}
+	return longest;
+}
+
 uint32_t stats_value(const stats *s, size_t row, size_t i, bool exclusive)
 {
 	if (row >= s->row_count)
 		return STATS_ABSENT;
 	const struct row_store *st = &s->store[row];
+	if (st->mark_line)
+		return exclusive ? STATS_ABSENT : longest_ended_in(st, i);
 	if (i < st->first || i - st->first >= st->len)
 		return STATS_ABSENT;
-	if (exclusive && s->rows[row].kind != STATS_SCOPE && s->rows[row].kind != STATS_PIPELINE)
+	if (exclusive && !stats_kind_named(s->rows[row].kind))
 		return STATS_ABSENT;
 	return series_get(values_of(st, exclusive), (uint32_t)(i - st->first));
 }
@@ -1485,23 +1836,25 @@ void stats_row_path(const stats *s, size_t row, struct sbuf *out)
 uint32_t stats_child(const stats *s, uint32_t parent, enum stats_kind kind, const char *name,
 		     size_t len)
 {
-	if (parent == STATS_NONE) {
+	if (parent == STATS_NONE && kind == STATS_GPU) {
 		for (uint32_t g = 0; g < s->gpu_row_count; g++) {
 			uint32_t r = s->gpu_rows[g];
 			if (r != STATS_NONE && s->rows[r].name_len == len &&
 			    memcmp(s->rows[r].name, name, len) == 0)
-				return kind == STATS_GPU ? r : STATS_NONE;
+				return r;
 		}
 		return STATS_NONE;
 	}
-	if (parent >= s->row_count)
+	if (parent != STATS_NONE && parent >= s->row_count)
 		return STATS_NONE;
-	if (kind == STATS_SCOPE || kind == STATS_PIPELINE) {
+	if (kind != STATS_BUSY && kind != STATS_WAIT && kind != STATS_IDLE) {
 		if (!s->slot_cap)
 			return STATS_NONE;
 		return s->slots[scope_slot(s, kind, parent, name, len)];
 	}
 	/* A GPU's queue rows: a few. */
+	if (parent == STATS_NONE)
+		return STATS_NONE;
 	for (uint32_t c = s->rows[parent].first_child; c != STATS_NONE; c = s->rows[c].next_sibling)
 		if (s->rows[c].kind == kind && s->rows[c].name_len == len &&
 		    memcmp(s->rows[c].name, name, len) == 0)
@@ -1542,8 +1895,7 @@ static int cmp_i64(const void *pa, const void *pb)
 
 size_t stats_row_values(const stats *s, size_t row, bool exclusive, bool sorted, int64_t *out)
 {
-	if (row >= s->row_count ||
-	    (exclusive && s->rows[row].kind != STATS_SCOPE && s->rows[row].kind != STATS_PIPELINE))
+	if (row >= s->row_count || (exclusive && !stats_kind_named(s->rows[row].kind)))
 		return 0;
 	const struct row_store *st = &s->store[row];
 	const struct series *se = values_of(st, exclusive);

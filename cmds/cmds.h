@@ -156,7 +156,9 @@ enum cmd_load {
  * file, bad line) or EXIT_FAILURE_ (out of memory). */
 int cmd_stats_budget(const struct stats_settings *st, struct stats_budget **out);
 /* A usage error (its exit status) when st asks for statistics by pipeline
- * with --root or --max-depth, which choose scopes; EXIT_OK otherwise. */
+ * with --root or --max-depth, which choose scopes, for --cpu with --no-cpu,
+ * or for --cpu with what chooses GPU work (--gpu, --queue, --by
+ * pipeline); EXIT_OK otherwise. */
 int cmd_stats_check_by(const char *name, const struct stats_settings *st);
 
 /* Reads the frames of a capture that st selects (--frames, and --gpu and

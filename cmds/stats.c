@@ -375,6 +375,11 @@ static enum cmd_load parts_finish(struct parts_load *pl, const char *path, bool 
 int cmd_stats_check_by(const char *name, const struct stats_settings *st)
 {
 	const struct report_settings *rs = &st->report;
+	if (st->cpu_only && st->no_cpu)
+		return cmd_usage_error(name, "--cpu and --no-cpu exclude each other");
+	if (st->cpu_only && (rs->gpu >= 0 || rs->queue || rs->by == BY_PIPELINE))
+		return cmd_usage_error(name, "--cpu shows the CPU's rows alone, and --%s chooses "
+				       "GPU work", rs->gpu >= 0 ? "gpu" : rs->queue ? "queue" : "by pipeline");
 	if (rs->by != BY_PIPELINE || (!rs->root_count && rs->max_depth < 0))
 		return EXIT_OK;
 	return cmd_usage_error(name, "--%s chooses scopes, and statistics by pipeline have none "
@@ -382,9 +387,15 @@ int cmd_stats_check_by(const char *name, const struct stats_settings *st)
 			       "pipelines below a scope)", rs->root_count ? "root" : "max-depth");
 }
 
-enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, reader **cp,
-			    stats **sp)
+/*
+ * Reads the capture as cmd_stats_load does: the queues' scopes flat, which
+ * cost less than their trees (the CPU threads' trees are built either
+ * way), or their trees by pipeline, whose events are the rows.
+ */
+static enum cmd_load load(const char *path, const struct stats_settings *st, reader **cp,
+			  stats **sp)
 {
+	bool trees = false;
 	struct analyze_error err;
 	reader *c = NULL;
 	stats *s = NULL;
@@ -401,11 +412,13 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 		return CMD_LOAD_FAILED;
 	}
 	*sp = s;
-	/* Scopes alone, flat, and so the clones the threads read with; by
-	 * pipeline, the trees, whose events are the rows. */
-	if (st->report.by == BY_PIPELINE)
+	/* And so the clones the threads read with: by pipeline, the trees,
+	 * whose events are the rows. */
+	if (st->report.by == BY_PIPELINE) {
 		stats_by_pipeline(s);
-	else
+		trees = true;
+	}
+	if (!trees)
 		reader_flat_scopes(c, true);
 	if (st->frame_times_only) {
 		stats_keep_frame_times_only(s);
@@ -451,7 +464,8 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 		}
 		enum crumbs_result ar = stats_add_frame(s, reader_meta(c), f);
 		if (ar != CRUMBS_OK) {
-			cmd_error("cannot take the statistics of '%s': %s", path, crumbs_result_str(ar));
+			cmd_error("cannot take the statistics of '%s': %s", path,
+				  crumbs_result_str(ar));
 			if (in_parts)
 				parts_finish(&parts, path, false, s, &added);
 			return CMD_LOAD_FAILED;
@@ -492,6 +506,12 @@ enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, 
 	return CMD_LOAD_OK;
 }
 
+enum cmd_load cmd_stats_load(const char *path, const struct stats_settings *st, reader **cp,
+			    stats **sp)
+{
+	return load(path, st, cp, sp);
+}
+
 static const char description[] =
 	"Statistics over the frames of a capture. Per GPU its frame time, per queue\n"
 	"its busy, wait and idle time, per scope path (the scope names from the queue\n"
@@ -507,13 +527,23 @@ static const char description[] =
 	"and dispatches' exclusive time, calls per frame and share (runs recorded\n"
 	"at detail 3 have them; crumbs report --by pipeline groups a frame's).\n"
 	"\n"
+	"After the GPUs, where the frames hold CPU threads: the CPU frame time\n"
+	"('CPU') with its spikes, and per timeline with marks the time from each\n"
+	"mark to the next ('CPU (Game)'); per thread, by name ('CPU / Render\n"
+	"Thread'; unnamed ones are 'thread #'), its scopes' time, and its scope\n"
+	"paths as a queue's, their share of the CPU frame time; per task timeline\n"
+	"('Tasks / Streaming') each task name and its states, their time in a\n"
+	"frame summed. --gpu, --queue, --by pipeline and --no-cpu leave them out;\n"
+	"--cpu shows them alone.\n"
+	"\n"
 	"--format csv: one line per row under the header line\n"
 	"  kind,gpu,queue,path,depth,frames,calls_per_frame,mean_ms,median_ms,p90_ms,\n"
 	"  p95_ms,p99_ms,min_ms,max_ms,max_frame,stddev_ms,excl_mean_ms,excl_median_ms,\n"
 	"  excl_p90_ms,excl_p95_ms,excl_p99_ms,excl_min_ms,excl_max_ms,excl_stddev_ms,\n"
 	"  share_pct,spike_threshold_ms,spikes,longest_spike_run,longest_spike_run_first\n"
-	"kind is gpu, busy, wait, idle, scope or pipeline; times in ms with 6\n"
-	"decimals; fields that do not apply to a kind are empty. --format json:\n"
+	"kind is gpu, busy, wait, idle, scope, pipeline, cpu, thread, cpu_scope,\n"
+	"timeline, task or state; times in ms with 6 decimals; fields that do not\n"
+	"apply to a kind (gpu for the CPU's rows) are empty. --format json:\n"
 	"{\"schema\": 1, \"file\", \"frames\", \"spike\", \"gpus\", \"rows\": [...],\n"
 	"\"budgets\": [...]}, times in ns.\n"
 	"\n"
@@ -521,9 +551,12 @@ static const char description[] =
 	"line). PATTERN is a wildcard matched against each row: 'GPU 0' (its frame\n"
 	"time), 'GPU 0 / Graphics 0 busy' (or wait, idle), a scope's (or\n"
 	"pipeline's) name or its path 'GPU 0 / Graphics 0 / Frame # / Post\n"
-	"Processing'. STATISTIC is mean, median, p90, p95, p99 or max. Exit\n"
-	"status 1 if a value is above its limit or a line matches no row; 2 for a\n"
-	"bad line. With --format csv the budget lines go to standard error.\n"
+	"Processing'; 'CPU', 'CPU (Game)', 'CPU / Render Thread', a CPU scope's,\n"
+	"task's or state's name or path ('CPU / Render Thread / Frame /\n"
+	"Visibility', 'Tasks / Streaming / Load'). STATISTIC is mean, median, p90,\n"
+	"p95, p99 or max. Exit status 1 if a value is above its limit or a line\n"
+	"matches no row; 2 for a bad line. With --format csv the budget lines go\n"
+	"to standard error.\n"
 	"\n" CMD_HELP_MEMORY CMD_HELP_MEMORY_STATS;
 
 /* Reads the arguments into st (initialised) and checks them: returns the

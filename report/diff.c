@@ -53,8 +53,10 @@ const size_t diff_option_count = sizeof(diff_options) / sizeof(diff_options[0]);
 
 size_t diff_stats_options(struct option_spec *out)
 {
-	static const struct option_borrowed which[] = { { "frames", NULL }, { "format", NULL } };
-	return options_borrow(stats_options, stats_option_count, which, 2, out);
+	static const struct option_borrowed which[] = { { "frames", NULL }, { "format", NULL },
+							{ "cpu", NULL }, { "no-cpu", NULL } };
+	return options_borrow(stats_options, stats_option_count, which,
+			      sizeof(which) / sizeof(which[0]), out);
 }
 
 size_t diff_report_options(struct option_spec *out)
@@ -87,9 +89,9 @@ static void row_label(struct sbuf *b, const struct compare_row *r, const stats *
 		      const stats *cand)
 {
 	row_path(b, r, base, cand);
-	if (r->kind == STATS_GPU)
+	if (stats_kind_frame_time(r->kind))
 		sbuf_adds(b, " frame time");
-	else if (r->kind != STATS_SCOPE && r->kind != STATS_PIPELINE)
+	else if (r->kind == STATS_BUSY || r->kind == STATS_WAIT || r->kind == STATS_IDLE)
 		sbuf_addf(b, " %s", stats_kind_name(r->kind));
 }
 
@@ -235,7 +237,10 @@ static void print_csv(const struct compare_runs *r, const stats *base, const sta
 	for (size_t i = 0; i < r->count && *result == 0; i++) {
 		const struct compare_row *row = &r->rows[i];
 		const struct compare_result *res = &row->result;
-		sbuf_addf(out, "%s,%u,", stats_kind_name(row->kind), row->gpu);
+		sbuf_addf(out, "%s,", stats_kind_name(row->kind));
+		if (row->gpu != STATS_NONE)
+			sbuf_addf(out, "%u", row->gpu);
+		sbuf_adds(out, ",");
 		path.len = 0;
 		row_path(&path, row, base, cand);
 		if (path.failed)
@@ -289,8 +294,13 @@ static void print_json(const struct diff_settings *d, const struct compare_runs 
 	for (size_t i = 0; i < r->count && *result == 0; i++) {
 		const struct compare_row *row = &r->rows[i];
 		const struct compare_result *res = &row->result;
-		sbuf_addf(out, "%s\n  {\"kind\": \"%s\", \"gpu\": %u, \"path\": ", i ? "," : "",
-			  stats_kind_name(row->kind), row->gpu);
+		sbuf_addf(out, "%s\n  {\"kind\": \"%s\", \"gpu\": ", i ? "," : "",
+			  stats_kind_name(row->kind));
+		if (row->gpu != STATS_NONE)
+			sbuf_addf(out, "%u", row->gpu);
+		else
+			sbuf_adds(out, "null");
+		sbuf_adds(out, ", \"path\": ");
 		path.len = 0;
 		row_path(&path, row, base, cand);
 		if (path.failed)

@@ -119,7 +119,9 @@ struct stats_budget;
 struct stats_settings {
 	/* --root, --ignore-case, --threshold (hides scope rows whose share
 	 * is below it), --max-depth, --ascii, --unicode, --gpu, --queue; the
-	 * other report settings are not used. */
+	 * other report settings are not used. --gpu, --queue and --by
+	 * pipeline choose GPU work, and leave the CPU's rows out, as
+	 * `crumbs report` leaves its CPU blocks out. */
 	struct report_settings report;
 	enum stats_format format;
 	enum stats_sort sort;
@@ -131,6 +133,8 @@ struct stats_settings {
 	char *budget_path;           /* --budget FILE, owned; NULL: none */
 	bool frame_times_only;       /* the GPUs' frame times alone (crumbs
 				      * plot): stats_keep_frame_times_only */
+	bool no_cpu;                 /* --no-cpu: the GPU's rows alone */
+	bool cpu_only;               /* --cpu: the CPU's rows alone */
 };
 
 /* Defaults: table, chronological, spikes above 1.5x the median, every

@@ -12,11 +12,33 @@
 #include <string.h>
 #include <utf8proc.h>
 
-/* Scope and pipeline rows: named by their own names, with calls, an
- * exclusive time and a share. */
+/* Scope, pipeline, CPU scope, task and state rows: named by their own
+ * names, with calls, an exclusive time and a share. */
 static bool named_kind(enum stats_kind kind)
 {
-	return kind == STATS_SCOPE || kind == STATS_PIPELINE;
+	return stats_kind_named(kind);
+}
+
+/* A queue's busy, wait and idle rows, whose labels add the kind. */
+static bool queue_kind(enum stats_kind kind)
+{
+	return kind == STATS_BUSY || kind == STATS_WAIT || kind == STATS_IDLE;
+}
+
+/* Rows whose children are scopes (or tasks, or states) below them. */
+static bool scope_parent(enum stats_kind kind)
+{
+	return kind == STATS_SCOPE || kind == STATS_CPU_SCOPE || kind == STATS_TASK ||
+	       kind == STATS_STATE;
+}
+
+/* Whether the CPU's rows are shown: where the run held CPU data and no
+ * GPU, queue or pipelines are chosen (as `crumbs report` leaves its CPU
+ * blocks out then). */
+static bool shows_cpu(const struct stats_settings *st, const stats *s)
+{
+	const struct report_settings *rs = &st->report;
+	return stats_has_cpu(s) && rs->gpu < 0 && !rs->queue && rs->by == BY_SCOPE && !st->no_cpu;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -91,6 +113,10 @@ const struct option_spec stats_options[] = {
 	  OPT_FLAG, .offset = AT(per_frame) },
 	{ "budget", 'b', "FILE", "check the limits of FILE (lines of PATTERN STATISTIC LIMIT_MS); exit 1 if one fails",
 	  OPT_STRING, .offset = AT(budget_path) },
+	{ "cpu", 0, NULL, "only the CPU's rows: its frame times, threads, scopes and tasks",
+	  OPT_FLAG, .offset = AT(cpu_only) },
+	{ "no-cpu", 0, NULL, "only the GPUs' rows (as --gpu, --queue and --by pipeline do)",
+	  OPT_FLAG, .offset = AT(no_cpu) },
 };
 const size_t stats_option_count = sizeof(stats_options) / sizeof(stats_options[0]);
 
@@ -163,6 +189,7 @@ static bool select_rows(const struct stats_settings *st, const stats *s, struct 
 	const struct report_settings *rs = &st->report;
 	size_t n = stats_row_count(s);
 	uint8_t *in_queue = calloc(n ? n : 1, 1);
+	bool cpu = shows_cpu(st, s);
 
 	sel->selected = calloc(n ? n : 1, 1);
 	sel->level = calloc(n ? n : 1, sizeof(*sel->level));
@@ -174,10 +201,19 @@ static bool select_rows(const struct stats_settings *st, const stats *s, struct 
 	for (size_t i = 0; i < n; i++) {
 		const struct stats_row *r = stats_row(s, i);
 		sel->level[i] = UINT32_MAX;
-		if (rs->gpu >= 0 && r->gpu != (uint32_t)rs->gpu)
+		if (stats_kind_cpu(r->kind) ? !cpu :
+		    st->cpu_only || (rs->gpu >= 0 && r->gpu != (uint32_t)rs->gpu))
 			continue;
-		if (r->kind == STATS_GPU) {
+		if (r->kind == STATS_GPU || r->kind == STATS_CPU) {
 			sel->selected[i] = 1;
+			continue;
+		}
+		if (r->kind == STATS_TASKS) {
+			in_queue[i] = 1; /* no value of its own: never a row shown */
+			continue;
+		}
+		if (r->kind == STATS_THREAD || r->kind == STATS_TIMELINE) {
+			sel->selected[i] = in_queue[i] = 1;
 			continue;
 		}
 		if (r->kind == STATS_PIPELINE) {
@@ -187,7 +223,7 @@ static bool select_rows(const struct stats_settings *st, const stats *s, struct 
 			sel->level[i] = 0;
 			continue;
 		}
-		if (r->kind != STATS_SCOPE) {
+		if (queue_kind(r->kind)) {
 			sel->selected[i] = in_queue[i] = filter_match_queue(rs->filter, r->name);
 			continue;
 		}
@@ -198,7 +234,7 @@ static bool select_rows(const struct stats_settings *st, const stats *s, struct 
 		uint32_t level;
 		if (rs->root_count == 0)
 			level = r->depth - 1;
-		else if (p->kind == STATS_SCOPE && sel->level[r->parent] != UINT32_MAX)
+		else if (scope_parent(p->kind) && sel->level[r->parent] != UINT32_MAX)
 			level = sel->level[r->parent] + 1;
 		else if (filter_match_root(rs->filter, r->name, r->name_len))
 			level = 0;
@@ -296,14 +332,35 @@ static void selection_release(struct selection *sel)
 	memset(sel, 0, sizeof(*sel));
 }
 
+/* The CPU's rows of a table: its frame-time rows ("CPU" first, then the
+ * other kinds' in order), its threads, and the timelines. */
+static void push_cpu_rows(const stats *s, struct selection *sel, size_t *cap)
+{
+	size_t n = stats_row_count(s);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			const struct stats_row *r = stats_row(s, i);
+			bool first = strcmp(r->name, "CPU") == 0;
+			if (r->kind == STATS_CPU && sel->selected[i] && first == (pass == 0))
+				push_row(sel, cap, (uint32_t)i, 0);
+		}
+	static const enum stats_kind below[] = { STATS_THREAD, STATS_TIMELINE };
+	for (size_t k = 0; k < sizeof(below) / sizeof(below[0]); k++)
+		for (size_t i = 0; i < n; i++)
+			if (stats_row(s, i)->kind == below[k] && sel->selected[i])
+				push_row(sel, cap, (uint32_t)i, 0);
+}
+
 /* Every shown row: per GPU its row and its queues' rows, then per queue
- * its busy row followed by its scopes (levels from 1). */
+ * its busy row followed by its scopes (levels from 1); then the CPU's
+ * rows, and the scopes of each thread and the tasks of each timeline. */
 static bool selection_build(const struct stats_settings *st, const stats *s,
 			    struct selection *sel, bool thresholds)
 {
 	size_t cap = 0;
 	if (!select_rows(st, s, sel))
 		return false;
+	bool cpu = shows_cpu(st, s);
 	for (uint32_t g = 0; g < 1u << 16; g++) {
 		uint32_t gr = stats_gpu_row(s, g);
 		if (gr == STATS_NONE) {
@@ -323,6 +380,13 @@ static bool selection_build(const struct stats_settings *st, const stats *s,
 			if (sel->selected[q] && stats_row(s, q)->kind == STATS_BUSY)
 				add_scopes(st, s, sel, &cap, q, thresholds);
 	}
+	if (cpu) {
+		size_t from = sel->len;
+		push_cpu_rows(s, sel, &cap);
+		for (size_t i = from, end = sel->len; i < end && !sel->failed; i++)
+			if (stats_row(s, sel->rows[i])->kind != STATS_CPU)
+				add_scopes(st, s, sel, &cap, sel->rows[i], thresholds);
+	}
 	return !sel->failed;
 }
 
@@ -330,7 +394,9 @@ static bool selection_build(const struct stats_settings *st, const stats *s,
 /* Tables                                                                   */
 /* ------------------------------------------------------------------------ */
 
-static const char *const kind_words[] = { "frame", "busy", "wait", "idle", "scope", "pipeline" };
+static const char *const kind_words[] = { "frame", "busy", "wait", "idle", "scope", "pipeline",
+					   "frame", "thread", "scope", "tasks", "tasks", "task",
+					   "state" };
 
 /* The table of a GPU's frame time and its queues' busy, wait and idle. */
 static void gpu_table(struct sbuf *out, const struct glyphs *g, const stats *s,
@@ -355,12 +421,22 @@ static void gpu_table(struct sbuf *out, const struct glyphs *g, const stats *s,
 		grid_ms(&gr, t->max_ns);
 		grid_count(&gr, t->max_frame);
 		grid_ms(&gr, t->stddev_ns);
-		char label[64];
-		if (r->kind == STATS_GPU)
-			snprintf(label, sizeof(label), "GPU frame");
-		else
-			snprintf(label, sizeof(label), "%s %s", r->name, kind_words[r->kind]);
-		grid_name(&gr, r->kind == STATS_GPU ? 0 : 1, label, strlen(label), NULL);
+		struct sbuf label = { 0 };
+		if (r->kind == STATS_GPU || r->kind == STATS_CPU) {
+			sbuf_adds(&label, r->kind == STATS_GPU ? "GPU frame" : "CPU frame");
+			/* "CPU (Game)": frames of another kind. */
+			if (r->kind == STATS_CPU && r->name_len > 3)
+				sbuf_add(&label, r->name + 3, r->name_len - 3);
+		} else if (r->kind == STATS_THREAD) {
+			sbuf_add(&label, r->name, r->name_len);
+		} else {
+			sbuf_addf(&label, "%s %s", r->name, kind_words[r->kind]);
+		}
+		if (label.failed)
+			gr.failed = true;
+		grid_name(&gr, stats_kind_frame_time(r->kind) ? 0 : 1, label.data ? label.data : "",
+			  label.len, NULL);
+		sbuf_release(&label);
 	}
 	grid_render(&gr, out, sink);
 	grid_release(&gr);
@@ -382,14 +458,15 @@ static void time_cells(struct grid *gr, const struct stats_row *r)
 	grid_bar(gr, r->share_pct);
 }
 
-/* The table of one queue's scopes. */
+/* The table of one queue's scopes, a thread's, or a timeline's tasks
+ * (`what` titles the names' column). */
 static void scope_table(struct sbuf *out, const struct glyphs *g, const stats *s,
-			const struct selection *sel, size_t from, size_t to,
+			const struct selection *sel, size_t from, size_t to, const char *what,
 			const struct report_sink *sink)
 {
-	static const char *const titles[] = { "Frames", "Calls", "Mean", "Median", "P95", "Max",
-					       "Max frame", "Stddev", "Percent", "Mean", "Median",
-					       "P95", "Max", "Stddev", "Scope" };
+	const char *const titles[] = { "Frames", "Calls", "Mean", "Median", "P95", "Max",
+				       "Max frame", "Stddev", "Percent", "Mean", "Median",
+				       "P95", "Max", "Stddev", what };
 	static const int groups[] = { 0, 0, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3 };
 	struct grid gr = { .g = g, .cols = 15, .grouped = true,
 			   .group_titles = { NULL, "Inclusive", "Exclusive", NULL } };
@@ -446,6 +523,99 @@ static void spike_rule_text(struct sbuf *b, const struct stats_settings *st)
 		sbuf_addf(b, "%gx the median", st->spike.median_factor);
 }
 
+/* "spikes: 3 frames above 18.000 ms (1.5x the median) | longest run 2
+ * frames, from frame 40". */
+static void spikes_line(struct sbuf *out, const struct stats_settings *st, const struct glyphs *g,
+			const char *what, const struct stats_spikes *sp)
+{
+	sbuf_addf(out, "%s: %llu frame%s above %.3f ms", what, (unsigned long long)sp->count,
+		  sp->count == 1 ? "" : "s", sp->threshold_ns / 1e6);
+	if (!st->spike.threshold_ns)
+		sbuf_addf(out, " (%gx the median)", st->spike.median_factor);
+	if (sp->count)
+		sbuf_addf(out, "%slongest run %llu frame%s, from frame %llu", g->sep,
+			  (unsigned long long)sp->longest_run, sp->longest_run == 1 ? "" : "s",
+			  (unsigned long long)sp->longest_run_first);
+	sbuf_adds(out, "\n");
+}
+
+/*
+ * The CPU's block after the GPUs': its frame times' spikes, a table of
+ * them with its threads and timelines, then a table of each thread's
+ * scopes and of each timeline's tasks. sel's list holds one table's rows
+ * at a time. Returns as print_tables.
+ */
+static int print_cpu_tables(const struct stats_settings *st, const stats *s,
+			    struct selection *sel, const struct glyphs *g, struct sbuf *out,
+			    const struct report_sink *sink)
+{
+	const struct report_settings *rs = &st->report;
+	size_t cap = 0;
+	int result = 0;
+
+	sel->len = 0;
+	push_cpu_rows(s, sel, &cap);
+	if (sel->failed || sel->len == 0)
+		return sel->failed ? -1 : 0;
+	size_t top = sel->len;
+	uint32_t *tops = malloc(top * sizeof(*tops));
+	if (!tops)
+		return -1;
+	memcpy(tops, sel->rows, top * sizeof(*tops));
+	double cpu_mean = 0;
+	sbuf_adds(out, "\nCPU\n");
+	for (size_t i = 0; i < top; i++) {
+		const struct stats_row *r = stats_row(s, tops[i]);
+		if (r->kind != STATS_CPU)
+			continue;
+		if (r->name_len == 3)
+			cpu_mean = r->time.mean_ns;
+		if (!r->time.frames)
+			continue;
+		struct sbuf what = { 0 };
+		sbuf_adds(&what, "spikes");
+		if (r->name_len > 6) { /* "CPU (Game)" */
+			sbuf_adds(&what, " of ");
+			sbuf_add(&what, r->name + 5, r->name_len - 6);
+			sbuf_adds(&what, " frames");
+		}
+		spikes_line(out, st, g, what.data ? what.data : "spikes", &r->spikes);
+		sbuf_release(&what);
+	}
+	gpu_table(out, g, s, sel, 0, sel->len, sink);
+	result = sbuf_emit(sink, out);
+
+	for (size_t i = 0; i < top && result == 0; i++) {
+		const struct stats_row *r = stats_row(s, tops[i]);
+		if (r->kind == STATS_CPU)
+			continue;
+		bool timeline = r->kind == STATS_TIMELINE;
+		sel->len = 0;
+		sel->hidden = 0;
+		add_scopes(st, s, sel, &cap, tops[i], true);
+		if (sel->failed)
+			break;
+		sbuf_addf(out, "\n%s%s", timeline ? "Tasks" : "CPU", g->sep);
+		sbuf_add(out, r->name, r->name_len);
+		sbuf_addf(out, "\npercent of the CPU frame time over the run (mean %.3f ms a frame)",
+			  cpu_mean / 1e6);
+		if (rs->threshold_pct > 0)
+			sbuf_addf(out, "%sthreshold %g%% (%zu row%s hidden)", g->sep, rs->threshold_pct,
+				  sel->hidden, sel->hidden == 1 ? "" : "s");
+		sbuf_adds(out, "\n");
+		if (sel->len == 0 && rs->root_count)
+			sbuf_addf(out, "No %s matches the root filter.\n",
+				  timeline ? "task on this timeline" : "scope on this thread");
+		else if (sel->len == 0)
+			sbuf_addf(out, "No %s.\n", timeline ? "task on this timeline" : "scope on this thread");
+		else
+			scope_table(out, g, s, sel, 0, sel->len, timeline ? "Task" : "Scope", sink);
+		result = sbuf_emit(sink, out);
+	}
+	free(tops);
+	return sel->failed ? -1 : result;
+}
+
 static int print_tables(const struct stats_settings *st, const struct capture_meta *meta,
 			const stats *s, const char *file, struct selection *sel,
 			const struct report_sink *sink)
@@ -488,22 +658,10 @@ static int print_tables(const struct stats_settings *st, const struct capture_me
 		const struct capture_gpu *cg = &meta->gpus[gi];
 		size_t cap = sel->len = 0;
 		sbuf_addf(&out, "\nGPU %u (%s)\n", gi, cg->name);
-		const struct stats_spikes *sp = &r->spikes;
-		if (r->time.frames) {
-			sbuf_addf(&out, "spikes: %llu frame%s above %.3f ms",
-				  (unsigned long long)sp->count, sp->count == 1 ? "" : "s",
-				  sp->threshold_ns / 1e6);
-			if (!st->spike.threshold_ns)
-				sbuf_addf(&out, " (%gx the median)", st->spike.median_factor);
-			if (sp->count)
-				sbuf_addf(&out, "%slongest run %llu frame%s, from frame %llu", g->sep,
-					  (unsigned long long)sp->longest_run,
-					  sp->longest_run == 1 ? "" : "s",
-					  (unsigned long long)sp->longest_run_first);
-			sbuf_adds(&out, "\n");
-		} else {
+		if (r->time.frames)
+			spikes_line(&out, st, g, "spikes", &r->spikes);
+		else
 			sbuf_adds(&out, "no busy time in any frame\n");
-		}
 		push_row(sel, &cap, gr, 0);
 		for (uint32_t q = r->first_child; q != STATS_NONE; q = stats_row(s, q)->next_sibling)
 			if (sel->selected[q])
@@ -549,10 +707,14 @@ static int print_tables(const struct stats_settings *st, const struct capture_me
 			else if (sel->len == 0)
 				sbuf_adds(&out, "No scope on this queue.\n");
 			else
-				scope_table(&out, g, s, sel, 0, sel->len, sink);
+				scope_table(&out, g, s, sel, 0, sel->len, "Scope", sink);
 			result = sbuf_emit(sink, &out);
 		}
 	}
+	if (result == 0 && !sel->failed && shows_cpu(st, s))
+		result = print_cpu_tables(st, s, sel, g, &out, sink);
+	else if (st->cpu_only && frames)
+		sbuf_adds(&out, "\nNo CPU thread, task or frame of another kind in these frames.\n");
 	if (sel->failed)
 		result = -1;
 	if (frames == 0)
@@ -599,7 +761,10 @@ static int print_csv(const stats *s, const struct capture_meta *meta,
 		      "spike_threshold_ms,spikes,longest_spike_run,longest_spike_run_first\n");
 	for (size_t i = 0; i < sel->len && result == 0; i++) {
 		const struct stats_row *r = stats_row(s, sel->rows[i]);
-		sbuf_addf(&b, "%s,%u,", stats_kind_name(r->kind), r->gpu);
+		sbuf_addf(&b, "%s,", stats_kind_name(r->kind));
+		if (r->gpu != STATS_NONE)
+			sbuf_addf(&b, "%u", r->gpu);
+		sbuf_adds(&b, ",");
 		if (r->queue != STATS_NONE && r->queue < meta->queue_count)
 			csv_field(&b, meta->queues[r->queue].name, strlen(meta->queues[r->queue].name));
 		sbuf_adds(&b, ",");
@@ -618,7 +783,7 @@ static int print_csv(const stats *s, const struct capture_meta *meta,
 		} else {
 			sbuf_adds(&b, ",,,,,,,,,");
 		}
-		if (r->kind == STATS_GPU)
+		if (stats_kind_frame_time(r->kind))
 			sbuf_addf(&b, ",%.6f,%llu,%llu,%llu\n", r->spikes.threshold_ns / 1e6,
 				  (unsigned long long)r->spikes.count,
 				  (unsigned long long)r->spikes.longest_run,
@@ -702,8 +867,13 @@ static int print_json(const struct stats_settings *st, const struct capture_meta
 	sbuf_adds(&b, "],\"rows\":[");
 	for (size_t i = 0; i < sel->len; i++) {
 		const struct stats_row *r = stats_row(s, sel->rows[i]);
-		sbuf_addf(&b, "%s\n{\"kind\":\"%s\",\"gpu\":%u,\"queue\":", i ? "," : "",
-			  stats_kind_name(r->kind), r->gpu);
+		sbuf_addf(&b, "%s\n{\"kind\":\"%s\",\"gpu\":", i ? "," : "",
+			  stats_kind_name(r->kind));
+		if (r->gpu != STATS_NONE)
+			sbuf_addf(&b, "%u", r->gpu);
+		else
+			sbuf_adds(&b, "null");
+		sbuf_adds(&b, ",\"queue\":");
 		if (r->queue != STATS_NONE && r->queue < meta->queue_count)
 			json_string(&b, meta->queues[r->queue].name, strlen(meta->queues[r->queue].name));
 		else
@@ -726,7 +896,7 @@ static int print_json(const struct stats_settings *st, const struct capture_meta
 			json_summary(&b, "exclusive", &r->exclusive);
 			sbuf_addf(&b, ",\"share_pct\":%.6f", r->share_pct);
 		}
-		if (r->kind == STATS_GPU)
+		if (stats_kind_frame_time(r->kind))
 			sbuf_addf(&b, ",\"spikes\":{\"threshold_ns\":%u,\"count\":%llu,"
 				      "\"longest_run\":%llu,\"longest_run_first\":%llu}",
 				  r->spikes.threshold_ns, (unsigned long long)r->spikes.count,
@@ -1011,7 +1181,7 @@ static void row_label(struct sbuf *b, const stats *s, uint32_t row)
 	const struct stats_row *r = stats_row(s, row);
 	b->len = 0;
 	stats_row_path(s, row, b);
-	if (r->kind != STATS_GPU && !named_kind(r->kind))
+	if (queue_kind(r->kind))
 		sbuf_addf(b, " %s", kind_words[r->kind]);
 }
 
@@ -1109,7 +1279,7 @@ static bool budget_hits(struct stats_budget *b, const stats *s, const struct sel
 		if (r->time.frames == 0)
 			continue;
 		uint64_t h = path_hash[sel->rows[k]];
-		if (r->kind != STATS_GPU && !named_kind(r->kind)) {
+		if (queue_kind(r->kind)) {
 			h = budget_hash(h, " ", 1, false);
 			h = budget_hash(h, kind_words[r->kind], strlen(kind_words[r->kind]),
 					b->ignore_case);

@@ -617,9 +617,11 @@ static void broken_dependencies(struct sbuf *out, const struct glyphs *g, const 
 	}
 }
 
-/* A block per CPU thread, then per task timeline, after the queues'. Only
- * where no GPU or queue is chosen (threads belong to neither), and not by
- * pipeline (they run none). Returns as report_frame. */
+/* A block per CPU thread, then per task timeline, before the queues'
+ * (the CPU's work comes first in a frame, and what it waited on shows
+ * below). Only where no GPU or queue is chosen (threads belong to
+ * neither), and not by pipeline (they run none). Returns as
+ * report_frame. */
 static int report_cpu_threads(const struct report_settings *s, const struct frame *f,
 			      const struct glyphs *g, struct sbuf *out,
 			      const struct report_sink *sink)
@@ -627,7 +629,11 @@ static int report_cpu_threads(const struct report_settings *s, const struct fram
 	int result = 0;
 	if (s->gpu >= 0 || s->queue || s->by == BY_PIPELINE)
 		return 0;
-	for (uint32_t i = 0; i < f->cpu_thread_count && result == 0; i++) {
+	/* The thread that ends the frames first: the frame's time is its. */
+	for (int64_t k = -1; k < (int64_t)f->cpu_thread_count && result == 0; k++) {
+		int64_t i = k < 0 ? f->frame_thread : k;
+		if (i < 0 || (k >= 0 && i == f->frame_thread))
+			continue;
 		const struct frame_cpu_thread *t = &f->cpu_threads[i];
 		bool empty = t->root->child == NULL && t->unmatched_ends == 0;
 		if (empty && !s->empty_queues)
@@ -658,7 +664,7 @@ static int report_cpu_threads(const struct report_settings *s, const struct fram
 				sbuf_adds(out, "'\n");
 			else
 				sbuf_addf(out, "' (tid %u%s)\n", t->tid,
-					  (int32_t)i == f->frame_thread ? ", ends the frames" : "");
+					  i == f->frame_thread ? ", ends the frames" : "");
 			if (!empty)
 				cpu_summary(out, s, g, t, &v);
 		}
@@ -678,13 +684,21 @@ static int report_cpu_threads(const struct report_settings *s, const struct fram
 		free(v.rows.data);
 		result = sbuf_emit(sink, out);
 	}
-	if (result == 0 && s->header &&
-	    (f->cpu_thread_count || f->mark_count || f->task_misuses)) {
-		if (frame_bound_print(out, g, f) != 0)
-			out->failed = true;
-		result = sbuf_emit(sink, out);
-	}
 	return result;
+}
+
+/* After every block, the frame's CPU and GPU frame times and what bounded
+ * the frame, where it has CPU threads. Returns as report_frame. */
+static int report_frame_bound(const struct report_settings *s, const struct frame *f,
+			      const struct glyphs *g, struct sbuf *out,
+			      const struct report_sink *sink)
+{
+	if (s->gpu >= 0 || s->queue || s->by == BY_PIPELINE || !s->header ||
+	    !(f->cpu_thread_count || f->mark_count || f->task_misuses))
+		return 0;
+	if (frame_bound_print(out, g, f) != 0)
+		out->failed = true;
+	return sbuf_emit(sink, out);
 }
 
 int report_frame(const struct report_settings *s, const struct capture_meta *meta,
@@ -694,7 +708,7 @@ int report_frame(const struct report_settings *s, const struct capture_meta *met
 	struct sbuf out = { 0 };
 	struct pipeline_rows pipelines = { 0 };
 	const struct pipeline_rows *pr = s->by == BY_PIPELINE ? &pipelines : NULL;
-	int result = 0;
+	int result = report_cpu_threads(s, f, g, &out, sink);
 
 	for (uint32_t qi = 0; qi < f->queue_count && result == 0; qi++) {
 		const struct frame_queue *fq = &f->queues[qi];
@@ -767,7 +781,7 @@ int report_frame(const struct report_settings *s, const struct capture_meta *met
 		result = sbuf_emit(sink, &out);
 	}
 	if (result == 0)
-		result = report_cpu_threads(s, f, g, &out, sink);
+		result = report_frame_bound(s, f, g, &out, sink);
 	pipeline_rows_release(&pipelines);
 	sbuf_release(&out);
 	return result;

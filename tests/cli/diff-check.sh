@@ -6,7 +6,11 @@
 # comparable; two single frames are compared by the thresholds alone. The
 # CSV and JSON are read back with Python's csv and json modules. By
 # pipeline, the scope's dispatches are the pipeline that regressed, and
-# no other pipeline does.
+# no other pipeline does. On the CPU (runs of tests/cli/cpu-run-file.py,
+# whose scopes vary by 5%): a 10% slower CPU scope regresses and is named,
+# a 30% slower one makes the CPU frame time regress, first among the rows
+# with the GPU's; other draws regress nothing, though their unnamed
+# threads' ids differ.
 set -u
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -151,5 +155,57 @@ EOF
 ok=$?
 [ "$status" = 1 ] && [ "$same" = 0 ] && [ "$ok" = 0 ]
 result $? "by pipeline: the slower scope's pipeline alone regresses, none in another noise seed ($status, $same: $(tail -1 "$tmp/pipelines"))"
+
+# The CPU's rows.
+cpu_run() { # NAME SEED [cpu-run-file.py options]: a 200-frame run
+	name=$1 seed=$2
+	shift 2
+	python3 tests/cli/cpu-run-file.py "$tmp/$name.crumbs" --frames 200 --seed "$seed" "$@"
+}
+cpu_run cpu-base 1
+cpu_run cpu-vis 2 --slow Visibility=1.1
+cpu_run cpu-physics 3 --slow Physics=1.3
+"$crumbs" diff "$tmp/cpu-base.crumbs" "$tmp/cpu-vis.crumbs" --format csv >"$tmp/cpu-vis.csv"
+vis=$?
+"$crumbs" diff "$tmp/cpu-base.crumbs" "$tmp/cpu-physics.crumbs" --format json >"$tmp/cpu-physics.json"
+physics=$?
+"$crumbs" diff "$tmp/cpu-base.crumbs" "$tmp/cpu-physics.crumbs" --cpu --format json \
+	>"$tmp/cpu-only.json"
+"$crumbs" diff "$tmp/cpu-base.crumbs" "$tmp/cpu-physics.crumbs" --no-cpu --format json \
+	>"$tmp/no-cpu.json"
+python3 - "$tmp/cpu-vis.csv" "$tmp/cpu-physics.json" "$tmp/cpu-only.json" "$tmp/no-cpu.json" \
+	>"$tmp/cpu" 2>&1 <<'EOF'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+regressed = [r["path"] for r in rows if r["verdict"] == "regressed"]
+vis = "CPU / Main Thread / Frame / Render / Visibility"
+assert vis in regressed, regressed
+assert all(p.startswith("CPU / Main Thread") for p in regressed), regressed
+assert [r["gpu"] for r in rows if r["path"] == vis] == [""], "gpu of a CPU row"
+doc = json.load(open(sys.argv[2]))
+frame = [r for r in doc["rows"] if r["kind"] == "cpu"]
+assert len(frame) == 1 and frame[0]["path"] == "CPU" and frame[0]["gpu"] is None, frame
+assert frame[0]["verdict"] == "regressed", frame
+assert {r["kind"] for r in doc["rows"][:2]} == {"gpu", "cpu"}, "frame-time rows first"
+unnamed = [r for r in doc["rows"] if r["path"].startswith("CPU / thread #")]
+assert len(unnamed) == 2 and all(r["verdict"] == "unchanged" for r in unnamed), unnamed
+only = json.load(open(sys.argv[3]))["rows"]
+assert only and all(r["gpu"] is None for r in only), "--cpu"
+assert not any(r["gpu"] is None for r in json.load(open(sys.argv[4]))["rows"]), "--no-cpu"
+print(f"{len(regressed)} regressed with Visibility, CPU frame {frame[0]['change_pct']:+.1f}%")
+EOF
+ok=$?
+[ "$vis" = 1 ] && [ "$physics" = 1 ] && [ "$ok" = 0 ]
+result $? "CPU: a 10% slower scope and a 30% slower one regress, the latter the CPU frame time ($vis, $physics: $(tail -1 "$tmp/cpu"))"
+
+flagged=
+for seed in $(seq 4 13); do
+	cpu_run cpu-same "$seed"
+	"$crumbs" diff "$tmp/cpu-base.crumbs" "$tmp/cpu-same.crumbs" >"$tmp/cpu-same.out" 2>&1
+	s=$?
+	[ "$s" = 0 ] || flagged="$flagged $seed:$s"
+done
+[ -z "$flagged" ]
+result $? "CPU: the same run drawn with 10 other seeds: exit 0 for each (failed:${flagged:- none})"
 
 exit $bad

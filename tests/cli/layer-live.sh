@@ -46,8 +46,8 @@ result $? "the renderer captures the same frame with libcrumbs alone"
 "$BUILD/crumbs" report "$tmp/layer.crumbs" --ascii --no-leaf >"$tmp/layer-scopes.out"
 # The GPU's trees; the CPU's differ by design: libcrumbs has the
 # renderer's own CPU scopes, the layer its threads' Vulkan calls.
-sed '/^CPU profile/,$d' "$tmp/layer-scopes.out" >"$tmp/layer-gpu.out"
-sed '/^CPU profile/,$d' "$tmp/lib.out" >"$tmp/lib-gpu.out"
+awk '/^GPU profile/ { g = 1 } /^CPU profile/ { g = 0 } g' "$tmp/layer-scopes.out" >"$tmp/layer-gpu.out"
+awk '/^GPU profile/ { g = 1 } /^CPU profile/ { g = 0 } g' "$tmp/lib.out" >"$tmp/lib-gpu.out"
 names "$tmp/layer-gpu.out" >"$tmp/layer.names"
 names "$tmp/lib-gpu.out" >"$tmp/lib.names"
 [ "$(wc -l <"$tmp/lib.names")" -gt 50 ] && cmp -s "$tmp/layer.names" "$tmp/lib.names"

@@ -70,7 +70,7 @@ result $? "the table of frame 30 is printed"
 # vkcube names each framebuffer by its swapchain image, which the render
 # pass row shows; the draw says what it draws, and its pipeline, which
 # vkcube does not name, by its identity.
-sed '/^CPU profile/,$d' "$tmp/cube.out" >"$tmp/cube.gpu"
+awk '/^GPU profile/ { g = 1 } /^CPU profile/ { g = 0 } g' "$tmp/cube.out" >"$tmp/cube.gpu"
 names "$tmp/cube.gpu" | sed 's/ *$//; s/Framebuffer([0-9]*)/Framebuffer(N)/; s/ · pipeline [0-9a-f]\{4\}$/ · pipeline XXXX/' |
 	grep -v '^ *$' >"$tmp/cube.names"
 cat >"$tmp/cube.want" <<'EOF'
@@ -95,8 +95,8 @@ result $? "times nest: draw $draw <= pass $pass <= DrawBegin $outer <= frame $fr
 grep '^|' "$tmp/cube.out" | grep ' Draw 36 vertices ' | grep -q '|     1 |          0 |    12 |    36 |'
 result $? "the draw counts 12 triangles of 36 vertices"
 # The layer times vkcube's thread in its waits, submission and present:
-# a CPU block after the GPU's, with the CPU frame time.
-sed -n '/^CPU profile/,$p' "$tmp/cube.out" >"$tmp/cube.cpu"
+# a CPU block before the GPU's, with the CPU frame time.
+awk '/^CPU profile/ { c = 1 } /^GPU profile/ { c = 0 } c' "$tmp/cube.out" >"$tmp/cube.cpu"
 names "$tmp/cube.cpu" | sed 's/^ *//; s/ *$//' | grep -v '^$' >"$tmp/cube.cpu-names"
 printf '%s\n' Events vkcube 'vkWaitForFences [wait]' 'vkAcquireNextImageKHR [wait]' vkQueueSubmit \
 	'vkQueuePresentKHR [wait]' >"$tmp/cube.cpu-want"

@@ -10,7 +10,15 @@
 # pipeline row's per-frame time and calls in `crumbs stats --by pipeline`
 # must be the draws and dispatches of the report's tree grouped here by
 # the text after " · " in their names, and so must each row of `crumbs
-# report --by pipeline`. Prints TAP lines.
+# report --by pipeline`. Then the CPU's rows, on a run of crumbs-gen's
+# threads and one of tests/cli/cpu-run-file.py's, with an unnamed thread
+# whose id changes: the CPU frame time, each thread's and each CPU scope
+# path's per-frame time must be what the report's CPU blocks print, summed
+# over the threads of one name (the unnamed ones being "thread #"), a
+# number equal to the frame's right below the thread reading '#', and the same
+# of a run with task timelines and frames of kind Game, whose frames must
+# be the intervals between the marks the report prints; the CSV
+# must carry the same rows with an empty gpu field. Prints TAP lines.
 import csv
 import io
 import json
@@ -148,6 +156,165 @@ def report_by_pipeline(path, number):
         rows[(title[0], title[1], cells[2].strip())] = [float(cells[1].strip()[:-3]),
                                                         int(cells[0])]
     return rows
+
+
+def report_cpu(path, number):
+    """Per path of the CPU blocks of one frame's report ("CPU / Main
+    Thread / Frame # / Game"; the thread's row "CPU / Main Thread"; a
+    timeline's "Tasks / Jobs / Cull / Waiting"), the inclusive times
+    printed, summed over threads of one name; the frame's CPU frame time;
+    and per timeline the marks of its frames, in ms into the frame."""
+    p = run(CRUMBS, "report", path, "--frame", str(number), "--ascii", "--no-stats",
+            "--no-exclusive", "--no-percent")
+    if p.returncode != 0:
+        raise RuntimeError(f"crumbs report --frame {number}: {p.stderr}")
+    times, cpu_ms, thread, stack, marks = {}, None, None, [], {}
+    for line in p.stdout.splitlines():
+        m = re.match(r"frames of kind '(.*)' began at (.*) into the frame$", line)
+        if m:
+            marks[m.group(1)] = [float(t.strip()[1:-3]) for t in m.group(2).split(",")]
+            continue
+        m = re.match(r"CPU profile for frame \d+ \| thread '(.*)' \(tid (\d+)\)$", line)
+        t = re.match(r"CPU profile for frame \d+ \| tasks on timeline '(.*)'$", line)
+        if m or t:
+            thread = ("Tasks", t.group(1)) if t else ("CPU", m.group(1))
+            if m and thread[1] == f"thread {m.group(2)}":
+                thread = ("CPU", "thread #")
+            stack = []
+            continue
+        if line.startswith("GPU profile for frame "):
+            thread = None
+            continue
+        if thread is None:
+            continue
+        m = re.match(r"CPU frame ([0-9.]+) ms", line)
+        if m:
+            cpu_ms = float(m.group(1))
+            continue
+        if not line.startswith("|"):
+            continue
+        cells = line.split("|")[1:-1]
+        if len(cells) != 2 or not cells[0].strip().endswith(" ms"):
+            continue
+        raw = cells[1][1:].rstrip()
+        level = (len(raw) - len(raw.lstrip(" "))) // 3
+        name = re.sub(r"( \[(open|earlier)\])+$", "", raw.strip())
+        if level == 1:
+            name = re.sub(r"(?<![0-9])%d(?![0-9])" % number, "#", name)
+        stack = stack[: level - 1] + [name] if level else []
+        key = " / ".join(list(thread) + stack)
+        times[key] = times.get(key, 0.0) + float(cells[0].strip()[:-3])
+    return times, cpu_ms, marks
+
+
+def check_cpu(tmp):
+    runs = [("crumbs-gen --cpu-threads 4", os.path.join(tmp, "cpu-gen.crumbs"),
+             [GEN, "--frames", "5", "--gpus", "1", "--cpu-threads", "4"]),
+            ("cpu-run-file.py", os.path.join(tmp, "cpu-file.crumbs"),
+             [sys.executable, os.path.join(ROOT, "tests", "cli", "cpu-run-file.py"), None,
+              "--frames", "5"]),
+            # Its first frames without threads: read flat, then again with trees.
+            ("cpu-run-file.py --cpu-from 2", os.path.join(tmp, "cpu-later.crumbs"),
+             [sys.executable, os.path.join(ROOT, "tests", "cli", "cpu-run-file.py"), None,
+              "--frames", "6", "--cpu-from", "2"]),
+            ("crumbs-gen --tasks 6 --timeline-frames", os.path.join(tmp, "cpu-tasks.crumbs"),
+             [GEN, "--frames", "5", "--gpus", "1", "--cpu-threads", "2", "--tasks", "6",
+              "--timeline-frames", "--unbalanced"])]
+    for what, path, argv in runs:
+        argv = [a if a is not None else path for a in argv]
+        if argv[0] == GEN:
+            argv[1:1] = ["-o", path]
+        g = run(*argv)
+        result(g.returncode == 0, f"{what} writes a run with CPU threads", g.stderr)
+        j = run(CRUMBS, "stats", path, "--format", "json", "--per-frame")
+        try:
+            doc = json.loads(j.stdout)
+        except ValueError as e:
+            result(False, f"the JSON of {what}'s run parses", f"{j.stderr}\n{e}")
+            continue
+        rows = doc["rows"]
+        cpu_kinds = ("cpu", "thread", "cpu_scope", "timeline", "task", "state")
+        by_path = {r["path"]: r for r in rows if r["kind"] in cpu_kinds}
+        mismatches, seen = [], 0
+        first_cpu = next((i for i, r in enumerate(rows) if r["kind"] in cpu_kinds), len(rows))
+        if what.startswith("crumbs-gen --tasks") and not {"timeline", "task", "state"} <= \
+           {r["kind"] for r in rows}:
+            mismatches.append("no timeline, task or state rows")
+        if any(r["kind"] not in cpu_kinds for r in rows[first_cpu:]):
+            mismatches.append("a GPU row after the CPU's")
+        for r in rows[first_cpu:]:
+            if r["gpu"] is not None or r["queue"] is not None:
+                mismatches.append(f"{r['path']}: gpu {r['gpu']}, queue {r['queue']}")
+        # Marks in ms from the run's start, as if each frame began where the
+        # one before ended: an interval across frames may be longer by the
+        # gap between them, which the report does not print.
+        start, all_marks = 0.0, {}
+        longest = {}  # per timeline, per frame index: the longest frame ended in it
+        for i, number in enumerate(doc["frames"]["numbers"]):
+            times, cpu_ms, marks = report_cpu(path, number)
+            for tl, offsets in marks.items():
+                seen_marks = all_marks.setdefault(tl, [])
+                for k, o in enumerate(offsets):
+                    if seen_marks:
+                        iv = start + o - seen_marks[-1]
+                        low, high = longest.setdefault(tl, {}).get(i, (0.0, 0.0))
+                        # One from the frame before may be longer by the gap.
+                        longest[tl][i] = (max(low, iv), max(high, iv + (0.1 if k == 0 else 0)))
+                    seen_marks.append(start + o)
+            start += cpu_ms or 0.0
+            v = by_path["CPU"]["values_ns"][i] if "CPU" in by_path else None
+            # A frame without threads has no CPU block to say it.
+            if cpu_ms is not None and (v is None or abs(v / 1e6 - cpu_ms) > 0.0005 + 1e-9):
+                mismatches.append(f"frame {number}: CPU frame {v} ns, report {cpu_ms}")
+            for key, ms in times.items():
+                r = by_path.get(key)
+                if r is None:
+                    mismatches.append(f"frame {number}: '{key}' has no row")
+                    continue
+                v = r["values_ns"][i]
+                if v is None or abs(v / 1e6 - ms) > 0.002:
+                    mismatches.append(f"frame {number}: '{key}' {v} ns, report {ms}")
+                seen += 1
+            for key, r in by_path.items():
+                if r["kind"] != "cpu" and r["values_ns"][i] is not None and key not in times:
+                    mismatches.append(f"frame {number}: '{key}' not in the report")
+        for tl, per_frame in longest.items():
+            r = by_path.get(f"CPU ({tl})")
+            if r is None or r["frames"] != len(all_marks[tl]) - 1:
+                mismatches.append(f"CPU ({tl}): {r and r['frames']} frames, "
+                                  f"{len(all_marks[tl])} marks")
+                continue
+            for i, v in enumerate(r["values_ns"]):
+                low, high = per_frame.get(i, (None, None))
+                if (v is None) != (low is None) or \
+                   (v is not None and not low - 0.003 <= v / 1e6 <= high + 0.003):
+                    mismatches.append(f"CPU ({tl}) in frame index {i}: {v} ns, the marks "
+                                      f"{low} to {high} ms")
+            seen += 1
+        result(seen >= 4 * 10 and not mismatches,
+               f"{what}: the CPU frame time and {seen} thread and scope times equal the report's",
+               "\n".join(mismatches) or f"only {seen} compared")
+
+        c = run(CRUMBS, "stats", path, "--format", "csv")
+        lines = list(csv.reader(io.StringIO(c.stdout)))
+        diffs = []
+        if not lines or lines[0] != HEADER or len(lines) - 1 != len(rows):
+            diffs.append(f"{len(lines) - 1} lines, {len(rows)} rows")
+        for l, r in zip(lines[1:], rows):
+            f = dict(zip(HEADER, l))
+            if (f["kind"], f["path"]) != (r["kind"], r["path"]):
+                diffs.append(f"{f['kind']} {f['path']} against {r['kind']} {r['path']}")
+            elif r["kind"] in cpu_kinds and f["gpu"] != "":
+                diffs.append(f"{r['path']}: gpu '{f['gpu']}'")
+            elif abs(float(f["median_ms"]) * 1e6 - r["time"]["median_ns"]) > 0.5:
+                diffs.append(f"{r['path']}: median {f['median_ms']} ms")
+            elif r["kind"] == "cpu" and int(f["spikes"]) != r["spikes"]["count"]:
+                diffs.append(f"{r['path']}: {f['spikes']} spikes")
+        result(c.returncode == 0 and not diffs, f"{what}: the CSV has the JSON's CPU rows",
+               c.stderr + "\n".join(diffs))
+        g = run(CRUMBS, "stats", path, "--format", "json", "--no-cpu")
+        result(g.returncode == 0 and all(r["kind"] not in cpu_kinds for r in json.loads(g.stdout)["rows"]),
+               f"{what}: --no-cpu leaves the CPU's rows out", g.stderr)
 
 
 def check_pipelines(tmp):
@@ -296,6 +463,7 @@ def main():
                 diffs.append(f"{r['path']}: frames or max_frame differ")
         result(not diffs, "the CSV's numbers are the JSON's", "\n".join(diffs))
         check_pipelines(tmp)
+        check_cpu(tmp)
     finally:
         for f in os.listdir(tmp):
             os.unlink(os.path.join(tmp, f))

@@ -4,7 +4,8 @@
 # threads (CRUMBS_THREADS) and join what each thread took in order: what
 # they print, and how they end, must be what one thread reading it all
 # prints, whole or from a --frames range, and on a file cut short or
-# damaged in a middle part. Prints TAP lines.
+# damaged in a middle part; the CPU threads', tasks' and frames of kind
+# Game's rows too. Prints TAP lines.
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
@@ -13,9 +14,9 @@ CRUMBS="$BUILD/crumbs"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-"$BUILD/crumbs-gen" -o "$T/run.crumbs" --frames 6000 --leaves --unbalanced \
+"$BUILD/crumbs-gen" -o "$T/run.crumbs" --frames 6000 --leaves --unbalanced --cpu-threads 3 --tasks 6 --timeline-frames \
 	--noise 3 --spikes 40 >/dev/null
-"$BUILD/crumbs-gen" -o "$T/base.crumbs" --frames 6000 --leaves --unbalanced \
+"$BUILD/crumbs-gen" -o "$T/base.crumbs" --frames 6000 --leaves --unbalanced --cpu-threads 3 --tasks 6 --timeline-frames \
 	--noise 3 --noise-seed 7 --scale 'Bloom*=1.2' >/dev/null
 chunks=$("$CRUMBS" info "$T/run.crumbs" | sed -n 's/.*, \([0-9]*\) chunks.*/\1/p')
 [ "${chunks:-0}" -ge 4 ]

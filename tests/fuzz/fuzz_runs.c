@@ -9,7 +9,8 @@
  * crumbs diff compares runs, and printed so. When both readings end
  * without damage, the joined statistics must hold the whole's frames,
  * rows and values, and their comparison find no change: aborts otherwise.
- * The same again by pipeline, the frames read with their trees.
+ * The same again by pipeline. Frames are read with their trees, which
+ * hold the CPU threads' scopes, as crumbs stats reads them.
  */
 #include "runs_check.h"
 
@@ -87,8 +88,8 @@ static void check_run(const uint8_t *data, size_t size, bool by_pipeline)
 
 	if (reader_open_memory(data, size, &c, &e) != CRUMBS_OK)
 		return;
-	if (!by_pipeline)
-		reader_flat_scopes(c, true); /* and the clones */
+	/* With their trees, as crumbs stats reads them: the model builds
+	 * CPU threads' trees only then. */
 	stats *whole = stats_create(), *joined = stats_create();
 	if (by_pipeline && whole && joined) {
 		stats_by_pipeline(whole);

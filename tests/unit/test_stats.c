@@ -25,13 +25,16 @@ static const struct capture_meta meta = {
 
 #define MAX_NODES 32
 
-/* One frame: GPU 0 and queue 0 (Graphics 0), with a tree of nodes. */
+/* One frame: GPU 0 and queue 0 (Graphics 0), with a tree of nodes; and
+ * CPU threads, timelines and marks when a test adds them. */
 struct built {
 	struct frame f;
 	struct frame_gpu gpu;
 	struct frame_queue queue;
 	struct node nodes[MAX_NODES];
 	int count;
+	struct frame_cpu_thread threads[4];
+	struct frame_mark marks[4];
 };
 
 static void build(struct built *b, uint64_t number, int64_t frame_ns)
@@ -80,6 +83,57 @@ static struct node *add(struct built *b, struct node *parent, const char *name, 
 	else
 		b->queue.events++; /* as the model counts them */
 	return n;
+}
+
+/* A CPU thread (or, of kind FRAME_CPU_TIMELINE, a task timeline) of the
+ * frame; its root is returned, its scopes (or tasks) added below it with
+ * add_cpu_node. */
+static struct node *add_thread(struct built *b, uint32_t kind, uint32_t tid, const char *name)
+{
+	assert_true(b->f.cpu_thread_count < 4 && b->count < MAX_NODES);
+	struct frame_cpu_thread *t = &b->threads[b->f.cpu_thread_count++];
+	struct node *root = &b->nodes[b->count++];
+	b->f.cpu_threads = b->threads;
+	t->kind = kind;
+	t->tid = tid;
+	t->name = name;
+	t->name_len = (uint32_t)strlen(name);
+	t->root = root;
+	root->name = t->name;
+	root->name_len = t->name_len;
+	root->flags = NODE_QUEUE_ROOT;
+	return root;
+}
+
+/* A CPU scope, task or state below parent; its inclusive time is added
+ * to the root's when parent is the root, as the model sums them. */
+static struct node *add_cpu_node(struct built *b, struct node *parent, const char *name,
+				 int64_t inclusive_ns, int64_t exclusive_ns)
+{
+	assert_true(b->count < MAX_NODES);
+	struct node *n = &b->nodes[b->count++];
+	n->name = name;
+	n->name_len = (uint32_t)strlen(name);
+	n->kind = CRUMBS_EVENT_SCOPE;
+	n->parent = parent;
+	n->depth = parent->depth + 1;
+	n->inclusive_ns = inclusive_ns;
+	n->exclusive_ns = exclusive_ns;
+	struct node **link = &parent->child;
+	while (*link)
+		link = &(*link)->next;
+	*link = n;
+	parent->child_count++;
+	if (parent->flags & NODE_QUEUE_ROOT)
+		parent->inclusive_ns += inclusive_ns;
+	return n;
+}
+
+static void add_mark(struct built *b, const char *timeline, int64_t ns)
+{
+	assert_true(b->f.mark_count < 4);
+	b->marks[b->f.mark_count++] = (struct frame_mark){ timeline, (uint32_t)strlen(timeline), ns };
+	b->f.marks = b->marks;
 }
 
 static uint32_t must_row(const stats *s, enum stats_kind kind, const char *path)
@@ -636,6 +690,229 @@ static void pipeline_rows(void **state)
 	stats_free(a);
 }
 
+
+/*
+ * The CPU frame time, cpu_end_ns - cpu_begin_ns, of frames 50 to 56: 10,
+ * 10, 30, 30, 10, 30, 10 ns. Sorted, 10 10 10 10 30 30 30: the median
+ * (rank 4) is 10, so spikes are above 15: three, the longest run two
+ * frames from frame 52. The maximum, 30, is first at frame 52. Its rows
+ * are the CPU's once a frame holds a thread; without one, the time is
+ * kept but stats_has_cpu says it is not the CPU's to show.
+ */
+static void cpu_frame_time_and_spikes(void **state)
+{
+	(void)state;
+	static const int64_t times[] = { 10, 10, 30, 30, 10, 30, 10 };
+	for (int threads = 0; threads < 2; threads++) {
+		stats *s = stats_create();
+		struct built b;
+		assert_non_null(s);
+		for (int i = 0; i < 7; i++) {
+			build(&b, 50 + (uint64_t)i, 5);
+			b.f.cpu_begin_ns = 1000;
+			b.f.cpu_end_ns = 1000 + times[i];
+			if (threads)
+				add_cpu_node(&b, add_thread(&b, FRAME_CPU_THREAD, 7, "Main"), "Work", 4, 4);
+			assert_int_equal(stats_add_frame(s, &meta, &b.f), CRUMBS_OK);
+		}
+		assert_int_equal(stats_finish(s, NULL), CRUMBS_OK);
+		assert_int_equal(stats_has_cpu(s), threads == 1);
+		uint32_t cpu = must_row(s, STATS_CPU, "CPU");
+		const struct stats_row *r = stats_row(s, cpu);
+		assert_int_equal(r->gpu, STATS_NONE);
+		assert_int_equal(r->parent, STATS_NONE);
+		assert_int_equal(r->time.frames, 7);
+		assert_int_equal(r->time.median_ns, 10);
+		assert_int_equal(r->time.max_ns, 30);
+		assert_int_equal(r->time.max_frame, 52);
+		assert_int_equal(r->spikes.threshold_ns, 15);
+		assert_int_equal(r->spikes.count, 3);
+		assert_int_equal(r->spikes.longest_run, 2);
+		assert_int_equal(r->spikes.longest_run_first, 52);
+		assert_true(stats_kind_frame_time(STATS_CPU) && stats_kind_cpu(STATS_CPU));
+		assert_false(stats_kind_cpu(STATS_GPU));
+		assert_string_equal(stats_kind_name(STATS_CPU), "cpu");
+		if (threads) {
+			/* Work: 4 ns in each of 7 frames, of 130 ns of CPU frame
+			 * time over the run. */
+			r = stats_row(s, must_row(s, STATS_CPU_SCOPE, "CPU / Main / Work"));
+			assert_true(fabs(r->share_pct - 2800.0 / 130.0) < 1e-9);
+			assert_int_equal(stats_child(s, STATS_NONE, STATS_CPU, "CPU", 3), cpu);
+		}
+		stats_free(s);
+	}
+}
+
+/*
+ * Threads by name. Frame 7: two threads named "Worker" (tids 1 and 2),
+ * each with a scope "Job 7" (100 and 50 ns, of which a child "Sort" of 30
+ * ns in the first), and an unnamed thread, "thread 99" as the model names
+ * it, with a scope "Idle 3" (20 ns). Frame 8: "Worker" (tid 5) with "Job
+ * 8" (40 ns), and "thread 123" with "Idle 3" (10 ns). The workers are one
+ * row, their scopes "Job #" (the frame's number, at depth 1) summed in a
+ * frame: 150 then 40, three calls; the unnamed threads are one row,
+ * "thread #", whose "Idle 3" keeps its number (not the frame's).
+ */
+static void cpu_threads_by_name(void **state)
+{
+	(void)state;
+	stats *s = stats_create();
+	struct built b;
+	assert_non_null(s);
+	build(&b, 7, 5);
+	b.f.cpu_end_ns = 200;
+	struct node *job = add_cpu_node(&b, add_thread(&b, FRAME_CPU_THREAD, 1, "Worker"), "Job 7", 100, 70);
+	add_cpu_node(&b, job, "Sort", 30, 30);
+	add_cpu_node(&b, add_thread(&b, FRAME_CPU_THREAD, 2, "Worker"), "Job 7", 50, 50);
+	add_cpu_node(&b, add_thread(&b, FRAME_CPU_THREAD, 99, "thread 99"), "Idle 3", 20, 20);
+	assert_int_equal(stats_add_frame(s, &meta, &b.f), CRUMBS_OK);
+	build(&b, 8, 5);
+	b.f.cpu_end_ns = 200;
+	add_cpu_node(&b, add_thread(&b, FRAME_CPU_THREAD, 5, "Worker"), "Job 8", 40, 40);
+	add_cpu_node(&b, add_thread(&b, FRAME_CPU_THREAD, 123, "thread 123"), "Idle 3", 10, 10);
+	assert_int_equal(stats_add_frame(s, &meta, &b.f), CRUMBS_OK);
+	assert_int_equal(stats_finish(s, NULL), CRUMBS_OK);
+
+	uint32_t worker = must_row(s, STATS_THREAD, "CPU / Worker");
+	const struct stats_row *r = stats_row(s, worker);
+	assert_int_equal(r->calls, 3);
+	assert_int_equal(stats_value(s, worker, 0, false), 150);
+	assert_int_equal(stats_value(s, worker, 1, false), 40);
+	uint32_t j = must_row(s, STATS_CPU_SCOPE, "CPU / Worker / Job #");
+	r = stats_row(s, j);
+	assert_int_equal(r->calls, 3);
+	assert_int_equal(r->depth, 1);
+	assert_int_equal(stats_value(s, j, 0, false), 150);
+	assert_int_equal(stats_value(s, j, 0, true), 120);
+	assert_int_equal(stats_value(s, j, 1, true), 40);
+	assert_int_equal(stats_row(s, must_row(s, STATS_CPU_SCOPE, "CPU / Worker / Job # / Sort"))->depth, 2);
+	r = stats_row(s, must_row(s, STATS_THREAD, "CPU / thread #"));
+	assert_int_equal(r->time.frames, 2);
+	r = stats_row(s, must_row(s, STATS_CPU_SCOPE, "CPU / thread # / Idle 3"));
+	assert_int_equal(r->time.max_ns, 20);
+	assert_int_equal(stats_find(s, STATS_THREAD, "CPU / thread 99"), STATS_NONE);
+	/* Matched as diff matches rows: by kind and name below the parent. */
+	assert_int_equal(stats_child(s, worker, STATS_CPU_SCOPE, "Job #", 5), j);
+	assert_int_equal(stats_child(s, worker, STATS_SCOPE, "Job #", 5), STATS_NONE);
+	stats_free(s);
+}
+
+/*
+ * A timeline "Streaming" in frames 0 to 2: in each, two tasks "Load"
+ * (30 and 10 ns), the first in states "Read" (20 ns) and "Decode" (10
+ * ns), and in frame 1 a task "Bake" (5 ns). "Load" is 40 ns in each
+ * frame, two calls; its state "Decode" 10; the timeline's row the sum of
+ * its tasks; "Tasks", their parent, has no value.
+ */
+static void tasks_and_states(void **state)
+{
+	(void)state;
+	stats *s = stats_create();
+	struct built b;
+	assert_non_null(s);
+	for (uint64_t i = 0; i < 3; i++) {
+		build(&b, i, 5);
+		b.f.cpu_end_ns = 100;
+		struct node *tl = add_thread(&b, FRAME_CPU_TIMELINE, 0, "Streaming");
+		struct node *load = add_cpu_node(&b, tl, "Load", 30, 0);
+		add_cpu_node(&b, load, "Read", 20, 20);
+		add_cpu_node(&b, load, "Decode", 10, 10);
+		add_cpu_node(&b, tl, "Load", 10, 0);
+		if (i == 1)
+			add_cpu_node(&b, tl, "Bake", 5, 0);
+		assert_int_equal(stats_add_frame(s, &meta, &b.f), CRUMBS_OK);
+	}
+	assert_int_equal(stats_finish(s, NULL), CRUMBS_OK);
+	const struct stats_row *r = stats_row(s, must_row(s, STATS_TASK, "Tasks / Streaming / Load"));
+	assert_int_equal(r->calls, 6);
+	assert_int_equal(r->time.median_ns, 40);
+	assert_int_equal(r->exclusive.max_ns, 0);
+	assert_true(fabs(r->share_pct - 40.0) < 1e-9);
+	r = stats_row(s, must_row(s, STATS_STATE, "Tasks / Streaming / Load / Decode"));
+	assert_int_equal(r->time.frames, 3);
+	assert_int_equal(r->time.max_ns, 10);
+	assert_int_equal(stats_row(s, must_row(s, STATS_TASK, "Tasks / Streaming / Bake"))->time.frames, 1);
+	uint32_t tl = must_row(s, STATS_TIMELINE, "Tasks / Streaming");
+	assert_int_equal(stats_value(s, tl, 1, false), 45);
+	assert_int_equal(stats_row(s, must_row(s, STATS_TASKS, "Tasks"))->time.frames, 0);
+	assert_int_equal(stats_find(s, STATS_THREAD, "CPU / Streaming"), STATS_NONE);
+	stats_free(s);
+}
+
+/*
+ * Marks of a timeline "Game" in frames 0 to 7 (ns): frame 0 at 100, frame
+ * 2 at 300 and 350, frame 3 at 600, frame 5 at 1000, frame 7 at 1400.
+ * Game frames, each ended in the frame of its later mark: 200 and 50 in
+ * frame 2, 250 in frame 3, 400 in 5 and 400 in 7; the first mark ends
+ * none. Sorted 50 200 250 400 400: the median (rank 3) is 250, the
+ * minimum 50 (in frame 2), spikes above 375: the last two, one run of
+ * two Game frames from frame 5, though frame 6 has none. Frame 2's value
+ * (--per-frame) is its longest, 200. Read whole, or in two parts cut at
+ * any frame and joined, the statistics are the same.
+ */
+static void add_game_frames(stats *s, uint64_t from, uint64_t to)
+{
+	static const int64_t marks[8][2] = { { 100, 0 }, { 0, 0 }, { 300, 350 }, { 600, 0 },
+					     { 0, 0 }, { 1000, 0 }, { 0, 0 }, { 1400, 0 } };
+	struct built b;
+	for (uint64_t i = from; i < to; i++) {
+		build(&b, i, 5);
+		b.f.cpu_begin_ns = 200 * (int64_t)i;
+		b.f.cpu_end_ns = 200 * (int64_t)i + 200;
+		for (int k = 0; k < 2; k++)
+			if (marks[i][k])
+				add_mark(&b, "Game", marks[i][k]);
+		assert_int_equal(stats_add_frame(s, &meta, &b.f), CRUMBS_OK);
+	}
+}
+
+static void marks_frames_of_another_kind(void **state)
+{
+	(void)state;
+	stats *whole = stats_create();
+	assert_non_null(whole);
+	add_game_frames(whole, 0, 8);
+	assert_int_equal(stats_finish(whole, NULL), CRUMBS_OK);
+	assert_true(stats_has_cpu(whole));
+	uint32_t game = must_row(whole, STATS_CPU, "CPU (Game)");
+	const struct stats_row *r = stats_row(whole, game);
+	assert_int_equal(r->parent, STATS_NONE);
+	assert_int_equal(r->time.frames, 5);
+	assert_int_equal(r->calls, 5);
+	assert_int_equal(r->time.min_ns, 50);
+	assert_int_equal(r->time.min_frame, 2);
+	assert_int_equal(r->time.median_ns, 250);
+	assert_int_equal(r->time.max_frame, 5);
+	assert_int_equal(stats_value(whole, game, 0, false), STATS_ABSENT);
+	assert_int_equal(stats_value(whole, game, 2, false), 200);
+	assert_int_equal(stats_value(whole, game, 3, false), 250);
+	assert_int_equal(stats_value(whole, game, 6, false), STATS_ABSENT);
+	int64_t values[5];
+	assert_int_equal(stats_row_values(whole, game, false, false, values), 5);
+	assert_int_equal(values[0], 200);
+	assert_int_equal(values[1], 50);
+	assert_int_equal(r->spikes.count, 2);
+	assert_int_equal(r->spikes.longest_run, 2);
+	assert_int_equal(r->spikes.longest_run_first, 5);
+	assert_int_equal(stats_row(whole, must_row(whole, STATS_CPU, "CPU"))->time.frames, 8);
+
+	for (uint64_t cut = 1; cut < 8; cut++) {
+		stats *a = stats_create();
+		assert_non_null(a);
+		stats *b = stats_create_sharing(a);
+		assert_non_null(b);
+		add_game_frames(a, 0, cut);
+		add_game_frames(b, cut, 8);
+		assert_int_equal(stats_append(a, b), CRUMBS_OK);
+		assert_int_equal(stats_finish(a, NULL), CRUMBS_OK);
+		assert_same_stats(whole, a);
+		assert_memory_equal(&stats_row(a, game)->spikes, &r->spikes, sizeof(r->spikes));
+		stats_free(b);
+		stats_free(a);
+	}
+	stats_free(whole);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -649,6 +926,10 @@ int main(void)
 		cmocka_unit_test(append_joins_long_series),
 		cmocka_unit_test(append_joins_sharing_parts_filled_at_once),
 		cmocka_unit_test(pipeline_rows),
+		cmocka_unit_test(cpu_frame_time_and_spikes),
+		cmocka_unit_test(cpu_threads_by_name),
+		cmocka_unit_test(tasks_and_states),
+		cmocka_unit_test(marks_frames_of_another_kind),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
