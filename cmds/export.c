@@ -111,8 +111,8 @@ static const char description[] =
 	"\n"
 	"--root keeps the subtrees of the matching scopes (the submission tracks stay);\n"
 	"--max-depth and --no-leaf leave scopes and events out, and in folded stacks\n"
-	"give their time to the scope that shows; --gpu and --queue pick tracks and\n"
-	"leave the CPU side out (--queue '*': the GPUs alone).\n"
+	"give their time to the scope that shows; --gpu and --queue pick tracks and,\n"
+	"as --no-cpu does, leave the CPU side out.\n"
 	"A damaged capture is exported up to the damage, and exits 1 saying where.\n"
 	"\n" CMD_HELP_MEMORY
 	"\nThe trace is written frame by frame; past --max-bytes the export stops\n"

@@ -64,6 +64,8 @@ const struct option_spec export_options[] = {
 	  OPT_FILE, .offset = AT(output) },
 	{ "frames", 0, "A:B", "only frames numbered A to B, inclusive (A: to the end, :B from the start)",
 	  OPT_FRAMES, .offset = AT(first_frame), .last_offset = AT(last_frame), .set_offset = AT(frames_set) },
+	{ "no-cpu", 0, NULL, "only the GPUs' tracks (as --gpu and --queue do): no CPU threads or tasks",
+	  OPT_FLAG, .offset = AT(no_cpu) },
 	{ "max-bytes", 0, "N", "stop with an error rather than write more than N bytes (default 4294967296, 4 GiB; 0: no limit)",
 	  OPT_U64, .offset = AT(max_bytes), .min = 0, .max = 18446744073709551616.0 },
 };
@@ -231,7 +233,7 @@ exporter *exporter_begin(const struct export_settings *es, const struct report_s
 	x->next_flow = 1;
 	x->next_iid = 1;
 	x->clear_pending = true;
-	x->cpu_shown = es->report.gpu < 0 && !es->report.queue;
+	x->cpu_shown = es->report.gpu < 0 && !es->report.queue && !es->no_cpu;
 	x->next_chrome_tid = CPU_PID;
 	if (es->format == EXPORT_PERFETTO && !(x->slots = calloc(INTERN_SLOTS, sizeof(*x->slots)))) {
 		free(x);

@@ -52,6 +52,7 @@ size_t plot_stats_options(struct option_spec *out)
 		{ "frames", "the run graph of frames numbered A to B, inclusive (A: to the end, :B from the start)" },
 		{ "spike", "mark GPU frames above MS milliseconds (20) or F times the median (1.5x, the default)" },
 		{ "budget", "draw the GPU frame-time limits of FILE (crumbs stats' budget lines that match 'GPU N')" },
+		{ "no-cpu", "the timeline draws the GPUs alone: no CPU lanes" },
 	};
 	return options_borrow(stats_options, stats_option_count, which,
 			      sizeof(which) / sizeof(which[0]), out);

@@ -264,6 +264,7 @@ struct export_settings {
 	uint64_t first_frame;        /* A, 0 when left out */
 	uint64_t last_frame;         /* B, UINT64_MAX when left out */
 	uint64_t max_bytes;          /* --max-bytes: output refused past it; 0: no limit */
+	bool no_cpu;                 /* --no-cpu: the GPUs' tracks alone */
 };
 
 /* The output an export writes at most unless --max-bytes says otherwise:
@@ -295,7 +296,7 @@ size_t export_report_options(struct option_spec *out);
  * events as nested slices, its submissions with their "Idle" and "Wait",
  * and its "CPU submits" as instants; flows from each CPU submit to its
  * submission and from each semaphore signal to the wait it released.
- * Unless a GPU or queue is chosen, a "CPU" process: a track per CPU
+ * Unless a GPU or queue is chosen, or no_cpu, a "CPU" process: a track per CPU
  * thread (its real tid), lanes per task timeline, a track per timeline of
  * frames of another kind; flows from the CPU scope that made each
  * submission to it and along task dependencies.
@@ -363,7 +364,7 @@ size_t plot_report_options(struct option_spec *out);
  * depth (names where they fit; each with a <title> of its name, inclusive
  * and exclusive time) and an arrow for each semaphore wait from the
  * queue, or the host, whose signal ended it (frame.releases). Unless a
- * GPU or queue is chosen, above them a lane per CPU thread and task
+ * GPU or queue is chosen, or stats.no_cpu, above them a lane per CPU thread and task
  * timeline, arrows from the CPU scope that made each submission and along
  * task dependencies. `file` is named in the title. Returns 0, or -1 if the sink failed or memory ran
  * out.

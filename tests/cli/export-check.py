@@ -790,6 +790,7 @@ def check_cpu(tmp):
     # and to timelines (whose tasks are their first level).
     for args, keep in (
             (["--queue", "*"], lambda pa: False),
+            (["--no-cpu"], lambda pa: False),
             (["--root", "Job"], lambda pa: pa[0] == "Job"),
             (["--root", "Update"], lambda pa: "Update" in pa),
             (["--root", "Cull"], lambda pa: pa[0] == "Cull"),

@@ -558,10 +558,11 @@ def check_cpu_picture():
     check_rendered(svg, root, what, regions)
     check_rendered(svg, root, what, regions, dark=True)
 
-    p = run(CRUMBS, "plot", path, "--frame", "0", "--queue", "*", "-o", svg)
-    root = ET.parse(svg).getroot() if p.returncode == 0 else None
-    result(root is not None and not any(g.get("data-cpu") for g in root.iter(SVG + "g")),
-           f"{what}: --queue draws no CPU lane", p.stderr)
+    for args in (["--queue", "*"], ["--no-cpu"]):
+        p = run(CRUMBS, "plot", path, "--frame", "0", *args, "-o", svg)
+        root = ET.parse(svg).getroot() if p.returncode == 0 else None
+        result(root is not None and not any(g.get("data-cpu") for g in root.iter(SVG + "g")),
+               f"{what}: {args[0]} draws no CPU lane", p.stderr)
 
 
 TMP = tempfile.mkdtemp(prefix="crumbs-plot-")
