@@ -2,9 +2,10 @@
 /*
  * export.c: frames as traces for other tools, written one frame at a time
  * as they are read: Perfetto's protobuf trace, Chrome's Trace Event Format
- * (JSON) and folded stacks. Across frames it keeps only where each track
+ * (JSON) and folded stacks: the GPUs' queues, and the program's CPU
+ * threads and task timelines. Across frames it keeps only where each track
  * got to and, for Perfetto, the names it interned, which it drops past a
- * bound; so memory follows one frame, not the capture.
+ * bound; so memory follows one frame and the tracks, not the capture.
  */
 #include "report_internal.h"
 
@@ -20,6 +21,17 @@
 #define INTERN_SLOTS 8192u
 #define INTERN_MAX 4096u
 #define INTERN_TEXT_MAX (1u << 20)
+
+/* The CPU side's tracks: past these, new threads, lanes and timelines are
+ * left out rather than grow the exporter without bound. */
+#define CPU_TRACKS_MAX 65536u
+#define CPU_NAMES_MAX (16u << 20)
+#define TASK_LANES_MAX 256u
+
+/* The CPU process's pid: above any Linux pid (pid_max is at most 2^22), so
+ * that it is neither a GPU's (index + 1) nor a real process's. Its
+ * threads keep their real tids. */
+#define CPU_PID (1u << 22)
 
 /* ------------------------------------------------------------------------ */
 /* Settings                                                                 */
@@ -52,6 +64,8 @@ const struct option_spec export_options[] = {
 	  OPT_FILE, .offset = AT(output) },
 	{ "frames", 0, "A:B", "only frames numbered A to B, inclusive (A: to the end, :B from the start)",
 	  OPT_FRAMES, .offset = AT(first_frame), .last_offset = AT(last_frame), .set_offset = AT(frames_set) },
+	{ "no-cpu", 0, NULL, "only the GPUs' tracks (as --gpu and --queue do): no CPU threads or tasks",
+	  OPT_FLAG, .offset = AT(no_cpu) },
 	{ "max-bytes", 0, "N", "stop with an error rather than write more than N bytes (default 4294967296, 4 GiB; 0: no limit)",
 	  OPT_U64, .offset = AT(max_bytes), .min = 0, .max = 18446744073709551616.0 },
 };
@@ -109,6 +123,38 @@ struct fold_stack {
 
 #define FOLD_NONE UINT32_MAX
 
+/* A track of the CPU process. */
+enum cpu_track_kind {
+	CPU_TRACK_THREAD,  /* a thread's scopes */
+	CPU_TRACK_LANE,    /* a lane of a task timeline: tasks that do not overlap */
+	CPU_TRACK_MARKS,   /* a timeline's frames of another kind, as instants */
+	CPU_TRACK_CLAIM    /* no track: a Chrome tid taken by a thread's track */
+};
+
+struct cpu_track {
+	uint8_t kind;        /* enum cpu_track_kind */
+	uint32_t tid;        /* a thread's */
+	uint32_t lane;       /* a lane's, from 0 */
+	uint32_t name_offset; /* of its thread's or timeline's name in cpu_names */
+	uint32_t name_len;
+	uint32_t chrome_tid;
+	int64_t cursor;      /* where its slices got to */
+	int64_t lane_end;    /* a lane's: where the last task given it ends */
+};
+
+#define CPU_NONE UINT32_MAX
+
+/* What a CPU node of the frame has: its task's lane track, a flow that
+ * leaves it or one that arrives. Sorted by node, so that a node finds its
+ * own as it is written. */
+enum { LINK_TRACK, LINK_OUT, LINK_IN };
+
+struct node_link {
+	const struct node *node;
+	uint32_t kind;
+	uint64_t value;      /* a track index or a flow id */
+};
+
 struct exporter {
 	const struct export_settings *es;
 	struct report_sink sink;
@@ -155,6 +201,26 @@ struct exporter {
 	size_t stack_cap;
 	uint32_t *stack_slots;  /* index + 1, 0: empty; a power of two */
 	size_t slot_cap;
+	const struct node *fold_root; /* the tree being folded */
+	/* The CPU process and its tracks, found by (kind, tid, lane, name). */
+	bool cpu_shown;         /* neither --gpu nor --queue */
+	bool cpu_declared;
+	struct cpu_track *cpu_tracks;
+	size_t cpu_track_count, cpu_track_cap;
+	uint32_t *cpu_slots;    /* index + 1, 0: empty; a power of two */
+	size_t cpu_slot_cap;
+	struct sbuf cpu_names;
+	uint32_t next_chrome_tid;
+	/* Scratch for one frame's CPU side. */
+	uint32_t *thread_track; /* per frame.cpu_threads; CPU_NONE: not exported */
+	size_t thread_track_cap;
+	struct cpu_links links;
+	struct node_link *node_links;
+	size_t node_link_count, node_link_cap;
+	uint64_t *submitter_flow; /* per submission: the flow from its CPU scope; 0: none */
+	size_t submitter_flow_cap;
+	uint64_t *flows_in;     /* ids of one slice's arriving flows */
+	size_t flows_in_cap;
 };
 
 exporter *exporter_begin(const struct export_settings *es, const struct report_sink *sink)
@@ -167,6 +233,8 @@ exporter *exporter_begin(const struct export_settings *es, const struct report_s
 	x->next_flow = 1;
 	x->next_iid = 1;
 	x->clear_pending = true;
+	x->cpu_shown = es->report.gpu < 0 && !es->report.queue && !es->no_cpu;
+	x->next_chrome_tid = CPU_PID;
 	if (es->format == EXPORT_PERFETTO && !(x->slots = calloc(INTERN_SLOTS, sizeof(*x->slots)))) {
 		free(x);
 		return NULL;
@@ -194,6 +262,14 @@ void exporter_free(exporter *x)
 	free(x->by_waiter_at);
 	free(x->stacks);
 	free(x->stack_slots);
+	free(x->cpu_tracks);
+	free(x->cpu_slots);
+	sbuf_release(&x->cpu_names);
+	free(x->thread_track);
+	cpu_links_release(&x->links);
+	free(x->node_links);
+	free(x->submitter_flow);
+	free(x->flows_in);
 	free(x);
 }
 
@@ -281,10 +357,14 @@ enum {
 	DESCRIPTOR_UUID = 1,
 	DESCRIPTOR_NAME = 2,
 	DESCRIPTOR_PROCESS = 3,
+	DESCRIPTOR_THREAD = 4,
 	DESCRIPTOR_PARENT_UUID = 5,
 	DESCRIPTOR_COUNTER = 8,
 	PROCESS_PID = 1,
 	PROCESS_NAME = 6,
+	THREAD_PID = 1,
+	THREAD_TID = 2,
+	THREAD_NAME = 5,
 	COUNTER_UNIT = 3,
 	UNIT_TIME_NS = 1,
 
@@ -315,8 +395,9 @@ enum {
 /* The one packet sequence of the trace. */
 #define SEQUENCE_ID 1
 
-/* Track uuids: a kind in the high bits, the GPU's or queue's index below. */
-enum { UUID_GPU = 1, UUID_COUNTER = 2, UUID_QUEUE = 3 };
+/* Track uuids: a kind in the high bits, the GPU's or queue's index below;
+ * the CPU process is kind 6, its tracks kind 7 with 32 bits of index. */
+enum { UUID_GPU = 1, UUID_COUNTER = 2, UUID_QUEUE = 3, UUID_CPU = 6, UUID_CPU_TRACK = 7 };
 
 static uint64_t track_uuid(unsigned kind, uint32_t index)
 {
@@ -326,6 +407,11 @@ static uint64_t track_uuid(unsigned kind, uint32_t index)
 static uint64_t queue_track_uuid(enum track_kind k, uint32_t queue)
 {
 	return track_uuid(UUID_QUEUE + (unsigned)k, queue);
+}
+
+static uint64_t cpu_track_uuid(uint32_t index)
+{
+	return (uint64_t)UUID_CPU_TRACK << 32 | index;
 }
 
 static void put_varint(struct sbuf *b, uint64_t v)
@@ -558,13 +644,17 @@ static void chrome_queue(exporter *x, const struct capture_meta *meta, uint32_t 
 /* Slices, the same for Perfetto and Chrome                                 */
 /* ------------------------------------------------------------------------ */
 
-/* A slice or an instant on a queue's track, with the flows that leave it
- * and arrive at it. */
+/* A slice or an instant on a queue's track or a CPU track, with the
+ * flows that leave it and arrive at it. */
 struct slice {
 	enum track_kind track;
 	bool instant;
 	uint32_t queue;
 	uint32_t gpu;
+	uint32_t cpu;          /* the CPU track's index; CPU_NONE: a queue's */
+	bool wait;             /* a CPU scope waiting on the GPU: arg "wait" 1 */
+	uint32_t violated;     /* arg "violated": dependencies it broke */
+	int64_t flow_ns;       /* Chrome: where its flows sit; INT64_MIN: the middle */
 	const char *name;
 	size_t name_len;
 	const char *category;  /* Chrome's */
@@ -581,6 +671,35 @@ static uint64_t ts_ns(int64_t ns)
 	return ns < 0 ? 0 : (uint64_t)ns;
 }
 
+static uint64_t slice_uuid(const struct slice *s)
+{
+	return s->cpu != CPU_NONE ? cpu_track_uuid(s->cpu) : queue_track_uuid(s->track, s->queue);
+}
+
+static void pb_uint_arg(exporter *x, const char *name, uint64_t v)
+{
+	pb_open(x);
+	pb_bytes(x, ANNOTATION_NAME, name, strlen(name));
+	pb_varint(x, ANNOTATION_UINT_VALUE, v);
+	pb_close(x, EVENT_DEBUG_ANNOTATIONS);
+}
+
+/* Chrome's name of flow `id` of frame f: the frame's flows are numbered
+ * from x->next_flow, its CPU submits' first, then its signals', its CPU
+ * scopes' submissions' and its task dependencies' (exporter_frame). */
+static const char *flow_name(const exporter *x, const struct frame *f, uint64_t id)
+{
+	uint64_t k = id - x->next_flow, subs = f->submission_count;
+	if (k < subs)
+		return "submit";
+	if (k < subs + f->release_count)
+		return "signal";
+	if (k < 2 * subs + f->release_count)
+		return "submitter";
+	k -= 2 * subs + f->release_count;
+	return k < f->task_dep_count && f->task_deps[k].violated ? "violated dependency" :
+								   "dependency";
+}
 static void slice_begin(exporter *x, const struct frame *f, const struct slice *s)
 {
 	bool instant = s->instant;
@@ -598,13 +717,14 @@ static void slice_begin(exporter *x, const struct frame *f, const struct slice *
 			pb_close(x, PACKET_INTERNED_DATA);
 		}
 		pb_open(x);
-		pb_open(x);
-		pb_bytes(x, ANNOTATION_NAME, "frame", 5);
-		pb_varint(x, ANNOTATION_UINT_VALUE, f->number);
-		pb_close(x, EVENT_DEBUG_ANNOTATIONS);
+		pb_uint_arg(x, "frame", f->number);
+		if (s->wait)
+			pb_uint_arg(x, "wait", 1);
+		if (s->violated)
+			pb_uint_arg(x, "violated", s->violated);
 		pb_varint(x, EVENT_TYPE, instant ? TYPE_INSTANT : TYPE_SLICE_BEGIN);
 		pb_varint(x, EVENT_NAME_IID, iid);
-		pb_varint(x, EVENT_TRACK_UUID, queue_track_uuid(s->track, s->queue));
+		pb_varint(x, EVENT_TRACK_UUID, slice_uuid(s));
 		for (size_t i = 0; i < s->out_count; i++)
 			pb_fixed64(x, EVENT_FLOW_IDS, s->flows_out[i]);
 		for (size_t i = 0; i < s->in_count; i++)
@@ -615,6 +735,10 @@ static void slice_begin(exporter *x, const struct frame *f, const struct slice *
 	}
 
 	uint32_t pid = s->gpu + 1, tid = chrome_tid(s->track, s->queue);
+	if (s->cpu != CPU_NONE) {
+		pid = CPU_PID;
+		tid = x->cpu_tracks[s->cpu].chrome_tid;
+	}
 	struct sbuf *b = chrome_event(x);
 	sbuf_adds(b, "\"ph\":\"X\",\"name\":");
 	json_string(b, s->name, s->name_len);
@@ -622,20 +746,24 @@ static void slice_begin(exporter *x, const struct frame *f, const struct slice *
 	chrome_us(b, s->begin_ns);
 	sbuf_adds(b, ",\"dur\":");
 	chrome_us(b, s->end_ns - s->begin_ns);
-	sbuf_addf(b, ",\"args\":{\"frame\":%llu}}", (unsigned long long)f->number);
+	sbuf_addf(b, ",\"args\":{\"frame\":%llu", (unsigned long long)f->number);
+	if (s->wait)
+		sbuf_adds(b, ",\"wait\":1");
+	if (s->violated)
+		sbuf_addf(b, ",\"violated\":%u", s->violated);
+	sbuf_adds(b, "}}");
 	/* Flows bind to the slice around them: their ends sit in the
-	 * middle, clear of the neighbours' edges. */
-	int64_t mid = s->begin_ns + (s->end_ns - s->begin_ns) / 2;
+	 * middle, clear of the neighbours' edges, or where the slice has no
+	 * child. */
+	int64_t mid = s->flow_ns != INT64_MIN ? s->flow_ns :
+						 s->begin_ns + (s->end_ns - s->begin_ns) / 2;
 	for (size_t i = 0; i < s->out_count + s->in_count; i++) {
 		bool out = i < s->out_count;
 		uint64_t id = out ? s->flows_out[i] : s->flows_in[i - s->out_count];
-		/* A frame's submit flows are numbered first, then its
-		 * signal flows (write_queue). */
-		bool submit = id < x->next_flow + f->submission_count;
 		b = chrome_event(x);
 		sbuf_addf(b, "\"ph\":\"%s\",%s\"id\":%llu,\"name\":\"%s\",\"cat\":\"flow\",\"pid\":%u,"
 			     "\"tid\":%u,\"ts\":", out ? "s" : "f", out ? "" : "\"bp\":\"e\",",
-			  (unsigned long long)id, submit ? "submit" : "signal", pid, tid);
+			  (unsigned long long)id, flow_name(x, f, id), pid, tid);
 		chrome_us(b, mid);
 		sbuf_adds(b, "}");
 	}
@@ -650,7 +778,7 @@ static void slice_end(exporter *x, const struct slice *s)
 	pb_varint(x, PACKET_TIMESTAMP, ts_ns(s->end_ns));
 	pb_open(x);
 	pb_varint(x, EVENT_TYPE, TYPE_SLICE_END);
-	pb_varint(x, EVENT_TRACK_UUID, queue_track_uuid(s->track, s->queue));
+	pb_varint(x, EVENT_TRACK_UUID, slice_uuid(s));
 	pb_close(x, PACKET_TRACK_EVENT);
 	packet_close(x);
 }
@@ -774,6 +902,7 @@ static void write_node(struct scope_walk *w, const struct node *n, uint32_t leve
 		*cursor = end;
 	}
 	struct slice sl = {
+		.cpu = CPU_NONE, .flow_ns = INT64_MIN,
 		.track = TRACK_SCOPES, .queue = w->queue, .gpu = w->gpu,
 		.name = n->name, .name_len = n->name_len,
 		.category = n->kind == CRUMBS_EVENT_SCOPE ? "scope" : "event",
@@ -806,6 +935,7 @@ static void queue_gap(exporter *x, const struct frame *f, int64_t *cursor, uint3
 		      int64_t ns)
 {
 	struct slice gap = {
+		.cpu = CPU_NONE, .flow_ns = INT64_MIN,
 		.track = TRACK_SUBMISSIONS, .queue = q, .gpu = gpu, .name = name,
 		.name_len = strlen(name), .category = category, .begin_ns = begin_ns,
 		.end_ns = begin_ns + ns,
@@ -881,6 +1011,7 @@ static void write_queue(exporter *x, const struct frame *f, uint32_t q, uint32_t
 		bool drawn = timed && has_times(sub);
 		uint64_t submit_flow = submit_flows + i;
 		struct slice cpu = {
+			.cpu = CPU_NONE, .flow_ns = INT64_MIN,
 			.track = TRACK_CPU, .instant = true, .queue = q, .gpu = gpu, .name = "Submit",
 			.name_len = 6, .category = "submit", .begin_ns = sub->cpu_ns, .end_ns = sub->cpu_ns,
 			.flows_out = &submit_flow, .out_count = drawn,
@@ -906,10 +1037,13 @@ static void write_queue(exporter *x, const struct frame *f, uint32_t q, uint32_t
 		}
 		char name[32];
 		int len = snprintf(name, sizeof(name), "Submission %u", sub->index);
+		/* And from the CPU scope that made it, where there is one. */
+		uint64_t in[2] = { submit_flow, x->submitter_flow[i] };
 		struct slice sl = {
+			.cpu = CPU_NONE, .flow_ns = INT64_MIN,
 			.track = TRACK_SUBMISSIONS, .queue = q, .gpu = gpu, .name = name,
 			.name_len = (size_t)len, .category = "submission", .begin_ns = sub->begin_ns,
-			.end_ns = sub->end_ns, .flows_in = &submit_flow, .in_count = 1,
+			.end_ns = sub->end_ns, .flows_in = in, .in_count = in[1] ? 2 : 1,
 			.flows_out = x->flows, .out_count = out,
 		};
 		place(&cursor[TRACK_SUBMISSIONS], &sl.begin_ns, &sl.end_ns);
@@ -933,6 +1067,7 @@ static void write_queue(exporter *x, const struct frame *f, uint32_t q, uint32_t
 			qsort(x->released, n, sizeof(*x->released), released_cmp);
 		for (size_t k = 0; k < n; k++) {
 			struct slice signalled = {
+				.cpu = CPU_NONE, .flow_ns = INT64_MIN,
 				.track = TRACK_SUBMISSIONS, .instant = true, .queue = q, .gpu = gpu,
 				.name = "Signalled", .name_len = 9, .category = "signalled",
 				.begin_ns = x->released[k].ns, .end_ns = x->released[k].ns,
@@ -959,6 +1094,506 @@ static void write_queue(exporter *x, const struct frame *f, uint32_t q, uint32_t
 		write_matches(&w, fq->root);
 	else
 		write_children(&w, fq->root, 1, &cursor[TRACK_SCOPES], INT64_MAX);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The CPU side: threads, task timelines, frames of other kinds             */
+/* ------------------------------------------------------------------------ */
+
+static uint64_t cpu_key_hash(unsigned kind, uint32_t tid, uint32_t lane, const char *name,
+			     size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ ((uint64_t)kind << 56 | (uint64_t)lane << 32 | tid);
+	h *= 0x9e3779b97f4a7c15ull;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)name[i]) * 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
+
+/* A CPU track's thread's or timeline's name, as kept. */
+static const char *cpu_name_of(const exporter *x, const struct cpu_track *t)
+{
+	return t->name_len ? x->cpu_names.data + t->name_offset : "";
+}
+
+static bool cpu_key_equal(const exporter *x, const struct cpu_track *t, unsigned kind,
+			  uint32_t tid, uint32_t lane, const char *name, size_t len)
+{
+	return t->kind == kind && t->tid == tid && t->lane == lane && t->name_len == len &&
+	       (len == 0 || memcmp(cpu_name_of(x, t), name, len) == 0);
+}
+
+static bool cpu_slots_grow(exporter *x)
+{
+	size_t cap = x->cpu_slot_cap ? x->cpu_slot_cap * 2 : 64;
+	uint32_t *slots = calloc(cap, sizeof(*slots));
+	if (!slots)
+		return false;
+	for (size_t i = 0; i < x->cpu_track_count; i++) {
+		const struct cpu_track *t = &x->cpu_tracks[i];
+		size_t j = cpu_key_hash(t->kind, t->tid, t->lane, cpu_name_of(x, t), t->name_len) &
+			   (cap - 1);
+		while (slots[j])
+			j = (j + 1) & (cap - 1);
+		slots[j] = (uint32_t)i + 1;
+	}
+	free(x->cpu_slots);
+	x->cpu_slots = slots;
+	x->cpu_slot_cap = cap;
+	return true;
+}
+
+/* The CPU track of that key; with `create`, a new one when there is
+ * none (its Chrome tid still to be given). CPU_NONE when there is none,
+ * past the bounds, or out of memory (x->failed). */
+static uint32_t cpu_track_find(exporter *x, unsigned kind, uint32_t tid, uint32_t lane,
+			       const char *name, size_t len, bool create, bool *fresh)
+{
+	*fresh = false;
+	if ((x->cpu_track_count + 1) * 2 > x->cpu_slot_cap && !cpu_slots_grow(x)) {
+		x->failed = true;
+		return CPU_NONE;
+	}
+	size_t mask = x->cpu_slot_cap - 1, j = cpu_key_hash(kind, tid, lane, name, len) & mask;
+	for (; x->cpu_slots[j]; j = (j + 1) & mask) {
+		uint32_t i = x->cpu_slots[j] - 1;
+		if (cpu_key_equal(x, &x->cpu_tracks[i], kind, tid, lane, name, len))
+			return i;
+	}
+	if (!create || x->cpu_track_count >= CPU_TRACKS_MAX ||
+	    x->cpu_names.len + len > CPU_NAMES_MAX)
+		return CPU_NONE;
+	if (!array_room((void **)&x->cpu_tracks, &x->cpu_track_cap, x->cpu_track_count + 1,
+			sizeof(*x->cpu_tracks))) {
+		x->failed = true;
+		return CPU_NONE;
+	}
+	struct cpu_track *t = &x->cpu_tracks[x->cpu_track_count];
+	*t = (struct cpu_track){ (uint8_t)kind, tid, lane, (uint32_t)x->cpu_names.len,
+				 (uint32_t)len, 0, INT64_MIN, INT64_MIN };
+	if (len)
+		sbuf_add(&x->cpu_names, name, len);
+	if (x->cpu_names.failed) {
+		x->failed = true;
+		return CPU_NONE;
+	}
+	x->cpu_slots[j] = (uint32_t)++x->cpu_track_count;
+	*fresh = true;
+	return (uint32_t)x->cpu_track_count - 1;
+}
+
+/* A track's name as the trace shows it: a thread's name ("thread N" when
+ * it has none, as the model names it), a timeline's ("T (lane 2)" for its
+ * second lane), "T frames". */
+static void cpu_track_name(exporter *x, const struct cpu_track *t, struct sbuf *out)
+{
+	const char *name = cpu_name_of(x, t);
+	out->len = 0;
+	if (t->kind == CPU_TRACK_THREAD && t->name_len == 0) {
+		sbuf_addf(out, "thread %u", t->tid);
+		return;
+	}
+	clean_name(out, name, t->name_len, false);
+	if (t->kind == CPU_TRACK_LANE && t->lane > 0)
+		sbuf_addf(out, " (lane %u)", t->lane + 1);
+	else if (t->kind == CPU_TRACK_MARKS)
+		sbuf_adds(out, " frames");
+}
+
+static void cpu_declare_process(exporter *x)
+{
+	static const char name[] = "CPU";
+	x->cpu_declared = true;
+	if (x->es->format == EXPORT_PERFETTO) {
+		packet_open(x, 0);
+		pb_open(x);
+		pb_varint(x, DESCRIPTOR_UUID, track_uuid(UUID_CPU, 0));
+		pb_open(x);
+		pb_varint(x, PROCESS_PID, CPU_PID);
+		pb_bytes(x, PROCESS_NAME, name, sizeof(name) - 1);
+		pb_close(x, DESCRIPTOR_PROCESS);
+		pb_close(x, PACKET_TRACK_DESCRIPTOR);
+		packet_close(x);
+		return;
+	}
+	/* Above the GPUs, whose sort indices count from 0. */
+	struct sbuf *b = chrome_event(x);
+	sbuf_addf(b, "\"ph\":\"M\",\"pid\":%u,\"name\":\"process_name\",\"args\":{\"name\":\"%s\"}}",
+		  CPU_PID, name);
+	b = chrome_event(x);
+	sbuf_addf(b, "\"ph\":\"M\",\"pid\":%u,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":-1}}",
+		  CPU_PID);
+}
+
+/* Writes track i's description: Perfetto's thread (its real tid) or
+ * named track of the CPU process; Chrome's thread of it, a thread's real
+ * tid where no other track took it, else one above every real tid. */
+static void cpu_declare_track(exporter *x, uint32_t i)
+{
+	struct cpu_track *t = &x->cpu_tracks[i];
+	if (!x->cpu_declared)
+		cpu_declare_process(x);
+	cpu_track_name(x, t, &x->name);
+	if (x->name.failed) {
+		x->failed = true;
+		return;
+	}
+	const char *name = x->name.data ? x->name.data : "";
+	if (x->es->format == EXPORT_PERFETTO) {
+		packet_open(x, 0);
+		pb_open(x);
+		pb_varint(x, DESCRIPTOR_UUID, cpu_track_uuid(i));
+		if (t->kind == CPU_TRACK_THREAD) {
+			pb_open(x);
+			pb_varint(x, THREAD_PID, CPU_PID);
+			pb_varint(x, THREAD_TID, t->tid);
+			pb_bytes(x, THREAD_NAME, name, x->name.len);
+			pb_close(x, DESCRIPTOR_THREAD);
+		} else {
+			pb_varint(x, DESCRIPTOR_PARENT_UUID, track_uuid(UUID_CPU, 0));
+			pb_bytes(x, DESCRIPTOR_NAME, name, x->name.len);
+		}
+		pb_close(x, PACKET_TRACK_DESCRIPTOR);
+		packet_close(x);
+		return;
+	}
+	bool fresh = false;
+	uint32_t tid = 0;
+	if (t->kind == CPU_TRACK_THREAD && t->tid > 0 && t->tid < CPU_PID) {
+		cpu_track_find(x, CPU_TRACK_CLAIM, t->tid, 0, "", 0, true, &fresh);
+		t = &x->cpu_tracks[i]; /* the array may have moved */
+		if (fresh)
+			tid = t->tid;
+	}
+	if (!tid)
+		tid = ++x->next_chrome_tid;
+	t->chrome_tid = tid;
+	struct sbuf *b = chrome_event(x);
+	sbuf_addf(b, "\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":",
+		  CPU_PID, tid);
+	json_string(b, name, x->name.len);
+	sbuf_adds(b, "}}");
+	b = chrome_event(x);
+	sbuf_addf(b, "\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"thread_sort_index\","
+		     "\"args\":{\"sort_index\":%u}}", CPU_PID, tid, i);
+}
+
+/* The track of that key, declared when new; CPU_NONE when there is none. */
+static uint32_t cpu_track(exporter *x, unsigned kind, uint32_t tid, uint32_t lane,
+			  const char *name, size_t len)
+{
+	bool fresh;
+	uint32_t i = cpu_track_find(x, kind, tid, lane, name, len, true, &fresh);
+	if (fresh)
+		cpu_declare_track(x, i);
+	return i;
+}
+
+/* The node that stands for n on its track under --root and --max-depth:
+ * n, or the deepest ancestor that is exported; NULL when none is. On a
+ * timeline (`tasks`), --root matches tasks alone. */
+static const struct node *cpu_shown(const struct report_settings *s, const struct node *n,
+				    bool tasks)
+{
+	const struct node *match = NULL;
+	if (s->root_count) {
+		for (const struct node *a = n; a && a->parent; a = a->parent)
+			if ((!tasks || a->depth == 1) &&
+			    filter_match_root(s->filter, a->name, a->name_len))
+				match = a;
+		if (!match)
+			return NULL;
+	}
+	if (s->max_depth >= 0) {
+		uint32_t base = match ? match->depth : 0;
+		if (!match && s->max_depth == 0)
+			return NULL;
+		while (n->depth - base > (uint32_t)s->max_depth)
+			n = n->parent;
+	}
+	return n;
+}
+
+static bool add_link(exporter *x, const struct node *n, uint32_t kind, uint64_t value)
+{
+	if (!array_room((void **)&x->node_links, &x->node_link_cap, x->node_link_count + 1,
+			sizeof(*x->node_links))) {
+		x->failed = true;
+		return false;
+	}
+	x->node_links[x->node_link_count++] = (struct node_link){ n, kind, value };
+	return true;
+}
+
+static int link_cmp(const void *pa, const void *pb)
+{
+	const struct node_link *a = pa, *b = pb;
+	if (a->node != b->node)
+		return (uintptr_t)a->node < (uintptr_t)b->node ? -1 : 1;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	return (a->value > b->value) - (a->value < b->value);
+}
+
+/* The first of n's links among the first `count`, or count. */
+static size_t links_of(const exporter *x, const struct node *n, size_t count)
+{
+	size_t lo = 0, hi = count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if ((uintptr_t)x->node_links[mid].node < (uintptr_t)n)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The lane track a task was given, among the first `count` links;
+ * CPU_NONE when none. */
+static uint32_t task_track(const exporter *x, const struct node *task, size_t count)
+{
+	size_t k = links_of(x, task, count);
+	if (k < count && x->node_links[k].node == task &&
+	    x->node_links[k].kind == LINK_TRACK)
+		return (uint32_t)x->node_links[k].value;
+	return CPU_NONE;
+}
+
+/* Whether a submission is drawn with its times on a queue's track. */
+static bool submission_drawn(const exporter *x, const struct frame *f, uint32_t i)
+{
+	const struct submission *sub = &f->submissions[i];
+	return sub->queue < f->queue_count && x->selected[sub->queue] &&
+	       queue_timed(f, sub->queue) && has_times(sub);
+}
+
+/*
+ * Before a frame's CPU side is written: each thread's track, each task's
+ * lane (declaring new tracks), and the flows between CPU nodes and to
+ * submissions, as links sorted by node. Flows are made only between
+ * nodes that are written.
+ */
+static void cpu_prepare(exporter *x, const struct frame *f)
+{
+	const struct report_settings *s = &x->es->report;
+	x->node_link_count = 0;
+	if (!array_room((void **)&x->thread_track, &x->thread_track_cap, f->cpu_thread_count + 1,
+			sizeof(*x->thread_track)) ||
+	    !array_room((void **)&x->submitter_flow, &x->submitter_flow_cap,
+			(size_t)f->submission_count + 1, sizeof(*x->submitter_flow))) {
+		x->failed = true;
+		return;
+	}
+	memset(x->submitter_flow, 0, ((size_t)f->submission_count + 1) * sizeof(*x->submitter_flow));
+	if (!x->cpu_shown)
+		return;
+	for (uint32_t t = 0; t < f->cpu_thread_count && !x->failed; t++) {
+		const struct frame_cpu_thread *ct = &f->cpu_threads[t];
+		x->thread_track[t] = CPU_NONE;
+		if (ct->kind == FRAME_CPU_THREAD) {
+			if (ct->root->child)
+				x->thread_track[t] = cpu_track(x, CPU_TRACK_THREAD, ct->tid, 0, ct->name,
+							       ct->name_len);
+			continue;
+		}
+		if (ct->kind != FRAME_CPU_TIMELINE)
+			continue;
+		/* Tasks overlap: each goes to the first of its timeline's
+		 * lanes that is free when it begins. */
+		for (const struct node *task = ct->root->child; task && !x->failed; task = task->next) {
+			if (cpu_shown(s, task, true) != task)
+				continue;
+			uint32_t lane = 0, i = CPU_NONE;
+			for (; lane < TASK_LANES_MAX; lane++) {
+				i = cpu_track(x, CPU_TRACK_LANE, 0, lane, ct->name, ct->name_len);
+				if (i == CPU_NONE || x->cpu_tracks[i].lane_end <= task->begin_ns)
+					break;
+			}
+			if (i == CPU_NONE || lane == TASK_LANES_MAX)
+				continue;
+			x->cpu_tracks[i].lane_end = task->end_ns > task->begin_ns ? task->end_ns :
+										    task->begin_ns;
+			add_link(x, task, LINK_TRACK, i);
+		}
+	}
+	if (x->failed)
+		return;
+	if (x->node_link_count > 1)
+		qsort(x->node_links, x->node_link_count, sizeof(*x->node_links), link_cmp);
+	size_t tracks = x->node_link_count;
+
+	/* From the scope that made each submission to its work. */
+	uint64_t submitter_flows = x->next_flow + f->submission_count + f->release_count;
+	if (!cpu_links_build(&x->links, f)) {
+		x->failed = true;
+		return;
+	}
+	for (uint32_t i = 0; i < f->submission_count; i++) {
+		const struct node *n = x->links.submitter[i];
+		if (!n || x->thread_track[x->links.submitter_thread[i]] == CPU_NONE ||
+		    !submission_drawn(x, f, i) || !(n = cpu_shown(s, n, false)))
+			continue;
+		x->submitter_flow[i] = submitter_flows + i;
+		if (!add_link(x, n, LINK_OUT, submitter_flows + i))
+			return;
+	}
+	/* From the end of the blocking task (its last state) to the state
+	 * the dependency held back. */
+	uint64_t dep_flows = submitter_flows + f->submission_count;
+	for (uint32_t k = 0; k < f->task_dep_count; k++) {
+		const struct frame_task_dep *d = &f->task_deps[k];
+		if (!d->task || !d->blocking)
+			continue;
+		const struct node *to = task_dep_state(d);
+		const struct node *from = d->blocking;
+		while (from->child)
+			for (from = from->child; from->next; from = from->next)
+				;
+		if (!to || !(to = cpu_shown(s, to, true)) || !(from = cpu_shown(s, from, true)))
+			continue;
+		/* Both tasks must have been given a lane. */
+		const struct node *a = to, *b = from;
+		while (a->depth > 1)
+			a = a->parent;
+		while (b->depth > 1)
+			b = b->parent;
+		if (task_track(x, a, tracks) == CPU_NONE || task_track(x, b, tracks) == CPU_NONE)
+			continue;
+		if (!add_link(x, from, LINK_OUT, dep_flows + k) || !add_link(x, to, LINK_IN, dep_flows + k))
+			return;
+	}
+	if (x->node_link_count > 1)
+		qsort(x->node_links, x->node_link_count, sizeof(*x->node_links), link_cmp);
+}
+
+/* Where Chrome's flows of a slice sit: the middle of its first stretch
+ * that no child covers, so that they bind to it and not to a child; the
+ * middle when its children cover it all. */
+static int64_t own_point(const struct node *n, int64_t begin, int64_t end)
+{
+	int64_t at = begin;
+	for (const struct node *c = n->child; c; c = c->next) {
+		if (c->begin_ns > at)
+			return at + (c->begin_ns - at) / 2;
+		if (c->end_ns > at)
+			at = c->end_ns;
+	}
+	if (at < end)
+		return at + (end - at) / 2;
+	return begin + (end - begin) / 2;
+}
+
+struct cpu_walk {
+	exporter *x;
+	const struct frame *f;
+	uint32_t track;
+	const char *category;  /* "cpu" or "task"; a wait scope's is "cpu-wait" */
+};
+
+static void write_cpu_node(struct cpu_walk *w, const struct node *n, uint32_t level,
+			   int64_t *cursor, int64_t limit)
+{
+	exporter *x = w->x;
+	const struct report_settings *s = &x->es->report;
+	int64_t begin = n->begin_ns, end = n->end_ns;
+	place(cursor, &begin, &end);
+	if (end > limit) {
+		end = limit;
+		if (begin > end)
+			begin = end;
+		*cursor = end;
+	}
+	size_t outs = 0, ins = 0;
+	uint32_t violated = 0;
+	for (size_t k = links_of(x, n, x->node_link_count);
+	     k < x->node_link_count && x->node_links[k].node == n; k++) {
+		const struct node_link *l = &x->node_links[k];
+		if (l->kind == LINK_OUT && array_room((void **)&x->flows, &x->flows_cap, outs + 1,
+						      sizeof(*x->flows))) {
+			x->flows[outs++] = l->value;
+		} else if (l->kind == LINK_IN && array_room((void **)&x->flows_in, &x->flows_in_cap,
+							     ins + 1, sizeof(*x->flows_in))) {
+			x->flows_in[ins++] = l->value;
+			uint64_t dep = l->value - (x->next_flow + 2 * (uint64_t)w->f->submission_count +
+						   w->f->release_count);
+			if (dep < w->f->task_dep_count && w->f->task_deps[dep].violated)
+				violated++;
+		} else if (l->kind != LINK_TRACK) {
+			x->failed = true;
+		}
+	}
+	bool wait = n->flags & NODE_WAIT;
+	const char *category = n->depth == 1 ? w->category :
+			       strcmp(w->category, "task") == 0 ? "state" : "cpu";
+	struct slice sl = {
+		.cpu = w->track, .flow_ns = own_point(n, begin, end), .name = n->name,
+		.name_len = n->name_len, .category = wait ? "cpu-wait" : category,
+		.begin_ns = begin, .end_ns = end, .wait = wait, .violated = violated,
+		.flows_out = x->flows, .out_count = outs, .flows_in = x->flows_in, .in_count = ins,
+	};
+	slice_begin(x, w->f, &sl);
+	if (s->max_depth < 0 || level < (uint32_t)s->max_depth) {
+		int64_t inner = begin;
+		for (const struct node *c = n->child; c && !x->failed; c = c->next)
+			write_cpu_node(w, c, level + 1, &inner, end);
+	}
+	slice_end(x, &sl);
+}
+
+static void write_cpu_matches(struct cpu_walk *w, const struct node *n)
+{
+	const struct report_settings *s = &w->x->es->report;
+	for (const struct node *c = n->child; c && !w->x->failed; c = c->next) {
+		if (filter_match_root(s->filter, c->name, c->name_len))
+			write_cpu_node(w, c, 0, &w->x->cpu_tracks[w->track].cursor, INT64_MAX);
+		else
+			write_cpu_matches(w, c);
+	}
+}
+
+/* A frame's CPU side: each thread's scopes on its track, each timeline's
+ * tasks on their lanes with their states inside, and the frames of other
+ * kinds as instants. */
+static void write_cpu(exporter *x, const struct frame *f)
+{
+	const struct report_settings *s = &x->es->report;
+	if (!x->cpu_shown)
+		return;
+	for (uint32_t t = 0; t < f->cpu_thread_count && !x->failed; t++) {
+		const struct frame_cpu_thread *ct = &f->cpu_threads[t];
+		if (ct->kind == FRAME_CPU_THREAD) {
+			struct cpu_walk w = { x, f, x->thread_track[t], "cpu" };
+			if (w.track == CPU_NONE || (s->max_depth == 0 && !s->root_count))
+				continue;
+			if (s->root_count) {
+				write_cpu_matches(&w, ct->root);
+				continue;
+			}
+			for (const struct node *c = ct->root->child; c && !x->failed; c = c->next)
+				write_cpu_node(&w, c, 1, &x->cpu_tracks[w.track].cursor, INT64_MAX);
+			continue;
+		}
+		for (const struct node *task = ct->root->child; task && !x->failed; task = task->next) {
+			struct cpu_walk w = { x, f, task_track(x, task, x->node_link_count), "task" };
+			if (w.track != CPU_NONE)
+				write_cpu_node(&w, task, s->root_count ? 0 : 1,
+					       &x->cpu_tracks[w.track].cursor, INT64_MAX);
+		}
+	}
+	for (uint32_t m = 0; m < f->mark_count && !x->failed; m++) {
+		const struct frame_mark *mk = &f->marks[m];
+		uint32_t i = cpu_track(x, CPU_TRACK_MARKS, 0, 0, mk->timeline, mk->timeline_len);
+		if (i == CPU_NONE)
+			continue;
+		int64_t at = mk->ns, end = mk->ns;
+		place(&x->cpu_tracks[i].cursor, &at, &end);
+		struct slice sl = {
+			.cpu = i, .flow_ns = INT64_MIN, .instant = true, .name = mk->timeline,
+			.name_len = mk->timeline_len, .category = "frame", .begin_ns = at, .end_ns = at,
+		};
+		slice_begin(x, f, &sl);
+	}
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1041,8 +1676,7 @@ static void fold_node(exporter *x, uint32_t parent, const struct node *n, uint32
 	uint32_t here = parent;
 	if (x->failed)
 		return;
-	if (!(n->flags & NODE_QUEUE_ROOT) &&
-	    (here = fold_stack(x, parent, n->name, n->name_len)) == FOLD_NONE) {
+	if (n != x->fold_root && (here = fold_stack(x, parent, n->name, n->name_len)) == FOLD_NONE) {
 		x->failed = true;
 		return;
 	}
@@ -1083,16 +1717,14 @@ static void fold_line(exporter *x, const struct sbuf *queue, uint32_t i)
 	sbuf_addf(b, " %lld\n", (long long)x->stacks[i].ns);
 }
 
-/* A queue's folded stacks: the scopes of one stack in the frame summed,
- * a line for each stack with time, in the order they first appear. */
-static void fold_queue(exporter *x, const struct capture_meta *meta, const struct frame *f,
-		       uint32_t q)
+/* The folded stacks of a tree whose lines begin with x->name (a queue's,
+ * "GPU 0;Graphics 0", a thread's, "CPU;Main Thread", or a timeline's,
+ * "Tasks;Loading"): the nodes of one stack in the frame summed, a line
+ * for each stack with time, in the order they first appear. On a
+ * timeline, --root matches tasks alone. */
+static void fold_tree(exporter *x, const struct node *root, bool tasks)
 {
-	const struct frame_queue *fq = &f->queues[q];
 	struct sbuf *queue = &x->name;
-	queue->len = 0;
-	sbuf_addf(queue, "GPU %u;", meta->queues[q].gpu);
-	clean_name(queue, meta->queues[q].name, strlen(meta->queues[q].name), true);
 	if (x->slot_cap)
 		memset(x->stack_slots, 0, x->slot_cap * sizeof(*x->stack_slots));
 	/* Stack 0 is the queue's own, which no scope's name finds. */
@@ -1102,10 +1734,17 @@ static void fold_queue(exporter *x, const struct capture_meta *meta, const struc
 	}
 	x->stacks[0] = (struct fold_stack){ FOLD_NONE, 0, NULL, 0 };
 	x->stack_count = 1;
-	if (x->es->report.root_count)
-		fold_matches(x, fq->root);
-	else
-		fold_node(x, FOLD_NONE, fq->root, 0);
+	x->fold_root = root;
+	if (x->es->report.root_count && tasks) {
+		const struct report_settings *s = &x->es->report;
+		for (const struct node *c = root->child; c; c = c->next)
+			if (filter_match_root(s->filter, c->name, c->name_len))
+				fold_node(x, FOLD_NONE, c, 0);
+	} else if (x->es->report.root_count) {
+		fold_matches(x, root);
+	} else {
+		fold_node(x, FOLD_NONE, root, 0);
+	}
 	for (uint32_t i = 0; i < x->stack_count && !x->failed; i++) {
 		if (x->stacks[i].ns <= 0)
 			continue;
@@ -1119,6 +1758,34 @@ static void fold_queue(exporter *x, const struct capture_meta *meta, const struc
 	}
 	if (queue->failed)
 		x->failed = true;
+}
+
+static void fold_queue(exporter *x, const struct capture_meta *meta, const struct frame *f,
+		       uint32_t q)
+{
+	x->name.len = 0;
+	sbuf_addf(&x->name, "GPU %u;", meta->queues[q].gpu);
+	clean_name(&x->name, meta->queues[q].name, strlen(meta->queues[q].name), true);
+	fold_tree(x, f->queues[q].root, false);
+}
+
+/* A frame's CPU threads, "CPU;Main Thread;Frame;Render 1234" (an unnamed
+ * thread's "thread N"), and task timelines, "Tasks;Loading;Load mesh;Running
+ * 1234": a thread's weights add up to its scopes' time, a timeline's to
+ * its tasks'. */
+static void fold_cpu(exporter *x, const struct frame *f)
+{
+	for (uint32_t t = 0; t < f->cpu_thread_count && !x->failed; t++) {
+		const struct frame_cpu_thread *ct = &f->cpu_threads[t];
+		bool tasks = ct->kind == FRAME_CPU_TIMELINE;
+		x->name.len = 0;
+		sbuf_adds(&x->name, tasks ? "Tasks;" : "CPU;");
+		if (ct->name_len == 0)
+			sbuf_addf(&x->name, "thread %u", ct->tid);
+		else
+			clean_name(&x->name, ct->name, ct->name_len, true);
+		fold_tree(x, ct->root, tasks);
+	}
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1192,6 +1859,8 @@ int exporter_frame(exporter *x, const struct capture_meta *meta, const struct fr
 		for (uint32_t q = 0; q < f->queue_count && !x->failed; q++)
 			if (x->selected[q])
 				fold_queue(x, meta, f, q);
+		if (x->cpu_shown)
+			fold_cpu(x, f);
 	} else {
 		for (uint32_t g = 0; g < f->gpu_count; g++) {
 			const struct frame_gpu *fg = &f->gpus[g];
@@ -1200,10 +1869,15 @@ int exporter_frame(exporter *x, const struct capture_meta *meta, const struct fr
 		}
 		if (!index_releases(x, f))
 			x->failed = true;
+		if (!x->failed)
+			cpu_prepare(x, f);
+		if (!x->failed)
+			write_cpu(x, f);
 		for (uint32_t q = 0; q < f->queue_count && !x->failed; q++)
 			if (x->selected[q])
 				write_queue(x, f, q, meta->queues[q].gpu);
-		x->next_flow += (uint64_t)f->submission_count + f->release_count;
+		x->next_flow += 2 * (uint64_t)f->submission_count + f->release_count +
+				f->task_dep_count;
 	}
 	flush(x, false);
 	return x->failed ? -1 : 0;

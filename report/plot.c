@@ -52,6 +52,7 @@ size_t plot_stats_options(struct option_spec *out)
 		{ "frames", "the run graph of frames numbered A to B, inclusive (A: to the end, :B from the start)" },
 		{ "spike", "mark GPU frames above MS milliseconds (20) or F times the median (1.5x, the default)" },
 		{ "budget", "draw the GPU frame-time limits of FILE (crumbs stats' budget lines that match 'GPU N')" },
+		{ "no-cpu", "the timeline draws the GPUs alone: no CPU lanes" },
 	};
 	return options_borrow(stats_options, stats_option_count, which,
 			      sizeof(which) / sizeof(which[0]), out);
@@ -61,8 +62,8 @@ size_t plot_report_options(struct option_spec *out)
 {
 	static const struct option_borrowed which[] = {
 		{ "frame", "draw the timeline of frame N (or the first or last); all: the frame times (the default)" },
-		{ "gpu", "only GPU N" },
-		{ "queue", "only queues whose name matches, e.g. 'Graphics 0' or 'Compute*'" },
+		{ "gpu", "only GPU N (no CPU lanes)" },
+		{ "queue", "only queues whose name matches, e.g. 'Graphics 0' or 'Compute*' (no CPU lanes)" },
 		{ "ignore-case", "match --queue and budget patterns ignoring case" },
 		{ "max-depth", "the timeline shows N levels of scopes below each queue" },
 		{ "leaf", "the timeline shows leaf events: draws, dispatches, copies (default)" },
@@ -212,6 +213,12 @@ static const char style[] =
 	".idle{fill:url(#idle)}\n"
 	".submit{fill:#8c8c8c}\n"
 	".signal{fill:none;stroke:#e05a47;stroke-width:1.3;marker-end:url(#arrow)}\n"
+	".submitted{fill:none;stroke:#4f8fd6;stroke-width:1.1;stroke-opacity:.8;"
+	"marker-end:url(#arrow-submit)}\n"
+	".dep{fill:none;stroke:#b05fc4;stroke-width:1.3;marker-end:url(#arrow-dep)}\n"
+	".dep.violated{stroke:#e05a47;stroke-dasharray:4 2;marker-end:url(#arrow)}\n"
+	".mark{fill:none;stroke:#b05fc4;stroke-width:1.5}\n"
+	".cwait{fill:url(#cwait)}\n"
 	".series{fill:none;stroke:#4f8fd6;stroke-width:1.4;stroke-linejoin:round}\n"
 	".median{stroke:#4e9f5d;stroke-width:1.5;stroke-dasharray:6 3}\n"
 	".p95{stroke:#e0a030;stroke-width:1.5;stroke-dasharray:2 2}\n"
@@ -228,6 +235,13 @@ static const char style[] =
 	"fill-opacity=\".8\"/></pattern>\n"
 	"<marker id=\"arrow\" viewBox=\"0 0 8 8\" refX=\"7\" refY=\"4\" markerWidth=\"7\" "
 	"markerHeight=\"7\" orient=\"auto\"><path d=\"M0 0L8 4L0 8z\" fill=\"#e05a47\"/></marker>\n"
+	"<marker id=\"arrow-submit\" viewBox=\"0 0 8 8\" refX=\"7\" refY=\"4\" markerWidth=\"7\" "
+	"markerHeight=\"7\" orient=\"auto\"><path d=\"M0 0L8 4L0 8z\" fill=\"#4f8fd6\"/></marker>\n"
+	"<marker id=\"arrow-dep\" viewBox=\"0 0 8 8\" refX=\"7\" refY=\"4\" markerWidth=\"7\" "
+	"markerHeight=\"7\" orient=\"auto\"><path d=\"M0 0L8 4L0 8z\" fill=\"#b05fc4\"/></marker>\n"
+	"<pattern id=\"cwait\" width=\"4\" height=\"4\" patternUnits=\"userSpaceOnUse\" "
+	"patternTransform=\"rotate(45)\"><rect width=\"4\" height=\"4\" fill=\"#e05a47\" "
+	"fill-opacity=\".35\"/><rect width=\"1.6\" height=\"4\" fill=\"#e05a47\"/></pattern>\n"
 	"</defs>\n";
 
 void svg_begin(struct sbuf *b, double width, double height, const char *title, size_t title_len)

@@ -264,6 +264,7 @@ struct export_settings {
 	uint64_t first_frame;        /* A, 0 when left out */
 	uint64_t last_frame;         /* B, UINT64_MAX when left out */
 	uint64_t max_bytes;          /* --max-bytes: output refused past it; 0: no limit */
+	bool no_cpu;                 /* --no-cpu: the GPUs' tracks alone */
 };
 
 /* The output an export writes at most unless --max-bytes says otherwise:
@@ -295,11 +296,16 @@ size_t export_report_options(struct option_spec *out);
  * events as nested slices, its submissions with their "Idle" and "Wait",
  * and its "CPU submits" as instants; flows from each CPU submit to its
  * submission and from each semaphore signal to the wait it released.
+ * Unless a GPU or queue is chosen, or no_cpu, a "CPU" process: a track per CPU
+ * thread (its real tid), lanes per task timeline, a track per timeline of
+ * frames of another kind; flows from the CPU scope that made each
+ * submission to it and along task dependencies.
  * Every slice and instant carries its frame's number. Folded: per stack of
  * scope names of a frame (and per queue, for its time in no scope) "GPU
  * 0;Graphics 0;Frame 2;Post Processing EXCLUSIVE_NS", the scopes of one
  * stack summed, so that a queue's weights add up to its busy time; hidden
- * scopes' time goes to the scope that shows.
+ * scopes' time goes to the scope that shows; then "CPU;THREAD;..." and
+ * "Tasks;TIMELINE;TASK;STATE" lines of the CPU side.
  *
  * Past the settings' max_bytes of output, nothing more is handed to the
  * sink and the calls fail (exporter_over_limit then says so).
@@ -357,8 +363,10 @@ size_t plot_report_options(struct option_spec *out);
  * idle, wait and busy time, the CPU's submit marks, the scopes nested by
  * depth (names where they fit; each with a <title> of its name, inclusive
  * and exclusive time) and an arrow for each semaphore wait from the
- * queue, or the host, whose signal ended it (frame.releases). `file` is
- * named in the title. Returns 0, or -1 if the sink failed or memory ran
+ * queue, or the host, whose signal ended it (frame.releases). Unless a
+ * GPU or queue is chosen, or stats.no_cpu, above them a lane per CPU thread and task
+ * timeline, arrows from the CPU scope that made each submission and along
+ * task dependencies. `file` is named in the title. Returns 0, or -1 if the sink failed or memory ran
  * out.
  */
 int plot_frame(const struct plot_settings *p, const struct capture_meta *meta,

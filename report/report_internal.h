@@ -186,4 +186,49 @@ void csv_field(struct sbuf *b, const char *s, size_t len);
 /* A JSON string: valid UTF-8 passes, invalid bytes become U+FFFD. */
 void json_string(struct sbuf *b, const char *s, size_t len);
 
+/* ------------------------------------------------------------------------ */
+/* The CPU side's links (cpu_links.c)                                       */
+/* ------------------------------------------------------------------------ */
+
+struct cpu_link_order {
+	int64_t cpu_ns;
+	uint32_t submission;
+};
+
+/* Per submission of a frame, the CPU scope that made it; zero-initialised
+ * is empty, and its memory is kept from frame to frame. */
+struct cpu_links {
+	const struct node **submitter;  /* per submission; NULL: none */
+	uint32_t *submitter_thread;     /* its index in frame.cpu_threads */
+	size_t submitter_cap, thread_cap;
+	struct cpu_link_order *order;   /* the submissions by cpu_ns */
+	size_t order_cap;
+	const struct node **stack;
+	size_t stack_cap;
+};
+
+/*
+ * Finds the scope that made each submission of f: the innermost scope of a
+ * CPU thread (not a timeline) whose interval, ends included, holds the
+ * submission's cpu_ns, on the frame's thread (frame.frame_thread) when it
+ * has one, else on the first thread in the frame's order that has one.
+ * Returns false when memory ran out.
+ */
+bool cpu_links_build(struct cpu_links *l, const struct frame *f);
+void cpu_links_release(struct cpu_links *l);
+
+/* The state that dependency d held back: the child of d->task named
+ * d->state that it entered at entered_ns (or the first it entered after);
+ * NULL when the task or that state is not in the frame. */
+const struct node *task_dep_state(const struct frame_task_dep *d);
+
+/*
+ * The lane of a task from begin to end among lanes whose last tasks end
+ * at lane_ends[0 .. *lanes): the first that is free at begin, or a new one
+ * (*lanes grows, up to max); its end becomes the task's. Returns the lane,
+ * or max when all max lanes are busy.
+ */
+uint32_t task_lane(int64_t *lane_ends, uint32_t *lanes, uint32_t max, int64_t begin,
+		   int64_t end);
+
 #endif

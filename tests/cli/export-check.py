@@ -12,8 +12,11 @@
 # nanosecond, and each queue's busy, idle and wait time and each GPU's
 # frame time; that flows go from a CPU submit to its submission and from a
 # signalling submission to a later one; that folded weights add up per
-# queue to its busy time; and that a run of 200,000 frames exports in
-# bounded memory. Prints TAP lines.
+# queue to its busy time; on a frame whose CPU side tests/cli/cpu-file.py
+# writes, that each CPU scope is one slice on its thread's track at its
+# times, under its real tid, with a flow from the scope that made each
+# submission, and a folded line per CPU stack; and that a run of 200,000
+# frames exports in bounded memory. Prints TAP lines.
 import bisect
 import collections
 import decimal
@@ -95,27 +98,44 @@ def stats_of(path):
 
 class Slice:
     __slots__ = ("name", "begin", "end", "frame", "parent", "path", "flows_out", "flows_in",
-                 "instant", "category")
+                 "instant", "category", "args")
 
     def __init__(self, name, begin, frame):
         self.name, self.begin, self.end, self.frame = name, begin, begin, frame
         self.parent, self.path = None, None
         self.flows_out, self.flows_in = [], []
         self.instant, self.category = False, None
+        self.args = {}
 
 
 class Timeline:
     """Tracks keyed (gpu, queue name, kind) with kind 'scopes',
-    'submissions' or 'cpu'; slices in the order the trace gives them, with
-    their parents; counters per GPU in order; problems found reading."""
+    'submissions' or 'cpu', and the CPU process's ('CPU', track name,
+    'thread'); slices in the order the trace gives them, with their
+    parents; counters per GPU in order; each CPU track's tid (a thread's
+    real one in Perfetto, Chrome's tid); problems found reading."""
 
     def __init__(self):
         self.tracks = collections.defaultdict(list)
         self.counters = collections.defaultdict(list)
+        self.tids = {}
         self.problems = []
 
 
+CPU_PID = 1 << 22
+CPU0 = 1000000000000  # the CPU time of tests/cli/cpu-file.py's frame
+
+
+def process_of(name):
+    """A process name's GPU index, or 'CPU' for the program's CPU side."""
+    if name == "CPU":
+        return "CPU"
+    return int(re.match(r"GPU (\d+): ", name).group(1))
+
+
 def track_key(gpu, name):
+    if gpu == "CPU":
+        return ("CPU", name, "thread")
     for suffix, kind in ((" submissions", "submissions"), (" CPU submits", "cpu")):
         if name.endswith(suffix):
             return (gpu, name[: -len(suffix)], kind)
@@ -188,6 +208,7 @@ def read_perfetto(data):
     t = Timeline()
     descriptors = {}
     processes = {}
+    pids = {}
     names = {}
     open_slices = collections.defaultdict(list)
     last_ts = {}
@@ -205,7 +226,15 @@ def read_perfetto(data):
                 t.problems.append(f"track {uuid} described twice")
             if d.get("process"):
                 pname = d["process"][0]["process_name"][0]
-                processes[uuid] = int(re.match(r"GPU (\d+): ", pname).group(1))
+                processes[uuid] = process_of(pname)
+                pids[d["process"][0]["pid"][0]] = uuid
+            elif d.get("thread"):
+                th = d["thread"][0]
+                if th["pid"][0] not in pids:
+                    t.problems.append(f"thread {th['tid'][0]} of an undescribed process")
+                    continue
+                descriptors[uuid] = (pids[th["pid"][0]], th["thread_name"][0], False)
+                t.tids[("CPU", th["thread_name"][0], "thread")] = th["tid"][0]
             else:
                 descriptors[uuid] = (d["parent_uuid"][0], d.get("name", [""])[0],
                                      bool(d.get("counter")))
@@ -237,9 +266,9 @@ def read_perfetto(data):
                     continue
                 open_slices[uuid].pop().end = ts
                 continue
-            frame = [a["uint_value"][0] for a in ev.get("debug_annotations", [])
-                     if a["name"] == ["frame"]]
-            s = Slice(names.get(ev["name_iid"][0]), ts, frame[0] if frame else None)
+            args = {a["name"][0]: a["uint_value"][0] for a in ev.get("debug_annotations", [])}
+            s = Slice(names.get(ev["name_iid"][0]), ts, args.get("frame"))
+            s.args = args
             if s.name is None:
                 t.problems.append(f"{key}: name iid {ev['name_iid'][0]} not interned")
             s.flows_out = ev.get("flow_ids", [])
@@ -275,9 +304,11 @@ def read_chrome(text):
     for i, e in enumerate(doc["traceEvents"]):
         ph = e["ph"]
         if ph == "M" and e["name"] == "process_name":
-            gpu_of[e["pid"]] = int(re.match(r"GPU (\d+): ", e["args"]["name"]).group(1))
+            gpu_of[e["pid"]] = process_of(e["args"]["name"])
         elif ph == "M" and e["name"] == "thread_name":
             thread[(e["pid"], e["tid"])] = e["args"]["name"]
+            if gpu_of.get(e["pid"]) == "CPU":
+                t.tids[("CPU", e["args"]["name"], "thread")] = e["tid"]
         elif ph == "C":
             t.counters[gpu_of[e["pid"]]].append((us_to_ns(e["ts"]), e["args"]["ns"]))
         elif ph in ("s", "f"):
@@ -289,6 +320,7 @@ def read_chrome(text):
             s = Slice(e["name"], b, e["args"].get("frame"))
             s.end = b + us_to_ns(e["dur"])
             s.category = e.get("cat")
+            s.args = e["args"]
             by_thread[(e["pid"], e["tid"])].append((b, -s.end, i, s))
     for (pid, tid), items in by_thread.items():
         key = track_key(gpu_of[pid], thread[(pid, tid)])
@@ -301,7 +333,7 @@ def read_chrome(text):
                 t.problems.append(f"{key}: '{s.name}' at {b} overlaps '{stack[-1].name}'")
             s.parent = stack[-1] if stack else None
             stack.append(s)
-            s.instant = key[2] == "cpu"
+            s.instant = key[2] == "cpu" or s.category == "frame"
             t.tracks[key].append(s)
     # Flows bind to the innermost slice around their time on their thread.
     for e in flows:
@@ -475,13 +507,24 @@ def check_flows(t, what, expect_signals):
             for f in s.flows_in:
                 ends[f][1].append((key, s))
     wrong = []
-    submits = signals = 0
+    submits = signals = submitters = dependencies = 0
     for fid, (outs, ins) in ends.items():
         if len(outs) != 1 or len(ins) != 1:
             wrong.append(f"flow {fid}: {len(outs)} sources, {len(ins)} ends")
             continue
         (ka, a), (kb, b) = outs[0], ins[0]
-        if ka[2] == "cpu":
+        if ka[2] == "thread" and kb[2] == "submissions":
+            # From the CPU scope that made a submission to its work.
+            submitters += 1
+            if not (b.name.startswith("Submission") and a.frame == b.frame):
+                wrong.append(f"submitter flow {fid} from {ka} '{a.name}' to {kb} '{b.name}'")
+        elif ka[2] == "thread":
+            # From a blocking task's last state to the state it held back.
+            dependencies += 1
+            if not (kb[2] == "thread" and a.parent and b.parent and a.category in (None, "state")
+                    and b.category in (None, "state")):
+                wrong.append(f"dependency flow {fid} from {ka} '{a.name}' to {kb} '{b.name}'")
+        elif ka[2] == "cpu":
             submits += 1
             if not (kb[2] == "submissions" and kb[:2] == ka[:2] and b.name.startswith("Submission")
                     and a.begin <= b.begin and a.frame == b.frame):
@@ -503,8 +546,9 @@ def check_flows(t, what, expect_signals):
         wrong.append(f"{submits} submit flows for {subs} submissions")
     if expect_signals and signals == 0:
         wrong.append("no signal flows")
-    result(not wrong, f"{what}: {submits} submit and {signals} signal flows, each from one "
-           f"slice to one later one", "\n".join(wrong))
+    result(not wrong, f"{what}: {submits} submit, {signals} signal, {submitters} submitter and "
+           f"{dependencies} dependency flows, each from one slice to one other",
+           "\n".join(wrong))
 
 
 def check_timeline(t, path, what, full, numbers, rows, expect_signals):
@@ -545,7 +589,8 @@ def check_folded(path, numbers, rows, what):
            p.stderr + "\n".join(problems))
     per_queue = collections.defaultdict(int)
     for stack, w in weights.items():
-        per_queue[stack[:2]] += w
+        if stack[0] not in ("CPU", "Tasks"):
+            per_queue[stack[:2]] += w
     wrong = []
     for (kind, rpath), per in rows.items():
         if kind != "busy":
@@ -564,7 +609,7 @@ def check_folded(path, numbers, rows, what):
     weights, problems = read_folded(p.stdout)
     got = collections.defaultdict(int)
     for stack, w in weights.items():
-        if len(stack) > 2:
+        if len(stack) > 2 and stack[0] not in ("CPU", "Tasks"):
             # Right below the queue, a frame's number reads '#' in the
             # stats; crumbs-gen's only numbered names there are frames.
             names = [re.sub(r"\d+", "#", stack[2])] + list(stack[3:])
@@ -579,6 +624,200 @@ def check_folded(path, numbers, rows, what):
     result(not wrong and not problems,
            f"{what}: with --no-leaf, each stack's weight is its scope's exclusive time",
            "\n".join(problems + wrong))
+
+
+# ---------------------------------------------------------------------------
+# The CPU side, on a capture whose every time is known here
+# ---------------------------------------------------------------------------
+
+def cpu_file():
+    import importlib.util
+    here = os.path.dirname(os.path.abspath(__file__))
+    spec = importlib.util.spec_from_file_location("cpu_file", os.path.join(here, "cpu-file.py"))
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+def cpu_slices(t, kind):
+    """The CPU process's slices of threads ('thread': tracks with a real
+    tid), of task lanes ('lane': tracks named 'T' or 'T (lane N)', with
+    the lane from 0) or of frames of other kinds ('marks': 'T frames'), as
+    (track or timeline, path, begin, end, slice, lane) from the frame's CPU
+    time."""
+    out = []
+    for (proc, track, _), slices in t.tracks.items():
+        if proc != "CPU":
+            continue
+        tid = t.tids.get(("CPU", track, "thread"))
+        if tid is not None and tid < CPU_PID:
+            what, name, lane = "thread", track, 0
+        elif track.endswith(" frames"):
+            what, name, lane = "marks", track[:-len(" frames")], 0
+        else:
+            m = re.fullmatch(r"(.*) \(lane (\d+)\)", track)
+            what, name, lane = ("lane", m.group(1), int(m.group(2)) - 1) if m else ("lane", track, 0)
+        if what != kind:
+            continue
+        for s in slices:
+            names = []
+            p = s
+            while p:
+                names.append(p.name)
+                p = p.parent
+            out.append((name, tuple(reversed(names)), s.begin - CPU0, s.end - CPU0, s, lane))
+    return out
+
+
+def check_cpu(tmp):
+    path = os.path.join(tmp, "cpu.crumbs")
+    cf = cpu_file()
+    try:
+        cf.write(path)
+    except (OSError, subprocess.CalledProcessError) as e:
+        result(False, "a capture of CPU threads and tasks is written", repr(e))
+        return
+    expect = cf.scopes()
+    tasks = cf.tasks()
+    what = "CPU threads and tasks"
+    for fmt in ("perfetto", "chrome"):
+        label = f"{what}, {fmt}"
+        p = run(CRUMBS, "export", path, "--format", fmt, text=False)
+        if not result(p.returncode == 0, f"{label}: exported", p.stderr.decode()):
+            continue
+        try:
+            t = read_perfetto(p.stdout) if fmt == "perfetto" else read_chrome(p.stdout.decode())
+        except (RuntimeError, ValueError, KeyError, IndexError, AttributeError) as e:
+            result(False, f"{label}: the trace reads back", repr(e))
+            continue
+        problems = nesting_problems(t)
+        result(not problems, f"{label}: every track's slices nest, overlapping tasks apart",
+               "\n".join(problems[:20]))
+
+        got = cpu_slices(t, "thread")
+        want = sorted((tr, pa, b, e) for tr, pa, b, e, _ in expect)
+        have = sorted((tr, pa, b, e) for tr, pa, b, e, _, _ in got)
+        result(have == want, f"{label}: each of the {len(want)} CPU scopes is one slice on its "
+               f"thread's track, at its times to the ns, below its parent",
+               f"missing {sorted(set(want) - set(have))[:5]}, extra {sorted(set(have) - set(want))[:5]}")
+
+        tids = {k[1]: v for k, v in t.tids.items()}
+        wrong = [f"{name or tid}: tid {tids.get(cf.thread_name(tid, name))}"
+                 for tid, name, _ in cf.THREADS if tids.get(cf.thread_name(tid, name)) != tid]
+        result(not wrong, f"{label}: each thread's track has its name and real tid",
+               "\n".join(wrong))
+
+        waits = sorted(pa[-1] for tr, pa, b, e, s, _ in got if s.args.get("wait") == 1)
+        cats = {s.category for tr, pa, b, e, s, _ in got if pa[-1] in cf.WAITS}
+        result(waits == sorted(cf.WAITS) and (fmt == "perfetto" or cats == {"cpu-wait"}),
+               f"{label}: wait scopes, and they alone, have the argument wait",
+               f"{waits} {cats}")
+
+        lanes = cpu_slices(t, "lane")
+        want = sorted((tl, pa, b, e, lane) for tl, pa, b, e, lane in tasks)
+        have = sorted((tl, pa, b, e, lane) for tl, pa, b, e, _, lane in lanes)
+        result(have == want, f"{label}: each of {len(want)} tasks and states is one slice in its "
+               "timeline's first free lane, at its times, its states inside it",
+               f"missing {sorted(set(want) - set(have))[:5]}, extra {sorted(set(have) - set(want))[:5]}")
+
+        marks = sorted((tl, b) for tl, pa, b, e, s, _ in cpu_slices(t, "marks")
+                       if s.instant and pa == (tl,))
+        result(marks == sorted((tl, at * cf.US) for tl, at in cf.MARKS),
+               f"{label}: an instant per frame of another kind on its timeline's frames track",
+               f"{marks}")
+
+        # Submitter flows: from the scope that made each submission.
+        by_flow = {}
+        for tr, pa, b, e, sl, _ in got:
+            for fid in sl.flows_out:
+                by_flow[fid] = (tr, pa[-1])
+        subs = sorted((s for (g, q, k), ss in t.tracks.items() if k == "submissions"
+                       for s in ss if s.name.startswith("Submission")), key=lambda s: s.begin)
+        wrong = []
+        for (cpu_us, maker), sub in zip(cf.SUBMISSIONS, subs):
+            makers = [by_flow[f] for f in sub.flows_in if f in by_flow]
+            if makers != ([maker] if maker else []):
+                wrong.append(f"submission at {cpu_us} us: made by {makers}, expected {maker}")
+        if len(subs) != len(cf.SUBMISSIONS):
+            wrong.append(f"{len(subs)} submissions")
+        result(not wrong, f"{label}: a flow from the innermost CPU scope around each submission's "
+               f"CPU time (the frame thread's first) to its work, none where no scope holds it",
+               "\n".join(wrong))
+
+        # Dependency flows: from the blocking task's last state to the
+        # state it held back, the broken ones marked.
+        names = {tid: name for tid, _, name, _, _, _ in cf.TASKS}
+        last = {tid: states[-1][0] for tid, _, _, states, _, _ in cf.TASKS}
+        source = {}
+        for tl, pa, b, e, s, _ in lanes:
+            for fid in s.flows_out:
+                source[fid] = pa
+        drawn = []
+        for tl, pa, b, e, s, _ in lanes:
+            for fid in s.flows_in:
+                drawn.append((source.get(fid), pa, s.args.get("violated", 0)))
+        want = sorted(((names[blk], last[blk]), (names[task], state), int(broken))
+                      for task, state, blk, _, broken in cf.DEPENDS)
+        result(sorted(drawn, key=str) == sorted(want, key=str),
+               f"{label}: a flow along each of {len(want)} dependencies, from the blocking task's "
+               "end to the state it held back, broken ones with the argument violated",
+               f"{drawn} vs {want}")
+        if fmt == "chrome":
+            doc = json.loads(p.stdout)
+            flows = sorted(e["name"] for e in doc["traceEvents"] if e["ph"] == "s" and
+                           "dependency" in e["name"])
+            result(flows == ["dependency", "violated dependency"],
+                   f"{label}: dependency flows are named for whether they were kept", f"{flows}")
+        check_flows(t, label, False)
+
+    # Folded: a line per CPU stack with its exclusive time, and per task state.
+    p = run(CRUMBS, "export", path, "--format", "folded")
+    weights, problems = read_folded(p.stdout)
+    want = collections.defaultdict(int)
+    for tr, pa, b, e, excl in expect:
+        want[("CPU", tr) + pa] += excl
+    for tl, pa, b, e, _ in tasks:
+        if len(pa) == 2:
+            want[("Tasks", tl) + pa] += e - b
+    have = {k: v for k, v in weights.items() if k[0] in ("CPU", "Tasks")}
+    result(p.returncode == 0 and not problems and have == dict(want),
+           f"{what}, folded: a CPU;<thread> line per stack with its exclusive time, a "
+           "Tasks;<timeline> line per task state with its time",
+           f"{problems[:3]} missing {set(want.items()) - set(have.items())}, "
+           f"extra {set(have.items()) - set(want.items())}")
+
+    # --queue keeps the GPU alone; --root and --max-depth apply to threads
+    # and to timelines (whose tasks are their first level).
+    for args, keep in (
+            (["--queue", "*"], lambda pa: False),
+            (["--no-cpu"], lambda pa: False),
+            (["--root", "Job"], lambda pa: pa[0] == "Job"),
+            (["--root", "Update"], lambda pa: "Update" in pa),
+            (["--root", "Cull"], lambda pa: pa[0] == "Cull"),
+            (["--max-depth", "1"], lambda pa: len(pa) == 1)):
+        all_cpu = [(tr, pa) for tr, pa, b, e, excl in expect] + \
+                  [(tl, pa) for tl, pa, b, e, _ in tasks]
+        for fmt in ("chrome", "folded"):
+            p = run(CRUMBS, "export", path, "--format", fmt, *args)
+            label = f"{what}, {fmt} {' '.join(args)}"
+            if fmt == "folded":
+                weights, problems = read_folded(p.stdout)
+                have = {k[2:] for k in weights if k[0] in ("CPU", "Tasks") and weights[k] > 0}
+                # A task weighs nothing (its states fill it) but at the
+                # depth limit, where it weighs its states.
+                task_names = {(name,) for _, _, name, _, _, _ in cf.TASKS}
+                want = {pa for tr, pa in all_cpu if keep(pa) and
+                        (pa not in task_names or args[0] == "--max-depth")}
+                if args[0] == "--root":
+                    want = {pa[pa.index(args[1]):] for pa in want}
+                ok = p.returncode == 0 and have == want
+            else:
+                t = read_chrome(p.stdout)
+                got = cpu_slices(t, "thread") + cpu_slices(t, "lane")
+                have = sorted(pa[-1] for tr, pa, b, e, _, _ in got)
+                want = sorted(pa[-1] for tr, pa in all_cpu if keep(pa))
+                ok = p.returncode == 0 and have == want and not nesting_problems(t)
+            result(ok, f"{label}: the CPU scopes and tasks it keeps", f"{have} vs {want}")
 
 
 # ---------------------------------------------------------------------------
@@ -667,7 +906,11 @@ def main():
             ("two GPUs, semaphores, host waits, scopes left open",
              ["--frames", "8", "--leaves", "--unbalanced"], True),
             ("a run of 60 frames", ["--frames", "60", "--markers-per-frame", "40"], True),
+            ("a run of 12 frames with CPU threads and tasks",
+             ["--frames", "12", "--cpu-threads", "3", "--waits", "--tasks", "8",
+              "--timeline-frames"], True),
         ]
+        check_cpu(tmp)
         for i, (what, args, signals) in enumerate(captures):
             path = os.path.join(tmp, f"c{i}.crumbs")
             g = run(GEN, "-o", path, *args)

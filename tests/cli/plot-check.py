@@ -4,10 +4,13 @@
 # (one frame on one queue, several queues with semaphore waits on two GPUs,
 # runs with spikes, short and long) and by the sample renderer are drawn;
 # each SVG must parse as XML (xmllint and Python's reader), hold no script
-# nor anything from outside, and carry a lane per queue. Every scope of
-# `crumbs report` must have a <title> with its name and inclusive time in
-# its queue's lane, and each wait that another queue released an arrow
-# (the flows of `crumbs export`); a run's median, p95 and spikes must be
+# nor anything from outside, and carry a lane per queue and CPU thread.
+# Every scope of `crumbs report` must have a <title> with its name and
+# inclusive time in its queue's or thread's lane, and each wait that
+# another queue released an arrow (the flows of `crumbs export`); on a
+# frame whose CPU side tests/cli/cpu-file.py writes, each CPU scope must be
+# a block where its times put it and each submission an arrow from the
+# scope that made it; a run's median, p95 and spikes must be
 # crumbs stats'. Headless Chromium turns each picture into a PNG (once more
 # on a dark page), which must not be blank, with ink in every lane. A
 # capture that cannot be read exits 1, as with report, stats and export.
@@ -174,22 +177,52 @@ def size_of(root):
     return int(float(root.get("width"))), int(float(root.get("height")))
 
 
+def lane_key(g):
+    """A lane's key: (gpu, queue), ('CPU', name) for a CPU thread's or
+    timeline's, ('marks', name) for a timeline's frames of another kind
+    alone; None for other groups."""
+    if g.get("data-queue") is not None:
+        return (int(g.get("data-gpu")), g.get("data-queue"))
+    if g.get("data-cpu") == "marks":
+        return ("marks", g.get("data-name"))
+    if g.get("data-cpu") is not None:
+        return ("CPU", g.get("data-name"))
+    return None
+
+
+def drawn_lanes(root):
+    """lanes_of's lanes that draw something a pixel wide or more: a CPU
+    frame far shorter than its GPU work leaves a thread's scopes under a
+    pixel each."""
+    out = {}
+    for g in root.iter(SVG + "g"):
+        key = lane_key(g)
+        if key is None or key[0] == "marks":
+            continue
+        wide = sum(float(r.get("width")) for r in g.iter(SVG + "rect")
+                   if r.get("class") != "lane" and r.get("width"))
+        if wide >= 4:
+            out[key] = lanes_of(root)[key]
+    return out
+
+
 def lanes_of(root):
-    """{(gpu, queue): (x, y, w, h)} of a timeline's lanes."""
+    """{key: (x, y, w, h)} of a timeline's lanes (lane_key)."""
     lanes = {}
     for g in root.iter(SVG + "g"):
-        if g.get("data-queue") is None:
+        key = lane_key(g)
+        if key is None:
             continue
         rect = next((r for r in g.iter(SVG + "rect") if r.get("class") == "lane"), None)
         if rect is not None:
-            lanes[(int(g.get("data-gpu")), g.get("data-queue"))] = tuple(
-                float(rect.get(k)) for k in ("x", "y", "width", "height"))
+            lanes[key] = tuple(float(rect.get(k)) for k in ("x", "y", "width", "height"))
     return lanes
 
 
 def report_tables(path, frame):
-    """Per (gpu, queue) of `crumbs report`: a Counter of (name, inclusive
-    ms as printed) of every scope and event below the queue."""
+    """Per (gpu, queue) of `crumbs report`, and ('CPU', thread) of its CPU
+    blocks: a Counter of (name, inclusive ms as printed) of every scope and
+    event below the queue or thread."""
     p = run(CRUMBS, "report", path, "--frame", str(frame), "--ascii", "--no-stats",
             "--no-exclusive", "--no-percent")
     if p.returncode != 0:
@@ -201,26 +234,31 @@ def report_tables(path, frame):
             key = (int(m.group(1)), m.group(2))
             tables[key] = collections.Counter()
             continue
-        if line.startswith("CPU profile for frame "):
-            key = None  # CPU threads have no lanes in the picture yet
+        m = (re.match(r"CPU profile for frame \d+ \| thread '(.*)' \(tid \d+[^)]*\)$", line) or
+             re.match(r"CPU profile for frame \d+ \| tasks on timeline '(.*)'$", line))
+        if m:
+            key = ("CPU", m.group(1))
+            tables[key] = collections.Counter()
             continue
         if key is None or not line.startswith("|"):
             continue
         cells = line.split("|")[1:-1]
         if len(cells) != 2 or not cells[0].strip().endswith(" ms"):
             continue
-        raw = cells[1][1:].rstrip()
+        raw = re.sub(r"( \[(wait|open|earlier)\])+$", "", cells[1][1:].rstrip())
         if raw == raw.lstrip(" "):
             continue  # the queue's own row
         tables[key][(raw.strip(), cells[0].strip()[:-3])] += 1
     return tables
 
 
-def lane_titles(root):
-    """Per (gpu, queue) lane: a Counter of (name, inclusive ms) of its blocks' titles."""
+def lane_titles(root, merged=None):
+    """Per lane (lane_key): a Counter of (name, inclusive ms) of its blocks'
+    titles; into `merged`, per lane, the names of blocks drawn together
+    as one under a pixel each."""
     out = {}
     for g in root.iter(SVG + "g"):
-        if g.get("data-queue") is None:
+        if lane_key(g) is None:
             continue
         c = collections.Counter()
         for block in g.iter(SVG + "g"):
@@ -228,12 +266,14 @@ def lane_titles(root):
             if t is None or t.text is None:
                 continue
             lines = t.text.split("\n")
+            if merged is not None and re.match(r"\d+ blocks under a pixel each", lines[0]):
+                merged.setdefault(lane_key(g), set()).update(lines[1:])
             m = re.match(r"inclusive (\d+\.\d{3}) ms \u00b7 exclusive", lines[1]) if len(lines) > 1 else None
             if m:
                 name = re.sub(r" \((draw|dispatch|copy|render pass|blit|clear|resolve|trace rays|event)\)$",
                               "", lines[0])
                 c[(name, m.group(1))] += 1
-        out[(int(g.get("data-gpu")), g.get("data-queue"))] = c
+        out[lane_key(g)] = c
     return out
 
 
@@ -251,25 +291,32 @@ def check_timeline(path, frame, what, extra=(), expect_lanes=None, expect_signal
     tables = report_tables(path, frame)
     if expect_lanes is None:
         expect_lanes = set(tables)
-    lanes = lanes_of(root)
-    result(set(lanes) == set(expect_lanes), f"{what}: a lane for each queue",
-           f"lanes {sorted(lanes)}, queues {sorted(expect_lanes)}")
+    lanes = {k: v for k, v in lanes_of(root).items() if k[0] != "marks"}
+    result(set(lanes) == set(expect_lanes), f"{what}: a lane for each queue and CPU thread",
+           f"lanes {sorted(lanes, key=str)}, queues {sorted(expect_lanes, key=str)}")
 
     # Every scope's name and inclusive time, in its queue's lane. Drawn wide,
     # so that no block is under a pixel and merged with its neighbours.
     wide = os.path.join(TMP, what.replace(" ", "-") + "-wide.svg")
     p = run(CRUMBS, "plot", path, "--frame", str(frame), "-o", wide, "--width", "20000", *extra)
-    titles = lane_titles(ET.parse(wide).getroot()) if p.returncode == 0 else {}
+    merged = {}
+    titles = lane_titles(ET.parse(wide).getroot(), merged) if p.returncode == 0 else {}
     missing = []
     for key in expect_lanes:
         want, got = tables.get(key, collections.Counter()), titles.get(key, collections.Counter())
-        if want != got:
+        # A CPU frame can span far more than its GPU work: scopes of a few
+        # microseconds may still share a pixel, drawn as one block that
+        # names them.
+        for k in list((want - got).elements()):
+            if k[0] in merged.get(key, ()):
+                want[k] -= 1
+        if +want != got:
             missing.append(f"{key}: missing {list((want - got).items())[:5]}, "
                            f"extra {list((got - want).items())[:5]}")
     count = sum(sum(tables.get(k, collections.Counter()).values()) for k in expect_lanes)
     result(not missing and count > 0,
            f"{what}: each of {count} scopes has a <title> with its name and inclusive time "
-           "in its queue's lane", "\n".join(missing))
+           "in its queue's or thread's lane", "\n".join(missing))
     if expect_signals:
         arrows = [e for e in root.iter(SVG + "path") if e.get("class") == "signal" and
                   e.find(SVG + "title") is not None]
@@ -387,6 +434,137 @@ def check_run(path, what, extra=(), spike=()):
     return svg, root, panels
 
 
+def cpu_file():
+    import importlib.util
+    here = os.path.dirname(os.path.abspath(__file__))
+    spec = importlib.util.spec_from_file_location("cpu_file", os.path.join(here, "cpu-file.py"))
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+def check_cpu_picture():
+    """The CPU lanes of a frame whose every time is known (cpu-file.py):
+    a lane per thread with its name and tid, each scope's block where its
+    times put it and a row below its parent, and an arrow from the scope
+    that made each submission; none of it with --queue."""
+    cf = cpu_file()
+    path = os.path.join(TMP, "cpu.crumbs")
+    cf.write(path)
+    what = "CPU threads and tasks"
+    svg = os.path.join(TMP, "cpu.svg")
+    p = run(CRUMBS, "plot", path, "--frame", "0", "-o", svg)
+    if not result(p.returncode == 0, f"{what}: crumbs plot draws it", p.stderr):
+        return
+    root = parse_svg(svg, what)
+    if root is None:
+        return
+    lanes = {}
+    for g in root.iter(SVG + "g"):
+        if g.get("data-cpu") == "thread":
+            lanes[g.get("data-name")] = g
+    want = {cf.thread_name(tid, name): tid for tid, name, _ in cf.THREADS}
+    got = {name: int(g.get("data-tid")) for name, g in lanes.items()}
+    result(got == want, f"{what}: a lane per thread, with its name and tid", f"{got} vs {want}")
+
+    # Each block's x and width from its times, on one scale for all, which
+    # two blocks of names found once set.
+    blocks = {}
+    wrong = []
+    for name, g in lanes.items():
+        for b in g.iter(SVG + "g"):
+            t, r = b.find(SVG + "title"), b.find(SVG + "rect")
+            if t is None or r is None:
+                continue
+            blocks.setdefault((name, t.text.split("\n")[0]), []).append(
+                (float(r.get("x")), float(r.get("width")), float(r.get("y"))))
+    expect = cf.scopes()
+    anchors = [(b, blocks.get((th, pa[-1]), [(0, 0, 0)])[0][0]) for th, pa, b, _, _ in expect
+               if pa[-1] in ("Frame", "Stream")]
+    if len(anchors) != 2 or anchors[0][0] == anchors[1][0]:
+        result(False, f"{what}: the blocks 'Frame' and 'Stream' are drawn", f"{anchors}")
+        return
+    (ta, xa), (tb, xb) = anchors
+    scale = (xb - xa) / (tb - ta)
+    t0, x0 = ta, xa
+    ys = {}
+    for thread, path_, b, e, _ in expect:
+        drawn = blocks.get((thread, path_[-1]), [])
+        match = [d for d in drawn if abs(d[0] - (x0 + (b - t0) * scale)) < 0.05 and
+                 abs(d[1] - max((e - b) * scale, 0.5)) < 0.05]
+        if len(match) != 1:
+            wrong.append(f"{thread} {'/'.join(path_)}: {len(match)} blocks at "
+                         f"{x0 + (b - t0) * scale:.2f}, width {(e - b) * scale:.2f}; drawn {drawn}")
+            continue
+        ys[(thread, path_)] = match[0][2]
+        if len(path_) > 1 and not ys.get((thread, path_[:-1]), 1e9) < match[0][2]:
+            wrong.append(f"{thread} {'/'.join(path_)}: not below its parent")
+    result(not wrong, f"{what}: each of {len(expect)} scopes is a block where its times put it, "
+           "a row below its parent", "\n".join(wrong))
+
+    waits = sorted(t.text.split("\n")[0] for g in lanes.values() for b in g.iter(SVG + "g")
+                   for t in [b.find(SVG + "title")] for r in [b.find(SVG + "rect")]
+                   if t is not None and r is not None and "cwait" in (r.get("class") or ""))
+    result(waits == sorted(cf.WAITS), f"{what}: wait scopes, and they alone, drawn as waits",
+           f"{waits}")
+
+    # Tasks: each in its row of its timeline's lane, its states below it.
+    timelines = {g.get("data-name"): g for g in root.iter(SVG + "g")
+                 if g.get("data-cpu") == "timeline"}
+    wrong = []
+    for tl, pa, b, e, lane in cf.tasks():
+        g = timelines.get(tl)
+        if g is None:
+            wrong.append(f"no lane for timeline {tl}")
+            continue
+        top = float(next(r for r in g.iter(SVG + "rect") if r.get("class") == "lane").get("y"))
+        rows = 2  # a task and its states
+        y = top + 4 + (lane * rows + len(pa) - 1) * 17
+        found = [bl for bl in g.iter(SVG + "g") if bl.find(SVG + "title") is not None and
+                 bl.find(SVG + "rect") is not None and
+                 bl.find(SVG + "title").text.split("\n")[0] == pa[-1] and
+                 abs(float(bl.find(SVG + "rect").get("y")) - y) < 0.1 and
+                 abs(float(bl.find(SVG + "rect").get("x")) - (x0 + (b - t0) * scale)) < 0.05]
+        if len(found) != 1:
+            wrong.append(f"{tl} {'/'.join(pa)}: {len(found)} blocks at y {y}")
+    result(not wrong, f"{what}: each task in its row of its timeline's lane, its states below",
+           "\n".join(wrong))
+
+    deps = sorted((a.get("class"), a.find(SVG + "title").text) for a in root.iter(SVG + "path")
+                  if (a.get("class") or "").startswith("dep") and a.find(SVG + "title") is not None)
+    names = {tid: name for tid, _, name, _, _, _ in cf.TASKS}
+    want = sorted(("dep violated" if broken else "dep", names[task]) for task, _, _, _, broken
+                  in cf.DEPENDS)
+    result(sorted((c, re.match(r"'([^']*)'", t).group(1)) for c, t in deps) == want,
+           f"{what}: an arrow along each of {len(want)} task dependencies, broken ones dashed",
+           f"{deps} vs {want}")
+
+    marks = collections.Counter()
+    for g in root.iter(SVG + "g"):
+        if g.get("data-cpu") in ("timeline", "marks"):
+            for m in g.iter(SVG + "path"):
+                if m.get("class") == "mark":
+                    marks[g.get("data-name")] += 1
+    result(marks == collections.Counter(tl for tl, _ in cf.MARKS),
+           f"{what}: a tick per frame of another kind, on its timeline's lane", f"{marks}")
+
+    arrows = [a.find(SVG + "title").text for a in root.iter(SVG + "path")
+              if a.get("class") == "submitted" and a.find(SVG + "title") is not None]
+    made = sorted(m[1] for _, m in cf.SUBMISSIONS if m)
+    drawn = sorted(re.match(r"'(.*)' submitted to ", a).group(1) for a in arrows)
+    result(drawn == made, f"{what}: an arrow from the scope that made each of "
+           f"{len(made)} submissions", f"{drawn} vs {made}")
+    regions = lanes_of(root)
+    check_rendered(svg, root, what, regions)
+    check_rendered(svg, root, what, regions, dark=True)
+
+    for args in (["--queue", "*"], ["--no-cpu"]):
+        p = run(CRUMBS, "plot", path, "--frame", "0", *args, "-o", svg)
+        root = ET.parse(svg).getroot() if p.returncode == 0 else None
+        result(root is not None and not any(g.get("data-cpu") for g in root.iter(SVG + "g")),
+               f"{what}: {args[0]} draws no CPU lane", p.stderr)
+
+
 TMP = tempfile.mkdtemp(prefix="crumbs-plot-")
 try:
     result(CHROMIUM is not None and shutil.which("xmllint") is not None,
@@ -453,7 +631,9 @@ try:
               "the sample renderer captures frame 1", p.stderr):
         svg, root = check_timeline(frame_file, 1, "the sample renderer's frame")
         if root is not None:
-            check_rendered(svg, root, "the sample renderer's frame", lanes_of(root))
+            check_rendered(svg, root, "the sample renderer's frame", drawn_lanes(root))
+
+    check_cpu_picture()
 
     # A run with spikes, and a budget line for each GPU.
     budget = os.path.join(TMP, "budget")

@@ -2,8 +2,9 @@
 /*
  * test_plot.c: the SVG of crumbs plot: names escaped for XML whatever
  * bytes they hold, text cut to its room, axis steps, a frame with
- * hostile names drawn without a byte of them raw, and an arrow for each
- * semaphore wait.
+ * hostile names drawn without a byte of them raw, an arrow for each
+ * semaphore wait, the CPU scope that made each submission, and the lanes
+ * of overlapping tasks.
  */
 #include "helpers.h"
 
@@ -194,6 +195,92 @@ static void an_arrow_for_each_wait(void **state)
 	free(m.data);
 }
 
+/* A scope of a hand-made CPU tree, named n, from b to e, below parent. */
+static struct node *cpu_node(struct node *pool, size_t *used, struct node *parent,
+			     const char *name, int64_t b, int64_t e)
+{
+	struct node *n = &pool[(*used)++];
+	memset(n, 0, sizeof(*n));
+	n->name = name;
+	n->name_len = (uint32_t)strlen(name);
+	n->kind = CRUMBS_EVENT_SCOPE;
+	n->parent = parent;
+	n->depth = parent ? parent->depth + 1 : 0;
+	n->begin_ns = b;
+	n->end_ns = e;
+	if (parent) {
+		struct node **at = &parent->child;
+		while (*at)
+			at = &(*at)->next;
+		*at = n;
+		parent->child_count++;
+	}
+	return n;
+}
+
+/* The scope that made each submission: the innermost around its CPU time,
+ * ends included, on the frame's thread first, else on the first thread
+ * that has one, never on a timeline; none outside every scope. */
+static void the_scope_that_submitted(void **state)
+{
+	(void)state;
+	struct node pool[16];
+	size_t used = 0;
+	struct frame_cpu_thread threads[3] = { 0 };
+	struct node *main_root = cpu_node(pool, &used, NULL, "Main", 0, 0);
+	struct node *frame = cpu_node(pool, &used, main_root, "Frame", 100, 900);
+	struct node *update = cpu_node(pool, &used, frame, "Update", 200, 300);
+	struct node *render = cpu_node(pool, &used, frame, "Render", 300, 800);
+	struct node *worker_root = cpu_node(pool, &used, NULL, "Worker", 0, 0);
+	struct node *job = cpu_node(pool, &used, worker_root, "Job", 250, 600);
+	struct node *tasks_root = cpu_node(pool, &used, NULL, "Jobs", 0, 0);
+	cpu_node(pool, &used, tasks_root, "Task", 0, 2000);
+	threads[0] = (struct frame_cpu_thread){ .kind = FRAME_CPU_THREAD, .tid = 1, .root = main_root };
+	threads[1] = (struct frame_cpu_thread){ .kind = FRAME_CPU_THREAD, .tid = 2, .root = worker_root };
+	threads[2] = (struct frame_cpu_thread){ .kind = FRAME_CPU_TIMELINE, .root = tasks_root };
+	/* Out of time order, as submissions of several queues are. */
+	struct submission subs[6] = {
+		{ .cpu_ns = 300 }, { .cpu_ns = 250 }, { .cpu_ns = 950 },
+		{ .cpu_ns = 1500 }, { .cpu_ns = 900 }, { .cpu_ns = 150 },
+	};
+	struct frame f = { .submissions = subs, .submission_count = 6, .cpu_threads = threads,
+			   .cpu_thread_count = 3, .frame_thread = -1 };
+	struct cpu_links l = { 0 };
+
+	assert_true(cpu_links_build(&l, &f));
+	/* At 300 Update ends and Render begins: the one begun last. */
+	assert_ptr_equal(l.submitter[0], render);
+	assert_ptr_equal(l.submitter[1], update);
+	assert_null(l.submitter[2]);
+	assert_null(l.submitter[3]); /* the timeline's task is no scope */
+	assert_ptr_equal(l.submitter[4], frame);
+	assert_ptr_equal(l.submitter[5], frame);
+	assert_int_equal(l.submitter_thread[1], 0);
+
+	/* The frame's thread first. */
+	f.frame_thread = 1;
+	assert_true(cpu_links_build(&l, &f));
+	assert_ptr_equal(l.submitter[0], job);
+	assert_ptr_equal(l.submitter[1], job);
+	assert_int_equal(l.submitter_thread[1], 1);
+	assert_ptr_equal(l.submitter[5], frame);
+	cpu_links_release(&l);
+}
+
+/* Tasks in the first lane free when they begin; past the most lanes,
+ * none. */
+static void tasks_take_the_first_free_lane(void **state)
+{
+	(void)state;
+	int64_t ends[2];
+	uint32_t lanes = 0;
+	assert_int_equal(task_lane(ends, &lanes, 2, 0, 10), 0);
+	assert_int_equal(task_lane(ends, &lanes, 2, 5, 20), 1);
+	assert_int_equal(task_lane(ends, &lanes, 2, 6, 8), 2); /* both busy: none */
+	assert_int_equal(task_lane(ends, &lanes, 2, 10, 12), 0);
+	assert_int_equal(lanes, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -203,6 +290,8 @@ int main(void)
 		cmocka_unit_test(nice_steps),
 		cmocka_unit_test(frame_with_hostile_names),
 		cmocka_unit_test(an_arrow_for_each_wait),
+		cmocka_unit_test(the_scope_that_submitted),
+		cmocka_unit_test(tasks_take_the_first_free_lane),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
