@@ -719,9 +719,9 @@ enum crumbs_result stats_add_frame(stats *s, const struct capture_meta *meta,
  * stats_add_frame's. */
 enum crumbs_result stats_append(stats *s, stats *from);
 
-/* Makes stats_add_frame keep the GPUs' frame times alone (STATS_GPU
- * rows): 4 bytes a GPU a frame, for a picture of a long run. Call before
- * the first frame. */
+/* Makes stats_add_frame keep the frame times alone (the GPUs' STATS_GPU
+ * rows and the CPU's row): 4 bytes a GPU a frame, and 4 for the CPU, for
+ * a picture of a long run. Call before the first frame. */
 void stats_keep_frame_times_only(stats *s);
 
 /* Makes stats_add_frame make pipeline rows of the frames' events in
@@ -745,6 +745,9 @@ const struct stats_row *stats_row(const stats *s, size_t i);
 
 /* The index of GPU g's row, or STATS_NONE. */
 uint32_t stats_gpu_row(const stats *s, uint32_t gpu);
+/* The index of the CPU frame time's row, where the frames held CPU
+ * threads, tasks or marks; else STATS_NONE. */
+uint32_t stats_cpu_row(const stats *s);
 
 /* Whether a frame added held CPU threads, timelines or marks: the CPU
  * frame time is kept from the first frame, but is the CPU's only then. */

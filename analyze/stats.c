@@ -1062,6 +1062,20 @@ static bool add_cpu_tree(struct stats *s, uint32_t fi, uint32_t top, const struc
 	return true;
 }
 
+/* A frame's CPU frame time alone, as add_cpu takes it. */
+static bool add_cpu_frame(struct stats *s, uint32_t fi, const struct frame *f)
+{
+	bool timed = f->cpu_end_ns > f->cpu_begin_ns;
+	if (!timed && !f->cpu_thread_count && !f->mark_count)
+		return true;
+	uint32_t cpu = cpu_frame_row(s);
+	if (cpu == STATS_NONE || (timed && !row_add(s, cpu, fi, clamp_ns(f->cpu_end_ns - f->cpu_begin_ns), 0)))
+		return false;
+	if (f->cpu_thread_count || f->mark_count)
+		s->cpu_seen = true;
+	return true;
+}
+
 /* A frame's CPU frame time, threads, timelines and marks. */
 static bool add_cpu(struct stats *s, uint32_t fi, const struct frame *f, const char *number,
 		    size_t number_len)
@@ -1172,7 +1186,7 @@ enum crumbs_result stats_add_frame(stats *s, const struct capture_meta *meta,
 			return s->row_count >= STATS_NONE - 1 ? CRUMBS_ERROR_LIMIT :
 								 CRUMBS_ERROR_OUT_OF_MEMORY;
 	}
-	if (!s->frame_times_only && !add_cpu(s, fi, f, number, number_len))
+	if (s->frame_times_only ? !add_cpu_frame(s, fi, f) : !add_cpu(s, fi, f, number, number_len))
 		return s->row_count >= STATS_NONE - 1 ? CRUMBS_ERROR_LIMIT :
 							 CRUMBS_ERROR_OUT_OF_MEMORY;
 	s->numbers[s->frame_count++] = f->number;
@@ -1768,6 +1782,11 @@ uint32_t stats_gpu_row(const stats *s, uint32_t gpu)
 bool stats_has_cpu(const stats *s)
 {
 	return s->cpu_seen;
+}
+
+uint32_t stats_cpu_row(const stats *s)
+{
+	return s->cpu_seen ? s->cpu_row : STATS_NONE;
 }
 
 /* The longest of a timeline's frames that ended in frame index i, or

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * plot.c: `crumbs plot FILE [-o OUT.svg] [options]`: a capture as an SVG
- * picture: one frame's timeline, or a run's GPU frame times.
+ * picture: one frame's timeline, or a run's frame times.
  */
 #include "cmds.h"
 
@@ -161,7 +161,7 @@ static int plot_one_frame(const char *path, reader *c, struct plot_settings *p,
 	return status;
 }
 
-/* The GPU frame times of the frames --frames selects. */
+/* The frame times of the frames --frames selects. */
 static int plot_frame_times(const char *path, struct plot_settings *p,
 			    struct stats_budget *budget, struct destination *d)
 {
@@ -178,15 +178,17 @@ static int plot_frame_times(const char *path, struct plot_settings *p,
 		stats_budget_check(budget, &p->stats, s);
 		struct stats_budget_line bl;
 		for (size_t i = 0; stats_budget_line(budget, i, STATS_NONE, &bl); i++) {
-			bool any = false;
+			struct stats_budget_line at;
+			bool any = stats_cpu_row(s) != STATS_NONE &&
+				   stats_budget_line(budget, i, stats_cpu_row(s), &at) && at.matched;
 			for (uint32_t g = 0; g < reader_meta(c)->gpu_count && !any; g++) {
-				struct stats_budget_line at;
 				stats_budget_line(budget, i, stats_gpu_row(s, g), &at);
 				any = at.matched;
 			}
 			if (!any)
-				cmd_error("%s:%u: '%s' matches no GPU's frame time; the picture leaves "
-					  "it out", p->stats.budget_path, bl.line, bl.pattern);
+				cmd_error("%s:%u: '%s' matches no frame time of a GPU or of the CPU; "
+					  "the picture leaves it out", p->stats.budget_path, bl.line,
+					  bl.pattern);
 		}
 	}
 	struct run_job job = { p, reader_meta(c), s, budget, path };
@@ -210,11 +212,13 @@ static const char description[] =
 	"exclusive time), and arrows from the queue, or the host, whose signal ended\n"
 	"a wait. Blocks narrower than a pixel next to each other are drawn as one.\n"
 	"\n"
-	"A capture of more frames, or one with --frames or --budget: the run's GPU\n"
+	"A capture of more frames, or one with --frames or --budget: the run's\n"
 	"frame times, a graph per GPU of each frame's time by frame number (each\n"
 	"pixel column's lowest to highest when there are more frames than columns),\n"
 	"with the median and p95 (nearest rank, as crumbs stats), the spikes marked\n"
-	"(--spike) and the limits of the --budget lines that match 'GPU N'.\n"
+	"(--spike) and the limits of the --budget lines that match 'GPU N'; above\n"
+	"them the same of the CPU frame time (budget lines matching 'CPU') where the\n"
+	"frames hold CPU threads, unless --gpu, --queue or --no-cpu.\n"
 	"\n"
 	"The picture has no scripts and uses generic fonts; it reads on a light or\n"
 	"a dark page. Exit status: 0; 1 when the capture cannot be read, or is\n"

@@ -264,12 +264,22 @@ static bool panel(struct graph *g, const struct capture_meta *meta, const struct
 	char text[200];
 
 	struct sbuf head = { 0 };
-	sbuf_addf(&head, "GPU %u \xc2\xb7 %s \xc2\xb7 %llu frame%s \xc2\xb7 median %.3f ms \xc2\xb7 "
-			 "p95 %.3f ms \xc2\xb7 max %.3f ms (frame %llu) \xc2\xb7 %llu spike%s", r->gpu,
-		  name, (unsigned long long)t->frames, t->frames == 1 ? "" : "s", t->median_ns / 1e6,
+	bool cpu = r->kind == STATS_CPU;
+	if (cpu)
+		sbuf_adds(&head, "CPU frame time (frame start to frame start)");
+	else
+		sbuf_addf(&head, "GPU %u \xc2\xb7 %s", r->gpu, name);
+	sbuf_addf(&head, " \xc2\xb7 %llu frame%s \xc2\xb7 median %.3f ms \xc2\xb7 "
+			 "p95 %.3f ms \xc2\xb7 max %.3f ms (frame %llu) \xc2\xb7 %llu spike%s",
+		  (unsigned long long)t->frames, t->frames == 1 ? "" : "s", t->median_ns / 1e6,
 		  t->p95_ns / 1e6, t->max_ns / 1e6, (unsigned long long)t->max_frame,
 		  (unsigned long long)r->spikes.count, r->spikes.count == 1 ? "" : "s");
-	sbuf_addf(b, "<g data-gpu=\"%u\">\n<text x=\"8\" y=\"%.1f\" class=\"h2\">", r->gpu, top + 16);
+	if (cpu)
+		sbuf_addf(b, "<g data-cpu=\"frame\">\n<text x=\"8\" y=\"%.1f\" class=\"h2\">",
+			  top + 16);
+	else
+		sbuf_addf(b, "<g data-gpu=\"%u\">\n<text x=\"8\" y=\"%.1f\" class=\"h2\">", r->gpu,
+			  top + 16);
 	svg_text_fit(b, head.data ? head.data : "", head.len, 12.5, g->p->width - 16.0);
 	sbuf_adds(b, "</text>\n");
 	bool ok = !head.failed;
@@ -336,6 +346,13 @@ int plot_run(const struct plot_settings *p, const struct capture_meta *meta, con
 	size_t row_count = 0;
 	int result = -1;
 
+	/* The CPU's frame time above the GPUs', as its lanes are above
+	 * theirs in a frame's picture; not where a GPU is chosen. */
+	uint32_t cpu = stats_cpu_row(s);
+	bool with_cpu = cpu != STATS_NONE && p->stats.report.gpu < 0 && !p->stats.report.queue &&
+			!p->stats.no_cpu && stats_row(s, cpu)->time.frames > 0;
+	if (with_cpu)
+		rows[row_count++] = cpu;
 	for (uint32_t gpu = 0; gpu < meta->gpu_count && row_count < 64; gpu++) {
 		uint32_t row = stats_gpu_row(s, gpu);
 		if (p->stats.report.gpu >= 0 && gpu != (uint32_t)p->stats.report.gpu)
@@ -351,10 +368,11 @@ int plot_run(const struct plot_settings *p, const struct capture_meta *meta, con
 	double height = TITLE_H + (double)row_count * (PANEL_HEAD_H + PLOT_H + X_AXIS_H + PANEL_GAP) +
 			(row_count ? 0 : 24);
 
-	sbuf_addf(&title, "crumbs plot: GPU frame times of %s", file);
+	sbuf_addf(&title, "crumbs plot: %s frame times of %s", with_cpu ? "CPU and GPU" : "GPU", file);
 	svg_begin(&g.out, p->width, height, title.data ? title.data : "", title.len);
 	title.len = 0;
-	sbuf_addf(&title, "GPU frame time \xc2\xb7 %s \xc2\xb7 frames %llu to %llu (%zu)", file,
+	sbuf_addf(&title, "%s frame time \xc2\xb7 %s \xc2\xb7 frames %llu to %llu (%zu)",
+		  with_cpu ? "CPU and GPU" : "GPU", file,
 		  (unsigned long long)g.first, (unsigned long long)g.last, frames);
 	sbuf_addf(&g.out, "<text x=\"8\" y=\"20\" class=\"h1\">");
 	svg_text_fit(&g.out, title.data ? title.data : "", title.len, 15, p->width - 16.0);

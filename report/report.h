@@ -131,8 +131,8 @@ struct stats_settings {
 	uint64_t last_frame;         /* B, UINT64_MAX when left out */
 	bool per_frame;              /* --per-frame: JSON rows carry every value */
 	char *budget_path;           /* --budget FILE, owned; NULL: none */
-	bool frame_times_only;       /* the GPUs' frame times alone (crumbs
-				      * plot): stats_keep_frame_times_only */
+	bool frame_times_only;       /* the frame times alone (crumbs plot):
+				      * stats_keep_frame_times_only */
 	bool no_cpu;                 /* --no-cpu: the GPU's rows alone */
 	bool cpu_only;               /* --cpu: the CPU's rows alone */
 };
@@ -373,8 +373,10 @@ int plot_frame(const struct plot_settings *p, const struct capture_meta *meta,
 	       const struct frame *f, const char *file, const struct report_sink *sink);
 
 /*
- * Writes the GPU frame times of a finished stats (made with
- * stats_keep_frame_times_only or not) as an SVG graph: per selected GPU,
+ * Writes the frame times of a finished stats (made with
+ * stats_keep_frame_times_only or not) as an SVG graph: the CPU frame time
+ * first where the frames held CPU threads, tasks or marks (not where a
+ * GPU or queue is chosen, nor with stats.no_cpu), then per selected GPU,
  * every frame's time by frame number (each pixel column's lowest and
  * highest when there are more frames than columns), the median and p95,
  * the spikes of its stats row marked, and the limits of the budget lines

@@ -384,8 +384,10 @@ def check_rendered(svg, root, what, regions, dark=False):
            "\n".join(empty))
 
 
-def check_run(path, what, extra=(), spike=()):
-    """Draws a run's frame times; checks them against crumbs stats."""
+def check_run(path, what, extra=(), spike=(), extra_stats=()):
+    """Draws a run's frame times; checks them against crumbs stats: a
+    panel per GPU, and the CPU frame time's above them where the run has
+    CPU threads."""
     svg = os.path.join(TMP, what.replace(" ", "-") + ".svg")
     p = run(CRUMBS, "plot", path, "-o", svg, *extra, *spike)
     if not result(p.returncode == 0 and p.stdout == "", f"{what}: crumbs plot draws it", p.stderr):
@@ -393,14 +395,22 @@ def check_run(path, what, extra=(), spike=()):
     root = parse_svg(svg, what)
     if root is None:
         return None, None, {}
-    st = json.loads(run(CRUMBS, "stats", path, "--format", "json", *spike).stdout)
+    st = json.loads(run(CRUMBS, "stats", path, "--format", "json", *spike, *extra_stats).stdout)
+    # The panels by key: a GPU's number, or "cpu" for the CPU frame time
+    # (its row in crumbs stats is the one named CPU).
     gpus = {r["gpu"]: r for r in st["rows"] if r["kind"] == "gpu"}
+    gpus.update({"cpu": r for r in st["rows"] if r["kind"] == "cpu" and r["name"] == "CPU"})
     panels = {}
     wrong = []
+    order = []
     for g in root.iter(SVG + "g"):
-        if g.get("data-gpu") is None:
+        if g.get("data-cpu") == "frame":
+            gpu = "cpu"
+        elif g.get("data-gpu") is not None:
+            gpu = int(g.get("data-gpu"))
+        else:
             continue
-        gpu = int(g.get("data-gpu"))
+        order.append(gpu)
         rect = next(r for r in g.iter(SVG + "rect") if r.get("class") == "lane")
         panels[gpu] = tuple(float(rect.get(k)) for k in ("x", "y", "width", "height"))
         row = gpus.get(gpu)
@@ -428,9 +438,12 @@ def check_run(path, what, extra=(), spike=()):
             wrong.append(f"GPU {gpu}: {points} points for {row['frames']} frames")
         if points > 2 * columns:
             wrong.append(f"GPU {gpu}: {points} points, more than its {columns} columns hold")
+    if "cpu" in panels and order[0] != "cpu":
+        wrong.append(f"the CPU's panel is not the first: {order}")
     result(not wrong and set(panels) == set(gpus),
-           f"{what}: a graph per GPU with crumbs stats' median, p95 and spikes",
-           "\n".join(wrong) + f"\npanels {sorted(panels)}, GPUs {sorted(gpus)}")
+           f"{what}: a graph per GPU{' and the CPU' if 'cpu' in gpus else ''} with crumbs "
+           "stats' median, p95 and spikes",
+           "\n".join(wrong) + f"\npanels {sorted(map(str, panels))}, rows {sorted(map(str, gpus))}")
     return svg, root, panels
 
 
@@ -654,6 +667,24 @@ try:
         texts = ["".join(e.itertext()) for e in root.iter(SVG + "text")]
         result("budget limit" not in texts and "spike threshold" in texts,
                "a run without a budget: its legend names no budget limit")
+
+    # A run with CPU threads: the CPU frame time above the GPUs'; none
+    # with --no-cpu, nor for one GPU chosen.
+    cpu_run = gen("cpu-run.crumbs", "--frames", "300", "--gpus", "2", "--cpu-threads", "2",
+                  "--waits", "--noise", "5", "--spikes", "6")
+    svg, root, panels = check_run(cpu_run, "a run with CPU threads")
+    result("cpu" in panels, "a run with CPU threads: a panel of the CPU frame time",
+           f"panels {sorted(map(str, panels))}")
+    svg, root, panels = check_run(cpu_run, "a run with CPU threads, --no-cpu", ("--no-cpu",),
+                                  extra_stats=("--no-cpu",))
+    result(root is not None and "cpu" not in panels and len(panels) == 2,
+           "a run with CPU threads, --no-cpu: the GPUs' panels alone",
+           f"panels {sorted(map(str, panels))}")
+    p = run(CRUMBS, "plot", cpu_run, "--gpu", "1", "-o", os.path.join(TMP, "gpu1.svg"))
+    with open(os.path.join(TMP, "gpu1.svg")) as f:
+        drawn = f.read()
+    result(p.returncode == 0 and 'data-cpu="frame"' not in drawn and 'data-gpu="1"' in drawn,
+           "a run with CPU threads, --gpu 1: that GPU's panel alone", p.stderr)
 
     # More frames than pixel columns: each column's lowest and highest.
     svg, root, panels = check_run(long_run, "a run of 5000 frames", spike=("--spike", "1.3x"))
