@@ -1069,7 +1069,8 @@ static bool add_cpu_frame(struct stats *s, uint32_t fi, const struct frame *f)
 	if (!timed && !f->cpu_thread_count && !f->mark_count)
 		return true;
 	uint32_t cpu = cpu_frame_row(s);
-	if (cpu == STATS_NONE || (timed && !row_add(s, cpu, fi, clamp_ns(f->cpu_end_ns - f->cpu_begin_ns), 0)))
+	if (cpu == STATS_NONE ||
+	    (timed && !row_add(s, cpu, fi, clamp_ns(f->cpu_end_ns - f->cpu_begin_ns), 0)))
 		return false;
 	if (f->cpu_thread_count || f->mark_count)
 		s->cpu_seen = true;
@@ -1080,16 +1081,9 @@ static bool add_cpu_frame(struct stats *s, uint32_t fi, const struct frame *f)
 static bool add_cpu(struct stats *s, uint32_t fi, const struct frame *f, const char *number,
 		    size_t number_len)
 {
-	bool timed = f->cpu_end_ns > f->cpu_begin_ns;
-	if (!timed && !f->cpu_thread_count && !f->mark_count)
-		return true;
-	uint32_t cpu = cpu_frame_row(s);
-	if (cpu == STATS_NONE)
+	if (!add_cpu_frame(s, fi, f))
 		return false;
-	if (timed && !row_add(s, cpu, fi, clamp_ns(f->cpu_end_ns - f->cpu_begin_ns), 0))
-		return false;
-	if (f->cpu_thread_count || f->mark_count)
-		s->cpu_seen = true;
+	uint32_t cpu = s->cpu_row;
 	for (uint32_t i = 0; i < f->cpu_thread_count; i++) {
 		const struct frame_cpu_thread *t = &f->cpu_threads[i];
 		if (!t->root)
