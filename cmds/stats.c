@@ -377,7 +377,7 @@ int cmd_stats_check_by(const char *name, const struct stats_settings *st)
 	const struct report_settings *rs = &st->report;
 	if (st->cpu_only && st->no_cpu)
 		return cmd_usage_error(name, "--cpu and --no-cpu exclude each other");
-	if (st->cpu_only && (rs->gpu >= 0 || rs->queue || rs->by == BY_PIPELINE))
+	if (st->cpu_only && !report_cpu_chosen(rs))
 		return cmd_usage_error(name, "--cpu shows the CPU's rows alone, and --%s chooses "
 				       "GPU work", rs->gpu >= 0 ? "gpu" : rs->queue ? "queue" : "by pipeline");
 	if (rs->by != BY_PIPELINE || (!rs->root_count && rs->max_depth < 0))

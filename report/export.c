@@ -233,7 +233,7 @@ exporter *exporter_begin(const struct export_settings *es, const struct report_s
 	x->next_flow = 1;
 	x->next_iid = 1;
 	x->clear_pending = true;
-	x->cpu_shown = es->report.gpu < 0 && !es->report.queue && !es->no_cpu;
+	x->cpu_shown = report_cpu_chosen(&es->report) && !es->no_cpu;
 	x->next_chrome_tid = CPU_PID;
 	if (es->format == EXPORT_PERFETTO && !(x->slots = calloc(INTERN_SLOTS, sizeof(*x->slots)))) {
 		free(x);

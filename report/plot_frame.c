@@ -304,7 +304,7 @@ static bool cpu_layout(struct timeline *tl, double *y)
 	const struct frame *f = tl->f;
 	const struct report_settings *s = &tl->p->stats.report;
 	size_t tasks = 0;
-	if (s->gpu >= 0 || s->queue || tl->p->stats.no_cpu ||
+	if (!report_cpu_chosen(s) || tl->p->stats.no_cpu ||
 	    (f->cpu_thread_count == 0 && f->mark_count == 0))
 		return true;
 	for (uint32_t t = 0; t < f->cpu_thread_count; t++)
@@ -386,8 +386,7 @@ static bool layout(struct timeline *tl)
 		return false;
 	tl->t0 = tl->t1 = INT64_MIN;
 	/* The CPU's lanes add a line to the legend. */
-	const struct report_settings *rs = &tl->p->stats.report;
-	bool cpu = rs->gpu < 0 && !rs->queue && !tl->p->stats.no_cpu &&
+	bool cpu = report_cpu_chosen(&tl->p->stats.report) && !tl->p->stats.no_cpu &&
 		   (f->cpu_thread_count > 0 || f->mark_count > 0);
 	tl->title_h = TITLE_H + (cpu ? LEGEND2_H : 0);
 	double y = tl->title_h;

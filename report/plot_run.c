@@ -349,7 +349,7 @@ int plot_run(const struct plot_settings *p, const struct capture_meta *meta, con
 	/* The CPU's frame time above the GPUs', as its lanes are above
 	 * theirs in a frame's picture; not where a GPU is chosen. */
 	uint32_t cpu = stats_cpu_row(s);
-	bool with_cpu = cpu != STATS_NONE && p->stats.report.gpu < 0 && !p->stats.report.queue &&
+	bool with_cpu = cpu != STATS_NONE && report_cpu_chosen(&p->stats.report) &&
 			!p->stats.no_cpu && stats_row(s, cpu)->time.frames > 0;
 	if (with_cpu)
 		rows[row_count++] = cpu;

@@ -66,6 +66,11 @@ struct report_settings {
 /* Defaults: everything shown, chronological, Unicode unless the locale's
  * character set is not UTF-8. */
 void report_settings_init(struct report_settings *s);
+
+/* Whether the settings leave the CPU's side (threads, tasks, frames of
+ * other kinds, the CPU frame time) in view: not where a GPU, a queue or
+ * pipelines are chosen, which the CPU is none of. */
+bool report_cpu_chosen(const struct report_settings *s);
 void report_settings_release(struct report_settings *s);
 
 /* The settings as options; the target is a struct report_settings. */

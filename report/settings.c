@@ -121,6 +121,11 @@ static bool locale_is_utf8(void)
 	return report_locale_utf8(getenv("LC_ALL"), getenv("LC_CTYPE"), getenv("LANG"));
 }
 
+bool report_cpu_chosen(const struct report_settings *s)
+{
+	return s->gpu < 0 && !s->queue && s->by != BY_PIPELINE;
+}
+
 void report_settings_init(struct report_settings *s)
 {
 	memset(s, 0, sizeof(*s));

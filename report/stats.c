@@ -37,8 +37,7 @@ static bool scope_parent(enum stats_kind kind)
  * blocks out then). */
 static bool shows_cpu(const struct stats_settings *st, const stats *s)
 {
-	const struct report_settings *rs = &st->report;
-	return stats_has_cpu(s) && rs->gpu < 0 && !rs->queue && rs->by == BY_SCOPE && !st->no_cpu;
+	return stats_has_cpu(s) && report_cpu_chosen(&st->report) && !st->no_cpu;
 }
 
 /* ------------------------------------------------------------------------ */

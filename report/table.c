@@ -627,7 +627,7 @@ static int report_cpu_threads(const struct report_settings *s, const struct fram
 			      const struct report_sink *sink)
 {
 	int result = 0;
-	if (s->gpu >= 0 || s->queue || s->by == BY_PIPELINE)
+	if (!report_cpu_chosen(s))
 		return 0;
 	/* The thread that ends the frames first: the frame's time is its. */
 	for (int64_t k = -1; k < (int64_t)f->cpu_thread_count && result == 0; k++) {
@@ -693,7 +693,7 @@ static int report_frame_bound(const struct report_settings *s, const struct fram
 			      const struct glyphs *g, struct sbuf *out,
 			      const struct report_sink *sink)
 {
-	if (s->gpu >= 0 || s->queue || s->by == BY_PIPELINE || !s->header ||
+	if (!report_cpu_chosen(s) || !s->header ||
 	    !(f->cpu_thread_count || f->mark_count || f->task_misuses))
 		return 0;
 	if (frame_bound_print(out, g, f) != 0)
