@@ -102,8 +102,11 @@ struct report_sink {
 };
 
 /*
- * Writes the blocks of one frame: per GPU and queue that the settings
- * select, a title, a summary and the table. Returns 0, or -1 if the sink
+ * Writes the blocks of one frame: where report_cpu_chosen, first a block
+ * per CPU thread (the one that ends the frames first) and per task
+ * timeline; then per GPU and queue that the settings select, a title, a
+ * summary and the table; last, where the frame has CPU threads, its CPU
+ * and GPU frame times and what bounded it. Returns 0, or -1 if the sink
  * failed or memory ran out.
  */
 int report_frame(const struct report_settings *s, const struct capture_meta *meta,
