@@ -437,6 +437,8 @@ struct cpu_frame {
 	uint32_t name_len, name_cap;
 	struct cpu_task_key *tasks;     /* its task records in time order */
 	uint32_t task_count, task_cap;
+	struct cpu_task_key *merge;     /* room for sorting tasks */
+	uint32_t merge_cap;
 	uint32_t frame_tid;             /* the thread that ended it; 0: none */
 };
 
@@ -679,6 +681,8 @@ void cpu_start(crumbs_context *ctx);
  * ended at set->end_ns, with the tasks open when it began; on the thread
  * that ends frames. */
 void cpu_collect(crumbs_context *ctx, struct capture_set *set);
+/* f's task keys in time order: by time, then rank, then record (cpu.c). */
+void cpu_keys_sort(crumbs_context *ctx, struct cpu_frame *f);
 /* Tasks are recorded from now on (a capture or run is asked for), with
  * none open; or no longer. */
 void cpu_tasks_on(crumbs_context *ctx);

@@ -588,17 +588,21 @@ void cpu_start(crumbs_context *ctx)
 	pthread_mutex_unlock(&ctx->cpu_lock);
 }
 
-/* Room for one more record of `name_len` bytes in f; false when out of
- * memory. */
+/* Room for `records` more records with `name_len` bytes of names in f,
+ * `tasks` of them tasks; false when out of memory. */
 FRAME_PATH
-static bool frame_room(crumbs_context *ctx, struct cpu_frame *f, uint32_t name_len)
+static bool frame_reserve(crumbs_context *ctx, struct cpu_frame *f, uint32_t records,
+			  uint64_t name_len, uint32_t tasks)
 {
-	if (!ctx_grow(ctx, (void **)&f->records, &f->record_cap, f->record_count + 1,
-		      sizeof(*f->records), 256))
+	if (records > UINT32_MAX - f->record_count || tasks > UINT32_MAX - f->task_count ||
+	    name_len > UINT32_MAX - f->name_len)
 		return false;
-	if (f->name_len > UINT32_MAX - name_len)
-		return false;
-	return ctx_grow(ctx, (void **)&f->names, &f->name_cap, f->name_len + name_len, 1, 4096);
+	return ctx_grow(ctx, (void **)&f->records, &f->record_cap, f->record_count + records,
+			sizeof(*f->records), 256) &&
+	       ctx_grow(ctx, (void **)&f->names, &f->name_cap, f->name_len + (uint32_t)name_len,
+			1, 4096) &&
+	       ctx_grow(ctx, (void **)&f->tasks, &f->task_cap, f->task_count + tasks,
+			sizeof(*f->tasks), 64);
 }
 
 static bool is_task(uint8_t type)
@@ -633,9 +637,10 @@ static struct cpu_record *frame_add(crumbs_context *ctx, struct cpu_frame *f, in
 	uint32_t len = 0;
 	for (unsigned i = 0; i < n; i++)
 		len += (uint32_t)parts[i].len;
-	if (!frame_room(ctx, f, len) ||
-	    (is_task(type) && !ctx_grow(ctx, (void **)&f->tasks, &f->task_cap, f->task_count + 1,
-					sizeof(*f->tasks), 64))) {
+	/* Mostly take() has made the room already. */
+	if ((f->record_count >= f->record_cap || len > f->name_cap - f->name_len ||
+	     (is_task(type) && f->task_count >= f->task_cap)) &&
+	    !frame_reserve(ctx, f, 1, len, is_task(type))) {
 		if (dropped)
 			atomic_fetch_add(dropped, 1);
 		return NULL;
@@ -667,6 +672,11 @@ static void take(crumbs_context *ctx, struct cpu_frame *f, struct cpu_thread *t,
 	uint64_t head = atomic_load_explicit(&t->head, memory_order_acquire);
 	uint64_t i = atomic_load_explicit(&t->tail, memory_order_relaxed);
 	uint64_t name_tail = atomic_load_explicit(&t->name_tail, memory_order_relaxed);
+	/* Room for all of them at once, as if all were tasks, rather than a
+	 * record's at a time; without it, frame_add() tries for each. */
+	uint64_t names = atomic_load_explicit(&t->name_head, memory_order_acquire) - name_tail;
+	if (head - i <= CPU_EVENTS && names <= CPU_NAME_RING)
+		frame_reserve(ctx, f, (uint32_t)(head - i), names, (uint32_t)(head - i));
 	for (; i < head; i++) {
 		const struct cpu_event *e = &t->events[i % CPU_EVENTS];
 		int64_t ns = tick_ns(ctx, e->ticks);
@@ -684,14 +694,74 @@ static void take(crumbs_context *ctx, struct cpu_frame *f, struct cpu_thread *t,
 	atomic_store_explicit(&t->tail, i, memory_order_release);
 }
 
+static inline bool key_before(const struct cpu_task_key *x, const struct cpu_task_key *y)
+{
+	if (x->ns != y->ns)
+		return x->ns < y->ns;
+	if (x->rank != y->rank)
+		return x->rank < y->rank;
+	return x->record < y->record;
+}
+
 static int key_order(const void *a, const void *b)
 {
 	const struct cpu_task_key *x = a, *y = b;
-	if (x->ns != y->ns)
-		return x->ns < y->ns ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	return x->record < y->record ? -1 : x->record > y->record;
+	return key_before(x, y) ? -1 : key_before(y, x);
+}
+
+/*
+ * f's task keys in time order. They come as a few runs already in order
+ * (the tasks open when the frame began, then each thread's in the order
+ * it recorded them), so runs next to each other are merged, pass after
+ * pass, into f->merge and back: a few passes where a sort of every key
+ * would take one a doubling. The order is key_order's either way.
+ */
+FRAME_PATH
+void cpu_keys_sort(crumbs_context *ctx, struct cpu_frame *f)
+{
+	uint32_t n = f->task_count;
+	if (n < 2)
+		return;
+	if (!ctx_grow(ctx, (void **)&f->merge, &f->merge_cap, n, sizeof(*f->merge), 64)) {
+		qsort(f->tasks, n, sizeof(*f->tasks), key_order);
+		return;
+	}
+	struct cpu_task_key *from = f->tasks, *to = f->merge;
+	/* Until one run is left. */
+	for (uint32_t first = 1;; first = 1) {
+		while (first < n && !key_before(&from[first], &from[first - 1]))
+			first++;
+		if (first == n)
+			break;
+		for (uint32_t i = 0; i < n;) {
+			/* The run at i, and the one after it, merged into to. */
+			uint32_t mid = i ? i + 1 : first;
+			while (mid < n && !key_before(&from[mid], &from[mid - 1]))
+				mid++;
+			uint32_t end = mid < n ? mid + 1 : n;
+			while (end < n && !key_before(&from[end], &from[end - 1]))
+				end++;
+			uint32_t x = i, y = mid, k = i;
+			while (x < mid && y < end)
+				to[k++] = key_before(&from[y], &from[x]) ? from[y++] : from[x++];
+			while (x < mid)
+				to[k++] = from[x++];
+			while (y < end)
+				to[k++] = from[y++];
+			i = end;
+		}
+		struct cpu_task_key *swap = from;
+		from = to;
+		to = swap;
+	}
+	if (from != f->tasks) {
+		/* The sorted keys are f's; its old room is the next sort's. */
+		uint32_t cap = f->task_cap;
+		f->merge = f->tasks;
+		f->tasks = from;
+		f->task_cap = f->merge_cap;
+		f->merge_cap = cap;
+	}
 }
 
 /*
@@ -725,6 +795,11 @@ struct task_table {
 	uint32_t dep_count, dep_cap;
 	char *pool;
 	uint32_t pool_len, pool_cap;
+	/* The timelines and states last put in the pool: a few come again
+	 * and again, and are kept once. */
+	uint32_t recent[4];
+	uint16_t recent_len[4];
+	uint32_t recent_next;
 };
 
 static uint32_t slot_of(const struct task_table *tt, uint64_t task)
@@ -763,9 +838,15 @@ static void task_remove(struct task_table *tt, struct open_task *o)
 	}
 }
 
-/* A string in the pool; UINT32_MAX when out of memory. */
-static uint32_t pool_put(crumbs_context *ctx, struct task_table *tt, const char *s, size_t len)
+/* A string in the pool, one that comes `again` and again (a timeline or
+ * state, not a task's name) kept once; UINT32_MAX when out of memory. */
+static uint32_t pool_put(crumbs_context *ctx, struct task_table *tt, const char *s, size_t len,
+			 bool again)
 {
+	for (uint32_t i = 0; again && len && i < 4; i++)
+		if (tt->recent_len[i] == len && tt->pool[tt->recent[i]] == s[0] &&
+		    memcmp(tt->pool + tt->recent[i], s, len) == 0)
+			return tt->recent[i];
 	if (tt->pool_len > UINT32_MAX / 2 ||
 	    !ctx_grow(ctx, (void **)&tt->pool, &tt->pool_cap, tt->pool_len + (uint32_t)len + 1, 1,
 		      4096))
@@ -773,6 +854,11 @@ static uint32_t pool_put(crumbs_context *ctx, struct task_table *tt, const char 
 	uint32_t at = tt->pool_len;
 	memcpy(tt->pool + at, s, len);
 	tt->pool_len += (uint32_t)len;
+	if (again && len) {
+		tt->recent[tt->recent_next] = at;
+		tt->recent_len[tt->recent_next] = (uint16_t)len;
+		tt->recent_next = (tt->recent_next + 1) % 4;
+	}
 	return at;
 }
 
@@ -823,22 +909,25 @@ static void pool_pack(crumbs_context *ctx, struct task_table *tt)
 	struct task_table fresh = { 0 };
 	if (!ctx_grow(ctx, (void **)&fresh.pool, &fresh.pool_cap, (uint32_t)used + 1, 1, 4096))
 		return;
-#define MOVE(off, len) ((off) = pool_put(ctx, &fresh, tt->pool + (off), (len)))
+#define MOVE(off, len, again) ((off) = pool_put(ctx, &fresh, tt->pool + (off), (len), (again)))
 	for (uint32_t i = 0; i < tt->cap; i++) {
 		struct open_task *o = &tt->slots[i];
 		if (o->task) {
-			MOVE(o->timeline, o->timeline_len);
-			MOVE(o->name, o->name_len);
-			MOVE(o->state, o->state_len);
+			MOVE(o->timeline, o->timeline_len, true);
+			MOVE(o->name, o->name_len, false);
+			MOVE(o->state, o->state_len, true);
 		}
 	}
 	for (uint32_t i = 0; i < tt->dep_count; i++)
-		MOVE(tt->deps[i].state, tt->deps[i].state_len);
+		MOVE(tt->deps[i].state, tt->deps[i].state_len, true);
 #undef MOVE
 	ctx_free(ctx, tt->pool);
 	tt->pool = fresh.pool;
 	tt->pool_len = fresh.pool_len;
 	tt->pool_cap = fresh.pool_cap;
+	memcpy(tt->recent, fresh.recent, sizeof(tt->recent));
+	memcpy(tt->recent_len, fresh.recent_len, sizeof(tt->recent_len));
+	tt->recent_next = fresh.recent_next;
 }
 
 /* Follows f's task records, but those of the frame's beginning, in time
@@ -872,9 +961,9 @@ static void follow(crumbs_context *ctx, struct cpu_frame *f)
 			o->timeline_len = (uint16_t)strlen(v.timeline);
 			o->name_len = (uint16_t)strlen(v.name);
 			o->state_len = v.state ? (uint16_t)strlen(v.state) : 0;
-			o->timeline = pool_put(ctx, tt, v.timeline, o->timeline_len);
-			o->name = pool_put(ctx, tt, v.name, o->name_len);
-			o->state = pool_put(ctx, tt, v.state ? v.state : "", o->state_len);
+			o->timeline = pool_put(ctx, tt, v.timeline, o->timeline_len, true);
+			o->name = pool_put(ctx, tt, v.name, o->name_len, false);
+			o->state = pool_put(ctx, tt, v.state ? v.state : "", o->state_len, true);
 			if (o->timeline == UINT32_MAX || o->name == UINT32_MAX ||
 			    o->state == UINT32_MAX)
 				task_remove(tt, o);
@@ -886,7 +975,7 @@ static void follow(crumbs_context *ctx, struct cpu_frame *f)
 		}
 		if (r->type == CPU_RECORD_TASK_STATE) {
 			uint16_t len = v.state ? (uint16_t)strlen(v.state) : 0;
-			uint32_t at = pool_put(ctx, tt, v.state ? v.state : "", len);
+			uint32_t at = pool_put(ctx, tt, v.state ? v.state : "", len, true);
 			if (at != UINT32_MAX) {
 				o->state = at;
 				o->state_len = len;
@@ -901,7 +990,7 @@ static void follow(crumbs_context *ctx, struct cpu_frame *f)
 			d->task = v.task;
 			d->blocking = v.blocking;
 			d->state_len = v.state ? (uint16_t)strlen(v.state) : 0;
-			d->state = pool_put(ctx, tt, v.state ? v.state : "", d->state_len);
+			d->state = pool_put(ctx, tt, v.state ? v.state : "", d->state_len, true);
 			if (d->state != UINT32_MAX)
 				tt->dep_count++;
 		}
@@ -969,8 +1058,7 @@ static void open_tasks(crumbs_context *ctx, struct cpu_frame *f, int64_t begin_n
 FRAME_PATH
 static void merge_tasks(crumbs_context *ctx, struct cpu_frame *f)
 {
-	if (f->task_count > 1)
-		qsort(f->tasks, f->task_count, sizeof(*f->tasks), key_order);
+	cpu_keys_sort(ctx, f);
 	follow(ctx, f);
 }
 
@@ -1071,6 +1159,7 @@ static void frame_free(crumbs_context *ctx, struct cpu_frame *f)
 	ctx_free(ctx, f->records);
 	ctx_free(ctx, f->names);
 	ctx_free(ctx, f->tasks);
+	ctx_free(ctx, f->merge);
 	memset(f, 0, sizeof(*f));
 }
 

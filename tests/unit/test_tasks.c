@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "../../analyze/analyze.h"
+#include "../../capture/capture_internal.h"
 #include "../../include/crumbs.h"
 
 /* ------------------------------------------------------------------------ */
@@ -335,6 +336,58 @@ struct handoff {
 	crumbs_context *ctx;
 	crumbs_task task;
 };
+
+static int key_cmp(const void *a, const void *b)
+{
+	const struct cpu_task_key *x = a, *y = b;
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return (x->record > y->record) - (x->record < y->record);
+}
+
+/* The frame thread's merge of task records: runs in order, each
+ * thread's, and keys of one time ranked, in the order a plain sort
+ * gives, whatever the runs' number and lengths. */
+static void keys_in_order(void **state)
+{
+	(void)state;
+	crumbs_context *ctx = cpu_context();
+	unsigned seed = 7;
+	for (int round = 0; round < 200; round++) {
+		uint32_t n = (uint32_t)(rand_r(&seed) % 300), runs = 1 + (uint32_t)(rand_r(&seed) % 9);
+		struct cpu_frame f = { 0 };
+		f.tasks = malloc(sizeof(*f.tasks) * (n + 1));
+		struct cpu_task_key *want = malloc(sizeof(*want) * (n + 1));
+		assert_non_null(f.tasks);
+		assert_non_null(want);
+		f.task_cap = n + 1;
+		/* `runs` stretches, each rising in time, with times that meet
+		 * (a coarse clock) and every rank. */
+		int64_t ns = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			if (i % (n / runs + 1) == 0)
+				ns = rand_r(&seed) % 50;
+			ns += rand_r(&seed) % 3;
+			f.tasks[i] = (struct cpu_task_key){ ns, i, (uint32_t)(rand_r(&seed) % 5) };
+		}
+		f.task_count = n;
+		memcpy(want, f.tasks, sizeof(*want) * n);
+		qsort(want, n, sizeof(*want), key_cmp);
+		cpu_keys_sort(ctx, &f);
+		assert_int_equal(f.task_count, n);
+		for (uint32_t i = 0; i < n; i++) {
+			assert_int_equal(f.tasks[i].ns, want[i].ns);
+			assert_int_equal(f.tasks[i].rank, want[i].rank);
+			assert_int_equal(f.tasks[i].record, want[i].record);
+		}
+		free(f.tasks);
+		free(f.merge);
+		free(want);
+	}
+	crumbs_destroy(ctx);
+}
 
 static void *end_task(void *arg)
 {
@@ -878,6 +931,7 @@ int main(void)
 		cmocka_unit_test_setup(begun_earlier, setup),
 		cmocka_unit_test_setup(misuse, setup),
 		cmocka_unit_test_setup(eight_threads, setup),
+		cmocka_unit_test_setup(keys_in_order, setup),
 	};
 	recs = calloc(RECS_MAX, sizeof(*recs));
 	snprintf(dir, sizeof(dir), "%s/crumbs-tasks-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
