@@ -165,6 +165,13 @@ $(BUILD)/obj-hidden/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c $< -o $@
 
+# CPU scopes find their thread's buffers through thread-local storage;
+# with TLS descriptors, a shared library reaches it by a load where the
+# default model calls __tls_get_addr, at every begin and end. Where the
+# compiler takes the option (GCC on x86-64).
+TLS_DIALECT := $(shell echo 'int x;' | $(CC) -mtls-dialect=gnu2 -x c -S -o - - >/dev/null 2>&1 && echo -mtls-dialect=gnu2)
+$(BUILD)/obj/capture/cpu.o $(BUILD)/obj-hidden/capture/cpu.o: ALL_CFLAGS += $(TLS_DIALECT)
+
 $(BUILD)/libcrumbs.o: $(LIB_OBJ)
 	$(LD) -r -o $@.tmp $^
 	$(OBJCOPY) --localize-hidden $@.tmp $@
