@@ -530,6 +530,12 @@ static bool parse_args(int argc, char **argv, struct capture_args *args,
 		.table_count = sizeof(tables) / sizeof(tables[0]),
 		/* The program's own options are its, not ours. */
 		.stop_at_positional = true,
+		.environment = CMD_ENV_LOCALE CMD_ENV_THREADS
+			"  VK_ADD_LAYER_PATH,      the layer is added to them, before the program's\n"
+			"  VK_LOADER_LAYERS_ENABLE layers (others, such as the validation layer, see\n"
+			"                          what it records)\n"
+			"  CRUMBS_LAYER_STANDING,  read by the layer in the program: see\n"
+			"  CRUMBS_LAYER_SKIP       layer/LAYER.md\n",
 	};
 	if (!cmd_parse(&spec, argc, argv, pos, status))
 		return false;

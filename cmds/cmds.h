@@ -39,6 +39,24 @@ int cmd_plot(int argc, char **argv);
 	"its queue) and 4 to 8 bytes a row for each frame it is in; reading threads\n" \
 	"keep at most 256 MiB of rows more."
 
+/*
+ * The help's lines on the environment, which each command lists as it
+ * reads it: the locale chooses the drawing, the terminal's variables the
+ * pager, colour and width of what is shown on a terminal, CRUMBS_THREADS
+ * the threads that read a run.
+ */
+#define CMD_ENV_LOCALE \
+	"  LC_ALL, LC_CTYPE, LANG  the first set and not empty decides: one naming\n" \
+	"                          UTF-8 draws with Unicode (--unicode), else ASCII\n"
+#define CMD_ENV_TERMINAL \
+	"  CRUMBS_PAGER, PAGER     the pager for output to a terminal (CRUMBS_PAGER\n" \
+	"                          first; empty: none)\n" \
+	"  NO_COLOR                set and not empty: no colour\n" \
+	"  COLUMNS                 the terminal's width, in characters\n"
+#define CMD_ENV_THREADS \
+	"  CRUMBS_THREADS          threads that read a capture's frames (1 to 16;\n" \
+	"                          default one per CPU)\n"
+
 /* "frames A to B" of a run, "frame A" of a run of one, or "frames A to
  * the end" of an open one (last UINT64_MAX), into buf. */
 void cmd_run_range(char *buf, size_t size, uint64_t first, uint64_t last);
@@ -62,6 +80,9 @@ struct cmd_spec {
 	size_t table_count;
 	bool stop_at_positional;           /* the first positional argument
 					    * ends the options */
+	const char *environment;           /* the help's lines on the
+					    * variables that change what it
+					    * does (CMD_ENV_*); NULL: none */
 };
 
 /* A command's positional arguments, in order. */

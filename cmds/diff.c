@@ -97,6 +97,7 @@ static bool parse_args(int argc, char **argv, struct diff_settings *d, struct cm
 		.description = description,
 		.tables = tables,
 		.table_count = sizeof(tables) / sizeof(tables[0]),
+		.environment = CMD_ENV_LOCALE CMD_ENV_TERMINAL CMD_ENV_THREADS,
 	};
 	if (!cmd_parse(&spec, argc, argv, pos, status))
 		return false;

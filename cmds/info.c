@@ -257,6 +257,7 @@ int cmd_info(int argc, char **argv)
 			"frames and scopes, and each GPU's frame time (minimum, median, maximum)\n"
 			"over every frame, which it reads whole.\n"
 			"\n" CMD_HELP_MEMORY "\nThe frame times add 8 bytes a frame and GPU.",
+		.environment = CMD_ENV_TERMINAL,
 	};
 
 	if (!cmd_parse(&spec, argc, argv, &pos, &status))

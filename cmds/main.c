@@ -100,6 +100,8 @@ static void print_help(const struct cmd_spec *spec, const struct option_table *t
 	options_help(tables, count, &b);
 	printf("usage: %s\n\n%s\n\noptions:\n%s", spec->usage, spec->description,
 	       b.data ? b.data : "");
+	if (spec->environment)
+		printf("\nenvironment:\n%s", spec->environment);
 	sbuf_release(&b);
 }
 
@@ -225,12 +227,16 @@ void cmd_capture_error(const char *path, const char *text, bool frames_before)
 
 static void usage(FILE *to)
 {
-	fprintf(to, "usage: crumbs COMMAND [ARGS]\n\n"
+	fprintf(to, "usage: crumbs COMMAND [ARGS]\n"
+		    "       crumbs --version\n\n"
 		    "crumbs captures GPU frames of Vulkan programs and prints their timing tables.\n\n"
 		    "commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(to, "  %-8s  %s\n", commands[i].name, commands[i].help);
-	fprintf(to, "\n'crumbs COMMAND --help' describes a command.\n");
+	fprintf(to, "\noptions:\n"
+		    "  -h, --help     show this help\n"
+		    "      --version  print the version of crumbs and of the capture format it writes\n"
+		    "\n'crumbs COMMAND --help' (or 'crumbs help COMMAND') describes a command.\n");
 }
 
 int main(int argc, char **argv)

@@ -245,6 +245,7 @@ static const char *parse_args(int argc, char **argv, struct plot_settings *p,
 		.description = description,
 		.tables = tables,
 		.table_count = sizeof(tables) / sizeof(tables[0]),
+		.environment = CMD_ENV_THREADS,
 	};
 	if (!cmd_parse(&spec, argc, argv, pos, status))
 		return NULL;

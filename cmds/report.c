@@ -116,6 +116,7 @@ int cmd_report(int argc, char **argv)
 			"\n" CMD_HELP_MEMORY,
 		.tables = tables,
 		.table_count = sizeof(tables) / sizeof(tables[0]),
+		.environment = CMD_ENV_LOCALE CMD_ENV_TERMINAL,
 	};
 	if (!cmd_parse(&spec, argc, argv, &pos, &status))
 		goto out;

@@ -577,6 +577,7 @@ static const char *parse_args(int argc, char **argv, struct stats_settings *st,
 		.description = description,
 		.tables = tables,
 		.table_count = sizeof(tables) / sizeof(tables[0]),
+		.environment = CMD_ENV_LOCALE CMD_ENV_TERMINAL CMD_ENV_THREADS,
 	};
 	if (!cmd_parse(&spec, argc, argv, pos, status))
 		return NULL;

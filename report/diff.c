@@ -61,12 +61,18 @@ size_t diff_stats_options(struct option_spec *out)
 
 size_t diff_report_options(struct option_spec *out)
 {
-	/* --threshold is diff's own: the size of a change, not a share. */
+	/* --threshold is diff's own: the size of a change, not a share;
+	 * diff takes no budget, whose patterns stats' --ignore-case names. */
 	struct option_spec all[16];
 	size_t n = stats_report_options(all), k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(all[i].name, "threshold") != 0)
-			out[k++] = all[i];
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(all[i].name, "threshold") == 0)
+			continue;
+		out[k] = all[i];
+		if (strcmp(all[i].name, "ignore-case") == 0)
+			out[k].help = "match --root and --queue patterns ignoring case";
+		k++;
+	}
 	return k;
 }
 
