@@ -245,7 +245,8 @@ size_t diff_report_options(struct option_spec *out);
 /* Writes the compared rows in the settings' format: a table (a title, the
  * rule, the count of each verdict), CSV with the header line
  * kind,gpu,path,base_frames,candidate_frames,base_ms,candidate_ms,
- * change_ms,change_pct,p,verdict, or JSON ("schema": 1). Returns 0, or -1
+ * change_ms,change_pct,p,verdict, or JSON ("schema": 2); both name
+ * verdicts as keys without spaces (too_few_frames). Returns 0, or -1
  * if the sink failed or memory ran out. */
 int diff_print(const struct diff_settings *d, const struct compare_runs *r, const stats *base,
 	       const stats *cand, const char *base_path, const char *cand_path,
