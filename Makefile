@@ -89,7 +89,7 @@ RUNS_SRC := analyze/stats.c analyze/compare.c report/stats.c report/diff.c repor
 	report/cpu_links.c \
 	report/plot.c report/plot_frame.c report/plot_run.c
 CMDS_SRC := cmds/main.c cmds/report.c cmds/info.c cmds/trigger.c cmds/capture.c \
-	cmds/stats.c cmds/diff.c cmds/export.c cmds/plot.c
+	cmds/stats.c cmds/diff.c cmds/export.c cmds/plot.c cmds/input.c
 GEN_SRC := samples/gen.c
 RENDERER_SRC := samples/renderer.c samples/jobs.c
 SHADERS := $(wildcard samples/shaders/*.vert samples/shaders/*.frag samples/shaders/*.comp)

@@ -34,6 +34,10 @@ int cmd_plot(int argc, char **argv);
 	"threads, for a chunk decompresses to 64 MiB at most and a frame's\n" \
 	"records, scopes and names are bounded (the format's limits); a capture\n" \
 	"past them is refused as corrupt."
+/* The help's line on `-`, read before CMD_HELP_MEMORY. */
+#define CMD_HELP_STDIN \
+	"A capture named '-' is standard input: a file redirected there is read in\n" \
+	"place, a pipe is read whole into memory first (at most 2 GiB; ^C stops it).\n\n"
 #define CMD_HELP_MEMORY_STATS \
 	"\nThe statistics add about 2 KiB a row (a GPU, a queue, or a scope's path on\n" \
 	"its queue) and 4 to 8 bytes a row for each frame it is in; reading threads\n" \
@@ -139,6 +143,20 @@ int cmd_report_capture(const char *path, uint64_t number, struct report_settings
 /* Whether two paths name the same existing file (a hard link or another
  * spelling too): an output that would replace the capture it is made of. */
 bool cmd_same_file(const char *a, const char *b);
+
+/* The most of standard input cmd_open_capture reads into memory: a
+ * capture piped in is read whole before it is read, for the reader
+ * seeks; one larger is refused (a file named, or redirected with <, is
+ * read in place, however large). */
+#define CMD_STDIN_MAX ((size_t)2 << 30)
+
+/* Whether path is `-`, standard input. */
+bool cmd_is_stdin(const char *path);
+
+/* Opens the capture at path, or standard input for `-` (a terminal
+ * refused), into *out (the caller's, reader_free). Returns true, or false
+ * after saying why. In input.c. */
+bool cmd_open_capture(const char *path, reader **out);
 
 /* A message for a capture that could not be read. */
 void cmd_capture_error(const char *path, const char *text, bool frames_before);

@@ -76,7 +76,7 @@ static const char description[] =
 	"\n"
 	"The table shortens a row's path past 160 bytes in its middle; CSV and\n"
 	"JSON give it whole.\n"
-	"\n" CMD_HELP_MEMORY CMD_HELP_MEMORY_STATS
+	"\n" CMD_HELP_STDIN CMD_HELP_MEMORY CMD_HELP_MEMORY_STATS
 	"\nBoth captures' statistics are kept; one capture is read at a time.";
 
 /* Reads the arguments into d (initialised) and checks them: true with
@@ -106,6 +106,11 @@ static bool parse_args(int argc, char **argv, struct diff_settings *d, struct cm
 		*status = cmd_usage_error("diff", pos->count < 2 ? "expected two capture files, "
 					  "BASE and CANDIDATE" : "expected two capture files, got %d "
 					  "arguments", pos->count);
+		return false;
+	}
+	if (cmd_is_stdin(pos->args[0]) && cmd_is_stdin(pos->args[1])) {
+		*status = cmd_usage_error("diff", "standard input ('-') can be one of the captures, "
+					  "not both");
 		return false;
 	}
 	if ((*status = cmd_stats_check_by("diff", &d->stats)) != EXIT_OK)

@@ -114,7 +114,7 @@ static const char description[] =
 	"give their time to the scope that shows; --gpu and --queue pick tracks and,\n"
 	"as --no-cpu does, leave the CPU side out.\n"
 	"A damaged capture is exported up to the damage, and exits 1 saying where.\n"
-	"\n" CMD_HELP_MEMORY
+	"\n" CMD_HELP_STDIN CMD_HELP_MEMORY
 	"\nThe trace is written frame by frame; past --max-bytes the export stops\n"
 	"with an error, and -o FILE is not written.";
 
@@ -249,7 +249,6 @@ int cmd_export(int argc, char **argv)
 {
 	struct export_settings es;
 	struct cmd_positional pos = { 0 };
-	struct analyze_error err;
 	struct output out = { .out = { .fd = -1, .dir_fd = -1 } };
 	reader *c = NULL;
 	int status = EXIT_OK;
@@ -258,8 +257,7 @@ int cmd_export(int argc, char **argv)
 	const char *path = parse_args(argc, argv, &es, &pos, &out, &status);
 	if (!path)
 		goto out;
-	if (reader_open_file(path, &c, &err) != CRUMBS_OK) {
-		cmd_capture_error(path, err.text, false);
+	if (!cmd_open_capture(path, &c)) {
 		status = EXIT_FAILURE_;
 		goto out;
 	}

@@ -256,7 +256,7 @@ int cmd_info(int argc, char **argv)
 			"Describes a capture: format, size and compression, devices and queues,\n"
 			"frames and scopes, and each GPU's frame time (minimum, median, maximum)\n"
 			"over every frame, which it reads whole.\n"
-			"\n" CMD_HELP_MEMORY "\nThe frame times add 8 bytes a frame and GPU.",
+			"\n" CMD_HELP_STDIN CMD_HELP_MEMORY "\nThe frame times add 8 bytes a frame and GPU.",
 		.environment = CMD_ENV_TERMINAL,
 	};
 
@@ -265,8 +265,7 @@ int cmd_info(int argc, char **argv)
 	const char *path = cmd_one_capture("info", &pos, &status);
 	if (!path)
 		goto out;
-	if (reader_open_file(path, &c, &err) != CRUMBS_OK) {
-		cmd_capture_error(path, err.text, false);
+	if (!cmd_open_capture(path, &c)) {
 		status = EXIT_FAILURE_;
 		goto out;
 	}

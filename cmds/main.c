@@ -183,8 +183,10 @@ int cmd_print_failed(void)
 bool cmd_same_file(const char *a, const char *b)
 {
 	struct stat sa, sb;
-	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-	       sa.st_ino == sb.st_ino;
+	/* `-` is standard input, which may be a file too. */
+	return (strcmp(a, "-") == 0 ? fstat(0, &sa) : stat(a, &sa)) == 0 &&
+	       (strcmp(b, "-") == 0 ? fstat(0, &sb) : stat(b, &sb)) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 enum crumbs_result cmd_range_start(reader *c, uint64_t first, struct analyze_error *err)

@@ -98,7 +98,6 @@ int cmd_report(int argc, char **argv)
 {
 	struct report_settings s;
 	struct cmd_positional pos = { 0 };
-	struct analyze_error err;
 	reader *c = NULL;
 	int status = EXIT_OK;
 	char perr[300];
@@ -113,7 +112,7 @@ int cmd_report(int argc, char **argv)
 		.description =
 			"Prints the profilegpu tables of a capture: per frame, GPU and queue, the\n"
 			"tree of scopes with exclusive and inclusive time, share and counts.\n"
-			"\n" CMD_HELP_MEMORY,
+			"\n" CMD_HELP_STDIN CMD_HELP_MEMORY,
 		.tables = tables,
 		.table_count = sizeof(tables) / sizeof(tables[0]),
 		.environment = CMD_ENV_LOCALE CMD_ENV_TERMINAL,
@@ -127,8 +126,7 @@ int cmd_report(int argc, char **argv)
 		status = cmd_usage_error("report", "%s", perr);
 		goto out;
 	}
-	if (reader_open_file(path, &c, &err) != CRUMBS_OK) {
-		cmd_capture_error(path, err.text, false);
+	if (!cmd_open_capture(path, &c)) {
 		status = EXIT_FAILURE_;
 		goto out;
 	}

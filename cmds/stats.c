@@ -402,10 +402,8 @@ static enum cmd_load load(const char *path, const struct stats_settings *st, rea
 
 	*cp = NULL;
 	*sp = NULL;
-	if (reader_open_file(path, &c, &err) != CRUMBS_OK) {
-		cmd_capture_error(path, err.text, false);
+	if (!cmd_open_capture(path, &c))
 		return CMD_LOAD_FAILED;
-	}
 	*cp = c;
 	if (!(s = stats_create())) {
 		cmd_error("out of memory");
@@ -557,7 +555,7 @@ static const char description[] =
 	"p95, p99 or max. Exit status 1 if a value is above its limit or a line\n"
 	"matches no row; 2 for a bad line. With --format csv the budget lines go\n"
 	"to standard error.\n"
-	"\n" CMD_HELP_MEMORY CMD_HELP_MEMORY_STATS;
+	"\n" CMD_HELP_STDIN CMD_HELP_MEMORY CMD_HELP_MEMORY_STATS;
 
 /* Reads the arguments into st (initialised) and checks them: returns the
  * capture's path, or NULL after saying why, with the exit status in
