@@ -136,6 +136,10 @@ int cmd_print_failed(void);
 bool cmd_check_selection(const char *path, const struct report_settings *s,
 			 const struct capture_meta *meta);
 
+/* Says that no scope `where` ("in the frames of 'x.crumbs'") matches s's
+ * --root patterns. */
+void cmd_no_root_match(const char *where, const struct report_settings *s);
+
 /* Prints the tables of frame `number` of a capture (UINT64_MAX: its
  * first) with the settings; says what went wrong. Returns an exit status. */
 int cmd_report_capture(const char *path, uint64_t number, struct report_settings *s);
@@ -157,6 +161,34 @@ bool cmd_is_stdin(const char *path);
  * refused), into *out (the caller's, reader_free). Returns true, or false
  * after saying why. In input.c. */
 bool cmd_open_capture(const char *path, reader **out);
+
+/*
+ * Where a command writes (output.c): standard output, or the -o file,
+ * created at the first write under a temporary name beside its name and
+ * renamed over it when closed whole (never through a link planted there).
+ */
+struct cmd_output {
+	const char *path;    /* -o FILE; NULL or "-": standard output */
+	struct file_out out;
+	FILE *file;          /* open once written to */
+	int error;           /* errno of the first failure */
+	bool said;           /* that failure was said */
+};
+
+/* Checks -o before anything is read: `-` is standard output, and a file
+ * that is one of the inputs (paths, `-` for standard input) is a usage
+ * error, said, *status set. */
+bool cmd_output_check(const char *command, struct cmd_output *o, const char *const *inputs,
+		      size_t input_count, int *status);
+/* A report_sink's write to o (the file created at the first). */
+int cmd_output_write(void *user, const char *text, size_t len);
+/* Creates the -o file now (the write does it otherwise); false after
+ * saying why. */
+bool cmd_output_open(struct cmd_output *o);
+/* Ends the output: the file put in place when `keep` and nothing failed,
+ * else removed (what was at its name stays); standard output flushed.
+ * Says what failed; returns EXIT_FAILURE_ then, else status. */
+int cmd_output_close(struct cmd_output *o, int status, bool keep);
 
 /* A message for a capture that could not be read. */
 void cmd_capture_error(const char *path, const char *text, bool frames_before);
@@ -199,6 +231,10 @@ int cmd_stats_budget(const struct stats_settings *st, struct stats_budget **out)
  * or for --cpu with what chooses GPU work (--gpu, --queue, --by
  * pipeline); EXIT_OK otherwise. */
 int cmd_stats_check_by(const char *name, const struct stats_settings *st);
+
+/* Whether st's --root patterns (if any) select a row of s: a scope, CPU
+ * scope, task or state. */
+bool cmd_stats_root_found(const struct stats_settings *st, const stats *s);
 
 /* Reads the frames of a capture that st selects (--frames, and --gpu and
  * --queue checked against it) into finished statistics, saying what went

@@ -113,6 +113,44 @@ int report_frame(const struct report_settings *s, const struct capture_meta *met
 		 const struct frame *f, const struct report_sink *sink);
 
 /* ------------------------------------------------------------------------ */
+/* Rows for programs (`crumbs report --format`, rows.c)                     */
+/* ------------------------------------------------------------------------ */
+
+enum report_format { REPORT_FORMAT_TEXT, REPORT_FORMAT_JSON, REPORT_FORMAT_CSV };
+
+/* Whether a --root pattern of s matches a scope of frame f on the queues
+ * s selects (and on the CPU's threads and timelines when
+ * report_cpu_chosen); true without --root. */
+bool report_root_found(const struct report_settings *s, const struct capture_meta *meta,
+		       const struct frame *f);
+
+/*
+ * Writes the frames' tables as rows: begin (CSV's header line, or JSON's
+ * opening with "schema": 1 and the file's name), then each frame, then
+ * end (JSON's close). A row per CPU frame ("cpu", path "CPU"), thread
+ * ("thread", "CPU / NAME"), its scopes ("cpu_scope"), task timeline
+ * ("timeline", "Tasks / NAME"), task ("task") and state ("state"); per
+ * GPU ("gpu", "GPU N", its frame time) and queue ("busy", "wait" and
+ * "idle", "GPU N / QUEUE"; busy holds the time in no scope as its
+ * exclusive time), its scopes ("scope") and leaf events ("event"), paths
+ * joined by " / " as crumbs stats joins them. Each row: frame, kind,
+ * gpu, queue, path, name, depth, inclusive_ns, exclusive_ns,
+ * inclusive_pct and exclusive_pct (of the queue's busy + wait, or of the
+ * CPU frame time), and for scopes, events and busy the inclusive draws,
+ * dispatches, prims and verts with counts_lower_bound. --gpu, --queue,
+ * --root, --max-depth, --threshold (rows below it left out, not folded),
+ * --no-leaf and --no-empty-queues choose rows; rows are in the tree's
+ * order. `first` (true before the first frame) places JSON's commas.
+ * Each returns 0, or -1 if the sink failed or memory ran out.
+ */
+int report_rows_begin(enum report_format format, const char *file,
+		      const struct report_sink *sink);
+int report_rows_frame(const struct report_settings *s, enum report_format format,
+		      const struct capture_meta *meta, const struct frame *f, bool *first,
+		      const struct report_sink *sink);
+int report_rows_end(enum report_format format, const struct report_sink *sink);
+
+/* ------------------------------------------------------------------------ */
 /* Statistics over frames (`crumbs stats`)                                  */
 /* ------------------------------------------------------------------------ */
 
