@@ -141,6 +141,15 @@ int cmd_diff(int argc, char **argv)
 			status = EXIT_USAGE;
 			goto out;
 		}
+	if (!cmd_stats_root_found(&d.stats, s[0]) && !cmd_stats_root_found(&d.stats, s[1])) {
+		/* Else nothing would be compared, and nothing regress. */
+		struct sbuf where = { 0 };
+		sbuf_addf(&where, "in the frames of '%s' or '%s'", pos.args[0], pos.args[1]);
+		cmd_no_root_match(where.data ? where.data : pos.args[0], &d.stats.report);
+		sbuf_release(&where);
+		status = EXIT_USAGE;
+		goto out;
+	}
 	if (!comparable(pos.args[0], reader_meta(c[0]), pos.args[1], reader_meta(c[1]))) {
 		if (!d.force) {
 			cmd_error("the captures are not comparable; --force compares them all "

@@ -372,6 +372,21 @@ static enum cmd_load parts_finish(struct parts_load *pl, const char *path, bool 
 	return out;
 }
 
+bool cmd_stats_root_found(const struct stats_settings *st, const stats *s)
+{
+	if (st->report.root_count == 0)
+		return true;
+	uint8_t *selected = stats_select(st, s);
+	bool found = !selected; /* out of memory: not said to be missing */
+	for (size_t i = 0; selected && i < stats_row_count(s) && !found; i++) {
+		enum stats_kind k = stats_row(s, i)->kind;
+		found = selected[i] && (k == STATS_SCOPE || k == STATS_CPU_SCOPE || k == STATS_TASK ||
+					k == STATS_STATE);
+	}
+	free(selected);
+	return found;
+}
+
 int cmd_stats_check_by(const char *name, const struct stats_settings *st)
 {
 	const struct report_settings *rs = &st->report;
@@ -612,6 +627,14 @@ int cmd_stats(int argc, char **argv)
 		goto out;
 	enum cmd_load loaded = cmd_stats_load(path, &st, &c, &s);
 	if (loaded == CMD_LOAD_FAILED) {
+		status = EXIT_FAILURE_;
+		goto out;
+	}
+	if (!cmd_stats_root_found(&st, s)) {
+		struct sbuf where = { 0 };
+		sbuf_addf(&where, "in the frames of '%s'", path);
+		cmd_no_root_match(where.data ? where.data : path, &st.report);
+		sbuf_release(&where);
 		status = EXIT_FAILURE_;
 		goto out;
 	}
