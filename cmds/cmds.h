@@ -175,6 +175,10 @@ struct cmd_output {
 	bool said;           /* that failure was said */
 };
 
+/* The -o option, whose target is a `char *` (owned, NULL: none), of the
+ * commands that write to standard output or a file. */
+extern const struct option_spec cmd_output_option;
+
 /* Checks -o before anything is read: `-` is standard output, and a file
  * that is one of the inputs (paths, `-` for standard input) is a usage
  * error, said, *status set. */

@@ -69,6 +69,8 @@ static const char description[] =
 	"--format json: {\"schema\": 2, \"base\", \"candidate\", \"stat\", \"threshold_pct\",\n"
 	"\"min_change_ns\", \"alpha\", \"min_frames\", \"single_frame\", \"counts\", \"rows\"},\n"
 	"times in ns. Both name verdicts as keys: too_few_frames for \"too few frames\".\n"
+	"--format markdown: a line of the verdicts counted and a pipe table, for a\n"
+	"pull request's comment. -o FILE writes to FILE, replaced once whole.\n"
 	"\n"
 	"Exit status: 0 when nothing regressed, 1 when something did, 2 on a usage\n"
 	"error or a capture that cannot be read whole, 3 when the captures are of\n"
@@ -83,7 +85,7 @@ static const char description[] =
  * BASE and CANDIDATE in *pos, else false after saying why, with the exit
  * status in *status. */
 static bool parse_args(int argc, char **argv, struct diff_settings *d, struct cmd_positional *pos,
-		       int *status)
+		       struct cmd_output *out, char **output, int *status)
 {
 	struct option_spec from_stats[16], from_report[16];
 	char perr[300];
@@ -91,6 +93,7 @@ static bool parse_args(int argc, char **argv, struct diff_settings *d, struct cm
 		{ diff_options, diff_option_count, d },
 		{ from_stats, diff_stats_options(from_stats), &d->stats },
 		{ from_report, diff_report_options(from_report), &d->stats.report },
+		{ &cmd_output_option, 1, output },
 	};
 	const struct cmd_spec spec = {
 		.name = "diff",
@@ -108,6 +111,9 @@ static bool parse_args(int argc, char **argv, struct diff_settings *d, struct cm
 					  "arguments", pos->count);
 		return false;
 	}
+	out->path = *output;
+	if (!cmd_output_check("diff", out, (const char *const *)pos->args, 2, status))
+		return false;
 	if (cmd_is_stdin(pos->args[0]) && cmd_is_stdin(pos->args[1])) {
 		*status = cmd_usage_error("diff", "standard input ('-') can be one of the captures, "
 					  "not both");
@@ -131,9 +137,11 @@ int cmd_diff(int argc, char **argv)
 	uint8_t *selected[2] = { NULL, NULL };
 	struct compare_runs runs = { 0 };
 	int status = EXIT_OK;
+	struct cmd_output to = { 0 };
+	char *output = NULL;
 
 	diff_settings_init(&d);
-	if (!parse_args(argc, argv, &d, &pos, &status))
+	if (!parse_args(argc, argv, &d, &pos, &to, &output, &status))
 		goto out;
 	for (int i = 0; i < 2; i++)
 		if (cmd_stats_load(pos.args[i], &d.stats, &c[i], &s[i]) != CMD_LOAD_OK) {
@@ -169,13 +177,17 @@ int cmd_diff(int argc, char **argv)
 		status = EXIT_FAILURE_;
 		goto out;
 	}
-	struct report_sink sink = { cmd_stdout_sink, NULL };
+	struct report_sink sink = { cmd_output_write, &to };
 	if (diff_print(&d, &runs, s[0], s[1], pos.args[0], pos.args[1], &sink) != 0) {
-		status = cmd_print_failed();
+		if (!to.error && !ferror(stdout))
+			cmd_error("out of memory");
+		status = cmd_output_close(&to, EXIT_FAILURE_, false);
 		goto out;
 	}
-	status = cmd_finish(runs.verdicts[VERDICT_REGRESSED] ? EXIT_FAILURE_ : EXIT_OK);
+	status = cmd_output_close(&to, runs.verdicts[VERDICT_REGRESSED] ? EXIT_FAILURE_ : EXIT_OK,
+				  true);
 out:
+	free(output);
 	compare_runs_release(&runs);
 	for (int i = 0; i < 2; i++) {
 		free(selected[i]);

@@ -11,6 +11,11 @@
 #include <stdio.h>
 #include <string.h>
 
+const struct option_spec cmd_output_option = {
+	"output", 'o', "FILE", "write to FILE (replaced once whole), not standard output",
+	OPT_FILE, .offset = 0
+};
+
 bool cmd_output_check(const char *command, struct cmd_output *o, const char *const *inputs,
 		      size_t input_count, int *status)
 {

@@ -63,8 +63,6 @@ static const struct option_spec own_options[] = {
 	{ "format", 0, "FORMAT", "text (the tables, default), json or csv: a row per GPU, queue, "
 	  "scope, event, thread, timeline, task and state", OPT_CHOICE,
 	  .offset = offsetof(struct report_args, format), .names = format_names },
-	{ "output", 'o', "FILE", "write to FILE (replaced once whole), not standard output",
-	  OPT_FILE, .offset = offsetof(struct report_args, output) },
 };
 
 /* Prints the tables of the frames that s selects from c (the capture at
@@ -158,6 +156,7 @@ int cmd_report(int argc, char **argv)
 	report_settings_init(&s);
 	const struct option_table tables[] = {
 		{ own_options, sizeof(own_options) / sizeof(own_options[0]), &args },
+		{ &cmd_output_option, 1, &args.output },
 		{ report_options, report_option_count, &s },
 	};
 	const struct cmd_spec spec = {

@@ -365,6 +365,9 @@ int diff_print(const struct diff_settings *d, const struct compare_runs *r, cons
 	case STATS_FORMAT_TABLE:
 		print_table(d, r, base, cand, base_path, cand_path, &b, sink);
 		break;
+	case STATS_FORMAT_MARKDOWN:
+		result = diff_print_markdown(d, r, base, cand, base_path, cand_path, sink);
+		break;
 	}
 	if (result == 0)
 		result = sbuf_emit(sink, &b);

@@ -150,11 +150,16 @@ int report_rows_frame(const struct report_settings *s, enum report_format format
 		      const struct report_sink *sink);
 int report_rows_end(enum report_format format, const struct report_sink *sink);
 
+/* A JSON string of s appended to b, as the rows write theirs: valid
+ * UTF-8 passes, invalid bytes become U+FFFD. */
+void report_json_string(struct sbuf *b, const char *s, size_t len);
+
 /* ------------------------------------------------------------------------ */
 /* Statistics over frames (`crumbs stats`)                                  */
 /* ------------------------------------------------------------------------ */
 
-enum stats_format { STATS_FORMAT_TABLE, STATS_FORMAT_CSV, STATS_FORMAT_JSON };
+enum stats_format { STATS_FORMAT_TABLE, STATS_FORMAT_CSV, STATS_FORMAT_JSON,
+		    STATS_FORMAT_MARKDOWN };
 
 /* Siblings in order of first appearance, or by a statistic of their
  * inclusive time, largest first. */
@@ -289,6 +294,21 @@ size_t diff_report_options(struct option_spec *out);
 int diff_print(const struct diff_settings *d, const struct compare_runs *r, const stats *base,
 	       const stats *cand, const char *base_path, const char *cand_path,
 	       const struct report_sink *sink);
+
+/*
+ * stats and diff as Markdown (markdown.c), for a pull request's comment:
+ * a line on what was read (and diff's verdicts counted), then a pipe
+ * table, a row per statistic's row in the order of first appearance
+ * (stats: kind, path, frames, mean, median, p95 and max in ms, share) or
+ * per compared row in diff's order (verdict, row, base, candidate, change
+ * in ms and percent, p). Text from the capture is escaped so that it
+ * never ends a cell. Return 0, or -1 if the sink failed or memory ran out.
+ */
+int stats_print_markdown(const struct stats_settings *st, const stats *s, const char *file,
+			 const struct report_sink *sink);
+int diff_print_markdown(const struct diff_settings *d, const struct compare_runs *r,
+			const stats *base, const stats *cand, const char *base_path,
+			const char *cand_path, const struct report_sink *sink);
 
 /* ------------------------------------------------------------------------ */
 /* Exports (`crumbs export`)                                                */

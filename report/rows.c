@@ -391,3 +391,8 @@ int report_rows_end(enum report_format format, const struct report_sink *sink)
 	sbuf_release(&b);
 	return r;
 }
+
+void report_json_string(struct sbuf *b, const char *s, size_t len)
+{
+	json_string(b, s, len);
+}
