@@ -89,6 +89,27 @@ struct cmd_spec {
 					    * does (CMD_ENV_*); NULL: none */
 };
 
+/* A subcommand as cmds/main.c's table lists it. */
+struct cmd_command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *help;    /* its line in 'crumbs --help' */
+};
+
+/*
+ * `crumbs help --man [COMMAND]` (crumbs(1), or crumbs-COMMAND(1)) and
+ * `crumbs help --completion bash|zsh`, argv[0] being --man or
+ * --completion: made from each command's spec and option tables, which
+ * it reaches by running the command as for --help with a hook in
+ * cmd_parse (manual.c). Returns an exit status.
+ */
+int cmd_manual(int argc, char **argv, const struct cmd_command *commands, size_t count,
+	       const char *version);
+/* In cmd_parse: hands the spec and its tables (--help first) to the hook
+ * that cmd_manual set, and returns true; false when none is set. */
+bool cmd_spec_hooked(const struct cmd_spec *spec, const struct option_table *tables,
+		     size_t count);
+
 /* A command's positional arguments, in order. */
 struct cmd_positional {
 	char **args; /* NULL-terminated; the strings are argv's */

@@ -15,13 +15,7 @@
 #include <sys/stat.h>
 
 
-struct command {
-	const char *name;
-	int (*run)(int argc, char **argv);
-	const char *help;
-};
-
-static const struct command commands[] = {
+static const struct cmd_command commands[] = {
 	{ "report", cmd_report, "print the profilegpu tables of a capture" },
 	{ "info", cmd_info, "describe a capture: devices, queues, frames, sizes, frame times" },
 	{ "stats", cmd_stats, "statistics over a run's frames: percentiles, spikes, budgets" },
@@ -124,6 +118,10 @@ bool cmd_parse(const struct cmd_spec *spec, int argc, char **argv,
 	tables[0] = (struct option_table){ &help_option, 1, &help };
 	for (size_t t = 0; t < spec->table_count; t++)
 		tables[t + 1] = spec->tables[t];
+	if (cmd_spec_hooked(spec, tables, spec->table_count + 1)) {
+		*status = EXIT_OK;
+		goto out;
+	}
 	if (options_parse(tables, spec->table_count + 1, argc - 1, argv + 1,
 			  spec->stop_at_positional, pos->args, &pos->count,
 			  err, sizeof(err)) != 0) {
@@ -249,6 +247,12 @@ int main(int argc, char **argv)
 	}
 	const char *name = argv[1];
 	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+		/* For packagers, not in the help: the pages and scripts the
+		 * build installs. */
+		if (strcmp(name, "help") == 0 && argc > 2 &&
+		    (strcmp(argv[2], "--man") == 0 || strcmp(argv[2], "--completion") == 0))
+			return cmd_manual(argc - 2, argv + 2, commands,
+					  sizeof(commands) / sizeof(commands[0]), CRUMBS_VERSION_SHORT);
 		if (strcmp(name, "help") == 0 && argc > 2) {
 			for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 				if (strcmp(argv[2], commands[i].name) == 0) {
