@@ -225,9 +225,15 @@ int cmd_report_capture(const char *path, uint64_t number, struct report_settings
 		status = EXIT_FAILURE_;
 	} else {
 		struct report_sink sink = { cmd_stdout_sink, NULL };
-		if (report_frame(s, reader_meta(c), f, &sink) != 0)
+		if (report_frame(s, reader_meta(c), f, &sink) != 0) {
 			status = EXIT_FAILURE_; /* cmd_finish says why */
-		else if (reader_damage(c)->code != CRUMBS_OK) {
+		} else if (!report_root_found(s, reader_meta(c), f)) {
+			struct sbuf where = { 0 };
+			sbuf_addf(&where, "in the frame of '%s'", path);
+			cmd_no_root_match(where.data ? where.data : path, s);
+			sbuf_release(&where);
+			status = EXIT_FAILURE_;
+		} else if (reader_damage(c)->code != CRUMBS_OK) {
 			cmd_capture_error(path, reader_damage(c)->text, false);
 			status = EXIT_FAILURE_;
 		}
