@@ -4,7 +4,8 @@
 #   make                 build/crumbs, crumbs-gen, libcrumbs.a and .so, the layer,
 #                        sample-renderer
 #   make install         PREFIX=/usr/local: crumbs, the layer with its manifest,
-#                        libcrumbs (static and shared), its headers, crumbs.pc
+#                        libcrumbs (static and shared), its headers, crumbs.pc,
+#                        the man pages, bash and zsh completions
 #   make uninstall       removes what install put there
 #   make demo            the main job: report a frame's profilegpu tables
 #   make deps            install the Debian packages for the build and the tests
@@ -86,10 +87,10 @@ REPORT_SRC := report/settings.c report/filter.c report/table.c report/pipelines.
 # out of libcrumbs (which reads a capture back only for its tables), so a
 # program linking it statically needs no more of libm than before.
 RUNS_SRC := analyze/stats.c analyze/compare.c report/stats.c report/diff.c report/export.c \
-	report/cpu_links.c \
+	report/cpu_links.c report/rows.c report/markdown.c \
 	report/plot.c report/plot_frame.c report/plot_run.c
 CMDS_SRC := cmds/main.c cmds/report.c cmds/info.c cmds/trigger.c cmds/capture.c \
-	cmds/stats.c cmds/diff.c cmds/export.c cmds/plot.c
+	cmds/stats.c cmds/diff.c cmds/export.c cmds/plot.c cmds/input.c cmds/output.c cmds/manual.c
 GEN_SRC := samples/gen.c
 RENDERER_SRC := samples/renderer.c samples/jobs.c
 SHADERS := $(wildcard samples/shaders/*.vert samples/shaders/*.frag samples/shaders/*.comp)
@@ -158,6 +159,26 @@ $(VERSION_OBJ): ALL_CFLAGS += -I$(BUILD)
 $(BUILD)/crumbs: $(CRUMBS_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
+# The man pages and shell completions, made by crumbs from the option
+# tables and help it parses and prints with (cmds/manual.c).
+MAN_COMMANDS := report info stats diff export plot capture trigger
+MAN_PAGES := $(BUILD)/man/crumbs.1 $(patsubst %,$(BUILD)/man/crumbs-%.1,$(MAN_COMMANDS))
+COMPLETIONS := $(BUILD)/completion/crumbs.bash $(BUILD)/completion/_crumbs
+all: $(MAN_PAGES) $(COMPLETIONS)
+
+$(BUILD)/man/crumbs.1: $(BUILD)/crumbs
+	@mkdir -p $(dir $@)
+	$(BUILD)/crumbs help --man >$@.tmp && mv $@.tmp $@
+$(BUILD)/man/crumbs-%.1: $(BUILD)/crumbs
+	@mkdir -p $(dir $@)
+	$(BUILD)/crumbs help --man $* >$@.tmp && mv $@.tmp $@
+$(BUILD)/completion/crumbs.bash: $(BUILD)/crumbs
+	@mkdir -p $(dir $@)
+	$(BUILD)/crumbs help --completion bash >$@.tmp && mv $@.tmp $@
+$(BUILD)/completion/_crumbs: $(BUILD)/crumbs
+	@mkdir -p $(dir $@)
+	$(BUILD)/crumbs help --completion zsh >$@.tmp && mv $@.tmp $@
+
 $(BUILD)/crumbs-gen: $(GEN_OBJ)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
@@ -205,10 +226,13 @@ $(LAYER_JSON): layer/VkLayer_crumbs.json.in $(VERSION_H)
 # crumbs.pc: it Requires vulkan, since crumbs.h includes vulkan/vulkan.h;
 # its Requires.private are what a program that links libcrumbs.a needs
 # too (pkg-config --static).
-install: $(BUILD)/crumbs $(LAYER) $(LIBCRUMBS) $(LIBCRUMBS_SO)
+install: $(BUILD)/crumbs $(LAYER) $(LIBCRUMBS) $(LIBCRUMBS_SO) $(MAN_PAGES) $(COMPLETIONS)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
 		$(DESTDIR)$(PREFIX)/share/vulkan/explicit_layer.d \
-		$(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+		$(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+		$(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions
 	install -m 755 $(BUILD)/crumbs $(DESTDIR)$(PREFIX)/bin/crumbs
 	install -m 644 $(LAYER) $(DESTDIR)$(PREFIX)/lib/libVkLayer_crumbs.so
 	sed -e 's|@LIBRARY@|$(PREFIX)/lib/libVkLayer_crumbs.so|' -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|' \
@@ -220,6 +244,10 @@ install: $(BUILD)/crumbs $(LAYER) $(LIBCRUMBS) $(LIBCRUMBS_SO)
 	install -m 644 include/crumbs.h include/crumbs_file.h $(DESTDIR)$(PREFIX)/include/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' capture/crumbs.pc.in \
 		>$(DESTDIR)$(PREFIX)/lib/pkgconfig/crumbs.pc
+	install -m 644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 $(BUILD)/completion/crumbs.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/crumbs
+	install -m 644 $(BUILD)/completion/_crumbs $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_crumbs
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/crumbs $(DESTDIR)$(PREFIX)/lib/libVkLayer_crumbs.so \
@@ -227,7 +255,10 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/lib/libcrumbs.a $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBCRUMBS_SO)) \
 		$(DESTDIR)$(PREFIX)/lib/$(LIBCRUMBS_SONAME) $(DESTDIR)$(PREFIX)/lib/libcrumbs.so \
 		$(DESTDIR)$(PREFIX)/include/crumbs.h $(DESTDIR)$(PREFIX)/include/crumbs_file.h \
-		$(DESTDIR)$(PREFIX)/lib/pkgconfig/crumbs.pc
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig/crumbs.pc \
+		$(patsubst $(BUILD)/man/%,$(DESTDIR)$(PREFIX)/share/man/man1/%,$(MAN_PAGES)) \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/crumbs \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_crumbs
 
 # Shaders become C arrays of SPIR-V words, compiled into the renderer.
 $(BUILD)/shaders/%.h: samples/shaders/%

@@ -46,7 +46,7 @@ struct capture_args {
 #define AT(field) offsetof(struct capture_args, field)
 
 static const struct option_spec own_options[] = {
-	{ "frame", 0, "N", "capture frame N, counted from 0 (default 10, after warm-up)",
+	{ "frame", 'f', "N", "capture frame N, counted from 0 (default 10, after warm-up)",
 	  OPT_U64, .offset = AT(frame), .min = 0, .max = 1ull << 48, .what = "a frame number" },
 	{ "output", 'o', "FILE", "write the capture to FILE (default PROGRAM-frame-N.crumbs, or "
 	  "PROGRAM-run-A.crumbs)", OPT_FILE, .offset = AT(output) },
@@ -73,6 +73,20 @@ static size_t frames_option(struct option_spec *out)
 			  "their statistics"
 	};
 	return options_borrow(stats_options, stats_option_count, &frames, 1, out);
+}
+
+/* The report options but --frame (-f), which chooses among a file's
+ * frames: a capture holds one, and -f is capture's own --frame, the
+ * frame to capture. Returns how many it put in *out (room for
+ * REPORT_OPTIONS_MAX). */
+#define REPORT_OPTIONS_MAX 32
+static size_t report_options_here(struct option_spec *out)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < report_option_count && n < REPORT_OPTIONS_MAX; i++)
+		if (strcmp(report_options[i].name, "frame") != 0)
+			out[n++] = report_options[i];
+	return n;
 }
 
 /* The folder of the layer's manifest: beside this program (the build
@@ -471,8 +485,9 @@ static int set_request_env(const struct capture_args *args)
 static const char description[] =
 	"Runs PROGRAM with the crumbs Vulkan layer, which times the program's debug\n"
 	"labels and, in the capture frame, every render pass, draw, dispatch, copy,\n"
-	"blit, clear and resolve. Frame N is captured, written to a file, and its\n"
-	"tables are printed with the report options. Frames end at each\n"
+	"blit, clear and resolve. Frame N (-f, --frame) is captured, written to a\n"
+	"file, and its tables are printed with the report options (all but the\n"
+	"report's --frame: the file holds that one frame). Frames end at each\n"
 	"vkQueuePresentKHR; a program that never presents ends one at each submission\n"
 	"with a fence. With --window MS, frame N is instead the Nth window of MS\n"
 	"milliseconds from the program's first submission, with every submission made\n"
@@ -499,13 +514,13 @@ static const char description[] =
 static bool parse_args(int argc, char **argv, struct capture_args *args,
 		       struct stats_settings *settings, struct cmd_positional *pos, int *status)
 {
-	struct option_spec frames;
+	struct option_spec frames, report[REPORT_OPTIONS_MAX];
 	char perr[300];
 	const struct option_table tables[] = {
 		{ own_options, sizeof(own_options) / sizeof(own_options[0]), args },
 		{ &frames, frames_option(&frames), settings },
 		{ run_options, sizeof(run_options) / sizeof(run_options[0]), args },
-		{ report_options, report_option_count, &settings->report },
+		{ report, report_options_here(report), &settings->report },
 	};
 	const struct cmd_spec spec = {
 		.name = "capture",
@@ -515,6 +530,12 @@ static bool parse_args(int argc, char **argv, struct capture_args *args,
 		.table_count = sizeof(tables) / sizeof(tables[0]),
 		/* The program's own options are its, not ours. */
 		.stop_at_positional = true,
+		.environment = CMD_ENV_LOCALE CMD_ENV_THREADS
+			"  VK_ADD_LAYER_PATH,      the layer is added to them, before the program's\n"
+			"  VK_LOADER_LAYERS_ENABLE layers (others, such as the validation layer, see\n"
+			"                          what it records)\n"
+			"  CRUMBS_LAYER_STANDING,  read by the layer in the program: see\n"
+			"  CRUMBS_LAYER_SKIP       layer/LAYER.md\n",
 	};
 	if (!cmd_parse(&spec, argc, argv, pos, status))
 		return false;

@@ -34,10 +34,32 @@ int cmd_plot(int argc, char **argv);
 	"threads, for a chunk decompresses to 64 MiB at most and a frame's\n" \
 	"records, scopes and names are bounded (the format's limits); a capture\n" \
 	"past them is refused as corrupt."
+/* The help's line on `-`, read before CMD_HELP_MEMORY. */
+#define CMD_HELP_STDIN \
+	"A capture named '-' is standard input: a file redirected there is read in\n" \
+	"place, a pipe is read whole into memory first (at most 2 GiB; ^C stops it).\n\n"
 #define CMD_HELP_MEMORY_STATS \
 	"\nThe statistics add about 2 KiB a row (a GPU, a queue, or a scope's path on\n" \
 	"its queue) and 4 to 8 bytes a row for each frame it is in; reading threads\n" \
 	"keep at most 256 MiB of rows more."
+
+/*
+ * The help's lines on the environment, which each command lists as it
+ * reads it: the locale chooses the drawing, the terminal's variables the
+ * pager, colour and width of what is shown on a terminal, CRUMBS_THREADS
+ * the threads that read a run.
+ */
+#define CMD_ENV_LOCALE \
+	"  LC_ALL, LC_CTYPE, LANG  the first set and not empty decides: one naming\n" \
+	"                          UTF-8 draws with Unicode (--unicode), else ASCII\n"
+#define CMD_ENV_TERMINAL \
+	"  CRUMBS_PAGER, PAGER     the pager for output to a terminal (CRUMBS_PAGER\n" \
+	"                          first; empty: none)\n" \
+	"  NO_COLOR                set and not empty: no colour\n" \
+	"  COLUMNS                 the terminal's width, in characters\n"
+#define CMD_ENV_THREADS \
+	"  CRUMBS_THREADS          threads that read a capture's frames (1 to 16;\n" \
+	"                          default one per CPU)\n"
 
 /* "frames A to B" of a run, "frame A" of a run of one, or "frames A to
  * the end" of an open one (last UINT64_MAX), into buf. */
@@ -62,7 +84,31 @@ struct cmd_spec {
 	size_t table_count;
 	bool stop_at_positional;           /* the first positional argument
 					    * ends the options */
+	const char *environment;           /* the help's lines on the
+					    * variables that change what it
+					    * does (CMD_ENV_*); NULL: none */
 };
+
+/* A subcommand as cmds/main.c's table lists it. */
+struct cmd_command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *help;    /* its line in 'crumbs --help' */
+};
+
+/*
+ * `crumbs help --man [COMMAND]` (crumbs(1), or crumbs-COMMAND(1)) and
+ * `crumbs help --completion bash|zsh`, argv[0] being --man or
+ * --completion: made from each command's spec and option tables, which
+ * it reaches by running the command as for --help with a hook in
+ * cmd_parse (manual.c). Returns an exit status.
+ */
+int cmd_manual(int argc, char **argv, const struct cmd_command *commands, size_t count,
+	       const char *version);
+/* In cmd_parse: hands the spec and its tables (--help first) to the hook
+ * that cmd_manual set, and returns true; false when none is set. */
+bool cmd_spec_hooked(const struct cmd_spec *spec, const struct option_table *tables,
+		     size_t count);
 
 /* A command's positional arguments, in order. */
 struct cmd_positional {
@@ -111,6 +157,10 @@ int cmd_print_failed(void);
 bool cmd_check_selection(const char *path, const struct report_settings *s,
 			 const struct capture_meta *meta);
 
+/* Says that no scope `where` ("in the frames of 'x.crumbs'") matches s's
+ * --root patterns. */
+void cmd_no_root_match(const char *where, const struct report_settings *s);
+
 /* Prints the tables of frame `number` of a capture (UINT64_MAX: its
  * first) with the settings; says what went wrong. Returns an exit status. */
 int cmd_report_capture(const char *path, uint64_t number, struct report_settings *s);
@@ -118,6 +168,52 @@ int cmd_report_capture(const char *path, uint64_t number, struct report_settings
 /* Whether two paths name the same existing file (a hard link or another
  * spelling too): an output that would replace the capture it is made of. */
 bool cmd_same_file(const char *a, const char *b);
+
+/* The most of standard input cmd_open_capture reads into memory: a
+ * capture piped in is read whole before it is read, for the reader
+ * seeks; one larger is refused (a file named, or redirected with <, is
+ * read in place, however large). */
+#define CMD_STDIN_MAX ((size_t)2 << 30)
+
+/* Whether path is `-`, standard input. */
+bool cmd_is_stdin(const char *path);
+
+/* Opens the capture at path, or standard input for `-` (a terminal
+ * refused), into *out (the caller's, reader_free). Returns true, or false
+ * after saying why. In input.c. */
+bool cmd_open_capture(const char *path, reader **out);
+
+/*
+ * Where a command writes (output.c): standard output, or the -o file,
+ * created at the first write under a temporary name beside its name and
+ * renamed over it when closed whole (never through a link planted there).
+ */
+struct cmd_output {
+	const char *path;    /* -o FILE; NULL or "-": standard output */
+	struct file_out out;
+	FILE *file;          /* open once written to */
+	int error;           /* errno of the first failure */
+	bool said;           /* that failure was said */
+};
+
+/* The -o option, whose target is a `char *` (owned, NULL: none), of the
+ * commands that write to standard output or a file. */
+extern const struct option_spec cmd_output_option;
+
+/* Checks -o before anything is read: `-` is standard output, and a file
+ * that is one of the inputs (paths, `-` for standard input) is a usage
+ * error, said, *status set. */
+bool cmd_output_check(const char *command, struct cmd_output *o, const char *const *inputs,
+		      size_t input_count, int *status);
+/* A report_sink's write to o (the file created at the first). */
+int cmd_output_write(void *user, const char *text, size_t len);
+/* Creates the -o file now (the write does it otherwise); false after
+ * saying why. */
+bool cmd_output_open(struct cmd_output *o);
+/* Ends the output: the file put in place when `keep` and nothing failed,
+ * else removed (what was at its name stays); standard output flushed.
+ * Says what failed; returns EXIT_FAILURE_ then, else status. */
+int cmd_output_close(struct cmd_output *o, int status, bool keep);
 
 /* A message for a capture that could not be read. */
 void cmd_capture_error(const char *path, const char *text, bool frames_before);
@@ -160,6 +256,10 @@ int cmd_stats_budget(const struct stats_settings *st, struct stats_budget **out)
  * or for --cpu with what chooses GPU work (--gpu, --queue, --by
  * pipeline); EXIT_OK otherwise. */
 int cmd_stats_check_by(const char *name, const struct stats_settings *st);
+
+/* Whether st's --root patterns (if any) select a row of s: a scope, CPU
+ * scope, task or state. */
+bool cmd_stats_root_found(const struct stats_settings *st, const stats *s);
 
 /* Reads the frames of a capture that st selects (--frames, and --gpu and
  * --queue checked against it) into finished statistics, saying what went

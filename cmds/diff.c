@@ -66,8 +66,11 @@ static const char description[] =
 	"--format csv: one line per row under the header line\n"
 	"  kind,gpu,path,base_frames,candidate_frames,base_ms,candidate_ms,change_ms,\n"
 	"  change_pct,p,verdict\n"
-	"--format json: {\"schema\": 1, \"base\", \"candidate\", \"stat\", \"threshold_pct\",\n"
-	"\"min_ms\", \"alpha\", \"min_frames\", \"single_frame\", \"counts\", \"rows\"}, times in ns.\n"
+	"--format json: {\"schema\": 2, \"base\", \"candidate\", \"stat\", \"threshold_pct\",\n"
+	"\"min_change_ns\", \"alpha\", \"min_frames\", \"single_frame\", \"counts\", \"rows\"},\n"
+	"times in ns. Both name verdicts as keys: too_few_frames for \"too few frames\".\n"
+	"--format markdown: a line of the verdicts counted and a pipe table, for a\n"
+	"pull request's comment. -o FILE writes to FILE, replaced once whole.\n"
 	"\n"
 	"Exit status: 0 when nothing regressed, 1 when something did, 2 on a usage\n"
 	"error or a capture that cannot be read whole, 3 when the captures are of\n"
@@ -75,14 +78,14 @@ static const char description[] =
 	"\n"
 	"The table shortens a row's path past 160 bytes in its middle; CSV and\n"
 	"JSON give it whole.\n"
-	"\n" CMD_HELP_MEMORY CMD_HELP_MEMORY_STATS
+	"\n" CMD_HELP_STDIN CMD_HELP_MEMORY CMD_HELP_MEMORY_STATS
 	"\nBoth captures' statistics are kept; one capture is read at a time.";
 
 /* Reads the arguments into d (initialised) and checks them: true with
  * BASE and CANDIDATE in *pos, else false after saying why, with the exit
  * status in *status. */
 static bool parse_args(int argc, char **argv, struct diff_settings *d, struct cmd_positional *pos,
-		       int *status)
+		       struct cmd_output *out, char **output, int *status)
 {
 	struct option_spec from_stats[16], from_report[16];
 	char perr[300];
@@ -90,6 +93,7 @@ static bool parse_args(int argc, char **argv, struct diff_settings *d, struct cm
 		{ diff_options, diff_option_count, d },
 		{ from_stats, diff_stats_options(from_stats), &d->stats },
 		{ from_report, diff_report_options(from_report), &d->stats.report },
+		{ &cmd_output_option, 1, output },
 	};
 	const struct cmd_spec spec = {
 		.name = "diff",
@@ -97,6 +101,7 @@ static bool parse_args(int argc, char **argv, struct diff_settings *d, struct cm
 		.description = description,
 		.tables = tables,
 		.table_count = sizeof(tables) / sizeof(tables[0]),
+		.environment = CMD_ENV_LOCALE CMD_ENV_TERMINAL CMD_ENV_THREADS,
 	};
 	if (!cmd_parse(&spec, argc, argv, pos, status))
 		return false;
@@ -104,6 +109,14 @@ static bool parse_args(int argc, char **argv, struct diff_settings *d, struct cm
 		*status = cmd_usage_error("diff", pos->count < 2 ? "expected two capture files, "
 					  "BASE and CANDIDATE" : "expected two capture files, got %d "
 					  "arguments", pos->count);
+		return false;
+	}
+	out->path = *output;
+	if (!cmd_output_check("diff", out, (const char *const *)pos->args, 2, status))
+		return false;
+	if (cmd_is_stdin(pos->args[0]) && cmd_is_stdin(pos->args[1])) {
+		*status = cmd_usage_error("diff", "standard input ('-') can be one of the captures, "
+					  "not both");
 		return false;
 	}
 	if ((*status = cmd_stats_check_by("diff", &d->stats)) != EXIT_OK)
@@ -124,9 +137,11 @@ int cmd_diff(int argc, char **argv)
 	uint8_t *selected[2] = { NULL, NULL };
 	struct compare_runs runs = { 0 };
 	int status = EXIT_OK;
+	struct cmd_output to = { 0 };
+	char *output = NULL;
 
 	diff_settings_init(&d);
-	if (!parse_args(argc, argv, &d, &pos, &status))
+	if (!parse_args(argc, argv, &d, &pos, &to, &output, &status))
 		goto out;
 	for (int i = 0; i < 2; i++)
 		if (cmd_stats_load(pos.args[i], &d.stats, &c[i], &s[i]) != CMD_LOAD_OK) {
@@ -134,6 +149,15 @@ int cmd_diff(int argc, char **argv)
 			status = EXIT_USAGE;
 			goto out;
 		}
+	if (!cmd_stats_root_found(&d.stats, s[0]) && !cmd_stats_root_found(&d.stats, s[1])) {
+		/* Else nothing would be compared, and nothing regress. */
+		struct sbuf where = { 0 };
+		sbuf_addf(&where, "in the frames of '%s' or '%s'", pos.args[0], pos.args[1]);
+		cmd_no_root_match(where.data ? where.data : pos.args[0], &d.stats.report);
+		sbuf_release(&where);
+		status = EXIT_USAGE;
+		goto out;
+	}
 	if (!comparable(pos.args[0], reader_meta(c[0]), pos.args[1], reader_meta(c[1]))) {
 		if (!d.force) {
 			cmd_error("the captures are not comparable; --force compares them all "
@@ -153,13 +177,17 @@ int cmd_diff(int argc, char **argv)
 		status = EXIT_FAILURE_;
 		goto out;
 	}
-	struct report_sink sink = { cmd_stdout_sink, NULL };
+	struct report_sink sink = { cmd_output_write, &to };
 	if (diff_print(&d, &runs, s[0], s[1], pos.args[0], pos.args[1], &sink) != 0) {
-		status = cmd_print_failed();
+		if (!to.error && !ferror(stdout))
+			cmd_error("out of memory");
+		status = cmd_output_close(&to, EXIT_FAILURE_, false);
 		goto out;
 	}
-	status = cmd_finish(runs.verdicts[VERDICT_REGRESSED] ? EXIT_FAILURE_ : EXIT_OK);
+	status = cmd_output_close(&to, runs.verdicts[VERDICT_REGRESSED] ? EXIT_FAILURE_ : EXIT_OK,
+				  true);
 out:
+	free(output);
 	compare_runs_release(&runs);
 	for (int i = 0; i < 2; i++) {
 		free(selected[i]);

@@ -114,7 +114,7 @@ static const char description[] =
 	"give their time to the scope that shows; --gpu and --queue pick tracks and,\n"
 	"as --no-cpu does, leave the CPU side out.\n"
 	"A damaged capture is exported up to the damage, and exits 1 saying where.\n"
-	"\n" CMD_HELP_MEMORY
+	"\n" CMD_HELP_STDIN CMD_HELP_MEMORY
 	"\nThe trace is written frame by frame; past --max-bytes the export stops\n"
 	"with an error, and -o FILE is not written.";
 
@@ -191,7 +191,7 @@ static int export_frames(const char *path, reader *c, const struct export_settin
 	struct report_sink sink = { output_write, out };
 	exporter *x = NULL;
 	uint64_t written = 0;
-	bool write_failed = false;
+	bool write_failed = false, found = false;
 	int status = EXIT_OK;
 
 	enum crumbs_result r = cmd_range_start(c, es->first_frame, &err);
@@ -204,6 +204,7 @@ static int export_frames(const char *path, reader *c, const struct export_settin
 			status = EXIT_FAILURE_;
 			goto out;
 		}
+		found = found || report_root_found(&es->report, reader_meta(c), f);
 		if (exporter_frame(x, reader_meta(c), f) != 0) {
 			write_failed = true;
 			break;
@@ -234,6 +235,14 @@ static int export_frames(const char *path, reader *c, const struct export_settin
 	} else if (written == 0) {
 		cmd_no_frames(path, es->frames_set, es->first_frame, es->last_frame);
 		status = EXIT_FAILURE_;
+	} else if (!found) {
+		/* A typo in a pattern must not pass for an empty trace. */
+		struct sbuf where = { 0 };
+		sbuf_addf(&where, "in the frames of '%s'", path);
+		cmd_no_root_match(where.data ? where.data : path, &es->report);
+		sbuf_release(&where);
+		status = output_close(out, EXIT_FAILURE_, false);
+		goto out;
 	} else if (reader_damage(c)->code != CRUMBS_OK) {
 		/* The frames written are intact, but the file is not. */
 		cmd_capture_error(path, reader_damage(c)->text, false);
@@ -249,7 +258,6 @@ int cmd_export(int argc, char **argv)
 {
 	struct export_settings es;
 	struct cmd_positional pos = { 0 };
-	struct analyze_error err;
 	struct output out = { .out = { .fd = -1, .dir_fd = -1 } };
 	reader *c = NULL;
 	int status = EXIT_OK;
@@ -258,8 +266,7 @@ int cmd_export(int argc, char **argv)
 	const char *path = parse_args(argc, argv, &es, &pos, &out, &status);
 	if (!path)
 		goto out;
-	if (reader_open_file(path, &c, &err) != CRUMBS_OK) {
-		cmd_capture_error(path, err.text, false);
+	if (!cmd_open_capture(path, &c)) {
 		status = EXIT_FAILURE_;
 		goto out;
 	}

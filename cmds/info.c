@@ -5,9 +5,28 @@
  */
 #include "cmds.h"
 
+#include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Where info writes: standard output, or the -o file. */
+static FILE *to;
+
+/* What `crumbs info` takes. */
+struct info_args {
+	int format;        /* enum report_format */
+	char *output;      /* -o FILE, owned */
+};
+
+static const char *const format_names[] = { "text", "json", "csv", NULL };
+
+static const struct option_spec own_options[] = {
+	{ "format", 0, "FORMAT", "text (default), json (every fact) or csv (a row per frame "
+	  "and GPU)", OPT_CHOICE, .offset = offsetof(struct info_args, format),
+	  .names = format_names },
+};
 
 /* Frame times of one GPU over the frames where it worked. */
 struct times {
@@ -64,29 +83,29 @@ static void print_queue_flags(uint32_t flags)
 	bool first = true;
 	for (int i = 0; i < 6; i++)
 		if (flags & (1u << i)) {
-			printf("%s%s", first ? "" : "+", names[i]);
+			fprintf(to, "%s%s", first ? "" : "+", names[i]);
 			first = false;
 		}
 	if (first)
-		printf("no capabilities");
+		fprintf(to, "no capabilities");
 }
 
 static void print_meta(const char *path, const struct capture_meta *m, uint64_t raw_bytes,
 		       bool complete)
 {
-	printf("file         %s\n", path);
-	printf("format       version %u.%u, written by %s\n", m->version_major, m->version_minor,
+	fprintf(to, "file         %s\n", path);
+	fprintf(to, "format       version %u.%u, written by %s\n", m->version_major, m->version_minor,
 	       m->producer && *m->producer ? m->producer : "an unnamed producer");
-	printf("size         %llu bytes", (unsigned long long)m->file_bytes);
+	fprintf(to, "size         %llu bytes", (unsigned long long)m->file_bytes);
 	if (complete && m->file_bytes)
-		printf(", %llu uncompressed (ratio %.2f)", (unsigned long long)raw_bytes,
+		fprintf(to, ", %llu uncompressed (ratio %.2f)", (unsigned long long)raw_bytes,
 		       (double)raw_bytes / (double)m->file_bytes);
-	printf(", %llu chunk%s, %s\n", (unsigned long long)m->chunk_count,
+	fprintf(to, ", %llu chunk%s, %s\n", (unsigned long long)m->chunk_count,
 	       m->chunk_count == 1 ? "" : "s", m->has_index ? "indexed" : "no index");
 	for (uint32_t g = 0; g < m->gpu_count; g++) {
 		const struct capture_gpu *gpu = &m->gpus[g];
 		uint32_t api = gpu->api_version;
-		printf("GPU %-8u %s (vendor 0x%04x, device 0x%04x, driver %s 0x%08x, Vulkan %u.%u.%u)\n",
+		fprintf(to, "GPU %-8u %s (vendor 0x%04x, device 0x%04x, driver %s 0x%08x, Vulkan %u.%u.%u)\n",
 		       g, gpu->name, gpu->vendor_id, gpu->device_id,
 		       *gpu->driver_name ? gpu->driver_name : "version", gpu->driver_version,
 		       (api >> 22) & 0x7F, (api >> 12) & 0x3FF, api & 0xFFF);
@@ -94,13 +113,13 @@ static void print_meta(const char *path, const struct capture_meta *m, uint64_t 
 			const struct capture_queue *cq = &m->queues[q];
 			if (cq->gpu != g)
 				continue;
-			printf("  %-11s family %u, index %u, ", cq->name, cq->family, cq->index);
+			fprintf(to, "  %-11s family %u, index %u, ", cq->name, cq->family, cq->index);
 			print_queue_flags(cq->flags);
 			if (cq->timestamp_valid_bits)
-				printf(", %u-bit timestamps, %g ns per tick\n",
+				fprintf(to, ", %u-bit timestamps, %g ns per tick\n",
 				       cq->timestamp_valid_bits, (double)cq->timestamp_period);
 			else
-				printf(", no timestamps\n");
+				fprintf(to, ", no timestamps\n");
 		}
 	}
 }
@@ -136,16 +155,21 @@ static uint32_t mark_timelines(const struct frame *f)
 	return n;
 }
 
+static void print_csv_frame(const struct frame *f);
+
 /* Reads the frames of c to the end or the damage (*r says which, with
  * err), counting them in *n and keeping each GPU's frame times in
- * times[0..64). false when memory ran out, after saying so. */
+ * times[0..64), and with `csv` writing each frame's rows. false when
+ * memory ran out, after saying so. */
 static bool read_frames(reader *c, struct tally *n, struct times *times, enum crumbs_result *r,
-			struct analyze_error *err)
+			struct analyze_error *err, bool csv)
 {
 	for (;;) {
 		const struct frame *f;
 		if ((*r = reader_next_frame(c, &f, err)) != CRUMBS_OK || !f)
 			return true;
+		if (csv)
+			print_csv_frame(f);
 		if (n->frames++ == 0)
 			n->first = f->number;
 		n->last = f->number;
@@ -185,45 +209,41 @@ static bool read_frames(reader *c, struct tally *n, struct times *times, enum cr
 static void print_counts(const struct capture_meta *m, const struct tally *n)
 {
 	if (n->frames)
-		printf("frames       %llu, numbered %llu to %llu\n", (unsigned long long)n->frames,
+		fprintf(to, "frames       %llu, numbered %llu to %llu\n", (unsigned long long)n->frames,
 		       (unsigned long long)n->first, (unsigned long long)n->last);
 	else
-		printf("frames       none\n");
-	printf("scopes       %llu, and %llu leaf event%s\n", (unsigned long long)n->scopes,
+		fprintf(to, "frames       none\n");
+	fprintf(to, "scopes       %llu, and %llu leaf event%s\n", (unsigned long long)n->scopes,
 	       (unsigned long long)n->events, n->events == 1 ? "" : "s");
-	printf("timestamps   %llu", (unsigned long long)n->timestamps);
+	fprintf(to, "timestamps   %llu", (unsigned long long)n->timestamps);
 	if (n->timestamps)
-		printf(", %.2f bytes of file each", (double)m->file_bytes / (double)n->timestamps);
-	printf("\n");
+		fprintf(to, ", %.2f bytes of file each", (double)m->file_bytes / (double)n->timestamps);
+	fputc('\n', to);
 	if (n->cpu_threads)
-		printf("CPU threads  %u in a frame at most, %llu CPU scope%s\n", n->cpu_threads,
+		fprintf(to, "CPU threads  %u in a frame at most, %llu CPU scope%s\n", n->cpu_threads,
 		       (unsigned long long)n->cpu_scopes, n->cpu_scopes == 1 ? "" : "s");
 	if (n->timelines) {
-		printf("tasks        %llu, on %u timeline%s in a frame at most, %llu "
+		fprintf(to, "tasks        %llu, on %u timeline%s in a frame at most, %llu "
 		       "dependenc%s (%llu not respected)", (unsigned long long)n->tasks,
 		       n->timelines, n->timelines == 1 ? "" : "s", (unsigned long long)n->deps,
 		       n->deps == 1 ? "y" : "ies", (unsigned long long)n->broken_deps);
 		if (n->misuses)
-			printf(", %llu task record%s left out", (unsigned long long)n->misuses,
+			fprintf(to, ", %llu task record%s left out", (unsigned long long)n->misuses,
 			       n->misuses == 1 ? "" : "s");
-		printf("\n");
+		fputc('\n', to);
 	} else if (n->misuses) {
-		printf("tasks        none, %llu task record%s left out\n",
+		fprintf(to, "tasks        none, %llu task record%s left out\n",
 		       (unsigned long long)n->misuses, n->misuses == 1 ? "" : "s");
 	}
 	if (n->marks)
-		printf("frame marks  %llu, of %u kind%s in a frame at most\n",
+		fprintf(to, "frame marks  %llu, of %u kind%s in a frame at most\n",
 		       (unsigned long long)n->marks, n->mark_timelines,
 		       n->mark_timelines == 1 ? "" : "s");
 }
 
-/* GPU g's minimum, median and maximum frame time, reordering its times. */
-static void print_frame_times(uint32_t g, struct times *t)
+/* The minimum, median and maximum of t (not empty), reordering it. */
+static void summarize(struct times *t, int64_t *min, int64_t *med, int64_t *max)
 {
-	if (t->len == 0) {
-		printf("frame time   GPU %u: no busy time in any frame\n", g);
-		return;
-	}
 	int64_t lo = t->ns[0], hi = t->ns[0];
 	for (size_t i = 1; i < t->len; i++) {
 		lo = t->ns[i] < lo ? t->ns[i] : lo;
@@ -236,9 +256,129 @@ static void print_frame_times(uint32_t g, struct times *t)
 		int64_t below = select_kth(t->ns, t->len / 2, t->len / 2 - 1);
 		median = below + (median - below) / 2;
 	}
-	printf("frame time   GPU %u: min %.3f ms, median %.3f ms, max %.3f ms (%zu frame%s)\n",
-	       g, (double)lo / 1e6, (double)median / 1e6, (double)hi / 1e6, t->len,
-	       t->len == 1 ? "" : "s");
+	*min = lo;
+	*med = median;
+	*max = hi;
+}
+
+/* GPU g's minimum, median and maximum frame time, reordering its times. */
+static void print_frame_times(uint32_t g, struct times *t)
+{
+	int64_t lo, median, hi;
+	if (t->len == 0) {
+		fprintf(to, "frame time   GPU %u: no busy time in any frame\n", g);
+		return;
+	}
+	summarize(t, &lo, &median, &hi);
+	fprintf(to, "frame time   GPU %u: min %.3f ms, median %.3f ms, max %.3f ms (%zu frame%s)\n",
+		g, (double)lo / 1e6, (double)median / 1e6, (double)hi / 1e6, t->len,
+		t->len == 1 ? "" : "s");
+}
+
+/* A JSON string of s on `to`. */
+static void put_json(const char *s, size_t len)
+{
+	struct sbuf b = { 0 };
+	report_json_string(&b, s, len);
+	if (b.data)
+		fputs(b.data, to);
+	sbuf_release(&b);
+}
+
+/* Every fact of the text, as one JSON object; times in ns, sizes in
+ * bytes. */
+static void print_json(const char *path, const struct capture_meta *m, uint64_t raw_bytes,
+		       bool complete, const struct tally *n, struct times *times)
+{
+	static const char *const caps[] = { "graphics", "compute", "transfer", "video_decode",
+					     "video_encode", "optical_flow" };
+	fprintf(to, "{\"schema\":1,\"file\":");
+	put_json(path, strlen(path));
+	fprintf(to, ",\"format_version\":\"%u.%u\",\"producer\":", m->version_major,
+		m->version_minor);
+	put_json(m->producer ? m->producer : "", m->producer ? strlen(m->producer) : 0);
+	fprintf(to, ",\"file_bytes\":%llu,\"uncompressed_bytes\":", (unsigned long long)m->file_bytes);
+	if (complete)
+		fprintf(to, "%llu", (unsigned long long)raw_bytes);
+	else
+		fprintf(to, "null");
+	fprintf(to, ",\"chunks\":%llu,\"indexed\":%s,\"gpus\":[", (unsigned long long)m->chunk_count,
+		m->has_index ? "true" : "false");
+	for (uint32_t g = 0; g < m->gpu_count; g++) {
+		const struct capture_gpu *gpu = &m->gpus[g];
+		uint32_t api = gpu->api_version;
+		fprintf(to, "%s{\"gpu\":%u,\"name\":", g ? "," : "", g);
+		put_json(gpu->name, strlen(gpu->name));
+		fprintf(to, ",\"vendor_id\":%u,\"device_id\":%u,\"driver_name\":", gpu->vendor_id,
+			gpu->device_id);
+		put_json(gpu->driver_name, strlen(gpu->driver_name));
+		fprintf(to, ",\"driver_version\":%u,\"vulkan\":\"%u.%u.%u\",\"queues\":[",
+			gpu->driver_version, (api >> 22) & 0x7F, (api >> 12) & 0x3FF, api & 0xFFF);
+		bool first = true;
+		for (uint32_t q = 0; q < m->queue_count; q++) {
+			const struct capture_queue *cq = &m->queues[q];
+			if (cq->gpu != g)
+				continue;
+			fprintf(to, "%s{\"name\":", first ? "" : ",");
+			first = false;
+			put_json(cq->name, strlen(cq->name));
+			fprintf(to, ",\"family\":%u,\"index\":%u,\"capabilities\":[", cq->family,
+				cq->index);
+			bool first_cap = true;
+			for (int i = 0; i < 6; i++)
+				if (cq->flags & (1u << i)) {
+					fprintf(to, "%s\"%s\"", first_cap ? "" : ",", caps[i]);
+					first_cap = false;
+				}
+			fprintf(to, "],\"timestamp_valid_bits\":%u,\"ns_per_tick\":%.9g}",
+				cq->timestamp_valid_bits, (double)cq->timestamp_period);
+		}
+		fprintf(to, "],\"frame_time\":");
+		if (g < 64 && times[g].len) {
+			int64_t lo, med, hi;
+			summarize(&times[g], &lo, &med, &hi);
+			fprintf(to, "{\"frames\":%zu,\"min_ns\":%lld,\"median_ns\":%lld,"
+				"\"max_ns\":%lld}", times[g].len, (long long)lo, (long long)med,
+				(long long)hi);
+		} else {
+			fprintf(to, "null");
+		}
+		fprintf(to, "}");
+	}
+	fprintf(to, "],\"frames\":{\"count\":%llu", (unsigned long long)n->frames);
+	if (n->frames)
+		fprintf(to, ",\"first\":%llu,\"last\":%llu", (unsigned long long)n->first,
+			(unsigned long long)n->last);
+	fprintf(to, "},\"scopes\":%llu,\"events\":%llu,\"timestamps\":%llu,"
+		"\"cpu_threads_max\":%u,\"cpu_scopes\":%llu,\"task_timelines_max\":%u,"
+		"\"tasks\":%llu,\"task_dependencies\":%llu,\"task_dependencies_broken\":%llu,"
+		"\"task_records_left_out\":%llu,\"frame_mark_kinds_max\":%u,\"frame_marks\":%llu}\n",
+		(unsigned long long)n->scopes, (unsigned long long)n->events,
+		(unsigned long long)n->timestamps, n->cpu_threads, (unsigned long long)n->cpu_scopes,
+		n->timelines, (unsigned long long)n->tasks, (unsigned long long)n->deps,
+		(unsigned long long)n->broken_deps, (unsigned long long)n->misuses,
+		n->mark_timelines, (unsigned long long)n->marks);
+}
+
+/* CSV's rows of frame f: one per GPU of the frame (one with no GPU for a
+ * frame of the CPU alone). */
+static void print_csv_frame(const struct frame *f)
+{
+	long long cpu = f->cpu_end_ns > f->cpu_begin_ns ? (long long)(f->cpu_end_ns - f->cpu_begin_ns)
+							: 0;
+	for (uint32_t g = 0; g < f->gpu_count || (g == 0 && f->gpu_count == 0); g++) {
+		fprintf(to, "%llu,", (unsigned long long)f->number);
+		if (f->gpu_count)
+			fprintf(to, "%u,%lld", f->gpus[g].gpu, (long long)f->gpus[g].frame_ns);
+		else
+			fprintf(to, ",");
+		fprintf(to, ",");
+		if (f->cpu_thread_count || f->mark_count)
+			fprintf(to, "%lld", cpu);
+		fprintf(to, ",%llu,%llu,%llu,%u\n", (unsigned long long)f->scopes,
+			(unsigned long long)f->events, (unsigned long long)f->timestamps,
+			f->submission_count);
+	}
 }
 
 int cmd_info(int argc, char **argv)
@@ -249,14 +389,29 @@ int cmd_info(int argc, char **argv)
 	reader *c = NULL;
 	struct times *times = NULL;
 	int status = EXIT_OK;
+	struct info_args args = { 0 };
+	struct cmd_output out = { 0 };
+	const struct option_table tables[] = {
+		{ own_options, sizeof(own_options) / sizeof(own_options[0]), &args },
+		{ &cmd_output_option, 1, &args.output },
+	};
 	const struct cmd_spec spec = {
 		.name = "info",
-		.usage = "crumbs info FILE",
+		.usage = "crumbs info FILE [options]",
 		.description =
 			"Describes a capture: format, size and compression, devices and queues,\n"
 			"frames and scopes, and each GPU's frame time (minimum, median, maximum)\n"
 			"over every frame, which it reads whole.\n"
-			"\n" CMD_HELP_MEMORY "\nThe frame times add 8 bytes a frame and GPU.",
+			"\n"
+			"--format json: one object of the same facts, times in ns and sizes in\n"
+			"bytes. --format csv: a row per frame and GPU under the header line\n"
+			"  frame,gpu,gpu_frame_ns,cpu_frame_ns,scopes,events,timestamps,submissions\n"
+			"(gpu empty in a frame of the CPU alone, cpu_frame_ns in one without CPU\n"
+			"records).\n"
+			"\n" CMD_HELP_STDIN CMD_HELP_MEMORY "\nThe frame times add 8 bytes a frame and GPU.",
+		.tables = tables,
+		.table_count = sizeof(tables) / sizeof(tables[0]),
+		.environment = CMD_ENV_TERMINAL,
 	};
 
 	if (!cmd_parse(&spec, argc, argv, &pos, &status))
@@ -264,11 +419,18 @@ int cmd_info(int argc, char **argv)
 	const char *path = cmd_one_capture("info", &pos, &status);
 	if (!path)
 		goto out;
-	if (reader_open_file(path, &c, &err) != CRUMBS_OK) {
-		cmd_capture_error(path, err.text, false);
+	out.path = args.output;
+	if (!cmd_output_check("info", &out, &path, 1, &status))
+		goto out;
+	if (!cmd_open_capture(path, &c)) {
 		status = EXIT_FAILURE_;
 		goto out;
 	}
+	if (!cmd_output_open(&out)) {
+		status = EXIT_FAILURE_;
+		goto out;
+	}
+	to = out.file ? out.file : stdout;
 
 	reader_skip_scopes(c, true); /* frame times and counts are enough */
 	times = calloc(64, sizeof(*times));
@@ -278,21 +440,31 @@ int cmd_info(int argc, char **argv)
 		goto out;
 	}
 	enum crumbs_result r;
-	if (!read_frames(c, &n, times, &r, &err)) {
-		status = EXIT_FAILURE_;
+	if (args.format == REPORT_FORMAT_CSV)
+		fprintf(to, "frame,gpu,gpu_frame_ns,cpu_frame_ns,scopes,events,timestamps,"
+			"submissions\n");
+	if (!read_frames(c, &n, times, &r, &err, args.format == REPORT_FORMAT_CSV)) {
+		status = cmd_output_close(&out, EXIT_FAILURE_, false);
 		goto out;
 	}
 	const struct capture_meta *m = reader_meta(c);
-	print_meta(path, m, reader_raw_bytes(c), r == CRUMBS_OK);
-	print_counts(m, &n);
-	for (uint32_t g = 0; g < m->gpu_count && g < 64; g++)
-		print_frame_times(g, &times[g]);
+	if (args.format == REPORT_FORMAT_JSON) {
+		print_json(path, m, reader_raw_bytes(c), r == CRUMBS_OK, &n, times);
+	} else if (args.format == REPORT_FORMAT_TEXT) {
+		print_meta(path, m, reader_raw_bytes(c), r == CRUMBS_OK);
+		print_counts(m, &n);
+		for (uint32_t g = 0; g < m->gpu_count && g < 64; g++)
+			print_frame_times(g, &times[g]);
+	}
 	if (r != CRUMBS_OK) {
 		cmd_capture_error(path, err.text, n.frames > 0);
 		status = EXIT_FAILURE_;
 	}
-	status = cmd_finish(status);
+	if (out.file && ferror(out.file))
+		out.error = EIO;
+	status = cmd_output_close(&out, status, true);
 out:
+	free(args.output);
 	if (times)
 		for (int g = 0; g < 64; g++)
 			free(times[g].ns);

@@ -15,13 +15,7 @@
 #include <sys/stat.h>
 
 
-struct command {
-	const char *name;
-	int (*run)(int argc, char **argv);
-	const char *help;
-};
-
-static const struct command commands[] = {
+static const struct cmd_command commands[] = {
 	{ "report", cmd_report, "print the profilegpu tables of a capture" },
 	{ "info", cmd_info, "describe a capture: devices, queues, frames, sizes, frame times" },
 	{ "stats", cmd_stats, "statistics over a run's frames: percentiles, spikes, budgets" },
@@ -100,6 +94,8 @@ static void print_help(const struct cmd_spec *spec, const struct option_table *t
 	options_help(tables, count, &b);
 	printf("usage: %s\n\n%s\n\noptions:\n%s", spec->usage, spec->description,
 	       b.data ? b.data : "");
+	if (spec->environment)
+		printf("\nenvironment:\n%s", spec->environment);
 	sbuf_release(&b);
 }
 
@@ -122,6 +118,10 @@ bool cmd_parse(const struct cmd_spec *spec, int argc, char **argv,
 	tables[0] = (struct option_table){ &help_option, 1, &help };
 	for (size_t t = 0; t < spec->table_count; t++)
 		tables[t + 1] = spec->tables[t];
+	if (cmd_spec_hooked(spec, tables, spec->table_count + 1)) {
+		*status = EXIT_OK;
+		goto out;
+	}
 	if (options_parse(tables, spec->table_count + 1, argc - 1, argv + 1,
 			  spec->stop_at_positional, pos->args, &pos->count,
 			  err, sizeof(err)) != 0) {
@@ -181,8 +181,10 @@ int cmd_print_failed(void)
 bool cmd_same_file(const char *a, const char *b)
 {
 	struct stat sa, sb;
-	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-	       sa.st_ino == sb.st_ino;
+	/* `-` is standard input, which may be a file too. */
+	return (strcmp(a, "-") == 0 ? fstat(0, &sa) : stat(a, &sa)) == 0 &&
+	       (strcmp(b, "-") == 0 ? fstat(0, &sb) : stat(b, &sb)) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 enum crumbs_result cmd_range_start(reader *c, uint64_t first, struct analyze_error *err)
@@ -225,12 +227,16 @@ void cmd_capture_error(const char *path, const char *text, bool frames_before)
 
 static void usage(FILE *to)
 {
-	fprintf(to, "usage: crumbs COMMAND [ARGS]\n\n"
+	fprintf(to, "usage: crumbs COMMAND [ARGS]\n"
+		    "       crumbs --version\n\n"
 		    "crumbs captures GPU frames of Vulkan programs and prints their timing tables.\n\n"
 		    "commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(to, "  %-8s  %s\n", commands[i].name, commands[i].help);
-	fprintf(to, "\n'crumbs COMMAND --help' describes a command.\n");
+	fprintf(to, "\noptions:\n"
+		    "  -h, --help     show this help\n"
+		    "      --version  print the version of crumbs and of the capture format it writes\n"
+		    "\n'crumbs COMMAND --help' (or 'crumbs help COMMAND') describes a command.\n");
 }
 
 int main(int argc, char **argv)
@@ -241,6 +247,12 @@ int main(int argc, char **argv)
 	}
 	const char *name = argv[1];
 	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+		/* For packagers, not in the help: the pages and scripts the
+		 * build installs. */
+		if (strcmp(name, "help") == 0 && argc > 2 &&
+		    (strcmp(argv[2], "--man") == 0 || strcmp(argv[2], "--completion") == 0))
+			return cmd_manual(argc - 2, argv + 2, commands,
+					  sizeof(commands) / sizeof(commands[0]), CRUMBS_VERSION_SHORT);
 		if (strcmp(name, "help") == 0 && argc > 2) {
 			for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 				if (strcmp(argv[2], commands[i].name) == 0) {

@@ -224,7 +224,7 @@ static const char description[] =
 	"a dark page. Exit status: 0; 1 when the capture cannot be read, or is\n"
 	"damaged (the picture holds the frames before the damage), or holds no such\n"
 	"frame, GPU or queue; 2 on a usage error or a bad budget file.\n"
-	"\n" CMD_HELP_MEMORY "\nThe frame times add 8 bytes a frame and GPU.";
+	"\n" CMD_HELP_STDIN CMD_HELP_MEMORY "\nThe frame times add 8 bytes a frame and GPU.";
 
 /* Reads the arguments into p (initialised) and checks them: returns the
  * capture's path, with d->path set for -o, or NULL after saying why,
@@ -245,6 +245,7 @@ static const char *parse_args(int argc, char **argv, struct plot_settings *p,
 		.description = description,
 		.tables = tables,
 		.table_count = sizeof(tables) / sizeof(tables[0]),
+		.environment = CMD_ENV_THREADS,
 	};
 	if (!cmd_parse(&spec, argc, argv, pos, status))
 		return NULL;
@@ -276,7 +277,6 @@ int cmd_plot(int argc, char **argv)
 	struct cmd_positional pos = { 0 };
 	struct stats_budget *budget = NULL;
 	struct destination d = { .out = { .fd = -1, .dir_fd = -1 } };
-	struct analyze_error err;
 	reader *c = NULL;
 	int status = EXIT_OK;
 
@@ -286,8 +286,7 @@ int cmd_plot(int argc, char **argv)
 		goto out;
 	if ((status = cmd_stats_budget(&p.stats, &budget)) != EXIT_OK)
 		goto out;
-	if (reader_open_file(path, &c, &err) != CRUMBS_OK) {
-		cmd_capture_error(path, err.text, false);
+	if (!cmd_open_capture(path, &c)) {
 		status = EXIT_FAILURE_;
 		goto out;
 	}

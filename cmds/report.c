@@ -5,7 +5,9 @@
  */
 #include "cmds.h"
 
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 bool cmd_check_selection(const char *path, const struct report_settings *s,
 			 const struct capture_meta *meta)
@@ -39,9 +41,35 @@ bool cmd_check_selection(const char *path, const struct report_settings *s,
 	return found;
 }
 
+void cmd_no_root_match(const char *where, const struct report_settings *s)
+{
+	struct sbuf roots = { 0 };
+	for (size_t i = 0; i < s->root_count; i++)
+		sbuf_addf(&roots, "%s'%s'", i == 0 ? "" : i + 1 == s->root_count ? " or " : ", ",
+			  s->roots[i]);
+	cmd_error("no scope %s matches --root %s", where, roots.data ? roots.data : "");
+	sbuf_release(&roots);
+}
+
+/* What `crumbs report` takes besides the report settings. */
+struct report_args {
+	int format;        /* enum report_format */
+	char *output;      /* -o FILE, owned */
+};
+
+static const char *const format_names[] = { "text", "json", "csv", NULL };
+
+static const struct option_spec own_options[] = {
+	{ "format", 0, "FORMAT", "text (the tables, default), json or csv: a row per GPU, queue, "
+	  "scope, event, thread, timeline, task and state", OPT_CHOICE,
+	  .offset = offsetof(struct report_args, format), .names = format_names },
+};
+
 /* Prints the tables of the frames that s selects from c (the capture at
- * path), and says what went wrong. Returns an exit status. */
-static int print_frames(const char *path, reader *c, const struct report_settings *s)
+ * path) in `format` to out, and says what went wrong. Returns an exit
+ * status. */
+static int print_frames(const char *path, reader *c, const struct report_settings *s,
+			enum report_format format, struct cmd_output *out)
 {
 	struct analyze_error err;
 	enum crumbs_result r = CRUMBS_OK;
@@ -56,31 +84,50 @@ static int print_frames(const char *path, reader *c, const struct report_setting
 		return EXIT_FAILURE_;
 	}
 
-	struct report_sink sink = { cmd_stdout_sink, NULL };
+	struct report_sink sink = { cmd_output_write, out };
 	uint64_t shown = 0;
-	bool write_failed = false;
+	bool write_failed = false, found = false, first = true;
 	while (r == CRUMBS_OK) {
 		const struct frame *f;
 		if ((r = reader_next_frame(c, &f, &err)) != CRUMBS_OK || !f)
 			break;
 		const struct capture_meta *meta = reader_meta(c);
 		if (shown == 0 && !cmd_check_selection(path, s, meta))
-			return EXIT_FAILURE_;
-		if (report_frame(s, meta, f, &sink) != 0) {
-			write_failed = true; /* cmd_finish says so */
+			return cmd_output_close(out, EXIT_FAILURE_, false);
+		if (shown == 0 && format != REPORT_FORMAT_TEXT &&
+		    report_rows_begin(format, path, &sink) != 0) {
+			write_failed = true;
+			break;
+		}
+		found = found || report_root_found(s, meta, f);
+		if (format == REPORT_FORMAT_TEXT ? report_frame(s, meta, f, &sink) != 0 :
+		    report_rows_frame(s, format, meta, f, &first, &sink) != 0) {
+			write_failed = true; /* cmd_output_close says so */
 			break;
 		}
 		shown++;
 		if (s->frames != FRAMES_ALL)
 			break;
 	}
+	if (!write_failed && shown > 0 && format != REPORT_FORMAT_TEXT &&
+	    report_rows_end(format, &sink) != 0)
+		write_failed = true;
 	if (write_failed) {
+		if (!out->error && !ferror(stdout))
+			cmd_error("out of memory");
 		status = EXIT_FAILURE_;
 	} else if (r != CRUMBS_OK) {
 		cmd_capture_error(path, err.text, shown > 0);
 		status = EXIT_FAILURE_;
 	} else if (shown == 0) {
 		cmd_error("'%s' holds no frames", path);
+		status = EXIT_FAILURE_;
+	} else if (!found) {
+		/* A typo in a pattern must not pass for an empty table. */
+		struct sbuf where = { 0 };
+		sbuf_addf(&where, "in the frame%s of '%s'", shown > 1 ? "s" : "", path);
+		cmd_no_root_match(where.data ? where.data : path, s);
+		sbuf_release(&where);
 		status = EXIT_FAILURE_;
 	} else if (reader_damage(c)->code != CRUMBS_OK) {
 		/* The frames shown are intact, but the file is not. */
@@ -91,20 +138,25 @@ static int print_frames(const char *path, reader *c, const struct report_setting
 			  "or all)",
 			  path, (unsigned long long)reader_meta(c)->frame_count);
 	}
-	return cmd_finish(status);
+	/* A file of what could be read is kept, as the text on a terminal
+	 * would be, but not one whose --root found nothing. */
+	return cmd_output_close(out, status, shown > 0 && found && !write_failed);
 }
 
 int cmd_report(int argc, char **argv)
 {
 	struct report_settings s;
+	struct report_args args = { 0 };
+	struct cmd_output out = { 0 };
 	struct cmd_positional pos = { 0 };
-	struct analyze_error err;
 	reader *c = NULL;
 	int status = EXIT_OK;
 	char perr[300];
 
 	report_settings_init(&s);
 	const struct option_table tables[] = {
+		{ own_options, sizeof(own_options) / sizeof(own_options[0]), &args },
+		{ &cmd_output_option, 1, &args.output },
 		{ report_options, report_option_count, &s },
 	};
 	const struct cmd_spec spec = {
@@ -113,27 +165,36 @@ int cmd_report(int argc, char **argv)
 		.description =
 			"Prints the profilegpu tables of a capture: per frame, GPU and queue, the\n"
 			"tree of scopes with exclusive and inclusive time, share and counts.\n"
-			"\n" CMD_HELP_MEMORY,
+			"\n" CMD_HELP_STDIN CMD_HELP_MEMORY,
 		.tables = tables,
 		.table_count = sizeof(tables) / sizeof(tables[0]),
+		.environment = CMD_ENV_LOCALE CMD_ENV_TERMINAL,
 	};
 	if (!cmd_parse(&spec, argc, argv, &pos, &status))
 		goto out;
 	const char *path = cmd_one_capture("report", &pos, &status);
 	if (!path)
 		goto out;
+	out.path = args.output;
+	if (!cmd_output_check("report", &out, &path, 1, &status))
+		goto out;
+	if (args.format != REPORT_FORMAT_TEXT && s.by == BY_PIPELINE) {
+		status = cmd_usage_error("report", "--format %s gives scopes' rows: not --by pipeline",
+					 format_names[args.format]);
+		goto out;
+	}
 	if (report_settings_prepare(&s, perr, sizeof(perr)) != CRUMBS_OK) {
 		status = cmd_usage_error("report", "%s", perr);
 		goto out;
 	}
-	if (reader_open_file(path, &c, &err) != CRUMBS_OK) {
-		cmd_capture_error(path, err.text, false);
+	if (!cmd_open_capture(path, &c)) {
 		status = EXIT_FAILURE_;
 		goto out;
 	}
-	status = print_frames(path, c, &s);
+	status = print_frames(path, c, &s, (enum report_format)args.format, &out);
 out:
 	reader_free(c);
+	free(args.output);
 	report_settings_release(&s);
 	cmd_positional_release(&pos);
 	return status;
@@ -164,9 +225,15 @@ int cmd_report_capture(const char *path, uint64_t number, struct report_settings
 		status = EXIT_FAILURE_;
 	} else {
 		struct report_sink sink = { cmd_stdout_sink, NULL };
-		if (report_frame(s, reader_meta(c), f, &sink) != 0)
+		if (report_frame(s, reader_meta(c), f, &sink) != 0) {
 			status = EXIT_FAILURE_; /* cmd_finish says why */
-		else if (reader_damage(c)->code != CRUMBS_OK) {
+		} else if (!report_root_found(s, reader_meta(c), f)) {
+			struct sbuf where = { 0 };
+			sbuf_addf(&where, "in the frame of '%s'", path);
+			cmd_no_root_match(where.data ? where.data : path, s);
+			sbuf_release(&where);
+			status = EXIT_FAILURE_;
+		} else if (reader_damage(c)->code != CRUMBS_OK) {
 			cmd_capture_error(path, reader_damage(c)->text, false);
 			status = EXIT_FAILURE_;
 		}

@@ -372,6 +372,21 @@ static enum cmd_load parts_finish(struct parts_load *pl, const char *path, bool 
 	return out;
 }
 
+bool cmd_stats_root_found(const struct stats_settings *st, const stats *s)
+{
+	if (st->report.root_count == 0)
+		return true;
+	uint8_t *selected = stats_select(st, s);
+	bool found = !selected; /* out of memory: not said to be missing */
+	for (size_t i = 0; selected && i < stats_row_count(s) && !found; i++) {
+		enum stats_kind k = stats_row(s, i)->kind;
+		found = selected[i] && (k == STATS_SCOPE || k == STATS_CPU_SCOPE || k == STATS_TASK ||
+					k == STATS_STATE);
+	}
+	free(selected);
+	return found;
+}
+
 int cmd_stats_check_by(const char *name, const struct stats_settings *st)
 {
 	const struct report_settings *rs = &st->report;
@@ -402,10 +417,8 @@ static enum cmd_load load(const char *path, const struct stats_settings *st, rea
 
 	*cp = NULL;
 	*sp = NULL;
-	if (reader_open_file(path, &c, &err) != CRUMBS_OK) {
-		cmd_capture_error(path, err.text, false);
+	if (!cmd_open_capture(path, &c))
 		return CMD_LOAD_FAILED;
-	}
 	*cp = c;
 	if (!(s = stats_create())) {
 		cmd_error("out of memory");
@@ -545,7 +558,9 @@ static const char description[] =
 	"timeline, task or state; times in ms with 6 decimals; fields that do not\n"
 	"apply to a kind (gpu for the CPU's rows) are empty. --format json:\n"
 	"{\"schema\": 1, \"file\", \"frames\", \"spike\", \"gpus\", \"rows\": [...],\n"
-	"\"budgets\": [...]}, times in ns.\n"
+	"\"budgets\": [...]}, times in ns. --format markdown: a pipe table (kind, row,\n"
+	"frames, mean, median, p95, max in ms, share), rows in their first order, for\n"
+	"a pull request's comment. -o FILE writes to FILE, replaced once whole.\n"
 	"\n"
 	"--budget FILE: lines of PATTERN STATISTIC LIMIT_MS ('#' starts a comment\n"
 	"line). PATTERN is a wildcard matched against each row: 'GPU 0' (its frame\n"
@@ -557,19 +572,21 @@ static const char description[] =
 	"p95, p99 or max. Exit status 1 if a value is above its limit or a line\n"
 	"matches no row; 2 for a bad line. With --format csv the budget lines go\n"
 	"to standard error.\n"
-	"\n" CMD_HELP_MEMORY CMD_HELP_MEMORY_STATS;
+	"\n" CMD_HELP_STDIN CMD_HELP_MEMORY CMD_HELP_MEMORY_STATS;
 
 /* Reads the arguments into st (initialised) and checks them: returns the
  * capture's path, or NULL after saying why, with the exit status in
  * *status. */
 static const char *parse_args(int argc, char **argv, struct stats_settings *st,
-			      struct cmd_positional *pos, int *status)
+			      struct cmd_positional *pos, struct cmd_output *out, char **output,
+			      int *status)
 {
 	struct option_spec shared[16];
 	char perr[300];
 	const struct option_table tables[] = {
 		{ shared, stats_report_options(shared), &st->report },
 		{ stats_options, stats_option_count, st },
+		{ &cmd_output_option, 1, output },
 	};
 	const struct cmd_spec spec = {
 		.name = "stats",
@@ -577,11 +594,15 @@ static const char *parse_args(int argc, char **argv, struct stats_settings *st,
 		.description = description,
 		.tables = tables,
 		.table_count = sizeof(tables) / sizeof(tables[0]),
+		.environment = CMD_ENV_LOCALE CMD_ENV_TERMINAL CMD_ENV_THREADS,
 	};
 	if (!cmd_parse(&spec, argc, argv, pos, status))
 		return NULL;
 	const char *path = cmd_one_capture("stats", pos, status);
 	if (!path)
+		return NULL;
+	out->path = *output;
+	if (!cmd_output_check("stats", out, &path, 1, status))
 		return NULL;
 	if (st->per_frame && st->format != STATS_FORMAT_JSON) {
 		*status = cmd_usage_error("stats", "--per-frame needs --format json");
@@ -604,9 +625,11 @@ int cmd_stats(int argc, char **argv)
 	reader *c = NULL;
 	stats *s = NULL;
 	int status = EXIT_OK;
+	struct cmd_output to = { 0 };
+	char *output = NULL;
 
 	stats_settings_init(&st);
-	const char *path = parse_args(argc, argv, &st, &pos, &status);
+	const char *path = parse_args(argc, argv, &st, &pos, &to, &output, &status);
 	if (!path)
 		goto out;
 	if ((status = cmd_stats_budget(&st, &budget)) != EXIT_OK)
@@ -616,12 +639,22 @@ int cmd_stats(int argc, char **argv)
 		status = EXIT_FAILURE_;
 		goto out;
 	}
+	if (!cmd_stats_root_found(&st, s)) {
+		struct sbuf where = { 0 };
+		sbuf_addf(&where, "in the frames of '%s'", path);
+		cmd_no_root_match(where.data ? where.data : path, &st.report);
+		sbuf_release(&where);
+		status = EXIT_FAILURE_;
+		goto out;
+	}
 
 	size_t failed = budget ? stats_budget_check(budget, &st, s) : 0;
-	struct report_sink out = { cmd_stdout_sink, NULL };
+	struct report_sink out = { cmd_output_write, &to };
 	struct report_sink err_out = { stderr_sink, NULL };
 	if (stats_print(&st, reader_meta(c), s, path, budget, &out) != 0) {
-		status = cmd_print_failed();
+		if (!to.error && !ferror(stdout))
+			cmd_error("out of memory");
+		status = cmd_output_close(&to, EXIT_FAILURE_, false);
 		goto out;
 	}
 	if (budget && st.format != STATS_FORMAT_JSON) {
@@ -632,8 +665,9 @@ int cmd_stats(int argc, char **argv)
 	/* A partial load was said: the statistics are of the frames before. */
 	if (loaded == CMD_LOAD_PARTIAL || failed)
 		status = EXIT_FAILURE_;
-	status = cmd_finish(status);
+	status = cmd_output_close(&to, status, true);
 out:
+	free(output);
 	stats_free(s);
 	stats_budget_free(budget);
 	reader_free(c);

@@ -525,6 +525,9 @@ static bool parse_args(int argc, char **argv, struct trigger_args *args,
 		.description = description,
 		.tables = tables,
 		.table_count = sizeof(tables) / sizeof(tables[0]),
+		.environment = CMD_ENV_LOCALE
+			"  XDG_RUNTIME_DIR         its crumbs folder holds the programs' sockets\n"
+			"                          (unset: /tmp/crumbs-UID)\n",
 	};
 	if (!settings_options) {
 		cmd_error("out of memory");

@@ -61,12 +61,18 @@ size_t diff_stats_options(struct option_spec *out)
 
 size_t diff_report_options(struct option_spec *out)
 {
-	/* --threshold is diff's own: the size of a change, not a share. */
+	/* --threshold is diff's own: the size of a change, not a share;
+	 * diff takes no budget, whose patterns stats' --ignore-case names. */
 	struct option_spec all[16];
 	size_t n = stats_report_options(all), k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(all[i].name, "threshold") != 0)
-			out[k++] = all[i];
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(all[i].name, "threshold") == 0)
+			continue;
+		out[k] = all[i];
+		if (strcmp(all[i].name, "ignore-case") == 0)
+			out[k].help = "match --root and --queue patterns ignoring case";
+		k++;
+	}
 	return k;
 }
 
@@ -125,6 +131,19 @@ static void shorten_label(struct sbuf *b, bool ascii)
 	memmove(b->data + head + n, b->data + tail, b->len - tail);
 	b->len = head + n + (b->len - tail);
 	b->data[b->len] = '\0';
+}
+
+/* A verdict as CSV and JSON name it, a key without spaces:
+ * "too_few_frames" for the table's "too few frames". */
+static void verdict_key(struct sbuf *b, enum compare_verdict v, bool quoted)
+{
+	const char *name = compare_verdict_name(v);
+	if (quoted)
+		sbuf_adds(b, "\"");
+	for (const char *c = name; *c; c++)
+		sbuf_add(b, *c == ' ' ? "_" : c, 1);
+	if (quoted)
+		sbuf_adds(b, "\"");
 }
 
 static void p_text(char *buf, size_t n, const struct compare_result *res)
@@ -261,7 +280,9 @@ static void print_csv(const struct compare_runs *r, const stats *base, const sta
 		sbuf_adds(out, ",");
 		if (res->tested)
 			sbuf_addf(out, "%.6g", res->p);
-		sbuf_addf(out, ",%s\n", compare_verdict_name(res->verdict));
+		sbuf_adds(out, ",");
+		verdict_key(out, res->verdict, false);
+		sbuf_adds(out, "\n");
 		emit_some(out, sink, result);
 	}
 	sbuf_release(&path);
@@ -274,20 +295,20 @@ static void print_json(const struct diff_settings *d, const struct compare_runs 
 {
 	const struct compare_rule *rule = &d->rule;
 	struct sbuf path = { 0 };
-	sbuf_adds(out, "{\"schema\": 1, \"base\": {\"file\": ");
+	sbuf_adds(out, "{\"schema\": 2, \"base\": {\"file\": ");
 	json_string(out, base_path, strlen(base_path));
 	sbuf_addf(out, ", \"frames\": %zu}, \"candidate\": {\"file\": ", stats_frame_count(base));
 	json_string(out, cand_path, strlen(cand_path));
 	sbuf_addf(out, ", \"frames\": %zu},\n", stats_frame_count(cand));
-	sbuf_addf(out, " \"stat\": \"%s\", \"threshold_pct\": %.17g, \"min_ms\": %.17g, "
+	/* Every time in ns, --min-ms's too. */
+	sbuf_addf(out, " \"stat\": \"%s\", \"threshold_pct\": %.17g, \"min_change_ns\": %.17g, "
 		  "\"alpha\": %.17g, \"min_frames\": %llu, \"single_frame\": %s,\n",
-		  stat_names[d->stat], rule->threshold_pct, rule->min_ms, rule->alpha,
+		  stat_names[d->stat], rule->threshold_pct, rule->min_ms * 1e6, rule->alpha,
 		  (unsigned long long)rule->min_frames, r->single ? "true" : "false");
 	sbuf_adds(out, " \"counts\": {");
 	for (int v = VERDICT_UNCHANGED; v <= VERDICT_TOO_FEW; v++) {
 		sbuf_addf(out, "%s", v ? ", " : "");
-		json_string(out, compare_verdict_name((enum compare_verdict)v),
-			    strlen(compare_verdict_name((enum compare_verdict)v)));
+		verdict_key(out, (enum compare_verdict)v, true);
 		sbuf_addf(out, ": %zu", r->verdicts[v]);
 	}
 	sbuf_adds(out, "},\n \"rows\": [");
@@ -320,8 +341,7 @@ static void print_json(const struct diff_settings *d, const struct compare_runs 
 		else
 			sbuf_adds(out, ", \"p\": null");
 		sbuf_adds(out, ", \"verdict\": ");
-		json_string(out, compare_verdict_name(res->verdict),
-			    strlen(compare_verdict_name(res->verdict)));
+		verdict_key(out, res->verdict, true);
 		sbuf_adds(out, "}");
 		emit_some(out, sink, result);
 	}
@@ -344,6 +364,9 @@ int diff_print(const struct diff_settings *d, const struct compare_runs *r, cons
 		break;
 	case STATS_FORMAT_TABLE:
 		print_table(d, r, base, cand, base_path, cand_path, &b, sink);
+		break;
+	case STATS_FORMAT_MARKDOWN:
+		result = diff_print_markdown(d, r, base, cand, base_path, cand_path, sink);
 		break;
 	}
 	if (result == 0)

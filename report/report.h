@@ -113,10 +113,53 @@ int report_frame(const struct report_settings *s, const struct capture_meta *met
 		 const struct frame *f, const struct report_sink *sink);
 
 /* ------------------------------------------------------------------------ */
+/* Rows for programs (`crumbs report --format`, rows.c)                     */
+/* ------------------------------------------------------------------------ */
+
+enum report_format { REPORT_FORMAT_TEXT, REPORT_FORMAT_JSON, REPORT_FORMAT_CSV };
+
+/* Whether a --root pattern of s matches a scope of frame f on the queues
+ * s selects (and on the CPU's threads and timelines when
+ * report_cpu_chosen); true without --root. */
+bool report_root_found(const struct report_settings *s, const struct capture_meta *meta,
+		       const struct frame *f);
+
+/*
+ * Writes the frames' tables as rows: begin (CSV's header line, or JSON's
+ * opening with "schema": 1 and the file's name), then each frame, then
+ * end (JSON's close). A row per CPU frame ("cpu", path "CPU"), thread
+ * ("thread", "CPU / NAME"), its scopes ("cpu_scope"), task timeline
+ * ("timeline", "Tasks / NAME"), task ("task") and state ("state"); per
+ * GPU ("gpu", "GPU N", its frame time) and queue ("busy", "wait" and
+ * "idle", "GPU N / QUEUE"; busy holds the time in no scope as its
+ * exclusive time), its scopes ("scope") and leaf events ("event"), paths
+ * joined by " / " as crumbs stats joins them. Each row: frame, kind,
+ * gpu, queue, path, name, depth, inclusive_ns, exclusive_ns,
+ * inclusive_pct and exclusive_pct (of the queue's busy + wait, or of the
+ * CPU frame time), and for scopes, events and busy the inclusive draws,
+ * dispatches, prims and verts with counts_lower_bound. --gpu, --queue,
+ * --root, --max-depth, --threshold (rows below it left out, not folded),
+ * --no-leaf and --no-empty-queues choose rows; rows are in the tree's
+ * order. `first` (true before the first frame) places JSON's commas.
+ * Each returns 0, or -1 if the sink failed or memory ran out.
+ */
+int report_rows_begin(enum report_format format, const char *file,
+		      const struct report_sink *sink);
+int report_rows_frame(const struct report_settings *s, enum report_format format,
+		      const struct capture_meta *meta, const struct frame *f, bool *first,
+		      const struct report_sink *sink);
+int report_rows_end(enum report_format format, const struct report_sink *sink);
+
+/* A JSON string of s appended to b, as the rows write theirs: valid
+ * UTF-8 passes, invalid bytes become U+FFFD. */
+void report_json_string(struct sbuf *b, const char *s, size_t len);
+
+/* ------------------------------------------------------------------------ */
 /* Statistics over frames (`crumbs stats`)                                  */
 /* ------------------------------------------------------------------------ */
 
-enum stats_format { STATS_FORMAT_TABLE, STATS_FORMAT_CSV, STATS_FORMAT_JSON };
+enum stats_format { STATS_FORMAT_TABLE, STATS_FORMAT_CSV, STATS_FORMAT_JSON,
+		    STATS_FORMAT_MARKDOWN };
 
 /* Siblings in order of first appearance, or by a statistic of their
  * inclusive time, largest first. */
@@ -245,11 +288,27 @@ size_t diff_report_options(struct option_spec *out);
 /* Writes the compared rows in the settings' format: a table (a title, the
  * rule, the count of each verdict), CSV with the header line
  * kind,gpu,path,base_frames,candidate_frames,base_ms,candidate_ms,
- * change_ms,change_pct,p,verdict, or JSON ("schema": 1). Returns 0, or -1
+ * change_ms,change_pct,p,verdict, or JSON ("schema": 2); both name
+ * verdicts as keys without spaces (too_few_frames). Returns 0, or -1
  * if the sink failed or memory ran out. */
 int diff_print(const struct diff_settings *d, const struct compare_runs *r, const stats *base,
 	       const stats *cand, const char *base_path, const char *cand_path,
 	       const struct report_sink *sink);
+
+/*
+ * stats and diff as Markdown (markdown.c), for a pull request's comment:
+ * a line on what was read (and diff's verdicts counted), then a pipe
+ * table, a row per statistic's row in the order of first appearance
+ * (stats: kind, path, frames, mean, median, p95 and max in ms, share) or
+ * per compared row in diff's order (verdict, row, base, candidate, change
+ * in ms and percent, p). Text from the capture is escaped so that it
+ * never ends a cell. Return 0, or -1 if the sink failed or memory ran out.
+ */
+int stats_print_markdown(const struct stats_settings *st, const stats *s, const char *file,
+			 const struct report_sink *sink);
+int diff_print_markdown(const struct diff_settings *d, const struct compare_runs *r,
+			const stats *base, const stats *cand, const char *base_path,
+			const char *cand_path, const struct report_sink *sink);
 
 /* ------------------------------------------------------------------------ */
 /* Exports (`crumbs export`)                                                */

@@ -96,7 +96,7 @@ static int set_spike(void *t, const char *v, char *err, size_t n)
 	return -1;
 }
 
-static const char *const format_names[] = { "table", "csv", "json", NULL };
+static const char *const format_names[] = { "table", "csv", "json", "markdown", NULL };
 static const char *const sort_names[] = { "chrono", "time", "p95", "max", NULL };
 
 const struct option_spec stats_options[] = {
@@ -106,7 +106,7 @@ const struct option_spec stats_options[] = {
 	  OPT_CALLBACK, .callback = set_spike },
 	{ "sort", 's', "ORDER", "order siblings by chrono (first appearance, default), time (mean inclusive), p95 or max, largest first",
 	  OPT_CHOICE, .offset = AT(sort), .names = sort_names },
-	{ "format", 0, "FORMAT", "table (default), csv or json",
+	{ "format", 0, "FORMAT", "table (default), csv, json or markdown",
 	  OPT_CHOICE, .offset = AT(format), .names = format_names },
 	{ "per-frame", 0, NULL, "with --format json: every row's value in every frame, in frame order",
 	  OPT_FLAG, .offset = AT(per_frame) },
@@ -928,6 +928,8 @@ int stats_print(const struct stats_settings *st, const struct capture_meta *meta
 	struct selection sel = { 0 };
 	int result = -1;
 
+	if (st->format == STATS_FORMAT_MARKDOWN)
+		return stats_print_markdown(st, s, file, sink);
 	if (st->format == STATS_FORMAT_TABLE) {
 		if (select_rows(st, s, &sel))
 			result = print_tables(st, meta, s, file, &sel, sink);

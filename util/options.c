@@ -269,40 +269,82 @@ static const struct option_spec *find_short(const struct option_table *tables, s
 	return NULL;
 }
 
-/* The option an argument that starts with '-' names, its table's target
- * in *target, the value written inside the argument (--name=value,
- * -xVALUE) in *value, and the option as the messages show it in shown.
- * NULL, with a message in err, when there is none or it takes no value
- * but was given one. */
-static const struct option_spec *find_option(const struct option_table *tables, size_t count,
-					     const char *arg, void **target, const char **value,
-					     char *shown, size_t shown_size, char *err, size_t n)
+/* The option a long argument (--name, --name=value) names, its table's
+ * target in *target, a value written inside it in *value, and the option
+ * as the messages show it in shown. NULL, with a message in err, when
+ * there is none or it takes no value but was given one. */
+static const struct option_spec *find_long_arg(const struct option_table *tables, size_t count,
+					       const char *arg, void **target, const char **value,
+					       char *shown, size_t shown_size, char *err, size_t n)
 {
-	const struct option_spec *o;
-	const char *inside = NULL;
-
-	if (arg[1] == '-') {
-		const char *name = arg + 2;
-		const char *eq = strchr(name, '=');
-		size_t len = eq ? (size_t)(eq - name) : strlen(name);
-		o = find_long(tables, count, name, len, target);
-		snprintf(shown, shown_size, "--%.*s", (int)(len < 40 ? len : 40), name);
-		inside = eq ? eq + 1 : NULL;
-	} else {
-		o = find_short(tables, count, arg[1], target);
-		snprintf(shown, shown_size, "-%c", arg[1]);
-		inside = arg[2] != '\0' ? arg + 2 : NULL;
-	}
+	const char *name = arg + 2;
+	const char *eq = strchr(name, '=');
+	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+	const struct option_spec *o = find_long(tables, count, name, len, target);
+	snprintf(shown, shown_size, "--%.*s", (int)(len < 40 ? len : 40), name);
 	if (!o) {
 		snprintf(err, n, "unknown option '%s'", shown);
 		return NULL;
 	}
-	if (inside && !o->value) {
+	if (eq && !o->value) {
 		snprintf(err, n, "option '%s' takes no value", shown);
 		return NULL;
 	}
-	*value = inside;
+	*value = eq ? eq + 1 : NULL;
 	return o;
+}
+
+/* Sets option o from value, or from the next argument when value is NULL
+ * and o takes one (*i moves past it). Returns 0, or -1 with a message. */
+static int take(const struct option_spec *o, void *target, const char *value, const char *shown,
+		int argc, char **argv, int *i, char *err, size_t err_size)
+{
+	if (o->value && !value) {
+		if (*i + 1 >= argc) {
+			snprintf(err, err_size, "option '%s' needs a value (%s)", shown, o->value);
+			return -1;
+		}
+		value = argv[++*i];
+	}
+	char why[200] = "";
+	if (apply(o, target, value, why, sizeof(why)) != 0) {
+		snprintf(err, err_size, "option '%s': %s", shown, why);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A bundle of short options, -abc as -a -b -c: each letter a flag, but
+ * for the last that takes a value, which takes the rest of the argument
+ * (-ab5, -d5) or, at its end, the next one. Returns 0, or -1 with a
+ * message in err naming the letter.
+ */
+static int take_short(const struct option_table *tables, size_t count, int argc, char **argv,
+		      int *i, char *err, size_t err_size)
+{
+	const char *arg = argv[*i];
+	for (size_t j = 1; arg[j]; j++) {
+		char shown[8];
+		void *target = NULL;
+		unsigned char c = (unsigned char)arg[j];
+		/* A byte shown alone may be part of a character: '?' then. */
+		snprintf(shown, sizeof(shown), "-%c", c < 0x80 && isprint(c) ? c : '?');
+		const struct option_spec *o = find_short(tables, count, arg[j], &target);
+		if (!o) {
+			if (j > 1)
+				snprintf(err, err_size, "unknown option '%s' in '%.40s'", shown, arg);
+			else
+				snprintf(err, err_size, "unknown option '%s'", shown);
+			return -1;
+		}
+		if (o->value)
+			return take(o, target, arg[j + 1] ? arg + j + 1 : NULL, shown, argc, argv, i,
+				    err, err_size);
+		if (take(o, target, NULL, shown, argc, argv, i, err, err_size) != 0)
+			return -1;
+	}
+	return 0;
 }
 
 int options_parse(const struct option_table *tables, size_t table_count,
@@ -315,9 +357,6 @@ int options_parse(const struct option_table *tables, size_t table_count,
 
 	for (; i < argc; i++) {
 		const char *arg = argv[i];
-		const char *value = NULL;
-		char shown[64];
-		void *target = NULL;
 
 		if (strcmp(arg, "--") == 0) {
 			i++;
@@ -331,22 +370,18 @@ int options_parse(const struct option_table *tables, size_t table_count,
 			}
 			continue;
 		}
-		const struct option_spec *o = find_option(tables, table_count, arg, &target, &value,
-							  shown, sizeof(shown), err, err_size);
-		if (!o)
-			return -1;
-		if (o->value && !value) {
-			if (i + 1 >= argc) {
-				snprintf(err, err_size, "option '%s' needs a value (%s)", shown, o->value);
+		if (arg[1] != '-') {
+			if (take_short(tables, table_count, argc, argv, &i, err, err_size) != 0)
 				return -1;
-			}
-			value = argv[++i];
+			continue;
 		}
-		char why[200] = "";
-		if (apply(o, target, value, why, sizeof(why)) != 0) {
-			snprintf(err, err_size, "option '%s': %s", shown, why);
+		const char *value = NULL;
+		char shown[64];
+		void *target = NULL;
+		const struct option_spec *o = find_long_arg(tables, table_count, arg, &target, &value,
+							    shown, sizeof(shown), err, err_size);
+		if (!o || take(o, target, value, shown, argc, argv, &i, err, err_size) != 0)
 			return -1;
-		}
 	}
 	for (; i < argc; i++)
 		positional[np++] = argv[i];

@@ -138,8 +138,10 @@ struct option_table {
 
 /*
  * Parses argv[0..argc) against the tables: `--name`, `--name=value`,
- * `--name value`, `-x value`, `-xVALUE`, and `--` to end the options.
- * Each option sets its variable in its table's target. Other arguments
+ * `--name value`, `-x value`, `-xVALUE`, bundles of short options
+ * (`-ai` is `-a -i`; one that takes a value ends the bundle: `-ab5`,
+ * `-ab 5`), and `--` to end the options; `-` alone is an argument (the
+ * standard input, where a command reads a file). Each option sets its variable in its table's target. Other arguments
  * are stored in order in positional[] (room for argc entries) and counted
  * in *positional_count; with stop_at_positional, the first one ends the
  * options (for `capture -- PROGRAM ARGS`). Returns 0, or -1 with a message

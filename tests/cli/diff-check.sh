@@ -103,7 +103,7 @@ result $? "two single frames, Tonemap 50% slower: regressed by the thresholds al
 "$crumbs" diff "$tmp/one.crumbs" "$tmp/base.crumbs" --format csv >"$tmp/csv-few"
 status=$?
 row=$(row_of "$tmp/csv-few")
-case "$status,$row" in 0,"too few frames",*) ok=0 ;; *) ok=1 ;; esac
+case "$status,$row" in 0,too_few_frames,*) ok=0 ;; *) ok=1 ;; esac
 result $ok "one frame against 200: too few frames, exit 0 (got $status, $row)"
 
 # The formats, read by another reader: the same rows and verdicts.
@@ -114,7 +114,20 @@ rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 header = "kind,gpu,path,base_frames,candidate_frames,base_ms,candidate_ms,change_ms,change_pct,p,verdict"
 assert open(sys.argv[1]).readline().strip() == header, "CSV header"
 doc = json.load(open(sys.argv[2]))
-assert doc["schema"] == 1, "schema"
+assert doc["schema"] == 2, "schema"
+# Keys are names without spaces, and every time is in ns.
+def keys(x):
+    if isinstance(x, dict):
+        for k, v in x.items():
+            yield k
+            yield from keys(v)
+    elif isinstance(x, list):
+        for v in x:
+            yield from keys(v)
+import re
+for k in keys(doc):
+    assert re.fullmatch(r"[a-z0-9_]+", k), "key %r" % k
+    assert not k.endswith("_ms"), "key %r not in ns" % k
 assert len(doc["rows"]) == len(rows), "row counts differ"
 for c, j in zip(rows, doc["rows"]):
     assert c["path"] == j["path"] and c["verdict"] == j["verdict"], (c, j)

@@ -41,6 +41,17 @@ n = 0
 bad = 0
 
 
+def json_keys(x):
+    """Every key of a parsed JSON document, nested ones too."""
+    if isinstance(x, dict):
+        for k, v in x.items():
+            yield k
+            yield from json_keys(v)
+    elif isinstance(x, list):
+        for v in x:
+            yield from json_keys(v)
+
+
 def result(ok, what, why=""):
     global n, bad
     n += 1
@@ -406,6 +417,10 @@ def main():
         if not doc:
             return
         result(doc.get("schema") == 1, "the JSON says its schema, 1", str(doc.get("schema")))
+        bad_keys = sorted({k for k in json_keys(doc)
+                           if not re.fullmatch(r"[a-z0-9_]+", k) or k.endswith("_ms")})
+        result(not bad_keys, "the JSON's keys have no spaces and name times in ns",
+               str(bad_keys))
         numbers = doc["frames"].get("numbers", [])
         result(numbers == [0, 1, 2, 3, 4], "the JSON lists the 5 frames", str(numbers))
         rows = doc["rows"]

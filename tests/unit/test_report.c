@@ -689,6 +689,46 @@ static void option_kinds(void **state)
 	free(k.file);
 }
 
+/* Short options bundle: each letter a flag but for the last, which may
+ * take the rest of the argument or the next one as its value. */
+static void option_bundles(void **state)
+{
+	(void)state;
+	struct report_settings s;
+	char err[200];
+	char *pos[16];
+	int np;
+	report_settings_init(&s);
+	struct option_table t = { report_options, report_option_count, &s };
+
+	char *ok[] = { A("-ai"), A("-ud5"), A("-ag"), A("1"), A("-"), A("-iqCompute*") };
+	assert_int_equal(options_parse(&t, 1, 6, ok, false, pos, &np, err, sizeof(err)), 0);
+	assert_true(s.ascii); /* -a, -u, then -a again */
+	assert_true(s.ignore_case);
+	assert_int_equal(s.max_depth, 5);
+	assert_int_equal(s.gpu, 1);
+	assert_string_equal(s.queue, "Compute*");
+	assert_int_equal(np, 1);
+	assert_string_equal(pos[0], "-");
+
+	char *bad1[] = { A("-aZ") };
+	assert_int_equal(options_parse(&t, 1, 1, bad1, false, pos, &np, err, sizeof(err)), -1);
+	assert_string_equal(err, "unknown option '-Z' in '-aZ'");
+	char *bad2[] = { A("-ad") };
+	assert_int_equal(options_parse(&t, 1, 1, bad2, false, pos, &np, err, sizeof(err)), -1);
+	assert_string_equal(err, "option '-d' needs a value (N)");
+	char *bad3[] = { A("-adx") };
+	assert_int_equal(options_parse(&t, 1, 1, bad3, false, pos, &np, err, sizeof(err)), -1);
+	assert_string_equal(err, "option '-d': 'x' is not a number");
+	char *bad4[] = { A("-Z") };
+	assert_int_equal(options_parse(&t, 1, 1, bad4, false, pos, &np, err, sizeof(err)), -1);
+	assert_string_equal(err, "unknown option '-Z'");
+	char *bad5[] = { A("-a\xc3\xa9") };
+	assert_int_equal(options_parse(&t, 1, 1, bad5, false, pos, &np, err, sizeof(err)), -1);
+	assert_string_equal(err, "unknown option '-?' in '-a\xc3\xa9'");
+	report_settings_release(&s);
+}
+
 /* The numbers every part reads from text. */
 static void numbers(void **state)
 {
@@ -983,6 +1023,7 @@ int main(void)
 		cmocka_unit_test(max_depth),
 		cmocka_unit_test(by_pipeline),
 		cmocka_unit_test(options),
+		cmocka_unit_test(option_bundles),
 		cmocka_unit_test(option_kinds),
 		cmocka_unit_test(numbers),
 		cmocka_unit_test(empty_queue),
