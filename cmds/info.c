@@ -249,14 +249,23 @@ int cmd_info(int argc, char **argv)
 	reader *c = NULL;
 	struct times *times = NULL;
 	int status = EXIT_OK;
+	struct term_options term = { 0 };
+	static const struct option_borrowed pager[] = { { "no-pager", NULL } };
+	struct option_spec from_report[1];
+	const struct option_table tables[] = {
+		{ from_report, options_borrow(report_terminal_options, report_terminal_option_count,
+					      pager, 1, from_report), &term },
+	};
 	const struct cmd_spec spec = {
 		.name = "info",
-		.usage = "crumbs info FILE",
+		.usage = "crumbs info FILE [options]",
 		.description =
 			"Describes a capture: format, size and compression, devices and queues,\n"
 			"frames and scopes, and each GPU's frame time (minimum, median, maximum)\n"
 			"over every frame, which it reads whole.\n"
 			"\n" CMD_HELP_MEMORY "\nThe frame times add 8 bytes a frame and GPU.",
+		.tables = tables,
+		.table_count = 1,
 	};
 
 	if (!cmd_parse(&spec, argc, argv, &pos, &status))
@@ -270,6 +279,7 @@ int cmd_info(int argc, char **argv)
 		goto out;
 	}
 
+	cmd_terminal(&term, NULL);
 	reader_skip_scopes(c, true); /* frame times and counts are enough */
 	times = calloc(64, sizeof(*times));
 	if (!times) {

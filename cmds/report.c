@@ -106,6 +106,7 @@ int cmd_report(int argc, char **argv)
 	report_settings_init(&s);
 	const struct option_table tables[] = {
 		{ report_options, report_option_count, &s },
+		{ report_terminal_options, report_terminal_option_count, &s.term },
 	};
 	const struct cmd_spec spec = {
 		.name = "report",
@@ -113,6 +114,11 @@ int cmd_report(int argc, char **argv)
 		.description =
 			"Prints the profilegpu tables of a capture: per frame, GPU and queue, the\n"
 			"tree of scopes with exclusive and inclusive time, share and counts.\n"
+			"\n"
+			"On a terminal the tables fit its width, and are coloured and paged as\n"
+			"git's output is (--width, --wide, --color, --no-pager). In ASCII mode a\n"
+			"name's characters past ASCII are written \\uHHHH, and control characters\n"
+			"\\xHH in either mode, so that the columns line up in any locale.\n"
 			"\n" CMD_HELP_MEMORY,
 		.tables = tables,
 		.table_count = sizeof(tables) / sizeof(tables[0]),
@@ -131,6 +137,7 @@ int cmd_report(int argc, char **argv)
 		status = EXIT_FAILURE_;
 		goto out;
 	}
+	cmd_terminal(&s.term, &s);
 	status = print_frames(path, c, &s);
 out:
 	reader_free(c);

@@ -570,6 +570,7 @@ static const char *parse_args(int argc, char **argv, struct stats_settings *st,
 	const struct option_table tables[] = {
 		{ shared, stats_report_options(shared), &st->report },
 		{ stats_options, stats_option_count, st },
+		{ report_terminal_options, report_terminal_option_count, &st->report.term },
 	};
 	const struct cmd_spec spec = {
 		.name = "stats",
@@ -618,6 +619,7 @@ int cmd_stats(int argc, char **argv)
 	}
 
 	size_t failed = budget ? stats_budget_check(budget, &st, s) : 0;
+	cmd_terminal(&st.report.term, &st.report);
 	struct report_sink out = { cmd_stdout_sink, NULL };
 	struct report_sink err_out = { stderr_sink, NULL };
 	if (stats_print(&st, reader_meta(c), s, path, budget, &out) != 0) {
