@@ -116,9 +116,9 @@ int cmd_report(int argc, char **argv)
 			"tree of scopes with exclusive and inclusive time, share and counts.\n"
 			"\n"
 			"On a terminal the tables fit its width, and are coloured and paged as\n"
-			"git's output is (--width, --wide, --color, --no-pager). In ASCII mode a\n"
-			"name's characters past ASCII are written \\uHHHH, and control characters\n"
-			"\\xHH in either mode, so that the columns line up in any locale.\n"
+			"git's output is (--width, --wide, --color, --no-pager). Where the locale is\n"
+			"not UTF-8 (LANG=C) a name's characters past ASCII are written \\uHHHH, and\n"
+			"control characters \\xHH in any locale, so that the columns line up.\n"
 			"\n" CMD_HELP_MEMORY,
 		.tables = tables,
 		.table_count = sizeof(tables) / sizeof(tables[0]),

@@ -172,7 +172,7 @@ static void print_table(const struct diff_settings *d, const struct compare_runs
 			const stats *base, const stats *cand, const char *base_path,
 			const char *cand_path, struct sbuf *out, const struct report_sink *sink)
 {
-	const struct glyphs *g = d->stats.report.ascii ? &grid_ascii : &grid_unicode;
+	const struct glyphs *g = grid_glyphs(&d->stats.report);
 	const struct compare_rule *rule = &d->rule;
 
 	sbuf_addf(out, "crumbs diff%s'%s' (%zu frame%s)%s'%s' (%zu frame%s)\n", g->sep, base_path,

@@ -13,15 +13,25 @@
 
 #define BAR_CELLS 8
 
-const struct glyphs grid_unicode = {
-	"─", "│", "┌", "┬", "┐", "├", "┼", "┤", "└", "┴", "┘", "┬", " · ",
-	{ " ", "▏", "▎", "▍", "▌", "▋", "▊", "▉" }, "█", "\xEF\xBF\xBD", "…", false,
-};
+#define UNICODE_GLYPHS(escape)                                                        \
+	{ "─", "│", "┌", "┬", "┐", "├", "┼", "┤", "└", "┴", "┘", "┬", " · ",           \
+	  { " ", "▏", "▎", "▍", "▌", "▋", "▊", "▉" }, "█", "\xEF\xBF\xBD", "…", escape }
+#define ASCII_GLYPHS(escape)                                                          \
+	{ "-", "|", "+", "+", "+", "+", "+", "+", "+", "+", "+", "+", " | ",           \
+	  { " ", "-", "-", "-", "=", "=", "=", "=" }, "#", "?", "...", escape }
 
-const struct glyphs grid_ascii = {
-	"-", "|", "+", "+", "+", "+", "+", "+", "+", "+", "+", "+", " | ",
-	{ " ", "-", "-", "-", "=", "=", "=", "=" }, "#", "?", "...", true,
-};
+const struct glyphs grid_unicode = UNICODE_GLYPHS(false);
+const struct glyphs grid_ascii = ASCII_GLYPHS(false);
+/* For a locale whose character set is not UTF-8. */
+static const struct glyphs unicode_escaped = UNICODE_GLYPHS(true);
+static const struct glyphs ascii_escaped = ASCII_GLYPHS(true);
+
+const struct glyphs *grid_glyphs(const struct report_settings *s)
+{
+	if (s->ascii_names)
+		return s->ascii ? &ascii_escaped : &unicode_escaped;
+	return s->ascii ? &grid_ascii : &grid_unicode;
+}
 
 void grid_cell(struct grid *gr, const char *text, size_t len)
 {

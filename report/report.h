@@ -46,6 +46,10 @@ struct report_settings {
 	enum report_sort sort;
 	int max_depth;          /* rows below the top one; -1: no limit */
 	bool ascii;
+	/* Names' characters past ASCII escaped (\uHHHH), each byte a cell:
+	 * the locale's character set is not UTF-8, so a terminal would not
+	 * draw them one character a cell. Not an option. */
+	bool ascii_names;
 	bool stats;             /* Draws, Dispatches, Prims, Verts columns */
 	bool percent;
 	bool inclusive;

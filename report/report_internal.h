@@ -52,15 +52,19 @@ struct glyphs {
 	const char *full;
 	const char *replacement;   /* for a control character in a name */
 	const char *ellipsis;      /* where a name is cut */
-	bool ascii;                /* names escaped past ASCII (utf8_escape) */
+	bool escape_all;           /* names escaped past ASCII (utf8_escape) */
 };
 
 extern const struct glyphs grid_unicode;
 extern const struct glyphs grid_ascii;
 
+/* The glyphs of the settings' drawing mode, escaping names past ASCII
+ * where the settings say (ascii_names). */
+const struct glyphs *grid_glyphs(const struct report_settings *s);
+
 /* A name from the capture, escaped (utf8_escape) so that its characters
- * neither break the line nor, in ASCII mode, take other than a cell a
- * byte (text.c). */
+ * neither break the line nor, with g's escape_all, take other than a cell
+ * a byte (text.c). */
 void text_add_name(struct sbuf *b, const struct glyphs *g, const char *name, size_t len);
 
 /* Colours, in the terminal's own palette (SGR codes). */

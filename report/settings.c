@@ -154,7 +154,7 @@ void report_settings_init(struct report_settings *s)
 	s->leaf = true;
 	s->sort = SORT_CHRONO;
 	s->max_depth = -1;
-	s->ascii = !locale_is_utf8();
+	s->ascii = s->ascii_names = !locale_is_utf8();
 	s->stats = s->percent = s->inclusive = s->exclusive = true;
 	s->header = s->empty_queues = true;
 	s->gpu = -1;

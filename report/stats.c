@@ -642,7 +642,7 @@ static int print_tables(const struct stats_settings *st, const struct capture_me
 			const struct report_sink *sink)
 {
 	const struct report_settings *rs = &st->report;
-	const struct glyphs *g = rs->ascii ? &grid_ascii : &grid_unicode;
+	const struct glyphs *g = grid_glyphs(rs);
 	struct sbuf out = { 0 };
 	size_t frames = stats_frame_count(s);
 	int result = 0;
@@ -1425,7 +1425,7 @@ int stats_budget_print(const struct stats_budget *b, const struct stats_settings
 	struct sbuf out = { 0 };
 	struct sbuf label = { 0 };
 	size_t exceeded = 0, unmatched = 0;
-	const struct glyphs *g = st->report.ascii ? &grid_ascii : &grid_unicode;
+	const struct glyphs *g = grid_glyphs(&st->report);
 	bool color = st->report.color;
 
 	sbuf_addf(&out, "\nBudgets of '%s':\n", b->name);

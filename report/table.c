@@ -745,7 +745,7 @@ static int report_frame_bound(const struct report_settings *s, const struct fram
 int report_frame(const struct report_settings *s, const struct capture_meta *meta,
 		 const struct frame *f, const struct report_sink *sink)
 {
-	const struct glyphs *g = s->ascii ? &grid_ascii : &grid_unicode;
+	const struct glyphs *g = grid_glyphs(s);
 	struct sbuf out = { 0 };
 	struct pipeline_rows pipelines = { 0 };
 	const struct pipeline_rows *pr = s->by == BY_PIPELINE ? &pipelines : NULL;

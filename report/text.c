@@ -71,7 +71,7 @@ void sbuf_emit_some(const struct report_sink *sink, struct sbuf *b)
 
 void text_add_name(struct sbuf *b, const struct glyphs *g, const char *name, size_t len)
 {
-	utf8_escape(b, name, len, g->ascii);
+	utf8_escape(b, name, len, g->escape_all);
 }
 
 size_t text_cells(const char *s, size_t len)

@@ -141,10 +141,13 @@ static void widths_in_every_script(void **state)
 		struct report_settings s;
 		report_settings_init(&s);
 		s.ascii = ascii;
+		/* ASCII as a locale not UTF-8 chooses it, names escaped. */
+		s.ascii_names = ascii;
 		char *text = render(c, &s);
 		assert_int_equal(check_widths(text, ascii), 1);
 		/* Control characters never reach the terminal: escaped in
-		 * both modes, as every character past ASCII is in ASCII. */
+		 * both modes, as every character past ASCII is where the
+		 * locale is not UTF-8. */
 		assert_null(strstr(text, "\t"));
 		assert_non_null(strstr(text, "tab\\x09here and\\x0anewline"));
 		assert_non_null(strstr(text, ascii ? "\\u534a\\u900f" : "半透明パーティクル"));
@@ -471,13 +474,14 @@ static void by_pipeline(void **state)
 	struct report_settings s;
 	report_settings_init(&s);
 	s.ascii = true;
+	s.ascii_names = false;
 	s.by = BY_PIPELINE;
 	char *text = render(c, &s);
 	assert_non_null(strstr(text, "by pipeline: 4 pipelines, 5 events, 0.042 ms"));
 	/* The slowest first; the copy is in none. */
 	const char *gblur = strstr(text, "| gblur 9c41 ");
 	const char *tonemap = strstr(text, "| Tonemap ");
-	const char *ab = strstr(text, "| A \\u00b7 B ");
+	const char *ab = strstr(text, "| A \u00b7 B ");
 	const char *none = strstr(text, "| (no pipeline named) ");
 	assert_true(gblur && tonemap && ab && none && gblur < tonemap && tonemap < ab && ab < none);
 	assert_null(strstr(text, "Staging"));
@@ -1022,7 +1026,7 @@ static void fit_order(void **state)
 	for (int ascii = 0; ascii < 2; ascii++) {
 		struct report_settings s;
 		report_settings_init(&s);
-		s.ascii = ascii;
+		s.ascii = s.ascii_names = ascii;
 		char *text = render(c, &s);
 		size_t natural = table_width(text);
 		int before[5];
@@ -1129,6 +1133,21 @@ static void terminal_choices(void **state)
 	assert_null(term_pager("", "more", "xterm"));
 	assert_null(term_pager("cat", "more", "xterm"));
 	assert_null(term_pager(NULL, "cat", "xterm"));
+
+	/* Names are escaped past ASCII where the locale is not UTF-8. */
+	char *saved = getenv("LC_ALL") ? strdup(getenv("LC_ALL")) : NULL;
+	struct report_settings s;
+	setenv("LC_ALL", "C", 1);
+	report_settings_init(&s);
+	assert_true(s.ascii && s.ascii_names);
+	setenv("LC_ALL", "en_US.UTF-8", 1);
+	report_settings_init(&s);
+	assert_false(s.ascii || s.ascii_names);
+	if (saved)
+		setenv("LC_ALL", saved, 1);
+	else
+		unsetenv("LC_ALL");
+	free(saved);
 }
 
 int main(void)
