@@ -103,6 +103,15 @@ void utf8_escape(struct sbuf *out, const char *in, size_t len, bool ascii)
 {
 	for (size_t r = 0; r < len;) {
 		const unsigned char *p = (const unsigned char *)in + r;
+		/* Printable ASCII, most of any name, a run at a time. */
+		size_t plain = 0;
+		while (r + plain < len && p[plain] >= 0x20 && p[plain] < 0x7F)
+			plain++;
+		if (plain) {
+			sbuf_add(out, (const char *)p, plain);
+			r += plain;
+			continue;
+		}
 		size_t n = utf8_sequence(p, len - r);
 		if (n == 0) { /* NUL, or a byte that begins no character */
 			sbuf_addf(out, "\\x%02x", p[0]);
