@@ -70,7 +70,8 @@ ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARNINGS) $(CFLAGS) \
 ALL_LDFLAGS := $(LDFLAGS) $(SAN_FLAGS)
 LIBS := $(PKG_LIBS) -lm -pthread
 
-UTIL_SRC := util/errno_text.c util/grow.c util/sbuf.c util/options.c util/file.c util/utf8.c
+UTIL_SRC := util/errno_text.c util/grow.c util/sbuf.c util/options.c util/file.c util/utf8.c \
+	util/term.c
 FORMAT_SRC := format/result.c format/crc32c.c format/format.c format/codec.c format/writer.c
 TRIGGER_SRC := trigger/trigger.c trigger/answer.c
 # The recorder, one concept a file, from the bottom of its call graph up

@@ -140,6 +140,15 @@ void cmd_positional_release(struct cmd_positional *pos);
  * error, else 0. */
 int cmd_stdout_sink(void *user, const char *text, size_t len);
 
+/* Before a command that prints tables writes: the width and colour of
+ * s's tables (s may be NULL) from the options o, the terminal and the
+ * environment, and where standard output is a terminal, the pager,
+ * waited for at exit (util/term.c says which). Output to an -o file (to,
+ * when given) is never paged, and coloured only when asked. */
+struct cmd_output;
+void cmd_terminal(const struct term_options *o, struct report_settings *s,
+		  const struct cmd_output *to);
+
 /* errno_text in buf; returns buf. */
 const char *cmd_strerror(int errnum, char *buf, size_t size);
 

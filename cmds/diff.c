@@ -94,6 +94,7 @@ static bool parse_args(int argc, char **argv, struct diff_settings *d, struct cm
 		{ from_stats, diff_stats_options(from_stats), &d->stats },
 		{ from_report, diff_report_options(from_report), &d->stats.report },
 		{ &cmd_output_option, 1, output },
+		{ report_terminal_options, report_terminal_option_count, &d->stats.report.term },
 	};
 	const struct cmd_spec spec = {
 		.name = "diff",
@@ -177,6 +178,7 @@ int cmd_diff(int argc, char **argv)
 		status = EXIT_FAILURE_;
 		goto out;
 	}
+	cmd_terminal(&d.stats.report.term, &d.stats.report, &to);
 	struct report_sink sink = { cmd_output_write, &to };
 	if (diff_print(&d, &runs, s[0], s[1], pos.args[0], pos.args[1], &sink) != 0) {
 		if (!to.error && !ferror(stdout))

@@ -391,9 +391,14 @@ int cmd_info(int argc, char **argv)
 	int status = EXIT_OK;
 	struct info_args args = { 0 };
 	struct cmd_output out = { 0 };
+	struct term_options term = { 0 };
+	static const struct option_borrowed pager[] = { { "no-pager", NULL } };
+	struct option_spec from_report[1];
 	const struct option_table tables[] = {
 		{ own_options, sizeof(own_options) / sizeof(own_options[0]), &args },
 		{ &cmd_output_option, 1, &args.output },
+		{ from_report, options_borrow(report_terminal_options, report_terminal_option_count,
+					      pager, 1, from_report), &term },
 	};
 	const struct cmd_spec spec = {
 		.name = "info",
@@ -432,6 +437,7 @@ int cmd_info(int argc, char **argv)
 	}
 	to = out.file ? out.file : stdout;
 
+	cmd_terminal(&term, NULL, &out);
 	reader_skip_scopes(c, true); /* frame times and counts are enough */
 	times = calloc(64, sizeof(*times));
 	if (!times) {

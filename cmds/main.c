@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 
 static const struct cmd_command commands[] = {
@@ -151,7 +152,22 @@ void cmd_positional_release(struct cmd_positional *pos)
 int cmd_stdout_sink(void *user, const char *text, size_t len)
 {
 	(void)user;
-	return fwrite(text, 1, len, stdout) == len ? 0 : -1;
+	return fwrite(text, 1, len, stdout) == len || term_pager_quit() ? 0 : -1;
+}
+
+void cmd_terminal(const struct term_options *o, struct report_settings *s,
+		  const struct cmd_output *to)
+{
+	/* An -o file is no terminal, whatever standard output is. */
+	bool file = to && to->path && strcmp(to->path, "-") != 0;
+	bool tty = !file && isatty(STDOUT_FILENO);
+	if (s) {
+		s->width = term_width(o, tty ? term_columns(STDOUT_FILENO) : 0, getenv("COLUMNS"));
+		s->color = term_color(o->color, tty, getenv("NO_COLOR"), getenv("TERM"));
+	}
+	if (tty && !o->no_pager &&
+	    term_pager_start(term_pager(getenv("CRUMBS_PAGER"), getenv("PAGER"), getenv("TERM"))))
+		atexit(term_pager_wait);
 }
 
 const char *cmd_strerror(int errnum, char *buf, size_t size)
@@ -162,7 +178,8 @@ const char *cmd_strerror(int errnum, char *buf, size_t size)
 
 int cmd_finish(int status)
 {
-	if (fflush(stdout) != 0 || ferror(stdout)) {
+	/* A reader who quit the pager early is no error. */
+	if ((fflush(stdout) != 0 || ferror(stdout)) && !term_pager_quit()) {
 		char why[128];
 		cmd_error("cannot write to standard output: %s", cmd_strerror(errno, why, sizeof(why)));
 		return EXIT_FAILURE_;

@@ -158,6 +158,7 @@ int cmd_report(int argc, char **argv)
 		{ own_options, sizeof(own_options) / sizeof(own_options[0]), &args },
 		{ &cmd_output_option, 1, &args.output },
 		{ report_options, report_option_count, &s },
+		{ report_terminal_options, report_terminal_option_count, &s.term },
 	};
 	const struct cmd_spec spec = {
 		.name = "report",
@@ -165,6 +166,11 @@ int cmd_report(int argc, char **argv)
 		.description =
 			"Prints the profilegpu tables of a capture: per frame, GPU and queue, the\n"
 			"tree of scopes with exclusive and inclusive time, share and counts.\n"
+			"\n"
+			"On a terminal the tables fit its width, and are coloured and paged as\n"
+			"git's output is (--width, --wide, --color, --no-pager). Where the locale is\n"
+			"not UTF-8 (LANG=C) a name's characters past ASCII are written \\uHHHH, and\n"
+			"control characters \\xHH in any locale, so that the columns line up.\n"
 			"\n" CMD_HELP_STDIN CMD_HELP_MEMORY,
 		.tables = tables,
 		.table_count = sizeof(tables) / sizeof(tables[0]),
@@ -191,6 +197,7 @@ int cmd_report(int argc, char **argv)
 		status = EXIT_FAILURE_;
 		goto out;
 	}
+	cmd_terminal(&s.term, &s, &out);
 	status = print_frames(path, c, &s, (enum report_format)args.format, &out);
 out:
 	reader_free(c);

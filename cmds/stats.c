@@ -587,6 +587,7 @@ static const char *parse_args(int argc, char **argv, struct stats_settings *st,
 		{ shared, stats_report_options(shared), &st->report },
 		{ stats_options, stats_option_count, st },
 		{ &cmd_output_option, 1, output },
+		{ report_terminal_options, report_terminal_option_count, &st->report.term },
 	};
 	const struct cmd_spec spec = {
 		.name = "stats",
@@ -649,6 +650,7 @@ int cmd_stats(int argc, char **argv)
 	}
 
 	size_t failed = budget ? stats_budget_check(budget, &st, s) : 0;
+	cmd_terminal(&st.report.term, &st.report, &to);
 	struct report_sink out = { cmd_output_write, &to };
 	struct report_sink err_out = { stderr_sink, NULL };
 	if (stats_print(&st, reader_meta(c), s, path, budget, &out) != 0) {

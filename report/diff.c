@@ -160,7 +160,13 @@ static void p_text(char *buf, size_t n, const struct compare_result *res)
 /* Output                                                                   */
 /* ------------------------------------------------------------------------ */
 
-static void counts_line(struct sbuf *b, const struct compare_runs *r)
+/* The colour of a verdict; NULL: none. */
+static const char *verdict_color(enum compare_verdict v)
+{
+	return v == VERDICT_REGRESSED ? SGR_BAD : v == VERDICT_IMPROVED ? SGR_GOOD : NULL;
+}
+
+static void counts_line(struct sbuf *b, const struct compare_runs *r, bool color)
 {
 	static const enum compare_verdict order[] = { VERDICT_REGRESSED, VERDICT_IMPROVED,
 						      VERDICT_UNCHANGED, VERDICT_NEW, VERDICT_GONE,
@@ -171,7 +177,11 @@ static void counts_line(struct sbuf *b, const struct compare_runs *r)
 		if (!n && order[i] != VERDICT_REGRESSED && order[i] != VERDICT_IMPROVED &&
 		    order[i] != VERDICT_UNCHANGED)
 			continue;
-		sbuf_addf(b, "%s%zu %s", sep, n, compare_verdict_name(order[i]));
+		char text[64];
+		int len = snprintf(text, sizeof(text), "%zu %s", n, compare_verdict_name(order[i]));
+		const char *sgr = verdict_color(order[i]);
+		sbuf_adds(b, sep);
+		text_colored(b, color && sgr && n, sgr ? sgr : "", text, len > 0 ? (size_t)len : 0);
 		sep = ", ";
 	}
 	sbuf_adds(b, "\n");
@@ -181,7 +191,7 @@ static void print_table(const struct diff_settings *d, const struct compare_runs
 			const stats *base, const stats *cand, const char *base_path,
 			const char *cand_path, struct sbuf *out, const struct report_sink *sink)
 {
-	const struct glyphs *g = d->stats.report.ascii ? &grid_ascii : &grid_unicode;
+	const struct glyphs *g = grid_glyphs(&d->stats.report);
 	const struct compare_rule *rule = &d->rule;
 
 	sbuf_addf(out, "crumbs diff%s'%s' (%zu frame%s)%s'%s' (%zu frame%s)\n", g->sep, base_path,
@@ -196,12 +206,17 @@ static void print_table(const struct diff_settings *d, const struct compare_runs
 	else
 		sbuf_addf(out, ", with p < %g in the Mann-Whitney test where both sides have "
 			  "%llu frames or more\n", rule->alpha, (unsigned long long)rule->min_frames);
-	counts_line(out, r);
+	bool color = d->stats.report.color;
+	counts_line(out, r, color);
 
-	struct grid gr = { .g = g, .cols = 7 };
+	struct grid gr = { .g = g, .cols = 7, .max_width = d->stats.report.width, .color = color };
 	static const char *const titles[] = { "Base", "Candidate", "Change", "%", "p",
 					      "Verdict", "Row" };
+	/* To fit the width, p goes first, then the change in ms, then in
+	 * percent; both times and the verdict stay. */
+	static const uint8_t drop[] = { 0, 0, 2, 3, 1, 0, 0 };
 	memcpy(gr.titles, titles, sizeof(titles));
+	memcpy(gr.drop, drop, sizeof(drop));
 	for (size_t i = 0; i < r->count; i++) {
 		const struct compare_row *row = &r->rows[i];
 		const struct compare_result *res = &row->result;
@@ -226,7 +241,17 @@ static void print_table(const struct diff_settings *d, const struct compare_runs
 		p_text(buf, sizeof(buf), res);
 		grid_cell(&gr, buf, strlen(buf));
 		const char *v = compare_verdict_name(res->verdict);
-		grid_cell(&gr, v, strlen(v));
+		const char *sgr = verdict_color(res->verdict);
+		if (color && sgr) {
+			struct sbuf cell = { 0 };
+			text_colored(&cell, true, sgr, v, strlen(v));
+			if (cell.failed)
+				gr.failed = true;
+			grid_cell(&gr, cell.data ? cell.data : "", cell.len);
+			sbuf_release(&cell);
+		} else {
+			grid_cell(&gr, v, strlen(v));
+		}
 		struct sbuf label = { 0 };
 		row_label(&label, row, base, cand);
 		shorten_label(&label, d->stats.report.ascii);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * grid.c: what the tables of report/ are drawn with (cells sized by
- * display width, borders in Unicode or ASCII, bars, indented names) and
- * the fields of CSV and JSON output.
+ * display width, borders in Unicode or ASCII, bars, indented names,
+ * columns fitted to a width) and the fields of CSV and JSON output.
  */
 #include "report_internal.h"
 
@@ -13,15 +13,25 @@
 
 #define BAR_CELLS 8
 
-const struct glyphs grid_unicode = {
-	"─", "│", "┌", "┬", "┐", "├", "┼", "┤", "└", "┴", "┘", "┬", " · ",
-	{ " ", "▏", "▎", "▍", "▌", "▋", "▊", "▉" }, "█", "\xEF\xBF\xBD",
-};
+#define UNICODE_GLYPHS(escape)                                                        \
+	{ "─", "│", "┌", "┬", "┐", "├", "┼", "┤", "└", "┴", "┘", "┬", " · ",           \
+	  { " ", "▏", "▎", "▍", "▌", "▋", "▊", "▉" }, "█", "\xEF\xBF\xBD", "…", escape }
+#define ASCII_GLYPHS(escape)                                                          \
+	{ "-", "|", "+", "+", "+", "+", "+", "+", "+", "+", "+", "+", " | ",           \
+	  { " ", "-", "-", "-", "=", "=", "=", "=" }, "#", "?", "...", escape }
 
-const struct glyphs grid_ascii = {
-	"-", "|", "+", "+", "+", "+", "+", "+", "+", "+", "+", "+", " | ",
-	{ " ", "-", "-", "-", "=", "=", "=", "=" }, "#", "?",
-};
+const struct glyphs grid_unicode = UNICODE_GLYPHS(false);
+const struct glyphs grid_ascii = ASCII_GLYPHS(false);
+/* For a locale whose character set is not UTF-8. */
+static const struct glyphs unicode_escaped = UNICODE_GLYPHS(true);
+static const struct glyphs ascii_escaped = ASCII_GLYPHS(true);
+
+const struct glyphs *grid_glyphs(const struct report_settings *s)
+{
+	if (s->ascii_names)
+		return s->ascii ? &ascii_escaped : &unicode_escaped;
+	return s->ascii ? &grid_ascii : &grid_unicode;
+}
 
 void grid_cell(struct grid *gr, const char *text, size_t len)
 {
@@ -61,16 +71,18 @@ void grid_repeat(struct sbuf *b, const char *s, size_t n)
 		sbuf_adds(b, s);
 }
 
-static void grid_border(struct sbuf *out, const struct grid *gr, const char *left,
-			const char *inner, const char *outer, const char *right, bool spans)
+/* A border line over the columns at[0 .. n). */
+static void grid_border(struct sbuf *out, const struct grid *gr, const size_t *at, size_t n,
+			const char *left, const char *inner, const char *outer, const char *right,
+			bool spans)
 {
 	const struct glyphs *g = gr->g;
 	sbuf_adds(out, left);
-	for (size_t i = 0; i < gr->cols; i++) {
-		grid_repeat(out, g->h, gr->width[i] + 2);
-		if (i + 1 == gr->cols)
+	for (size_t k = 0; k < n; k++) {
+		grid_repeat(out, g->h, gr->width[at[k]] + 2);
+		if (k + 1 == n)
 			break;
-		bool same = gr->group[i + 1] == gr->group[i];
+		bool same = gr->group[at[k + 1]] == gr->group[at[k]];
 		sbuf_adds(out, same ? (spans ? g->h : inner) : outer);
 	}
 	sbuf_adds(out, right);
@@ -79,7 +91,7 @@ static void grid_border(struct sbuf *out, const struct grid *gr, const char *lef
 
 void grid_pad(struct sbuf *out, const char *text, size_t len, size_t width, bool right)
 {
-	size_t w = text_width(text, len);
+	size_t w = text_cells(text, len);
 	size_t pad = width > w ? width - w : 0;
 	sbuf_adds(out, " ");
 	if (right)
@@ -99,49 +111,108 @@ void grid_centre(struct sbuf *out, const char *title, size_t width)
 	grid_repeat(out, " ", width > tw + left ? width - tw - left : 0);
 }
 
+/* The widths of the shown columns with their group titles' room; the
+ * line's width. */
+static size_t fit_total(const size_t *width, const int *group, const bool *shown, size_t n,
+			const char *const *titles, size_t title_count, size_t *out)
+{
+	size_t total = 1;
+	memcpy(out, width, n * sizeof(*out));
+	for (size_t t = 0; titles && t < title_count; t++) {
+		if (!titles[t])
+			continue;
+		size_t span = 0, last = SIZE_MAX;
+		for (size_t i = 0; i < n; i++)
+			if (shown[i] && group[i] == (int)t) {
+				span += out[i] + 3;
+				last = i;
+			}
+		size_t need = strlen(titles[t]);
+		if (last != SIZE_MAX && span - 3 < need)
+			out[last] += need - (span - 3);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (shown[i])
+			total += out[i] + 3;
+	return total;
+}
+
+void grid_fit(size_t *width, const int *group, const uint8_t *drop, bool *shown, size_t n,
+	      const char *const *titles, size_t title_count, size_t name_min, size_t limit)
+{
+	size_t w[MAX_COLS];
+	for (size_t i = 0; i < n; i++)
+		shown[i] = true;
+	if (n == 0 || n > MAX_COLS)
+		return;
+	size_t total = fit_total(width, group, shown, n, titles, title_count, w);
+	while (limit && total > limit) {
+		size_t pick = n;
+		for (size_t i = 0; i + 1 < n; i++)
+			if (shown[i] && drop[i] && (pick == n || drop[i] < drop[pick]))
+				pick = i;
+		if (pick == n)
+			break;
+		shown[pick] = false;
+		total = fit_total(width, group, shown, n, titles, title_count, w);
+	}
+	if (limit && total > limit && width[n - 1] > name_min) {
+		size_t excess = total - limit;
+		width[n - 1] = width[n - 1] > name_min + excess ? width[n - 1] - excess : name_min;
+		fit_total(width, group, shown, n, titles, title_count, w);
+	}
+	memcpy(width, w, n * sizeof(*w));
+}
+
 void grid_render(struct grid *gr, struct sbuf *out, const struct report_sink *sink)
 {
 	const struct glyphs *g = gr->g;
 	size_t n = gr->cols;
 	size_t rows = n ? gr->cell_count / n : 0;
+	size_t at[MAX_COLS], shown_count = 0;
+	bool shown[MAX_COLS];
+	struct sbuf cut = { 0 };
 
-	if (gr->failed || gr->text.failed) {
+	if (gr->failed || gr->text.failed || n > MAX_COLS) {
 		out->failed = true;
 		return;
 	}
+	if (n == 0)
+		return;
 	for (size_t i = 0; i < n; i++)
-		gr->width[i] = text_width(gr->titles[i], strlen(gr->titles[i]));
+		gr->width[i] = text_cells(gr->titles[i], strlen(gr->titles[i]));
+	size_t name_min = gr->width[n - 1];
 	for (size_t r = 0; r < rows; r++)
 		for (size_t i = 0; i < n; i++) {
 			const char *t = gr->text.data + gr->cells[r * n + i];
-			size_t w = text_width(t, strlen(t));
+			size_t len = strlen(t);
+			size_t w = text_cells(t, len);
 			if (w > gr->width[i])
 				gr->width[i] = w;
+			if (i + 1 == n && gr->max_width) {
+				size_t m = text_cut_min(t, len, g->ellipsis);
+				name_min = m > name_min ? m : name_min;
+			}
 		}
+	size_t names = gr->width[n - 1];
+	grid_fit(gr->width, gr->group, gr->drop, shown, n, gr->grouped ? gr->group_titles : NULL,
+		 4, name_min, gr->max_width);
+	/* Names cut where their column narrowed (a group title may widen it
+	 * again, which they then fill). */
+	bool cutting = gr->width[n - 1] < names;
+	for (size_t i = 0; i < n; i++)
+		if (shown[i])
+			at[shown_count++] = i;
+
 	if (gr->grouped) {
-		/* A group's title must fit the span of its columns. */
-		for (int group = 0; group < 4; group++) {
-			size_t span = 0, last = SIZE_MAX;
-			for (size_t i = 0; i < n; i++)
-				if (gr->group[i] == group) {
-					span += gr->width[i] + 3;
-					last = i;
-				}
-			if (last == SIZE_MAX || !gr->group_titles[group])
-				continue;
-			span -= 3;
-			size_t need = strlen(gr->group_titles[group]);
-			if (span < need)
-				gr->width[last] += need - span;
-		}
-		grid_border(out, gr, g->tl, g->h, g->tm, g->tr, true);
+		grid_border(out, gr, at, shown_count, g->tl, g->h, g->tm, g->tr, true);
 		sbuf_adds(out, g->v);
 		for (int group = 0; group < 4; group++) {
 			size_t span = 0;
 			bool present = false;
-			for (size_t i = 0; i < n; i++)
-				if (gr->group[i] == group) {
-					span += gr->width[i] + 3;
+			for (size_t k = 0; k < shown_count; k++)
+				if (gr->group[at[k]] == group) {
+					span += gr->width[at[k]] + 3;
 					present = true;
 				}
 			if (!present)
@@ -151,28 +222,40 @@ void grid_render(struct grid *gr, struct sbuf *out, const struct report_sink *si
 			sbuf_adds(out, g->v);
 		}
 		sbuf_adds(out, "\n");
-		grid_border(out, gr, g->ml, g->mt, g->mm, g->mr, false);
+		grid_border(out, gr, at, shown_count, g->ml, g->mt, g->mm, g->mr, false);
 	} else {
-		grid_border(out, gr, g->tl, g->tm, g->tm, g->tr, false);
+		grid_border(out, gr, at, shown_count, g->tl, g->tm, g->tm, g->tr, false);
 	}
 	sbuf_adds(out, g->v);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t k = 0; k < shown_count; k++) {
+		size_t i = at[k];
 		grid_pad(out, gr->titles[i], strlen(gr->titles[i]), gr->width[i], i + 1 < n);
 		sbuf_adds(out, g->v);
 	}
 	sbuf_adds(out, "\n");
-	grid_border(out, gr, g->ml, g->mm, g->mm, g->mr, false);
+	grid_border(out, gr, at, shown_count, g->ml, g->mm, g->mm, g->mr, false);
 	for (size_t r = 0; r < rows; r++) {
 		sbuf_adds(out, g->v);
-		for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < shown_count; k++) {
+			size_t i = at[k];
 			const char *t = gr->text.data + gr->cells[r * n + i];
-			grid_pad(out, t, strlen(t), gr->width[i], i + 1 < n);
+			size_t len = strlen(t);
+			if (i + 1 == n && cutting) {
+				cut.len = 0;
+				text_cut(&cut, t, len, gr->width[i], g->ellipsis);
+				t = cut.data ? cut.data : "";
+				len = cut.len;
+			}
+			grid_pad(out, t, len, gr->width[i], i + 1 < n);
 			sbuf_adds(out, g->v);
 		}
 		sbuf_adds(out, "\n");
 		sbuf_emit_some(sink, out);
 	}
-	grid_border(out, gr, g->bl, g->bm, g->bm, g->br, false);
+	grid_border(out, gr, at, shown_count, g->bl, g->bm, g->bm, g->br, false);
+	if (cut.failed)
+		out->failed = true;
+	sbuf_release(&cut);
 }
 
 void grid_release(struct grid *gr)
@@ -186,10 +269,14 @@ void grid_bar(struct grid *gr, double pct)
 	struct sbuf b = { 0 };
 	double p = pct < 0 ? 0 : pct > 100 ? 100 : pct;
 	int eighths = (int)(p / 100.0 * BAR_CELLS * 8 + 0.5);
+	if (gr->color)
+		sbuf_adds(&b, SGR_BAR);
 	for (int i = 0; i < BAR_CELLS; i++) {
 		int e = eighths - i * 8;
 		sbuf_adds(&b, e >= 8 ? gr->g->full : gr->g->partial[e > 0 ? e : 0]);
 	}
+	if (gr->color)
+		sbuf_adds(&b, SGR_RESET);
 	sbuf_addf(&b, " %5.1f%%", pct);
 	if (b.failed)
 		gr->failed = true;
@@ -197,24 +284,14 @@ void grid_bar(struct grid *gr, double pct)
 	sbuf_release(&b);
 }
 
-/* A name, indented, with control characters shown as replacements. */
+/* A name, indented, escaped (text_add_name). */
 void grid_name(struct grid *gr, uint32_t level, const char *name, size_t len,
 		      const char *suffix)
 {
 	struct sbuf b = { 0 };
 	for (uint32_t i = 0; i < level; i++)
 		sbuf_adds(&b, "   ");
-	for (size_t i = 0; i < len; i++) {
-		unsigned char ch = (unsigned char)name[i];
-		bool c1 = ch == 0xC2 && i + 1 < len && (unsigned char)name[i + 1] >= 0x80 &&
-			  (unsigned char)name[i + 1] <= 0x9F;
-		if (ch < 0x20 || ch == 0x7F || c1) {
-			sbuf_adds(&b, gr->g->replacement);
-			i += c1;
-		} else {
-			sbuf_add(&b, (const char *)&ch, 1);
-		}
-	}
+	text_add_name(&b, gr->g, name, len);
 	if (suffix)
 		sbuf_adds(&b, suffix);
 	if (b.failed)
@@ -222,7 +299,6 @@ void grid_name(struct grid *gr, uint32_t level, const char *name, size_t len,
 	grid_cell(gr, b.data ? b.data : "", b.len);
 	sbuf_release(&b);
 }
-
 
 void csv_field(struct sbuf *b, const char *s, size_t len)
 {

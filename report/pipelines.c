@@ -165,7 +165,7 @@ void pipeline_rows_render(struct sbuf *out, const struct report_settings *s,
 			  const struct glyphs *g, const struct pipeline_rows *r,
 			  const struct report_sink *sink)
 {
-	struct grid gr = { .g = g };
+	struct grid gr = { .g = g, .max_width = s->width, .color = s->color };
 	gr.titles[gr.cols++] = "Calls";
 	if (s->stats) {
 		gr.titles[gr.cols++] = "Draws";
@@ -176,6 +176,12 @@ void pipeline_rows_render(struct sbuf *out, const struct report_settings *s,
 		gr.titles[gr.cols++] = "Percent";
 	gr.titles[gr.cols++] = "Time";
 	gr.titles[gr.cols++] = "Pipeline";
+	/* To fit the width (grid_fit): the counts go first, then the bar. */
+	static const char *const drop[] = { "Prims", "Dispatches", "Draws", "Calls", "Percent" };
+	for (size_t i = 0; i < gr.cols; i++)
+		for (size_t k = 0; k < sizeof(drop) / sizeof(drop[0]); k++)
+			if (strcmp(gr.titles[i], drop[k]) == 0)
+				gr.drop[i] = (uint8_t)(k + 1);
 	for (size_t i = 0; i < r->shown; i++) {
 		const struct pipeline_group *p = &r->groups.data[r->order[i]];
 		if (p->name_len)

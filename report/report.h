@@ -46,6 +46,10 @@ struct report_settings {
 	enum report_sort sort;
 	int max_depth;          /* rows below the top one; -1: no limit */
 	bool ascii;
+	/* Names' characters past ASCII escaped (\uHHHH), each byte a cell:
+	 * the locale's character set is not UTF-8, so a terminal would not
+	 * draw them one character a cell. Not an option. */
+	bool ascii_names;
 	bool stats;             /* Draws, Dispatches, Prims, Verts columns */
 	bool percent;
 	bool inclusive;
@@ -61,6 +65,14 @@ struct report_settings {
 	 * one message a table), not a few rows at a time as it is drawn,
 	 * which keeps a long table from being held whole. Not an option. */
 	bool whole_tables;
+	/* --width, --wide, --color, --no-pager (report_terminal_options),
+	 * which the command turns into width and color. */
+	struct term_options term;
+	/* The display cells a table's line may take; 0: no limit. Past it,
+	 * columns are left out (the least needed first: docs/COMMANDS.md), then
+	 * names are cut. */
+	unsigned width;
+	bool color;             /* SGR colour codes in the tables */
 };
 
 /* Defaults: everything shown, chronological, Unicode unless the locale's
@@ -76,6 +88,12 @@ void report_settings_release(struct report_settings *s);
 /* The settings as options; the target is a struct report_settings. */
 extern const struct option_spec report_options[];
 extern const size_t report_option_count;
+
+/* The options of the commands that print tables to a terminal (report,
+ * stats, diff; info takes --no-pager): --width, --wide, --color and
+ * --no-pager. The target is a struct term_options. */
+extern const struct option_spec report_terminal_options[];
+extern const size_t report_terminal_option_count;
 
 /* Whether the locale's character set is UTF-8, from the values of
  * LC_ALL, LC_CTYPE and LANG (NULL: unset): the first that is set and not

@@ -51,14 +51,42 @@ struct glyphs {
 	const char *partial[8];    /* bar cells of 0 to 7 eighths */
 	const char *full;
 	const char *replacement;   /* for a control character in a name */
+	const char *ellipsis;      /* where a name is cut */
+	bool escape_all;           /* names escaped past ASCII (utf8_escape) */
 };
 
 extern const struct glyphs grid_unicode;
 extern const struct glyphs grid_ascii;
 
-/* A name from the capture, its control characters shown as replacement
- * characters (g's), which would break the line (text.c). */
+/* The glyphs of the settings' drawing mode, escaping names past ASCII
+ * where the settings say (ascii_names). */
+const struct glyphs *grid_glyphs(const struct report_settings *s);
+
+/* A name from the capture, escaped (utf8_escape) so that its characters
+ * neither break the line nor, with g's escape_all, take other than a cell
+ * a byte (text.c). */
 void text_add_name(struct sbuf *b, const struct glyphs *g, const char *name, size_t len);
+
+/* Colours, in the terminal's own palette (SGR codes). */
+#define SGR_BAD "\033[31m"   /* regressions, exceeded budgets, errors */
+#define SGR_GOOD "\033[32m"  /* improvements, budgets kept */
+#define SGR_BAR "\033[36m"   /* the bars of the Percent columns */
+#define SGR_RESET "\033[m"
+
+/* text_width of a cell whose SGR codes (ESC [ ... m) take no cell. */
+size_t text_cells(const char *s, size_t len);
+
+/* Appends text of `width` cells at most: whole when it fits, else its
+ * leading spaces (a tree's indentation) kept, then as many characters
+ * as fit before `ellipsis`. */
+void text_cut(struct sbuf *out, const char *s, size_t len, size_t width, const char *ellipsis);
+
+/* The fewest cells text_cut may cut text to: its indentation and one
+ * character before the ellipsis (or the whole text when shorter). */
+size_t text_cut_min(const char *s, size_t len, const char *ellipsis);
+
+/* Appends text in colour sgr when `on`. */
+void text_colored(struct sbuf *out, bool on, const char *sgr, const char *text, size_t len);
 
 #define MAX_COLS 16
 
@@ -77,6 +105,11 @@ struct grid {
 	size_t cell_cap;
 	size_t width[MAX_COLS];
 	bool failed;
+	/* Fitting a width (grid_fit): the line's cells at most (0: no
+	 * limit), and when each column is left out (0: never; 1 first). */
+	unsigned max_width;
+	uint8_t drop[MAX_COLS];
+	bool color;                  /* bars coloured */
 };
 
 /* The next cell, row by row (a copy of the text). */
@@ -87,7 +120,7 @@ void grid_ms(struct grid *gr, double ns);
 void grid_count(struct grid *gr, uint64_t v);
 /* A bar of 8 cells and the percentage. */
 void grid_bar(struct grid *gr, double pct);
-/* A name indented 3 spaces a level, control characters replaced, and an
+/* A name indented 3 spaces a level, escaped (text_add_name), and an
  * optional suffix. */
 void grid_name(struct grid *gr, uint32_t level, const char *name, size_t len,
 	       const char *suffix);
@@ -100,6 +133,18 @@ void grid_centre(struct sbuf *out, const char *title, size_t width);
 /* Draws the grid into out (out->failed when memory ran out), handing
  * it to the sink as it goes (sbuf_emit_some). */
 void grid_render(struct grid *gr, struct sbuf *out, const struct report_sink *sink);
+
+/*
+ * Fits the n columns of a table (n at most MAX_COLS) whose last holds
+ * names into a line of `limit` cells (0: no limit; a line is 1 cell and
+ * 3 a column more than its columns' widths): while it is too wide, the
+ * shown column of least nonzero drop is left out (shown[] false); then
+ * the names' width shrinks, to name_min at the least. A group's title
+ * (titles[group], NULL for none, for groups below title_count) widens
+ * its last shown column. width[] becomes what each shown column takes.
+ */
+void grid_fit(size_t *width, const int *group, const uint8_t *drop, bool *shown, size_t n,
+	      const char *const *titles, size_t title_count, size_t name_min, size_t limit);
 void grid_release(struct grid *gr);
 
 /* ------------------------------------------------------------------------ */

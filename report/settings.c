@@ -94,6 +94,28 @@ const struct option_spec report_options[] = {
 };
 const size_t report_option_count = sizeof(report_options) / sizeof(report_options[0]);
 
+static const char *const color_names[] = { "auto", "always", "never", NULL };
+
+#define TERM_AT(field) offsetof(struct term_options, field)
+
+const struct option_spec report_terminal_options[] = {
+	{ "width", 0, "N", "fit the tables in N columns (default: the terminal's width, else "
+			    "COLUMNS, else no limit): the least needed columns are left out first "
+			    "(counts and spreads, then exclusive times and bars; never the main "
+			    "times), then names are cut with an ellipsis",
+	  OPT_INT, .offset = TERM_AT(width), .min = 1, .max = 100000 },
+	{ "wide", 0, NULL, "no limit on the tables' width: every column, names whole",
+	  OPT_FLAG, .offset = TERM_AT(wide) },
+	{ "color", 0, "WHEN", "colour regressions, exceeded budgets and bars: auto (on a "
+			      "terminal, unless NO_COLOR is set; default), always or never",
+	  OPT_CHOICE, .offset = TERM_AT(color), .names = color_names },
+	{ "no-pager", 0, NULL, "do not page the output on a terminal (through $CRUMBS_PAGER, "
+			       "$PAGER or less)",
+	  OPT_FLAG, .offset = TERM_AT(no_pager) },
+};
+const size_t report_terminal_option_count =
+	sizeof(report_terminal_options) / sizeof(report_terminal_options[0]);
+
 /* ------------------------------------------------------------------------ */
 /* Settings                                                                 */
 /* ------------------------------------------------------------------------ */
@@ -132,7 +154,7 @@ void report_settings_init(struct report_settings *s)
 	s->leaf = true;
 	s->sort = SORT_CHRONO;
 	s->max_depth = -1;
-	s->ascii = !locale_is_utf8();
+	s->ascii = s->ascii_names = !locale_is_utf8();
 	s->stats = s->percent = s->inclusive = s->exclusive = true;
 	s->header = s->empty_queues = true;
 	s->gpu = -1;

@@ -397,16 +397,39 @@ static const char *const kind_words[] = { "frame", "busy", "wait", "idle", "scop
 					   "frame", "thread", "scope", "tasks", "tasks", "task",
 					   "state" };
 
+/* A grid drawn as the settings say: in their width and colours. */
+static void grid_for(struct grid *gr, const struct report_settings *rs,
+		     const struct glyphs *g, size_t cols, const char *const *titles,
+		     const uint8_t *drop)
+{
+	gr->g = g;
+	gr->cols = cols;
+	gr->max_width = rs->width;
+	gr->color = rs->color;
+	for (size_t i = 0; i < cols; i++) {
+		gr->titles[i] = titles[i];
+		gr->drop[i] = drop[i];
+	}
+}
+
+/*
+ * When the columns are left out to fit the width (grid_fit): the spread
+ * first (Stddev, Max frame), then the exclusive times, the counts, the
+ * share; the mean, median and p95 of the time never.
+ */
+static const uint8_t gpu_drop[] = { 6, 0, 0, 3, 0, 4, 5, 7, 1, 2, 0 };
+static const uint8_t scope_drop[] = { 8, 7, 0, 0, 0, 10, 3, 2, 9, 11, 6, 4, 5, 1, 0 };
+static const uint8_t pipeline_drop[] = { 4, 3, 0, 0, 0, 6, 2, 1, 5, 0 };
+
 /* The table of a GPU's frame time and its queues' busy, wait and idle. */
-static void gpu_table(struct sbuf *out, const struct glyphs *g, const stats *s,
-		      const struct selection *sel, size_t from, size_t to,
-		      const struct report_sink *sink)
+static void gpu_table(struct sbuf *out, const struct report_settings *rs,
+		      const struct glyphs *g, const stats *s, const struct selection *sel,
+		      size_t from, size_t to, const struct report_sink *sink)
 {
 	static const char *const titles[] = { "Frames", "Mean", "Median", "P90", "P95", "P99",
 					       "Min", "Max", "Max frame", "Stddev", "Time" };
-	struct grid gr = { .g = g, .cols = 11 };
-	for (size_t i = 0; i < gr.cols; i++)
-		gr.titles[i] = titles[i];
+	struct grid gr = { 0 };
+	grid_for(&gr, rs, g, 11, titles, gpu_drop);
 	for (size_t i = from; i < to; i++) {
 		const struct stats_row *r = stats_row(s, sel->rows[i]);
 		const struct stats_summary *t = &r->time;
@@ -459,20 +482,19 @@ static void time_cells(struct grid *gr, const struct stats_row *r)
 
 /* The table of one queue's scopes, a thread's, or a timeline's tasks
  * (`what` titles the names' column). */
-static void scope_table(struct sbuf *out, const struct glyphs *g, const stats *s,
-			const struct selection *sel, size_t from, size_t to, const char *what,
-			const struct report_sink *sink)
+static void scope_table(struct sbuf *out, const struct report_settings *rs,
+			const struct glyphs *g, const stats *s, const struct selection *sel,
+			size_t from, size_t to, const char *what, const struct report_sink *sink)
 {
 	const char *const titles[] = { "Frames", "Calls", "Mean", "Median", "P95", "Max",
 				       "Max frame", "Stddev", "Percent", "Mean", "Median",
 				       "P95", "Max", "Stddev", what };
 	static const int groups[] = { 0, 0, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3 };
-	struct grid gr = { .g = g, .cols = 15, .grouped = true,
+	struct grid gr = { .grouped = true,
 			   .group_titles = { NULL, "Inclusive", "Exclusive", NULL } };
-	for (size_t i = 0; i < gr.cols; i++) {
-		gr.titles[i] = titles[i];
+	grid_for(&gr, rs, g, 15, titles, scope_drop);
+	for (size_t i = 0; i < gr.cols; i++)
 		gr.group[i] = groups[i];
-	}
 	for (size_t i = from; i < to; i++) {
 		const struct stats_row *r = stats_row(s, sel->rows[i]);
 		const struct stats_summary *e = &r->exclusive;
@@ -490,15 +512,14 @@ static void scope_table(struct sbuf *out, const struct glyphs *g, const stats *s
 
 /* The table of one queue's pipelines: their time is their events'
  * exclusive time. */
-static void pipeline_table(struct sbuf *out, const struct glyphs *g, const stats *s,
-			   const struct selection *sel, size_t from, size_t to,
-			   const struct report_sink *sink)
+static void pipeline_table(struct sbuf *out, const struct report_settings *rs,
+			   const struct glyphs *g, const stats *s, const struct selection *sel,
+			   size_t from, size_t to, const struct report_sink *sink)
 {
 	static const char *const titles[] = { "Frames", "Calls", "Mean", "Median", "P95", "Max",
 					       "Max frame", "Stddev", "Percent", "Pipeline" };
-	struct grid gr = { .g = g, .cols = 10 };
-	for (size_t i = 0; i < gr.cols; i++)
-		gr.titles[i] = titles[i];
+	struct grid gr = { 0 };
+	grid_for(&gr, rs, g, 10, titles, pipeline_drop);
 	for (size_t i = from; i < to; i++) {
 		const struct stats_row *r = stats_row(s, sel->rows[i]);
 		time_cells(&gr, r);
@@ -581,7 +602,7 @@ static int print_cpu_tables(const struct stats_settings *st, const stats *s,
 		spikes_line(out, st, g, what.data ? what.data : "spikes", &r->spikes);
 		sbuf_release(&what);
 	}
-	gpu_table(out, g, s, sel, 0, sel->len, sink);
+	gpu_table(out, rs, g, s, sel, 0, sel->len, sink);
 	result = sbuf_emit(sink, out);
 
 	for (size_t i = 0; i < top && result == 0; i++) {
@@ -595,7 +616,7 @@ static int print_cpu_tables(const struct stats_settings *st, const stats *s,
 		if (sel->failed)
 			break;
 		sbuf_addf(out, "\n%s%s", timeline ? "Tasks" : "CPU", g->sep);
-		sbuf_add(out, r->name, r->name_len);
+		text_add_name(out, g, r->name, r->name_len);
 		sbuf_addf(out, "\npercent of the CPU frame time over the run (mean %.3f ms a frame)",
 			  cpu_mean / 1e6);
 		if (rs->threshold_pct > 0)
@@ -608,7 +629,8 @@ static int print_cpu_tables(const struct stats_settings *st, const stats *s,
 		else if (sel->len == 0)
 			sbuf_addf(out, "No %s.\n", timeline ? "task on this timeline" : "scope on this thread");
 		else
-			scope_table(out, g, s, sel, 0, sel->len, timeline ? "Task" : "Scope", sink);
+			scope_table(out, rs, g, s, sel, 0, sel->len, timeline ? "Task" : "Scope",
+				    sink);
 		result = sbuf_emit(sink, out);
 	}
 	free(tops);
@@ -620,7 +642,7 @@ static int print_tables(const struct stats_settings *st, const struct capture_me
 			const struct report_sink *sink)
 {
 	const struct report_settings *rs = &st->report;
-	const struct glyphs *g = rs->ascii ? &grid_ascii : &grid_unicode;
+	const struct glyphs *g = grid_glyphs(rs);
 	struct sbuf out = { 0 };
 	size_t frames = stats_frame_count(s);
 	int result = 0;
@@ -656,7 +678,9 @@ static int print_tables(const struct stats_settings *st, const struct capture_me
 		const struct stats_row *r = stats_row(s, gr);
 		const struct capture_gpu *cg = &meta->gpus[gi];
 		size_t cap = sel->len = 0;
-		sbuf_addf(&out, "\nGPU %u (%s)\n", gi, cg->name);
+		sbuf_addf(&out, "\nGPU %u (", gi);
+		text_add_name(&out, g, cg->name, strlen(cg->name));
+		sbuf_adds(&out, ")\n");
 		if (r->time.frames)
 			spikes_line(&out, st, g, "spikes", &r->spikes);
 		else
@@ -667,7 +691,7 @@ static int print_tables(const struct stats_settings *st, const struct capture_me
 				push_row(sel, &cap, q, 0);
 		if (sel->failed)
 			break;
-		gpu_table(&out, g, s, sel, 0, sel->len, sink);
+		gpu_table(&out, rs, g, s, sel, 0, sel->len, sink);
 		result = sbuf_emit(sink, &out);
 
 		for (uint32_t q = r->first_child; q != STATS_NONE && result == 0;
@@ -680,7 +704,11 @@ static int print_tables(const struct stats_settings *st, const struct capture_me
 			add_scopes(st, s, sel, &cap, q, true);
 			if (sel->failed)
 				break;
-			sbuf_addf(&out, "\nGPU %u (%s)%s%s\n", gi, cg->name, g->sep, busy->name);
+			sbuf_addf(&out, "\nGPU %u (", gi);
+			text_add_name(&out, g, cg->name, strlen(cg->name));
+			sbuf_addf(&out, ")%s", g->sep);
+			text_add_name(&out, g, busy->name, busy->name_len);
+			sbuf_adds(&out, "\n");
 			sbuf_addf(&out, "percent of busy + wait over the run (mean %.3f ms a frame)",
 				  (busy->time.mean_ns + stats_row(s, q + 1)->time.mean_ns) / 1e6);
 			if (rs->threshold_pct > 0)
@@ -688,7 +716,7 @@ static int print_tables(const struct stats_settings *st, const struct capture_me
 					  rs->threshold_pct, sel->hidden, sel->hidden == 1 ? "" : "s");
 			sbuf_adds(&out, "\n");
 			if (rs->by == BY_PIPELINE && sel->len)
-				pipeline_table(&out, g, s, sel, 0, sel->len, sink);
+				pipeline_table(&out, rs, g, s, sel, 0, sel->len, sink);
 			else if (rs->by == BY_PIPELINE && !busy->events)
 				sbuf_adds(&out, "No event on this queue: draws and dispatches are "
 					  "recorded in runs at detail 3.\n");
@@ -706,7 +734,7 @@ static int print_tables(const struct stats_settings *st, const struct capture_me
 			else if (sel->len == 0)
 				sbuf_adds(&out, "No scope on this queue.\n");
 			else
-				scope_table(&out, g, s, sel, 0, sel->len, "Scope", sink);
+				scope_table(&out, rs, g, s, sel, 0, sel->len, "Scope", sink);
 			result = sbuf_emit(sink, &out);
 		}
 	}
@@ -1399,7 +1427,8 @@ int stats_budget_print(const struct stats_budget *b, const struct stats_settings
 	struct sbuf out = { 0 };
 	struct sbuf label = { 0 };
 	size_t exceeded = 0, unmatched = 0;
-	(void)st;
+	const struct glyphs *g = grid_glyphs(&st->report);
+	bool color = st->report.color;
 
 	sbuf_addf(&out, "\nBudgets of '%s':\n", b->name);
 	for (size_t i = 0; i < b->count; i++) {
@@ -1407,14 +1436,21 @@ int stats_budget_print(const struct stats_budget *b, const struct stats_settings
 		sbuf_addf(&out, "line %u: %s %s <= %.3f ms\n", bl->line, bl->pattern,
 			  stat_names[bl->stat], bl->limit_ns / 1e6);
 		if (bl->match_count == 0) {
-			sbuf_adds(&out, "  FAILED    matches no row\n");
+			sbuf_adds(&out, "  ");
+			text_colored(&out, color, SGR_BAD, "FAILED", 6);
+			sbuf_adds(&out, "    matches no row\n");
 			unmatched++;
 		}
 		for (size_t k = 0; k < bl->match_count; k++) {
 			row_label(&label, s, bl->matches[k].row);
 			bool over = bl->matches[k].value_ns > bl->limit_ns;
-			sbuf_addf(&out, "  %-8s  %10.3f ms  %s\n", over ? "EXCEEDED" : "ok",
-				  bl->matches[k].value_ns / 1e6, label.data ? label.data : "");
+			sbuf_adds(&out, "  ");
+			text_colored(&out, color, over ? SGR_BAD : SGR_GOOD, over ? "EXCEEDED" : "ok",
+				     over ? 8 : 2);
+			sbuf_addf(&out, "%*s  %10.3f ms  ", over ? 0 : 6, "",
+				  bl->matches[k].value_ns / 1e6);
+			text_add_name(&out, g, label.data ? label.data : "", label.len);
+			sbuf_adds(&out, "\n");
 		}
 		if (bl->exceeded)
 			exceeded++;

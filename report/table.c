@@ -227,6 +227,21 @@ struct column {
 	size_t width;   /* of its content, in cells */
 };
 
+/*
+ * When a column is left out to fit the width (grid_fit): first the
+ * counts, the ones a frame's cost depends on least first (Verts, Prims,
+ * Dispatches, Draws; Exclusive before Inclusive), then the Percent bars
+ * (Exclusive first); the times never. 0: never.
+ */
+static uint8_t drop_rank(const struct column *c)
+{
+	if (c->kind <= COL_VERTS)
+		return (uint8_t)((COL_VERTS - c->kind) * 2 + 1 + c->group);
+	if (c->kind == COL_PERCENT)
+		return (uint8_t)(9 + c->group);
+	return 0;
+}
+
 static void format_count(char *buf, size_t n, uint64_t value, bool unknown)
 {
 	if (unknown && value == 0)
@@ -235,17 +250,21 @@ static void format_count(char *buf, size_t n, uint64_t value, bool unknown)
 		snprintf(buf, n, "%llu%s", (unsigned long long)value, unknown ? "+" : "");
 }
 
-static void format_bar(struct sbuf *b, const struct glyphs *g, double pct)
+static void format_bar(struct sbuf *b, const struct glyphs *g, bool color, double pct)
 {
 	if (pct < 0)
 		pct = 0;
 	if (pct > 100)
 		pct = 100;
 	int eighths = (int)(pct / 100.0 * BAR_CELLS * 8 + 0.5);
+	if (color)
+		sbuf_adds(b, SGR_BAR);
 	for (int i = 0; i < BAR_CELLS; i++) {
 		int e = eighths - i * 8;
 		sbuf_adds(b, e >= 8 ? g->full : g->partial[e > 0 ? e : 0]);
 	}
+	if (color)
+		sbuf_adds(b, SGR_RESET);
 	sbuf_addf(b, " %5.1f%%", pct);
 }
 
@@ -279,7 +298,7 @@ static void format_cell(struct sbuf *b, const struct view *v, const struct glyph
 		break;
 	case COL_PERCENT:
 		if (v->timed)
-			format_bar(b, g, percent_of(v, ns));
+			format_bar(b, g, v->s->color, percent_of(v, ns));
 		else
 			sbuf_adds(b, "-");
 		break;
@@ -339,7 +358,7 @@ static void render_table(struct sbuf *out, const struct view *v, const struct gl
 	const struct report_settings *s = v->s;
 	struct column cols[13];
 	size_t n = 0;
-	struct sbuf cell = { 0 };
+	struct sbuf cell = { 0 }, cut = { 0 };
 
 	for (int group = 0; group < 2; group++) {
 		if ((group == 0 && !s->exclusive) || (group == 1 && !s->inclusive))
@@ -355,33 +374,46 @@ static void render_table(struct sbuf *out, const struct view *v, const struct gl
 	cols[n++] = (struct column){ COL_EVENTS, 2, 0 };
 
 	/* Widths: titles, then every cell. */
+	size_t name_min = strlen(column_titles[COL_EVENTS]);
 	for (size_t i = 0; i < n; i++)
 		cols[i].width = strlen(column_titles[cols[i].kind]);
 	for (size_t r = 0; r < v->rows.len; r++)
 		for (size_t i = 0; i < n; i++) {
 			format_cell(&cell, v, g, &v->rows.data[r], &cols[i]);
-			size_t w = text_width(cell.data ? cell.data : "", cell.len);
+			const char *t = cell.data ? cell.data : "";
+			size_t w = text_cells(t, cell.len);
 			if (w > cols[i].width)
 				cols[i].width = w;
-		}
-	/* A group's title must fit the span of its columns. */
-	static const char *const group_titles[2] = { "Exclusive", "Inclusive" };
-	bool any_group = false;
-	for (int group = 0; group < 2; group++) {
-		size_t span = 0, last = SIZE_MAX;
-		for (size_t i = 0; i < n; i++)
-			if (cols[i].group == group) {
-				span += cols[i].width + 3;
-				last = i;
+			if (cols[i].kind == COL_EVENTS && s->width) {
+				size_t m = text_cut_min(t, cell.len, g->ellipsis);
+				name_min = m > name_min ? m : name_min;
 			}
-		if (last == SIZE_MAX)
-			continue;
-		any_group = true;
-		span -= 3;
-		size_t need = strlen(group_titles[group]);
-		if (span < need)
-			cols[last].width += need - span;
+		}
+	/* Fitted to the width, a group's title fitting the span of its
+	 * columns. */
+	static const char *const group_titles[3] = { "Exclusive", "Inclusive", NULL };
+	size_t width[13];
+	int groups[13];
+	uint8_t drop[13];
+	bool shown[13];
+	for (size_t i = 0; i < n; i++) {
+		width[i] = cols[i].width;
+		groups[i] = cols[i].group;
+		drop[i] = drop_rank(&cols[i]);
 	}
+	size_t names = cols[n - 1].width;
+	grid_fit(width, groups, drop, shown, n, group_titles, 3, name_min, s->width);
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++)
+		if (shown[i]) {
+			cols[kept] = cols[i];
+			cols[kept++].width = width[i];
+		}
+	n = kept;
+	bool cutting = cols[n - 1].width < names;
+	bool any_group = false;
+	for (size_t i = 0; i < n; i++)
+		any_group = any_group || cols[i].group < 2;
 
 	if (any_group) {
 		border(out, g, cols, n, g->tl, g->h, g->tm, g->tr, true);
@@ -421,17 +453,25 @@ static void render_table(struct sbuf *out, const struct view *v, const struct gl
 		sbuf_adds(out, g->v);
 		for (size_t i = 0; i < n; i++) {
 			format_cell(&cell, v, g, &v->rows.data[r], &cols[i]);
-			grid_pad(out, cell.data ? cell.data : "", cell.len, cols[i].width,
-				 cols[i].kind != COL_EVENTS);
+			const char *t = cell.data ? cell.data : "";
+			size_t len = cell.len;
+			if (cols[i].kind == COL_EVENTS && cutting) {
+				cut.len = 0;
+				text_cut(&cut, t, len, cols[i].width, g->ellipsis);
+				t = cut.data ? cut.data : "";
+				len = cut.len;
+			}
+			grid_pad(out, t, len, cols[i].width, cols[i].kind != COL_EVENTS);
 			sbuf_adds(out, g->v);
 		}
 		sbuf_adds(out, "\n");
 		sbuf_emit_some(sink, out);
 	}
 	border(out, g, cols, n, g->bl, g->bm, g->bm, g->br, false);
-	if (cell.failed)
+	if (cell.failed || cut.failed)
 		out->failed = true;
 	sbuf_release(&cell);
+	sbuf_release(&cut);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -593,14 +633,15 @@ static void cpu_summary(struct sbuf *out, const struct report_settings *s,
 
 /* The dependencies of tasks of timeline t that were not respected: a
  * line each. */
-static void broken_dependencies(struct sbuf *out, const struct glyphs *g, const struct frame *f,
-				const struct frame_cpu_thread *t)
+static void broken_dependencies(struct sbuf *out, const struct glyphs *g, bool color,
+				const struct frame *f, const struct frame_cpu_thread *t)
 {
 	for (uint32_t i = 0; i < f->task_dep_count; i++) {
 		const struct frame_task_dep *d = &f->task_deps[i];
 		if (!d->violated || d->task->parent != t->root)
 			continue;
-		sbuf_adds(out, "dependency not respected: '");
+		text_colored(out, color, SGR_BAD, "dependency not respected", 24);
+		sbuf_adds(out, ": '");
 		text_add_name(out, g, d->task->name, d->task->name_len);
 		sbuf_adds(out, "' entered '");
 		text_add_name(out, g, d->state, d->state_len);
@@ -678,7 +719,7 @@ static int report_cpu_threads(const struct report_settings *s, const struct fram
 			else
 				render_table(out, &v, g, s->whole_tables ? NULL : sink);
 			if (tasks && s->header)
-				broken_dependencies(out, g, f, t);
+				broken_dependencies(out, g, s->color, f, t);
 			sbuf_adds(out, "\n");
 		}
 		free(v.rows.data);
@@ -704,7 +745,7 @@ static int report_frame_bound(const struct report_settings *s, const struct fram
 int report_frame(const struct report_settings *s, const struct capture_meta *meta,
 		 const struct frame *f, const struct report_sink *sink)
 {
-	const struct glyphs *g = s->ascii ? &grid_ascii : &grid_unicode;
+	const struct glyphs *g = grid_glyphs(s);
 	struct sbuf out = { 0 };
 	struct pipeline_rows pipelines = { 0 };
 	const struct pipeline_rows *pr = s->by == BY_PIPELINE ? &pipelines : NULL;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * text.c: display widths, so that every column of a table is sized by the
- * cells a terminal draws, never by bytes; text folded for case-blind
- * lookups; and text handed to a sink.
+ * cells a terminal draws, never by bytes (colour codes none); names
+ * escaped, and cut to a width; text folded for case-blind lookups; and
+ * text handed to a sink.
  */
 #include "report_internal.h"
 
@@ -70,15 +71,83 @@ void sbuf_emit_some(const struct report_sink *sink, struct sbuf *b)
 
 void text_add_name(struct sbuf *b, const struct glyphs *g, const char *name, size_t len)
 {
-	for (size_t i = 0; i < len; i++) {
-		unsigned char ch = (unsigned char)name[i];
-		bool c1 = ch == 0xC2 && i + 1 < len && (unsigned char)name[i + 1] >= 0x80 &&
-			  (unsigned char)name[i + 1] <= 0x9F;
-		if (ch < 0x20 || ch == 0x7F || c1) {
-			sbuf_adds(b, g->replacement);
-			i += c1;
-		} else {
-			sbuf_add(b, (const char *)&ch, 1);
+	utf8_escape(b, name, len, g->escape_all);
+}
+
+size_t text_cells(const char *s, size_t len)
+{
+	size_t width = 0;
+	while (len > 0) {
+		const char *esc = memchr(s, '\033', len);
+		size_t plain = esc ? (size_t)(esc - s) : len;
+		width += text_width(s, plain);
+		s += plain;
+		len -= plain;
+		if (len == 0)
+			break;
+		/* ESC [, parameters and intermediates, a final byte. */
+		size_t i = 1;
+		if (len > 1 && s[1] == '[') {
+			i = 2;
+			while (i < len && !((unsigned char)s[i] >= 0x40 && (unsigned char)s[i] <= 0x7E))
+				i++;
+			if (i < len)
+				i++;
 		}
+		s += i;
+		len -= i;
 	}
+	return width;
+}
+
+static size_t leading_spaces(const char *s, size_t len)
+{
+	size_t n = 0;
+	while (n < len && s[n] == ' ')
+		n++;
+	return n;
+}
+
+size_t text_cut_min(const char *s, size_t len, const char *ellipsis)
+{
+	size_t indent = leading_spaces(s, len);
+	size_t rest = text_cells(s + indent, len - indent);
+	size_t cut = text_width(ellipsis, strlen(ellipsis)) + 1;
+	return indent + (rest < cut ? rest : cut);
+}
+
+void text_cut(struct sbuf *out, const char *s, size_t len, size_t width, const char *ellipsis)
+{
+	if (text_cells(s, len) <= width) {
+		sbuf_add(out, s, len);
+		return;
+	}
+	size_t indent = leading_spaces(s, len);
+	size_t ell = text_width(ellipsis, strlen(ellipsis));
+	size_t room = width > indent + ell ? width - indent - ell : 0;
+	size_t used = 0, at = indent;
+	const utf8proc_uint8_t *p = (const utf8proc_uint8_t *)s;
+	/* Whole characters, and the marks that combine with the last. */
+	while (at < len) {
+		utf8proc_int32_t cp;
+		utf8proc_ssize_t n = utf8proc_iterate(p + at, (utf8proc_ssize_t)(len - at), &cp);
+		size_t w = n <= 0 ? 1 : (size_t)utf8proc_charwidth(cp);
+		if (n <= 0)
+			n = 1;
+		if (used + w > room || (w == 0 && at == indent))
+			break;
+		used += w;
+		at += (size_t)n;
+	}
+	sbuf_add(out, s, at);
+	sbuf_adds(out, ellipsis);
+}
+
+void text_colored(struct sbuf *out, bool on, const char *sgr, const char *text, size_t len)
+{
+	if (on)
+		sbuf_adds(out, sgr);
+	sbuf_add(out, text, len);
+	if (on)
+		sbuf_adds(out, SGR_RESET);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * utf8.c: which bytes are a UTF-8 character, and text from elsewhere made
- * valid UTF-8 without control characters before it is sent or printed.
+ * valid UTF-8 without control characters before it is sent or printed, or
+ * escaped so that a table of it lines up.
  */
 #include "util.h"
 
@@ -78,4 +79,52 @@ size_t utf8_clean(char *out, size_t size, const char *in, size_t len, char contr
 	}
 	out[w] = '\0';
 	return w;
+}
+
+uint32_t utf8_decode(const unsigned char *p, size_t n)
+{
+	static const unsigned char lead_mask[] = { 0, 0x7F, 0x1F, 0x0F, 0x07 };
+	uint32_t cp = p[0] & lead_mask[n < 5 ? n : 0];
+	for (size_t i = 1; i < n; i++)
+		cp = (cp << 6) | (p[i] & 0x3F);
+	return cp;
+}
+
+/* Characters a terminal would not draw as one more cell in its place:
+ * controls, and those that reorder the line (a right-to-left override
+ * would turn a table's columns around) or end it. */
+static bool escaped_always(uint32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7F && cp < 0xA0) || cp == 0x061C || cp == 0x200E ||
+	       cp == 0x200F || (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+void utf8_escape(struct sbuf *out, const char *in, size_t len, bool ascii)
+{
+	for (size_t r = 0; r < len;) {
+		const unsigned char *p = (const unsigned char *)in + r;
+		/* Printable ASCII, most of any name, a run at a time. */
+		size_t plain = 0;
+		while (r + plain < len && p[plain] >= 0x20 && p[plain] < 0x7F)
+			plain++;
+		if (plain) {
+			sbuf_add(out, (const char *)p, plain);
+			r += plain;
+			continue;
+		}
+		size_t n = utf8_sequence(p, len - r);
+		if (n == 0) { /* NUL, or a byte that begins no character */
+			sbuf_addf(out, "\\x%02x", p[0]);
+			r++;
+			continue;
+		}
+		uint32_t cp = utf8_decode(p, n);
+		if (cp < 0x80 && escaped_always(cp))
+			sbuf_addf(out, "\\x%02x", (unsigned)cp);
+		else if (escaped_always(cp) || (ascii && cp >= 0x80))
+			sbuf_addf(out, cp <= 0xFFFF ? "\\u%04x" : "\\U%08x", (unsigned)cp);
+		else
+			sbuf_add(out, (const char *)p, n);
+		r += n;
+	}
 }

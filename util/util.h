@@ -2,8 +2,8 @@
 /*
  * util.h: what every part of crumbs shares and none owns: the option
  * parser of the commands and the console, growable strings and arrays,
- * numbers read from text, UTF-8, errno's text, and the files crumbs
- * creates. No Vulkan, no capture format.
+ * numbers read from text, UTF-8, errno's text, the files crumbs creates,
+ * and the terminal (width, colour, pager). No Vulkan, no capture format.
  */
 #ifndef CRUMBS_UTIL_H
 #define CRUMBS_UTIL_H
@@ -214,6 +214,21 @@ size_t utf8_sequence(const unsigned char *p, size_t avail);
 size_t utf8_clean(char *out, size_t size, const char *in, size_t len, char control,
 		  const char *invalid);
 
+/* The code point of the valid sequence of n bytes at p (utf8_sequence's
+ * length) (utf8.c). */
+uint32_t utf8_decode(const unsigned char *p, size_t n);
+
+/*
+ * Appends the `len` bytes at `in` so that a terminal draws every character
+ * as the text says and a table's columns line up in any locale: control
+ * characters (C0, DEL, C1), the characters that reorder or break a line
+ * (bidirectional controls, U+2028, U+2029) and bytes that begin no valid
+ * character become escapes, \xHH for a byte below 0x80 or an invalid one,
+ * \uHHHH or \UHHHHHHHH for a code point; with `ascii`, so does every
+ * character past ASCII, so that each byte is one cell (utf8.c).
+ */
+void utf8_escape(struct sbuf *out, const char *in, size_t len, bool ascii);
+
 /* An errno's text, lowercased like every message of crumbs (an acronym
  * stays as it is); thread-safe (errno_text.c). */
 void errno_text(int errnum, char *buf, size_t size);
@@ -315,5 +330,53 @@ int file_move(int from_dir, const char *from_name, const char *to, bool replace,
 /* Whether any user may replace or remove the files of the folder open at
  * dir_fd: it is writable by others and has no sticky bit. */
 bool dir_open_to_others(int dir_fd);
+
+/* ------------------------------------------------------------------------ */
+/* The terminal: width, colour, pager (term.c)                              */
+/* ------------------------------------------------------------------------ */
+
+enum term_color { TERM_COLOR_AUTO, TERM_COLOR_ALWAYS, TERM_COLOR_NEVER };
+
+/* What a command's options say of its terminal; zeroed is the default. */
+struct term_options {
+	int width;           /* --width N; 0: not given */
+	bool wide;           /* --wide: no limit */
+	int color;           /* --color: an enum term_color */
+	bool no_pager;       /* --no-pager */
+};
+
+/* The display cells a line of a table may take: --width, else no limit
+ * with --wide, else tty_columns (the terminal's, 0 when standard output
+ * is none or does not say), else `columns` (COLUMNS) when it is a number
+ * from 1 to 100000, else 0: no limit. */
+unsigned term_width(const struct term_options *o, unsigned tty_columns, const char *columns);
+
+/* The columns of the terminal at fd (TIOCGWINSZ); 0 when it is none. */
+unsigned term_columns(int fd);
+
+/* Whether to colour: always, never, or with auto when the output is a
+ * terminal (or a pager started for one), no_color (NO_COLOR) is unset
+ * or empty and term (TERM) is set and not "dumb". */
+bool term_color(int when, bool tty, const char *no_color, const char *term);
+
+/* The pager to run, from CRUMBS_PAGER, else PAGER, else less where term
+ * (TERM) is set and not "dumb"; NULL for none: an empty value or "cat". */
+const char *term_pager(const char *crumbs_pager, const char *pager, const char *term);
+
+/* Runs `command` with standard output (fd 1) piped to its input, LESS=FRX
+ * where LESS is unset, and SIGPIPE ignored: a single word is run by
+ * itself, anything else by /bin/sh -c. false, with standard output as it
+ * was, when it could not start. */
+bool term_pager_start(const char *command);
+
+/* Flushes and closes standard output and waits for the pager; a no-op
+ * without one. */
+void term_pager_wait(void);
+
+/* Whether the pager was quit before it read all, leaving standard output
+ * a pipe nobody reads: then standard output becomes /dev/null, its error
+ * cleared, so that the command ends as it would have and says nothing of
+ * it. false without a pager, or when the pager is still reading. */
+bool term_pager_quit(void);
 
 #endif

@@ -15,6 +15,8 @@ export PATH
 LC_ALL=C.UTF-8
 export LC_ALL
 unset LANG LC_CTYPE
+# Piped, the tables take every column unless COLUMNS says otherwise.
+unset COLUMNS
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 n=0

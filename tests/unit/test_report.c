@@ -141,12 +141,16 @@ static void widths_in_every_script(void **state)
 		struct report_settings s;
 		report_settings_init(&s);
 		s.ascii = ascii;
+		/* ASCII as a locale not UTF-8 chooses it, names escaped. */
+		s.ascii_names = ascii;
 		char *text = render(c, &s);
 		assert_int_equal(check_widths(text, ascii), 1);
-		assert_non_null(strstr(text, "半透明パーティクル"));
-		/* Control characters never reach the terminal. */
+		/* Control characters never reach the terminal: escaped in
+		 * both modes, as every character past ASCII is where the
+		 * locale is not UTF-8. */
 		assert_null(strstr(text, "\t"));
-		assert_non_null(strstr(text, ascii ? "tab?here and?newline" : "tab\xEF\xBF\xBDhere"));
+		assert_non_null(strstr(text, "tab\\x09here and\\x0anewline"));
+		assert_non_null(strstr(text, ascii ? "\\u534a\\u900f" : "半透明パーティクル"));
 		free(text);
 		/* With columns hidden too. */
 		s.stats = false;
@@ -470,6 +474,7 @@ static void by_pipeline(void **state)
 	struct report_settings s;
 	report_settings_init(&s);
 	s.ascii = true;
+	s.ascii_names = false;
 	s.by = BY_PIPELINE;
 	char *text = render(c, &s);
 	assert_non_null(strstr(text, "by pipeline: 4 pipelines, 5 events, 0.042 ms"));
@@ -847,7 +852,7 @@ static void cpu_thread_block(void **state)
 				      "percent of CPU frame 1.000 ms\n"
 				      "note: 1 scope end had no begin on this thread in this frame\n"));
 	/* A name's control characters would break the title's line. */
-	assert_non_null(strstr(text, "| thread 'bad?name' (tid 9)\n"));
+	assert_non_null(strstr(text, "| thread 'bad\\x0aname' (tid 9)\n"));
 	free(text);
 	s.gpu = 0;
 	text = render(c, &s);
@@ -1009,6 +1014,182 @@ static void timeline_block(void **state)
 	free(m.data);
 }
 
+
+/* How many times `title` is a column's title in the first line of titles. */
+static int title_count(const char *text, const char *title)
+{
+	const char *line = strstr(text, "| Events");
+	if (!line)
+		line = strstr(text, "│ Events");
+	assert_non_null(line);
+	const char *start = line;
+	while (start > text && start[-1] != '\n')
+		start--;
+	int count = 0;
+	size_t n = strlen(title);
+	for (const char *p = start; p < line; p++)
+		if (strncmp(p, title, n) == 0 && p[n] == ' ' && p[-1] == ' ')
+			count++;
+	return count;
+}
+
+/* The widest line of the tables in text, in cells. */
+static size_t table_width(const char *text)
+{
+	size_t widest = 0;
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		if (*p == '|' || *p == '+' || strncmp(p, "│", 3) == 0 || strncmp(p, "┌", 3) == 0) {
+			size_t w = text_width(p, len);
+			widest = w > widest ? w : widest;
+		}
+		p += len + (nl ? 1 : 0);
+	}
+	return widest;
+}
+
+/*
+ * Narrowed a cell at a time, the table leaves its columns out in one
+ * order: Verts, Prims, Dispatches, Draws (Exclusive before Inclusive),
+ * then the Percent bars; never the times. Then the names are cut, their
+ * indentation kept, and below the least it can take it stays there.
+ */
+static void fit_order(void **state)
+{
+	(void)state;
+	static const char *const titles[] = { "Verts", "Prims", "Dispatches", "Draws", "Percent" };
+	static const char *const expected[] = { "Verts", "Verts", "Prims", "Prims", "Dispatches",
+						"Dispatches", "Draws", "Draws", "Percent", "Percent" };
+	struct membuf m;
+	reader *c = tree_capture(&m, scripts, sizeof(scripts) / sizeof(scripts[0]), true);
+	for (int ascii = 0; ascii < 2; ascii++) {
+		struct report_settings s;
+		report_settings_init(&s);
+		s.ascii = s.ascii_names = ascii;
+		char *text = render(c, &s);
+		size_t natural = table_width(text);
+		int before[5];
+		for (int k = 0; k < 5; k++)
+			before[k] = title_count(text, titles[k]);
+		assert_int_equal(before[0], 2);
+		free(text);
+		size_t dropped = 0, least = natural;
+		for (unsigned w = (unsigned)natural + 5; w >= 10; w--) {
+			s.width = w;
+			text = render(c, &s);
+			assert_int_equal(check_widths(text, ascii), 1);
+			size_t tw = table_width(text);
+			if (tw > w)
+				assert_int_equal(tw, least); /* at its least */
+			least = tw < least ? tw : least;
+			assert_int_equal(title_count(text, "Time"), 2);
+			for (int k = 0; k < 5; k++) {
+				int now = title_count(text, titles[k]);
+				assert_true(now == before[k] || now == before[k] - 1);
+				if (now < before[k]) {
+					assert_true(dropped < 10);
+					assert_string_equal(titles[k], expected[dropped]);
+					dropped++;
+				}
+				before[k] = now;
+			}
+			if (w == 40) {
+				/* Names cut, the tree's indentation kept. */
+				const char *e = ascii ? "..." : "…";
+				char deep[64];
+				snprintf(deep, sizeof(deep), "         %s%s", ascii ? "\\" : "半", e);
+				assert_non_null(strstr(text, e));
+				assert_non_null(strstr(text, deep));
+			}
+			free(text);
+		}
+		assert_int_equal(dropped, 10);
+		report_settings_release(&s);
+	}
+	reader_free(c);
+	free(m.data);
+}
+
+/* Names escaped: controls in both modes, all past ASCII in ASCII mode. */
+static void escaped_names(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *in;
+		bool ascii;
+		const char *out;
+	} cases[] = {
+		{ "caf\xc3\xa9", true, "caf\\u00e9" },
+		{ "caf\xc3\xa9", false, "caf\xc3\xa9" },
+		{ "\xf0\x9f\x98\x80!", true, "\\U0001f600!" },
+		{ "a\tb\x7f" "c", false, "a\\x09b\\x7fc" },
+		{ "c1\xc2\x85", false, "c1\\u0085" },
+		{ "bad\xff\xc3", false, "bad\\xff\\xc3" },
+		{ "rtl\xe2\x80\xae" "x", false, "rtl\\u202ex" },
+		{ "back\\slash", true, "back\\slash" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sbuf b = { 0 };
+		utf8_escape(&b, cases[i].in, strlen(cases[i].in), cases[i].ascii);
+		assert_string_equal(b.data, cases[i].out);
+		if (cases[i].ascii)
+			for (size_t k = 0; k < b.len; k++)
+				assert_true((unsigned char)b.data[k] >= 0x20 &&
+					    (unsigned char)b.data[k] < 0x7f);
+		sbuf_release(&b);
+	}
+}
+
+/* Width, colour and pager chosen as git chooses them. */
+static void terminal_choices(void **state)
+{
+	(void)state;
+	struct term_options o = { 0 };
+	assert_int_equal(term_width(&o, 0, NULL), 0);
+	assert_int_equal(term_width(&o, 0, "60"), 60);
+	assert_int_equal(term_width(&o, 0, "60x"), 0);
+	assert_int_equal(term_width(&o, 0, ""), 0);
+	assert_int_equal(term_width(&o, 0, "99999999999999999999"), 0);
+	assert_int_equal(term_width(&o, 120, "60"), 120);
+	o.wide = true;
+	assert_int_equal(term_width(&o, 120, "60"), 0);
+	o.width = 80;
+	assert_int_equal(term_width(&o, 120, "60"), 80);
+
+	assert_true(term_color(TERM_COLOR_AUTO, true, NULL, "xterm"));
+	assert_true(term_color(TERM_COLOR_AUTO, true, "", "xterm"));
+	assert_false(term_color(TERM_COLOR_AUTO, true, "1", "xterm"));
+	assert_false(term_color(TERM_COLOR_AUTO, false, NULL, "xterm"));
+	assert_false(term_color(TERM_COLOR_AUTO, true, NULL, "dumb"));
+	assert_false(term_color(TERM_COLOR_AUTO, true, NULL, NULL));
+	assert_true(term_color(TERM_COLOR_ALWAYS, false, "1", "dumb"));
+	assert_false(term_color(TERM_COLOR_NEVER, true, NULL, "xterm"));
+
+	assert_string_equal(term_pager("most", "more", "xterm"), "most");
+	assert_string_equal(term_pager(NULL, "more", "xterm"), "more");
+	assert_string_equal(term_pager(NULL, NULL, "xterm"), "less");
+	assert_null(term_pager(NULL, NULL, "dumb"));
+	assert_null(term_pager("", "more", "xterm"));
+	assert_null(term_pager("cat", "more", "xterm"));
+	assert_null(term_pager(NULL, "cat", "xterm"));
+
+	/* Names are escaped past ASCII where the locale is not UTF-8. */
+	char *saved = getenv("LC_ALL") ? strdup(getenv("LC_ALL")) : NULL;
+	struct report_settings s;
+	setenv("LC_ALL", "C", 1);
+	report_settings_init(&s);
+	assert_true(s.ascii && s.ascii_names);
+	setenv("LC_ALL", "en_US.UTF-8", 1);
+	report_settings_init(&s);
+	assert_false(s.ascii || s.ascii_names);
+	if (saved)
+		setenv("LC_ALL", saved, 1);
+	else
+		unsetenv("LC_ALL");
+	free(saved);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1030,6 +1211,9 @@ int main(void)
 		cmocka_unit_test(cpu_thread_block),
 		cmocka_unit_test(frame_verdict),
 		cmocka_unit_test(timeline_block),
+		cmocka_unit_test(fit_order),
+		cmocka_unit_test(escaped_names),
+		cmocka_unit_test(terminal_choices),
 	};
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
 }
