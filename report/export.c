@@ -66,6 +66,10 @@ const struct option_spec export_options[] = {
 	  OPT_FRAMES, .offset = AT(first_frame), .last_offset = AT(last_frame), .set_offset = AT(frames_set) },
 	{ "no-cpu", 0, NULL, "only the GPUs' tracks (as --gpu and --queue do): no CPU threads or tasks",
 	  OPT_FLAG, .offset = AT(no_cpu) },
+	{ "per-frame", 0, NULL, "folded: keep each frame's number in the names right below a queue, "
+	  "thread or timeline ('Frame 12'); by default it reads '#' ('Frame #'), so that "
+	  "tools add up the frames",
+	  OPT_FLAG, .offset = AT(per_frame) },
 	{ "max-bytes", 0, "N", "stop with an error rather than write more than N bytes (default 4294967296, 4 GiB; 0: no limit)",
 	  OPT_U64, .offset = AT(max_bytes), .min = 0, .max = 18446744073709551616.0 },
 };
@@ -117,7 +121,8 @@ struct released {
 struct fold_stack {
 	uint32_t parent;
 	uint32_t name_len;
-	const char *name;
+	const char *name;    /* NULL: at name_offset in fold_names */
+	uint32_t name_offset;
 	int64_t ns;
 };
 
@@ -202,6 +207,9 @@ struct exporter {
 	uint32_t *stack_slots;  /* index + 1, 0: empty; a power of two */
 	size_t slot_cap;
 	const struct node *fold_root; /* the tree being folded */
+	struct sbuf fold_names;  /* names with the frame's number made '#' */
+	char fold_number[24];    /* the frame's number, as names have it */
+	size_t fold_number_len;
 	/* The CPU process and its tracks, found by (kind, tid, lane, name). */
 	bool cpu_shown;         /* neither --gpu nor --queue */
 	bool cpu_declared;
@@ -250,6 +258,7 @@ void exporter_free(exporter *x)
 		sbuf_release(&x->level[i]);
 	sbuf_release(&x->intern_text);
 	sbuf_release(&x->name);
+	sbuf_release(&x->fold_names);
 	free(x->cursor);
 	free(x->slots);
 	free(x->selected);
@@ -1610,6 +1619,48 @@ static int64_t hidden_ns(const struct report_settings *s, const struct node *n)
 	return ns;
 }
 
+static const char *stack_name(const exporter *x, const struct fold_stack *st)
+{
+	return st->name ? st->name : x->fold_names.data + st->name_offset;
+}
+
+/*
+ * A name right below the queue, thread or timeline with every run of
+ * digits that is the frame's number made '#', as crumbs stats names its
+ * rows: 'Frame 12' and 'Frame 13' are one stack, 'Frame #'. Kept in
+ * fold_names; NULL when the name has no such run (or out of memory,
+ * x->failed).
+ */
+static const char *frame_merged(exporter *x, const char *name, size_t *len)
+{
+	size_t n = *len, start = x->fold_names.len;
+	bool found = false;
+	for (size_t i = 0; i < n;) {
+		if (name[i] < '0' || name[i] > '9') {
+			sbuf_add(&x->fold_names, name + i++, 1);
+			continue;
+		}
+		size_t j = i;
+		while (j < n && name[j] >= '0' && name[j] <= '9')
+			j++;
+		if (j - i == x->fold_number_len && memcmp(name + i, x->fold_number, j - i) == 0) {
+			sbuf_adds(&x->fold_names, "#");
+			found = true;
+		} else {
+			sbuf_add(&x->fold_names, name + i, j - i);
+		}
+		i = j;
+	}
+	if (x->fold_names.failed)
+		x->failed = true;
+	if (!found || x->failed) {
+		x->fold_names.len = start;
+		return NULL;
+	}
+	*len = x->fold_names.len - start;
+	return x->fold_names.data + start;
+}
+
 static uint64_t stack_hash(uint32_t parent, const char *name, size_t len)
 {
 	uint64_t h = 0xcbf29ce484222325ull ^ ((uint64_t)parent * 0x9e3779b97f4a7c15ull);
@@ -1626,7 +1677,7 @@ static bool stack_slots_grow(exporter *x)
 		return false;
 	for (size_t i = 1; i < x->stack_count; i++) {
 		const struct fold_stack *st = &x->stacks[i];
-		size_t j = stack_hash(st->parent, st->name, st->name_len) & (cap - 1);
+		size_t j = stack_hash(st->parent, stack_name(x, st), st->name_len) & (cap - 1);
 		while (slots[j])
 			j = (j + 1) & (cap - 1);
 		slots[j] = (uint32_t)i + 1;
@@ -1638,20 +1689,23 @@ static bool stack_slots_grow(exporter *x)
 }
 
 /* The stack of that name below `parent`, made when new; FOLD_NONE when
- * out of memory. */
-static uint32_t fold_stack(exporter *x, uint32_t parent, const char *name, size_t len)
+ * out of memory. A name in fold_names (`owned`) is kept by its offset. */
+static uint32_t fold_stack(exporter *x, uint32_t parent, const char *name, size_t len, bool owned)
 {
 	if ((x->stack_count + 1) * 2 > x->slot_cap && !stack_slots_grow(x))
 		return FOLD_NONE;
 	size_t mask = x->slot_cap - 1, j = stack_hash(parent, name, len) & mask;
 	for (; x->stack_slots[j]; j = (j + 1) & mask) {
 		const struct fold_stack *st = &x->stacks[x->stack_slots[j] - 1];
-		if (st->parent == parent && st->name_len == len && memcmp(st->name, name, len) == 0)
+		if (st->parent == parent && st->name_len == len &&
+		    memcmp(stack_name(x, st), name, len) == 0)
 			return x->stack_slots[j] - 1;
 	}
 	if (!array_room((void **)&x->stacks, &x->stack_cap, x->stack_count + 1, sizeof(*x->stacks)))
 		return FOLD_NONE;
-	x->stacks[x->stack_count] = (struct fold_stack){ parent, (uint32_t)len, name, 0 };
+	x->stacks[x->stack_count] = (struct fold_stack){
+		parent, (uint32_t)len, owned ? NULL : name,
+		owned ? (uint32_t)(name - x->fold_names.data) : 0, 0 };
 	x->stack_slots[j] = (uint32_t)++x->stack_count;
 	return (uint32_t)x->stack_count - 1;
 }
@@ -1676,9 +1730,17 @@ static void fold_node(exporter *x, uint32_t parent, const struct node *n, uint32
 	uint32_t here = parent;
 	if (x->failed)
 		return;
-	if (n != x->fold_root && (here = fold_stack(x, parent, n->name, n->name_len)) == FOLD_NONE) {
-		x->failed = true;
-		return;
+	if (n != x->fold_root) {
+		const char *name = NULL;
+		size_t len = n->name_len;
+		if (n->depth == 1 && !x->es->per_frame)
+			name = frame_merged(x, n->name, &len);
+		here = name ? fold_stack(x, parent, name, len, true) :
+			      fold_stack(x, parent, n->name, n->name_len, false);
+		if (here == FOLD_NONE || x->failed) {
+			x->failed = true;
+			return;
+		}
 	}
 	/* The queue's own stack is the one before all others. */
 	int64_t *ns = here == FOLD_NONE ? &x->stacks[0].ns : &x->stacks[here].ns;
@@ -1712,7 +1774,7 @@ static void fold_line(exporter *x, const struct sbuf *queue, uint32_t i)
 	sbuf_add(b, queue->data, queue->len);
 	while (n-- > 0) {
 		sbuf_adds(b, ";");
-		clean_name(b, x->stacks[chain[n]].name, x->stacks[chain[n]].name_len, true);
+		clean_name(b, stack_name(x, &x->stacks[chain[n]]), x->stacks[chain[n]].name_len, true);
 	}
 	sbuf_addf(b, " %lld\n", (long long)x->stacks[i].ns);
 }
@@ -1732,8 +1794,9 @@ static void fold_tree(exporter *x, const struct node *root, bool tasks)
 		x->failed = true;
 		return;
 	}
-	x->stacks[0] = (struct fold_stack){ FOLD_NONE, 0, NULL, 0 };
+	x->stacks[0] = (struct fold_stack){ FOLD_NONE, 0, "", 0, 0 };
 	x->stack_count = 1;
+	x->fold_names.len = 0;
 	x->fold_root = root;
 	if (x->es->report.root_count && tasks) {
 		const struct report_settings *s = &x->es->report;
@@ -1856,6 +1919,9 @@ int exporter_frame(exporter *x, const struct capture_meta *meta, const struct fr
 	}
 
 	if (x->es->format == EXPORT_FOLDED) {
+		int len = snprintf(x->fold_number, sizeof(x->fold_number), "%llu",
+				   (unsigned long long)f->number);
+		x->fold_number_len = len > 0 ? (size_t)len : 0;
 		for (uint32_t q = 0; q < f->queue_count && !x->failed; q++)
 			if (x->selected[q])
 				fold_queue(x, meta, f, q);

@@ -604,6 +604,29 @@ def check_folded(path, numbers, rows, what):
     result(not wrong, f"{what}: folded weights add up to each queue's busy time",
            "\n".join(wrong))
 
+    # Frames merged: right below a queue, the frame's number reads '#', as
+    # in crumbs stats, so tools add up the frames; --per-frame keeps it.
+    p2 = run(CRUMBS, "export", path, "--format", "folded", "--per-frame")
+    per_frame, problems2 = read_folded(p2.stdout)
+    numbered = {k[2] for k in weights if len(k) > 2 and re.search(r"\d", k[2])
+                and k[0] not in ("CPU", "Tasks")}
+    merged = collections.defaultdict(int)
+    frames_seen = set()
+    for stack, w in per_frame.items():
+        if len(stack) > 2 and stack[0] not in ("CPU", "Tasks"):
+            m = re.fullmatch(r"Frame (\d+)", stack[2])
+            if m:
+                frames_seen.add(int(m.group(1)))
+            stack = stack[:2] + (re.sub(r"\d+", "#", stack[2]),) + stack[3:]
+        merged[stack] += w
+    result(p2.returncode == 0 and not problems2 and not numbered and
+           frames_seen == set(numbers) and dict(merged) == dict(weights),
+           f"{what}: folded stacks merge frames ('Frame #'), --per-frame keeps each one's "
+           "number, and their weights agree",
+           f"numbered by default: {sorted(numbered)[:5]}; frames with --per-frame "
+           f"{sorted(frames_seen)[:10]}; differ: "
+           f"{sorted(set(merged.items()) ^ set(weights.items()))[:5]}")
+
     # Without leaf events, each path's weight is its exclusive time.
     p = run(CRUMBS, "export", path, "--format", "folded", "--no-leaf")
     weights, problems = read_folded(p.stdout)
