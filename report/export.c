@@ -28,10 +28,15 @@
 #define CPU_NAMES_MAX (16u << 20)
 #define TASK_LANES_MAX 256u
 
-/* The CPU process's pid: above any Linux pid (pid_max is at most 2^22), so
- * that it is neither a GPU's (index + 1) nor a real process's. Its
- * threads keep their real tids. */
+/* The CPU process's pid, and above it the GPUs': above any Linux pid
+ * (pid_max is at most 2^22), so that a trace merged with a system trace
+ * meets no real process. The CPU's threads keep their real tids. */
 #define CPU_PID (1u << 22)
+
+static uint32_t gpu_pid(uint32_t gpu)
+{
+	return CPU_PID + 1 + gpu;
+}
 
 /* ------------------------------------------------------------------------ */
 /* Settings                                                                 */
@@ -166,6 +171,7 @@ struct exporter {
 	struct sbuf level[PB_LEVELS]; /* [0] is the output not yet written */
 	int depth;
 	bool started;
+	int64_t origin_ns;      /* Chrome: the time its timestamps count from */
 	bool failed;            /* memory ran out or the sink failed */
 	bool over_limit;        /* the output would pass es->max_bytes */
 	uint64_t written;       /* bytes handed to the sink */
@@ -358,7 +364,9 @@ enum {
 	PACKET_TRACK_EVENT = 11,
 	PACKET_INTERNED_DATA = 12,
 	PACKET_SEQUENCE_FLAGS = 13,
+	PACKET_TIMESTAMP_CLOCK_ID = 58,
 	PACKET_TRACK_DESCRIPTOR = 60,
+	BUILTIN_CLOCK_MONOTONIC = 3,   /* common/builtin_clock.proto */
 
 	SEQ_INCREMENTAL_STATE_CLEARED = 1,
 	SEQ_NEEDS_INCREMENTAL_STATE = 2,
@@ -390,6 +398,8 @@ enum {
 	TYPE_COUNTER = 4,
 
 	ANNOTATION_UINT_VALUE = 3,
+	ANNOTATION_INT_VALUE = 4,
+	ANNOTATION_STRING_VALUE = 6,
 	ANNOTATION_NAME = 10,
 
 	INTERNED_EVENT_NAMES = 2,
@@ -499,6 +509,15 @@ static void packet_open(exporter *x, uint32_t flags)
 		pb_varint(x, PACKET_SEQUENCE_FLAGS, flags);
 }
 
+/* A packet's time, on CLOCK_MONOTONIC, crumbs' clock: without the clock
+ * id Perfetto takes it for BOOTTIME, which drifts from it across a
+ * suspend, and a system trace beside it would not line up. */
+static void pb_timestamp(exporter *x, int64_t ns)
+{
+	pb_varint(x, PACKET_TIMESTAMP, ns < 0 ? 0 : (uint64_t)ns);
+	pb_varint(x, PACKET_TIMESTAMP_CLOCK_ID, BUILTIN_CLOCK_MONOTONIC);
+}
+
 static void packet_close(exporter *x)
 {
 	pb_close(x, TRACE_PACKET);
@@ -555,7 +574,7 @@ static void perfetto_process(exporter *x, const struct capture_meta *meta, uint3
 	pb_open(x);
 	pb_varint(x, DESCRIPTOR_UUID, track_uuid(UUID_GPU, g));
 	pb_open(x);
-	pb_varint(x, PROCESS_PID, g + 1);
+	pb_varint(x, PROCESS_PID, gpu_pid(g));
 	x->name.len = 0;
 	sbuf_addf(&x->name, "GPU %u: ", g);
 	clean_name(&x->name, meta->gpus[g].name, strlen(meta->gpus[g].name), false);
@@ -602,9 +621,17 @@ static uint32_t chrome_tid(enum track_kind k, uint32_t queue)
 	return queue * TRACK_KINDS + (uint32_t)k + 1;
 }
 
-/* Nanoseconds as microseconds with three decimals. */
-static void chrome_us(struct sbuf *b, int64_t ns)
+/* A time as Chrome's microseconds from the trace's origin, with three
+ * decimals: exact nanoseconds, and small numbers, so that a reader that
+ * takes them as doubles keeps apart the times that differ. (Times that
+ * are equal come out as one text, and so as one double.) */
+static void chrome_us(const exporter *x, struct sbuf *b, int64_t ns)
 {
+	int64_t o = x->origin_ns;
+	if (o >= 0 ? ns < INT64_MIN + o : ns > INT64_MAX + o)
+		ns = ns < 0 ? INT64_MIN : INT64_MAX;
+	else
+		ns -= o;
 	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
 	sbuf_addf(b, "%s%llu.%03u", ns < 0 ? "-" : "", (unsigned long long)(a / 1000),
 		  (unsigned)(a % 1000));
@@ -621,14 +648,14 @@ static struct sbuf *chrome_event(exporter *x)
 static void chrome_process(exporter *x, const struct capture_meta *meta, uint32_t g)
 {
 	struct sbuf *b = chrome_event(x);
-	sbuf_addf(b, "\"ph\":\"M\",\"pid\":%u,\"name\":\"process_name\",\"args\":{\"name\":", g + 1);
+	sbuf_addf(b, "\"ph\":\"M\",\"pid\":%u,\"name\":\"process_name\",\"args\":{\"name\":", gpu_pid(g));
 	x->name.len = 0;
 	sbuf_addf(&x->name, "GPU %u: %s", g, meta->gpus[g].name);
 	json_string(b, x->name.data, x->name.len);
 	sbuf_adds(b, "}}");
 	b = chrome_event(x);
 	sbuf_addf(b, "\"ph\":\"M\",\"pid\":%u,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%u}}",
-		  g + 1, g);
+		  gpu_pid(g), g);
 }
 
 static void chrome_queue(exporter *x, const struct capture_meta *meta, uint32_t q)
@@ -638,14 +665,14 @@ static void chrome_queue(exporter *x, const struct capture_meta *meta, uint32_t 
 		uint32_t tid = chrome_tid((enum track_kind)k, q);
 		struct sbuf *b = chrome_event(x);
 		sbuf_addf(b, "\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":",
-			  cq->gpu + 1, tid);
+			  gpu_pid(cq->gpu), tid);
 		x->name.len = 0;
 		sbuf_addf(&x->name, "%s%s", cq->name, track_suffix[k]);
 		json_string(b, x->name.data, x->name.len);
 		sbuf_adds(b, "}}");
 		b = chrome_event(x);
 		sbuf_addf(b, "\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"thread_sort_index\","
-			     "\"args\":{\"sort_index\":%u}}", cq->gpu + 1, tid, tid);
+			     "\"args\":{\"sort_index\":%u}}", gpu_pid(cq->gpu), tid, tid);
 	}
 }
 
@@ -667,6 +694,9 @@ struct slice {
 	const char *name;
 	size_t name_len;
 	const char *category;  /* Chrome's */
+	const struct node *node; /* the scope, event, task or state it shows; NULL: none */
+	int64_t exclusive_ns;  /* the node's, with that of children left out */
+	struct counts exclusive;
 	int64_t begin_ns;
 	int64_t end_ns;
 	const uint64_t *flows_out;
@@ -674,11 +704,6 @@ struct slice {
 	const uint64_t *flows_in;
 	size_t in_count;
 };
-
-static uint64_t ts_ns(int64_t ns)
-{
-	return ns < 0 ? 0 : (uint64_t)ns;
-}
 
 static uint64_t slice_uuid(const struct slice *s)
 {
@@ -709,6 +734,80 @@ static const char *flow_name(const exporter *x, const struct frame *f, uint64_t 
 	return k < f->task_dep_count && f->task_deps[k].violated ? "violated dependency" :
 								   "dependency";
 }
+
+/* Chrome's process and thread of a slice's track. */
+static void chrome_ids(const exporter *x, const struct slice *s, uint32_t *pid, uint32_t *tid)
+{
+	*pid = gpu_pid(s->gpu);
+	*tid = chrome_tid(s->track, s->queue);
+	if (s->cpu != CPU_NONE) {
+		*pid = CPU_PID;
+		*tid = x->cpu_tracks[s->cpu].chrome_tid;
+	}
+}
+
+/* Whether Chrome's JSON has the slice as an instant. */
+static bool chrome_point(const struct slice *s)
+{
+	return s->instant || s->begin_ns == s->end_ns;
+}
+
+/* A count of the node's as the report shows it: "?" unknown, "N+" at
+ * least N, else the number. */
+static void pb_count_arg(exporter *x, const char *name, uint64_t v, bool unknown)
+{
+	char text[32];
+	pb_open(x);
+	pb_bytes(x, ANNOTATION_NAME, name, strlen(name));
+	if (!unknown) {
+		pb_varint(x, ANNOTATION_UINT_VALUE, v);
+	} else {
+		int len = v ? snprintf(text, sizeof(text), "%llu+", (unsigned long long)v) :
+			      snprintf(text, sizeof(text), "?");
+		pb_bytes(x, ANNOTATION_STRING_VALUE, text, (size_t)len);
+	}
+	pb_close(x, EVENT_DEBUG_ANNOTATIONS);
+}
+
+static void pb_ns_arg(exporter *x, const char *name, int64_t v)
+{
+	pb_open(x);
+	pb_bytes(x, ANNOTATION_NAME, name, strlen(name));
+	pb_varint(x, ANNOTATION_INT_VALUE, (uint64_t)v);
+	pb_close(x, EVENT_DEBUG_ANNOTATIONS);
+}
+
+/* A node's times as crumbs report has them (its slice's length counts
+ * its queue's idle and wait too), and its counts where it has any. */
+static void pb_node_args(exporter *x, const struct slice *s)
+{
+	const struct node *n = s->node;
+	pb_ns_arg(x, "inclusive_ns", n->inclusive_ns);
+	pb_ns_arg(x, "exclusive_ns", s->exclusive_ns);
+	static const struct {
+		const char *inclusive, *exclusive;
+		size_t offset;
+		unsigned bit;
+	} counts[] = {
+		{ "draws", "exclusive_draws", offsetof(struct counts, draws), COUNT_DRAWS },
+		{ "dispatches", "exclusive_dispatches", offsetof(struct counts, dispatches),
+		  COUNT_DISPATCHES },
+		{ "prims", "exclusive_prims", offsetof(struct counts, prims), COUNT_PRIMS },
+		{ "verts", "exclusive_verts", offsetof(struct counts, verts), COUNT_VERTS },
+	};
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		uint64_t in, ex;
+		memcpy(&in, (const char *)&n->inclusive + counts[i].offset, sizeof(in));
+		memcpy(&ex, (const char *)&s->exclusive + counts[i].offset, sizeof(ex));
+		bool in_unknown = n->inclusive.unknown & counts[i].bit;
+		bool ex_unknown = s->exclusive.unknown & counts[i].bit;
+		if (in || in_unknown) {
+			pb_count_arg(x, counts[i].inclusive, in, in_unknown);
+			pb_count_arg(x, counts[i].exclusive, ex, ex_unknown);
+		}
+	}
+}
+
 static void slice_begin(exporter *x, const struct frame *f, const struct slice *s)
 {
 	bool instant = s->instant;
@@ -716,7 +815,7 @@ static void slice_begin(exporter *x, const struct frame *f, const struct slice *
 		bool fresh;
 		uint64_t iid = intern(x, s->name, s->name_len, &fresh);
 		packet_open(x, SEQ_NEEDS_INCREMENTAL_STATE);
-		pb_varint(x, PACKET_TIMESTAMP, ts_ns(s->begin_ns));
+		pb_timestamp(x, s->begin_ns);
 		if (fresh) {
 			pb_open(x);
 			pb_open(x);
@@ -727,6 +826,8 @@ static void slice_begin(exporter *x, const struct frame *f, const struct slice *
 		}
 		pb_open(x);
 		pb_uint_arg(x, "frame", f->number);
+		if (s->node)
+			pb_node_args(x, s);
 		if (s->wait)
 			pb_uint_arg(x, "wait", 1);
 		if (s->violated)
@@ -743,24 +844,16 @@ static void slice_begin(exporter *x, const struct frame *f, const struct slice *
 		return;
 	}
 
-	uint32_t pid = s->gpu + 1, tid = chrome_tid(s->track, s->queue);
-	if (s->cpu != CPU_NONE) {
-		pid = CPU_PID;
-		tid = x->cpu_tracks[s->cpu].chrome_tid;
-	}
+	uint32_t pid, tid;
+	chrome_ids(x, s, &pid, &tid);
+	/* Instants, and slices of no length, as instants: a slice of length
+	 * 0 at another's edge reads as begun before, or ended after, it. */
 	struct sbuf *b = chrome_event(x);
-	sbuf_adds(b, "\"ph\":\"X\",\"name\":");
+	sbuf_adds(b, chrome_point(s) ? "\"ph\":\"i\",\"s\":\"t\",\"name\":" : "\"ph\":\"B\",\"name\":");
 	json_string(b, s->name, s->name_len);
 	sbuf_addf(b, ",\"cat\":\"%s\",\"pid\":%u,\"tid\":%u,\"ts\":", s->category, pid, tid);
-	chrome_us(b, s->begin_ns);
-	sbuf_adds(b, ",\"dur\":");
-	chrome_us(b, s->end_ns - s->begin_ns);
-	sbuf_addf(b, ",\"args\":{\"frame\":%llu", (unsigned long long)f->number);
-	if (s->wait)
-		sbuf_adds(b, ",\"wait\":1");
-	if (s->violated)
-		sbuf_addf(b, ",\"violated\":%u", s->violated);
-	sbuf_adds(b, "}}");
+	chrome_us(x, b, s->begin_ns);
+	sbuf_adds(b, "}");
 	/* Flows bind to the slice around them: their ends sit in the
 	 * middle, clear of the neighbours' edges, or where the slice has no
 	 * child. */
@@ -773,7 +866,7 @@ static void slice_begin(exporter *x, const struct frame *f, const struct slice *
 		sbuf_addf(b, "\"ph\":\"%s\",%s\"id\":%llu,\"name\":\"%s\",\"cat\":\"flow\",\"pid\":%u,"
 			     "\"tid\":%u,\"ts\":", out ? "s" : "f", out ? "" : "\"bp\":\"e\",",
 			  (unsigned long long)id, flow_name(x, f, id), pid, tid);
-		chrome_us(b, mid);
+		chrome_us(x, b, mid);
 		sbuf_adds(b, "}");
 	}
 	flush(x, false);
@@ -781,22 +874,39 @@ static void slice_begin(exporter *x, const struct frame *f, const struct slice *
 
 static void slice_end(exporter *x, const struct slice *s)
 {
-	if (x->es->format != EXPORT_PERFETTO || s->instant)
+	if (s->instant)
 		return;
-	packet_open(x, SEQ_NEEDS_INCREMENTAL_STATE);
-	pb_varint(x, PACKET_TIMESTAMP, ts_ns(s->end_ns));
-	pb_open(x);
-	pb_varint(x, EVENT_TYPE, TYPE_SLICE_END);
-	pb_varint(x, EVENT_TRACK_UUID, slice_uuid(s));
-	pb_close(x, PACKET_TRACK_EVENT);
-	packet_close(x);
+	if (x->es->format == EXPORT_PERFETTO) {
+		packet_open(x, SEQ_NEEDS_INCREMENTAL_STATE);
+		pb_timestamp(x, s->end_ns);
+		pb_open(x);
+		pb_varint(x, EVENT_TYPE, TYPE_SLICE_END);
+		pb_varint(x, EVENT_TRACK_UUID, slice_uuid(s));
+		pb_close(x, PACKET_TRACK_EVENT);
+		packet_close(x);
+		return;
+	}
+	if (chrome_point(s))
+		return;
+	/* An end of its own, not a duration: a reader adding a duration to
+	 * a start in doubles may land after the next slice's start, where an
+	 * end written as a time is the same double as any start there. */
+	uint32_t pid, tid;
+	chrome_ids(x, s, &pid, &tid);
+	struct sbuf *b = chrome_event(x);
+	sbuf_adds(b, "\"ph\":\"E\",\"name\":");
+	json_string(b, s->name, s->name_len);
+	sbuf_addf(b, ",\"pid\":%u,\"tid\":%u,\"ts\":", pid, tid);
+	chrome_us(x, b, s->end_ns);
+	sbuf_adds(b, "}");
+	flush(x, false);
 }
 
 static void counter(exporter *x, uint32_t gpu, int64_t ns, int64_t value)
 {
 	if (x->es->format == EXPORT_PERFETTO) {
 		packet_open(x, SEQ_NEEDS_INCREMENTAL_STATE);
-		pb_varint(x, PACKET_TIMESTAMP, ts_ns(ns));
+		pb_timestamp(x, ns);
 		pb_open(x);
 		pb_varint(x, EVENT_TYPE, TYPE_COUNTER);
 		pb_varint(x, EVENT_TRACK_UUID, track_uuid(UUID_COUNTER, gpu));
@@ -806,8 +916,8 @@ static void counter(exporter *x, uint32_t gpu, int64_t ns, int64_t value)
 		return;
 	}
 	struct sbuf *b = chrome_event(x);
-	sbuf_addf(b, "\"ph\":\"C\",\"name\":\"GPU frame time\",\"pid\":%u,\"ts\":", gpu + 1);
-	chrome_us(b, ns);
+	sbuf_addf(b, "\"ph\":\"C\",\"name\":\"GPU frame time\",\"pid\":%u,\"ts\":", gpu_pid(gpu));
+	chrome_us(x, b, ns);
 	sbuf_addf(b, ",\"args\":{\"ns\":%lld}}", (long long)value);
 }
 
@@ -881,6 +991,23 @@ struct scope_walk {
 
 static void write_node(struct scope_walk *w, const struct node *n, uint32_t level, int64_t *cursor,
 		       int64_t limit);
+static int64_t hidden_ns(const struct report_settings *s, const struct node *n);
+
+/* A node's counts and those of its hidden children (--no-leaf), and
+ * theirs, as crumbs report --no-leaf shows them. */
+static void shown_counts(const struct report_settings *s, const struct node *n, struct counts *to)
+{
+	for (const struct node *c = n->child; c; c = c->next) {
+		if (node_shown(s, c))
+			continue;
+		to->draws += c->exclusive.draws;
+		to->dispatches += c->exclusive.dispatches;
+		to->prims += c->exclusive.prims;
+		to->verts += c->exclusive.verts;
+		to->unknown |= c->exclusive.unknown;
+		shown_counts(s, c, to);
+	}
+}
 
 /* The children a node shows, hidden ones replaced by theirs. */
 static void write_children(struct scope_walk *w, const struct node *n, uint32_t level,
@@ -915,8 +1042,11 @@ static void write_node(struct scope_walk *w, const struct node *n, uint32_t leve
 		.track = TRACK_SCOPES, .queue = w->queue, .gpu = w->gpu,
 		.name = n->name, .name_len = n->name_len,
 		.category = n->kind == CRUMBS_EVENT_SCOPE ? "scope" : "event",
-		.begin_ns = begin, .end_ns = end,
+		.node = n, .exclusive_ns = n->exclusive_ns + hidden_ns(s, n),
+		.exclusive = n->exclusive, .begin_ns = begin, .end_ns = end,
 	};
+	if (w->x->es->format == EXPORT_PERFETTO)
+		shown_counts(s, n, &sl.exclusive);
 	slice_begin(w->x, w->f, &sl);
 	if (s->max_depth < 0 || level < (uint32_t)s->max_depth) {
 		int64_t inner = begin;
@@ -1538,6 +1668,7 @@ static void write_cpu_node(struct cpu_walk *w, const struct node *n, uint32_t le
 	struct slice sl = {
 		.cpu = w->track, .flow_ns = own_point(n, begin, end), .name = n->name,
 		.name_len = n->name_len, .category = wait ? "cpu-wait" : category,
+		.node = n, .exclusive_ns = n->exclusive_ns, .exclusive = n->exclusive,
 		.begin_ns = begin, .end_ns = end, .wait = wait, .violated = violated,
 		.flows_out = x->flows, .out_count = outs, .flows_in = x->flows_in, .in_count = ins,
 	};
@@ -1855,14 +1986,69 @@ static void fold_cpu(exporter *x, const struct frame *f)
 /* Frames                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* The earliest time a frame's slices, instants and counters begin at
+ * (the frame's CPU begin, or before it an idle that reaches into it); 0
+ * when it has none. */
+static int64_t frame_start(const struct frame *f)
+{
+	int64_t t = f->cpu_begin_ns;
+	for (uint32_t g = 0; g < f->gpu_count; g++)
+		if (f->gpus[g].begin_ns != INT64_MIN && f->gpus[g].begin_ns < t)
+			t = f->gpus[g].begin_ns;
+	for (uint32_t i = 0; i < f->submission_count; i++) {
+		const struct submission *sub = &f->submissions[i];
+		int64_t at[4] = { sub->cpu_ns, sub->begin_ns,
+				  sub->idle_ns > 0 ? sub->idle_begin_ns : INT64_MAX,
+				  sub->waits > 0 ? sub->wait_begin_ns : INT64_MAX };
+		for (int k = 0; k < 4; k++)
+			if (at[k] != INT64_MIN && at[k] < t)
+				t = at[k];
+	}
+	for (uint32_t q = 0; q < f->queue_count; q++)
+		for (const struct node *c = f->queues[q].root->child; c; c = c->next)
+			if (c->begin_ns != INT64_MIN && c->begin_ns < t)
+				t = c->begin_ns;
+	for (uint32_t i = 0; i < f->cpu_thread_count; i++)
+		for (const struct node *c = f->cpu_threads[i].root->child; c; c = c->next)
+			if (c->begin_ns != INT64_MIN && c->begin_ns < t)
+				t = c->begin_ns;
+	for (uint32_t m = 0; m < f->mark_count; m++)
+		if (f->marks[m].ns < t)
+			t = f->marks[m].ns;
+	return t == INT64_MIN || t == INT64_MAX ? 0 : t;
+}
+
+/* Chrome's opening: times count from the origin, which otherData holds,
+ * so that they are small numbers (exact as doubles to well below a
+ * nanosecond). */
+static void chrome_open(exporter *x)
+{
+	if (x->es->format == EXPORT_CHROME)
+		sbuf_addf(out_of(x), "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"start_ns\":%lld},"
+			  "\"traceEvents\":[", (long long)x->origin_ns);
+}
+
+/* Chrome: a global instant where each frame begins, named and with the
+ * argument frame, its number. Its events follow it in the file. (Slices
+ * carry no arguments: speedscope adds them to the name, and each frame's
+ * scope would be a function of its own.) */
+static void chrome_frame(exporter *x, const struct frame *f)
+{
+	struct sbuf *b = chrome_event(x);
+	sbuf_addf(b, "\"ph\":\"i\",\"s\":\"g\",\"name\":\"Frame %llu\",\"cat\":\"frames\","
+		     "\"pid\":%u,\"tid\":0,\"ts\":", (unsigned long long)f->number, CPU_PID);
+	chrome_us(x, b, frame_start(f) == 0 ? x->origin_ns : frame_start(f));
+	sbuf_addf(b, ",\"args\":{\"frame\":%llu}}", (unsigned long long)f->number);
+}
+
 /* The trace's opening, and the tracks of GPUs and queues not seen before
  * (setup chunks may add them between frames). */
-static void declare(exporter *x, const struct capture_meta *meta)
+static void declare(exporter *x, const struct capture_meta *meta, const struct frame *f)
 {
 	const struct report_settings *s = &x->es->report;
 	if (!x->started) {
-		if (x->es->format == EXPORT_CHROME)
-			sbuf_adds(out_of(x), "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+		x->origin_ns = frame_start(f);
+		chrome_open(x);
 		x->started = true;
 	}
 	if (x->es->format == EXPORT_FOLDED)
@@ -1893,7 +2079,7 @@ int exporter_frame(exporter *x, const struct capture_meta *meta, const struct fr
 	const struct report_settings *s = &x->es->report;
 	if (x->failed)
 		return -1;
-	declare(x, meta);
+	declare(x, meta, f);
 
 	/* Which queues, and where each track got to. */
 	if (!array_room((void **)&x->selected, &x->selected_cap, f->queue_count + 1, 1)) {
@@ -1928,6 +2114,8 @@ int exporter_frame(exporter *x, const struct capture_meta *meta, const struct fr
 		if (x->cpu_shown)
 			fold_cpu(x, f);
 	} else {
+		if (x->es->format == EXPORT_CHROME)
+			chrome_frame(x, f);
 		for (uint32_t g = 0; g < f->gpu_count; g++) {
 			const struct frame_gpu *fg = &f->gpus[g];
 			if ((s->gpu < 0 || (uint32_t)s->gpu == g) && fg->begin_ns != INT64_MIN)
@@ -1965,7 +2153,7 @@ int exporter_end(exporter *x)
 		return -1;
 	if (x->es->format == EXPORT_CHROME) {
 		if (!x->started)
-			sbuf_adds(out_of(x), "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+			chrome_open(x);
 		sbuf_adds(out_of(x), "\n]}\n");
 	}
 	flush(x, true);
