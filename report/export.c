@@ -28,10 +28,15 @@
 #define CPU_NAMES_MAX (16u << 20)
 #define TASK_LANES_MAX 256u
 
-/* The CPU process's pid: above any Linux pid (pid_max is at most 2^22), so
- * that it is neither a GPU's (index + 1) nor a real process's. Its
- * threads keep their real tids. */
+/* The CPU process's pid, and above it the GPUs': above any Linux pid
+ * (pid_max is at most 2^22), so that a trace merged with a system trace
+ * meets no real process. The CPU's threads keep their real tids. */
 #define CPU_PID (1u << 22)
+
+static uint32_t gpu_pid(uint32_t gpu)
+{
+	return CPU_PID + 1 + gpu;
+}
 
 /* ------------------------------------------------------------------------ */
 /* Settings                                                                 */
@@ -66,6 +71,10 @@ const struct option_spec export_options[] = {
 	  OPT_FRAMES, .offset = AT(first_frame), .last_offset = AT(last_frame), .set_offset = AT(frames_set) },
 	{ "no-cpu", 0, NULL, "only the GPUs' tracks (as --gpu and --queue do): no CPU threads or tasks",
 	  OPT_FLAG, .offset = AT(no_cpu) },
+	{ "per-frame", 0, NULL, "folded: keep each frame's number in the names right below a queue, "
+	  "thread or timeline ('Frame 12'); by default it reads '#' ('Frame #'), so that "
+	  "tools add up the frames",
+	  OPT_FLAG, .offset = AT(per_frame) },
 	{ "max-bytes", 0, "N", "stop with an error rather than write more than N bytes (default 4294967296, 4 GiB; 0: no limit)",
 	  OPT_U64, .offset = AT(max_bytes), .min = 0, .max = 18446744073709551616.0 },
 };
@@ -117,7 +126,8 @@ struct released {
 struct fold_stack {
 	uint32_t parent;
 	uint32_t name_len;
-	const char *name;
+	const char *name;    /* NULL: at name_offset in fold_names */
+	uint32_t name_offset;
 	int64_t ns;
 };
 
@@ -161,6 +171,7 @@ struct exporter {
 	struct sbuf level[PB_LEVELS]; /* [0] is the output not yet written */
 	int depth;
 	bool started;
+	int64_t origin_ns;      /* Chrome: the time its timestamps count from */
 	bool failed;            /* memory ran out or the sink failed */
 	bool over_limit;        /* the output would pass es->max_bytes */
 	uint64_t written;       /* bytes handed to the sink */
@@ -202,6 +213,9 @@ struct exporter {
 	uint32_t *stack_slots;  /* index + 1, 0: empty; a power of two */
 	size_t slot_cap;
 	const struct node *fold_root; /* the tree being folded */
+	struct sbuf fold_names;  /* names with the frame's number made '#' */
+	char fold_number[24];    /* the frame's number, as names have it */
+	size_t fold_number_len;
 	/* The CPU process and its tracks, found by (kind, tid, lane, name). */
 	bool cpu_shown;         /* neither --gpu nor --queue */
 	bool cpu_declared;
@@ -250,6 +264,7 @@ void exporter_free(exporter *x)
 		sbuf_release(&x->level[i]);
 	sbuf_release(&x->intern_text);
 	sbuf_release(&x->name);
+	sbuf_release(&x->fold_names);
 	free(x->cursor);
 	free(x->slots);
 	free(x->selected);
@@ -349,7 +364,9 @@ enum {
 	PACKET_TRACK_EVENT = 11,
 	PACKET_INTERNED_DATA = 12,
 	PACKET_SEQUENCE_FLAGS = 13,
+	PACKET_TIMESTAMP_CLOCK_ID = 58,
 	PACKET_TRACK_DESCRIPTOR = 60,
+	BUILTIN_CLOCK_MONOTONIC = 3,   /* common/builtin_clock.proto */
 
 	SEQ_INCREMENTAL_STATE_CLEARED = 1,
 	SEQ_NEEDS_INCREMENTAL_STATE = 2,
@@ -381,6 +398,8 @@ enum {
 	TYPE_COUNTER = 4,
 
 	ANNOTATION_UINT_VALUE = 3,
+	ANNOTATION_INT_VALUE = 4,
+	ANNOTATION_STRING_VALUE = 6,
 	ANNOTATION_NAME = 10,
 
 	INTERNED_EVENT_NAMES = 2,
@@ -490,6 +509,15 @@ static void packet_open(exporter *x, uint32_t flags)
 		pb_varint(x, PACKET_SEQUENCE_FLAGS, flags);
 }
 
+/* A packet's time, on CLOCK_MONOTONIC, crumbs' clock: without the clock
+ * id Perfetto takes it for BOOTTIME, which drifts from it across a
+ * suspend, and a system trace beside it would not line up. */
+static void pb_timestamp(exporter *x, int64_t ns)
+{
+	pb_varint(x, PACKET_TIMESTAMP, ns < 0 ? 0 : (uint64_t)ns);
+	pb_varint(x, PACKET_TIMESTAMP_CLOCK_ID, BUILTIN_CLOCK_MONOTONIC);
+}
+
 static void packet_close(exporter *x)
 {
 	pb_close(x, TRACE_PACKET);
@@ -546,7 +574,7 @@ static void perfetto_process(exporter *x, const struct capture_meta *meta, uint3
 	pb_open(x);
 	pb_varint(x, DESCRIPTOR_UUID, track_uuid(UUID_GPU, g));
 	pb_open(x);
-	pb_varint(x, PROCESS_PID, g + 1);
+	pb_varint(x, PROCESS_PID, gpu_pid(g));
 	x->name.len = 0;
 	sbuf_addf(&x->name, "GPU %u: ", g);
 	clean_name(&x->name, meta->gpus[g].name, strlen(meta->gpus[g].name), false);
@@ -593,9 +621,17 @@ static uint32_t chrome_tid(enum track_kind k, uint32_t queue)
 	return queue * TRACK_KINDS + (uint32_t)k + 1;
 }
 
-/* Nanoseconds as microseconds with three decimals. */
-static void chrome_us(struct sbuf *b, int64_t ns)
+/* A time as Chrome's microseconds from the trace's origin, with three
+ * decimals: exact nanoseconds, and small numbers, so that a reader that
+ * takes them as doubles keeps apart the times that differ. (Times that
+ * are equal come out as one text, and so as one double.) */
+static void chrome_us(const exporter *x, struct sbuf *b, int64_t ns)
 {
+	int64_t o = x->origin_ns;
+	if (o >= 0 ? ns < INT64_MIN + o : ns > INT64_MAX + o)
+		ns = ns < 0 ? INT64_MIN : INT64_MAX;
+	else
+		ns -= o;
 	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
 	sbuf_addf(b, "%s%llu.%03u", ns < 0 ? "-" : "", (unsigned long long)(a / 1000),
 		  (unsigned)(a % 1000));
@@ -612,14 +648,14 @@ static struct sbuf *chrome_event(exporter *x)
 static void chrome_process(exporter *x, const struct capture_meta *meta, uint32_t g)
 {
 	struct sbuf *b = chrome_event(x);
-	sbuf_addf(b, "\"ph\":\"M\",\"pid\":%u,\"name\":\"process_name\",\"args\":{\"name\":", g + 1);
+	sbuf_addf(b, "\"ph\":\"M\",\"pid\":%u,\"name\":\"process_name\",\"args\":{\"name\":", gpu_pid(g));
 	x->name.len = 0;
 	sbuf_addf(&x->name, "GPU %u: %s", g, meta->gpus[g].name);
 	json_string(b, x->name.data, x->name.len);
 	sbuf_adds(b, "}}");
 	b = chrome_event(x);
 	sbuf_addf(b, "\"ph\":\"M\",\"pid\":%u,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%u}}",
-		  g + 1, g);
+		  gpu_pid(g), g);
 }
 
 static void chrome_queue(exporter *x, const struct capture_meta *meta, uint32_t q)
@@ -629,14 +665,14 @@ static void chrome_queue(exporter *x, const struct capture_meta *meta, uint32_t 
 		uint32_t tid = chrome_tid((enum track_kind)k, q);
 		struct sbuf *b = chrome_event(x);
 		sbuf_addf(b, "\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":",
-			  cq->gpu + 1, tid);
+			  gpu_pid(cq->gpu), tid);
 		x->name.len = 0;
 		sbuf_addf(&x->name, "%s%s", cq->name, track_suffix[k]);
 		json_string(b, x->name.data, x->name.len);
 		sbuf_adds(b, "}}");
 		b = chrome_event(x);
 		sbuf_addf(b, "\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"thread_sort_index\","
-			     "\"args\":{\"sort_index\":%u}}", cq->gpu + 1, tid, tid);
+			     "\"args\":{\"sort_index\":%u}}", gpu_pid(cq->gpu), tid, tid);
 	}
 }
 
@@ -658,6 +694,9 @@ struct slice {
 	const char *name;
 	size_t name_len;
 	const char *category;  /* Chrome's */
+	const struct node *node; /* the scope, event, task or state it shows; NULL: none */
+	int64_t exclusive_ns;  /* the node's, with that of children left out */
+	struct counts exclusive;
 	int64_t begin_ns;
 	int64_t end_ns;
 	const uint64_t *flows_out;
@@ -665,11 +704,6 @@ struct slice {
 	const uint64_t *flows_in;
 	size_t in_count;
 };
-
-static uint64_t ts_ns(int64_t ns)
-{
-	return ns < 0 ? 0 : (uint64_t)ns;
-}
 
 static uint64_t slice_uuid(const struct slice *s)
 {
@@ -700,6 +734,80 @@ static const char *flow_name(const exporter *x, const struct frame *f, uint64_t 
 	return k < f->task_dep_count && f->task_deps[k].violated ? "violated dependency" :
 								   "dependency";
 }
+
+/* Chrome's process and thread of a slice's track. */
+static void chrome_ids(const exporter *x, const struct slice *s, uint32_t *pid, uint32_t *tid)
+{
+	*pid = gpu_pid(s->gpu);
+	*tid = chrome_tid(s->track, s->queue);
+	if (s->cpu != CPU_NONE) {
+		*pid = CPU_PID;
+		*tid = x->cpu_tracks[s->cpu].chrome_tid;
+	}
+}
+
+/* Whether Chrome's JSON has the slice as an instant. */
+static bool chrome_point(const struct slice *s)
+{
+	return s->instant || s->begin_ns == s->end_ns;
+}
+
+/* A count of the node's as the report shows it: "?" unknown, "N+" at
+ * least N, else the number. */
+static void pb_count_arg(exporter *x, const char *name, uint64_t v, bool unknown)
+{
+	char text[32];
+	pb_open(x);
+	pb_bytes(x, ANNOTATION_NAME, name, strlen(name));
+	if (!unknown) {
+		pb_varint(x, ANNOTATION_UINT_VALUE, v);
+	} else {
+		int len = v ? snprintf(text, sizeof(text), "%llu+", (unsigned long long)v) :
+			      snprintf(text, sizeof(text), "?");
+		pb_bytes(x, ANNOTATION_STRING_VALUE, text, (size_t)len);
+	}
+	pb_close(x, EVENT_DEBUG_ANNOTATIONS);
+}
+
+static void pb_ns_arg(exporter *x, const char *name, int64_t v)
+{
+	pb_open(x);
+	pb_bytes(x, ANNOTATION_NAME, name, strlen(name));
+	pb_varint(x, ANNOTATION_INT_VALUE, (uint64_t)v);
+	pb_close(x, EVENT_DEBUG_ANNOTATIONS);
+}
+
+/* A node's times as crumbs report has them (its slice's length counts
+ * its queue's idle and wait too), and its counts where it has any. */
+static void pb_node_args(exporter *x, const struct slice *s)
+{
+	const struct node *n = s->node;
+	pb_ns_arg(x, "inclusive_ns", n->inclusive_ns);
+	pb_ns_arg(x, "exclusive_ns", s->exclusive_ns);
+	static const struct {
+		const char *inclusive, *exclusive;
+		size_t offset;
+		unsigned bit;
+	} counts[] = {
+		{ "draws", "exclusive_draws", offsetof(struct counts, draws), COUNT_DRAWS },
+		{ "dispatches", "exclusive_dispatches", offsetof(struct counts, dispatches),
+		  COUNT_DISPATCHES },
+		{ "prims", "exclusive_prims", offsetof(struct counts, prims), COUNT_PRIMS },
+		{ "verts", "exclusive_verts", offsetof(struct counts, verts), COUNT_VERTS },
+	};
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		uint64_t in, ex;
+		memcpy(&in, (const char *)&n->inclusive + counts[i].offset, sizeof(in));
+		memcpy(&ex, (const char *)&s->exclusive + counts[i].offset, sizeof(ex));
+		bool in_unknown = n->inclusive.unknown & counts[i].bit;
+		bool ex_unknown = s->exclusive.unknown & counts[i].bit;
+		if (in || in_unknown) {
+			pb_count_arg(x, counts[i].inclusive, in, in_unknown);
+			pb_count_arg(x, counts[i].exclusive, ex, ex_unknown);
+		}
+	}
+}
+
 static void slice_begin(exporter *x, const struct frame *f, const struct slice *s)
 {
 	bool instant = s->instant;
@@ -707,7 +815,7 @@ static void slice_begin(exporter *x, const struct frame *f, const struct slice *
 		bool fresh;
 		uint64_t iid = intern(x, s->name, s->name_len, &fresh);
 		packet_open(x, SEQ_NEEDS_INCREMENTAL_STATE);
-		pb_varint(x, PACKET_TIMESTAMP, ts_ns(s->begin_ns));
+		pb_timestamp(x, s->begin_ns);
 		if (fresh) {
 			pb_open(x);
 			pb_open(x);
@@ -718,6 +826,8 @@ static void slice_begin(exporter *x, const struct frame *f, const struct slice *
 		}
 		pb_open(x);
 		pb_uint_arg(x, "frame", f->number);
+		if (s->node)
+			pb_node_args(x, s);
 		if (s->wait)
 			pb_uint_arg(x, "wait", 1);
 		if (s->violated)
@@ -734,24 +844,16 @@ static void slice_begin(exporter *x, const struct frame *f, const struct slice *
 		return;
 	}
 
-	uint32_t pid = s->gpu + 1, tid = chrome_tid(s->track, s->queue);
-	if (s->cpu != CPU_NONE) {
-		pid = CPU_PID;
-		tid = x->cpu_tracks[s->cpu].chrome_tid;
-	}
+	uint32_t pid, tid;
+	chrome_ids(x, s, &pid, &tid);
+	/* Instants, and slices of no length, as instants: a slice of length
+	 * 0 at another's edge reads as begun before, or ended after, it. */
 	struct sbuf *b = chrome_event(x);
-	sbuf_adds(b, "\"ph\":\"X\",\"name\":");
+	sbuf_adds(b, chrome_point(s) ? "\"ph\":\"i\",\"s\":\"t\",\"name\":" : "\"ph\":\"B\",\"name\":");
 	json_string(b, s->name, s->name_len);
 	sbuf_addf(b, ",\"cat\":\"%s\",\"pid\":%u,\"tid\":%u,\"ts\":", s->category, pid, tid);
-	chrome_us(b, s->begin_ns);
-	sbuf_adds(b, ",\"dur\":");
-	chrome_us(b, s->end_ns - s->begin_ns);
-	sbuf_addf(b, ",\"args\":{\"frame\":%llu", (unsigned long long)f->number);
-	if (s->wait)
-		sbuf_adds(b, ",\"wait\":1");
-	if (s->violated)
-		sbuf_addf(b, ",\"violated\":%u", s->violated);
-	sbuf_adds(b, "}}");
+	chrome_us(x, b, s->begin_ns);
+	sbuf_adds(b, "}");
 	/* Flows bind to the slice around them: their ends sit in the
 	 * middle, clear of the neighbours' edges, or where the slice has no
 	 * child. */
@@ -764,7 +866,7 @@ static void slice_begin(exporter *x, const struct frame *f, const struct slice *
 		sbuf_addf(b, "\"ph\":\"%s\",%s\"id\":%llu,\"name\":\"%s\",\"cat\":\"flow\",\"pid\":%u,"
 			     "\"tid\":%u,\"ts\":", out ? "s" : "f", out ? "" : "\"bp\":\"e\",",
 			  (unsigned long long)id, flow_name(x, f, id), pid, tid);
-		chrome_us(b, mid);
+		chrome_us(x, b, mid);
 		sbuf_adds(b, "}");
 	}
 	flush(x, false);
@@ -772,22 +874,39 @@ static void slice_begin(exporter *x, const struct frame *f, const struct slice *
 
 static void slice_end(exporter *x, const struct slice *s)
 {
-	if (x->es->format != EXPORT_PERFETTO || s->instant)
+	if (s->instant)
 		return;
-	packet_open(x, SEQ_NEEDS_INCREMENTAL_STATE);
-	pb_varint(x, PACKET_TIMESTAMP, ts_ns(s->end_ns));
-	pb_open(x);
-	pb_varint(x, EVENT_TYPE, TYPE_SLICE_END);
-	pb_varint(x, EVENT_TRACK_UUID, slice_uuid(s));
-	pb_close(x, PACKET_TRACK_EVENT);
-	packet_close(x);
+	if (x->es->format == EXPORT_PERFETTO) {
+		packet_open(x, SEQ_NEEDS_INCREMENTAL_STATE);
+		pb_timestamp(x, s->end_ns);
+		pb_open(x);
+		pb_varint(x, EVENT_TYPE, TYPE_SLICE_END);
+		pb_varint(x, EVENT_TRACK_UUID, slice_uuid(s));
+		pb_close(x, PACKET_TRACK_EVENT);
+		packet_close(x);
+		return;
+	}
+	if (chrome_point(s))
+		return;
+	/* An end of its own, not a duration: a reader adding a duration to
+	 * a start in doubles may land after the next slice's start, where an
+	 * end written as a time is the same double as any start there. */
+	uint32_t pid, tid;
+	chrome_ids(x, s, &pid, &tid);
+	struct sbuf *b = chrome_event(x);
+	sbuf_adds(b, "\"ph\":\"E\",\"name\":");
+	json_string(b, s->name, s->name_len);
+	sbuf_addf(b, ",\"pid\":%u,\"tid\":%u,\"ts\":", pid, tid);
+	chrome_us(x, b, s->end_ns);
+	sbuf_adds(b, "}");
+	flush(x, false);
 }
 
 static void counter(exporter *x, uint32_t gpu, int64_t ns, int64_t value)
 {
 	if (x->es->format == EXPORT_PERFETTO) {
 		packet_open(x, SEQ_NEEDS_INCREMENTAL_STATE);
-		pb_varint(x, PACKET_TIMESTAMP, ts_ns(ns));
+		pb_timestamp(x, ns);
 		pb_open(x);
 		pb_varint(x, EVENT_TYPE, TYPE_COUNTER);
 		pb_varint(x, EVENT_TRACK_UUID, track_uuid(UUID_COUNTER, gpu));
@@ -797,8 +916,8 @@ static void counter(exporter *x, uint32_t gpu, int64_t ns, int64_t value)
 		return;
 	}
 	struct sbuf *b = chrome_event(x);
-	sbuf_addf(b, "\"ph\":\"C\",\"name\":\"GPU frame time\",\"pid\":%u,\"ts\":", gpu + 1);
-	chrome_us(b, ns);
+	sbuf_addf(b, "\"ph\":\"C\",\"name\":\"GPU frame time\",\"pid\":%u,\"ts\":", gpu_pid(gpu));
+	chrome_us(x, b, ns);
 	sbuf_addf(b, ",\"args\":{\"ns\":%lld}}", (long long)value);
 }
 
@@ -872,6 +991,23 @@ struct scope_walk {
 
 static void write_node(struct scope_walk *w, const struct node *n, uint32_t level, int64_t *cursor,
 		       int64_t limit);
+static int64_t hidden_ns(const struct report_settings *s, const struct node *n);
+
+/* A node's counts and those of its hidden children (--no-leaf), and
+ * theirs, as crumbs report --no-leaf shows them. */
+static void shown_counts(const struct report_settings *s, const struct node *n, struct counts *to)
+{
+	for (const struct node *c = n->child; c; c = c->next) {
+		if (node_shown(s, c))
+			continue;
+		to->draws += c->exclusive.draws;
+		to->dispatches += c->exclusive.dispatches;
+		to->prims += c->exclusive.prims;
+		to->verts += c->exclusive.verts;
+		to->unknown |= c->exclusive.unknown;
+		shown_counts(s, c, to);
+	}
+}
 
 /* The children a node shows, hidden ones replaced by theirs. */
 static void write_children(struct scope_walk *w, const struct node *n, uint32_t level,
@@ -906,8 +1042,11 @@ static void write_node(struct scope_walk *w, const struct node *n, uint32_t leve
 		.track = TRACK_SCOPES, .queue = w->queue, .gpu = w->gpu,
 		.name = n->name, .name_len = n->name_len,
 		.category = n->kind == CRUMBS_EVENT_SCOPE ? "scope" : "event",
-		.begin_ns = begin, .end_ns = end,
+		.node = n, .exclusive_ns = n->exclusive_ns + hidden_ns(s, n),
+		.exclusive = n->exclusive, .begin_ns = begin, .end_ns = end,
 	};
+	if (w->x->es->format == EXPORT_PERFETTO)
+		shown_counts(s, n, &sl.exclusive);
 	slice_begin(w->x, w->f, &sl);
 	if (s->max_depth < 0 || level < (uint32_t)s->max_depth) {
 		int64_t inner = begin;
@@ -1529,6 +1668,7 @@ static void write_cpu_node(struct cpu_walk *w, const struct node *n, uint32_t le
 	struct slice sl = {
 		.cpu = w->track, .flow_ns = own_point(n, begin, end), .name = n->name,
 		.name_len = n->name_len, .category = wait ? "cpu-wait" : category,
+		.node = n, .exclusive_ns = n->exclusive_ns, .exclusive = n->exclusive,
 		.begin_ns = begin, .end_ns = end, .wait = wait, .violated = violated,
 		.flows_out = x->flows, .out_count = outs, .flows_in = x->flows_in, .in_count = ins,
 	};
@@ -1610,6 +1750,48 @@ static int64_t hidden_ns(const struct report_settings *s, const struct node *n)
 	return ns;
 }
 
+static const char *stack_name(const exporter *x, const struct fold_stack *st)
+{
+	return st->name ? st->name : x->fold_names.data + st->name_offset;
+}
+
+/*
+ * A name right below the queue, thread or timeline with every run of
+ * digits that is the frame's number made '#', as crumbs stats names its
+ * rows: 'Frame 12' and 'Frame 13' are one stack, 'Frame #'. Kept in
+ * fold_names; NULL when the name has no such run (or out of memory,
+ * x->failed).
+ */
+static const char *frame_merged(exporter *x, const char *name, size_t *len)
+{
+	size_t n = *len, start = x->fold_names.len;
+	bool found = false;
+	for (size_t i = 0; i < n;) {
+		if (name[i] < '0' || name[i] > '9') {
+			sbuf_add(&x->fold_names, name + i++, 1);
+			continue;
+		}
+		size_t j = i;
+		while (j < n && name[j] >= '0' && name[j] <= '9')
+			j++;
+		if (j - i == x->fold_number_len && memcmp(name + i, x->fold_number, j - i) == 0) {
+			sbuf_adds(&x->fold_names, "#");
+			found = true;
+		} else {
+			sbuf_add(&x->fold_names, name + i, j - i);
+		}
+		i = j;
+	}
+	if (x->fold_names.failed)
+		x->failed = true;
+	if (!found || x->failed) {
+		x->fold_names.len = start;
+		return NULL;
+	}
+	*len = x->fold_names.len - start;
+	return x->fold_names.data + start;
+}
+
 static uint64_t stack_hash(uint32_t parent, const char *name, size_t len)
 {
 	uint64_t h = 0xcbf29ce484222325ull ^ ((uint64_t)parent * 0x9e3779b97f4a7c15ull);
@@ -1626,7 +1808,7 @@ static bool stack_slots_grow(exporter *x)
 		return false;
 	for (size_t i = 1; i < x->stack_count; i++) {
 		const struct fold_stack *st = &x->stacks[i];
-		size_t j = stack_hash(st->parent, st->name, st->name_len) & (cap - 1);
+		size_t j = stack_hash(st->parent, stack_name(x, st), st->name_len) & (cap - 1);
 		while (slots[j])
 			j = (j + 1) & (cap - 1);
 		slots[j] = (uint32_t)i + 1;
@@ -1638,20 +1820,23 @@ static bool stack_slots_grow(exporter *x)
 }
 
 /* The stack of that name below `parent`, made when new; FOLD_NONE when
- * out of memory. */
-static uint32_t fold_stack(exporter *x, uint32_t parent, const char *name, size_t len)
+ * out of memory. A name in fold_names (`owned`) is kept by its offset. */
+static uint32_t fold_stack(exporter *x, uint32_t parent, const char *name, size_t len, bool owned)
 {
 	if ((x->stack_count + 1) * 2 > x->slot_cap && !stack_slots_grow(x))
 		return FOLD_NONE;
 	size_t mask = x->slot_cap - 1, j = stack_hash(parent, name, len) & mask;
 	for (; x->stack_slots[j]; j = (j + 1) & mask) {
 		const struct fold_stack *st = &x->stacks[x->stack_slots[j] - 1];
-		if (st->parent == parent && st->name_len == len && memcmp(st->name, name, len) == 0)
+		if (st->parent == parent && st->name_len == len &&
+		    memcmp(stack_name(x, st), name, len) == 0)
 			return x->stack_slots[j] - 1;
 	}
 	if (!array_room((void **)&x->stacks, &x->stack_cap, x->stack_count + 1, sizeof(*x->stacks)))
 		return FOLD_NONE;
-	x->stacks[x->stack_count] = (struct fold_stack){ parent, (uint32_t)len, name, 0 };
+	x->stacks[x->stack_count] = (struct fold_stack){
+		parent, (uint32_t)len, owned ? NULL : name,
+		owned ? (uint32_t)(name - x->fold_names.data) : 0, 0 };
 	x->stack_slots[j] = (uint32_t)++x->stack_count;
 	return (uint32_t)x->stack_count - 1;
 }
@@ -1676,9 +1861,17 @@ static void fold_node(exporter *x, uint32_t parent, const struct node *n, uint32
 	uint32_t here = parent;
 	if (x->failed)
 		return;
-	if (n != x->fold_root && (here = fold_stack(x, parent, n->name, n->name_len)) == FOLD_NONE) {
-		x->failed = true;
-		return;
+	if (n != x->fold_root) {
+		const char *name = NULL;
+		size_t len = n->name_len;
+		if (n->depth == 1 && !x->es->per_frame)
+			name = frame_merged(x, n->name, &len);
+		here = name ? fold_stack(x, parent, name, len, true) :
+			      fold_stack(x, parent, n->name, n->name_len, false);
+		if (here == FOLD_NONE || x->failed) {
+			x->failed = true;
+			return;
+		}
 	}
 	/* The queue's own stack is the one before all others. */
 	int64_t *ns = here == FOLD_NONE ? &x->stacks[0].ns : &x->stacks[here].ns;
@@ -1712,7 +1905,7 @@ static void fold_line(exporter *x, const struct sbuf *queue, uint32_t i)
 	sbuf_add(b, queue->data, queue->len);
 	while (n-- > 0) {
 		sbuf_adds(b, ";");
-		clean_name(b, x->stacks[chain[n]].name, x->stacks[chain[n]].name_len, true);
+		clean_name(b, stack_name(x, &x->stacks[chain[n]]), x->stacks[chain[n]].name_len, true);
 	}
 	sbuf_addf(b, " %lld\n", (long long)x->stacks[i].ns);
 }
@@ -1732,8 +1925,9 @@ static void fold_tree(exporter *x, const struct node *root, bool tasks)
 		x->failed = true;
 		return;
 	}
-	x->stacks[0] = (struct fold_stack){ FOLD_NONE, 0, NULL, 0 };
+	x->stacks[0] = (struct fold_stack){ FOLD_NONE, 0, "", 0, 0 };
 	x->stack_count = 1;
+	x->fold_names.len = 0;
 	x->fold_root = root;
 	if (x->es->report.root_count && tasks) {
 		const struct report_settings *s = &x->es->report;
@@ -1792,14 +1986,69 @@ static void fold_cpu(exporter *x, const struct frame *f)
 /* Frames                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* The earliest time a frame's slices, instants and counters begin at
+ * (the frame's CPU begin, or before it an idle that reaches into it); 0
+ * when it has none. */
+static int64_t frame_start(const struct frame *f)
+{
+	int64_t t = f->cpu_begin_ns;
+	for (uint32_t g = 0; g < f->gpu_count; g++)
+		if (f->gpus[g].begin_ns != INT64_MIN && f->gpus[g].begin_ns < t)
+			t = f->gpus[g].begin_ns;
+	for (uint32_t i = 0; i < f->submission_count; i++) {
+		const struct submission *sub = &f->submissions[i];
+		int64_t at[4] = { sub->cpu_ns, sub->begin_ns,
+				  sub->idle_ns > 0 ? sub->idle_begin_ns : INT64_MAX,
+				  sub->waits > 0 ? sub->wait_begin_ns : INT64_MAX };
+		for (int k = 0; k < 4; k++)
+			if (at[k] != INT64_MIN && at[k] < t)
+				t = at[k];
+	}
+	for (uint32_t q = 0; q < f->queue_count; q++)
+		for (const struct node *c = f->queues[q].root->child; c; c = c->next)
+			if (c->begin_ns != INT64_MIN && c->begin_ns < t)
+				t = c->begin_ns;
+	for (uint32_t i = 0; i < f->cpu_thread_count; i++)
+		for (const struct node *c = f->cpu_threads[i].root->child; c; c = c->next)
+			if (c->begin_ns != INT64_MIN && c->begin_ns < t)
+				t = c->begin_ns;
+	for (uint32_t m = 0; m < f->mark_count; m++)
+		if (f->marks[m].ns < t)
+			t = f->marks[m].ns;
+	return t == INT64_MIN || t == INT64_MAX ? 0 : t;
+}
+
+/* Chrome's opening: times count from the origin, which otherData holds,
+ * so that they are small numbers (exact as doubles to well below a
+ * nanosecond). */
+static void chrome_open(exporter *x)
+{
+	if (x->es->format == EXPORT_CHROME)
+		sbuf_addf(out_of(x), "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"start_ns\":%lld},"
+			  "\"traceEvents\":[", (long long)x->origin_ns);
+}
+
+/* Chrome: a global instant where each frame begins, named and with the
+ * argument frame, its number. Its events follow it in the file. (Slices
+ * carry no arguments: speedscope adds them to the name, and each frame's
+ * scope would be a function of its own.) */
+static void chrome_frame(exporter *x, const struct frame *f)
+{
+	struct sbuf *b = chrome_event(x);
+	sbuf_addf(b, "\"ph\":\"i\",\"s\":\"g\",\"name\":\"Frame %llu\",\"cat\":\"frames\","
+		     "\"pid\":%u,\"tid\":0,\"ts\":", (unsigned long long)f->number, CPU_PID);
+	chrome_us(x, b, frame_start(f) == 0 ? x->origin_ns : frame_start(f));
+	sbuf_addf(b, ",\"args\":{\"frame\":%llu}}", (unsigned long long)f->number);
+}
+
 /* The trace's opening, and the tracks of GPUs and queues not seen before
  * (setup chunks may add them between frames). */
-static void declare(exporter *x, const struct capture_meta *meta)
+static void declare(exporter *x, const struct capture_meta *meta, const struct frame *f)
 {
 	const struct report_settings *s = &x->es->report;
 	if (!x->started) {
-		if (x->es->format == EXPORT_CHROME)
-			sbuf_adds(out_of(x), "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+		x->origin_ns = frame_start(f);
+		chrome_open(x);
 		x->started = true;
 	}
 	if (x->es->format == EXPORT_FOLDED)
@@ -1830,7 +2079,7 @@ int exporter_frame(exporter *x, const struct capture_meta *meta, const struct fr
 	const struct report_settings *s = &x->es->report;
 	if (x->failed)
 		return -1;
-	declare(x, meta);
+	declare(x, meta, f);
 
 	/* Which queues, and where each track got to. */
 	if (!array_room((void **)&x->selected, &x->selected_cap, f->queue_count + 1, 1)) {
@@ -1856,12 +2105,17 @@ int exporter_frame(exporter *x, const struct capture_meta *meta, const struct fr
 	}
 
 	if (x->es->format == EXPORT_FOLDED) {
+		int len = snprintf(x->fold_number, sizeof(x->fold_number), "%llu",
+				   (unsigned long long)f->number);
+		x->fold_number_len = len > 0 ? (size_t)len : 0;
 		for (uint32_t q = 0; q < f->queue_count && !x->failed; q++)
 			if (x->selected[q])
 				fold_queue(x, meta, f, q);
 		if (x->cpu_shown)
 			fold_cpu(x, f);
 	} else {
+		if (x->es->format == EXPORT_CHROME)
+			chrome_frame(x, f);
 		for (uint32_t g = 0; g < f->gpu_count; g++) {
 			const struct frame_gpu *fg = &f->gpus[g];
 			if ((s->gpu < 0 || (uint32_t)s->gpu == g) && fg->begin_ns != INT64_MIN)
@@ -1899,7 +2153,7 @@ int exporter_end(exporter *x)
 		return -1;
 	if (x->es->format == EXPORT_CHROME) {
 		if (!x->started)
-			sbuf_adds(out_of(x), "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+			chrome_open(x);
 		sbuf_adds(out_of(x), "\n]}\n");
 	}
 	flush(x, true);

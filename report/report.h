@@ -350,6 +350,7 @@ struct export_settings {
 	uint64_t last_frame;         /* B, UINT64_MAX when left out */
 	uint64_t max_bytes;          /* --max-bytes: output refused past it; 0: no limit */
 	bool no_cpu;                 /* --no-cpu: the GPUs' tracks alone */
+	bool per_frame;              /* --per-frame: folded names keep frame numbers */
 };
 
 /* The output an export writes at most unless --max-bytes says otherwise:

@@ -5,18 +5,24 @@
 # JSON by Python's json, folded stacks line by line. On captures written by
 # crumbs-gen (one frame with leaf events; two GPUs of queues that wait on
 # each other's semaphores and on the host, with scopes left open; a run)
-# it checks that every track's slices nest, that the scope slices are as
+# it checks that every track's slices nest (Chrome's B and E events also
+# when read as doubles, as speedscope and JavaScript read them), that
+# Perfetto's timestamps are on CLOCK_MONOTONIC and its pids above any real
+# pid, that Chrome's slices carry no args and its frames are marked by
+# global instants, that Perfetto's annotations of inclusive and exclusive
+# ns and counts agree with the slices, that the scope slices are as
 # many as the capture's scopes and events (crumbs info), that slice
 # durations less the queue's idle and wait give each scope's inclusive and
 # exclusive time frame by frame as crumbs stats has them, to the
 # nanosecond, and each queue's busy, idle and wait time and each GPU's
 # frame time; that flows go from a CPU submit to its submission and from a
 # signalling submission to a later one; that folded weights add up per
-# queue to its busy time; on a frame whose CPU side tests/cli/cpu-file.py
-# writes, that each CPU scope is one slice on its thread's track at its
-# times, under its real tid, with a flow from the scope that made each
-# submission, and a folded line per CPU stack; and that a run of 200,000
-# frames exports in bounded memory. Prints TAP lines.
+# queue to its busy time, frames merged ('Frame #') unless --per-frame;
+# on a frame whose CPU side tests/cli/cpu-file.py writes, that each CPU
+# scope is one slice on its thread's track at its times, under its real
+# tid, with a flow from the scope that made each submission, and a folded
+# line per CPU stack; and that a run of 200,000 frames exports in bounded
+# memory. Prints TAP lines.
 import bisect
 import collections
 import decimal
@@ -227,7 +233,12 @@ def read_perfetto(data):
             if d.get("process"):
                 pname = d["process"][0]["process_name"][0]
                 processes[uuid] = process_of(pname)
-                pids[d["process"][0]["pid"][0]] = uuid
+                pid = d["process"][0]["pid"][0]
+                # Above any Linux pid, so that a system trace beside it
+                # has no process of the same pid.
+                if pid < CPU_PID or pid in pids:
+                    t.problems.append(f"process {pname!r}: pid {pid}")
+                pids[pid] = uuid
             elif d.get("thread"):
                 th = d["thread"][0]
                 if th["pid"][0] not in pids:
@@ -243,6 +254,9 @@ def read_perfetto(data):
                 if en["iid"][0] in names:
                     t.problems.append(f"iid {en['iid'][0]} interned twice")
                 names[en["iid"][0]] = en["name"][0]
+        if "timestamp" in packet and packet.get("timestamp_clock_id") != [3]:
+            t.problems.append(f"a timestamp on clock {packet.get('timestamp_clock_id')}, "
+                              "not CLOCK_MONOTONIC (3)")
         for ev in packet.get("track_event", []):
             if not cleared or not flags & 2:
                 t.problems.append("an event without incremental state")
@@ -266,7 +280,9 @@ def read_perfetto(data):
                     continue
                 open_slices[uuid].pop().end = ts
                 continue
-            args = {a["name"][0]: a["uint_value"][0] for a in ev.get("debug_annotations", [])}
+            args = {a["name"][0]: (a.get("uint_value") or a.get("int_value") or
+                                   a.get("string_value"))[0]
+                    for a in ev.get("debug_annotations", [])}
             s = Slice(names.get(ev["name_iid"][0]), ts, args.get("frame"))
             s.args = args
             if s.name is None:
@@ -294,14 +310,28 @@ def us_to_ns(v):
 
 
 def read_chrome(text):
-    """The JSON as a Timeline: X slices per (pid, tid), parents by
-    nesting, their flows bound to the slice around each s and f."""
+    """The JSON as a Timeline: B and E events paired per (pid, tid) in
+    the file's order (each E ending the slice on top, by name), i events
+    as instants (slices of length 0), times from otherData's start_ns,
+    each event in the frame of the last global 'Frame N' instant before it
+    in the file; flows bound to the innermost slice around each s and f.
+    Read again as doubles, each thread's B and E events must keep that
+    order, so that any reader that sorts them by time, stably, nests
+    them so."""
     doc = json.loads(text, parse_float=decimal.Decimal)
     t = Timeline()
+    start = doc["otherData"]["start_ns"]
     gpu_of = {}
     thread = {}
     flows = []
-    for i, e in enumerate(doc["traceEvents"]):
+    stacks = collections.defaultdict(list)
+    as_doubles = collections.defaultdict(list)
+    frame = None
+
+    def ns(v):
+        return start + us_to_ns(v)
+
+    for e in doc["traceEvents"]:
         ph = e["ph"]
         if ph == "M" and e["name"] == "process_name":
             gpu_of[e["pid"]] = process_of(e["args"]["name"])
@@ -310,41 +340,66 @@ def read_chrome(text):
             if gpu_of.get(e["pid"]) == "CPU":
                 t.tids[("CPU", e["args"]["name"], "thread")] = e["tid"]
         elif ph == "C":
-            t.counters[gpu_of[e["pid"]]].append((us_to_ns(e["ts"]), e["args"]["ns"]))
+            t.counters[gpu_of[e["pid"]]].append((ns(e["ts"]), e["args"]["ns"]))
         elif ph in ("s", "f"):
             flows.append(e)
-    by_thread = collections.defaultdict(list)
-    for i, e in enumerate(doc["traceEvents"]):
-        if e["ph"] == "X":
-            b = us_to_ns(e["ts"])
-            s = Slice(e["name"], b, e["args"].get("frame"))
-            s.end = b + us_to_ns(e["dur"])
+        elif ph == "i" and e.get("s") == "g":
+            if e.get("cat") != "frames" or e["name"] != f"Frame {e['args']['frame']}":
+                t.problems.append(f"a global instant that is not a frame's: {e}")
+            frame = e["args"]["frame"]
+        elif ph in ("B", "E", "i"):
+            if "args" in e:
+                t.problems.append(f"'{e['name']}': args {e['args']}, which speedscope adds to "
+                                  "the name")
+            if ph == "i" and e.get("s") != "t":
+                t.problems.append(f"'{e['name']}': an instant of scope {e.get('s')}")
+            pid_tid = (e["pid"], e["tid"])
+            key = track_key(gpu_of[e["pid"]], thread[pid_tid])
+            stack = stacks[pid_tid]
+            b = ns(e["ts"])
+            if ph != "i":
+                as_doubles[pid_tid].append((float(e["ts"]), ph, e["name"]))
+            if ph == "E":
+                if not stack or stack[-1].name != e["name"]:
+                    t.problems.append(f"{key}: E of '{e['name']}' at {b} with "
+                                      f"'{stack[-1].name if stack else None}' open")
+                    continue
+                stack.pop().end = b
+                continue
+            s = Slice(e["name"], b, frame)
             s.category = e.get("cat")
-            s.args = e["args"]
-            by_thread[(e["pid"], e["tid"])].append((b, -s.end, i, s))
-    for (pid, tid), items in by_thread.items():
-        key = track_key(gpu_of[pid], thread[(pid, tid)])
-        items.sort(key=lambda x: x[:3])
-        stack = []
-        for b, _, _, s in items:
-            while stack and (stack[-1].end < b or (stack[-1].end == b and s.end > b)):
-                stack.pop()
-            if stack and s.end > stack[-1].end:
-                t.problems.append(f"{key}: '{s.name}' at {b} overlaps '{stack[-1].name}'")
             s.parent = stack[-1] if stack else None
-            stack.append(s)
-            s.instant = key[2] == "cpu" or s.category == "frame"
+            s.instant = e.get("cat") in ("submit", "signalled", "frame")
+            s.args = {"wait": 1} if s.category == "cpu-wait" else {}
             t.tracks[key].append(s)
+            if ph == "B":
+                stack.append(s)
+        elif ph != "M":
+            t.problems.append(f"an event of phase {ph}")
+    for pid_tid, stack in stacks.items():
+        if stack:
+            t.problems.append(f"{pid_tid}: {len(stack)} slices never end")
+    # As doubles (JavaScript's numbers, Python's floats), in the file's
+    # order: times never go back, and an end never follows a begin of
+    # another name at the same time (speedscope puts it first).
+    for pid_tid, events in as_doubles.items():
+        for (ta, pa, na), (tb, pb, nb) in zip(events, events[1:]):
+            if tb < ta or (tb == ta and pa == "B" and pb == "E" and na != nb):
+                t.problems.append(f"{pid_tid}: as doubles, {pb} '{nb}' at {tb} after {pa} "
+                                  f"'{na}' at {ta}")
+                break
     # Flows bind to the innermost slice around their time on their thread.
     for e in flows:
         key = track_key(gpu_of[e["pid"]], thread[(e["pid"], e["tid"])])
-        ts = us_to_ns(e["ts"])
+        ts = ns(e["ts"])
         around = [s for s in t.tracks[key] if s.begin <= ts <= s.end]
         if not around:
             t.problems.append(f"{key}: flow {e['id']} at {ts} in no slice")
             continue
         s = max(around, key=lambda s: (s.begin, -s.end))
         (s.flows_out if e["ph"] == "s" else s.flows_in).append(e["id"])
+        if e["name"] == "violated dependency" and e["ph"] == "f":
+            s.args["violated"] = s.args.get("violated", 0) + 1
     return t
 
 
@@ -498,6 +553,44 @@ def compare_with_stats(t, numbers, rows, what):
            "\n".join(wrong))
 
 
+def check_annotations(t, what):
+    """Perfetto: each slice of a scope, event, CPU scope, task or state
+    has its inclusive and exclusive ns as the slices here give them (its
+    length less its queue's idle and wait, less its children's), and its
+    inclusive counts are its exclusive ones and its children's."""
+    gaps = gaps_of(t)
+    wrong = []
+    checked = 0
+    for (gpu, queue, kind), slices in t.tracks.items():
+        if kind not in ("scopes", "thread"):
+            continue
+        g = gaps.get((gpu, queue), []) if kind == "scopes" else []
+        incl = {id(s): s.end - s.begin - overlap(g, s.begin, s.end) for s in slices}
+        children = collections.defaultdict(list)
+        for s in slices:
+            if s.parent:
+                children[id(s.parent)].append(s)
+        for s in slices:
+            if s.instant or "inclusive_ns" not in s.args and kind == "thread":
+                continue
+            checked += 1
+            excl = incl[id(s)] - sum(incl[id(c)] for c in children[id(s)])
+            got = (s.args.get("inclusive_ns"), s.args.get("exclusive_ns"))
+            if got != (incl[id(s)], excl):
+                wrong.append(f"{(gpu, queue, kind)} '{s.name}' at {s.begin}: annotations {got}, "
+                             f"slices {(incl[id(s)], excl)}")
+            for count in ("draws", "dispatches", "prims", "verts"):
+                values = [s.args.get(count, 0), s.args.get("exclusive_" + count, 0)] + \
+                         [c.args.get(count, 0) for c in children[id(s)]]
+                if all(isinstance(v, int) for v in values) and \
+                        values[0] != values[1] + sum(values[2:]):
+                    wrong.append(f"'{s.name}' at {s.begin}: {count} {values[0]}, its own "
+                                 f"{values[1]} and its children's {values[2:]}")
+    result(not wrong and checked > 0,
+           f"{what}: {checked} slices' inclusive and exclusive ns and counts annotated, as their "
+           "slices have them", "\n".join(wrong[:20]))
+
+
 def check_flows(t, what, expect_signals):
     ends = collections.defaultdict(lambda: [[], []])
     for key, slices in t.tracks.items():
@@ -603,6 +696,29 @@ def check_folded(path, numbers, rows, what):
     wrong += [f"{k}: weights {w} for a queue without busy time" for k, w in per_queue.items() if w]
     result(not wrong, f"{what}: folded weights add up to each queue's busy time",
            "\n".join(wrong))
+
+    # Frames merged: right below a queue, the frame's number reads '#', as
+    # in crumbs stats, so tools add up the frames; --per-frame keeps it.
+    p2 = run(CRUMBS, "export", path, "--format", "folded", "--per-frame")
+    per_frame, problems2 = read_folded(p2.stdout)
+    numbered = {k[2] for k in weights if len(k) > 2 and re.search(r"\d", k[2])
+                and k[0] not in ("CPU", "Tasks")}
+    merged = collections.defaultdict(int)
+    frames_seen = set()
+    for stack, w in per_frame.items():
+        if len(stack) > 2 and stack[0] not in ("CPU", "Tasks"):
+            m = re.fullmatch(r"Frame (\d+)", stack[2])
+            if m:
+                frames_seen.add(int(m.group(1)))
+            stack = stack[:2] + (re.sub(r"\d+", "#", stack[2]),) + stack[3:]
+        merged[stack] += w
+    result(p2.returncode == 0 and not problems2 and not numbered and
+           frames_seen == set(numbers) and dict(merged) == dict(weights),
+           f"{what}: folded stacks merge frames ('Frame #'), --per-frame keeps each one's "
+           "number, and their weights agree",
+           f"numbered by default: {sorted(numbered)[:5]}; frames with --per-frame "
+           f"{sorted(frames_seen)[:10]}; differ: "
+           f"{sorted(set(merged.items()) ^ set(weights.items()))[:5]}")
 
     # Without leaf events, each path's weight is its exclusive time.
     p = run(CRUMBS, "export", path, "--format", "folded", "--no-leaf")
@@ -843,6 +959,8 @@ def check_capture(path, what, expect_signals):
                 # Scopes only: a slice's exclusive time is what its
                 # children leave, as the stats count leaf events' time.
                 compare_with_stats(t, numbers, rows, label)
+            if fmt == "perfetto":
+                check_annotations(t, label)
     check_folded(path, numbers, rows, what)
 
 
