@@ -38,6 +38,9 @@ int cmd_output_write(void *user, const char *text, size_t len)
 	FILE *to = o->path ? o->file : stdout;
 	if (to && fwrite(text, 1, len, to) == len)
 		return 0;
+	/* A reader who quit the pager early is no failure (main.c). */
+	if (!o->path && term_pager_quit())
+		return 0;
 	if (!o->error)
 		o->error = errno ? errno : EIO;
 	return -1;
