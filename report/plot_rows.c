@@ -304,7 +304,7 @@ static void legend(struct rows *w, size_t k)
 		  r->time.mean_ns / 1e6, r->time.p95_ns / 1e6, r->time.max_ns / 1e6,
 		  (unsigned long long)r->time.max_frame, plot_row_total_ns(w->s, w->rows[k]) / 1e6,
 		  (unsigned long long)r->time.frames, r->time.frames == 1 ? "" : "s");
-	sbuf_adds(b, "<g class=\"legend\"><title>");
+	sbuf_addf(b, "<g data-legend=\"%zu\"><title>", k);
 	/* The title's lines are its own; the rest of it is text for XML. */
 	for (size_t at = 0; about.data && at < about.len;) {
 		const char *nl = memchr(about.data + at, '\n', about.len - at);
