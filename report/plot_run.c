@@ -203,7 +203,7 @@ static bool series(struct graph *g, const struct stats_row *r)
 		sbuf_adds(b, "\"/>\n");
 		for (size_t i = 0; i < frames; i++) {
 			uint32_t v = stats_value(g->s, g->row, i, false);
-			if (v == STATS_ABSENT || v <= threshold)
+			if (!stats_spike(g->s, g->row, i))
 				continue;
 			uint64_t number = stats_frame_number(g->s, i);
 			sbuf_addf(b, "<circle class=\"spike\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"><title>"
@@ -244,7 +244,7 @@ static bool series(struct graph *g, const struct stats_row *r)
 			k->hi_frame = number;
 		}
 		k->last = number;
-		if (v > threshold)
+		if (stats_spike(g->s, g->row, i))
 			k->spikes++;
 	}
 	for (size_t c = 0; c < columns; c++) {
