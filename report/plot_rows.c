@@ -21,7 +21,8 @@
 /* Names in a <title>: a few words are enough to tell rows apart, and a
  * title is written per frame. */
 #define TITLE_NAME_PX 320.0
-/* data-path keeps a path whole up to this many bytes. */
+/* data-path and a legend's title keep a path whole up to this many
+ * bytes. */
 #define DATA_PATH_MAX 1024
 
 /* ------------------------------------------------------------------------ */
@@ -135,15 +136,14 @@ double plot_rows_height(size_t count)
 	return ROWS_HEAD_H + (double)count * (STRIP_H + STRIP_GAP) + ROWS_AXIS_H;
 }
 
-/* What a row's legend and titles say, made once: names may be long, and
- * the titles repeat them per frame. */
+/* What a row's titles say of it, made once: names may be long, and the
+ * titles repeat them per frame. */
 struct row_text {
 	struct sbuf title_name; /* escaped, cut to TITLE_NAME_PX */
 };
 
 struct rows {
 	const stats *s;
-	const struct capture_meta *meta;
 	uint32_t panel;
 	const uint32_t *rows;
 	size_t count;
@@ -298,7 +298,7 @@ static void legend(struct rows *w, size_t k)
 	struct sbuf about = { 0 }, ctx = { 0 };
 
 	stats_row_path(w->s, w->rows[k], &about);
-	about.len = cut_len(about.data ? about.data : "", about.len, DATA_PATH_MAX * 4);
+	about.len = cut_len(about.data ? about.data : "", about.len, DATA_PATH_MAX);
 	sbuf_addf(&about, "\nmean %.3f ms \xc2\xb7 p95 %.3f ms \xc2\xb7 max %.3f ms (frame %llu)"
 			  "\n%.3f ms over the run, in %llu frame%s",
 		  r->time.mean_ns / 1e6, r->time.p95_ns / 1e6, r->time.max_ns / 1e6,
@@ -545,11 +545,10 @@ static bool by_column(struct rows *w, double hover_top)
 	return true;
 }
 
-bool plot_rows(struct sbuf *b, const stats *s, const struct capture_meta *meta, uint32_t panel,
-	       const uint32_t *rows, size_t count, const struct plot_frames *a, double top,
-	       double hover_top)
+bool plot_rows(struct sbuf *b, const stats *s, uint32_t panel, const uint32_t *rows, size_t count,
+	       const struct plot_frames *a, double top, double hover_top)
 {
-	struct rows w = { .s = s, .meta = meta, .panel = panel, .rows = rows, .a = a, .out = b,
+	struct rows w = { .s = s, .panel = panel, .rows = rows, .a = a, .out = b,
 			  .count = count < PLOT_MAX_ROWS ? count : PLOT_MAX_ROWS };
 	size_t frames = stats_frame_count(s);
 	bool ok = true;

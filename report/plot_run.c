@@ -371,8 +371,8 @@ static bool panel(struct graph *g, const struct capture_meta *meta, const struct
 	right_labels(g);
 	if (pr->drawn) {
 		struct plot_frames a = frames_of(g);
-		ok = plot_rows(b, g->s, meta, g->row, pr->rows, pr->count, &a, g->y1 + X_AXIS_H,
-			       g->y0) && ok;
+		ok = plot_rows(b, g->s, g->row, pr->rows, pr->count, &a, g->y1 + X_AXIS_H, g->y0) &&
+		     ok;
 	}
 	sbuf_adds(b, "</g>\n");
 	return ok;

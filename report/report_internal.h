@@ -229,9 +229,8 @@ double plot_rows_height(size_t count);
  * frames outnumber them) from hover_top down, whose <title> holds the
  * frame's number, panel's time and each row's. false when out of memory.
  */
-bool plot_rows(struct sbuf *b, const stats *s, const struct capture_meta *meta, uint32_t panel,
-	       const uint32_t *rows, size_t count, const struct plot_frames *a, double top,
-	       double hover_top);
+bool plot_rows(struct sbuf *b, const stats *s, uint32_t panel, const uint32_t *rows, size_t count,
+	       const struct plot_frames *a, double top, double hover_top);
 
 /* A CSV field, quoted when it must be. */
 void csv_field(struct sbuf *b, const char *s, size_t len);
