@@ -760,6 +760,13 @@ bool stats_has_cpu(const stats *s);
  */
 uint32_t stats_value(const stats *s, size_t row, size_t i, bool exclusive);
 
+/* Whether the i-th frame added is one of the spikes stats_finish counted
+ * for frame-time row `row` (its value above row's spikes.threshold_ns;
+ * for a timeline's frames of another kind, one of them ended in it): the
+ * frames a picture marks are then those crumbs stats counts. false for
+ * other rows, and before stats_finish. */
+bool stats_spike(const stats *s, size_t row, size_t i);
+
 /*
  * The values of row `row` in the frames where it appears (inclusive time,
  * or with `exclusive` a scope's exclusive time) into out, which has room

@@ -1818,6 +1818,17 @@ uint32_t stats_value(const stats *s, size_t row, size_t i, bool exclusive)
 	return series_get(values_of(st, exclusive), (uint32_t)(i - st->first));
 }
 
+bool stats_spike(const stats *s, size_t row, size_t i)
+{
+	if (row >= s->row_count || !stats_kind_frame_time(s->rows[row].kind))
+		return false;
+	/* As find_spikes: a value above the threshold, which stats_finish
+	 * set (0 before it, when no value counts). */
+	const struct stats_spikes *sp = &s->rows[row].spikes;
+	uint32_t v = stats_value(s, row, i, false);
+	return sp->count > 0 && v != STATS_ABSENT && v > sp->threshold_ns;
+}
+
 /* The rows from the top of row's path down to it, into chain (room for
  * STATS_PATH_MAX); returns how many. */
 static size_t path_chain(const stats *s, uint32_t row, uint32_t *chain)

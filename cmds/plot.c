@@ -220,11 +220,25 @@ static const char description[] =
 	"them the same of the CPU frame time (budget lines matching 'CPU') where the\n"
 	"frames hold CPU threads, unless --gpu, --queue or --no-cpu.\n"
 	"\n"
+	"Below each graph, the --rows scopes (default 6) with the most time summed\n"
+	"over the run, each its time (inclusive, as crumbs stats) by frame number in\n"
+	"a strip of its own, one scale for all, a colour each that the legend at\n"
+	"the right names; the graph's spikes marked across them. A GPU's rows are\n"
+	"the scopes of its queues (--queue chooses them), the CPU's its threads'\n"
+	"scopes and its task timelines' tasks. They are of one level: a queue's (a\n"
+	"thread's, a timeline's) first level that holds more than one scope, so a\n"
+	"scope around all of each frame's work ('Frame #') gives way to the passes\n"
+	"in it. Hovering a frame shows its number, its frame time and each row's\n"
+	"time in it (over more frames than columns, those of the column's longest\n"
+	"frame).\n"
+	"\n"
 	"The picture has no scripts and uses generic fonts; it reads on a light or\n"
 	"a dark page. Exit status: 0; 1 when the capture cannot be read, or is\n"
 	"damaged (the picture holds the frames before the damage), or holds no such\n"
 	"frame, GPU or queue; 2 on a usage error or a bad budget file.\n"
-	"\n" CMD_HELP_STDIN CMD_HELP_MEMORY "\nThe frame times add 8 bytes a frame and GPU.";
+	"\n" CMD_HELP_STDIN CMD_HELP_MEMORY "\nThe frame times add 8 bytes a frame and GPU; with --rows 0, nothing more.\n"
+	"Else the rows are taken from statistics as crumbs stats takes them:"
+	CMD_HELP_MEMORY_STATS;
 
 /* Reads the arguments into p (initialised) and checks them: returns the
  * capture's path, with d->path set for -o, or NULL after saying why,
@@ -284,6 +298,9 @@ int cmd_plot(int argc, char **argv)
 	const char *path = parse_args(argc, argv, &p, &pos, &d, &status);
 	if (!path)
 		goto out;
+	/* The frame times alone cost far less to read: the scopes only for
+	 * rows of them. */
+	p.stats.frame_times_only = p.rows == 0;
 	if ((status = cmd_stats_budget(&p.stats, &budget)) != EXIT_OK)
 		goto out;
 	if (!cmd_open_capture(path, &c)) {

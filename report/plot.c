@@ -20,10 +20,10 @@ void plot_settings_init(struct plot_settings *p)
 {
 	memset(p, 0, sizeof(*p));
 	stats_settings_init(&p->stats);
-	p->stats.frame_times_only = true;
 	/* No --frame: the run graph, or the timeline of a capture's one frame. */
 	p->stats.report.frames = FRAMES_ALL;
 	p->width = PLOT_DEFAULT_WIDTH;
+	p->rows = PLOT_DEFAULT_ROWS;
 }
 
 void plot_settings_release(struct plot_settings *p)
@@ -43,6 +43,9 @@ const struct option_spec plot_options[] = {
 	{ "width", 'w', "PX", "the picture's width in pixels (default 1200)",
 	  OPT_UINT, .offset = AT(width), .min = PLOT_MIN_WIDTH, .max = PLOT_MAX_WIDTH,
 	  .what = "a width in pixels from " TEXT(PLOT_MIN_WIDTH) " to " TEXT(PLOT_MAX_WIDTH) },
+	{ "rows", 0, "N", "below each graph, the N scopes of most time over the run (6; 0: none)",
+	  OPT_UINT, .offset = AT(rows), .max = PLOT_MAX_ROWS,
+	  .what = "a number of rows from 0 to " TEXT(PLOT_MAX_ROWS) },
 };
 const size_t plot_option_count = sizeof(plot_options) / sizeof(plot_options[0]);
 
@@ -225,6 +228,11 @@ static const char style[] =
 	".threshold{stroke:#e05a47;stroke-width:1;stroke-opacity:.6;stroke-dasharray:1 3}\n"
 	".spike{fill:#e05a47;stroke:#000;stroke-opacity:.5;stroke-width:.6}\n"
 	".budget{stroke:#b05fc4;stroke-width:2}\n"
+	".spikemark{fill:none;stroke:#e05a47;stroke-width:1;stroke-opacity:.75;stroke-dasharray:3 2}\n"
+	".strip{fill:#8c8c8c;fill-opacity:.06;stroke:#8c8c8c;stroke-opacity:.3}\n"
+	/* A frame's hover column: seen only under the pointer, where it
+	 * shades the frame across its graph and rows. */
+	".hover{fill:#8c8c8c;fill-opacity:0}.hover:hover{fill-opacity:.18}\n"
 	".c0{fill:#7eb0d5}.c1{fill:#fd7f6f}.c2{fill:#b2e061}.c3{fill:#bd7ebe}.c4{fill:#ffb55a}\n"
 	".c5{fill:#ffee65}.c6{fill:#beb9db}.c7{fill:#fdcce5}.c8{fill:#8bd3c7}.c9{fill:#d5b895}\n"
 	"</style>\n"

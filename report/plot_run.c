@@ -2,8 +2,9 @@
 /*
  * plot_run.c: a run's GPU frame times as an SVG graph: per GPU every
  * frame's time by frame number, its median and p95, its spikes marked and
- * the budget limits that apply to it. Memory follows the picture's width,
- * not the run's length.
+ * the budget limits that apply to it, its top scopes below it
+ * (plot_rows.c). Memory follows the picture's width, not the run's
+ * length.
  */
 #include "report_internal.h"
 
@@ -18,8 +19,8 @@
 #define PLOT_H 220.0
 #define X_AXIS_H 30.0
 #define PANEL_GAP 14.0
-#define LEFT_W 70.0
-#define RIGHT_W 200.0
+#define LEFT_W PLOT_RUN_LEFT_W
+#define RIGHT_W PLOT_RUN_RIGHT_W
 #define LABEL_GAP 12.0   /* between labels at the right */
 #define MAX_RIGHT_LABELS 24
 
@@ -41,11 +42,22 @@ struct graph {
 	struct sbuf out;
 };
 
+double plot_frame_x(const struct plot_frames *a, uint64_t number)
+{
+	if (a->last == a->first)
+		return (a->x0 + a->x1) / 2;
+	return a->x0 + (double)(number - a->first) / (double)(a->last - a->first) * (a->x1 - a->x0);
+}
+
+static struct plot_frames frames_of(const struct graph *g)
+{
+	return (struct plot_frames){ g->x0, g->x1, g->first, g->last };
+}
+
 static double gx(const struct graph *g, uint64_t number)
 {
-	if (g->last == g->first)
-		return (g->x0 + g->x1) / 2;
-	return g->x0 + (double)(number - g->first) / (double)(g->last - g->first) * (g->x1 - g->x0);
+	struct plot_frames a = frames_of(g);
+	return plot_frame_x(&a, number);
 }
 
 static double gy(const struct graph *g, double ms)
@@ -93,7 +105,7 @@ static void right_labels(struct graph *g)
 
 /* The legend of what the panels draw: budget limits only where some
  * budget line applies to a panel's GPU. */
-static void legend(struct sbuf *b, bool budgets)
+static void legend(struct sbuf *b, bool budgets, bool rows)
 {
 	static const struct {
 		const char *cls;
@@ -115,6 +127,12 @@ static void legend(struct sbuf *b, bool budgets)
 	}
 	sbuf_addf(b, "<circle class=\"spike\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"/>\n", x + 4, y - 4);
 	svg_label(b, x + 12, y, "small", "spike", 5);
+	if (rows) {
+		const char *text = "a spike's frame, in the rows of scopes";
+		x += 12 + svg_text_px("spike", 5, 10) + 16;
+		sbuf_addf(b, "<path class=\"spikemark\" d=\"M%.1f %.1fv12\"/>\n", x + 4, y - 10);
+		svg_label(b, x + 12, y, "small", text, strlen(text));
+	}
 }
 
 static void axes(struct graph *g)
@@ -129,23 +147,28 @@ static void axes(struct graph *g)
 		sbuf_adds(b, " ms</text>\n");
 	}
 	sbuf_addf(b, "<path class=\"axis\" d=\"M%.1f %.1fV%.1fH%.1f\"/>\n", g->x0, g->y0, g->y1, g->x1);
+	struct plot_frames a = frames_of(g);
+	plot_frame_ticks(b, &a, g->y1);
+}
 
+void plot_frame_ticks(struct sbuf *b, const struct plot_frames *a, double y)
+{
 	/* Frame numbers: whole steps, about one label per 100 pixels. */
-	double span = (double)(g->last - g->first);
-	double fstep = svg_nice_step(span > 0 ? span : 1, (g->x1 - g->x0) / 100);
+	double span = (double)(a->last - a->first);
+	double fstep = svg_nice_step(span > 0 ? span : 1, (a->x1 - a->x0) / 100);
 	if (fstep < 1)
 		fstep = 1;
 	uint64_t ustep = (uint64_t)fstep;
-	uint64_t k0 = (g->first + ustep - 1) / ustep;
-	for (uint64_t k = k0; k * ustep <= g->last && k - k0 < 1000; k++) {
+	uint64_t k0 = (a->first + ustep - 1) / ustep;
+	for (uint64_t k = k0; k * ustep <= a->last && k - k0 < 1000; k++) {
 		uint64_t n = k * ustep;
-		double x = gx(g, n);
-		sbuf_addf(b, "<path class=\"axis\" d=\"M%.1f %.1fv4\"/>\n", x, g->y1);
-		sbuf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" class=\"small mid\">%llu</text>\n", x, g->y1 + 15,
+		double x = plot_frame_x(a, n);
+		sbuf_addf(b, "<path class=\"axis\" d=\"M%.1f %.1fv4\"/>\n", x, y);
+		sbuf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" class=\"small mid\">%llu</text>\n", x, y + 15,
 			  (unsigned long long)n);
 	}
 	const char *label = "frame";
-	svg_label(b, g->x1, g->y1 + 27, "small end", label, strlen(label));
+	svg_label(b, a->x1, y + 27, "small end", label, strlen(label));
 }
 
 /* The frame times: a line through every frame when they fit in the
@@ -180,7 +203,7 @@ static bool series(struct graph *g, const struct stats_row *r)
 		sbuf_adds(b, "\"/>\n");
 		for (size_t i = 0; i < frames; i++) {
 			uint32_t v = stats_value(g->s, g->row, i, false);
-			if (v == STATS_ABSENT || v <= threshold)
+			if (!stats_spike(g->s, g->row, i))
 				continue;
 			uint64_t number = stats_frame_number(g->s, i);
 			sbuf_addf(b, "<circle class=\"spike\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"><title>"
@@ -221,7 +244,7 @@ static bool series(struct graph *g, const struct stats_row *r)
 			k->hi_frame = number;
 		}
 		k->last = number;
-		if (v > threshold)
+		if (stats_spike(g->s, g->row, i))
 			k->spikes++;
 	}
 	for (size_t c = 0; c < columns; c++) {
@@ -254,8 +277,21 @@ static void hline(struct graph *g, const char *cls, double ms, const char *title
 	sbuf_adds(&g->out, "</title></path>\n");
 }
 
+/* The top scopes of a panel, below its graph. */
+struct panel_rows {
+	bool drawn;       /* --rows is not 0 */
+	uint32_t rows[PLOT_MAX_ROWS];
+	size_t count;
+};
+
+static double panel_height(const struct panel_rows *pr)
+{
+	return PANEL_HEAD_H + PLOT_H + X_AXIS_H + (pr->drawn ? plot_rows_height(pr->count) : 0) +
+	       PANEL_GAP;
+}
+
 static bool panel(struct graph *g, const struct capture_meta *meta, const struct stats_row *r,
-		  const struct stats_budget *bu, double top)
+		  const struct stats_budget *bu, const struct panel_rows *pr, double top)
 {
 	struct sbuf *b = &g->out;
 	const char *name = r->gpu < meta->gpu_count && meta->gpus[r->gpu].name ?
@@ -333,6 +369,11 @@ static bool panel(struct graph *g, const struct capture_meta *meta, const struct
 		right_label(g, gy(g, bl.limit_ns / 1e6), "budget", text);
 	}
 	right_labels(g);
+	if (pr->drawn) {
+		struct plot_frames a = frames_of(g);
+		ok = plot_rows(b, g->s, g->row, pr->rows, pr->count, &a, g->y1 + X_AXIS_H, g->y0) &&
+		     ok;
+	}
 	sbuf_adds(b, "</g>\n");
 	return ok;
 }
@@ -343,6 +384,7 @@ int plot_run(const struct plot_settings *p, const struct capture_meta *meta, con
 	struct graph g = { .p = p, .s = s };
 	struct sbuf title = { 0 };
 	uint32_t rows[64];
+	struct panel_rows *tops = NULL;
 	size_t row_count = 0;
 	int result = -1;
 
@@ -365,8 +407,17 @@ int plot_run(const struct plot_settings *p, const struct capture_meta *meta, con
 	g.last = frames ? stats_frame_number(s, frames - 1) : 0;
 	g.x0 = LEFT_W;
 	g.x1 = p->width - RIGHT_W;
-	double height = TITLE_H + (double)row_count * (PANEL_HEAD_H + PLOT_H + X_AXIS_H + PANEL_GAP) +
-			(row_count ? 0 : 24);
+	if (!(tops = calloc(row_count ? row_count : 1, sizeof(*tops))))
+		goto out;
+	double height = TITLE_H + (row_count ? 0 : 24);
+	bool any_rows = false;
+	for (size_t i = 0; i < row_count; i++) {
+		tops[i].drawn = p->rows > 0;
+		tops[i].count = plot_top_rows(s, meta, &p->stats.report, rows[i], tops[i].rows,
+					      p->rows);
+		any_rows = any_rows || tops[i].count > 0;
+		height += panel_height(&tops[i]);
+	}
 
 	sbuf_addf(&title, "crumbs plot: %s frame times of %s", with_cpu ? "CPU and GPU" : "GPU", file);
 	svg_begin(&g.out, p->width, height, title.data ? title.data : "", title.len);
@@ -383,7 +434,7 @@ int plot_run(const struct plot_settings *p, const struct capture_meta *meta, con
 		for (size_t k = 0; !budgets && stats_budget_line(b, k, rows[i], &bl); k++)
 			budgets = bl.matched;
 	}
-	legend(&g.out, budgets);
+	legend(&g.out, budgets, any_rows);
 	if (row_count == 0) {
 		const char *none = "no GPU did work in these frames";
 		svg_label(&g.out, 8, TITLE_H + 14, NULL, none, strlen(none));
@@ -391,14 +442,15 @@ int plot_run(const struct plot_settings *p, const struct capture_meta *meta, con
 	double top = TITLE_H;
 	for (size_t i = 0; i < row_count; i++) {
 		g.row = rows[i];
-		if (!panel(&g, meta, stats_row(s, rows[i]), b, top) || title.failed ||
+		if (!panel(&g, meta, stats_row(s, rows[i]), b, &tops[i], top) || title.failed ||
 		    sbuf_emit(sink, &g.out) != 0)
 			goto out;
-		top += PANEL_HEAD_H + PLOT_H + X_AXIS_H + PANEL_GAP;
+		top += panel_height(&tops[i]);
 	}
 	svg_end(&g.out);
 	result = title.failed ? -1 : sbuf_emit(sink, &g.out);
 out:
+	free(tops);
 	sbuf_release(&title);
 	sbuf_release(&g.out);
 	return result;

@@ -419,18 +419,24 @@ void exporter_free(exporter *x);
 #define PLOT_DEFAULT_WIDTH 1200u
 #define PLOT_MIN_WIDTH 400
 #define PLOT_MAX_WIDTH 20000
+/* The rows of top scopes below each frame-time graph: the default, and
+ * the most (one colour each). */
+#define PLOT_DEFAULT_ROWS 6u
+#define PLOT_MAX_ROWS 10
 
 struct plot_settings {
 	/* --frames, --spike, --budget (stats'), and in stats.report --frame,
 	 * --gpu, --queue, --ignore-case, --max-depth, --leaf and --no-leaf
 	 * (the report's). stats.report.frames is FRAMES_ALL unless --frame
-	 * picked one; stats.frame_times_only is set. */
+	 * picked one; stats.frame_times_only is set where rows is 0 (the
+	 * command sets it after reading the options). */
 	struct stats_settings stats;
 	unsigned width;  /* --width: pixels */
+	unsigned rows;   /* --rows: top scopes below each graph; 0: none */
 	char *output;    /* -o FILE, owned; NULL: standard output */
 };
 
-/* Defaults: 1200 pixels wide, standard output, no --frame. */
+/* Defaults: 1200 pixels wide, 6 rows, standard output, no --frame. */
 void plot_settings_init(struct plot_settings *p);
 void plot_settings_release(struct plot_settings *p);
 
@@ -467,7 +473,10 @@ int plot_frame(const struct plot_settings *p, const struct capture_meta *meta,
  * highest when there are more frames than columns), the median and p95,
  * the spikes of its stats row marked, and the limits of the budget lines
  * that matched its row (b checked with stats_budget_check; NULL: none).
- * Returns 0, or -1 if the sink failed or memory ran out.
+ * Where p->rows is not 0, below each graph the times of its top scopes
+ * (plot_top_rows; none in statistics of the frame times alone), with
+ * each frame's numbers in a <title>. Returns 0, or -1 if the sink failed
+ * or memory ran out.
  */
 int plot_run(const struct plot_settings *p, const struct capture_meta *meta, const stats *s,
 	     const struct stats_budget *b, const char *file, const struct report_sink *sink);

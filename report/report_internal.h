@@ -226,6 +226,57 @@ double svg_nice_step(double span, double count);
 /* v with the decimals a step needs. */
 void svg_number(struct sbuf *b, double v, double step);
 
+/* ------------------------------------------------------------------------ */
+/* A run's picture (plot_run.c, plot_rows.c)                                */
+/* ------------------------------------------------------------------------ */
+
+/* The room a run's graphs leave at the left (the time axis) and at the
+ * right (labels and legends), in pixels. */
+#define PLOT_RUN_LEFT_W 70.0
+#define PLOT_RUN_RIGHT_W 200.0
+
+/* The frame axis of a run's graphs: frames first to last from x0 to x1. */
+struct plot_frames {
+	double x0, x1;
+	uint64_t first, last;
+};
+
+/* The x of frame `number`: the middle when first is last. */
+double plot_frame_x(const struct plot_frames *a, uint64_t number);
+/* Tick marks and numbers of the frames below y, "frame" at the right. */
+void plot_frame_ticks(struct sbuf *b, const struct plot_frames *a, double y);
+
+/*
+ * The top rows of frame-time row `panel` (a GPU's, or the CPU's) into
+ * out, which has room for max: the rows the panel's scopes offer (below
+ * each queue of that GPU that rs selects; for the CPU, below each thread
+ * and task timeline, which are then a thread's scopes and a timeline's
+ * tasks), the max with the most time summed over the run, most first,
+ * rows of equal time in the order they appeared. A scope's level offers
+ * each of its scopes, unless it holds one scope alone with scopes below
+ * it (a "Frame #" around each frame's work), which gives way to those.
+ * Returns how many.
+ */
+size_t plot_top_rows(const stats *s, const struct capture_meta *meta,
+		     const struct report_settings *rs, uint32_t panel, uint32_t *out, size_t max);
+/* The time of row `row` summed over the run, as plot_top_rows ranks it. */
+uint64_t plot_row_total_ns(const stats *s, uint32_t row);
+
+/* The height of the rows below a graph: `count` rows, or with none a
+ * line that says so. */
+double plot_rows_height(size_t count);
+
+/*
+ * Writes the rows of plot_top_rows below panel's graph, from y `top`:
+ * per row its time by frame number on one scale for all, the legend of
+ * its colour at the right; the panel's spikes (stats_spike) marked
+ * across them; and a hover column per frame (per pixel column when the
+ * frames outnumber them) from hover_top down, whose <title> holds the
+ * frame's number, panel's time and each row's. false when out of memory.
+ */
+bool plot_rows(struct sbuf *b, const stats *s, uint32_t panel, const uint32_t *rows, size_t count,
+	       const struct plot_frames *a, double top, double hover_top);
+
 /* A CSV field, quoted when it must be. */
 void csv_field(struct sbuf *b, const char *s, size_t len);
 /* A JSON string: valid UTF-8 passes, invalid bytes become U+FFFD. */

@@ -95,10 +95,12 @@ def info_of(path):
 def bound(command, frames, gpus):
     """The memory the help of `command` states for a file of this many
     frames and GPUs and at most MAX_ROWS rows."""
-    if command in ('stats', 'diff'):
+    if command in ('stats', 'diff', 'plot'):
+        # plot's rows of top scopes take the statistics stats takes.
         rows = ROW * MAX_ROWS + ROW_FRAME * MAX_ROWS * frames
-        return READING + THREAD_ROWS + rows * (2 if command == 'diff' else 1)
-    if command in ('info', 'plot'):
+        return (READING + THREAD_ROWS + rows * (2 if command == 'diff' else 1) +
+                (FRAME_GPU * frames * gpus if command == 'plot' else 0))
+    if command in ('info', 'plot --rows 0'):
         return READING + FRAME_GPU * frames * gpus
     return READING
 
@@ -135,6 +137,7 @@ COMMANDS = [
     ('export', lambda f: ['export', f, '--format', 'chrome', '--max-bytes', str(MAX_BYTES)]),
     ('export', lambda f: ['export', f, '--format', 'folded', '--max-bytes', str(MAX_BYTES)]),
     ('plot', lambda f: ['plot', f]),
+    ('plot --rows 0', lambda f: ['plot', f, '--rows', '0']),
     ('plot', lambda f: ['plot', f, '--frame', 'first']),
 ]
 

@@ -11,7 +11,12 @@
 # frame whose CPU side tests/cli/cpu-file.py writes, each CPU scope must be
 # a block where its times put it and each submission an arrow from the
 # scope that made it; a run's median, p95 and spikes must be
-# crumbs stats'. Headless Chromium turns each picture into a PNG (once more
+# crumbs stats', and so must the rows of its top scopes below each graph:
+# which rows (worked out here from the JSON's rows), each frame's values
+# in its hover <title>, the spikes marked across them; on runs of two
+# GPUs, of CPU threads and tasks, of the sample renderer, of one frame,
+# of no scope, of thousands of scopes and of names of 4096 bytes.
+# Headless Chromium turns each picture into a PNG (once more
 # on a dark page), which must not be blank, with ink in every lane. A
 # capture that cannot be read exits 1, as with report, stats and export.
 # Prints TAP lines.
@@ -374,6 +379,7 @@ def check_rendered(svg, root, what, regions, dark=False):
            f"{what} on {page}: the PNG is not blank ({inked} of {w * h} pixels drawn, "
            f"{colours} colours)", f"size {w}x{h}, expected {width}x{height}")
     empty = []
+    regions = dict(regions, **{str(k): v for k, v in STRIPS.get(svg, {}).items()})
     for key, (x, y, rw, rh) in regions.items():
         x0, y0, x1, y1 = int(x) + 2, int(y) + 2, int(x + rw) - 2, int(y + rh) - 2
         count = sum(1 for yy in range(y0, min(y1, h)) for xx in range(x0, min(x1, w))
@@ -395,7 +401,8 @@ def check_run(path, what, extra=(), spike=(), extra_stats=()):
     root = parse_svg(svg, what)
     if root is None:
         return None, None, {}
-    st = json.loads(run(CRUMBS, "stats", path, "--format", "json", *spike, *extra_stats).stdout)
+    st = json.loads(run(CRUMBS, "stats", path, "--format", "json", "--per-frame", *spike,
+                        *extra_stats).stdout)
     # The panels by key: a GPU's number, or "cpu" for the CPU frame time
     # (its row in crumbs stats is the one named CPU).
     gpus = {r["gpu"]: r for r in st["rows"] if r["kind"] == "gpu"}
@@ -444,7 +451,194 @@ def check_run(path, what, extra=(), spike=(), extra_stats=()):
            f"{what}: a graph per GPU{' and the CPU' if 'cpu' in gpus else ''} with crumbs "
            "stats' median, p95 and spikes",
            "\n".join(wrong) + f"\npanels {sorted(map(str, panels))}, rows {sorted(map(str, gpus))}")
+    rows = list(extra)[list(extra).index("--rows") + 1] if "--rows" in extra else "6"
+    STRIPS[svg] = check_rows(root, st, gpus, what, int(rows))
     return svg, root, panels
+
+
+# The strips of rows of each run's picture, by its file: check_rendered
+# looks for ink in them too.
+STRIPS = {}
+
+
+# ---------------------------------------------------------------------------
+# The rows of top scopes below a run's graphs
+
+def stats_tree(st):
+    """crumbs stats' rows as a tree read from their paths: {path: row},
+    {parent path: [child rows]}."""
+    by_path = {r["path"]: r for r in st["rows"]}
+    children = collections.defaultdict(list)
+    for r in st["rows"]:
+        parent = r["path"][:-len(r["name"]) - 3] if r["path"].endswith(" / " + r["name"]) else None
+        if parent is not None:
+            children[parent].append(r)
+    return by_path, children
+
+
+NAMED = ("scope", "cpu_scope", "task", "state")
+
+
+def expected_rows(st, panel, count):
+    """What plot-check expects in the rows of a panel (a GPU's number or
+    'cpu'), worked out from crumbs stats' JSON alone: below each root (a
+    queue of that GPU; a CPU thread or task timeline), the first level
+    that does not hold one scope alone with scopes below it; ranked by
+    their values summed over the run. Returns [(total, path)] of every
+    candidate, most first."""
+    _, children = stats_tree(st)
+    if panel == "cpu":
+        roots = [r for r in st["rows"] if r["kind"] in ("thread", "timeline")]
+    else:
+        roots = [r for r in st["rows"] if r["kind"] == "busy" and r["gpu"] == panel]
+    found = []
+    for root in roots:
+        path = root["path"]
+        while True:
+            level = [c for c in children.get(path, []) if c["kind"] in NAMED]
+            if len(level) == 1 and [c for c in children.get(level[0]["path"], [])
+                                    if c["kind"] in NAMED]:
+                path = level[0]["path"]
+                continue
+            break
+        for c in level:
+            total = sum(v for v in c["values_ns"] if v is not None)
+            if total:
+                found.append((total, c["path"]))
+    found.sort(key=lambda t: -t[0])
+    return found
+
+
+def check_rows(root, st, gpus, what, count):
+    """The rows of top scopes of every panel against crumbs stats: which
+    rows (the rule of expected_rows), each frame's <title> (its number,
+    the panel's time and each row's, to the microsecond), and the spikes
+    marked across them the frames above the panel's threshold. Returns
+    {(panel, row): region} of the strips drawn, for the rendering check."""
+    numbers = st["frames"]["numbers"]
+    index = {n: i for i, n in enumerate(numbers)}
+    by_path, _ = stats_tree(st)
+    strips = {}
+    wrong = []
+    checked_titles = 0
+    for g in root.iter(SVG + "g"):
+        if g.get("data-cpu") == "frame":
+            panel = "cpu"
+        elif g.get("data-gpu") is not None:
+            panel = int(g.get("data-gpu"))
+        else:
+            continue
+        section = next((e for e in g.iter(SVG + "g") if e.get("data-rows") is not None), None)
+        if count == 0:
+            if section is not None:
+                wrong.append(f"{panel}: rows drawn with --rows 0")
+            continue
+        if section is None:
+            wrong.append(f"{panel}: no rows below the graph")
+            continue
+        frame_row = gpus[panel]
+        drawn = [e for e in section.iter(SVG + "g") if e.get("data-row") is not None]
+        want = expected_rows(st, panel, count)
+        if int(section.get("data-rows")) != len(drawn) or len(drawn) != min(count, len(want)):
+            wrong.append(f"{panel}: {len(drawn)} rows drawn, of {len(want)} candidates, "
+                         f"--rows {count}")
+            continue
+        # The top `count`, most first; of rows of equal time, any.
+        cut = want[len(drawn) - 1][0] if drawn else None
+        must = {p for t, p in want if cut is not None and t > cut}
+        may = {p for t, p in want if t == cut}
+        # data-path keeps 1024 bytes of a path, and an ellipsis.
+        full = [p for _, p in want]
+        got = []
+        for e in drawn:
+            p = e.get("data-path")
+            if p.endswith("\u2026"):
+                p = next((f for f in full if f.startswith(p[:-1])), p)
+            got.append((int(e.get("data-total-ns")), p))
+        if [t for t, _ in got] != [t for t, _ in want[:len(drawn)]] or \
+                not must <= {p for _, p in got} or not {p for _, p in got} <= must | may:
+            wrong.append(f"{panel}: rows {got}, expected the first {len(drawn)} of {want[:12]}")
+            continue
+        rows = [by_path[p] for _, p in got]
+        for k, e in enumerate(drawn):
+            r = next(x for x in e.iter(SVG + "rect") if x.get("class") == "strip")
+            strips[(panel, k)] = tuple(float(r.get(a)) for a in ("x", "y", "width", "height"))
+        legend = [t for t in section.iter(SVG + "rect") if "blk" in (t.get("class") or "")]
+        if sorted(t.get("class") for t in legend) != sorted(f"c{k} blk" for k in range(len(rows))):
+            wrong.append(f"{panel}: the legend's colours {[t.get('class') for t in legend]}")
+
+        def ms(v):
+            return "not in this frame" if v is None else f"{v / 1e6:.3f} ms"
+
+        threshold = frame_row["spikes"]["threshold_ns"]
+        values = frame_row["values_ns"]
+        spikes = {numbers[i] for i, v in enumerate(values) if v is not None and v > threshold}
+        if len(spikes) != frame_row["spikes"]["count"]:
+            wrong.append(f"{panel}: {len(spikes)} values above the threshold, stats counts "
+                         f"{frame_row['spikes']['count']}")
+        name = "CPU" if panel == "cpu" else f"GPU {panel}"
+        hovers = [h for h in section.iter(SVG + "rect") if h.get("class") == "hover"]
+        per_frame = not any(h.get("data-first") for h in hovers)
+        for h in hovers:
+            lines = h.find(SVG + "title").text.split("\n")
+            i = index[int(h.get("data-frame"))]
+            if per_frame:
+                head = f"frame {numbers[i]}"
+                v = values[i]
+                time = (f"{name} frame time {v / 1e6:.3f} ms" if v is not None else None)
+                if v is not None and numbers[i] in spikes:
+                    time += f", a spike (above {threshold / 1e6:.3f} ms)"
+                if lines[0] != head or (time is not None and lines[1] != time):
+                    wrong.append(f"{panel}: title {lines[:2]}, expected {head!r}, {time!r}")
+            if len(lines) != 2 + len(rows):
+                wrong.append(f"{panel}: title of {len(lines)} lines for {len(rows)} rows")
+                continue
+            for k, r in enumerate(rows):
+                want_v = ms(r["values_ns"][i])
+                if not lines[2 + k].endswith(" " + want_v if r["values_ns"][i] is not None
+                                             else ": " + want_v):
+                    wrong.append(f"{panel}: frame {numbers[i]}, row {r['path']}: "
+                                 f"{lines[2 + k]!r}, crumbs stats {want_v}")
+            checked_titles += 1
+        marks = [m for m in section.iter(SVG + "path") if m.get("class") == "spikemark"]
+        if per_frame:
+            if len(hovers) != len(numbers):
+                wrong.append(f"{panel}: {len(hovers)} hover columns for {len(numbers)} frames")
+            marked = {int(m.get("data-frame")) for m in marks}
+            if rows and marked != spikes:
+                wrong.append(f"{panel}: spikes marked {sorted(marked)}, crumbs stats' "
+                             f"{sorted(spikes)}")
+        else:
+            marked = sum(int(m.get("data-spikes")) for m in marks)
+            if rows and marked != len(spikes):
+                wrong.append(f"{panel}: {marked} spikes marked in columns, {len(spikes)} in stats")
+            covered = sum(index[int(h.get("data-last"))] - index[int(h.get("data-first"))] + 1
+                          for h in hovers)
+            if covered != len(numbers):
+                wrong.append(f"{panel}: the hover columns cover {covered} of {len(numbers)} frames")
+    result(not wrong, f"{what}: the rows of top scopes are crumbs stats' (which, each frame's "
+           f"values in {checked_titles} titles, the spikes marked)", "\n".join(wrong[:20]))
+    return strips
+
+
+def scopeless_run(path, frames):
+    """A run of `frames` frames whose submissions hold no scope, written
+    record by record (tests/cli/hostile-files.py)."""
+    import importlib.util
+    here = os.path.dirname(os.path.abspath(__file__))
+    spec = importlib.util.spec_from_file_location("hostile_files",
+                                                  os.path.join(here, "hostile-files.py"))
+    h = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(h)
+    f = h.File()
+    f.chunk(1, h.setup())
+    r = bytearray()
+    for i in range(frames):
+        r += h.frame_begin(0) if i == 0 else b"\x10" + h.varint(0) + h.svarint(1000000)
+        r += h.submit(0, 1000, 16000000 if i else 1000)
+        r += h.submit_end(2000000 + 1000 * (i % 5)) + h.frame_end(15000000)
+    f.chunk(2, r, frames, 0, frames - 1)
+    f.write(path)
 
 
 def cpu_file():
@@ -671,7 +865,7 @@ try:
     # A run with CPU threads: the CPU frame time above the GPUs'; none
     # with --no-cpu, nor for one GPU chosen.
     cpu_run = gen("cpu-run.crumbs", "--frames", "300", "--gpus", "2", "--cpu-threads", "2",
-                  "--waits", "--noise", "5", "--spikes", "6")
+                  "--waits", "--tasks", "4", "--noise", "5", "--spikes", "6")
     svg, root, panels = check_run(cpu_run, "a run with CPU threads")
     result("cpu" in panels, "a run with CPU threads: a panel of the CPU frame time",
            f"panels {sorted(map(str, panels))}")
@@ -690,7 +884,63 @@ try:
     svg, root, panels = check_run(long_run, "a run of 5000 frames", spike=("--spike", "1.3x"))
     if root is not None:
         size = os.path.getsize(svg)
-        result(size < 200000, f"a run of 5000 frames: the SVG follows the width ({size} bytes)")
+        result(size < 500000, f"a run of 5000 frames: the SVG follows the width ({size} bytes)")
+        check_rendered(svg, root, "a run of 5000 frames", panels)
+    svg, root, panels = check_run(long_run, "a run of 5000 frames, --rows 0", ("--rows", "0"),
+                                  spike=("--spike", "1.3x"))
+    if root is not None:
+        size = os.path.getsize(svg)
+        result(size < 200000, f"a run of 5000 frames, --rows 0: the SVG of the frame times "
+               f"alone follows the width ({size} bytes)")
+
+    # The rows of a run on two GPUs, and with the CPU's: what moved at a
+    # spike, in Chromium too.
+    for rows in ("2", "10"):
+        svg, root, panels = check_run(spiky, f"a run on 2 GPUs, --rows {rows}", ("--rows", rows))
+    svg, root, panels = check_run(cpu_run, "a run with CPU threads, its rows")
+    if root is not None:
+        check_rendered(svg, root, "a run with CPU threads, its rows", panels)
+        check_rendered(svg, root, "a run with CPU threads, its rows", panels, dark=True)
+        titles = [t.text for t in root.iter(SVG + "title") if t.text]
+        result(any("(Main Thread / Frame)" in t for t in titles),
+               "a run with CPU threads: rows of one name say where they are in titles")
+
+    # A run the sample renderer records, on lavapipe: its CPU threads,
+    # tasks and GPU passes.
+    p = run(RENDERER, "--frames", "40", "--record", "0:39", "--capture-dir", renderer_dir,
+            "--size", "320x180", "--quiet", env=env)
+    run_file = os.path.join(renderer_dir, "sample-renderer-run-0.crumbs")
+    if result(p.returncode == 0 and os.path.exists(run_file),
+              "the sample renderer records frames 0 to 39", p.stderr):
+        svg, root, panels = check_run(run_file, "the sample renderer's run")
+        if root is not None:
+            check_rendered(svg, root, "the sample renderer's run", panels)
+
+    # Hostile runs: one frame; no scope at all; thousands of scopes of
+    # their own names; names of 4096 bytes.
+    check_run(spiky, "one frame of a run", ("--frames", "7:7"), extra_stats=("--frames", "7:7"))
+    bare = os.path.join(TMP, "bare.crumbs")
+    scopeless_run(bare, 40)
+    svg, root, panels = check_run(bare, "a run without scopes")
+    if root is not None:
+        texts = ["".join(e.itertext()) for e in root.iter(SVG + "text")]
+        result("no scopes in these frames" in texts, "a run without scopes: the rows say so")
+    many = gen("many.crumbs", "--stress-scopes", "3000", "--stress-distinct", "--frames", "3",
+               "--stress-gpus", "2")
+    svg, root, panels = check_run(many, "a run of 3000 scopes of their own names")
+    if root is not None:
+        check_rendered(svg, root, "a run of 3000 scopes of their own names", panels)
+    huge = gen("huge.crumbs", "--stress-depth", "3", "--stress-scopes", "12", "--stress-distinct",
+               "--stress-name-bytes", "4096", "--frames", "5")
+    svg, root, panels = check_run(huge, "a run of names of 4096 bytes")
+    if root is not None:
+        longest = max(len(t.text or "") for t in root.iter(SVG + "text"))
+        titles = [t.text for t in root.iter(SVG + "title")
+                  if t.text and t.text.startswith("frame ")]
+        result(longest < 200 and titles and max(map(len, titles)) < 1500,
+               f"a run of names of 4096 bytes: cut in texts (longest {longest}) and "
+               "titles", f"titles up to {max(map(len, titles), default=0)}")
+        check_rendered(svg, root, "a run of names of 4096 bytes", panels)
 finally:
     shutil.rmtree(TMP, ignore_errors=True)
 

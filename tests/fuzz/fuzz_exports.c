@@ -440,7 +440,8 @@ static void exports(reader *c, uint8_t b, struct counted *out)
 	}
 }
 
-/* The first frames of c as timelines, and the run's frame times. */
+/* The first frames of c as timelines, and the run's frame times (with the
+ * rows of its top scopes unless the first byte has bit 128 set). */
 static void plots(reader *c, uint8_t b, struct counted *out)
 {
 	struct plot_settings p;
@@ -464,7 +465,9 @@ static void plots(reader *c, uint8_t b, struct counted *out)
 	}
 	stats *s = stats_create();
 	if (s && reader_rewind(c, &e) == CRUMBS_OK) {
-		stats_keep_frame_times_only(s);
+		/* With the scopes, the rows of the top ones below the graphs. */
+		if (b & 128)
+			stats_keep_frame_times_only(s);
 		while (reader_next_frame(c, &f, &e) == CRUMBS_OK && f &&
 		       stats_add_frame(s, reader_meta(c), f) == CRUMBS_OK)
 			;
