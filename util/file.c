@@ -151,6 +151,18 @@ int file_create(struct file_out *f, const char *path, enum file_kind kind)
 		if (set_name(f, try) != 0)
 			goto fail;
 	} else {
+		/* A device or a pipe named by the user (-o /dev/null, a FIFO a
+		 * reader waits on) is written into: a file renamed over it
+		 * would take the place of the system's node. Never through a
+		 * link, which is replaced as any name is. */
+		struct stat node;
+		if (kind == FILE_REPLACE &&
+		    fstatat(f->dir_fd, asked, &node, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    (S_ISCHR(node.st_mode) || S_ISFIFO(node.st_mode))) {
+			f->fd = openat(f->dir_fd, asked, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+			if (f->fd < 0)
+				goto fail;
+		}
 		/* Hidden, and named after the file, so that whoever finds one
 		 * left by a process killed mid-way knows what it was. */
 		size_t stem = strlen(asked) > TEMP_STEM_MAX ? TEMP_STEM_MAX : strlen(asked);

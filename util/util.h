@@ -255,7 +255,8 @@ enum file_kind {
 	FILE_NEW,
 	/* Written under a random temporary name, then renamed over its
 	 * name (a name the user gave, -o): what was there is replaced, a
-	 * link itself, never the file it points to. */
+	 * link itself, never the file it points to. A character device or
+	 * a FIFO there (/dev/null) is written into instead. */
 	FILE_REPLACE
 };
 

@@ -285,6 +285,41 @@ static void replace_replaces_the_link(void **state)
 	remove_tree(p.root);
 }
 
+/* A device or a FIFO the user names is written into, never replaced by
+ * a file: /dev/null stays the device, a FIFO's reader gets the text. */
+static void replace_writes_into_devices(void **state)
+{
+	(void)state;
+	struct stat before, after;
+	assert_int_equal(stat("/dev/null", &before), 0);
+	struct file_out f;
+	assert_int_equal(file_create(&f, "/dev/null", FILE_REPLACE), 0);
+	write_text(&f, "nothing\n");
+	assert_int_equal(file_finish(&f), 0);
+	assert_int_equal(stat("/dev/null", &after), 0);
+	assert_true(S_ISCHR(after.st_mode));
+	assert_true(before.st_ino == after.st_ino && before.st_rdev == after.st_rdev);
+
+	struct place p;
+	place_make(&p);
+	char path[256];
+	snprintf(path, sizeof(path), "%s/pipe", p.dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	int reader = open(path, O_RDONLY | O_NONBLOCK);
+	assert_true(reader >= 0);
+	assert_int_equal(file_create(&f, path, FILE_REPLACE), 0);
+	write_text(&f, "through\n");
+	assert_int_equal(file_finish(&f), 0);
+	char got[16] = { 0 };
+	assert_int_equal(read(reader, got, sizeof(got) - 1), 8);
+	assert_string_equal(got, "through\n");
+	close(reader);
+	assert_int_equal(lstat(path, &after), 0);
+	assert_true(S_ISFIFO(after.st_mode));
+	assert_int_equal(entries(&p), 1);
+	remove_tree(p.root);
+}
+
 /* Closed without finishing: the temporary is gone, the name untouched;
  * a file created in place stays. */
 static void close_removes_temporaries(void **state)
@@ -508,6 +543,7 @@ int main(void)
 		cmocka_unit_test(in_place_never_follows),
 		cmocka_unit_test(new_never_replaces),
 		cmocka_unit_test(replace_replaces_the_link),
+		cmocka_unit_test(replace_writes_into_devices),
 		cmocka_unit_test(close_removes_temporaries),
 		cmocka_unit_test(discard_removes_only_its_own),
 		cmocka_unit_test(refused),
