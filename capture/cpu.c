@@ -795,11 +795,6 @@ struct task_table {
 	uint32_t dep_count, dep_cap;
 	char *pool;
 	uint32_t pool_len, pool_cap;
-	/* The timelines and states last put in the pool: a few come again
-	 * and again, and are kept once. */
-	uint32_t recent[4];
-	uint16_t recent_len[4];
-	uint32_t recent_next;
 };
 
 static uint32_t slot_of(const struct task_table *tt, uint64_t task)
@@ -838,15 +833,9 @@ static void task_remove(struct task_table *tt, struct open_task *o)
 	}
 }
 
-/* A string in the pool, one that comes `again` and again (a timeline or
- * state, not a task's name) kept once; UINT32_MAX when out of memory. */
-static uint32_t pool_put(crumbs_context *ctx, struct task_table *tt, const char *s, size_t len,
-			 bool again)
+/* A string in the pool; UINT32_MAX when out of memory. */
+static uint32_t pool_put(crumbs_context *ctx, struct task_table *tt, const char *s, size_t len)
 {
-	for (uint32_t i = 0; again && len && i < 4; i++)
-		if (tt->recent_len[i] == len && tt->pool[tt->recent[i]] == s[0] &&
-		    memcmp(tt->pool + tt->recent[i], s, len) == 0)
-			return tt->recent[i];
 	if (tt->pool_len > UINT32_MAX / 2 ||
 	    !ctx_grow(ctx, (void **)&tt->pool, &tt->pool_cap, tt->pool_len + (uint32_t)len + 1, 1,
 		      4096))
@@ -854,11 +843,6 @@ static uint32_t pool_put(crumbs_context *ctx, struct task_table *tt, const char 
 	uint32_t at = tt->pool_len;
 	memcpy(tt->pool + at, s, len);
 	tt->pool_len += (uint32_t)len;
-	if (again && len) {
-		tt->recent[tt->recent_next] = at;
-		tt->recent_len[tt->recent_next] = (uint16_t)len;
-		tt->recent_next = (tt->recent_next + 1) % 4;
-	}
 	return at;
 }
 
@@ -909,25 +893,22 @@ static void pool_pack(crumbs_context *ctx, struct task_table *tt)
 	struct task_table fresh = { 0 };
 	if (!ctx_grow(ctx, (void **)&fresh.pool, &fresh.pool_cap, (uint32_t)used + 1, 1, 4096))
 		return;
-#define MOVE(off, len, again) ((off) = pool_put(ctx, &fresh, tt->pool + (off), (len), (again)))
+#define MOVE(off, len) ((off) = pool_put(ctx, &fresh, tt->pool + (off), (len)))
 	for (uint32_t i = 0; i < tt->cap; i++) {
 		struct open_task *o = &tt->slots[i];
 		if (o->task) {
-			MOVE(o->timeline, o->timeline_len, true);
-			MOVE(o->name, o->name_len, false);
-			MOVE(o->state, o->state_len, true);
+			MOVE(o->timeline, o->timeline_len);
+			MOVE(o->name, o->name_len);
+			MOVE(o->state, o->state_len);
 		}
 	}
 	for (uint32_t i = 0; i < tt->dep_count; i++)
-		MOVE(tt->deps[i].state, tt->deps[i].state_len, true);
+		MOVE(tt->deps[i].state, tt->deps[i].state_len);
 #undef MOVE
 	ctx_free(ctx, tt->pool);
 	tt->pool = fresh.pool;
 	tt->pool_len = fresh.pool_len;
 	tt->pool_cap = fresh.pool_cap;
-	memcpy(tt->recent, fresh.recent, sizeof(tt->recent));
-	memcpy(tt->recent_len, fresh.recent_len, sizeof(tt->recent_len));
-	tt->recent_next = fresh.recent_next;
 }
 
 /* Follows f's task records, but those of the frame's beginning, in time
@@ -961,9 +942,9 @@ static void follow(crumbs_context *ctx, struct cpu_frame *f)
 			o->timeline_len = (uint16_t)strlen(v.timeline);
 			o->name_len = (uint16_t)strlen(v.name);
 			o->state_len = v.state ? (uint16_t)strlen(v.state) : 0;
-			o->timeline = pool_put(ctx, tt, v.timeline, o->timeline_len, true);
-			o->name = pool_put(ctx, tt, v.name, o->name_len, false);
-			o->state = pool_put(ctx, tt, v.state ? v.state : "", o->state_len, true);
+			o->timeline = pool_put(ctx, tt, v.timeline, o->timeline_len);
+			o->name = pool_put(ctx, tt, v.name, o->name_len);
+			o->state = pool_put(ctx, tt, v.state ? v.state : "", o->state_len);
 			if (o->timeline == UINT32_MAX || o->name == UINT32_MAX ||
 			    o->state == UINT32_MAX)
 				task_remove(tt, o);
@@ -975,7 +956,7 @@ static void follow(crumbs_context *ctx, struct cpu_frame *f)
 		}
 		if (r->type == CPU_RECORD_TASK_STATE) {
 			uint16_t len = v.state ? (uint16_t)strlen(v.state) : 0;
-			uint32_t at = pool_put(ctx, tt, v.state ? v.state : "", len, true);
+			uint32_t at = pool_put(ctx, tt, v.state ? v.state : "", len);
 			if (at != UINT32_MAX) {
 				o->state = at;
 				o->state_len = len;
@@ -990,7 +971,7 @@ static void follow(crumbs_context *ctx, struct cpu_frame *f)
 			d->task = v.task;
 			d->blocking = v.blocking;
 			d->state_len = v.state ? (uint16_t)strlen(v.state) : 0;
-			d->state = pool_put(ctx, tt, v.state ? v.state : "", d->state_len, true);
+			d->state = pool_put(ctx, tt, v.state ? v.state : "", d->state_len);
 			if (d->state != UINT32_MAX)
 				tt->dep_count++;
 		}
