@@ -68,9 +68,12 @@ void clock_fit_samples(struct clock_fit *fit, const struct raw_calibration *samp
 	double n = count;
 	double var = sxx - sx * sx / n;
 	double slope = var > 0 ? (sxy - sx * sy / n) / var : 1.0;
-	/* Real clocks drift by parts per million; anything far from 1 is
-	 * bad samples, so keep the period's word and fit the offset only. */
-	if (!(slope > 0.9 && slope < 1.1))
+	/* Real clocks drift by parts per million. A slope more than 0.1%
+	 * from 1 comes from samples too close together for their error (a
+	 * read delayed between its two clocks, which a driver may not count
+	 * in its deviation), and would stretch every time of the frame by
+	 * as much: keep the period's word and fit the offset only. */
+	if (!(slope > 0.999 && slope < 1.001))
 		slope = 1.0;
 	fit->slope = slope;
 	fit->offset_ns = (sy - slope * sx) / n;

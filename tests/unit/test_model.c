@@ -136,6 +136,37 @@ static void calibration_fit_drift(void **state)
 }
 
 /*
+ * Two samples 10 ms apart, the second read 110 us late (a slope of 1.011):
+ * no clock drifts by 1.1%, so the period's word stands and the offset is
+ * fitted alone; 100 000 ticks last 100 000 ns, not 101 100.
+ */
+static void calibration_fit_bad_samples(void **state)
+{
+	(void)state;
+	struct membuf m;
+	crumbs_writer *w = mem_writer(&m, 0);
+	uint32_t g = add_gpu(w, "GPU A");
+	uint32_t q = add_queue(w, g, CRUMBS_QUEUE_GRAPHICS, 1.0f, 64);
+	crumbs_writer_calibration(w, g, 0, T, 0);
+	crumbs_writer_frame_begin(w, 1, T + 1000000);
+	crumbs_writer_calibration(w, g, 10000000, T + 10110000, 0);
+	crumbs_writer_queue_ready(w, q, 1000000);
+	submit(w, q, T + 1000000, 1000000, NULL, NULL);
+	crumbs_writer_scope_begin(w, "Stretched", 0, 1000000);
+	crumbs_writer_scope_end(w, 1100000);
+	crumbs_writer_submit_end(w, 1100000);
+	crumbs_writer_frame_end(w, T + 2000000, 0, 0);
+	reader *c = mem_read(&m, w);
+	const struct frame *f = next_frame(c);
+	const struct node *n = must_find(f->queues[q].root, "Stretched");
+	assert_true(f->gpus[g].calibrated);
+	assert_true(f->gpus[g].drift_ppm > -0.001 && f->gpus[g].drift_ppm < 0.001);
+	assert_int_equal(n->inclusive_ns, 100000);
+	reader_free(c);
+	free(m.data);
+}
+
+/*
  * Least squares over three samples that do not lie on one line: CPU times
  * T, T + 10^9 + 100, T + 2*10^9 for ticks 0, 10^9, 2*10^9. The slope is 1
  * and the line passes 33.3 ns above the first sample, so tick 100 is at
@@ -1249,6 +1280,7 @@ int main(void)
 		cmocka_unit_test(counter_wrap_36_bits),
 		cmocka_unit_test(period_conversion),
 		cmocka_unit_test(calibration_fit_drift),
+		cmocka_unit_test(calibration_fit_bad_samples),
 		cmocka_unit_test(calibration_fit_least_squares),
 		cmocka_unit_test(idle_from_late_submit),
 		cmocka_unit_test(idle_before_first_submission),
