@@ -514,13 +514,14 @@ static const char description[] =
 static bool parse_args(int argc, char **argv, struct capture_args *args,
 		       struct stats_settings *settings, struct cmd_positional *pos, int *status)
 {
-	struct option_spec frames, report[REPORT_OPTIONS_MAX];
+	struct option_spec frames, report[REPORT_OPTIONS_MAX], term[3];
 	char perr[300];
 	const struct option_table tables[] = {
 		{ own_options, sizeof(own_options) / sizeof(own_options[0]), args },
 		{ &frames, frames_option(&frames), settings },
 		{ run_options, sizeof(run_options) / sizeof(run_options[0]), args },
 		{ report, report_options_here(report), &settings->report },
+		{ term, cmd_terminal_options(term), &settings->report.term },
 	};
 	const struct cmd_spec spec = {
 		.name = "capture",
@@ -539,6 +540,7 @@ static bool parse_args(int argc, char **argv, struct capture_args *args,
 	};
 	if (!cmd_parse(&spec, argc, argv, pos, status))
 		return false;
+	cmd_terminal_tables(&settings->report);
 	/* The range is the run's; the statistics are of the whole file, as
 	 * crumbs stats FILE shows them. */
 	args->run = settings->frames_set;

@@ -148,6 +148,13 @@ int cmd_stdout_sink(void *user, const char *text, size_t len);
 struct cmd_output;
 void cmd_terminal(const struct term_options *o, struct report_settings *s,
 		  const struct cmd_output *to);
+/* For the commands that print tables after a program's own output
+ * (capture, trigger): --width, --wide and --color, into out (room for
+ * 3); returns how many. cmd_terminal_tables then sets s's width and
+ * colour from them (s->term), with no pager, which would take the
+ * program's output too. */
+size_t cmd_terminal_options(struct option_spec *out);
+void cmd_terminal_tables(struct report_settings *s);
 
 /* errno_text in buf; returns buf. */
 const char *cmd_strerror(int errnum, char *buf, size_t size);

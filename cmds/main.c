@@ -170,6 +170,21 @@ void cmd_terminal(const struct term_options *o, struct report_settings *s,
 		atexit(term_pager_wait);
 }
 
+size_t cmd_terminal_options(struct option_spec *out)
+{
+	static const struct option_borrowed which[] = { { "width", NULL },
+							{ "wide", NULL },
+							{ "color", NULL } };
+	return options_borrow(report_terminal_options, report_terminal_option_count, which, 3,
+			      out);
+}
+
+void cmd_terminal_tables(struct report_settings *s)
+{
+	s->term.no_pager = true;
+	cmd_terminal(&s->term, s, NULL);
+}
+
 const char *cmd_strerror(int errnum, char *buf, size_t size)
 {
 	errno_text(errnum, buf, size);

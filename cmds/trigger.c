@@ -515,9 +515,11 @@ static bool parse_args(int argc, char **argv, struct trigger_args *args,
 	size_t settings_count = trigger_report_options(&settings_options);
 	bool ok = false;
 	char perr[300];
+	struct option_spec term[3];
 	const struct option_table tables[] = {
 		{ own_options, sizeof(own_options) / sizeof(own_options[0]), args },
 		{ settings_options, settings_count, &settings->report },
+		{ term, cmd_terminal_options(term), &settings->report.term },
 	};
 	const struct cmd_spec spec = {
 		.name = "trigger",
@@ -536,6 +538,7 @@ static bool parse_args(int argc, char **argv, struct trigger_args *args,
 	}
 	if (!cmd_parse(&spec, argc, argv, &pos, status))
 		goto out;
+	cmd_terminal_tables(&settings->report);
 	if (pos.count != 1) {
 		*status = cmd_usage_error("trigger", pos.count == 0 ? "expected a process id" :
 					  "expected one process id, got %d arguments", pos.count);

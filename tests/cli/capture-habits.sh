@@ -4,7 +4,7 @@
 # own --frame, the frame captured (the report's --frame, which chooses
 # among a file's frames, is not taken there); a --root that matches no
 # scope of the captured frame exits 1 saying so, and one that matches
-# exits 0.
+# exits 0; its tables fit --width or COLUMNS.
 set -u
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -47,5 +47,24 @@ capture some -f 2 --root 'shadow*' -i
 status=$?
 [ "$status" = 0 ] && ! grep -q "no scope" "$tmp/some.err"
 result $? "a --root that matches: exit 0 (exit $status)"
+# The tables after the program's output fit --width, or COLUMNS, as
+# report's do; with neither, on a pipe, they are as wide as they need.
+widest() { # in characters: names keep their UTF-8 in a UTF-8 locale
+	python3 -c 'import sys; print(max([len(l.rstrip("\n")) for l in open(sys.argv[1], encoding="utf-8", errors="replace") if l[:1] in "+|"] or [0]))' "$1"
+}
+capture narrow -f 2 --width 80
+status=$?
+w=$(widest "$tmp/narrow.out")
+[ "$status" = 0 ] && [ "$w" -gt 40 ] && [ "$w" -le 80 ]
+result $? "crumbs capture --width 80: its tables fit 80 columns (widest $w, exit $status)"
+COLUMNS=90 capture columns -f 2
+status=$?
+w=$(widest "$tmp/columns.out")
+[ "$status" = 0 ] && [ "$w" -gt 40 ] && [ "$w" -le 90 ]
+result $? "crumbs capture with COLUMNS=90: its tables fit (widest $w, exit $status)"
+(unset COLUMNS; capture full -f 2)
+w=$(widest "$tmp/full.out")
+[ "$w" -gt 90 ]
+result $? "crumbs capture without either: the full tables (widest $w)"
 echo "1..$n"
 exit $bad
