@@ -675,8 +675,40 @@ static void take(crumbs_context *ctx, struct cpu_frame *f, struct cpu_thread *t,
 	/* Room for all of them at once, as if all were tasks, rather than a
 	 * record's at a time; without it, frame_add() tries for each. */
 	uint64_t names = atomic_load_explicit(&t->name_head, memory_order_acquire) - name_tail;
-	if (head - i <= CPU_EVENTS && names <= CPU_NAME_RING)
-		frame_reserve(ctx, f, (uint32_t)(head - i), names, (uint32_t)(head - i));
+	bool room = head - i <= CPU_EVENTS && names <= CPU_NAME_RING &&
+		    frame_reserve(ctx, f, (uint32_t)(head - i), names, (uint32_t)(head - i));
+	if (room && !tasks_only) {
+		/* All of them: their names are copied at once after, as they
+		 * lie in the ring (with the ends a name that would have
+		 * wrapped skipped), each record placed by its name's start. */
+		uint64_t first = name_tail;
+		uint32_t base = f->name_len;
+		for (; i < head; i++) {
+			const struct cpu_event *e = &t->events[i % CPU_EVENTS];
+			int64_t ns = tick_ns(ctx, e->ticks);
+			if (ns >= end_ns)
+				break; /* of the next frame */
+			name_tail = e->name_end;
+			struct cpu_record *r = &f->records[f->record_count];
+			r->ns = ns;
+			r->thread = index;
+			r->type = e->type;
+			r->level = e->level;
+			r->name_off = base + (uint32_t)(e->name_end - e->name_len - first);
+			r->name_len = e->name_len;
+			if (is_task(e->type))
+				f->tasks[f->task_count++] =
+					(struct cpu_task_key){ ns, f->record_count, task_rank(e->type) };
+			f->record_count++;
+		}
+		uint64_t len = name_tail - first, at = first % CPU_NAME_RING;
+		uint64_t part = len < CPU_NAME_RING - at ? len : CPU_NAME_RING - at;
+		if (part)
+			memcpy(f->names + base, t->names + at, part);
+		if (len > part)
+			memcpy(f->names + base + part, t->names, len - part);
+		f->name_len += (uint32_t)len;
+	}
 	for (; i < head; i++) {
 		const struct cpu_event *e = &t->events[i % CPU_EVENTS];
 		int64_t ns = tick_ns(ctx, e->ticks);

@@ -389,6 +389,48 @@ static void keys_in_order(void **state)
 	crumbs_destroy(ctx);
 }
 
+/* A run whose names fill the threads' name rings several times over:
+ * every task's name reaches the writer whole, wherever the ring wrapped
+ * (the frame thread copies each thread's names at once, as they lie). */
+static void names_across_the_ring(void **state)
+{
+	(void)state;
+	crumbs_context *ctx = cpu_context();
+	char pad[480], name[512];
+	memset(pad, 'a', sizeof(pad) - 1);
+	pad[sizeof(pad) - 1] = '\0';
+	assert_int_equal(crumbs_record(ctx, 1, 60, CRUMBS_DETAIL_MAX), CRUMBS_OK);
+	for (int f = 0; f < 62; f++) {
+		for (int i = 0; i < 12; i++) {
+			/* Scopes of odd lengths between them, so that names start
+			 * anywhere in the ring. */
+			snprintf(name, sizeof(name), "Scope %d %.*s", i, 37 * i + f % 29, pad);
+			crumbs_cpu_begin(ctx, 0, name);
+			crumbs_task t = crumbs_task_begin(ctx, "Ring", NULL, "Task %03d.%02d %s", f, i, pad);
+			crumbs_cpu_end(ctx);
+			crumbs_task_end(ctx, t);
+		}
+		crumbs_frame(ctx);
+	}
+	finish(ctx, NULL);
+	crumbs_destroy(ctx);
+
+	uint32_t begun = 0;
+	for (uint32_t k = 0; k < rec_count; k++) {
+		if (recs[k].kind != K_BEGIN || strcmp(recs[k].timeline, "Ring") != 0)
+			continue;
+		int f, i;
+		char want[600];
+		assert_int_equal(sscanf(recs[k].name, "Task %d.%d ", &f, &i), 2);
+		snprintf(want, sizeof(want), "Task %03d.%02d %s", f, i, pad);
+		want[sizeof(recs[k].name) - 1] = '\0'; /* what the test keeps of it */
+		assert_string_equal(recs[k].name, want);
+		begun++;
+	}
+	/* Past 256 KiB of names: the rings wrapped. */
+	assert_true(begun >= 40 * 12);
+}
+
 static void *end_task(void *arg)
 {
 	struct handoff *h = arg;
@@ -932,6 +974,7 @@ int main(void)
 		cmocka_unit_test_setup(misuse, setup),
 		cmocka_unit_test_setup(eight_threads, setup),
 		cmocka_unit_test_setup(keys_in_order, setup),
+		cmocka_unit_test_setup(names_across_the_ring, setup),
 	};
 	recs = calloc(RECS_MAX, sizeof(*recs));
 	snprintf(dir, sizeof(dir), "%s/crumbs-tasks-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
