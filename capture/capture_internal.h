@@ -701,6 +701,7 @@ uint32_t cpu_fork_generation(void);
 struct cpu_task_view {
 	uint64_t task, blocking;
 	const char *timeline, *state, *name; /* NULL: not in the record */
+	uint16_t timeline_len, state_len, name_len;
 };
 bool cpu_task_read(const struct cpu_frame *f, const struct cpu_record *r,
 		   struct cpu_task_view *v, char *buf);

@@ -512,6 +512,7 @@ bool cpu_task_read(const struct cpu_frame *f, const struct cpu_record *r,
 		memcpy(buf, p, (len));                     \
 		buf[(len)] = '\0';                         \
 		v->field = buf;                            \
+		v->field##_len = (uint16_t)(len);          \
 		buf += (len) + 1;                          \
 		p += (len);                                \
 		n -= (uint32_t)(len);                      \
@@ -971,9 +972,9 @@ static void follow(crumbs_context *ctx, struct cpu_frame *f)
 			if (o || !(o = task_add(ctx, tt, v.task)))
 				continue; /* written; not followed */
 			o->begin_ns = r->ns;
-			o->timeline_len = (uint16_t)strlen(v.timeline);
-			o->name_len = (uint16_t)strlen(v.name);
-			o->state_len = v.state ? (uint16_t)strlen(v.state) : 0;
+			o->timeline_len = v.timeline_len;
+			o->name_len = v.name_len;
+			o->state_len = v.state_len;
 			o->timeline = pool_put(ctx, tt, v.timeline, o->timeline_len);
 			o->name = pool_put(ctx, tt, v.name, o->name_len);
 			o->state = pool_put(ctx, tt, v.state ? v.state : "", o->state_len);
@@ -987,7 +988,7 @@ static void follow(crumbs_context *ctx, struct cpu_frame *f)
 			continue;
 		}
 		if (r->type == CPU_RECORD_TASK_STATE) {
-			uint16_t len = v.state ? (uint16_t)strlen(v.state) : 0;
+			uint16_t len = v.state_len;
 			uint32_t at = pool_put(ctx, tt, v.state ? v.state : "", len);
 			if (at != UINT32_MAX) {
 				o->state = at;
@@ -1002,7 +1003,7 @@ static void follow(crumbs_context *ctx, struct cpu_frame *f)
 			struct open_dep *d = &tt->deps[tt->dep_count];
 			d->task = v.task;
 			d->blocking = v.blocking;
-			d->state_len = v.state ? (uint16_t)strlen(v.state) : 0;
+			d->state_len = v.state_len;
 			d->state = pool_put(ctx, tt, v.state ? v.state : "", d->state_len);
 			if (d->state != UINT32_MAX)
 				tt->dep_count++;
