@@ -642,7 +642,7 @@ static int show_captures(char **paths, const char *program, const char *ended,
 	else
 		snprintf(asked, sizeof(asked), "frame %llu", (unsigned long long)args->frame);
 	for (size_t k = 0; paths[k]; k++) {
-		cmd_error("%s of '%s' %s to '%s'", asked, program, args->run ? "recorded" : "captured",
+		cmd_note("%s of '%s' %s to '%s'", asked, program, args->run ? "recorded" : "captured",
 			  paths[k]);
 		int r = args->run ? cmd_stats_run(paths[k], args->first, args->last, settings, ended) :
 			cmd_report_capture(paths[k], UINT64_MAX, &settings->report);

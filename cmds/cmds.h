@@ -65,9 +65,15 @@ int cmd_plot(int argc, char **argv);
  * the end" of an open one (last UINT64_MAX), into buf. */
 void cmd_run_range(char *buf, size_t size, uint64_t first, uint64_t last);
 
-/* "crumbs: <message>" on standard error. */
+/* "crumbs: <message>" on standard error: in red where standard error is
+ * a terminal that takes colour (NO_COLOR, TERM; --color, once a command
+ * has read it: cmd_terminal). */
 __attribute__((format(printf, 1, 2)))
 void cmd_error(const char *fmt, ...);
+/* The same, never coloured: a line that says what was done or chosen
+ * (a capture written, the frame shown of several), not what failed. */
+__attribute__((format(printf, 1, 2)))
+void cmd_note(const char *fmt, ...);
 
 /* "crumbs <command>: <message>" and a pointer to --help; returns
  * EXIT_USAGE. */

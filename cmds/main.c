@@ -50,15 +50,41 @@ static void put_message(const char *fmt, va_list ap)
 	free(big);
 }
 
+/* Whether errors are red: -1 until a command's --color says (auto: a
+ * terminal's standard error). */
+static int error_color = -1;
+
+static bool errors_red(void)
+{
+	if (error_color < 0)
+		error_color = term_color(TERM_COLOR_AUTO, isatty(STDERR_FILENO), getenv("NO_COLOR"),
+					 getenv("TERM"));
+	return error_color;
+}
+
+__attribute__((format(printf, 2, 0)))
+static void say(bool red, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fputs(red ? "\033[31mcrumbs: " : "crumbs: ", stderr);
+	put_message(fmt, ap);
+	fputs(red ? "\033[0m\n" : "\n", stderr);
+}
+
 void cmd_error(const char *fmt, ...)
 {
 	va_list ap;
-	fflush(stdout);
-	fputs("crumbs: ", stderr);
 	va_start(ap, fmt);
-	put_message(fmt, ap);
+	say(errors_red(), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+}
+
+void cmd_note(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say(false, fmt, ap);
+	va_end(ap);
 }
 
 int cmd_usage_error(const char *command, const char *fmt, ...)
@@ -134,6 +160,14 @@ bool cmd_parse(const struct cmd_spec *spec, int argc, char **argv,
 		*status = cmd_finish(EXIT_OK);
 		goto out;
 	}
+	/* --color is for the errors from here on too, such as a capture
+	 * that cannot be read before any table is printed. */
+	for (size_t t = 1; t <= spec->table_count; t++)
+		for (size_t i = 0; i < tables[t].count; i++)
+			if (strcmp(tables[t].specs[i].name, "color") == 0)
+				error_color = term_color(*(const int *)(const void *)
+						((const char *)tables[t].target + tables[t].specs[i].offset),
+					isatty(STDERR_FILENO), getenv("NO_COLOR"), getenv("TERM"));
 	run = true;
 out:
 	free(tables);
@@ -161,6 +195,8 @@ void cmd_terminal(const struct term_options *o, struct report_settings *s,
 	/* An -o file is no terminal, whatever standard output is. */
 	bool file = to && to->path && strcmp(to->path, "-") != 0;
 	bool tty = !file && isatty(STDOUT_FILENO);
+	error_color = term_color(o->color, isatty(STDERR_FILENO), getenv("NO_COLOR"),
+				 getenv("TERM"));
 	if (s) {
 		s->width = term_width(o, tty ? term_columns(STDOUT_FILENO) : 0, getenv("COLUMNS"));
 		s->color = term_color(o->color, tty, getenv("NO_COLOR"), getenv("TERM"));

@@ -134,7 +134,7 @@ static int print_frames(const char *path, reader *c, const struct report_setting
 		cmd_capture_error(path, reader_damage(c)->text, false);
 		status = EXIT_FAILURE_;
 	} else if (s->frames == FRAMES_FIRST && reader_meta(c)->frame_count > 1) {
-		cmd_error("'%s' holds %llu frames; this was the first (choose with --frame N, last "
+		cmd_note("'%s' holds %llu frames; this was the first (choose with --frame N, last "
 			  "or all)",
 			  path, (unsigned long long)reader_meta(c)->frame_count);
 	}

@@ -624,10 +624,10 @@ static int show_capture(long pid, const char *path, const struct queued *q,
 	if (q->run) {
 		char range[64];
 		cmd_run_range(range, sizeof(range), q->first, q->last);
-		cmd_error("%s of process %ld recorded to '%s'", range, pid, path);
+		cmd_note("%s of process %ld recorded to '%s'", range, pid, path);
 		return cmd_finish(cmd_stats_run(path, q->first, q->last, settings, NULL));
 	}
-	cmd_error("frame %llu of process %ld captured to '%s'", (unsigned long long)q->first, pid,
+	cmd_note("frame %llu of process %ld captured to '%s'", (unsigned long long)q->first, pid,
 		  path);
 	return cmd_finish(cmd_report_capture(path, q->first, &settings->report));
 }

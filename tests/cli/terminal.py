@@ -228,6 +228,29 @@ data = pager_log()[2]
 result(status == 1 and b"\x1b[31mregressed" in data, "diff through the pager: regressions in red",
        f"status {status}, {data[:300]}")
 
+# Errors in red on a terminal's standard error, not on a pipe's, nor
+# with NO_COLOR or --color=never; a note (the frame shown of several)
+# never.
+missing = os.path.join(tmp, "no-such.crumbs")
+status, out = on_tty(["report", missing, "--no-pager"])
+result(status == 1 and b"\x1b[31mcrumbs: cannot read" in out,
+       "an error on a terminal is red", f"status {status}, {out[:300]}")
+status, out = on_tty(["report", missing, "--no-pager"], {"NO_COLOR": "1"})
+result(status == 1 and b"crumbs: cannot read" in out and b"\x1b[" not in out,
+       "NO_COLOR: the error is not coloured", out[:300])
+status, out = on_tty(["report", missing, "--no-pager", "--color=never"])
+result(status == 1 and b"crumbs: cannot read" in out and b"\x1b[" not in out,
+       "--color=never: the error is not coloured", out[:300])
+status, _, err = piped(["report", missing])
+result(status == 1 and err.startswith(b"crumbs: cannot read") and b"\x1b[" not in err,
+       "an error on a pipe is not coloured", err[:300])
+status, out = on_tty(["report", LEAVES, "--no-pager", "--color=never"])
+note = [l for l in out.split(b"\n") if b"this was the first" in l]
+status2, out2 = on_tty(["report", LEAVES, "--no-pager"])
+note2 = [l for l in out2.split(b"\n") if b"this was the first" in l]
+result(status2 == 0 and note2 and not note2[0].startswith(b"\x1b"),
+       "a note (which frame was shown) is not red", out2[-300:])
+
 subprocess.run(["rm", "-rf", tmp])
 print(f"1..{n}")
 sys.exit(bad)
