@@ -6,74 +6,9 @@
  */
 #include "cmds.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
-
-/* Where the trace goes: standard output, or the -o file, created when
- * the first frame is ready under a temporary name beside it, and renamed
- * over it once written (util/file.c), so that a capture that cannot be
- * read, or a write that fails, leaves no file behind (and an existing one
- * as it was), and a link planted at its name is replaced, never followed. */
-struct output {
-	const char *path; /* NULL: standard output */
-	struct file_out out;
-	FILE *file;
-	int error;        /* errno of the first failed write */
-};
-
-static int output_write(void *user, const char *text, size_t len)
-{
-	struct output *o = user;
-	FILE *to = o->path ? o->file : stdout;
-	if (fwrite(text, 1, len, to) == len)
-		return 0;
-	if (!o->error)
-		o->error = errno ? errno : EIO;
-	return -1;
-}
-
-static bool output_open(struct output *o)
-{
-	char why[128];
-	if (!o->path)
-		return true;
-	if (file_create(&o->out, o->path, FILE_REPLACE) != 0) {
-		cmd_error("cannot write '%s': %s", o->path, cmd_strerror(errno, why, sizeof(why)));
-		return false;
-	}
-	if (!(o->file = file_stream(&o->out))) {
-		file_close(&o->out);
-		cmd_error("out of memory");
-		return false;
-	}
-	return true;
-}
-
-/* Closes the -o file, put in place when `keep` (else removed), or
- * flushes standard output; says what failed. */
-static int output_close(struct output *o, int status, bool keep)
-{
-	char why[128];
-	if (!o->path)
-		return cmd_finish(status);
-	if (!o->file)
-		return status;
-	if (fclose(o->file) != 0 && !o->error)
-		o->error = errno ? errno : EIO;
-	o->file = NULL;
-	/* Placed over its name once whole; a failed one is removed. */
-	if (!o->error && keep && file_finish(&o->out) != 0)
-		o->error = errno;
-	file_close(&o->out);
-	if (o->error) {
-		cmd_error("cannot write '%s': %s", o->path, cmd_strerror(o->error, why, sizeof(why)));
-		return EXIT_FAILURE_;
-	}
-	return status;
-}
 
 static const char description[] =
 	"Writes the frames of a capture as one trace, frame by frame, on the CPU clock\n"
@@ -133,7 +68,7 @@ static const char description[] =
  * with the exit status in *status.
  */
 static const char *parse_args(int argc, char **argv, struct export_settings *es,
-			      struct cmd_positional *pos, struct output *out, int *status)
+			      struct cmd_positional *pos, struct cmd_output *out, int *status)
 {
 	struct option_spec shared[16];
 	char perr[300];
@@ -157,16 +92,12 @@ static const char *parse_args(int argc, char **argv, struct export_settings *es,
 		*status = cmd_usage_error("export", "expected --format perfetto, chrome or folded");
 		return NULL;
 	}
-	if (es->output && strcmp(es->output, "-") != 0)
-		out->path = es->output;
+	out->path = es->output;
+	if (!cmd_output_check("export", out, &path, 1, status))
+		return NULL;
 	if (!out->path && es->format == EXPORT_PERFETTO && isatty(STDOUT_FILENO)) {
 		*status = cmd_usage_error("export", "a Perfetto trace is binary: not writing it to a "
 					  "terminal (use -o FILE or a redirection)");
-		return NULL;
-	}
-	if (out->path && cmd_same_file(out->path, path)) {
-		*status = cmd_usage_error("export", "'%s' is the capture itself; choose another "
-					  "output", out->path);
 		return NULL;
 	}
 	if (report_settings_prepare(&es->report, perr, sizeof(perr)) != CRUMBS_OK) {
@@ -180,11 +111,16 @@ static const char *parse_args(int argc, char **argv, struct export_settings *es,
  * the capture, the output opened, the exporter begun, writing to sink.
  * NULL after saying what failed. */
 static exporter *begin(const char *path, const struct export_settings *es, reader *c,
-		       struct output *out, const struct report_sink *sink)
+		       struct cmd_output *out, const struct report_sink *sink)
 {
 	exporter *x;
-	if (!cmd_check_selection(path, &es->report, reader_meta(c)) || !output_open(out))
+	if (!cmd_check_selection(path, &es->report, reader_meta(c)))
 		return NULL;
+	if (!cmd_output_open(out)) {
+		if (!out->said)
+			cmd_error("out of memory");
+		return NULL;
+	}
 	if (!(x = exporter_begin(es, sink)))
 		cmd_error("out of memory");
 	return x;
@@ -194,10 +130,10 @@ static exporter *begin(const char *path, const struct export_settings *es, reade
  * one trace, and closes out. Returns an exit status, having said what
  * went wrong. */
 static int export_frames(const char *path, reader *c, const struct export_settings *es,
-			 struct output *out)
+			 struct cmd_output *out)
 {
 	struct analyze_error err;
-	struct report_sink sink = { output_write, out };
+	struct report_sink sink = { cmd_output_write, out };
 	exporter *x = NULL;
 	uint64_t written = 0;
 	bool write_failed = false, found = false;
@@ -224,7 +160,7 @@ static int export_frames(const char *path, reader *c, const struct export_settin
 	if (!write_failed && x && exporter_end(x) != 0)
 		write_failed = true;
 	if (write_failed) {
-		status = output_close(out, EXIT_FAILURE_, false);
+		status = cmd_output_close(out, EXIT_FAILURE_, false);
 		if (x && exporter_over_limit(x) && out->path)
 			cmd_error("the export of '%s' would pass --max-bytes %llu: '%s' is not "
 				  "written (raise the limit, or 0 for none)", path,
@@ -250,14 +186,14 @@ static int export_frames(const char *path, reader *c, const struct export_settin
 		sbuf_addf(&where, "in the frames of '%s'", path);
 		cmd_no_root_match(where.data ? where.data : path, &es->report);
 		sbuf_release(&where);
-		status = output_close(out, EXIT_FAILURE_, false);
+		status = cmd_output_close(out, EXIT_FAILURE_, false);
 		goto out;
 	} else if (reader_damage(c)->code != CRUMBS_OK) {
 		/* The frames written are intact, but the file is not. */
 		cmd_capture_error(path, reader_damage(c)->text, false);
 		status = EXIT_FAILURE_;
 	}
-	status = output_close(out, status, true);
+	status = cmd_output_close(out, status, true);
 out:
 	exporter_free(x);
 	return status;
@@ -267,7 +203,7 @@ int cmd_export(int argc, char **argv)
 {
 	struct export_settings es;
 	struct cmd_positional pos = { 0 };
-	struct output out = { .out = { .fd = -1, .dir_fd = -1 } };
+	struct cmd_output out = { .out = { .fd = -1, .dir_fd = -1 } };
 	reader *c = NULL;
 	int status = EXIT_OK;
 
