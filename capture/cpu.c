@@ -678,18 +678,19 @@ static void take(crumbs_context *ctx, struct cpu_frame *f, struct cpu_thread *t,
 	uint64_t names = atomic_load_explicit(&t->name_head, memory_order_acquire) - name_tail;
 	bool room = head - i <= CPU_EVENTS && names <= CPU_NAME_RING &&
 		    frame_reserve(ctx, f, (uint32_t)(head - i), names, (uint32_t)(head - i));
-	if (room && !tasks_only) {
-		/* All of them: their names are copied at once after, as they
-		 * lie in the ring (with the ends a name that would have
-		 * wrapped skipped), each record placed by its name's start. */
-		uint64_t first = name_tail;
-		uint32_t base = f->name_len;
-		for (; i < head; i++) {
-			const struct cpu_event *e = &t->events[i % CPU_EVENTS];
-			int64_t ns = tick_ns(ctx, e->ticks);
-			if (ns >= end_ns)
-				break; /* of the next frame */
-			name_tail = e->name_end;
+	/* All of them, with room made: their names are copied at once after,
+	 * as they lie in the ring (with the ends a name that would have
+	 * wrapped skipped), each record placed by its name's start. */
+	bool at_once = room && !tasks_only;
+	uint64_t first = name_tail;
+	uint32_t base = f->name_len;
+	for (; i < head; i++) {
+		const struct cpu_event *e = &t->events[i % CPU_EVENTS];
+		int64_t ns = tick_ns(ctx, e->ticks);
+		if (ns >= end_ns)
+			break; /* of the next frame */
+		name_tail = e->name_end;
+		if (at_once) {
 			struct cpu_record *r = &f->records[f->record_count];
 			r->ns = ns;
 			r->thread = index;
@@ -701,7 +702,16 @@ static void take(crumbs_context *ctx, struct cpu_frame *f, struct cpu_thread *t,
 				f->tasks[f->task_count++] =
 					(struct cpu_task_key){ ns, f->record_count, task_rank(e->type) };
 			f->record_count++;
+			continue;
 		}
+		if (tasks_only && (!is_task(e->type) || e->type == CPU_RECORD_TIMELINE_FRAME ||
+				   ns < since))
+			continue;
+		struct part part = { t->names + (e->name_end - e->name_len) % CPU_NAME_RING,
+				     e->name_len };
+		frame_add(ctx, f, ns, e->type, e->level, index, &part, 1, dropped);
+	}
+	if (at_once) {
 		uint64_t len = name_tail - first, at = first % CPU_NAME_RING;
 		uint64_t part = len < CPU_NAME_RING - at ? len : CPU_NAME_RING - at;
 		if (part)
@@ -709,19 +719,6 @@ static void take(crumbs_context *ctx, struct cpu_frame *f, struct cpu_thread *t,
 		if (len > part)
 			memcpy(f->names + base + part, t->names, len - part);
 		f->name_len += (uint32_t)len;
-	}
-	for (; i < head; i++) {
-		const struct cpu_event *e = &t->events[i % CPU_EVENTS];
-		int64_t ns = tick_ns(ctx, e->ticks);
-		if (ns >= end_ns)
-			break; /* of the next frame */
-		name_tail = e->name_end;
-		if (tasks_only && (!is_task(e->type) || e->type == CPU_RECORD_TIMELINE_FRAME ||
-				   ns < since))
-			continue;
-		struct part part = { t->names + (e->name_end - e->name_len) % CPU_NAME_RING,
-				     e->name_len };
-		frame_add(ctx, f, ns, e->type, e->level, index, &part, 1, dropped);
 	}
 	atomic_store_explicit(&t->name_tail, name_tail, memory_order_release);
 	atomic_store_explicit(&t->tail, i, memory_order_release);
