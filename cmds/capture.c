@@ -75,19 +75,8 @@ static size_t frames_option(struct option_spec *out)
 	return options_borrow(stats_options, stats_option_count, &frames, 1, out);
 }
 
-/* The report options but --frame (-f), which chooses among a file's
- * frames: a capture holds one, and -f is capture's own --frame, the
- * frame to capture. Returns how many it put in *out (room for
- * REPORT_OPTIONS_MAX). */
+/* Room for the report's options here (cmd_report_options_one_frame). */
 #define REPORT_OPTIONS_MAX 32
-static size_t report_options_here(struct option_spec *out)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < report_option_count && n < REPORT_OPTIONS_MAX; i++)
-		if (strcmp(report_options[i].name, "frame") != 0)
-			out[n++] = report_options[i];
-	return n;
-}
 
 /* The folder of the layer's manifest: beside this program (the build
  * tree), or the installed ../share/vulkan/explicit_layer.d. */
@@ -520,7 +509,7 @@ static bool parse_args(int argc, char **argv, struct capture_args *args,
 		{ own_options, sizeof(own_options) / sizeof(own_options[0]), args },
 		{ &frames, frames_option(&frames), settings },
 		{ run_options, sizeof(run_options) / sizeof(run_options[0]), args },
-		{ report, report_options_here(report), &settings->report },
+		{ report, cmd_report_options_one_frame(report, REPORT_OPTIONS_MAX), &settings->report },
 		{ term, cmd_terminal_options(term), &settings->report.term },
 	};
 	const struct cmd_spec spec = {

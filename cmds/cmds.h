@@ -160,6 +160,11 @@ void cmd_terminal(const struct term_options *o, struct report_settings *s,
  * colour from them (s->term), with no pager, which would take the
  * program's output too. */
 size_t cmd_terminal_options(struct option_spec *out);
+/* The report's options but its --frame, which chooses among a file's
+ * frames: for capture and trigger, whose file holds the one frame they
+ * took (and -f is capture's own --frame). At most `room` into out;
+ * returns how many. */
+size_t cmd_report_options_one_frame(struct option_spec *out, size_t room);
 void cmd_terminal_tables(struct report_settings *s);
 
 /* errno_text in buf; returns buf. */

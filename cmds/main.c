@@ -193,10 +193,8 @@ void cmd_terminal(const struct term_options *o, struct report_settings *s,
 		  const struct cmd_output *to)
 {
 	/* An -o file is no terminal, whatever standard output is. */
-	bool file = to && to->path && strcmp(to->path, "-") != 0;
+	bool file = to && to->path; /* cmd_output_check made `-` NULL */
 	bool tty = !file && isatty(STDOUT_FILENO);
-	error_color = term_color(o->color, isatty(STDERR_FILENO), getenv("NO_COLOR"),
-				 getenv("TERM"));
 	if (s) {
 		s->width = term_width(o, tty ? term_columns(STDOUT_FILENO) : 0, getenv("COLUMNS"));
 		s->color = term_color(o->color, tty, getenv("NO_COLOR"), getenv("TERM"));
@@ -213,6 +211,15 @@ size_t cmd_terminal_options(struct option_spec *out)
 							{ "color", NULL } };
 	return options_borrow(report_terminal_options, report_terminal_option_count, which, 3,
 			      out);
+}
+
+size_t cmd_report_options_one_frame(struct option_spec *out, size_t room)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < report_option_count && n < room; i++)
+		if (strcmp(report_options[i].name, "frame") != 0)
+			out[n++] = report_options[i];
+	return n;
 }
 
 void cmd_terminal_tables(struct report_settings *s)

@@ -468,14 +468,8 @@ out:
  * its next. Returns the count, or 0 when out of memory. */
 static size_t trigger_report_options(struct option_spec **out)
 {
-	size_t n = 0;
 	*out = malloc(report_option_count * sizeof(**out));
-	if (!*out)
-		return 0;
-	for (size_t i = 0; i < report_option_count; i++)
-		if (strcmp(report_options[i].name, "frame") != 0)
-			(*out)[n++] = report_options[i];
-	return n;
+	return *out ? cmd_report_options_one_frame(*out, report_option_count) : 0;
 }
 
 /* A process id: digits alone, from 1 to INT_MAX. */
