@@ -76,11 +76,12 @@ FORMAT_SRC := format/result.c format/crc32c.c format/format.c format/codec.c for
 TRIGGER_SRC := trigger/trigger.c trigger/answer.c
 # The recorder, one concept a file, from the bottom of its call graph up
 # (capture/capture_internal.h; tests/cli/layout.sh checks the order).
-RECORDER_SRC := capture/common.c capture/cpu.c capture/functions.c capture/calibrate.c capture/pools.c \
+RECORDER_SRC := capture/common.c capture/cpu.c capture/functions.c capture/calibrate.c \
+	capture/counters.c capture/pools.c \
 	capture/store.c capture/standing.c capture/record.c capture/submit.c \
 	capture/readback.c capture/profilegpu.c capture/output.c capture/frame.c \
 	capture/context.c capture/namefmt.c
-ANALYZE_SRC := analyze/arena.c analyze/reader.c analyze/records.c analyze/model.c \
+ANALYZE_SRC := analyze/arena.c analyze/reader.c analyze/records.c analyze/model.c analyze/counters.c \
 	analyze/cpu.c analyze/pipelines.c
 REPORT_SRC := report/settings.c report/filter.c report/table.c report/pipelines.c report/text.c \
 	report/grid.c report/verdict.c

@@ -106,6 +106,22 @@ struct counts {
 	unsigned unknown; /* enum count_bits */
 };
 
+/*
+ * A node's pipeline statistics (since format 1.5), indexed by enum
+ * crumbs_pipeline_counter; `mask` has a bit for each counter some record
+ * gave. Unknown: some of the work was not counted (a scope the recorder
+ * could not place a query around), so the values are a lower bound and
+ * are shown as unknown. The render area is a render pass's, for its
+ * fragments per pixel; 0 by 0 when not given.
+ */
+struct node_counters {
+	uint64_t exclusive[CRUMBS_PIPELINE_COUNTERS];
+	uint64_t inclusive[CRUMBS_PIPELINE_COUNTERS];
+	uint32_t exclusive_mask, inclusive_mask;
+	bool exclusive_unknown, inclusive_unknown;
+	uint32_t area_width, area_height;
+};
+
 enum node_flags {
 	NODE_OPEN = 1u << 0,         /* still open at the frame end; closed there */
 	NODE_UNTIMED = 1u << 1,      /* began or ended without a timestamp */
@@ -139,6 +155,7 @@ struct node {
 	int64_t inclusive_ns;
 	int64_t begin_ns;   /* CPU-clock time of its first timestamp, or INT64_MIN */
 	int64_t end_ns;     /* of its last, or INT64_MIN */
+	struct node_counters *counters; /* NULL: its subtree has none */
 };
 
 enum frame_queue_flags {
@@ -420,6 +437,42 @@ void reader_skip_scopes(reader *c, bool skip);
  * counts, event names or times of their own. reader_skip_scopes wins.
  */
 void reader_flat_scopes(reader *c, bool flat);
+
+/* ------------------------------------------------------------------------ */
+/* Pipeline statistics and what follows from them (counters.c)              */
+/* ------------------------------------------------------------------------ */
+
+/* The name of a pipeline statistic ("fragment shader invocations"), and a
+ * short one for a column's head ("FS inv"). */
+const char *counter_name(enum crumbs_pipeline_counter c);
+const char *counter_short_name(enum crumbs_pipeline_counter c);
+
+/* Counter c of n's subtree (inclusive) or of n alone: false when no
+ * record gave it or n's are unknown (a lower bound would be wrong). */
+bool node_counter(const struct node *n, bool inclusive, enum crumbs_pipeline_counter c,
+		  uint64_t *v);
+/* Whether n's counters (inclusive or exclusive) are marked unknown. */
+bool node_counters_unknown(const struct node *n, bool inclusive);
+
+/*
+ * Numbers that answer questions, from a node's counters; false where the
+ * counters they need are missing or unknown, or the divisor is 0:
+ * - culled: primitives that reached clipping (clipping invocations) less
+ *   those it put out (clipping primitives), the same stage's input and
+ *   output, so that geometry and tessellation shaders' amplification is
+ *   not taken for culling. Clipping may split a primitive into several,
+ *   so this is a lower bound, and 0 when it would be negative.
+ * - fragments per pixel: fragment shader invocations over the render
+ *   area's pixels, of a render pass that recorded its area (overdraw).
+ * - vertex invocations per input vertex: the post-transform cache's
+ *   miss rate, 1 when nothing is reused.
+ * - invocations per dispatch: compute shader invocations over the
+ *   dispatches the node counts.
+ */
+bool node_culled_primitives(const struct node *n, bool inclusive, uint64_t *v);
+bool node_fragments_per_pixel(const struct node *n, bool inclusive, double *v);
+bool node_vertex_reuse(const struct node *n, bool inclusive, double *v);
+bool node_invocations_per_dispatch(const struct node *n, bool inclusive, double *v);
 
 /* ------------------------------------------------------------------------ */
 /* Events by pipeline (pipelines.c)                                         */

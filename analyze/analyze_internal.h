@@ -136,7 +136,13 @@ enum item_type {
 	ITEM_BEGIN, /* a scope or an event that contains others */
 	ITEM_END,
 	ITEM_LEAF,
-	ITEM_COUNTS /* counts of the innermost open node */
+	ITEM_COUNTS, /* counts of the innermost open node */
+	/* Since 1.5, of the innermost open node too, or with b 1 of the
+	 * queue's last leaf: one pipeline statistic (counter a, value t1, no
+	 * flags); its statistics unknown; its render area (a by b). */
+	ITEM_COUNTER,
+	ITEM_COUNTERS_UNKNOWN,
+	ITEM_RENDER_AREA
 };
 
 #define ITEM_HAS_T1 1u
@@ -301,6 +307,17 @@ struct raw_frames {
 	struct vec cpu;          /* struct raw_cpu */
 	struct vec tasks;        /* struct raw_task */
 };
+
+/* counters.c, for the model: a pipeline statistic, unknown statistics
+ * and a render area given to node n; n closing into its parent p (NULL
+ * for a root); a leaf's counters, given after it closed, to its still
+ * open ancestors too. false when out of memory. */
+bool counters_add(struct arena *arena, struct node *n, uint32_t counter, uint64_t v);
+bool counters_set_unknown(struct arena *arena, struct node *n);
+bool counters_set_area(struct arena *arena, struct node *n, uint32_t width, uint32_t height);
+bool counters_close(struct arena *arena, struct node *n, struct node *p);
+bool counters_add_closed(struct arena *arena, struct node *leaf, uint32_t counter, uint64_t v);
+bool counters_unknown_closed(struct arena *arena, struct node *leaf);
 
 /* Forgets every frame, keeping the arrays' memory. */
 void raw_frames_clear(struct raw_frames *f);

@@ -274,6 +274,12 @@ struct queue_walk {
 	int64_t busy_begin;
 	int64_t busy_end;
 	bool busy_open;
+	/* Pipeline statistics: the arena their nodes' counters come from,
+	 * whether that ran out, and the last leaf since a scope began or
+	 * ended, which LEAF_COUNTERS records belong to. */
+	struct arena *arena;
+	bool counters_failed;
+	struct node *leaf;
 };
 
 /* A frame's model as it is built. */
@@ -364,6 +370,7 @@ static inline __attribute__((always_inline)) struct node *open_node(struct walk 
 	n->inclusive = no_counts;
 	n->exclusive_ns = n->inclusive_ns = 0;
 	n->begin_ns = n->end_ns = INT64_MIN;
+	n->counters = NULL;
 	parent->node->exclusive_ns = q->excl;
 	q->excl = 0;
 	if (parent->tail)
@@ -390,6 +397,8 @@ static inline __attribute__((always_inline)) void close_node(struct queue_walk *
 	p->inclusive_ns += n->inclusive_ns;
 	add_counts(&p->inclusive, &n->inclusive);
 	q->excl = p->exclusive_ns;
+	if (n->counters && !counters_close(q->arena, n, p))
+		q->counters_failed = true;
 }
 
 /* Room for twice the records a queue's flat has, or 64 at first. */
@@ -743,6 +752,7 @@ static bool prepare_queue(const struct model_context *ctx, struct queue_walk *q,
 	if (!q->stack)
 		return false;
 	q->stack[0] = (struct level){ q->fq->root, NULL };
+	q->arena = arena;
 	if (!ctx->flat_scopes || ctx->skip_scopes)
 		return true;
 	q->scopes = arena_alloc_uninit(arena, sizeof(*q->scopes) * MAX_STACK);
@@ -1050,7 +1060,31 @@ static inline bool walk_leaf(struct walk *w, struct queue_walk *q, const struct 
 		n->flags |= NODE_UNTIMED;
 	}
 	close_node(q);
+	q->leaf = n;
 	return true;
+}
+
+/* COUNTERS, COUNTERS_UNKNOWN and RENDER_AREA (since 1.5): of the
+ * innermost open node (the queue's root where the tree is not built); the
+ * LEAF_ forms of the queue's last leaf, or as the others without one.
+ * false when out of memory. */
+static bool walk_counter(struct walk *w, struct queue_walk *q, const struct item *it)
+{
+	struct node *leaf = it->b && it->type != ITEM_RENDER_AREA ? q->leaf : NULL;
+	if (w->ctx->skip_scopes || q->scopes)
+		leaf = NULL;
+	struct node *n = w->ctx->skip_scopes || q->scopes ? q->fq->root :
+			 leaf ? leaf : q->stack[q->depth].node;
+	switch (it->type) {
+	case ITEM_COUNTER:
+		return leaf ? counters_add_closed(w->arena, leaf, it->a, (uint64_t)it->t1) :
+			      counters_add(w->arena, n, it->a, (uint64_t)it->t1);
+	case ITEM_COUNTERS_UNKNOWN:
+		return leaf ? counters_unknown_closed(w->arena, leaf) :
+			      counters_set_unknown(w->arena, n);
+	default:
+		return counters_set_area(w->arena, n, it->a, it->b);
+	}
 }
 
 /* The items in file order, which is submission order per queue. false
@@ -1075,6 +1109,11 @@ static bool walk_items(struct walk *w)
 			}
 		}
 		switch (it->type) {
+		case ITEM_COUNTER:
+		case ITEM_COUNTERS_UNKNOWN:
+		case ITEM_RENDER_AREA:
+			ok = walk_counter(w, q, it);
+			break;
 		case ITEM_SUBMIT:
 			walk_submit(w, q, it);
 			break;
@@ -1083,9 +1122,11 @@ static bool walk_items(struct walk *w)
 				tick(w, q, it->t1);
 			break;
 		case ITEM_BEGIN:
+			q->leaf = NULL;
 			ok = walk_begin(w, q, it);
 			break;
 		case ITEM_END:
+			q->leaf = NULL;
 			walk_end(w, q, it);
 			break;
 		case ITEM_COUNTS:
@@ -1096,7 +1137,7 @@ static bool walk_items(struct walk *w)
 			ok = walk_leaf(w, q, it);
 			break;
 		}
-		if (!ok)
+		if (!ok || q->counters_failed)
 			return false;
 	}
 	return true;
@@ -1118,6 +1159,8 @@ static void close_queues(struct walk *w)
 		root->exclusive_ns = q->excl;
 		root->inclusive_ns += root->exclusive_ns;
 		add_counts(&root->inclusive, &root->exclusive);
+		/* A root has no parent: this only sums its own in. */
+		(void)counters_close(w->arena, root, NULL);
 		flush_busy(w, q);
 		w->f->scopes += q->fq->scopes;
 		w->f->events += q->fq->events;

@@ -1015,6 +1015,72 @@ static bool counts(struct frame_decoder *d)
 	return true;
 }
 
+/* COUNTERS (since 1.5): an item per value, each counted as a record of
+ * the frame, so that the items a frame holds stay bounded by its
+ * records. */
+static bool counters(struct frame_decoder *d, unsigned tag)
+{
+	struct cursor *k = d->k;
+	uint64_t set, mask;
+	if (!need_queue(d) || !get_varint(k, &set) || !get_varint(k, &mask))
+		return false;
+	if (set != FORMAT_COUNTER_SET_PIPELINE)
+		return cur_fail(k, "COUNTERS of an unknown set");
+	if (!mask || (mask & ~(uint64_t)FORMAT_PIPELINE_COUNTER_BITS))
+		return cur_fail(k, "COUNTERS mask out of range");
+	uint32_t n = (uint32_t)__builtin_popcountll(mask);
+	if (n > FORMAT_MAX_FRAME_RECORDS - d->records)
+		return too_many_records(k);
+	d->records += n;
+	for (uint32_t i = 0; i < CRUMBS_PIPELINE_COUNTERS; i++) {
+		uint64_t v;
+		if (!(mask & (1u << i)))
+			continue;
+		if (!get_varint(k, &v))
+			return false;
+		if (v > (uint64_t)INT64_MAX)
+			return cur_fail(k, "counter value out of range");
+		struct item *it = item_push(d->raw, ITEM_COUNTER, (uint32_t)d->current);
+		if (!it)
+			return cur_fail(k, "out of memory");
+		it->a = i;
+		it->b = tag == FORMAT_TAG_LEAF_COUNTERS;
+		it->t1 = (int64_t)v;
+	}
+	return true;
+}
+
+static bool counters_unknown(struct frame_decoder *d, unsigned tag)
+{
+	struct item *it;
+	uint64_t set;
+	if (!need_queue(d) || !get_varint(d->k, &set))
+		return false;
+	if (set != FORMAT_COUNTER_SET_PIPELINE)
+		return cur_fail(d->k, "COUNTERS_UNKNOWN of an unknown set");
+	if (!(it = item_push(d->raw, ITEM_COUNTERS_UNKNOWN, (uint32_t)d->current)))
+		return cur_fail(d->k, "out of memory");
+	it->b = tag == FORMAT_TAG_LEAF_COUNTERS_UNKNOWN;
+	return true;
+}
+
+static bool render_area(struct frame_decoder *d)
+{
+	uint32_t width, height;
+	struct item *it;
+	if (!need_queue(d) ||
+	    !get_u32(d->k, &width, FORMAT_MAX_RENDER_SIDE, "render area out of range") ||
+	    !get_u32(d->k, &height, FORMAT_MAX_RENDER_SIDE, "render area out of range"))
+		return false;
+	if (!width || !height)
+		return cur_fail(d->k, "empty render area");
+	if (!(it = item_push(d->raw, ITEM_RENDER_AREA, (uint32_t)d->current)))
+		return cur_fail(d->k, "out of memory");
+	it->a = width;
+	it->b = height;
+	return true;
+}
+
 /* A CPU record appended to the frame's, or NULL when out of memory. */
 static struct raw_cpu *cpu_push(struct frame_decoder *d, uint8_t type)
 {
@@ -1306,6 +1372,20 @@ static inline bool decode_record(struct frame_decoder *d, unsigned tag,
 		if (d->cs->version_minor < 4)
 			break;
 		return task_record(d, tag);
+	case FORMAT_TAG_COUNTERS:
+	case FORMAT_TAG_LEAF_COUNTERS:
+		if (d->cs->version_minor < 5)
+			break;
+		return counters(d, tag);
+	case FORMAT_TAG_COUNTERS_UNKNOWN:
+	case FORMAT_TAG_LEAF_COUNTERS_UNKNOWN:
+		if (d->cs->version_minor < 5)
+			break;
+		return counters_unknown(d, tag);
+	case FORMAT_TAG_RENDER_AREA:
+		if (d->cs->version_minor < 5)
+			break;
+		return render_area(d);
 	default:
 		break;
 	}

@@ -69,6 +69,8 @@ enum path_part { PATH_RECORD = 1, PATH_FRAME = 2 };
 	X(BeginCommandBuffer, PFN_vkBeginCommandBuffer, "vkBeginCommandBuffer", NULL, REQUIRED)      \
 	X(EndCommandBuffer, PFN_vkEndCommandBuffer, "vkEndCommandBuffer", NULL, REQUIRED)            \
 	X(CmdWriteTimestamp, PFN_vkCmdWriteTimestamp, "vkCmdWriteTimestamp", NULL, REQUIRED)         \
+	X(CmdBeginQuery, PFN_vkCmdBeginQuery, "vkCmdBeginQuery", NULL, REQUIRED)                     \
+	X(CmdEndQuery, PFN_vkCmdEndQuery, "vkCmdEndQuery", NULL, REQUIRED)                           \
 	X(CmdResetQueryPool, PFN_vkCmdResetQueryPool, "vkCmdResetQueryPool", NULL, REQUIRED)         \
 	X(CmdExecuteCommands, PFN_vkCmdExecuteCommands, "vkCmdExecuteCommands", NULL, REQUIRED)      \
 	X(QueueSubmit, PFN_vkQueueSubmit, "vkQueueSubmit", NULL, REQUIRED)                           \
@@ -222,6 +224,15 @@ struct queue_state {
 	 * pool, so that crumbs' other buffers need no lock. */
 	VkCommandPool standing_cmd_pool;
 	VkCommandBuffer *standing_cbs;
+	/* Pipeline statistics (counters.c): a pool of stats_count queries
+	 * counting stats_bits (graphics and compute families only), shared
+	 * out to the sets as the scope slots are, and what was read of them:
+	 * [stats_count][stats_words], the values then the availability. */
+	VkQueryPool stats_pool;
+	VkQueryPipelineStatisticFlags stats_bits;
+	uint32_t stats_count;
+	uint32_t stats_words;
+	uint64_t *stats_results;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -243,8 +254,14 @@ struct counts_record {
 
 /* EVENT_PASS: a render pass, a scope whose level is its kind. EVENT_LEAF:
  * one command between two slots (slot, slot + 1), its kind in level and
- * its counts and name in u.counts. */
-enum event_type { EVENT_NONE, EVENT_BEGIN, EVENT_END, EVENT_COUNTS, EVENT_EXECUTE, EVENT_PASS, EVENT_LEAF };
+ * its counts and name in u.counts. EVENT_STRETCH: a pipeline statistics
+ * query begins, its index in u.counts (COUNTER_UNKNOWN: the work from here
+ * to the next stretch goes uncounted); EVENT_LEAF_STRETCH the same, of
+ * the leaf before it. EVENT_AREA: a render area, u.name's offset by its
+ * len. None of the three has a slot. */
+enum event_type { EVENT_NONE, EVENT_BEGIN, EVENT_END, EVENT_COUNTS, EVENT_EXECUTE, EVENT_PASS,
+		  EVENT_LEAF, EVENT_STRETCH, EVENT_LEAF_STRETCH, EVENT_AREA };
+#define COUNTER_UNKNOWN UINT32_MAX
 
 /* EVENT_POOL_SLOT: of a handle adopted from a standing recording, a slot
  * its command buffer writes into its queue's pool (in the set's share, as
@@ -312,6 +329,12 @@ struct crumbs_cmd {
 	bool adopted;                   /* copied from a standing recording */
 	bool borrowed;                  /* copied from the frame before's (store_borrow) */
 	bool untimed;                   /* inside a multiview pass: no timestamps */
+	/* Pipeline statistics: counted on this handle; a query is open
+	 * (its index `stretch`); none may be (a pass of secondaries). */
+	bool counting;
+	bool stretch_open;
+	bool no_stretch;
+	uint32_t stretch;
 	uint32_t map_slot;              /* 1 + its entry in the capture's map, or 0 */
 	struct capture_set *set;        /* HANDLE_CAPTURE's */
 	struct standing *standing;      /* HANDLE_STANDING's own storage */
@@ -360,6 +383,9 @@ enum set_phase {
 
 /* A queue's part of a set. */
 struct set_queue {
+	/* Its share of the pipeline statistics queries (counters.c). */
+	uint32_t stats_first, stats_end;
+	_Atomic uint32_t stats_next;
 	uint32_t scope_first, scope_end; /* its scope slots */
 	_Atomic uint32_t scope_next;
 	uint32_t submit_first;      /* its submissions: q->submits + this */
@@ -483,6 +509,7 @@ struct capture_set {
 	 * want of room; those written without their timestamps are counted
 	 * as they are written (EVENT_LOST). */
 	_Atomic uint32_t dropped;
+	bool counters;                  /* its frame counts pipeline statistics */
 
 	/* Command buffer -> the handle that recorded it, in this frame: a
 	 * key beside its value, one cache line for both. */
@@ -535,6 +562,7 @@ struct crumbs_context {
 	uint32_t max_submissions;
 	uint32_t max_command_buffers;
 	uint32_t name_bytes;
+	int counters;                   /* crumbs_desc.counters, as the environment left it */
 	struct instance_fns ifn;
 
 	struct device_state *devices;
@@ -733,6 +761,29 @@ void calibrate_forget(crumbs_context *ctx);
 void calibrate_refresh(crumbs_context *ctx);
 enum crumbs_result calibrate_init(crumbs_context *ctx);
 void calibrate_release(crumbs_context *ctx);
+
+/* counters.c: pipeline statistics queries: each queue's pool, the sets'
+ * shares of it, their resets on the host and their reading */
+/* At creation and destruction, for each queue: its pool, where the device
+ * counts and crumbs_desc.counters allows (a failure to create one is
+ * logged, and captures go on without). */
+enum crumbs_result counters_setup_queue(crumbs_context *ctx, struct queue_state *q);
+void counters_release_queue(crumbs_context *ctx, struct queue_state *q);
+/* A capture of set_count sets begins: each set's share, reset, and
+ * whether its frames count. */
+void counters_preroll(crumbs_context *ctx, uint32_t set_count);
+/* A set is used again: the queries it took, reset on the host. */
+void counters_set_reuse(crumbs_context *ctx, struct capture_set *set);
+/* A query of the set's queue, or COUNTER_UNKNOWN when they ran out. */
+uint32_t counters_take(struct set_queue *sq);
+/* Reads what is available of set's queries, on the program's thread,
+ * without waiting. Returns whether all of them are. */
+bool counters_poll(crumbs_context *ctx, struct capture_set *set);
+/* Query i of q as read: values[] by enum crumbs_pipeline_counter, *mask
+ * those it counts. false when it never became available (or i is
+ * COUNTER_UNKNOWN): its stretch is unknown. */
+bool counters_values(const struct queue_state *q, uint32_t i,
+		     uint64_t values[CRUMBS_PIPELINE_COUNTERS], uint32_t *mask);
 
 /* pools.c: each queue's query pool, its layout in slots, the command
  * buffers crumbs recorded once for it, its resets and the copy of its

@@ -24,6 +24,17 @@ static enum crumbs_result create(const struct crumbs_desc *desc, crumbs_context 
 	ctx->max_submissions = desc->max_submissions ? desc->max_submissions : 128;
 	ctx->max_command_buffers = desc->max_command_buffers ? desc->max_command_buffers : 4096;
 	ctx->name_bytes = desc->name_bytes ? desc->name_bytes : 1u << 20;
+	/* Pipeline statistics: CRUMBS_COUNTERS says whether runs count, but
+	 * a program's "never" stands. */
+	ctx->counters = desc->counters < 0 ? -1 : desc->counters > 0;
+	const char *counters = getenv("CRUMBS_COUNTERS");
+	if (counters && ctx->counters >= 0) {
+		if (!strcmp(counters, "0") || !strcmp(counters, "1"))
+			ctx->counters = counters[0] - '0';
+		else if (*counters)
+			ctx_log(ctx, CRUMBS_LOG_WARNING, "CRUMBS_COUNTERS is neither 0 nor 1: "
+				"ignored");
+	}
 	ctx->capture_at = UINT64_MAX;
 	ctx->frame_begin_ns = now_ns();
 	if (ctx->max_scopes > (1u << 24) || ctx->max_submissions > 65536 ||

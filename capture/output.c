@@ -141,6 +141,21 @@ static uint64_t ticks_of(struct output *o, const struct queue_state *q, uint32_t
 	return t;
 }
 
+/* A pipeline statistics event (EVENT_STRETCH, EVENT_LEAF_STRETCH,
+ * EVENT_AREA) of q: its query's values, or unknown when they never came. */
+static enum crumbs_result write_counters(crumbs_writer *w, const struct queue_state *q,
+					 const struct event *e)
+{
+	if (e->type == EVENT_AREA)
+		return crumbs_writer_render_area(w, e->u.name.offset, e->u.name.len);
+	int leaf = e->type == EVENT_LEAF_STRETCH;
+	uint64_t values[CRUMBS_PIPELINE_COUNTERS];
+	uint32_t mask;
+	if (!counters_values(q, e->u.counts, values, &mask))
+		return crumbs_writer_counters_unknown(w, leaf);
+	return crumbs_writer_counters(w, leaf, mask, values);
+}
+
 static enum crumbs_result write_events(struct output *o, struct capture_set *set,
 				       const struct crumbs_cmd *cmd, int depth)
 {
@@ -193,8 +208,16 @@ static enum crumbs_result write_events(struct output *o, struct capture_set *set
 				const struct crumbs_cmd *s = store_map_find(set, e->u.secondary);
 				if (s && depth < MAX_EXECUTE_DEPTH)
 					r = write_events(o, set, s, depth + 1);
+				else if (cmd->counting)
+					/* Work no stretch counted. */
+					r = crumbs_writer_counters_unknown(w, 0);
 				break;
 			}
+			case EVENT_STRETCH:
+			case EVENT_LEAF_STRETCH:
+			case EVENT_AREA:
+				r = write_counters(w, q, e);
+				break;
 			}
 			/* Scopes nested past the format's limit are dropped by
 			 * the writer, which counts them; nothing else fails. */

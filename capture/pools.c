@@ -191,8 +191,10 @@ enum crumbs_result pools_setup_queue(crumbs_context *ctx, struct queue_state *q)
 		ctx_log(ctx, CRUMBS_LOG_ERROR, "vkCreateCommandPool failed (%s)", vk_result_str(r));
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
 	}
-	if (!q->valid_bits)
-		return CRUMBS_OK;
+	/* Pipeline statistics need no timestamps. */
+	enum crumbs_result cr = counters_setup_queue(ctx, q);
+	if (cr != CRUMBS_OK || !q->valid_bits)
+		return cr;
 
 	q->results = ctx_alloc(ctx, sizeof(uint64_t) * 2 * q->slot_count);
 	if (!q->results)
@@ -265,6 +267,7 @@ void pools_release_queue(crumbs_context *ctx, struct queue_state *q)
 	struct device_state *d = &ctx->devices[q->device];
 	if (q->pool)
 		d->fn.DestroyQueryPool(d->device, q->pool, alloc);
+	counters_release_queue(ctx, q);
 	for (uint32_t k = 0; k < CAPTURE_SETS; k++)
 		if (q->copy_fence[k])
 			d->fn.DestroyFence(d->device, q->copy_fence[k], alloc);
@@ -419,6 +422,7 @@ void pools_preroll(crumbs_context *ctx, uint32_t set_count)
 		}
 		set_restart(ctx, set);
 	}
+	counters_preroll(ctx, set_count);
 	atomic_fetch_add(&ctx->resets_posted, 1);
 }
 
@@ -427,6 +431,7 @@ void pools_set_reuse(crumbs_context *ctx, struct capture_set *set)
 {
 	set_reset(ctx, set, false);
 	set_restart(ctx, set);
+	counters_set_reuse(ctx, set);
 }
 
 FRAME_PATH

@@ -438,6 +438,12 @@ static bool events_ready(crumbs_context *ctx, struct capture_set *set, const str
 				if (s && depth < MAX_EXECUTE_DEPTH &&
 				    !events_ready(ctx, set, s, depth + 1))
 					return false;
+			} else if ((e->type == EVENT_STRETCH || e->type == EVENT_LEAF_STRETCH) &&
+				   e->u.counts != COUNTER_UNKNOWN) {
+				uint64_t v[CRUMBS_PIPELINE_COUNTERS];
+				uint32_t mask;
+				if (!counters_values(q, e->u.counts, v, &mask))
+					return false;
 			} else if (e->slot != NO_SLOT && (!available(q, e->slot) ||
 				   (e->type == EVENT_LEAF && !available(q, e->slot + 1)))) {
 				return false;
@@ -506,6 +512,10 @@ bool readback_poll(crumbs_context *ctx, struct capture_set *set, bool *lost)
 			*lost = true;
 	if (*lost)
 		return false;
+	/* Read before the events are looked at: they wait for their
+	 * stretches too. */
+	if (set->counters)
+		(void)counters_poll(ctx, set);
 	set->unchecked = ctx->set_count > 1 && copies_read(ctx, set);
 	return set->unchecked || all_ready(ctx, set);
 }

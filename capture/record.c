@@ -15,6 +15,114 @@
  * return before they touch it, and threads can share it. */
 static struct crumbs_cmd off_handle = { .state = { -1, 0 }, .kind = HANDLE_OFF };
 
+static struct event *event_add(struct crumbs_cmd *cmd);
+static void lost(struct crumbs_cmd *cmd);
+
+/* ------------------------------------------------------------------------ */
+/* Stretches: pipeline statistics between scope boundaries                  */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Vulkan allows one pipeline statistics query open at a time, so a scope
+ * cannot have one of its own around its children's. Instead a query runs
+ * from each boundary (a scope's begin or end, a render pass edge, a leaf)
+ * to the next, and the analyzer sums each into the scope open where it
+ * began; a scope's own stretches are its exclusive counts.
+ */
+
+/* Ends cmd's open query. */
+RECORD_PATH
+static void stretch_stop(struct crumbs_cmd *cmd)
+{
+	if (!cmd->stretch_open)
+		return;
+	const struct queue_state *q = &cmd->ctx->queues[cmd->queue];
+	cmd->ctx->devices[q->device].fn.CmdEndQuery(cmd->cb, q->stats_pool, cmd->stretch);
+	cmd->stretch_open = false;
+}
+
+/* An event of `type` for query i (or COUNTER_UNKNOWN). */
+RECORD_PATH
+static void stretch_event(struct crumbs_cmd *cmd, uint8_t type, uint32_t i)
+{
+	struct event *e = event_add(cmd);
+	if (!e) {
+		lost(cmd);
+		return;
+	}
+	e->type = type;
+	e->level = 0;
+	e->flags = 0;
+	e->slot = NO_SLOT;
+	e->u.counts = i;
+}
+
+/* Begins a query for what cmd records next, where one may be: its work is
+ * unknown where none can (a multiview pass, no query left, a queue whose
+ * family counts nothing), and there is none in a pass of secondaries,
+ * whose own count theirs. */
+RECORD_PATH
+static void stretch_start(struct crumbs_cmd *cmd)
+{
+	if (!cmd->counting || cmd->no_stretch)
+		return;
+	stretch_stop(cmd);
+	const struct queue_state *q = &cmd->ctx->queues[cmd->queue];
+	uint32_t i = COUNTER_UNKNOWN;
+	if (q->stats_pool && !cmd->untimed)
+		i = counters_take(&cmd->set->queues[cmd->queue]);
+	stretch_event(cmd, EVENT_STRETCH, i);
+	if (i == COUNTER_UNKNOWN)
+		return;
+	cmd->ctx->devices[q->device].fn.CmdBeginQuery(cmd->cb, q->stats_pool, i, 0);
+	cmd->stretch = i;
+	cmd->stretch_open = true;
+}
+
+void crumbs_pass_edge(crumbs_cmd *cmd, enum crumbs_pass_edge edge, uint32_t width,
+		      uint32_t height)
+{
+	if (!cmd->counting)
+		return;
+	switch (edge) {
+	case CRUMBS_PASS_BEGINNING:
+		stretch_stop(cmd);
+		if (width && height && width <= (1u << 20) && height <= (1u << 20)) {
+			struct event *e = event_add(cmd);
+			if (e) {
+				e->type = EVENT_AREA;
+				e->level = 0;
+				e->flags = 0;
+				e->slot = NO_SLOT;
+				e->u.name = (struct name_ref){ width, height };
+			}
+		}
+		cmd->no_stretch = true;
+		break;
+	case CRUMBS_PASS_BEGUN:
+		cmd->no_stretch = false;
+		stretch_start(cmd);
+		break;
+	case CRUMBS_PASS_BEGUN_SECONDARY:
+		cmd->no_stretch = true;
+		break;
+	case CRUMBS_PASS_BEGUN_MULTIVIEW:
+		/* A query inside a multiview pass counts each view, and
+		 * needs as many queries as views: not placed. */
+		cmd->no_stretch = true;
+		stretch_event(cmd, EVENT_STRETCH, COUNTER_UNKNOWN);
+		break;
+	case CRUMBS_PASS_ENDING:
+		stretch_stop(cmd);
+		cmd->no_stretch = true;
+		break;
+	case CRUMBS_PASS_ENDED:
+		cmd->no_stretch = false;
+		stretch_start(cmd);
+		break;
+	}
+}
+
 /* ------------------------------------------------------------------------ */
 /* Handles                                                                  */
 /* ------------------------------------------------------------------------ */
@@ -39,6 +147,11 @@ crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue qu
 		return &off_handle;
 	}
 	h->cb = cb;
+	if (h->kind == HANDLE_CAPTURE && set->counters &&
+	    (ctx->devices[q->device].features & CRUMBS_FEATURE_PIPELINE_STATISTICS)) {
+		h->counting = true;
+		stretch_start(h);
+	}
 	return h;
 }
 
@@ -47,6 +160,7 @@ void crumbs_cmd_end(crumbs_cmd *cmd)
 {
 	if (cmd->kind != HANDLE_CAPTURE)
 		return;
+	stretch_stop(cmd);
 	store_map_put(cmd->set, cmd);
 	/* The scopes it leaves open end on a later command buffer, which
 	 * can write their reserved end slots: this one never will. */
@@ -179,6 +293,7 @@ static void record_begin(struct crumbs_cmd *cmd, uint8_t type, unsigned level, c
 	cmd->depth++;
 	if (ctx->mirror_labels)
 		label_begin(ctx, cmd->cb, name, len);
+	stretch_start(cmd);
 }
 
 RECORD_PATH
@@ -251,6 +366,8 @@ void crumbs_scope_close_(crumbs_cmd *cmd)
 	}
 	if (ctx->mirror_labels)
 		ctx->ifn.CmdEndDebugUtilsLabel(cmd->cb);
+	if (e)
+		stretch_start(cmd);
 }
 
 /* Whether cmd keeps events: in a capture or a standing recording. */
@@ -290,6 +407,13 @@ void crumbs_cmd_execute(crumbs_cmd *cmd, uint32_t count, const VkCommandBuffer *
 		e->flags = 0;
 		e->slot = NO_SLOT;
 		e->u.secondary = secondaries[i];
+	}
+	/* Outside a pass the program executes them next, and no query of
+	 * ours may be open then: its own work after them goes uncounted
+	 * until the next boundary. */
+	if (cmd->stretch_open) {
+		stretch_stop(cmd);
+		stretch_event(cmd, EVENT_STRETCH, COUNTER_UNKNOWN);
 	}
 }
 

@@ -203,6 +203,10 @@ void store_copy_event(struct capture_set *set, struct event *c, const struct eve
 			c->type = EVENT_NONE;
 			atomic_fetch_add(&set->dropped, 1);
 		}
+	} else if (e->type == EVENT_STRETCH || e->type == EVENT_LEAF_STRETCH) {
+		/* Its query lies in another set's share, which this one
+		 * does not read. */
+		c->u.counts = COUNTER_UNKNOWN;
 	}
 }
 

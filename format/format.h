@@ -229,8 +229,21 @@ enum format_tag {
 	FORMAT_TAG_TASK_BEGUN_EARLIER = 0x51,
 	FORMAT_TAG_TASK_STATE = 0x52,
 	FORMAT_TAG_TASK_END = 0x53,
-	FORMAT_TAG_TASK_DEPEND = 0x54
+	FORMAT_TAG_TASK_DEPEND = 0x54,
+	/* Since 1.5: pipeline statistics (and later other counters). */
+	FORMAT_TAG_COUNTERS = 0x58,
+	FORMAT_TAG_COUNTERS_UNKNOWN = 0x59,
+	FORMAT_TAG_RENDER_AREA = 0x5A,
+	FORMAT_TAG_LEAF_COUNTERS = 0x5B,
+	FORMAT_TAG_LEAF_COUNTERS_UNKNOWN = 0x5C
 };
+
+/* COUNTERS: the sets of counters a record may name, and the bits of the
+ * pipeline-statistics set's mask (VkQueryPipelineStatisticFlagBits'
+ * order). A value is below 2^63; a render area's sides at most this. */
+#define FORMAT_COUNTER_SET_PIPELINE 0
+#define FORMAT_PIPELINE_COUNTER_BITS ((1u << CRUMBS_PIPELINE_COUNTERS) - 1)
+#define FORMAT_MAX_RENDER_SIDE (1u << 20)
 
 /* The bits a QUEUE's flags and a FRAME_END's flags may set: the low ones,
  * so each mask is also the largest value. */

@@ -1145,6 +1145,69 @@ enum crumbs_result crumbs_writer_counts(crumbs_writer *w, uint64_t draws, uint64
 	return CRUMBS_OK;
 }
 
+/* Pipeline statistics (since 1.5): records that, as COUNTS, add to the
+ * innermost open node of the current queue. */
+enum crumbs_result crumbs_writer_counters(crumbs_writer *w, int leaf, uint32_t mask,
+					  const uint64_t values[CRUMBS_PIPELINE_COUNTERS])
+{
+	struct writer_queue *q;
+	int ticks;
+	if (mask & ~(uint32_t)FORMAT_PIPELINE_COUNTER_BITS || (mask && !values))
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	for (uint32_t i = 0; i < CRUMBS_PIPELINE_COUNTERS; i++)
+		if ((mask & (1u << i)) && values[i] > (uint64_t)INT64_MAX)
+			return CRUMBS_ERROR_INVALID_ARGUMENT;
+	enum crumbs_result r = scope_target(w, CRUMBS_NO_TICKS, &q, &ticks);
+	if (r != CRUMBS_OK || !mask)
+		return r;
+	/* Each value is one more record, as the reader counts them. */
+	uint32_t n = (uint32_t)__builtin_popcount(mask);
+	if (!frame_room(w, 1 + n))
+		return CRUMBS_ERROR_LIMIT;
+	w->frame_records += 1 + n;
+	put_u8(&w->frames.buf, leaf ? FORMAT_TAG_LEAF_COUNTERS : FORMAT_TAG_COUNTERS);
+	put_varint(&w->frames.buf, FORMAT_COUNTER_SET_PIPELINE);
+	put_varint(&w->frames.buf, mask);
+	for (uint32_t i = 0; i < CRUMBS_PIPELINE_COUNTERS; i++)
+		if (mask & (1u << i))
+			put_varint(&w->frames.buf, values[i]);
+	return CRUMBS_OK;
+}
+
+enum crumbs_result crumbs_writer_counters_unknown(crumbs_writer *w, int leaf)
+{
+	struct writer_queue *q;
+	int ticks;
+	enum crumbs_result r = scope_target(w, CRUMBS_NO_TICKS, &q, &ticks);
+	if (r != CRUMBS_OK)
+		return r;
+	if (!frame_room(w, 1))
+		return CRUMBS_ERROR_LIMIT;
+	w->frame_records++;
+	put_u8(&w->frames.buf, leaf ? FORMAT_TAG_LEAF_COUNTERS_UNKNOWN :
+				      FORMAT_TAG_COUNTERS_UNKNOWN);
+	put_varint(&w->frames.buf, FORMAT_COUNTER_SET_PIPELINE);
+	return CRUMBS_OK;
+}
+
+enum crumbs_result crumbs_writer_render_area(crumbs_writer *w, uint32_t width, uint32_t height)
+{
+	struct writer_queue *q;
+	int ticks;
+	if (!width || !height || width > FORMAT_MAX_RENDER_SIDE || height > FORMAT_MAX_RENDER_SIDE)
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	enum crumbs_result r = scope_target(w, CRUMBS_NO_TICKS, &q, &ticks);
+	if (r != CRUMBS_OK)
+		return r;
+	if (!frame_room(w, 1))
+		return CRUMBS_ERROR_LIMIT;
+	w->frame_records++;
+	put_u8(&w->frames.buf, FORMAT_TAG_RENDER_AREA);
+	put_varint(&w->frames.buf, width);
+	put_varint(&w->frames.buf, height);
+	return CRUMBS_OK;
+}
+
 enum crumbs_result crumbs_writer_leaf(crumbs_writer *w,
 				      const struct crumbs_leaf_desc *leaf)
 {

@@ -53,7 +53,13 @@ enum crumbs_device_features {
 	/* VK_EXT_calibrated_timestamps or VK_KHR_calibrated_timestamps. */
 	CRUMBS_FEATURE_CALIBRATED_TIMESTAMPS = 1u << 1,
 	/* VK_EXT_debug_utils on the instance: scopes can become labels. */
-	CRUMBS_FEATURE_DEBUG_UTILS = 1u << 2
+	CRUMBS_FEATURE_DEBUG_UTILS = 1u << 2,
+	/* pipelineStatisticsQuery, with hostQueryReset: crumbs counts
+	 * vertices, primitives and shader invocations per scope in captures
+	 * (crumbs_desc.counters). The program then tells crumbs where its
+	 * render passes begin and end (crumbs_pass_edge), and calls
+	 * crumbs_cmd_execute before vkCmdExecuteCommands outside them. */
+	CRUMBS_FEATURE_PIPELINE_STATISTICS = 1u << 3
 };
 
 struct crumbs_vk_device {
@@ -106,6 +112,11 @@ struct crumbs_desc {
 	uint32_t name_bytes;          /* scope names of a capture; 0: 1 MiB */
 	int no_trigger;               /* do not listen for `crumbs trigger` */
 	enum crumbs_calibration calibration;
+	/* Pipeline statistics per scope, on devices with
+	 * CRUMBS_FEATURE_PIPELINE_STATISTICS: 0 in one-frame captures and not
+	 * in runs, 1 in runs too, -1 never. CRUMBS_COUNTERS=0 or 1 in the
+	 * environment says the same of runs and wins. */
+	int counters;
 };
 
 /*
@@ -223,9 +234,36 @@ CRUMBS_API void crumbs_cmd_end(crumbs_cmd *cmd);
 /* Call beside vkCmdExecuteCommands (which the program still calls): the
  * scopes recorded on the secondaries are placed here in the tree. Only for
  * secondaries that really are executed there: crumbs waits on the GPU for
- * their timestamps when it reads the capture back. */
+ * their timestamps when it reads the capture back. With pipeline
+ * statistics, call it before vkCmdExecuteCommands outside render passes:
+ * a secondary may not run inside crumbs' query; the primary's own work
+ * between it and the next scope's begin or end then counts as unknown. */
 CRUMBS_API void crumbs_cmd_execute(crumbs_cmd *cmd, uint32_t count,
 				   const VkCommandBuffer *secondaries);
+
+/*
+ * Render pass edges, for pipeline statistics: Vulkan lets a query begun
+ * outside a render pass end only outside it, and one begun inside a
+ * subpass end only in it, so crumbs must end and begin its queries on
+ * each side of every vkCmdBeginRenderPass, vkCmdBeginRendering,
+ * vkCmdNextSubpass, vkCmdEndRenderPass and vkCmdEndRendering (and their
+ * 2 forms). Call crumbs_pass_edge right before and right after each, on
+ * the primary command buffer; width and height are the render area's,
+ * given with CRUMBS_PASS_BEGINNING (0: unknown), for the pass's fragments
+ * per pixel, and kept by the innermost open scope. Costs a branch outside
+ * captures; does nothing where the device has no
+ * CRUMBS_FEATURE_PIPELINE_STATISTICS.
+ */
+enum crumbs_pass_edge {
+	CRUMBS_PASS_BEGINNING = 0,      /* right before a pass begins */
+	CRUMBS_PASS_BEGUN = 1,          /* right after, or after a next subpass */
+	CRUMBS_PASS_BEGUN_SECONDARY = 2, /* ... whose contents are secondaries */
+	CRUMBS_PASS_BEGUN_MULTIVIEW = 3, /* ... of a multiview pass: counts unknown */
+	CRUMBS_PASS_ENDING = 4,         /* right before a next subpass or the end */
+	CRUMBS_PASS_ENDED = 5           /* right after the pass ends */
+};
+CRUMBS_API void crumbs_pass_edge(crumbs_cmd *cmd, enum crumbs_pass_edge edge, uint32_t width,
+				 uint32_t height);
 
 /* What the inline functions below read; the first member of every
  * crumbs_cmd. Not for programs. */

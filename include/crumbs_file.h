@@ -58,7 +58,7 @@ CRUMBS_API const char *crumbs_result_str(enum crumbs_result result);
 /* ------------------------------------------------------------------------ */
 
 #define CRUMBS_FORMAT_MAJOR 1
-#define CRUMBS_FORMAT_MINOR 4
+#define CRUMBS_FORMAT_MINOR 5
 
 /* Queue capabilities, as VkQueueFlags bits that matter for naming. */
 enum crumbs_queue_flags {
@@ -339,6 +339,43 @@ CRUMBS_API enum crumbs_result crumbs_writer_leaf(crumbs_writer *w,
 CRUMBS_API enum crumbs_result crumbs_writer_counts(crumbs_writer *w, uint64_t draws,
 						   uint64_t dispatches,
 						   uint64_t prims, uint64_t verts);
+
+/*
+ * Pipeline statistics (since format 1.5), in the order of Vulkan's
+ * VkQueryPipelineStatisticFlagBits: bit i of a mask is counter i.
+ */
+enum crumbs_pipeline_counter {
+	CRUMBS_COUNTER_IA_VERTICES = 0,     /* input-assembly vertices */
+	CRUMBS_COUNTER_IA_PRIMITIVES = 1,   /* input-assembly primitives */
+	CRUMBS_COUNTER_VS_INVOCATIONS = 2,
+	CRUMBS_COUNTER_GS_INVOCATIONS = 3,
+	CRUMBS_COUNTER_GS_PRIMITIVES = 4,
+	CRUMBS_COUNTER_CLIP_INVOCATIONS = 5, /* primitives that reach clipping */
+	CRUMBS_COUNTER_CLIP_PRIMITIVES = 6,  /* primitives that clipping puts out */
+	CRUMBS_COUNTER_FS_INVOCATIONS = 7,
+	CRUMBS_COUNTER_TCS_PATCHES = 8,
+	CRUMBS_COUNTER_TES_INVOCATIONS = 9,
+	CRUMBS_COUNTER_CS_INVOCATIONS = 10
+};
+#define CRUMBS_PIPELINE_COUNTERS 11
+
+/*
+ * Pipeline statistics of work in the innermost open scope or event of the
+ * current queue (the queue's own when none is open), or with `leaf` of the
+ * last leaf event written on it since its last scope begin or end, added
+ * to what it has: values[i] for each bit i of mask (below
+ * 2^CRUMBS_PIPELINE_COUNTERS), each below 2^63. A mask of 0 writes
+ * nothing.
+ */
+CRUMBS_API enum crumbs_result crumbs_writer_counters(crumbs_writer *w, int leaf, uint32_t mask,
+						     const uint64_t values[CRUMBS_PIPELINE_COUNTERS]);
+/* Some work of that scope, event or leaf was not counted: its pipeline
+ * statistics are unknown. */
+CRUMBS_API enum crumbs_result crumbs_writer_counters_unknown(crumbs_writer *w, int leaf);
+/* The render area of the innermost open event (a render pass), 1 to
+ * 2^20 pixels a side, for its fragments per pixel. */
+CRUMBS_API enum crumbs_result crumbs_writer_render_area(crumbs_writer *w, uint32_t width,
+							uint32_t height);
 
 /*
  * CPU threads and their scopes (since format 1.3), inside a frame, inside

@@ -91,6 +91,7 @@ struct options {
 	struct extent size;
 	int async_compute;      /* -1: when the device has a compute-only family */
 	int shadow_secondaries;
+	int counters;           /* -1: in captures where the device counts */
 	int64_t device;         /* -1: choose */
 	const char *settings;
 	const char *capture_dir;
@@ -152,6 +153,9 @@ static const struct option_spec option_specs[] = {
 	{ "--shadow-secondaries", "on|off", OPTION_SWITCH, OPT(shadow_secondaries), 0, 0,
 	  "record each shadow view in a secondary command buffer, placed with "
 	  "crumbs_cmd_execute (default off)" },
+	{ "--counters", "on|off", OPTION_SWITCH, OPT(counters), 0, 0,
+	  "pipeline statistics per scope: off never, on in runs too (default: in "
+	  "captures, where the device has pipelineStatisticsQuery)" },
 	{ "--device", "INDEX", OPTION_NUMBER, OPT(device), 0, UINT32_MAX,
 	  "physical device, in vkEnumeratePhysicalDevices order (default: a GPU, else the first)" },
 	{ "--mirror-labels", "N", OPTION_NUMBER, OPT(mirror_labels), 0, CRUMBS_DETAIL_MAX + 1,
@@ -340,6 +344,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		.capture_frame = -1,
 		.size = { 640, 360 },
 		.async_compute = -1,
+		.counters = -1,
 		.device = -1,
 	};
 	for (int i = 1; i < argc; i++) {
@@ -1498,6 +1503,13 @@ static bool create_device(struct renderer *r)
 	};
 	if (enabled12.hostQueryReset)
 		r->device_features |= CRUMBS_FEATURE_HOST_QUERY_RESET;
+	/* crumbs counts with statistics queries it resets on the host. */
+	VkPhysicalDeviceFeatures enabled10 = {
+		.pipelineStatisticsQuery = supported.features.pipelineStatisticsQuery &&
+					   enabled12.hostQueryReset && r->opt.counters != 0,
+	};
+	if (enabled10.pipelineStatisticsQuery)
+		r->device_features |= CRUMBS_FEATURE_PIPELINE_STATISTICS;
 
 	uint32_t extension_count = 0;
 	VK_TRY(vkEnumerateDeviceExtensionProperties(r->physical_device, NULL, &extension_count,
@@ -1540,6 +1552,7 @@ static bool create_device(struct renderer *r)
 		.pNext = &enabled12,
 		.queueCreateInfoCount = r->async_compute ? 2u : 1u,
 		.pQueueCreateInfos = queues,
+		.pEnabledFeatures = &enabled10,
 		.enabledExtensionCount = calibrated ? 1u : 0u,
 		.ppEnabledExtensionNames = &calibrated,
 	};
@@ -2740,18 +2753,25 @@ static bool record_geometry(struct renderer *r, struct frame_slot *s, uint64_t f
 			.clearValueCount = 1,
 			.pClearValues = &depth_clear,
 		};
+		/* crumbs ends and begins its statistics queries on each side
+		 * of a render pass's edges. */
+		crumbs_pass_edge(cmd, CRUMBS_PASS_BEGINNING, SHADOW_SIZE, SHADOW_SIZE);
 		if (r->shadow_secondaries) {
 			vkCmdBeginRenderPass(cb, &pass,
 					     VK_SUBPASS_CONTENTS_SECONDARY_COMMAND_BUFFERS);
+			crumbs_pass_edge(cmd, CRUMBS_PASS_BEGUN_SECONDARY, 0, 0);
 			/* crumbs places the secondary's "Mesh Batch" scopes
 			 * under this view. */
 			vkCmdExecuteCommands(cb, 1, &s->shadow_cbs[k]);
 			crumbs_cmd_execute(cmd, 1, &s->shadow_cbs[k]);
 		} else {
 			vkCmdBeginRenderPass(cb, &pass, VK_SUBPASS_CONTENTS_INLINE);
+			crumbs_pass_edge(cmd, CRUMBS_PASS_BEGUN, 0, 0);
 			draw_shadow_view(r, s, cmd, cb, k);
 		}
+		crumbs_pass_edge(cmd, CRUMBS_PASS_ENDING, 0, 0);
 		vkCmdEndRenderPass(cb);
+		crumbs_pass_edge(cmd, CRUMBS_PASS_ENDED, 0, 0);
 		crumbs_scope_end(cmd);
 	}
 	crumbs_scope_end(cmd);
@@ -2770,7 +2790,9 @@ static bool record_geometry(struct renderer *r, struct frame_slot *s, uint64_t f
 		.clearValueCount = 3,
 		.pClearValues = clears,
 	};
+	crumbs_pass_edge(cmd, CRUMBS_PASS_BEGINNING, r->opt.size.width, r->opt.size.height);
 	vkCmdBeginRenderPass(cb, &pass, VK_SUBPASS_CONTENTS_INLINE);
+	crumbs_pass_edge(cmd, CRUMBS_PASS_BEGUN, 0, 0);
 	bind_scene(r, s, cb, r->gbuffer_pipeline, r->opt.size.width, r->opt.size.height);
 	const struct view_filter everything = { NULL, 0, s->view_batches[SHADOW_VIEWS] };
 	crumbs_scope_begin(cmd, 2, "Opaque");
@@ -2779,7 +2801,9 @@ static bool record_geometry(struct renderer *r, struct frame_slot *s, uint64_t f
 	draw_objects(r, cmd, cb, &everything, GROUND_OBJECT, 1);
 	crumbs_scope_end(cmd);
 	crumbs_scope_end(cmd);
+	crumbs_pass_edge(cmd, CRUMBS_PASS_ENDING, 0, 0);
 	vkCmdEndRenderPass(cb);
+	crumbs_pass_edge(cmd, CRUMBS_PASS_ENDED, 0, 0);
 	crumbs_scope_end(cmd);
 
 	crumbs_cmd_end(cmd);
@@ -3028,6 +3052,7 @@ static bool create_crumbs(struct renderer *r)
 		.capture_dir = r->opt.capture_dir,
 		.program_name = PROGRAM,
 		.mirror_labels = (int)r->opt.mirror_labels,
+		.counters = r->opt.counters < 0 ? 0 : r->opt.counters ? 1 : -1,
 	};
 	enum crumbs_result res = crumbs_create(&desc, &r->crumbs);
 	if (res != CRUMBS_OK)
