@@ -51,6 +51,7 @@ struct report_settings {
 	 * draw them one character a cell. Not an option. */
 	bool ascii_names;
 	bool stats;             /* Draws, Dispatches, Prims, Verts columns */
+	bool counters;          /* pipeline statistics' columns (--counters) */
 	bool percent;
 	bool inclusive;
 	bool exclusive;

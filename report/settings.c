@@ -75,6 +75,9 @@ const struct option_spec report_options[] = {
 	  OPT_NEGATED, .offset = AT(ascii) },
 	{ "no-stats", 0, NULL, "hide the Draws, Dispatches, Prims and Verts columns",
 	  OPT_NEGATED, .offset = AT(stats) },
+	{ "counters", 0, NULL, "add pipeline statistics' columns: vertices, primitives, shader "
+	  "invocations, culled primitives, fragments per pixel (? where unknown)",
+	  OPT_FLAG, .offset = AT(counters) },
 	{ "no-percent", 0, NULL, "hide the Percent columns",
 	  OPT_NEGATED, .offset = AT(percent) },
 	{ "no-inclusive", 0, NULL, "hide the Inclusive columns",

@@ -24,6 +24,10 @@ struct row {
 	struct counts inclusive;
 	int64_t exclusive_ns;
 	int64_t inclusive_ns;
+	/* Pipeline statistics: the node's, with what hidden children did
+	 * in the exclusive ones; has_counters false when none. */
+	bool has_counters;
+	struct node_counters counters;
 };
 
 struct rows {
@@ -60,6 +64,32 @@ static void add_counts(struct counts *to, const struct counts *from)
 	to->unknown |= from->unknown;
 }
 
+/* Folds the counters of `from` (its inclusive ones, or its exclusive)
+ * into to's exclusive ones, and with `both` its inclusive ones too. */
+static void fold_counters(struct row *to, const struct node_counters *from, bool inclusive,
+			  bool both)
+{
+	if (!from)
+		return;
+	struct node_counters *c = &to->counters;
+	const uint64_t *v = inclusive ? from->inclusive : from->exclusive;
+	uint32_t mask = inclusive ? from->inclusive_mask : from->exclusive_mask;
+	bool unknown = inclusive ? from->inclusive_unknown : from->exclusive_unknown;
+	for (uint32_t i = 0; i < CRUMBS_PIPELINE_COUNTERS; i++)
+		if (mask & (1u << i)) {
+			c->exclusive[i] += v[i];
+			if (both)
+				c->inclusive[i] += v[i];
+		}
+	c->exclusive_mask |= mask;
+	c->exclusive_unknown |= unknown;
+	if (both) {
+		c->inclusive_mask |= mask;
+		c->inclusive_unknown |= unknown;
+	}
+	to->has_counters = true;
+}
+
 /* Leaf events (and render passes) are hidden by --no-leaf. */
 static bool node_visible(const struct report_settings *s, const struct node *n)
 {
@@ -73,7 +103,7 @@ static bool node_visible(const struct report_settings *s, const struct node *n)
  */
 static void collect_children(const struct report_settings *s, const struct node *n,
 			     const struct node ***out, size_t *len, size_t *cap, bool *failed,
-			     struct counts *extra, int64_t *extra_ns)
+			     struct counts *extra, int64_t *extra_ns, struct row *extra_counters)
 {
 	for (const struct node *c = n->child; c; c = c->next) {
 		if (node_visible(s, c)) {
@@ -85,7 +115,9 @@ static void collect_children(const struct report_settings *s, const struct node 
 		} else {
 			add_counts(extra, &c->exclusive);
 			*extra_ns += c->exclusive_ns;
-			collect_children(s, c, out, len, cap, failed, extra, extra_ns);
+			fold_counters(extra_counters, c->counters, false, false);
+			collect_children(s, c, out, len, cap, failed, extra, extra_ns,
+					 extra_counters);
 		}
 	}
 }
@@ -159,16 +191,25 @@ static void add_subtree(struct view *v, const struct node *n, uint32_t level)
 	size_t len = 0, cap = 0;
 	struct counts extra = { 0 };
 	int64_t extra_ns = 0;
+	struct row hidden = { 0 };
 
-	collect_children(s, n, &kids, &len, &cap, &v->rows.failed, &extra, &extra_ns);
+	collect_children(s, n, &kids, &len, &cap, &v->rows.failed, &extra, &extra_ns, &hidden);
 	struct row *r = rows_push(&v->rows);
 	if (!r) {
 		free(kids);
 		return;
 	}
-	*r = (struct row){ n, level, 0, n->exclusive, n->inclusive,
-			   n->exclusive_ns + extra_ns, n->inclusive_ns };
+	*r = (struct row){ .node = n, .level = level, .exclusive = n->exclusive,
+			   .inclusive = n->inclusive, .exclusive_ns = n->exclusive_ns + extra_ns,
+			   .inclusive_ns = n->inclusive_ns };
 	add_counts(&r->exclusive, &extra);
+	if (n->counters) {
+		r->has_counters = true;
+		r->counters = *n->counters;
+	}
+	/* Only the exclusive side: the inclusive holds them already. */
+	if (hidden.has_counters)
+		fold_counters(r, &hidden.counters, false, false);
 
 	if (s->max_depth >= 0 && level >= (uint32_t)s->max_depth) {
 		free(kids);
@@ -176,10 +217,11 @@ static void add_subtree(struct view *v, const struct node *n, uint32_t level)
 	}
 	if (s->sort != SORT_CHRONO && len > 1)
 		sort_children(s->sort, kids, len, &v->rows.failed);
-	struct row folded = { NULL, level + 1, 0, { 0 }, { 0 }, 0, 0 };
+	struct row folded = { .node = NULL, .level = level + 1 };
 	for (size_t i = 0; i < len; i++) {
 		if (below_threshold(v, kids[i]->inclusive_ns)) {
 			folded.folded++;
+			fold_counters(&folded, kids[i]->counters, true, true);
 			add_counts(&folded.exclusive, &kids[i]->inclusive);
 			add_counts(&folded.inclusive, &kids[i]->inclusive);
 			folded.exclusive_ns += kids[i]->inclusive_ns;
@@ -215,10 +257,17 @@ static void add_matches(struct view *v, const struct node *n)
 /* Cells                                                                    */
 /* ------------------------------------------------------------------------ */
 
-enum column_kind { COL_DRAWS, COL_DISPATCHES, COL_PRIMS, COL_VERTS, COL_PERCENT, COL_TIME, COL_EVENTS };
+enum column_kind { COL_DRAWS, COL_DISPATCHES, COL_PRIMS, COL_VERTS, COL_PERCENT, COL_TIME, COL_EVENTS,
+		   /* --counters: pipeline statistics and what follows from them */
+		   COL_IA_VERTS, COL_IA_PRIMS, COL_VS, COL_VS_PER_VERT, COL_CULLED, COL_FS,
+		   COL_FRAGS_PER_PIXEL, COL_CS, COL_CS_PER_DISPATCH };
+#define COUNTER_COLUMNS (COL_CS_PER_DISPATCH - COL_IA_VERTS + 1)
+#define MAX_COLUMNS (2 * (COL_EVENTS + COUNTER_COLUMNS) + 1)
 
 static const char *const column_titles[] = {
-	"Draws", "Dispatches", "Prims", "Verts", "Percent", "Time", "Events"
+	"Draws", "Dispatches", "Prims", "Verts", "Percent", "Time", "Events",
+	"IA Verts", "IA Prims", "VS Inv", "VS/Vert", "Culled", "FS Inv", "Frag/Px", "CS Inv",
+	"CS/Disp"
 };
 
 struct column {
@@ -237,9 +286,67 @@ static uint8_t drop_rank(const struct column *c)
 {
 	if (c->kind <= COL_VERTS)
 		return (uint8_t)((COL_VERTS - c->kind) * 2 + 1 + c->group);
+	/* Then the counters', the last asked for first. */
+	if (c->kind >= COL_IA_VERTS)
+		return (uint8_t)(9 + (COL_CS_PER_DISPATCH - c->kind) * 2 + c->group);
 	if (c->kind == COL_PERCENT)
-		return (uint8_t)(9 + c->group);
+		return (uint8_t)(9 + 2 * COUNTER_COLUMNS + c->group);
 	return 0;
+}
+
+/* A counter's cell: '-' where the frame has none, '?' where unknown. */
+static void format_counter(struct sbuf *b, const struct row *r, bool inclusive,
+			   enum column_kind kind)
+{
+	static const enum crumbs_pipeline_counter of[] = {
+		[COL_IA_VERTS - COL_IA_VERTS] = CRUMBS_COUNTER_IA_VERTICES,
+		[COL_IA_PRIMS - COL_IA_VERTS] = CRUMBS_COUNTER_IA_PRIMITIVES,
+		[COL_VS - COL_IA_VERTS] = CRUMBS_COUNTER_VS_INVOCATIONS,
+		[COL_FS - COL_IA_VERTS] = CRUMBS_COUNTER_FS_INVOCATIONS,
+		[COL_CS - COL_IA_VERTS] = CRUMBS_COUNTER_CS_INVOCATIONS,
+	};
+	if (!r->has_counters) {
+		sbuf_adds(b, "-");
+		return;
+	}
+	/* The derived numbers read a node: the row's, with the row's
+	 * counters and counts (what hidden children folded in). */
+	struct node n = r->node ? *r->node : (struct node){ 0 };
+	struct node_counters counters = r->counters;
+	n.counters = &counters;
+	n.exclusive = r->exclusive;
+	n.inclusive = r->inclusive;
+	uint64_t v;
+	double d;
+	bool ok;
+	if (node_counters_unknown(&n, inclusive)) {
+		sbuf_adds(b, "?");
+		return;
+	}
+	switch (kind) {
+	case COL_VS_PER_VERT:
+		if ((ok = node_vertex_reuse(&n, inclusive, &d)))
+			sbuf_addf(b, "%.2f", d);
+		break;
+	case COL_CULLED:
+		if ((ok = node_culled_primitives(&n, inclusive, &v)))
+			sbuf_addf(b, "%llu", (unsigned long long)v);
+		break;
+	case COL_FRAGS_PER_PIXEL:
+		if ((ok = node_fragments_per_pixel(&n, inclusive, &d)))
+			sbuf_addf(b, "%.2f", d);
+		break;
+	case COL_CS_PER_DISPATCH:
+		if ((ok = node_invocations_per_dispatch(&n, inclusive, &d)))
+			sbuf_addf(b, "%.1f", d);
+		break;
+	default:
+		if ((ok = node_counter(&n, inclusive, of[kind - COL_IA_VERTS], &v)))
+			sbuf_addf(b, "%llu", (unsigned long long)v);
+		break;
+	}
+	if (!ok)
+		sbuf_adds(b, "-");
 }
 
 static void format_count(char *buf, size_t n, uint64_t value, bool unknown)
@@ -325,6 +432,9 @@ static void format_cell(struct sbuf *b, const struct view *v, const struct glyph
 		if (r->node->flags & NODE_UNTIMED)
 			sbuf_adds(b, " [untimed]");
 		break;
+	default:
+		format_counter(b, r, c->group == 1, c->kind);
+		break;
 	}
 }
 
@@ -356,7 +466,7 @@ static void render_table(struct sbuf *out, const struct view *v, const struct gl
 			 const struct report_sink *sink)
 {
 	const struct report_settings *s = v->s;
-	struct column cols[13];
+	struct column cols[MAX_COLUMNS];
 	size_t n = 0;
 	struct sbuf cell = { 0 }, cut = { 0 };
 
@@ -366,6 +476,9 @@ static void render_table(struct sbuf *out, const struct view *v, const struct gl
 		for (int k = COL_DRAWS; k <= COL_TIME; k++) {
 			if (k <= COL_VERTS && (!s->stats || v->no_counts))
 				continue;
+			if (k == COL_PERCENT && s->counters && !v->no_counts)
+				for (int c = COL_IA_VERTS; c <= COL_CS_PER_DISPATCH; c++)
+					cols[n++] = (struct column){ (enum column_kind)c, group, 0 };
 			if (k == COL_PERCENT && !s->percent)
 				continue;
 			cols[n++] = (struct column){ (enum column_kind)k, group, 0 };
@@ -392,10 +505,10 @@ static void render_table(struct sbuf *out, const struct view *v, const struct gl
 	/* Fitted to the width, a group's title fitting the span of its
 	 * columns. */
 	static const char *const group_titles[3] = { "Exclusive", "Inclusive", NULL };
-	size_t width[13];
-	int groups[13];
-	uint8_t drop[13];
-	bool shown[13];
+	size_t width[MAX_COLUMNS];
+	int groups[MAX_COLUMNS];
+	uint8_t drop[MAX_COLUMNS];
+	bool shown[MAX_COLUMNS];
 	for (size_t i = 0; i < n; i++) {
 		width[i] = cols[i].width;
 		groups[i] = cols[i].group;
