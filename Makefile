@@ -312,6 +312,9 @@ $(BUILD)/shaders/pipelines_gblur.h: tests/vulkan/pipelines.comp
 $(BUILD)/obj/tests/vulkan/test_pipelines.o: $(PIPELINES_SHADERS)
 $(BUILD)/obj/tests/vulkan/test_pipelines.o: ALL_CFLAGS += -I$(BUILD)/shaders
 $(BUILD)/tests/vk_test_pipelines: | $(LAYER) $(LAYER_JSON)
+# The test of pipeline statistics draws and dispatches with them too.
+$(BUILD)/obj/tests/vulkan/test_counters.o: $(PIPELINES_SHADERS)
+$(BUILD)/obj/tests/vulkan/test_counters.o: ALL_CFLAGS += -I$(BUILD)/shaders
 
 # The threads test again, and the statistics test (the pieces of a run
 # read on several threads cut their values' memory from one pool), each

@@ -93,6 +93,7 @@ void counters_preroll(crumbs_context *ctx, uint32_t set_count)
 			sq->stats_end = k < set_count ? sq->stats_first + share : 0;
 			atomic_store(&sq->stats_next, sq->stats_first);
 		}
+		memset(q->stats_results, 0, sizeof(uint64_t) * q->stats_words * q->stats_count);
 	}
 	for (uint32_t k = 0; k < CAPTURE_SETS; k++)
 		ctx->sets[k].counters = counting(ctx, set_count);
@@ -106,10 +107,13 @@ void counters_set_reuse(crumbs_context *ctx, struct capture_set *set)
 		uint32_t next = atomic_load(&sq->stats_next);
 		if (next > sq->stats_end)
 			next = sq->stats_end;
-		if (q->stats_pool && next > sq->stats_first)
+		if (q->stats_pool && next > sq->stats_first) {
 			ctx->devices[q->device].fn.ResetQueryPool(ctx->devices[q->device].device,
 								  q->stats_pool, sq->stats_first,
 								  next - sq->stats_first);
+			memset(q->stats_results + (size_t)q->stats_words * sq->stats_first, 0,
+			       sizeof(uint64_t) * q->stats_words * (next - sq->stats_first));
+		}
 		atomic_store(&sq->stats_next, sq->stats_first);
 	}
 }
@@ -123,6 +127,30 @@ uint32_t counters_take(struct set_queue *sq)
 	return at < sq->stats_end ? at : COUNTER_UNKNOWN;
 }
 
+/* Whether query i of q was read available. */
+static bool read_available(const struct queue_state *q, uint32_t i)
+{
+	return q->stats_results[(size_t)q->stats_words * i + q->stats_words - 1] != 0;
+}
+
+/* Reads queries [first, first + n) of q without waiting: those not
+ * ended yet read unavailable. false when they cannot be read (the device
+ * lost): they stay unavailable, and their stretches are written as
+ * unknown. */
+static bool read_run(const crumbs_context *ctx, struct queue_state *q, uint32_t first, uint32_t n)
+{
+	const struct device_state *d = &ctx->devices[q->device];
+	size_t stride = sizeof(uint64_t) * q->stats_words;
+	uint64_t *out = q->stats_results + (size_t)q->stats_words * first;
+	VkResult r = d->fn.GetQueryPoolResults(d->device, q->stats_pool, first, n, stride * n, out,
+					       stride, VK_QUERY_RESULT_64_BIT |
+					       VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+	if (r == VK_SUCCESS || r == VK_NOT_READY)
+		return true;
+	memset(out, 0, stride * n);
+	return false;
+}
+
 bool counters_poll(crumbs_context *ctx, struct capture_set *set)
 {
 	bool all = true;
@@ -132,23 +160,23 @@ bool counters_poll(crumbs_context *ctx, struct capture_set *set)
 		uint32_t next = atomic_load(&sq->stats_next);
 		if (next > sq->stats_end)
 			next = sq->stats_end;
-		if (!q->stats_pool || next <= sq->stats_first)
+		if (!q->stats_pool)
 			continue;
-		struct device_state *d = &ctx->devices[q->device];
-		uint32_t n = next - sq->stats_first;
-		size_t stride = sizeof(uint64_t) * q->stats_words;
-		uint64_t *out = q->stats_results + (size_t)q->stats_words * sq->stats_first;
-		/* Without waiting: those not ended yet read unavailable. */
-		VkResult r = d->fn.GetQueryPoolResults(d->device, q->stats_pool, sq->stats_first, n,
-						       stride * n, out, stride,
-						       VK_QUERY_RESULT_64_BIT |
-						       VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
-		if (r == VK_NOT_READY) {
-			all = false;
-		} else if (r != VK_SUCCESS) {
-			/* Lost, or failed: what was read is undefined, and the
-			 * stretches are written as unknown. */
-			memset(out, 0, stride * n);
+		/* Each query is read once it is available, and never again:
+		 * lavapipe adds to a statistics query's result each time it
+		 * is read. So only the runs still unavailable are read. */
+		for (uint32_t k = sq->stats_first; k < next;) {
+			if (read_available(q, k)) {
+				k++;
+				continue;
+			}
+			uint32_t end = k + 1;
+			while (end < next && !read_available(q, end))
+				end++;
+			if (!read_run(ctx, q, k, end - k))
+				return true;
+			for (; k < end; k++)
+				all = all && read_available(q, k);
 		}
 	}
 	return all;

@@ -21,6 +21,7 @@
 unsigned vkt_validation_messages;
 bool vkt_expect_out_of_memory;
 bool vkt_validation = true;
+bool vkt_counters;
 PFN_vkVoidFunction (*vkt_override)(const char *name);
 
 /*
@@ -191,13 +192,18 @@ void vkt_init(struct vkt *t, const struct crumbs_desc *wanted)
 	VkPhysicalDeviceVulkan12Features f12 = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES };
 	f12.hostQueryReset = VK_TRUE;
 	f12.timelineSemaphore = VK_TRUE;
+	VkPhysicalDeviceFeatures supported, enabled = { 0 };
+	vkGetPhysicalDeviceFeatures(t->physical, &supported);
+	if (vkt_counters && !supported.pipelineStatisticsQuery)
+		fail_msg("the device has no pipelineStatisticsQuery");
+	enabled.pipelineStatisticsQuery = vkt_counters;
 	const char *dev_ext[1];
 	uint32_t ne = 0;
 	t->calibrated = has_extension(t->physical, VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME);
 	if (t->calibrated)
 		dev_ext[ne++] = VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME;
 	VkDeviceCreateInfo di = { VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &f12, 0, 1, &qi, 0, NULL, ne,
-				  dev_ext, NULL };
+				  dev_ext, &enabled };
 	CHECK(vkCreateDevice(t->physical, &di, NULL, &t->device));
 	vkGetDeviceQueue(t->device, t->family, 0, &t->queue);
 
@@ -235,7 +241,8 @@ void vkt_init(struct vkt *t, const struct crumbs_desc *wanted)
 		desc = *wanted;
 	struct crumbs_vk_device dev = { t->physical, t->device,
 					CRUMBS_FEATURE_HOST_QUERY_RESET | CRUMBS_FEATURE_DEBUG_UTILS |
-					(t->calibrated ? CRUMBS_FEATURE_CALIBRATED_TIMESTAMPS : 0) };
+					(t->calibrated ? CRUMBS_FEATURE_CALIBRATED_TIMESTAMPS : 0) |
+					(vkt_counters ? CRUMBS_FEATURE_PIPELINE_STATISTICS : 0) };
 	struct crumbs_vk_queue queue = { t->queue, 0, t->family, 0 };
 	desc.instance = t->instance;
 	desc.get_instance_proc_addr = vkt_gipa;

@@ -40,6 +40,11 @@ extern unsigned vkt_validation_messages;
  * allocations on purpose expects it. */
 extern bool vkt_expect_out_of_memory;
 
+/* Whether vkt_init enables pipelineStatisticsQuery and tells crumbs so
+ * (CRUMBS_FEATURE_PIPELINE_STATISTICS); off by default, since a capture
+ * then counts, and a test's render passes must say where they are. */
+extern bool vkt_counters;
+
 /* Whether vkt_init enables the validation layer (benchmarks turn it off:
  * it costs more than what they measure). */
 extern bool vkt_validation;
