@@ -95,7 +95,7 @@ static int print_frames(const char *path, reader *c, const struct report_setting
 		if (shown == 0 && !cmd_check_selection(path, s, meta))
 			return cmd_output_close(out, EXIT_FAILURE_, false);
 		if (shown == 0 && format != REPORT_FORMAT_TEXT &&
-		    report_rows_begin(format, path, &sink) != 0) {
+		    report_rows_begin(format, path, s->counters, &sink) != 0) {
 			write_failed = true;
 			break;
 		}

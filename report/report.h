@@ -162,7 +162,7 @@ bool report_root_found(const struct report_settings *s, const struct capture_met
  * order. `first` (true before the first frame) places JSON's commas.
  * Each returns 0, or -1 if the sink failed or memory ran out.
  */
-int report_rows_begin(enum report_format format, const char *file,
+int report_rows_begin(enum report_format format, const char *file, bool counters,
 		      const struct report_sink *sink);
 int report_rows_frame(const struct report_settings *s, enum report_format format,
 		      const struct capture_meta *meta, const struct frame *f, bool *first,

@@ -65,6 +65,7 @@ struct row {
 	double inclusive_pct;   /* < 0: none */
 	double exclusive_pct;
 	const struct counts *counts; /* NULL: none */
+	const struct node *node;     /* for --counters; NULL: none */
 };
 
 struct writer {
@@ -87,6 +88,51 @@ static void pct(struct sbuf *b, double v, bool json)
 		sbuf_addf(b, "%.6f", v);
 	else if (json)
 		sbuf_adds(b, "null");
+}
+
+/* The keys of the pipeline statistics, in enum crumbs_pipeline_counter's
+ * order. */
+static const char *const counter_keys[CRUMBS_PIPELINE_COUNTERS] = {
+	"ia_vertices", "ia_primitives", "vs_invocations", "gs_invocations", "gs_primitives",
+	"clipping_invocations", "clipping_primitives", "fs_invocations", "tcs_patches",
+	"tes_invocations", "cs_invocations"
+};
+
+/* --counters: a row's inclusive pipeline statistics, each column empty
+ * (null) where its node has none, and whether they are unknown. */
+static void add_counters(struct sbuf *b, const struct row *r, bool json)
+{
+	const struct node *n = r->node;
+	bool unknown = n && node_counters_unknown(n, true);
+	if (json)
+		sbuf_adds(b, ",\"counters\":");
+	if (json && (!n || !n->counters)) {
+		sbuf_adds(b, "null");
+		return;
+	}
+	if (json)
+		sbuf_addf(b, "{\"unknown\":%s", unknown ? "true" : "false");
+	for (uint32_t i = 0; i < CRUMBS_PIPELINE_COUNTERS; i++) {
+		uint64_t v;
+		bool has = n && node_counter(n, true, (enum crumbs_pipeline_counter)i, &v);
+		if (json) {
+			sbuf_addf(b, ",\"%s\":", counter_keys[i]);
+			if (has)
+				sbuf_addf(b, "%llu", (unsigned long long)v);
+			else
+				sbuf_adds(b, "null");
+		} else {
+			sbuf_adds(b, ",");
+			if (has)
+				sbuf_addf(b, "%llu", (unsigned long long)v);
+		}
+	}
+	if (json)
+		sbuf_adds(b, "}");
+	else if (n && n->counters)
+		sbuf_addf(b, ",%d", unknown ? 1 : 0);
+	else
+		sbuf_adds(b, ",");
 }
 
 static void add_row(struct writer *w, const struct row *r)
@@ -112,12 +158,15 @@ static void add_row(struct writer *w, const struct row *r)
 		sbuf_adds(b, ",");
 		pct(b, r->exclusive_pct, false);
 		if (r->counts)
-			sbuf_addf(b, ",%llu,%llu,%llu,%llu,%d\n", (unsigned long long)r->counts->draws,
+			sbuf_addf(b, ",%llu,%llu,%llu,%llu,%d", (unsigned long long)r->counts->draws,
 				  (unsigned long long)r->counts->dispatches,
 				  (unsigned long long)r->counts->prims,
 				  (unsigned long long)r->counts->verts, r->counts->unknown ? 1 : 0);
 		else
-			sbuf_adds(b, ",,,,,\n");
+			sbuf_adds(b, ",,,,,");
+		if (w->s->counters)
+			add_counters(b, r, false);
+		sbuf_adds(b, "\n");
 	} else {
 		sbuf_addf(b, "%s\n{\"frame\":%llu,\"kind\":\"%s\",\"gpu\":", *w->first ? "" : ",",
 			  (unsigned long long)r->frame, r->kind);
@@ -146,14 +195,15 @@ static void add_row(struct writer *w, const struct row *r)
 		pct(b, r->exclusive_pct, true);
 		if (r->counts)
 			sbuf_addf(b, ",\"draws\":%llu,\"dispatches\":%llu,\"prims\":%llu,\"verts\":%llu,"
-				  "\"counts_lower_bound\":%s}",
+				  "\"counts_lower_bound\":%s",
 				  (unsigned long long)r->counts->draws,
 				  (unsigned long long)r->counts->dispatches,
 				  (unsigned long long)r->counts->prims,
 				  (unsigned long long)r->counts->verts,
 				  r->counts->unknown ? "true" : "false");
-		else
-			sbuf_adds(b, "}");
+		if (w->s->counters)
+			add_counters(b, r, true);
+		sbuf_adds(b, "}");
 	}
 	*w->first = false;
 	if (b->len > 60000 && w->result == 0)
@@ -203,7 +253,7 @@ static void walk(struct writer *w, const struct node *n, struct sbuf *path, uint
 			struct row r = { w->frame, kind, w->gpu, w->queue, path, n->name, n->name_len,
 					 n->depth, n->inclusive_ns, excl, incl,
 					 share(excl, w->denominator_ns),
-					 w->gpu >= 0 ? &n->inclusive : NULL };
+					 w->gpu >= 0 ? &n->inclusive : NULL, w->gpu >= 0 ? n : NULL };
 			add_row(w, &r);
 			for (const struct node *c = n->child; c; c = c->next)
 				if (shown(s, c))
@@ -238,11 +288,12 @@ static void queue_rows(struct writer *w, const struct capture_meta *meta,
 	int64_t root_excl = fq->root ? fq->root->exclusive_ns + hidden_ns(s, fq->root) : -1;
 	struct row busy = { w->frame, "busy", q->gpu, q->name, path, q->name, strlen(q->name), 0,
 			    fq->busy_ns, root_excl, share(fq->busy_ns, w->denominator_ns),
-			    share(root_excl, w->denominator_ns), fq->root ? &fq->root->inclusive : NULL };
+			    share(root_excl, w->denominator_ns), fq->root ? &fq->root->inclusive : NULL,
+			    fq->root };
 	struct row wait = { w->frame, "wait", q->gpu, q->name, path, q->name, strlen(q->name), 0,
-			    fq->wait_ns, -1, share(fq->wait_ns, w->denominator_ns), -1, NULL };
+			    fq->wait_ns, -1, share(fq->wait_ns, w->denominator_ns), -1, NULL, NULL };
 	struct row idle = { w->frame, "idle", q->gpu, q->name, path, q->name, strlen(q->name), 0,
-			    fq->idle_ns, -1, -1, -1, NULL };
+			    fq->idle_ns, -1, -1, -1, NULL, NULL };
 	add_row(w, &busy);
 	add_row(w, &wait);
 	add_row(w, &idle);
@@ -268,7 +319,7 @@ static void cpu_rows(struct writer *w, const struct frame *f, struct sbuf *path)
 	w->gpu = -1;
 	w->queue = NULL;
 	w->denominator_ns = cpu_ns;
-	struct row r = { w->frame, "cpu", -1, NULL, path, cpu, 3, 0, cpu_ns, -1, -1, -1, NULL };
+	struct row r = { w->frame, "cpu", -1, NULL, path, cpu, 3, 0, cpu_ns, -1, -1, -1, NULL, NULL };
 	add_row(w, &r);
 	for (uint32_t i = 0; i < f->cpu_thread_count; i++) {
 		const struct frame_cpu_thread *t = &f->cpu_threads[i];
@@ -286,7 +337,7 @@ static void cpu_rows(struct writer *w, const struct frame *f, struct sbuf *path)
 		sbuf_add(path, name, name_len);
 		int64_t ns = t->root ? t->root->inclusive_ns : 0;
 		struct row tr = { w->frame, timeline ? "timeline" : "thread", -1, NULL, path, name,
-				  name_len, 0, ns, -1, share(ns, cpu_ns), -1, NULL };
+				  name_len, 0, ns, -1, share(ns, cpu_ns), -1, NULL, NULL };
 		add_row(w, &tr);
 		if (!t->root)
 			continue;
@@ -303,7 +354,7 @@ static void cpu_rows(struct writer *w, const struct frame *f, struct sbuf *path)
 				if (match) {
 					struct row task = { w->frame, "task", -1, NULL, path, c->name,
 							    c->name_len, 1, c->inclusive_ns, -1,
-							    share(c->inclusive_ns, cpu_ns), -1, NULL };
+							    share(c->inclusive_ns, cpu_ns), -1, NULL, NULL };
 					add_row(w, &task);
 					w->kind = "state";
 					for (const struct node *st = c->child; st; st = st->next)
@@ -320,14 +371,17 @@ static void cpu_rows(struct writer *w, const struct frame *f, struct sbuf *path)
 	}
 }
 
-int report_rows_begin(enum report_format format, const char *file,
+int report_rows_begin(enum report_format format, const char *file, bool counters,
 		      const struct report_sink *sink)
 {
 	struct sbuf b = { 0 };
 	if (format == REPORT_FORMAT_CSV) {
 		sbuf_adds(&b, "frame,kind,gpu,queue,path,name,depth,inclusive_ns,exclusive_ns,"
 			      "inclusive_pct,exclusive_pct,draws,dispatches,prims,verts,"
-			      "counts_lower_bound\n");
+			      "counts_lower_bound");
+		for (uint32_t i = 0; counters && i < CRUMBS_PIPELINE_COUNTERS; i++)
+			sbuf_addf(&b, ",%s", counter_keys[i]);
+		sbuf_adds(&b, counters ? ",counters_unknown\n" : "\n");
 	} else {
 		sbuf_adds(&b, "{\"schema\":1,\"file\":");
 		json_string(&b, file, strlen(file));
@@ -364,7 +418,7 @@ int report_rows_frame(const struct report_settings *s, enum report_format format
 		char name[24];
 		snprintf(name, sizeof(name), "GPU %u", fg->gpu);
 		struct row r = { f->number, "gpu", fg->gpu, NULL, &path, name, strlen(name), 0,
-				 fg->frame_ns, -1, -1, -1, NULL };
+				 fg->frame_ns, -1, -1, -1, NULL, NULL };
 		add_row(&w, &r);
 		for (uint32_t i = 0; i < f->queue_count; i++) {
 			const struct capture_queue *q = &meta->queues[f->queues[i].queue];

@@ -664,6 +664,83 @@ static void counts_of_scopes(void **state)
 	free(m.data);
 }
 
+/*
+ * Pipeline statistics (format 1.5): stretches add to the innermost open
+ * scope, exclusive there and inclusive above; a leaf's follow it; an
+ * unknown stretch makes its scope's and its ancestors' inclusive unknown,
+ * not their siblings'; a render pass's area gives fragments per pixel.
+ */
+static void pipeline_counters(void **state)
+{
+	(void)state;
+	struct membuf m;
+	uint32_t q;
+	crumbs_writer *w = setup(&m, &q, NULL);
+	uint64_t v[CRUMBS_PIPELINE_COUNTERS] = { 0 };
+	const uint32_t ia = 1u << CRUMBS_COUNTER_IA_PRIMITIVES;
+	const uint32_t fs = 1u << CRUMBS_COUNTER_FS_INVOCATIONS;
+	const uint32_t clip = 1u << CRUMBS_COUNTER_CLIP_INVOCATIONS |
+			      1u << CRUMBS_COUNTER_CLIP_PRIMITIVES;
+	struct crumbs_leaf_desc draw = { CRUMBS_EVENT_DRAW, "Draw", 1, 0, 10, 30, CRUMBS_NO_TICKS,
+					 CRUMBS_NO_TICKS };
+	crumbs_writer_frame_begin(w, 1, T);
+	submit(w, q, T, T, NULL, NULL);
+	crumbs_writer_scope_begin(w, "Frame", 0, T + 10);
+	v[CRUMBS_COUNTER_IA_PRIMITIVES] = 5;
+	assert_int_equal(crumbs_writer_counters(w, 0, ia, v), CRUMBS_OK);
+	crumbs_writer_event_begin(w, CRUMBS_EVENT_RENDER_PASS, "RP", T + 20);
+	assert_int_equal(crumbs_writer_render_area(w, 10, 20), CRUMBS_OK);
+	v[CRUMBS_COUNTER_FS_INVOCATIONS] = 400;
+	assert_int_equal(crumbs_writer_counters(w, 0, fs, v), CRUMBS_OK);
+	crumbs_writer_leaf(w, &draw);
+	v[CRUMBS_COUNTER_IA_PRIMITIVES] = 10;
+	v[CRUMBS_COUNTER_CLIP_INVOCATIONS] = 10;
+	v[CRUMBS_COUNTER_CLIP_PRIMITIVES] = 7;
+	assert_int_equal(crumbs_writer_counters(w, 1, ia | clip, v), CRUMBS_OK);
+	crumbs_writer_scope_end(w, T + 30);
+	crumbs_writer_scope_begin(w, "Lost", 1, T + 40);
+	assert_int_equal(crumbs_writer_counters_unknown(w, 0), CRUMBS_OK);
+	crumbs_writer_scope_end(w, T + 50);
+	crumbs_writer_scope_end(w, T + 60);
+	crumbs_writer_submit_end(w, T + 70);
+	/* What a writer refuses: values past 2^63, bits past the set's. */
+	v[0] = UINT64_MAX;
+	assert_int_equal(crumbs_writer_counters(w, 0, 1, v), CRUMBS_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(crumbs_writer_counters(w, 0, 1u << CRUMBS_PIPELINE_COUNTERS, v),
+			 CRUMBS_ERROR_INVALID_ARGUMENT);
+	assert_int_equal(crumbs_writer_render_area(w, 0, 1), CRUMBS_ERROR_INVALID_ARGUMENT);
+	crumbs_writer_frame_end(w, T + 100, 0, 0);
+	reader *c = mem_read(&m, w);
+	const struct frame_queue *fq = &next_frame(c)->queues[q];
+	const struct node *frame = must_find(fq->root, "Frame");
+	const struct node *rp = must_find(fq->root, "RP");
+	const struct node *d = must_find(fq->root, "Draw");
+	const struct node *lost = must_find(fq->root, "Lost");
+	uint64_t x = 0;
+	double r = 0;
+	assert_true(node_counter(frame, false, CRUMBS_COUNTER_IA_PRIMITIVES, &x));
+	assert_int_equal(x, 5);
+	assert_true(node_counters_unknown(frame, true));
+	assert_false(node_counter(frame, true, CRUMBS_COUNTER_IA_PRIMITIVES, &x));
+	assert_false(node_counters_unknown(rp, true));
+	assert_false(node_counter(rp, false, CRUMBS_COUNTER_IA_PRIMITIVES, &x));
+	assert_true(node_counter(rp, true, CRUMBS_COUNTER_IA_PRIMITIVES, &x));
+	assert_int_equal(x, 10);
+	assert_true(node_counter(d, false, CRUMBS_COUNTER_IA_PRIMITIVES, &x));
+	assert_int_equal(x, 10);
+	assert_true(node_culled_primitives(d, true, &x));
+	assert_int_equal(x, 3);
+	assert_true(node_fragments_per_pixel(rp, true, &r));
+	assert_true(r == 2.0);
+	/* The draw's fragments per pixel are over its pass's area. */
+	assert_false(node_fragments_per_pixel(d, true, &r));
+	assert_true(node_counters_unknown(lost, false));
+	/* The root holds what is outside every scope: nothing. */
+	assert_true(node_counters_unknown(fq->root, true));
+	reader_free(c);
+	free(m.data);
+}
+
 /* A queue label (no timestamps, outside submissions) gets only the busy
  * time of the submissions inside it. */
 static void queue_label(void **state)
@@ -1295,6 +1372,7 @@ int main(void)
 		cmocka_unit_test(scope_left_open),
 		cmocka_unit_test(leaf_counts),
 		cmocka_unit_test(counts_of_scopes),
+		cmocka_unit_test(pipeline_counters),
 		cmocka_unit_test(queue_label),
 		cmocka_unit_test(unrecorded_command_buffers),
 		cmocka_unit_test(queue_without_timestamps),
