@@ -76,12 +76,12 @@ FORMAT_SRC := format/result.c format/crc32c.c format/format.c format/codec.c for
 TRIGGER_SRC := trigger/trigger.c trigger/answer.c
 # The recorder, one concept a file, from the bottom of its call graph up
 # (capture/capture_internal.h; tests/cli/layout.sh checks the order).
-RECORDER_SRC := capture/common.c capture/cpu.c capture/functions.c capture/calibrate.c capture/pools.c \
+RECORDER_SRC := capture/common.c capture/cpu.c capture/functions.c capture/calibrate.c capture/memory.c capture/pools.c \
 	capture/store.c capture/standing.c capture/record.c capture/submit.c \
 	capture/readback.c capture/profilegpu.c capture/output.c capture/frame.c \
 	capture/context.c capture/namefmt.c
 ANALYZE_SRC := analyze/arena.c analyze/reader.c analyze/records.c analyze/model.c \
-	analyze/cpu.c analyze/pipelines.c
+	analyze/cpu.c analyze/pipelines.c analyze/memory.c
 REPORT_SRC := report/settings.c report/filter.c report/table.c report/pipelines.c report/text.c \
 	report/grid.c report/verdict.c
 # Statistics over runs and comparing them: the crumbs command's alone, kept
@@ -213,7 +213,7 @@ $(LIBCRUMBS_LINKS): $(LIBCRUMBS_SO)
 # The layer: only the loader's entry points are exported, so the
 # recorder inside cannot clash with a libcrumbs the program links.
 LAYER_OBJ := $(call obj,layer/unprofilable.c layer/layer_env.c layer/layer_names.c layer/pipeline_id.c \
-	layer/layer_devices.c layer/layer_frames.c layer/layer_record.c layer/layer_events.c \
+	layer/layer_devices.c layer/layer_frames.c layer/layer_record.c layer/layer_events.c layer/layer_memory.c \
 	layer/layer.c)
 $(LAYER): $(LAYER_OBJ) $(CORE_OBJ) layer/layer.map
 	$(CC) $(ALL_LDFLAGS) -shared -Wl,--version-script=layer/layer.map -Wl,-Bsymbolic \

@@ -229,7 +229,9 @@ enum format_tag {
 	FORMAT_TAG_TASK_BEGUN_EARLIER = 0x51,
 	FORMAT_TAG_TASK_STATE = 0x52,
 	FORMAT_TAG_TASK_END = 0x53,
-	FORMAT_TAG_TASK_DEPEND = 0x54
+	FORMAT_TAG_TASK_DEPEND = 0x54,
+	/* Since 1.5: video memory, 0x60 to 0x67. */
+	FORMAT_TAG_MEMORY = 0x60
 };
 
 /* The bits a QUEUE's flags and a FRAME_END's flags may set: the low ones,
@@ -241,6 +243,11 @@ enum format_tag {
 #define FORMAT_FRAME_FLAGS_KNOWN                                             \
 	(CRUMBS_FRAME_SCOPES_DROPPED | CRUMBS_FRAME_DEVICE_LOST |            \
 	 CRUMBS_FRAME_INCOMPLETE | CRUMBS_FRAME_FULL_DETAIL)
+
+/* The bits a MEMORY record's heap flags and its mask may set. */
+#define FORMAT_MEMORY_FLAGS_KNOWN (CRUMBS_MEMORY_HEAP_DEVICE_LOCAL | CRUMBS_MEMORY_HEAP_MULTI_INSTANCE)
+#define FORMAT_MEMORY_TRACKED 0x01u
+#define FORMAT_MEMORY_BUDGET 0x02u
 
 /* A QUEUE's timestamp period (ns per tick) is above 0 and at most this;
  * its valid bits at most these. */

@@ -53,7 +53,11 @@ enum crumbs_device_features {
 	/* VK_EXT_calibrated_timestamps or VK_KHR_calibrated_timestamps. */
 	CRUMBS_FEATURE_CALIBRATED_TIMESTAMPS = 1u << 1,
 	/* VK_EXT_debug_utils on the instance: scopes can become labels. */
-	CRUMBS_FEATURE_DEBUG_UTILS = 1u << 2
+	CRUMBS_FEATURE_DEBUG_UTILS = 1u << 2,
+	/* VK_EXT_memory_budget on the device (and Vulkan 1.1 or
+	 * VK_KHR_get_physical_device_properties2 on the instance): each
+	 * recorded frame holds the driver's usage and budget of every heap. */
+	CRUMBS_FEATURE_MEMORY_BUDGET = 1u << 3
 };
 
 struct crumbs_vk_device {
@@ -487,6 +491,32 @@ CRUMBS_API VkResult crumbs_queue_submit2(crumbs_context *ctx, VkQueue queue, uin
 /* vkSignalSemaphore, recording the host's signal. */
 CRUMBS_API VkResult crumbs_signal_semaphore(crumbs_context *ctx, VkDevice device,
 					    const VkSemaphoreSignalInfo *info);
+
+/* ------------------------------------------------------------------------ */
+/* Video memory                                                             */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * crumbs does not see the program's vkAllocateMemory and vkFreeMemory (the
+ * crumbs layer does, for programs run under it): a program tells it of
+ * each, beside the call, with the device (an index into crumbs_desc.devices),
+ * the memory type index it allocated from (VkMemoryAllocateInfo's
+ * memoryTypeIndex; crumbs finds its heap) and the size
+ * (allocationSize). Every recorded frame then holds, per heap, the bytes
+ * and the number of allocations and frees made in it, the bytes in use at
+ * its end and their high-water during it: those allocated through these
+ * calls since the context's creation and not freed (a program that
+ * allocated before may tell of those allocations right after creating
+ * it). A free of memory never told of is the program's own to avoid: it
+ * is counted, and the bytes in use never go below 0. Any thread may call
+ * them, at any time; each costs a few atomic operations. A device or
+ * memory type out of range is ignored. Under the crumbs layer they do
+ * nothing: the layer counts the same calls itself.
+ */
+CRUMBS_API void crumbs_memory_allocated(crumbs_context *ctx, uint32_t device,
+					uint32_t memory_type, uint64_t bytes);
+CRUMBS_API void crumbs_memory_freed(crumbs_context *ctx, uint32_t device,
+				    uint32_t memory_type, uint64_t bytes);
 
 #ifdef __cplusplus
 }
