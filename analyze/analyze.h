@@ -755,10 +755,21 @@ struct memory_heap_stats {
  * NULL when neither has a frame. */
 const struct memory_series *memory_heap_series(const struct memory_heap_stats *h);
 
-/* The heaps of a run's frames, by GPU and then heap. */
+/* One GPU's allocations over a run, its heaps' together, in the frames
+ * whose allocations were tracked. */
+struct memory_gpu_stats {
+	uint32_t gpu;
+	uint64_t frames;
+	uint64_t allocations, frees;
+	uint64_t most_allocations, most_allocations_frame; /* in one frame */
+};
+
+/* The heaps of a run's frames, by GPU and then heap; the GPUs by GPU. */
 struct memory_stats {
 	struct memory_heap_stats *heaps;
 	uint32_t count, cap;
+	struct memory_gpu_stats *gpus;
+	uint32_t gpu_count, gpu_cap;
 };
 /* Takes frame f's heaps (false: out of memory); joins those of `from`,
  * whose frames follow. */

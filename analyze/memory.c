@@ -141,8 +141,63 @@ static struct memory_heap_stats *heap_of(struct memory_stats *s, uint32_t gpu, u
 	return &s->heaps[i];
 }
 
+/* GPU gpu's place in s, added in order when new; NULL when out of memory. */
+static struct memory_gpu_stats *gpu_of(struct memory_stats *s, uint32_t gpu)
+{
+	uint32_t i = 0;
+	while (i < s->gpu_count && s->gpus[i].gpu < gpu)
+		i++;
+	if (i < s->gpu_count && s->gpus[i].gpu == gpu)
+		return &s->gpus[i];
+	if (s->gpu_count == s->gpu_cap) {
+		uint32_t cap = s->gpu_cap ? s->gpu_cap * 2 : 2;
+		struct memory_gpu_stats *g = realloc(s->gpus, sizeof(*g) * cap);
+		if (!g)
+			return NULL;
+		s->gpus = g;
+		s->gpu_cap = cap;
+	}
+	memmove(&s->gpus[i + 1], &s->gpus[i], sizeof(*s->gpus) * (s->gpu_count - i));
+	s->gpu_count++;
+	memset(&s->gpus[i], 0, sizeof(s->gpus[i]));
+	s->gpus[i].gpu = gpu;
+	return &s->gpus[i];
+}
+
+/* A GPU's allocations in one frame, or a run's part, joined into g. */
+static void gpu_add(struct memory_gpu_stats *g, const struct memory_gpu_stats *more)
+{
+	g->frames += more->frames;
+	g->allocations += more->allocations;
+	g->frees += more->frees;
+	if (more->most_allocations > g->most_allocations ||
+	    (g->frames == more->frames && more->frames)) {
+		g->most_allocations = more->most_allocations;
+		g->most_allocations_frame = more->most_allocations_frame;
+	}
+}
+
 bool memory_stats_add(struct memory_stats *s, const struct frame *f)
 {
+	/* The frame's heaps are in order of GPU: each GPU's sums at once. */
+	for (uint32_t i = 0; i < f->memory_count;) {
+		struct memory_gpu_stats one = { .gpu = f->memory[i].gpu,
+						.most_allocations_frame = f->number };
+		bool tracked = false;
+		for (; i < f->memory_count && f->memory[i].gpu == one.gpu; i++) {
+			tracked |= f->memory[i].tracked;
+			one.allocations += f->memory[i].allocations;
+			one.frees += f->memory[i].frees;
+		}
+		if (!tracked)
+			continue;
+		one.frames = 1;
+		one.most_allocations = one.allocations;
+		struct memory_gpu_stats *g = gpu_of(s, one.gpu);
+		if (!g)
+			return false;
+		gpu_add(g, &one);
+	}
 	for (uint32_t i = 0; i < f->memory_count; i++) {
 		const struct frame_memory *m = &f->memory[i];
 		struct memory_heap_stats *h = heap_of(s, m->gpu, m->heap);
@@ -173,6 +228,12 @@ bool memory_stats_add(struct memory_stats *s, const struct frame *f)
 
 bool memory_stats_append(struct memory_stats *s, const struct memory_stats *from)
 {
+	for (uint32_t i = 0; i < from->gpu_count; i++) {
+		struct memory_gpu_stats *g = gpu_of(s, from->gpus[i].gpu);
+		if (!g)
+			return false;
+		gpu_add(g, &from->gpus[i]);
+	}
 	for (uint32_t i = 0; i < from->count; i++) {
 		const struct memory_heap_stats *b = &from->heaps[i];
 		struct memory_heap_stats *a = heap_of(s, b->gpu, b->heap);
@@ -200,6 +261,7 @@ bool memory_stats_append(struct memory_stats *s, const struct memory_stats *from
 void memory_stats_release(struct memory_stats *s)
 {
 	free(s->heaps);
+	free(s->gpus);
 	memset(s, 0, sizeof(*s));
 }
 
