@@ -913,12 +913,32 @@ struct compare_row {
 	struct compare_result result;
 };
 
+/* A memory heap of both runs: its high-water and growth on each side
+ * (memory_heap_series'), and the verdict on the high-water: regressed
+ * when it grew by more than the rule's percent of the base's and more
+ * than COMPARE_MEMORY_MIN_BYTES, improved when it shrank as much. */
+#define COMPARE_MEMORY_MIN_BYTES (1u << 20)
+struct compare_memory_row {
+	uint32_t gpu, heap;
+	bool in_base, in_cand;
+	uint64_t base_high, cand_high;
+	int64_t base_growth, cand_growth;
+	int64_t change;           /* candidate's high-water less the base's */
+	double change_pct;        /* of the base's */
+	enum compare_verdict verdict;
+};
+
 struct compare_runs {
 	struct compare_row *rows; /* frame-time rows (GPU and CPU) first, then by the
 				   * size of the change, largest first */
 	size_t count;
 	size_t verdicts[VERDICT_TOO_FEW + 1]; /* rows of each verdict */
 	bool single;              /* both runs are one frame: thresholds alone */
+	/* The video memory's vital signs, heap by heap (none where neither
+	 * run recorded any), and their verdicts apart from the rows'. */
+	struct compare_memory_row *memory;
+	size_t memory_count;
+	size_t memory_verdicts[VERDICT_TOO_FEW + 1];
 };
 
 /*

@@ -343,6 +343,9 @@ void vitals_json(struct sbuf *b, const struct stats_settings *st,
 extern const char vitals_csv_columns[];
 extern const char vitals_csv_empty[];
 void vitals_csv(struct sbuf *b, const struct stats_settings *st, const stats *s);
+/* "12.3 MiB", "512 B": a size to read; "+1.0 MiB", "-512 B", "0 B". */
+void vitals_bytes(struct sbuf *b, uint64_t v);
+void vitals_signed_bytes(struct sbuf *b, double v);
 /* A table of the heaps' video memory, where the run has any. */
 void vitals_markdown(struct sbuf *b, const struct stats_settings *st, const stats *s);
 

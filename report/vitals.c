@@ -12,7 +12,7 @@
 #include <string.h>
 
 /* "12.3 MiB": a size to read, the exact bytes being in JSON and CSV. */
-static void bytes_text(struct sbuf *b, uint64_t v)
+void vitals_bytes(struct sbuf *b, uint64_t v)
 {
 	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
 	if (v < 1024) {
@@ -29,14 +29,14 @@ static void bytes_text(struct sbuf *b, uint64_t v)
 }
 
 /* "+1.0 MiB", "-512 B", "0 B". */
-static void signed_bytes_text(struct sbuf *b, double v)
+void vitals_signed_bytes(struct sbuf *b, double v)
 {
 	if (v >= 0.5)
 		sbuf_adds(b, "+");
 	else if (v <= -0.5)
 		sbuf_adds(b, "-");
 	double a = fabs(v);
-	bytes_text(b, a >= (double)UINT64_MAX ? UINT64_MAX : (uint64_t)llround(a));
+	vitals_bytes(b, a >= (double)UINT64_MAX ? UINT64_MAX : (uint64_t)llround(a));
 }
 
 /* "median 11.034 ms · p99 25.840 ms · high-water 25.840 ms (frame 10) · 2
@@ -102,21 +102,21 @@ static void heap_text(struct sbuf *out, const struct glyphs *g, const struct mem
 	bool driver = se == &h->usage;
 	sbuf_addf(out, "GPU %" PRIu32 " heap %" PRIu32 " memory: %s", h->gpu, h->heap,
 		  driver ? "the driver's usage, high-water " : "high-water ");
-	bytes_text(out, se->high);
+	vitals_bytes(out, se->high);
 	sbuf_addf(out, " (frame %" PRIu64 ")%sgrowth ", se->high_frame, g->sep);
-	signed_bytes_text(out, (double)memory_series_growth(se));
+	vitals_signed_bytes(out, (double)memory_series_growth(se));
 	sbuf_addf(out, " over %" PRIu64 " frame%s", se->frames, se->frames == 1 ? "" : "s");
 	if (se->frames >= 2) {
 		sbuf_adds(out, ", ");
-		signed_bytes_text(out, memory_series_slope(se));
+		vitals_signed_bytes(out, memory_series_slope(se));
 		sbuf_adds(out, " a frame");
 	}
 	sbuf_adds(out, g->sep);
-	bytes_text(out, h->size);
+	vitals_bytes(out, h->size);
 	sbuf_adds(out, h->flags & CRUMBS_MEMORY_HEAP_DEVICE_LOCAL ? " device-local" : " host");
 	if (h->budget_frames) {
 		sbuf_addf(out, "%sbudget at least ", g->sep);
-		bytes_text(out, h->least_budget);
+		vitals_bytes(out, h->least_budget);
 	}
 	sbuf_adds(out, "\n");
 }
@@ -278,11 +278,11 @@ void vitals_markdown(struct sbuf *b, const struct stats_settings *st, const stat
 		any = true;
 		sbuf_addf(b, "| GPU %" PRIu32 " heap %" PRIu32 "%s | ", h->gpu, h->heap,
 			  se == &h->usage ? " (driver's usage)" : "");
-		bytes_text(b, se->high);
+		vitals_bytes(b, se->high);
 		sbuf_adds(b, " | ");
-		signed_bytes_text(b, (double)memory_series_growth(se));
+		vitals_signed_bytes(b, (double)memory_series_growth(se));
 		sbuf_adds(b, " | ");
-		signed_bytes_text(b, memory_series_slope(se));
+		vitals_signed_bytes(b, memory_series_slope(se));
 		sbuf_adds(b, " | ");
 		if (se == &h->use && h->use.frames)
 			sbuf_addf(b, "%.1f", (double)h->allocations / (double)h->use.frames);

@@ -83,6 +83,25 @@ ASAN_OPTIONS=$renderer_asan "$BUILD/sample-renderer" --frames 14 --record 2:11:1
 result $? "the renderer leaking 1 MiB a frame, recording frames 2 to 11, exits 0 with no validation message"
 check "$tmp/lib/sample-renderer-run-2.crumbs" 1048576 "libcrumbs"
 
+# crumbs diff: a high-water that grew is a regression (exit 1), one that
+# shrank an improvement; the same run against itself, no change. Times,
+# which lavapipe's threads make noisy, are kept out by --min-ms.
+mkdir "$tmp/lib2"
+ASAN_OPTIONS=$renderer_asan "$BUILD/sample-renderer" --frames 14 --record 2:11:1 --leak 3145728 \
+	--quiet --capture-dir "$tmp/lib2" >"$tmp/lib2.out" 2>&1
+a=$tmp/lib/sample-renderer-run-2.crumbs
+b=$tmp/lib2/sample-renderer-run-2.crumbs
+"$BUILD/crumbs" diff "$a" "$b" --min-ms 100000 --ascii >"$tmp/diff.out"
+status=$?
+[ $status = 1 ] && grep -q "^GPU 0 heap [0-9]*: 13.0 MiB -> 39.0 MiB (+26.0 MiB, +200.0%) regressed | growth +9.0 MiB -> +27.0 MiB$" "$tmp/diff.out"
+result $? "crumbs diff: the high-water that grew by 26 MiB is a regression, exit 1 (status $status: $(grep ' heap ' "$tmp/diff.out"))"
+"$BUILD/crumbs" diff "$b" "$a" --min-ms 100000 --format json >"$tmp/diff.json"
+status=$?
+[ $status = 0 ] && python3 -c 'import json, sys; m = json.load(open(sys.argv[1]))["memory"]; sys.exit(not (len(m) == 1 and m[0]["verdict"] == "improved" and m[0]["change_bytes"] == -26 * 2**20))' "$tmp/diff.json"
+result $? "crumbs diff: the other way an improvement, exit 0 (status $status)"
+"$BUILD/crumbs" diff "$a" "$a" --min-ms 100000 >/dev/null
+result $? "crumbs diff: a run against itself, exit 0"
+
 $pre "$BUILD/crumbs" capture --frames 2:11 -o "$tmp/layer.crumbs" --ascii -- \
 	"$BUILD/sample-renderer" --frames 14 --leak 3145728 --validate --quiet \
 	>"$tmp/layer.out" 2>&1
