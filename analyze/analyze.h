@@ -306,6 +306,23 @@ struct busy_interval {
 	uint32_t gpu;
 };
 
+/* One memory heap of a GPU in a frame (MEMORY, format 1.5): what the
+ * program allocated and freed in the frame, what was in use at its end
+ * and at most during it (`tracked`), and the driver's usage and budget of
+ * the heap at its end (`budgeted`). Bytes, and counts of calls. */
+struct frame_memory {
+	uint32_t gpu;
+	uint32_t heap;
+	uint32_t flags;          /* enum crumbs_memory_heap_flags */
+	uint64_t size;           /* the heap's */
+	bool tracked;
+	bool budgeted;
+	uint64_t allocated, freed;
+	uint64_t allocations, frees;
+	uint64_t in_use, high;   /* high >= in_use */
+	uint64_t usage, budget;
+};
+
 /* A boundary of a frame of another kind (TIMELINE_FRAME). */
 struct frame_mark {
 	const char *timeline;  /* not NUL-terminated */
@@ -346,6 +363,9 @@ struct frame {
 	uint32_t task_misuses;
 	struct frame_mark *marks;  /* in the file's order */
 	uint32_t mark_count;
+	/* Memory heaps (format 1.5), by GPU and then heap (analyze/memory.c). */
+	struct frame_memory *memory;
+	uint32_t memory_count;
 	/* Each GPU's busy time, disjoint intervals by GPU and then in time
 	 * order, which frame_gpu.frame_ns sums. */
 	const struct busy_interval *busy;
@@ -743,6 +763,73 @@ struct stats_spike_rule {
 	double median_factor;  /* 0: 1.5 */
 };
 
+/* ------------------------------------------------------------------------ */
+/* Video memory over a run (memory.c)                                       */
+/* ------------------------------------------------------------------------ */
+
+/* The heap's MEMORY figures of frame f, or NULL. */
+const struct frame_memory *frame_memory_find(const struct frame *f, uint32_t gpu, uint32_t heap);
+
+/* Sums of a least-squares fit, in 128 bits that wrap: they add up the
+ * same whatever pieces a run is read in, so that its slope does too. */
+__extension__ typedef unsigned __int128 memory_sum;
+
+/* A heap's bytes in use, frame by frame: the first and last frames', the
+ * high-water (the most in use at any moment of a frame, where the
+ * allocations were tracked) and a least-squares line through the values
+ * by frame number, kept so that pieces of a run join in order. */
+struct memory_series {
+	uint64_t frames;
+	uint64_t first, last;
+	uint64_t first_frame, last_frame;
+	uint64_t high, high_frame;
+	memory_sum sx, sy, sxy, sxx;
+};
+/* Its slope, in bytes a frame (0 with fewer than 2 frames). */
+double memory_series_slope(const struct memory_series *s);
+/* The last frame's bytes less the first's. */
+int64_t memory_series_growth(const struct memory_series *s);
+
+/* One heap of one GPU over a run: its bytes in use as the allocations
+ * say (`use`, tracked frames) and as the driver does (`usage`, frames
+ * with VK_EXT_memory_budget), and its allocations. */
+struct memory_heap_stats {
+	uint32_t gpu, heap;
+	uint32_t flags;            /* enum crumbs_memory_heap_flags */
+	uint64_t size;
+	struct memory_series use;
+	struct memory_series usage;
+	uint64_t budget_frames;
+	uint64_t least_budget;     /* the driver's smallest budget */
+	uint64_t allocations, frees, allocated, freed;
+	uint64_t most_allocations, most_allocations_frame; /* in one frame */
+};
+/* The series a report shows of h: `use` where tracked, else `usage`;
+ * NULL when neither has a frame. */
+const struct memory_series *memory_heap_series(const struct memory_heap_stats *h);
+
+/* One GPU's allocations over a run, its heaps' together, in the frames
+ * whose allocations were tracked. */
+struct memory_gpu_stats {
+	uint32_t gpu;
+	uint64_t frames;
+	uint64_t allocations, frees;
+	uint64_t most_allocations, most_allocations_frame; /* in one frame */
+};
+
+/* The heaps of a run's frames, by GPU and then heap; the GPUs by GPU. */
+struct memory_stats {
+	struct memory_heap_stats *heaps;
+	uint32_t count, cap;
+	struct memory_gpu_stats *gpus;
+	uint32_t gpu_count, gpu_cap;
+};
+/* Takes frame f's heaps (false: out of memory); joins those of `from`,
+ * whose frames follow. */
+bool memory_stats_add(struct memory_stats *s, const struct frame *f);
+bool memory_stats_append(struct memory_stats *s, const struct memory_stats *from);
+void memory_stats_release(struct memory_stats *s);
+
 /* An empty set of statistics, or NULL when out of memory. Free it with
  * stats_free(); NULL is a no-op there. */
 stats *stats_create(void);
@@ -801,6 +888,10 @@ uint32_t stats_gpu_row(const stats *s, uint32_t gpu);
 /* The index of the CPU frame time's row, where the frames held CPU
  * threads, tasks or marks; else STATS_NONE. */
 uint32_t stats_cpu_row(const stats *s);
+
+/* The video memory of the frames added (format 1.5); its count is 0
+ * when none held any. Valid until the next stats_add_frame or stats_free. */
+const struct memory_stats *stats_memory(const stats *s);
 
 /* Whether a frame added held CPU threads, timelines or marks: the CPU
  * frame time is kept from the first frame, but is the CPU's only then. */
@@ -875,12 +966,32 @@ struct compare_row {
 	struct compare_result result;
 };
 
+/* A memory heap of both runs: its high-water and growth on each side
+ * (memory_heap_series'), and the verdict on the high-water: regressed
+ * when it grew by more than the rule's percent of the base's and more
+ * than COMPARE_MEMORY_MIN_BYTES, improved when it shrank as much. */
+#define COMPARE_MEMORY_MIN_BYTES (1u << 20)
+struct compare_memory_row {
+	uint32_t gpu, heap;
+	bool in_base, in_cand;
+	uint64_t base_high, cand_high;
+	int64_t base_growth, cand_growth;
+	int64_t change;           /* candidate's high-water less the base's */
+	double change_pct;        /* of the base's */
+	enum compare_verdict verdict;
+};
+
 struct compare_runs {
 	struct compare_row *rows; /* frame-time rows (GPU and CPU) first, then by the
 				   * size of the change, largest first */
 	size_t count;
 	size_t verdicts[VERDICT_TOO_FEW + 1]; /* rows of each verdict */
 	bool single;              /* both runs are one frame: thresholds alone */
+	/* The video memory's vital signs, heap by heap (none where neither
+	 * run recorded any), and their verdicts apart from the rows'. */
+	struct compare_memory_row *memory;
+	size_t memory_count;
+	size_t memory_verdicts[VERDICT_TOO_FEW + 1];
 };
 
 /*

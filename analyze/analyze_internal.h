@@ -263,6 +263,8 @@ struct raw_frame {
 	struct raw_task *tasks;  /* tasks and timeline frames */
 	size_t task_count;
 	uint32_t task_timelines; /* distinct timelines of TASK_BEGINs */
+	struct frame_memory *memory; /* MEMORY records (format 1.5) */
+	size_t memory_count;
 	/* The last FRAME_THREAD's tid, if the frame has one. */
 	bool has_frame_thread;
 	uint32_t frame_thread_tid;
@@ -289,7 +291,7 @@ struct raw_span {
 	uint32_t task_timelines;
 	bool has_frame_thread;
 	uint32_t frame_thread_tid;
-	size_t first[10]; /* in the order of raw_frames' arrays below */
+	size_t first[11]; /* in the order of raw_frames' arrays below */
 };
 
 /* Frames decoded one after another, their records appended to the same
@@ -306,6 +308,7 @@ struct raw_frames {
 	struct vec fits;         /* struct raw_fit, of placed frames */
 	struct vec cpu;          /* struct raw_cpu */
 	struct vec tasks;        /* struct raw_task */
+	struct vec memory;       /* struct frame_memory, in file order */
 };
 
 /* counters.c, for the model: a pipeline statistic, unknown statistics
@@ -351,6 +354,9 @@ bool records_decode_frame(const struct setup *setup, struct cursor *k,
  * `arena`: with `skip_scopes`, each thread's root alone. Returns false
  * when out of memory (cpu.c).
  */
+/* The frame's memory heaps from its raw records, in order of GPU and heap
+ * (memory.c); false when out of memory. */
+bool memory_build(const struct raw_frame *raw, struct frame *f, struct arena *arena);
 bool cpu_threads_build(const struct raw_frame *raw, struct frame *f, struct arena *arena,
 		       bool skip_scopes);
 

@@ -339,6 +339,78 @@ static bool sort_rows(const struct merged *m, struct compare_row *rows, uint32_t
 	return true;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Video memory, heap by heap                                               */
+/* ------------------------------------------------------------------------ */
+
+/* A heap's high-water has one value a run, so no test: the thresholds
+ * alone decide, --threshold's percent and a mebibyte, below which a
+ * driver's own allocations come and go. */
+static void memory_verdict(const struct compare_rule *rule, struct compare_memory_row *m)
+{
+	if (!m->in_base || !m->in_cand) {
+		m->verdict = m->in_base ? VERDICT_GONE : VERDICT_NEW;
+		return;
+	}
+	uint64_t d = m->cand_high > m->base_high ? m->cand_high - m->base_high
+						 : m->base_high - m->cand_high;
+	m->change = d > INT64_MAX ? INT64_MAX : (int64_t)d;
+	if (m->cand_high < m->base_high)
+		m->change = -m->change;
+	m->change_pct = m->base_high ? 100.0 * (double)m->change / (double)m->base_high
+				     : (m->change ? 100.0 : 0.0);
+	bool large = fabs(m->change_pct) > rule->threshold_pct && d > COMPARE_MEMORY_MIN_BYTES;
+	m->verdict = !large ? VERDICT_UNCHANGED
+		     : m->change > 0 ? VERDICT_REGRESSED : VERDICT_IMPROVED;
+}
+
+/* The heaps of both runs, in order of GPU and heap, into out->memory. */
+static bool compare_memory(const stats *base, const stats *cand, const struct compare_rule *rule,
+			   struct compare_runs *out)
+{
+	const struct memory_stats *mb = stats_memory(base), *mc = stats_memory(cand);
+	size_t n = (size_t)mb->count + mc->count;
+	if (!n)
+		return true;
+	out->memory = calloc(n, sizeof(*out->memory));
+	if (!out->memory)
+		return false;
+	uint32_t i = 0, k = 0;
+	while (i < mb->count || k < mc->count) {
+		const struct memory_heap_stats *hb = i < mb->count ? &mb->heaps[i] : NULL;
+		const struct memory_heap_stats *hc = k < mc->count ? &mc->heaps[k] : NULL;
+		if (hb && hc && (hb->gpu != hc->gpu || hb->heap != hc->heap)) {
+			bool base_first = hb->gpu < hc->gpu || (hb->gpu == hc->gpu && hb->heap < hc->heap);
+			if (base_first)
+				hc = NULL;
+			else
+				hb = NULL;
+		}
+		const struct memory_series *sb = hb ? memory_heap_series(hb) : NULL;
+		const struct memory_series *sc = hc ? memory_heap_series(hc) : NULL;
+		i += hb != NULL;
+		k += hc != NULL;
+		if (!sb && !sc)
+			continue;
+		struct compare_memory_row *m = &out->memory[out->memory_count++];
+		const struct memory_heap_stats *h = hb ? hb : hc;
+		*m = (struct compare_memory_row){ .gpu = h->gpu, .heap = h->heap };
+		if (sb) {
+			m->in_base = true;
+			m->base_high = sb->high;
+			m->base_growth = memory_series_growth(sb);
+		}
+		if (sc) {
+			m->in_cand = true;
+			m->cand_high = sc->high;
+			m->cand_growth = memory_series_growth(sc);
+		}
+		memory_verdict(rule, m);
+		out->memory_verdicts[m->verdict]++;
+	}
+	return true;
+}
+
 int compare_runs(const stats *base, const uint8_t *base_selected, const stats *cand,
 		 const uint8_t *cand_selected, enum compare_stat stat,
 		 const struct compare_rule *rule, struct compare_runs *out)
@@ -385,7 +457,7 @@ int compare_runs(const stats *base, const uint8_t *base_selected, const stats *c
 		out->verdicts[row->result.verdict]++;
 		node[out->count++] = (uint32_t)i;
 	}
-	if (sort_rows(&m, out->rows, node, out->count))
+	if (sort_rows(&m, out->rows, node, out->count) && compare_memory(base, cand, rule, out))
 		result = 0;
 out:
 	free(m.nodes);
@@ -398,5 +470,6 @@ out:
 void compare_runs_release(struct compare_runs *r)
 {
 	free(r->rows);
+	free(r->memory);
 	*r = (struct compare_runs){ 0 };
 }

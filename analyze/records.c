@@ -430,7 +430,9 @@ static bool get_counts(struct cursor *k, struct raw_frames *raw)
 
 /* The arrays of raw_frames, in the order of raw_span.first. */
 enum { RAW_ITEMS, RAW_SUBMITS, RAW_OPS, RAW_HOST_SIGNALS, RAW_CALIBRATIONS, RAW_READIES,
-       RAW_COUNTS, RAW_FITS, RAW_CPU, RAW_TASKS, RAW_ARRAYS };
+       RAW_COUNTS, RAW_FITS, RAW_CPU, RAW_TASKS, RAW_MEMORY, RAW_ARRAYS };
+_Static_assert(RAW_ARRAYS == sizeof(((struct raw_span *)0)->first) / sizeof(size_t),
+	       "raw_span.first has a place for each array");
 
 static void raw_frames_arrays(struct raw_frames *f, struct vec *v[RAW_ARRAYS],
 			      size_t size[RAW_ARRAYS])
@@ -455,6 +457,8 @@ static void raw_frames_arrays(struct raw_frames *f, struct vec *v[RAW_ARRAYS],
 	size[RAW_CPU] = sizeof(struct raw_cpu);
 	v[RAW_TASKS] = &f->tasks;
 	size[RAW_TASKS] = sizeof(struct raw_task);
+	v[RAW_MEMORY] = &f->memory;
+	size[RAW_MEMORY] = sizeof(struct frame_memory);
 }
 
 void raw_frames_clear(struct raw_frames *f)
@@ -485,7 +489,7 @@ size_t raw_frames_bytes(const struct raw_frames *f)
 	       f->calibrations.len * sizeof(struct raw_calibration) +
 	       f->readies.len * sizeof(struct raw_ready) + f->counts.len * sizeof(struct counts) +
 	       f->fits.len * sizeof(struct raw_fit) + f->cpu.len * sizeof(struct raw_cpu) +
-	       f->tasks.len * sizeof(struct raw_task);
+	       f->tasks.len * sizeof(struct raw_task) + f->memory.len * sizeof(struct frame_memory);
 }
 
 void raw_frames_get(struct raw_frames *f, size_t i, const unsigned char *const *names,
@@ -530,6 +534,8 @@ void raw_frames_get(struct raw_frames *f, size_t i, const unsigned char *const *
 		.tasks = data[RAW_TASKS],
 		.task_count = count[RAW_TASKS],
 		.task_timelines = s->task_timelines,
+		.memory = data[RAW_MEMORY],
+		.memory_count = count[RAW_MEMORY],
 		.has_frame_thread = s->has_frame_thread,
 		.frame_thread_tid = s->frame_thread_tid,
 		.names = names,
@@ -595,6 +601,9 @@ struct frame_decoder {
 	uint32_t timeline_count;
 	uint32_t *mark_timelines;
 	uint32_t mark_timeline_count;
+	/* The heaps of each GPU the frame has MEMORY records of, a bit a
+	 * heap, an array of the caller's. */
+	uint16_t *memory_heaps;
 };
 
 /* Bytes left in the content that fast_scopes needs: a tag and two varints
@@ -1297,6 +1306,41 @@ static bool task_record(struct frame_decoder *d, unsigned tag)
 	return get_cpu(k, &d->cs->cpu_cursor, &t->cpu_ns);
 }
 
+/* MEMORY (since 1.5): a heap of a GPU in the frame, at most once. */
+static bool memory_record(struct frame_decoder *d)
+{
+	struct cursor *k = d->k;
+	struct frame_memory m;
+	unsigned mask;
+	memset(&m, 0, sizeof(m));
+	if (!get_index(k, &m.gpu, d->setup->gpus.len, "memory of an unknown gpu") ||
+	    !get_u32(k, &m.heap, CRUMBS_MAX_MEMORY_HEAPS - 1, "memory heap out of range") ||
+	    !get_u32(k, &m.flags, FORMAT_MEMORY_FLAGS_KNOWN, "unknown memory heap flags") ||
+	    !get_varint(k, &m.size) || !get_u8(k, &mask))
+		return false;
+	if (mask & ~(FORMAT_MEMORY_TRACKED | FORMAT_MEMORY_BUDGET))
+		return cur_fail(k, "unknown memory mask");
+	if (d->memory_heaps[m.gpu] & (1u << m.heap))
+		return cur_fail(k, "memory of a heap given twice in a frame");
+	d->memory_heaps[m.gpu] |= (uint16_t)(1u << m.heap);
+	m.tracked = mask & FORMAT_MEMORY_TRACKED;
+	m.budgeted = mask & FORMAT_MEMORY_BUDGET;
+	if (m.tracked &&
+	    (!get_varint(k, &m.allocated) || !get_varint(k, &m.freed) ||
+	     !get_varint(k, &m.allocations) || !get_varint(k, &m.frees) ||
+	     !get_varint(k, &m.in_use) || !get_varint(k, &m.high)))
+		return false;
+	if (m.high < m.in_use)
+		return cur_fail(k, "memory high-water below the bytes in use");
+	if (m.budgeted && (!get_varint(k, &m.usage) || !get_varint(k, &m.budget)))
+		return false;
+	struct frame_memory *slot = vec_push(&d->raw->memory, sizeof(*slot));
+	if (!slot)
+		return cur_fail(k, "out of memory");
+	*slot = m;
+	return true;
+}
+
 /* A record of a frame but FRAME_BEGIN and FRAME_END, after its tag, which
  * began at `record`. */
 static inline bool decode_record(struct frame_decoder *d, unsigned tag,
@@ -1386,6 +1430,10 @@ static inline bool decode_record(struct frame_decoder *d, unsigned tag,
 		if (d->cs->version_minor < 5)
 			break;
 		return render_area(d);
+	case FORMAT_TAG_MEMORY:
+		if (d->cs->version_minor < 5)
+			break;
+		return memory_record(d);
 	default:
 		break;
 	}
@@ -1400,6 +1448,7 @@ static bool decode_frame(const struct setup *setup, struct cursor *k, struct chu
 	uint32_t depth[FORMAT_MAX_QUEUES];
 	struct cpu_decoder_thread threads[FORMAT_MAX_CPU_THREADS];
 	uint32_t timelines[FORMAT_MAX_TIMELINES], mark_timelines[FORMAT_MAX_TIMELINES];
+	uint16_t memory_heaps[FORMAT_MAX_GPUS];
 	struct frame_decoder d;
 	d.setup = setup;
 	d.k = k;
@@ -1423,6 +1472,8 @@ static bool decode_frame(const struct setup *setup, struct cursor *k, struct chu
 	d.timeline_count = 0;
 	d.mark_timelines = mark_timelines;
 	d.mark_timeline_count = 0;
+	d.memory_heaps = memory_heaps;
+	memset(memory_heaps, 0, sizeof(uint16_t) * d.setup->gpus.len);
 	memset(depth, 0, sizeof(depth[0]) * d.queue_count);
 
 	if (!frame_begin(&d))

@@ -182,6 +182,7 @@ struct stats {
 	size_t cpu_stack_cap;
 	struct region_pool own;    /* the full chunks' memory */
 	struct region_pool *pool;  /* where they are cut: &own, or another's */
+	struct memory_stats memory; /* video memory, apart: bytes, not ns */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -806,6 +807,7 @@ void stats_free(stats *s)
 	free(s->marks);
 	free(s->cpu_stack);
 	pipeline_groups_release(&s->groups);
+	memory_stats_release(&s->memory);
 	free(s);
 }
 
@@ -1183,8 +1185,15 @@ enum crumbs_result stats_add_frame(stats *s, const struct capture_meta *meta,
 	if (s->frame_times_only ? !add_cpu_frame(s, fi, f) : !add_cpu(s, fi, f, number, number_len))
 		return s->row_count >= STATS_NONE - 1 ? CRUMBS_ERROR_LIMIT :
 							 CRUMBS_ERROR_OUT_OF_MEMORY;
+	if (!memory_stats_add(&s->memory, f))
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
 	s->numbers[s->frame_count++] = f->number;
 	return CRUMBS_OK;
+}
+
+const struct memory_stats *stats_memory(const stats *s)
+{
+	return &s->memory;
 }
 
 /*
@@ -1242,6 +1251,8 @@ enum crumbs_result stats_append(stats *s, stats *from)
 	if (r != CRUMBS_OK)
 		return r;
 	uint32_t base = (uint32_t)s->frame_count;
+	if (!memory_stats_append(&s->memory, &from->memory))
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
 	uint32_t *map = malloc((from->row_count + 1) * sizeof(*map));
 	if (!map)
 		return CRUMBS_ERROR_OUT_OF_MEMORY;

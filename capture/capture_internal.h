@@ -622,6 +622,9 @@ struct crumbs_context {
 	 * output thread. */
 	struct output *output;
 
+	/* Video memory per device and heap (memory.c). */
+	struct memory_state *memory;
+
 	/* CPU scopes (cpu.c): the threads that recorded some, and the
 	 * number each thread finds its buffers for this context by. */
 	uint64_t cpu_serial;
@@ -761,6 +764,20 @@ void calibrate_forget(crumbs_context *ctx);
 void calibrate_refresh(crumbs_context *ctx);
 enum crumbs_result calibrate_init(crumbs_context *ctx);
 void calibrate_release(crumbs_context *ctx);
+
+/* memory.c: video memory per device and heap, counted as the program
+ * allocates and frees it, and each recorded frame's figures */
+/* At creation, once the devices are set up (false: out of memory); at
+ * destruction. */
+bool memory_init(crumbs_context *ctx);
+void memory_release(crumbs_context *ctx);
+/* set's frame begins, or ends at `now`: its figures are taken from the
+ * counts (and the driver's budget, where enabled). */
+void memory_frame_begin(crumbs_context *ctx, struct capture_set *set);
+void memory_frame_end(crumbs_context *ctx, struct capture_set *set);
+/* Writes set's frame's MEMORY records (on the output thread). */
+enum crumbs_result memory_write(crumbs_context *ctx, const struct capture_set *set,
+				crumbs_writer *w);
 
 /* counters.c: pipeline statistics queries: each queue's pool, the sets'
  * shares of it, their resets on the host and their reading */

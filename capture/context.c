@@ -119,7 +119,7 @@ static enum crumbs_result create(const struct crumbs_desc *desc, crumbs_context 
 	if ((r = store_init(ctx)) != CRUMBS_OK || (r = submit_init(ctx)) != CRUMBS_OK ||
 	    (r = calibrate_init(ctx)) != CRUMBS_OK)
 		return r;
-	if (!output_init(ctx))
+	if (!memory_init(ctx) || !output_init(ctx))
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
 
 	ctx->trigger.fd = -1;
@@ -211,6 +211,7 @@ void crumbs_destroy(crumbs_context *ctx)
 	store_release(ctx);
 	submit_release(ctx);
 	calibrate_release(ctx);
+	memory_release(ctx);
 	trigger_close(&ctx->trigger);
 	ctx_free(ctx, ctx->queues);
 	ctx_free(ctx, ctx->devices);

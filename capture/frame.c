@@ -211,6 +211,7 @@ static void start_frame(crumbs_context *ctx, int64_t now, bool first)
 		set->queues[i].ready_slot = ctx->queues[i].ready_slot;
 	/* A run's frame starts with the sample that ended the last. */
 	calibrate(ctx, set, true, now);
+	memory_frame_begin(ctx, set);
 	atomic_store(&set->warm, 0);
 	atomic_store(&set->phase, SET_RECORDING);
 	atomic_store(&ctx->cur, set);
@@ -225,6 +226,7 @@ static void end_frame(crumbs_context *ctx, int64_t now)
 	__atomic_store_n(&ctx->state_.cpu_detail, -1, __ATOMIC_RELAXED);
 	cpu_collect(ctx, set);
 	calibrate(ctx, set, false, now);
+	memory_frame_end(ctx, set);
 	atomic_store(&set->phase, SET_RESOLVING);
 	readback_start(ctx, set);
 	ctx->order[ctx->order_count++] = set;

@@ -41,6 +41,8 @@
 	  "vkGetPhysicalDeviceProperties", NULL, REQUIRED)                                               \
 	X(GetPhysicalDeviceMemoryProperties, PFN_vkGetPhysicalDeviceMemoryProperties,                    \
 	  "vkGetPhysicalDeviceMemoryProperties", NULL, REQUIRED)                                         \
+	X(GetPhysicalDeviceMemoryProperties2, PFN_vkGetPhysicalDeviceMemoryProperties2,                  \
+	  "vkGetPhysicalDeviceMemoryProperties2", "vkGetPhysicalDeviceMemoryProperties2KHR", OPTIONAL)   \
 	X(GetPhysicalDeviceQueueFamilyProperties, PFN_vkGetPhysicalDeviceQueueFamilyProperties,          \
 	  "vkGetPhysicalDeviceQueueFamilyProperties", NULL, REQUIRED)                                    \
 	X(GetPhysicalDeviceCalibrateableTimeDomains, PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT, \

@@ -186,8 +186,9 @@ int cmd_diff(int argc, char **argv)
 		status = cmd_output_close(&to, EXIT_FAILURE_, false);
 		goto out;
 	}
-	status = cmd_output_close(&to, runs.verdicts[VERDICT_REGRESSED] ? EXIT_FAILURE_ : EXIT_OK,
-				  true);
+	status = cmd_output_close(&to, runs.verdicts[VERDICT_REGRESSED] ||
+					       runs.memory_verdicts[VERDICT_REGRESSED]
+				  ? EXIT_FAILURE_ : EXIT_OK, true);
 out:
 	free(output);
 	compare_runs_release(&runs);

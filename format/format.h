@@ -235,7 +235,9 @@ enum format_tag {
 	FORMAT_TAG_COUNTERS_UNKNOWN = 0x59,
 	FORMAT_TAG_RENDER_AREA = 0x5A,
 	FORMAT_TAG_LEAF_COUNTERS = 0x5B,
-	FORMAT_TAG_LEAF_COUNTERS_UNKNOWN = 0x5C
+	FORMAT_TAG_LEAF_COUNTERS_UNKNOWN = 0x5C,
+	/* Since 1.5: video memory, 0x60 to 0x67. */
+	FORMAT_TAG_MEMORY = 0x60
 };
 
 /* COUNTERS: the sets of counters a record may name, and the bits of the
@@ -254,6 +256,11 @@ enum format_tag {
 #define FORMAT_FRAME_FLAGS_KNOWN                                             \
 	(CRUMBS_FRAME_SCOPES_DROPPED | CRUMBS_FRAME_DEVICE_LOST |            \
 	 CRUMBS_FRAME_INCOMPLETE | CRUMBS_FRAME_FULL_DETAIL)
+
+/* The bits a MEMORY record's heap flags and its mask may set. */
+#define FORMAT_MEMORY_FLAGS_KNOWN (CRUMBS_MEMORY_HEAP_DEVICE_LOCAL | CRUMBS_MEMORY_HEAP_MULTI_INSTANCE)
+#define FORMAT_MEMORY_TRACKED 0x01u
+#define FORMAT_MEMORY_BUDGET 0x02u
 
 /* A QUEUE's timestamp period (ns per tick) is above 0 and at most this;
  * its valid bits at most these. */

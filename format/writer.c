@@ -123,6 +123,8 @@ struct crumbs_writer {
 	uint32_t timelines[FORMAT_MAX_TIMELINES];
 	uint32_t timeline_count;
 	uint32_t mark_timelines[FORMAT_MAX_TIMELINES];
+	/* The heaps the open frame has MEMORY records of, a bit a heap. */
+	uint16_t memory_heaps[FORMAT_MAX_GPUS];
 	uint32_t mark_timeline_count;
 
 	struct bytes scratch; /* sanitized names */
@@ -795,6 +797,7 @@ enum crumbs_result crumbs_writer_frame_begin(crumbs_writer *w,
 	w->thread_count = 0;
 	w->timeline_count = 0;
 	w->mark_timeline_count = 0;
+	memset(w->memory_heaps, 0, sizeof(w->memory_heaps));
 	w->frame_skipped = 0;
 	w->frame_records = 0;
 	w->frame_nodes = 0;
@@ -1579,5 +1582,47 @@ enum crumbs_result crumbs_writer_timeline_frame(crumbs_writer *w, const char *ti
 	put_u8(&w->frames.buf, FORMAT_TAG_TIMELINE_FRAME);
 	put_varint(&w->frames.buf, tl);
 	put_cpu(w, cpu_ns);
+	return CRUMBS_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Video memory                                                             */
+/* ------------------------------------------------------------------------ */
+
+enum crumbs_result crumbs_writer_memory(crumbs_writer *w, const struct crumbs_memory_desc *m)
+{
+	if (w->error)
+		return w->error;
+	if (!w->in_frame)
+		return CRUMBS_ERROR_BAD_STATE;
+	if (!m || m->gpu >= w->gpu_count || m->heap >= CRUMBS_MAX_MEMORY_HEAPS ||
+	    (m->flags & ~FORMAT_MEMORY_FLAGS_KNOWN) ||
+	    (m->tracked && m->high_bytes < m->in_use_bytes) ||
+	    (w->memory_heaps[m->gpu] & (1u << m->heap)))
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	w->memory_heaps[m->gpu] |= (uint16_t)(1u << m->heap);
+	frame_records_add(w, 1);
+	struct bytes *b = &w->frames.buf;
+	put_u8(b, FORMAT_TAG_MEMORY);
+	put_varint(b, m->gpu);
+	put_varint(b, m->heap);
+	put_varint(b, m->flags);
+	put_varint(b, m->size_bytes);
+	put_u8(b, (uint8_t)((m->tracked ? FORMAT_MEMORY_TRACKED : 0) |
+			    (m->budgeted ? FORMAT_MEMORY_BUDGET : 0)));
+	if (m->tracked) {
+		put_varint(b, m->allocated_bytes);
+		put_varint(b, m->freed_bytes);
+		put_varint(b, m->allocations);
+		put_varint(b, m->frees);
+		put_varint(b, m->in_use_bytes);
+		put_varint(b, m->high_bytes);
+	}
+	if (m->budgeted) {
+		put_varint(b, m->usage_bytes);
+		put_varint(b, m->budget_bytes);
+	}
 	return CRUMBS_OK;
 }

@@ -59,7 +59,11 @@ enum crumbs_device_features {
 	 * (crumbs_desc.counters). The program then tells crumbs where its
 	 * render passes begin and end (crumbs_pass_edge), and calls
 	 * crumbs_cmd_execute before vkCmdExecuteCommands outside them. */
-	CRUMBS_FEATURE_PIPELINE_STATISTICS = 1u << 3
+	CRUMBS_FEATURE_PIPELINE_STATISTICS = 1u << 3,
+	/* VK_EXT_memory_budget on the device (and Vulkan 1.1 or
+	 * VK_KHR_get_physical_device_properties2 on the instance): each
+	 * recorded frame holds the driver's usage and budget of every heap. */
+	CRUMBS_FEATURE_MEMORY_BUDGET = 1u << 4
 };
 
 struct crumbs_vk_device {
@@ -525,6 +529,32 @@ CRUMBS_API VkResult crumbs_queue_submit2(crumbs_context *ctx, VkQueue queue, uin
 /* vkSignalSemaphore, recording the host's signal. */
 CRUMBS_API VkResult crumbs_signal_semaphore(crumbs_context *ctx, VkDevice device,
 					    const VkSemaphoreSignalInfo *info);
+
+/* ------------------------------------------------------------------------ */
+/* Video memory                                                             */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * crumbs does not see the program's vkAllocateMemory and vkFreeMemory (the
+ * crumbs layer does, for programs run under it): a program tells it of
+ * each, beside the call, with the device (an index into crumbs_desc.devices),
+ * the memory type index it allocated from (VkMemoryAllocateInfo's
+ * memoryTypeIndex; crumbs finds its heap) and the size
+ * (allocationSize). Every recorded frame then holds, per heap, the bytes
+ * and the number of allocations and frees made in it, the bytes in use at
+ * its end and their high-water during it: those allocated through these
+ * calls since the context's creation and not freed (a program that
+ * allocated before may tell of those allocations right after creating
+ * it). A free of memory never told of is the program's own to avoid: it
+ * is counted, and the bytes in use never go below 0. Any thread may call
+ * them, at any time; each costs a few atomic operations. A device or
+ * memory type out of range is ignored. Under the crumbs layer they do
+ * nothing: the layer counts the same calls itself.
+ */
+CRUMBS_API void crumbs_memory_allocated(crumbs_context *ctx, uint32_t device,
+					uint32_t memory_type, uint64_t bytes);
+CRUMBS_API void crumbs_memory_freed(crumbs_context *ctx, uint32_t device,
+				    uint32_t memory_type, uint64_t bytes);
 
 #ifdef __cplusplus
 }

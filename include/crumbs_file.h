@@ -452,6 +452,39 @@ CRUMBS_API enum crumbs_result crumbs_writer_task_depend(crumbs_writer *w, uint64
 CRUMBS_API enum crumbs_result crumbs_writer_timeline_frame(crumbs_writer *w, const char *timeline,
 							   uint64_t cpu_ns);
 
+/*
+ * Since format 1.5: one memory heap of a GPU in the frame (format/FORMAT.md,
+ * MEMORY): its description, the allocations the program made and freed
+ * through vkAllocateMemory and vkFreeMemory in the frame (when `tracked`),
+ * and the driver's usage and budget of it at the frame's end
+ * (VK_EXT_memory_budget, when `budgeted`).
+ */
+/* Heap flags, as VkMemoryHeapFlags' bits. */
+enum crumbs_memory_heap_flags {
+	CRUMBS_MEMORY_HEAP_DEVICE_LOCAL = 1u << 0,
+	CRUMBS_MEMORY_HEAP_MULTI_INSTANCE = 1u << 1
+};
+/* At most this many heaps per GPU (Vulkan's VK_MAX_MEMORY_HEAPS). */
+#define CRUMBS_MAX_MEMORY_HEAPS 16
+struct crumbs_memory_desc {
+	uint32_t gpu;
+	uint32_t heap;          /* below CRUMBS_MAX_MEMORY_HEAPS */
+	uint32_t flags;         /* enum crumbs_memory_heap_flags */
+	uint64_t size_bytes;    /* the heap's size */
+	int tracked;
+	uint64_t allocated_bytes, freed_bytes; /* in the frame */
+	uint64_t allocations, frees;           /* in the frame */
+	uint64_t in_use_bytes;  /* allocated and not freed, at the frame's end */
+	uint64_t high_bytes;    /* the most in use during the frame, >= in_use_bytes */
+	int budgeted;
+	uint64_t usage_bytes, budget_bytes;    /* the driver's, at the frame's end */
+};
+/* Inside a frame; a heap at most once a frame (CRUMBS_ERROR_INVALID_ARGUMENT
+ * the second time, for a GPU not added, a heap out of range, unknown
+ * flags or a high-water below the bytes in use). */
+CRUMBS_API enum crumbs_result crumbs_writer_memory(crumbs_writer *w,
+						   const struct crumbs_memory_desc *m);
+
 /* Writes the frames ended so far, and the devices and queues added since
  * the last chunk, as chunks now, between frames (a recorder's run does
  * when it begins and each second after, so that a process killed mid-run

@@ -36,6 +36,18 @@ static VkLayerInstanceCreateInfo *instance_link(const VkInstanceCreateInfo *ci)
 	return NULL;
 }
 
+/* Whether an instance made from ci enabled
+ * VK_KHR_get_physical_device_properties2, which VK_EXT_memory_budget needs
+ * where Vulkan 1.1 does not give it. */
+static bool memory_props2(const VkInstanceCreateInfo *ci)
+{
+	for (uint32_t i = 0; i < ci->enabledExtensionCount; i++)
+		if (strcmp(ci->ppEnabledExtensionNames[i],
+			   VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME) == 0)
+			return true;
+	return false;
+}
+
 static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreateInfo *ci,
 							    const VkAllocationCallbacks *alloc,
 							    VkInstance *out)
@@ -64,6 +76,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
 		/* The recorder's, now: see crumbs_create_layered. The layer
 		 * uses them too. */
 		functions_fill_instance(&li->ifn, gipa, *out);
+		li->props2 = memory_props2(ci);
+		li->api_version = ci->pApplicationInfo ? ci->pApplicationInfo->apiVersion : 0;
 	}
 	if (!li || !registry_add_instance(li)) {
 		/* Without its record the layer cannot even pass calls on. */
@@ -344,7 +358,17 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	 * (see layer_EnumerateDeviceExtensionProperties): not asked of the
 	 * layers below. */
 	bool own_marker = props && !has_extension(props, count, VK_EXT_DEBUG_MARKER_EXTENSION_NAME);
+	/* VK_EXT_memory_budget, where the device has it, for each recorded
+	 * frame's usage and budget of every heap (layer_memory.c). */
+	const char *budget = NULL;
+	if (!leave && has_extension(props, count, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME) &&
+	    memory_budget_usable(li, physical))
+		budget = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
 	free(props);
+	if (budget && enabled(ci, budget)) {
+		features |= CRUMBS_FEATURE_MEMORY_BUDGET;
+		budget = NULL;
+	}
 	if (calibrated && (enabled(ci, "VK_KHR_calibrated_timestamps") ||
 			   enabled(ci, VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME))) {
 		features |= CRUMBS_FEATURE_CALIBRATED_TIMESTAMPS;
@@ -354,8 +378,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	 * adds; `asked` of them the program's alone. */
 	VkDeviceCreateInfo mine = *ci, asked = *ci;
 	const char **names = NULL;
-	if ((calibrated || (own_marker && enabled(ci, VK_EXT_DEBUG_MARKER_EXTENSION_NAME))) &&
-	    (names = calloc(ci->enabledExtensionCount + 1, sizeof(*names))) != NULL) {
+	if ((calibrated || budget || (own_marker && enabled(ci, VK_EXT_DEBUG_MARKER_EXTENSION_NAME))) &&
+	    (names = calloc(ci->enabledExtensionCount + 2, sizeof(*names))) != NULL) {
 		uint32_t n = 0;
 		for (uint32_t i = 0; i < ci->enabledExtensionCount; i++)
 			if (!own_marker ||
@@ -365,17 +389,23 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 		asked.ppEnabledExtensionNames = names;
 		mine = asked;
 		if (calibrated) {
-			names[n] = calibrated;
-			mine.enabledExtensionCount = n + 1;
+			names[mine.enabledExtensionCount++] = calibrated;
 			features |= CRUMBS_FEATURE_CALIBRATED_TIMESTAMPS;
+		}
+		if (budget) {
+			names[mine.enabledExtensionCount++] = budget;
+			features |= CRUMBS_FEATURE_MEMORY_BUDGET;
 		}
 	}
 	if (host_reset_enabled(ci))
 		features |= CRUMBS_FEATURE_HOST_QUERY_RESET;
 	VkResult r = create(physical, &mine, alloc, out);
 	if (r != VK_SUCCESS && mine.enabledExtensionCount != asked.enabledExtensionCount) {
-		/* The extension was the trouble: without it. */
-		features &= ~(uint32_t)CRUMBS_FEATURE_CALIBRATED_TIMESTAMPS;
+		/* The extensions were the trouble: without them. */
+		if (calibrated)
+			features &= ~(uint32_t)CRUMBS_FEATURE_CALIBRATED_TIMESTAMPS;
+		if (budget)
+			features &= ~(uint32_t)CRUMBS_FEATURE_MEMORY_BUDGET;
 		r = create(physical, &asked, alloc, out);
 	}
 	free(names);
@@ -400,6 +430,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	pthread_mutex_init(&d->passes.lock, NULL);
 	pthread_mutex_init(&d->framebuffers.lock, NULL);
 	pthread_mutex_init(&d->views.lock, NULL);
+	pthread_mutex_init(&d->memory.lock, NULL);
 	object_names_init(&d->names);
 	load_next(d, own_marker);
 
@@ -438,6 +469,7 @@ VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device,
 	handle_map_release(&d->passes, true);
 	handle_map_release(&d->framebuffers, true);
 	handle_map_release(&d->views, true);
+	handle_map_release(&d->memory, false);
 	object_names_release(&d->names);
 	free(d->queues);
 	free(d);

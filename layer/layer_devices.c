@@ -58,13 +58,14 @@ static bool map_grow(struct handle_map *m)
 	return true;
 }
 
-/* Sets key to value (overwritten when a handle comes back). */
-void handle_map_set(struct handle_map *m, uint64_t key, void *value)
+/* Sets key to value (overwritten when a handle comes back); false when
+ * out of memory. */
+bool handle_map_set(struct handle_map *m, uint64_t key, void *value)
 {
 	pthread_mutex_lock(&m->lock);
 	if ((m->count + 1) * 2 > m->cap && !map_grow(m)) {
 		pthread_mutex_unlock(&m->lock);
-		return;
+		return false;
 	}
 	uint32_t k = slot_of(key, m->cap);
 	while (m->keys[k] && m->keys[k] != key)
@@ -74,6 +75,7 @@ void handle_map_set(struct handle_map *m, uint64_t key, void *value)
 	m->keys[k] = key;
 	m->values[k] = value;
 	pthread_mutex_unlock(&m->lock);
+	return true;
 }
 
 void *handle_map_get(struct handle_map *m, uint64_t key)

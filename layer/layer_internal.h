@@ -135,6 +135,13 @@ void pipeline_info_compute(const VkComputePipelineCreateInfo *ci, const struct p
  * known; else returns the length. */
 size_t pipeline_label(const struct pipeline_info *p, char *buf, size_t size);
 
+/* Video memory (layer_memory.c): vkAllocateMemory and vkFreeMemory are
+ * counted per heap for the recorder. Whether VK_EXT_memory_budget may be
+ * enabled on a device of physical under li (its properties query can be
+ * called). */
+struct layer_instance;
+bool memory_budget_usable(const struct layer_instance *li, VkPhysicalDevice physical);
+
 /* Devices the layer leaves alone (unprofilable.c). */
 /*
  * Whether the layer must leave alone a device created with `ci` on a
@@ -198,6 +205,8 @@ bool layer_unprofilable(const VkDeviceCreateInfo *ci, const VkQueueFamilyPropert
 	X(CreateImageView, "1.0", NULL, NULL, NEXT)                                                   \
 	X(DestroyImageView, "1.0", NULL, NULL, NEXT)                                                  \
 	X(DestroyBuffer, "1.0", NULL, NULL, NEXT)                                                     \
+	X(AllocateMemory, "1.0", NULL, NULL, NEXT)                                                    \
+	X(FreeMemory, "1.0", NULL, NULL, NEXT)                                                        \
 	X(SetDebugUtilsObjectNameEXT, "VK_EXT_debug_utils", NULL, NULL, ALWAYS)                       \
 	X(DebugMarkerSetObjectNameEXT, "VK_EXT_debug_marker", NULL, NULL, ALWAYS)                     \
 	X(DebugMarkerSetObjectTagEXT, "VK_EXT_debug_marker", NULL, NULL, ALWAYS)                      \
@@ -315,7 +324,7 @@ struct handle_map {
 };
 
 /* Sets key to value (overwritten when a handle comes back). */
-void handle_map_set(struct handle_map *m, uint64_t key, void *value);
+bool handle_map_set(struct handle_map *m, uint64_t key, void *value);
 /* The value of key, or NULL. */
 void *handle_map_get(struct handle_map *m, uint64_t key);
 /* Removes key and returns its value (the caller's to free), or NULL. */
@@ -333,6 +342,12 @@ struct layer_instance {
 	PFN_vkCreateDevice CreateDevice;
 	PFN_vkEnumerateDeviceExtensionProperties EnumerateDeviceExtensionProperties;
 	struct instance_fns ifn; /* the recorder's, which the layer uses too */
+	/* VK_KHR_get_physical_device_properties2 was enabled, and the
+	 * Vulkan version the program asked for: where
+	 * vkGetPhysicalDeviceMemoryProperties2 may be called, as
+	 * VK_EXT_memory_budget needs (layer_memory.c). */
+	bool props2;
+	uint32_t api_version;
 };
 
 /* A command buffer the layer has seen allocated. */
@@ -374,6 +389,7 @@ struct layer_device {
 	struct handle_map passes;       /* VkRenderPass -> struct pass_info */
 	struct handle_map framebuffers; /* VkFramebuffer -> struct framebuffer_info */
 	struct handle_map views;        /* VkImageView -> struct view_info */
+	struct handle_map memory;       /* VkDeviceMemory -> its size and type (layer_memory.c) */
 	struct object_names names;      /* what the program named its objects */
 	_Atomic uint32_t recording;     /* command buffers recorded at full detail */
 	_Atomic bool presented;

@@ -187,6 +187,10 @@ static void counts_line(struct sbuf *b, const struct compare_runs *r, bool color
 	sbuf_adds(b, "\n");
 }
 
+static void memory_text(const struct diff_settings *d, const struct compare_runs *r,
+			struct sbuf *out);
+static void memory_json(const struct compare_runs *r, struct sbuf *out);
+
 static void print_table(const struct diff_settings *d, const struct compare_runs *r,
 			const stats *base, const stats *cand, const char *base_path,
 			const char *cand_path, struct sbuf *out, const struct report_sink *sink)
@@ -262,6 +266,7 @@ static void print_table(const struct diff_settings *d, const struct compare_runs
 	}
 	grid_render(&gr, out, sink);
 	grid_release(&gr);
+	memory_text(d, r, out);
 }
 
 /* Hands what out holds to the sink once it holds enough: CSV and JSON
@@ -336,7 +341,9 @@ static void print_json(const struct diff_settings *d, const struct compare_runs 
 		verdict_key(out, (enum compare_verdict)v, true);
 		sbuf_addf(out, ": %zu", r->verdicts[v]);
 	}
-	sbuf_adds(out, "},\n \"rows\": [");
+	sbuf_adds(out, "},\n");
+	memory_json(r, out);
+	sbuf_adds(out, " \"rows\": [");
 	for (size_t i = 0; i < r->count && *result == 0; i++) {
 		const struct compare_row *row = &r->rows[i];
 		const struct compare_result *res = &row->result;
@@ -372,6 +379,85 @@ static void print_json(const struct diff_settings *d, const struct compare_runs 
 	}
 	sbuf_adds(out, "\n]}\n");
 	sbuf_release(&path);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Video memory, heap by heap                                               */
+/* ------------------------------------------------------------------------ */
+
+/* After the rows, where either run recorded video memory: a line a heap,
+ * its high-water on each side and the verdict, and its growth. */
+static void memory_text(const struct diff_settings *d, const struct compare_runs *r,
+			struct sbuf *out)
+{
+	if (!r->memory_count)
+		return;
+	const struct glyphs *g = grid_glyphs(&d->stats.report);
+	const char *arrow = d->stats.report.ascii ? " -> " : " → ";
+	bool color = d->stats.report.color;
+	sbuf_addf(out, "\nVideo memory%shigh-water over the run%sa change counts above %g%% and ",
+		  g->sep, g->sep, d->rule.threshold_pct);
+	vitals_bytes(out, COMPARE_MEMORY_MIN_BYTES);
+	sbuf_adds(out, "\n");
+	for (size_t i = 0; i < r->memory_count; i++) {
+		const struct compare_memory_row *m = &r->memory[i];
+		sbuf_addf(out, "GPU %u heap %u: ", m->gpu, m->heap);
+		if (m->in_base)
+			vitals_bytes(out, m->base_high);
+		else
+			sbuf_adds(out, "-");
+		sbuf_adds(out, arrow);
+		if (m->in_cand)
+			vitals_bytes(out, m->cand_high);
+		else
+			sbuf_adds(out, "-");
+		if (m->in_base && m->in_cand) {
+			sbuf_adds(out, " (");
+			vitals_signed_bytes(out, (double)m->change);
+			sbuf_addf(out, ", %+.1f%%)", m->change_pct);
+		}
+		sbuf_adds(out, " ");
+		const char *v = compare_verdict_name(m->verdict);
+		const char *sgr = verdict_color(m->verdict);
+		text_colored(out, color && sgr, sgr ? sgr : "", v, strlen(v));
+		sbuf_addf(out, "%sgrowth ", g->sep);
+		if (m->in_base)
+			vitals_signed_bytes(out, (double)m->base_growth);
+		else
+			sbuf_adds(out, "-");
+		sbuf_adds(out, arrow);
+		if (m->in_cand)
+			vitals_signed_bytes(out, (double)m->cand_growth);
+		else
+			sbuf_adds(out, "-");
+		sbuf_adds(out, "\n");
+	}
+}
+
+/* ,"memory":[...] before the rows, where either run recorded video
+ * memory, in bytes. */
+static void memory_json(const struct compare_runs *r, struct sbuf *out)
+{
+	if (!r->memory_count)
+		return;
+	sbuf_addf(out, " \"memory_min_change_bytes\": %u, \"memory\": [", COMPARE_MEMORY_MIN_BYTES);
+	for (size_t i = 0; i < r->memory_count; i++) {
+		const struct compare_memory_row *m = &r->memory[i];
+		sbuf_addf(out, "%s\n  {\"gpu\": %u, \"heap\": %u", i ? "," : "", m->gpu, m->heap);
+		if (m->in_base)
+			sbuf_addf(out, ", \"base_high_bytes\": %llu, \"base_growth_bytes\": %lld",
+				  (unsigned long long)m->base_high, (long long)m->base_growth);
+		if (m->in_cand)
+			sbuf_addf(out, ", \"candidate_high_bytes\": %llu, \"candidate_growth_bytes\": %lld",
+				  (unsigned long long)m->cand_high, (long long)m->cand_growth);
+		if (m->in_base && m->in_cand)
+			sbuf_addf(out, ", \"change_bytes\": %lld, \"change_pct\": %.17g",
+				  (long long)m->change, m->change_pct);
+		sbuf_adds(out, ", \"verdict\": ");
+		verdict_key(out, m->verdict, true);
+		sbuf_adds(out, "}");
+	}
+	sbuf_adds(out, "\n ],\n");
 }
 
 int diff_print(const struct diff_settings *d, const struct compare_runs *r, const stats *base,

@@ -82,6 +82,8 @@ int stats_print_markdown(const struct stats_settings *st, const stats *s, const 
 	if (path.failed)
 		b.failed = true;
 	if (result == 0)
+		vitals_markdown(&b, st, s);
+	if (result == 0)
 		result = sbuf_emit(sink, &b);
 	free(selected);
 	sbuf_release(&b);

@@ -327,4 +327,26 @@ const struct node *task_dep_state(const struct frame_task_dep *d);
 uint32_t task_lane(int64_t *lane_ends, uint32_t *lanes, uint32_t max, int64_t begin,
 		   int64_t end);
 
+/* ------------------------------------------------------------------------ */
+/* The vital signs `crumbs stats` opens with (vitals.c)                     */
+/* ------------------------------------------------------------------------ */
+
+/* "Vital signs" and a line each: every GPU's frame time, the CPU's, each
+ * heap's video memory, each GPU's allocations (none without frames). */
+void vitals_text(struct sbuf *out, const struct stats_settings *st,
+		 const struct capture_meta *meta, const stats *s, const struct glyphs *g);
+/* ,"vital_signs":{...} of the JSON. */
+void vitals_json(struct sbuf *b, const struct stats_settings *st,
+		 const struct capture_meta *meta, const stats *s);
+/* The columns the CSV's header adds for them, those rows of times leave
+ * empty, and a row per heap of video memory. */
+extern const char vitals_csv_columns[];
+extern const char vitals_csv_empty[];
+void vitals_csv(struct sbuf *b, const struct stats_settings *st, const stats *s);
+/* "12.3 MiB", "512 B": a size to read; "+1.0 MiB", "-512 B", "0 B". */
+void vitals_bytes(struct sbuf *b, uint64_t v);
+void vitals_signed_bytes(struct sbuf *b, double v);
+/* A table of the heaps' video memory, where the run has any. */
+void vitals_markdown(struct sbuf *b, const struct stats_settings *st, const stats *s);
+
 #endif

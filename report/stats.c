@@ -668,6 +668,7 @@ static int print_tables(const struct stats_settings *st, const struct capture_me
 	if (rs->by == BY_PIPELINE)
 		sbuf_addf(&out, "%sby pipeline", g->sep);
 	sbuf_adds(&out, "\n");
+	vitals_text(&out, st, meta, s, g);
 
 	/* Per GPU: its frame time and its queues, then each queue's scopes.
 	 * sel's list holds one table's rows at a time. */
@@ -775,8 +776,9 @@ static void csv_summary(struct sbuf *b, const struct stats_summary *t, bool all)
 	csv_ms(b, t->stddev_ns);
 }
 
-static int print_csv(const stats *s, const struct capture_meta *meta,
-		     const struct selection *sel, const struct report_sink *sink)
+static int print_csv(const struct stats_settings *st, const stats *s,
+		     const struct capture_meta *meta, const struct selection *sel,
+		     const struct report_sink *sink)
 {
 	struct sbuf b = { 0 }, path = { 0 };
 	int result = 0;
@@ -785,7 +787,9 @@ static int print_csv(const stats *s, const struct capture_meta *meta,
 		      "mean_ms,median_ms,p90_ms,p95_ms,p99_ms,min_ms,max_ms,max_frame,stddev_ms,"
 		      "excl_mean_ms,excl_median_ms,excl_p90_ms,excl_p95_ms,excl_p99_ms,excl_min_ms,"
 		      "excl_max_ms,excl_stddev_ms,share_pct,"
-		      "spike_threshold_ms,spikes,longest_spike_run,longest_spike_run_first\n");
+		      "spike_threshold_ms,spikes,longest_spike_run,longest_spike_run_first");
+	sbuf_adds(&b, vitals_csv_columns);
+	sbuf_adds(&b, "\n");
 	for (size_t i = 0; i < sel->len && result == 0; i++) {
 		const struct stats_row *r = stats_row(s, sel->rows[i]);
 		sbuf_addf(&b, "%s,", stats_kind_name(r->kind));
@@ -811,15 +815,19 @@ static int print_csv(const stats *s, const struct capture_meta *meta,
 			sbuf_adds(&b, ",,,,,,,,,");
 		}
 		if (stats_kind_frame_time(r->kind))
-			sbuf_addf(&b, ",%.6f,%llu,%llu,%llu\n", r->spikes.threshold_ns / 1e6,
+			sbuf_addf(&b, ",%.6f,%llu,%llu,%llu", r->spikes.threshold_ns / 1e6,
 				  (unsigned long long)r->spikes.count,
 				  (unsigned long long)r->spikes.longest_run,
 				  (unsigned long long)r->spikes.longest_run_first);
 		else
-			sbuf_adds(&b, ",,,,\n");
+			sbuf_adds(&b, ",,,,");
+		sbuf_adds(&b, vitals_csv_empty);
+		sbuf_adds(&b, "\n");
 		if (b.len > 60000)
 			result = sbuf_emit(sink, &b);
 	}
+	if (result == 0)
+		vitals_csv(&b, st, s);
 	if (result == 0)
 		result = sbuf_emit(sink, &b);
 	sbuf_release(&b);
@@ -891,7 +899,9 @@ static int print_json(const struct stats_settings *st, const struct capture_meta
 		json_string(&b, meta->gpus[g].name, strlen(meta->gpus[g].name));
 		sbuf_adds(&b, "}");
 	}
-	sbuf_adds(&b, "],\"rows\":[");
+	sbuf_adds(&b, "]");
+	vitals_json(&b, st, meta, s);
+	sbuf_adds(&b, ",\"rows\":[");
 	for (size_t i = 0; i < sel->len; i++) {
 		const struct stats_row *r = stats_row(s, sel->rows[i]);
 		sbuf_addf(&b, "%s\n{\"kind\":\"%s\",\"gpu\":", i ? "," : "",
@@ -963,7 +973,7 @@ int stats_print(const struct stats_settings *st, const struct capture_meta *meta
 			result = print_tables(st, meta, s, file, &sel, sink);
 	} else if (selection_build(st, s, &sel, true)) {
 		if (st->format == STATS_FORMAT_CSV)
-			result = print_csv(s, meta, &sel, sink);
+			result = print_csv(st, s, meta, &sel, sink);
 		else
 			result = print_json(st, meta, s, file, &sel, b, sink);
 	}

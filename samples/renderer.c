@@ -103,6 +103,7 @@ struct options {
 	bool stub_timestamps;
 	int64_t mirror_labels;
 	const char *queue_label;
+	int64_t leak;           /* --leak: bytes leaked a frame; 0: none */
 	bool help;
 };
 
@@ -178,6 +179,10 @@ static const struct option_spec option_specs[] = {
 	{ "--stub-timestamps", NULL, OPTION_FLAG, OPT(stub_timestamps), 0, 0,
 	  "give crumbs a vkCmdWriteTimestamp that does nothing, to measure crumbs' own CPU "
 	  "cost apart from the driver's (results are filled in, every time zero)" },
+	{ "--leak", "BYTES", OPTION_NUMBER, OPT(leak), 0, 1 << 30,
+	  "each frame, allocate BYTES of device memory and keep them, beside BYTES more "
+	  "freed in the same frame, telling crumbs of each (a leak that crumbs stats "
+	  "shows; default 0)" },
 	{ "--help", NULL, OPTION_FLAG, OPT(help), 0, 0, "show this help" },
 };
 
@@ -1053,6 +1058,10 @@ struct renderer {
 	PFN_vkSetDebugUtilsObjectNameEXT set_object_name; /* NULL: objects go unnamed */
 	VkDebugUtilsMessengerEXT messenger;
 	uint32_t validation_messages;
+	/* --leak: the memory kept, freed at the end. */
+	VkDeviceMemory *leaked;
+	uint32_t leaked_count;
+	uint32_t leak_type;
 
 	VkPhysicalDevice physical_device;
 	VkPhysicalDeviceProperties properties;
@@ -3259,6 +3268,42 @@ static bool render_frame(struct renderer *r, uint64_t frame, struct frame_times 
 	return ok;
 }
 
+/*
+ * --leak: a frame's pattern of allocations, told to crumbs as a program
+ * that linked libcrumbs would (under the crumbs layer those calls do
+ * nothing, and the layer counts the same allocations itself): BYTES
+ * allocated and kept, and BYTES more allocated and freed, so that the
+ * frame's high-water is BYTES above what it leaves in use.
+ */
+static bool leak_frame(struct renderer *r)
+{
+	if (!r->opt.leak)
+		return true;
+	if (!r->leaked_count &&
+	    !find_memory_type(r, UINT32_MAX, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, &r->leak_type))
+		return false;
+	VkDeviceMemory *kept = realloc(r->leaked, sizeof(*kept) * (r->leaked_count + 1));
+	if (!kept)
+		return fail("out of memory");
+	r->leaked = kept;
+	VkMemoryAllocateInfo info = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+		.allocationSize = (VkDeviceSize)r->opt.leak,
+		.memoryTypeIndex = r->leak_type,
+	};
+	VkDeviceMemory passing = VK_NULL_HANDLE;
+	VK_TRY(vkAllocateMemory(r->device, &info, NULL, &passing));
+	crumbs_memory_allocated(r->crumbs, 0, info.memoryTypeIndex, info.allocationSize);
+	VkResult res = vkAllocateMemory(r->device, &info, NULL, &kept[r->leaked_count]);
+	if (res == VK_SUCCESS) {
+		crumbs_memory_allocated(r->crumbs, 0, info.memoryTypeIndex, info.allocationSize);
+		r->leaked_count++;
+	}
+	vkFreeMemory(r->device, passing, NULL);
+	crumbs_memory_freed(r->crumbs, 0, info.memoryTypeIndex, info.allocationSize);
+	return vk_ok(res, "vkAllocateMemory");
+}
+
 static bool render(struct renderer *r)
 {
 	double start = seconds_now();
@@ -3267,7 +3312,7 @@ static bool render(struct renderer *r)
 		r->rendered = frame + 1;
 		struct frame_times t;
 		crumbs_cpu_begin(r->crumbs, 0, "Frame");
-		bool ok = render_frame(r, frame, &t);
+		bool ok = leak_frame(r) && render_frame(r, frame, &t);
 		crumbs_cpu_end(r->crumbs);
 		if (!ok)
 			return false;
@@ -3421,6 +3466,8 @@ static void renderer_destroy(struct renderer *r)
 {
 	if (r->device) {
 		VkDevice d = r->device;
+		for (uint32_t i = 0; i < r->leaked_count; i++)
+			vkFreeMemory(d, r->leaked[i], NULL);
 		for (uint32_t i = 0; i < FRAMES_IN_FLIGHT; i++)
 			destroy_slot(r, &r->slots[i]);
 		const VkPipeline pipelines[] = {
@@ -3527,6 +3574,7 @@ int main(int argc, char **argv)
 		if (status == EXIT_OK)
 			status = EXIT_FAILURE_;
 	}
+	free(r->leaked);
 	free(r);
 	return finish(status);
 }

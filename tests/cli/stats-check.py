@@ -35,7 +35,9 @@ GEN = os.path.join(ROOT, BUILD, "crumbs-gen")
 HEADER = ("kind,gpu,queue,path,depth,frames,calls_per_frame,mean_ms,median_ms,p90_ms,"
           "p95_ms,p99_ms,min_ms,max_ms,max_frame,stddev_ms,excl_mean_ms,excl_median_ms,"
           "excl_p90_ms,excl_p95_ms,excl_p99_ms,excl_min_ms,excl_max_ms,excl_stddev_ms,"
-          "share_pct,spike_threshold_ms,spikes,longest_spike_run,longest_spike_run_first").split(",")
+          "share_pct,spike_threshold_ms,spikes,longest_spike_run,longest_spike_run_first,"
+          "heap,heap_bytes,device_local,high_bytes,high_frame,growth_bytes,"
+          "slope_bytes_per_frame,allocations_per_frame").split(",")
 
 n = 0
 bad = 0

@@ -1045,6 +1045,107 @@ static void older_minor_has_no_tasks(void **state)
 	expect_cpu_frame(frame_thread_only, NULL, check_frame_thread_only);
 }
 
+/* MEMORY (format 1.5): a heap of GPU 0, tracked, with its budget. */
+static void out_memory(struct bytes_out *o, unsigned gpu, unsigned heap, unsigned flags,
+		       unsigned mask, uint64_t in_use, uint64_t high)
+{
+	out_byte(o, FORMAT_TAG_MEMORY);
+	out_varint(o, gpu);
+	out_varint(o, heap);
+	out_varint(o, flags);
+	out_varint(o, 1u << 30);
+	out_byte(o, mask);
+	if (mask & FORMAT_MEMORY_TRACKED) {
+		out_varint(o, 300);
+		out_varint(o, 100);
+		out_varint(o, 3);
+		out_varint(o, 1);
+		out_varint(o, in_use);
+		out_varint(o, high);
+	}
+	if (mask & FORMAT_MEMORY_BUDGET) {
+		out_varint(o, 5000);
+		out_varint(o, 9000);
+	}
+}
+
+static void memory_good(struct bytes_out *o, uint64_t *cursor)
+{
+	(void)cursor;
+	out_memory(o, 0, 3, 1, 3, 200, 250);
+	out_memory(o, 0, 1, 0, 2, 0, 0);
+}
+
+static void check_memory_good(const struct frame *f)
+{
+	assert_int_equal(f->memory_count, 2);
+	assert_int_equal(f->memory[0].heap, 1); /* by heap */
+	assert_false(f->memory[0].tracked);
+	assert_int_equal(f->memory[0].budget, 9000);
+	assert_int_equal(f->memory[1].heap, 3);
+	assert_int_equal(f->memory[1].flags, CRUMBS_MEMORY_HEAP_DEVICE_LOCAL);
+	assert_int_equal(f->memory[1].allocated, 300);
+	assert_int_equal(f->memory[1].freed, 100);
+	assert_int_equal(f->memory[1].allocations, 3);
+	assert_int_equal(f->memory[1].frees, 1);
+	assert_int_equal(f->memory[1].in_use, 200);
+	assert_int_equal(f->memory[1].high, 250);
+	assert_int_equal(f->memory[1].usage, 5000);
+}
+
+static void memory_twice(struct bytes_out *o, uint64_t *cursor)
+{
+	(void)cursor;
+	out_memory(o, 0, 2, 0, 1, 1, 1);
+	out_memory(o, 0, 2, 0, 2, 0, 0);
+}
+
+static void memory_high_below(struct bytes_out *o, uint64_t *cursor)
+{
+	(void)cursor;
+	out_memory(o, 0, 0, 0, 1, 10, 9);
+}
+
+static void memory_unknown_gpu(struct bytes_out *o, uint64_t *cursor)
+{
+	(void)cursor;
+	out_memory(o, 1, 0, 0, 1, 1, 1);
+}
+
+static void memory_heap_16(struct bytes_out *o, uint64_t *cursor)
+{
+	(void)cursor;
+	out_memory(o, 0, 16, 0, 1, 1, 1);
+}
+
+static void memory_flags(struct bytes_out *o, uint64_t *cursor)
+{
+	(void)cursor;
+	out_memory(o, 0, 0, 4, 1, 1, 1);
+}
+
+static void memory_mask(struct bytes_out *o, uint64_t *cursor)
+{
+	(void)cursor;
+	out_memory(o, 0, 0, 0, 4, 1, 1);
+}
+
+/* Since 1.5; in a 1.4 file, an unknown tag. */
+static void memory_records(void **state)
+{
+	(void)state;
+	expect_cpu_frame(memory_good, NULL, check_memory_good);
+	expect_cpu_frame(memory_twice, "memory of a heap given twice in a frame", NULL);
+	expect_cpu_frame(memory_high_below, "memory high-water below the bytes in use", NULL);
+	expect_cpu_frame(memory_unknown_gpu, "memory of an unknown gpu", NULL);
+	expect_cpu_frame(memory_heap_16, "memory heap out of range", NULL);
+	expect_cpu_frame(memory_flags, "unknown memory heap flags", NULL);
+	expect_cpu_frame(memory_mask, "unknown memory mask", NULL);
+	file_minor = 4;
+	expect_cpu_frame(memory_good, "unknown record tag", NULL);
+	file_minor = CRUMBS_FORMAT_MINOR;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1063,6 +1164,7 @@ int main(void)
 		cmocka_unit_test(cpu_limits),
 		cmocka_unit_test(task_records),
 		cmocka_unit_test(older_minor_has_no_tasks),
+		cmocka_unit_test(memory_records),
 	};
 	return cmocka_run_group_tests_name("reader", tests, NULL, NULL);
 }

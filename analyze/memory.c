@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * memory.c: video memory per frame and over a run: a frame's heaps in
+ * order (MEMORY records, format 1.5), and a run's high-water, growth and
+ * allocations per heap, kept so that runs read in pieces join in order.
+ */
+#include "analyze_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int memory_cmp(const void *a, const void *b)
+{
+	const struct frame_memory *x = a, *y = b;
+	if (x->gpu != y->gpu)
+		return x->gpu < y->gpu ? -1 : 1;
+	return x->heap < y->heap ? -1 : x->heap > y->heap;
+}
+
+bool memory_build(const struct raw_frame *raw, struct frame *f, struct arena *arena)
+{
+	f->memory = NULL;
+	f->memory_count = 0;
+	if (!raw->memory_count)
+		return true;
+	f->memory = arena_alloc_uninit(arena, sizeof(*f->memory) * raw->memory_count);
+	if (!f->memory)
+		return false;
+	memcpy(f->memory, raw->memory, sizeof(*f->memory) * raw->memory_count);
+	f->memory_count = (uint32_t)raw->memory_count;
+	qsort(f->memory, f->memory_count, sizeof(*f->memory), memory_cmp);
+	return true;
+}
+
+const struct frame_memory *frame_memory_find(const struct frame *f, uint32_t gpu, uint32_t heap)
+{
+	for (uint32_t i = 0; i < f->memory_count; i++)
+		if (f->memory[i].gpu == gpu && f->memory[i].heap == heap)
+			return &f->memory[i];
+	return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Over a run                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* One value more in a series: y of frame x. The fit keeps exact sums
+ * rather than running means: a run read in pieces on threads then has
+ * the very slope it has read whole. */
+static void series_add(struct memory_series *s, uint64_t x, uint64_t y, uint64_t high)
+{
+	if (s->frames == 0) {
+		s->first = y;
+		s->first_frame = x;
+		s->high = high;
+		s->high_frame = x;
+	} else if (high > s->high) {
+		s->high = high;
+		s->high_frame = x;
+	}
+	s->last = y;
+	s->last_frame = x;
+	s->frames++;
+	s->sx += x;
+	s->sy += y;
+	s->sxy += (memory_sum)x * y;
+	s->sxx += (memory_sum)x * x;
+}
+
+/* b's frames, which follow a's, joined into a. */
+static void series_join(struct memory_series *a, const struct memory_series *b)
+{
+	if (b->frames == 0)
+		return;
+	if (a->frames == 0) {
+		*a = *b;
+		return;
+	}
+	if (b->high > a->high) {
+		a->high = b->high;
+		a->high_frame = b->high_frame;
+	}
+	a->last = b->last;
+	a->last_frame = b->last_frame;
+	a->frames += b->frames;
+	a->sx += b->sx;
+	a->sy += b->sy;
+	a->sxy += b->sxy;
+	a->sxx += b->sxx;
+}
+
+/* A wrapped 128-bit value as the signed one it stands for. */
+static double sum_signed(memory_sum v)
+{
+	if (v >> 127)
+		return -(double)(memory_sum)(~v + 1);
+	return (double)v;
+}
+
+double memory_series_slope(const struct memory_series *s)
+{
+	if (s->frames < 2)
+		return 0;
+	memory_sum n = s->frames;
+	double den = sum_signed(n * s->sxx - s->sx * s->sx);
+	if (den <= 0)
+		return 0;
+	return sum_signed(n * s->sxy - s->sx * s->sy) / den;
+}
+
+int64_t memory_series_growth(const struct memory_series *s)
+{
+	if (s->frames == 0)
+		return 0;
+	return s->last >= s->first ? (int64_t)(s->last - s->first > INT64_MAX ? INT64_MAX : s->last - s->first)
+				   : -(int64_t)(s->first - s->last > INT64_MAX ? INT64_MAX : s->first - s->last);
+}
+
+/* The heap's place in s, added (in order of GPU and heap) when new; NULL
+ * when out of memory. */
+static struct memory_heap_stats *heap_of(struct memory_stats *s, uint32_t gpu, uint32_t heap)
+{
+	uint32_t i = 0;
+	while (i < s->count && (s->heaps[i].gpu < gpu || (s->heaps[i].gpu == gpu && s->heaps[i].heap < heap)))
+		i++;
+	if (i < s->count && s->heaps[i].gpu == gpu && s->heaps[i].heap == heap)
+		return &s->heaps[i];
+	if (s->count == s->cap) {
+		uint32_t cap = s->cap ? s->cap * 2 : 4;
+		struct memory_heap_stats *h = realloc(s->heaps, sizeof(*h) * cap);
+		if (!h)
+			return NULL;
+		s->heaps = h;
+		s->cap = cap;
+	}
+	memmove(&s->heaps[i + 1], &s->heaps[i], sizeof(*s->heaps) * (s->count - i));
+	s->count++;
+	memset(&s->heaps[i], 0, sizeof(s->heaps[i]));
+	s->heaps[i].gpu = gpu;
+	s->heaps[i].heap = heap;
+	return &s->heaps[i];
+}
+
+/* GPU gpu's place in s, added in order when new; NULL when out of memory. */
+static struct memory_gpu_stats *gpu_of(struct memory_stats *s, uint32_t gpu)
+{
+	uint32_t i = 0;
+	while (i < s->gpu_count && s->gpus[i].gpu < gpu)
+		i++;
+	if (i < s->gpu_count && s->gpus[i].gpu == gpu)
+		return &s->gpus[i];
+	if (s->gpu_count == s->gpu_cap) {
+		uint32_t cap = s->gpu_cap ? s->gpu_cap * 2 : 2;
+		struct memory_gpu_stats *g = realloc(s->gpus, sizeof(*g) * cap);
+		if (!g)
+			return NULL;
+		s->gpus = g;
+		s->gpu_cap = cap;
+	}
+	memmove(&s->gpus[i + 1], &s->gpus[i], sizeof(*s->gpus) * (s->gpu_count - i));
+	s->gpu_count++;
+	memset(&s->gpus[i], 0, sizeof(s->gpus[i]));
+	s->gpus[i].gpu = gpu;
+	return &s->gpus[i];
+}
+
+/* A GPU's allocations in one frame, or a run's part, joined into g. */
+static void gpu_add(struct memory_gpu_stats *g, const struct memory_gpu_stats *more)
+{
+	g->frames += more->frames;
+	g->allocations += more->allocations;
+	g->frees += more->frees;
+	if (more->most_allocations > g->most_allocations ||
+	    (g->frames == more->frames && more->frames)) {
+		g->most_allocations = more->most_allocations;
+		g->most_allocations_frame = more->most_allocations_frame;
+	}
+}
+
+bool memory_stats_add(struct memory_stats *s, const struct frame *f)
+{
+	/* The frame's heaps are in order of GPU: each GPU's sums at once. */
+	for (uint32_t i = 0; i < f->memory_count;) {
+		struct memory_gpu_stats one = { .gpu = f->memory[i].gpu,
+						.most_allocations_frame = f->number };
+		bool tracked = false;
+		for (; i < f->memory_count && f->memory[i].gpu == one.gpu; i++) {
+			tracked |= f->memory[i].tracked;
+			one.allocations += f->memory[i].allocations;
+			one.frees += f->memory[i].frees;
+		}
+		if (!tracked)
+			continue;
+		one.frames = 1;
+		one.most_allocations = one.allocations;
+		struct memory_gpu_stats *g = gpu_of(s, one.gpu);
+		if (!g)
+			return false;
+		gpu_add(g, &one);
+	}
+	for (uint32_t i = 0; i < f->memory_count; i++) {
+		const struct frame_memory *m = &f->memory[i];
+		struct memory_heap_stats *h = heap_of(s, m->gpu, m->heap);
+		if (!h)
+			return false;
+		h->flags = m->flags;
+		h->size = m->size;
+		if (m->tracked) {
+			series_add(&h->use, f->number, m->in_use, m->high);
+			h->allocations += m->allocations;
+			h->frees += m->frees;
+			h->allocated += m->allocated;
+			h->freed += m->freed;
+			if (m->allocations > h->most_allocations) {
+				h->most_allocations = m->allocations;
+				h->most_allocations_frame = f->number;
+			}
+		}
+		if (m->budgeted) {
+			series_add(&h->usage, f->number, m->usage, m->usage);
+			if (h->budget_frames == 0 || m->budget < h->least_budget)
+				h->least_budget = m->budget;
+			h->budget_frames++;
+		}
+	}
+	return true;
+}
+
+bool memory_stats_append(struct memory_stats *s, const struct memory_stats *from)
+{
+	for (uint32_t i = 0; i < from->gpu_count; i++) {
+		struct memory_gpu_stats *g = gpu_of(s, from->gpus[i].gpu);
+		if (!g)
+			return false;
+		gpu_add(g, &from->gpus[i]);
+	}
+	for (uint32_t i = 0; i < from->count; i++) {
+		const struct memory_heap_stats *b = &from->heaps[i];
+		struct memory_heap_stats *a = heap_of(s, b->gpu, b->heap);
+		if (!a)
+			return false;
+		a->flags = b->flags;
+		a->size = b->size;
+		series_join(&a->use, &b->use);
+		series_join(&a->usage, &b->usage);
+		a->allocations += b->allocations;
+		a->frees += b->frees;
+		a->allocated += b->allocated;
+		a->freed += b->freed;
+		if (b->most_allocations > a->most_allocations) {
+			a->most_allocations = b->most_allocations;
+			a->most_allocations_frame = b->most_allocations_frame;
+		}
+		if (b->budget_frames && (a->budget_frames == 0 || b->least_budget < a->least_budget))
+			a->least_budget = b->least_budget;
+		a->budget_frames += b->budget_frames;
+	}
+	return true;
+}
+
+void memory_stats_release(struct memory_stats *s)
+{
+	free(s->heaps);
+	free(s->gpus);
+	memset(s, 0, sizeof(*s));
+}
+
+const struct memory_series *memory_heap_series(const struct memory_heap_stats *h)
+{
+	if (h->use.frames)
+		return &h->use;
+	return h->usage.frames ? &h->usage : NULL;
+}
