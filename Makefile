@@ -345,8 +345,11 @@ $(BUILD)/obj/tests/fuzz/cmds_main.o: ALL_CFLAGS += -I$(BUILD)
 
 # The main job: the sample renderer captures its third frame at full
 # detail and prints the tables (on lavapipe when there is no GPU).
+# The tables show each pass's pipeline statistics too, where the device
+# counts them (inclusive only, to stay readable).
 demo: all
-	@$(BUILD)/sample-renderer --frames 5 --capture-frame 2 --capture-dir $(BUILD)
+	@$(BUILD)/sample-renderer --frames 5 --capture-frame 2 --capture-dir $(BUILD) \
+		--settings '--counters --no-stats --no-exclusive'
 
 # A program that knows nothing of crumbs, for the layer's tests.
 TWO_DEVICES := $(BUILD)/tests/two-devices
