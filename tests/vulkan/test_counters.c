@@ -63,10 +63,10 @@ static VkShaderModule module(struct scene *s, const uint32_t *code, size_t size)
 
 static void reference_fragments(struct scene *s);
 
-static void scene_init(struct scene *s)
+static void scene_init_with(struct scene *s, const struct crumbs_desc *desc)
 {
 	vkt_counters = true;
-	vkt_init(&s->t, NULL);
+	vkt_init(&s->t, desc);
 	VkDevice dev = s->t.device;
 
 	VkImageCreateInfo ic = { VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, NULL, 0, VK_IMAGE_TYPE_2D,
@@ -177,6 +177,11 @@ static void reference_fragments(struct scene *s)
 				    VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
 	vkDestroyQueryPool(s->t.device, pool, NULL);
 	assert_true(s->fragments >= (uint64_t)W * H);
+}
+
+static void scene_init(struct scene *s)
+{
+	scene_init_with(s, NULL);
 }
 
 static void scene_destroy(struct scene *s)
@@ -511,6 +516,62 @@ static void unknown(void **state)
 	scene_destroy(&s);
 }
 
+/* One frame of a run: a scope of two triangles and one dispatch. */
+static void run_frame(struct scene *s)
+{
+	VkCommandBuffer cb = vkt_begin(&s->t);
+	crumbs_cmd *h = crumbs_cmd_begin(s->t.crumbs, cb, s->t.queue);
+	crumbs_scope_begin(h, 1, "Draw");
+	pass_begin(s, h, cb, false);
+	triangles(h, cb, 2);
+	pass_end(h, cb);
+	crumbs_scope_end(h);
+	crumbs_scope_begin(h, 1, "Compute");
+	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, s->dispatch);
+	vkCmdDispatch(cb, 5, 1, 1);
+	crumbs_scope_end(h);
+	submit_end(s, cb, h);
+	/* lavapipe is slow: a GPU frames behind would have frames of the
+	 * run left out. */
+	CHECK(vkQueueWaitIdle(s->t.queue));
+	crumbs_frame(s->t.crumbs);
+}
+
+/* A run counts only when asked (crumbs_desc.counters 1), and then every
+ * frame's scopes have their counts, each frame in its set's share of the
+ * queries; else no frame has any. */
+static void runs(void **state)
+{
+	(void)state;
+	for (int on = 0; on < 2; on++) {
+		struct scene s;
+		struct crumbs_desc desc = { .counters = on };
+		scene_init_with(&s, &desc);
+		assert_int_equal(crumbs_record(s.t.crumbs, 1, 12, 1), CRUMBS_OK);
+		for (int n = 0; n < 15; n++)
+			run_frame(&s);
+		reader *c;
+		struct analyze_error e;
+		const struct frame *f;
+		assert_int_equal(reader_open_file(vkt_finish_capture(&s.t, NULL), &c, &e), CRUMBS_OK);
+		unsigned frames = 0;
+		while (reader_next_frame(c, &f, &e) == CRUMBS_OK && f) {
+			frames++;
+			const struct node *draw = find(f, "Draw"), *compute = find(f, "Compute");
+			if (!on) {
+				assert_null(draw->counters);
+				assert_null(compute->counters);
+				continue;
+			}
+			check_triangles(&s, draw, true, 2);
+			assert_int_equal(counter(compute, true, CRUMBS_COUNTER_CS_INVOCATIONS), 5);
+		}
+		assert_int_equal(frames, 12);
+		reader_free(c);
+		scene_destroy(&s);
+	}
+}
+
 /* ------------------------------------------------------------------------ */
 /* The sample renderer                                                      */
 /* ------------------------------------------------------------------------ */
@@ -614,6 +675,7 @@ int main(void)
 		cmocka_unit_test(across_command_buffers),
 		cmocka_unit_test(secondaries),
 		cmocka_unit_test(unknown),
+		cmocka_unit_test(runs),
 		cmocka_unit_test(renderer),
 		cmocka_unit_test(renderer_secondaries),
 	};
