@@ -656,6 +656,73 @@ static void renderer_capture(const char *secondaries)
 	assert_int_equal(system(path), 0);
 }
 
+/* Leaf events' counters under the layer: each draw's input-assembly
+ * primitives are those its call drew, each dispatch's invocations are
+ * counted, and what they sum to is their scope's; returns how many leaves
+ * it checked. */
+static unsigned check_leaves(const struct node *n)
+{
+	unsigned checked = 0;
+	uint64_t v;
+	for (const struct node *c = n->child; c; c = c->next) {
+		if (c->kind == CRUMBS_EVENT_DRAW && !(c->exclusive.unknown & COUNT_PRIMS)) {
+			assert_int_equal(counter(c, false, CRUMBS_COUNTER_IA_PRIMITIVES),
+					 c->exclusive.prims);
+			checked++;
+		} else if (c->kind == CRUMBS_EVENT_DISPATCH) {
+			assert_true(counter(c, false, CRUMBS_COUNTER_CS_INVOCATIONS) > 0);
+			checked++;
+		} else if (c->kind == CRUMBS_EVENT_RENDER_PASS && c->child) {
+			assert_true(node_fragments_per_pixel(c, true, &(double){ 0 }));
+		}
+		assert_false(node_counters_unknown(c, true));
+		assert_true(node_counter(c, true, CRUMBS_COUNTER_IA_PRIMITIVES, &v));
+		checked += check_leaves(c);
+	}
+	return checked;
+}
+
+/* The sample renderer under the layer, which counts for it since it
+ * enabled pipelineStatisticsQuery and hostQueryReset: per draw, per
+ * dispatch and per pass, under validation. */
+static void layer(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/crumbs-counters-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	const char *renderer = getenv("CRUMBS_RENDERER");
+	char *argv[] = { (char *)(uintptr_t)(renderer ? renderer : "build/sample-renderer"),
+			 (char[]){ "--validate" }, (char[]){ "--quiet" }, (char[]){ "--frames" },
+			 (char[]){ "4" }, (char[]){ "--async-compute" }, (char[]){ "off" },
+			 (char[]){ "--size" }, (char[]){ "160x96" }, NULL };
+	char layer_dir[4096];
+	snprintf(layer_dir, sizeof(layer_dir), "%s", argv[0]);
+	char *slash = strrchr(layer_dir, '/');
+	if (slash)
+		*slash = '\0';
+	setenv("VK_ADD_LAYER_PATH", slash ? layer_dir : ".", 1);
+	setenv("VK_LOADER_LAYERS_ENABLE", "VK_LAYER_CRUMBS_capture", 1);
+	setenv("CRUMBS_CAPTURE_FRAME", "2", 1);
+	setenv("CRUMBS_CAPTURE_DIR", dir, 1);
+	setenv("CRUMBS_LAYER_QUIET", "1", 1);
+	int status = run(argv);
+	unsetenv("VK_LOADER_LAYERS_ENABLE");
+	unsetenv("CRUMBS_CAPTURE_FRAME");
+	unsetenv("CRUMBS_CAPTURE_DIR");
+	assert_int_equal(status, 0);
+	char path[128];
+	snprintf(path, sizeof(path), "%s/sample-renderer-frame-2.crumbs", dir);
+	reader *c;
+	const struct frame *f = vkt_read(path, &c);
+	const struct node *frame = vkt_find(f->queues[0].root, "Frame 1");
+	assert_non_null(frame);
+	assert_true(check_leaves(frame) >= 100);
+	assert_false(node_counters_unknown(frame, true));
+	reader_free(c);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	assert_int_equal(system(path), 0);
+}
+
 static void renderer(void **state)
 {
 	(void)state;
@@ -678,6 +745,7 @@ int main(void)
 		cmocka_unit_test(runs),
 		cmocka_unit_test(renderer),
 		cmocka_unit_test(renderer_secondaries),
+		cmocka_unit_test(layer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
