@@ -112,14 +112,15 @@ struct counts {
  * gave. Unknown: some of the work was not counted (a scope the recorder
  * could not place a query around), so the values are a lower bound and
  * are shown as unknown. The render area is a render pass's, for its
- * fragments per pixel; 0 by 0 when not given.
+ * fragments per pixel, in pixels (0: not given); a scope given several,
+ * one per pass it holds, has their sum.
  */
 struct node_counters {
 	uint64_t exclusive[CRUMBS_PIPELINE_COUNTERS];
 	uint64_t inclusive[CRUMBS_PIPELINE_COUNTERS];
 	uint32_t exclusive_mask, inclusive_mask;
 	bool exclusive_unknown, inclusive_unknown;
-	uint32_t area_width, area_height;
+	uint64_t area_pixels;
 };
 
 enum node_flags {

@@ -77,8 +77,7 @@ bool counters_set_area(struct arena *arena, struct node *n, uint32_t width, uint
 	struct node_counters *c = of(arena, n);
 	if (!c)
 		return false;
-	c->area_width = width;
-	c->area_height = height;
+	c->area_pixels = sat_add(c->area_pixels, (uint64_t)width * height);
 	return true;
 }
 
@@ -183,8 +182,8 @@ bool node_culled_primitives(const struct node *n, bool inclusive, uint64_t *v)
 static uint64_t area_pixels(const struct node *n)
 {
 	for (; n; n = n->parent)
-		if (n->counters && n->counters->area_width)
-			return (uint64_t)n->counters->area_width * n->counters->area_height;
+		if (n->counters && n->counters->area_pixels)
+			return n->counters->area_pixels;
 	return 0;
 }
 
