@@ -10,17 +10,17 @@
 #include <string.h>
 
 static const char *const names[CRUMBS_PIPELINE_COUNTERS][2] = {
-	[CRUMBS_COUNTER_IA_VERTICES] = { "input-assembly vertices", "IA verts" },
-	[CRUMBS_COUNTER_IA_PRIMITIVES] = { "input-assembly primitives", "IA prims" },
-	[CRUMBS_COUNTER_VS_INVOCATIONS] = { "vertex shader invocations", "VS inv" },
-	[CRUMBS_COUNTER_GS_INVOCATIONS] = { "geometry shader invocations", "GS inv" },
-	[CRUMBS_COUNTER_GS_PRIMITIVES] = { "geometry shader primitives", "GS prims" },
-	[CRUMBS_COUNTER_CLIP_INVOCATIONS] = { "clipping invocations", "clip inv" },
-	[CRUMBS_COUNTER_CLIP_PRIMITIVES] = { "clipping primitives", "clip prims" },
-	[CRUMBS_COUNTER_FS_INVOCATIONS] = { "fragment shader invocations", "FS inv" },
-	[CRUMBS_COUNTER_TCS_PATCHES] = { "tessellation control patches", "TCS patches" },
-	[CRUMBS_COUNTER_TES_INVOCATIONS] = { "tessellation evaluation invocations", "TES inv" },
-	[CRUMBS_COUNTER_CS_INVOCATIONS] = { "compute shader invocations", "CS inv" },
+	[CRUMBS_COUNTER_IA_VERTICES] = { "input-assembly vertices", "IA Verts" },
+	[CRUMBS_COUNTER_IA_PRIMITIVES] = { "input-assembly primitives", "IA Prims" },
+	[CRUMBS_COUNTER_VS_INVOCATIONS] = { "vertex shader invocations", "VS Inv" },
+	[CRUMBS_COUNTER_GS_INVOCATIONS] = { "geometry shader invocations", "GS Inv" },
+	[CRUMBS_COUNTER_GS_PRIMITIVES] = { "geometry shader primitives", "GS Prims" },
+	[CRUMBS_COUNTER_CLIP_INVOCATIONS] = { "clipping invocations", "Clip Inv" },
+	[CRUMBS_COUNTER_CLIP_PRIMITIVES] = { "clipping primitives", "Clip Prims" },
+	[CRUMBS_COUNTER_FS_INVOCATIONS] = { "fragment shader invocations", "FS Inv" },
+	[CRUMBS_COUNTER_TCS_PATCHES] = { "tessellation control patches", "TCS Patches" },
+	[CRUMBS_COUNTER_TES_INVOCATIONS] = { "tessellation evaluation invocations", "TES Inv" },
+	[CRUMBS_COUNTER_CS_INVOCATIONS] = { "compute shader invocations", "CS Inv" },
 };
 
 const char *counter_name(enum crumbs_pipeline_counter c)
