@@ -495,8 +495,13 @@ void record_leaf_end(struct crumbs_cmd *cmd, uint32_t slot, enum crumbs_event_ki
 	struct event *e = i != UINT32_MAX ? event_add(cmd) : NULL;
 	if (!e) {
 		/* Its slots stay written but unread: the leaf is lost, its
-		 * time stays with its parent. */
+		 * time stays with its parent. Its counts are lost too: the
+		 * parent's are unknown, not low. */
 		lost(cmd);
+		if (cmd->counting) {
+			stretch_event(cmd, EVENT_STRETCH, COUNTER_UNKNOWN);
+			stretch_start(cmd);
+		}
 		return;
 	}
 	e->type = EVENT_LEAF;
