@@ -88,7 +88,8 @@ REPORT_SRC := report/settings.c report/filter.c report/table.c report/pipelines.
 # Statistics over runs and comparing them: the crumbs command's alone, kept
 # out of libcrumbs (which reads a capture back only for its tables), so a
 # program linking it statically needs no more of libm than before.
-RUNS_SRC := analyze/stats.c analyze/compare.c report/stats.c report/vitals.c report/diff.c report/export.c \
+RUNS_SRC := analyze/stats.c analyze/compare.c analyze/counters_runs.c report/stats.c report/vitals.c \
+	report/diff.c report/export.c \
 	report/cpu_links.c report/rows.c report/markdown.c \
 	report/plot.c report/plot_frame.c report/plot_run.c report/plot_rows.c
 CMDS_SRC := cmds/main.c cmds/report.c cmds/info.c cmds/trigger.c cmds/capture.c \
@@ -345,8 +346,11 @@ $(BUILD)/obj/tests/fuzz/cmds_main.o: ALL_CFLAGS += -I$(BUILD)
 
 # The main job: the sample renderer captures its third frame at full
 # detail and prints the tables (on lavapipe when there is no GPU).
+# The tables show each pass's pipeline statistics too, where the device
+# counts them (inclusive only, to stay readable).
 demo: all
-	@$(BUILD)/sample-renderer --frames 5 --capture-frame 2 --capture-dir $(BUILD)
+	@$(BUILD)/sample-renderer --frames 5 --capture-frame 2 --capture-dir $(BUILD) \
+		--settings '--counters --no-stats --no-exclusive'
 
 # A program that knows nothing of crumbs, for the layer's tests.
 TWO_DEVICES := $(BUILD)/tests/two-devices

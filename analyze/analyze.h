@@ -112,14 +112,15 @@ struct counts {
  * gave. Unknown: some of the work was not counted (a scope the recorder
  * could not place a query around), so the values are a lower bound and
  * are shown as unknown. The render area is a render pass's, for its
- * fragments per pixel; 0 by 0 when not given.
+ * fragments per pixel, in pixels (0: not given); a scope given several,
+ * one per pass it holds, has their sum.
  */
 struct node_counters {
 	uint64_t exclusive[CRUMBS_PIPELINE_COUNTERS];
 	uint64_t inclusive[CRUMBS_PIPELINE_COUNTERS];
 	uint32_t exclusive_mask, inclusive_mask;
 	bool exclusive_unknown, inclusive_unknown;
-	uint32_t area_width, area_height;
+	uint64_t area_pixels;
 };
 
 enum node_flags {
@@ -463,7 +464,7 @@ void reader_flat_scopes(reader *c, bool flat);
 /* ------------------------------------------------------------------------ */
 
 /* The name of a pipeline statistic ("fragment shader invocations"), and a
- * short one for a column's head ("FS inv"). */
+ * short one for a column's head ("FS Inv"). */
 const char *counter_name(enum crumbs_pipeline_counter c);
 const char *counter_short_name(enum crumbs_pipeline_counter c);
 
@@ -493,6 +494,44 @@ bool node_culled_primitives(const struct node *n, bool inclusive, uint64_t *v);
 bool node_fragments_per_pixel(const struct node *n, bool inclusive, double *v);
 bool node_vertex_reuse(const struct node *n, bool inclusive, double *v);
 bool node_invocations_per_dispatch(const struct node *n, bool inclusive, double *v);
+
+/*
+ * Pipeline statistics over a run's frames (counters_runs.c; crumbs stats
+ * and diff --counters): per queue and scope path (names from below the
+ * queue, joined by " / ", a depth-1 name's frame number as '#', as crumbs
+ * stats names its rows), the inclusive value of each statistic in every
+ * frame where it was known. Zero-initialised is empty.
+ */
+struct counter_series {
+	uint32_t queue;          /* index into capture_meta.queues */
+	char *path;              /* NUL-terminated, owned */
+	size_t path_len;
+	uint32_t mask;           /* statistics some frame gave */
+	uint64_t frames;         /* frames it was known in */
+	uint64_t unknown_frames; /* frames its statistics were unknown in */
+	int64_t *values[CRUMBS_PIPELINE_COUNTERS]; /* [frames] each, 0 where absent */
+	size_t value_cap[CRUMBS_PIPELINE_COUNTERS];
+	bool sorted;             /* values ascending, not in frame order */
+};
+struct counter_runs {
+	struct counter_series *rows; /* in order of first appearance */
+	size_t len, cap;
+	uint32_t *slots;
+	size_t slot_cap;
+	uint64_t left_out;       /* scopes past 65536 rows, not kept */
+	bool failed;             /* out of memory: what is held is incomplete */
+};
+/* Adds a frame (a tree: not one read with reader_flat_scopes). false
+ * when out of memory. */
+bool counter_runs_add_frame(struct counter_runs *r, const struct frame *f);
+/* Sorts a row's values ascending (as compare_mann_whitney takes them). */
+void counter_series_sort(struct counter_series *s);
+/* The median (by nearest rank, the upper middle) of statistic k. */
+int64_t counter_series_median(struct counter_series *s, enum crumbs_pipeline_counter k);
+/* The row of (queue, path), or NULL. */
+const struct counter_series *counter_runs_find(const struct counter_runs *r, uint32_t queue,
+					       const char *path, size_t len);
+void counter_runs_release(struct counter_runs *r);
 
 /* ------------------------------------------------------------------------ */
 /* Events by pipeline (pipelines.c)                                         */

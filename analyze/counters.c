@@ -10,17 +10,17 @@
 #include <string.h>
 
 static const char *const names[CRUMBS_PIPELINE_COUNTERS][2] = {
-	[CRUMBS_COUNTER_IA_VERTICES] = { "input-assembly vertices", "IA verts" },
-	[CRUMBS_COUNTER_IA_PRIMITIVES] = { "input-assembly primitives", "IA prims" },
-	[CRUMBS_COUNTER_VS_INVOCATIONS] = { "vertex shader invocations", "VS inv" },
-	[CRUMBS_COUNTER_GS_INVOCATIONS] = { "geometry shader invocations", "GS inv" },
-	[CRUMBS_COUNTER_GS_PRIMITIVES] = { "geometry shader primitives", "GS prims" },
-	[CRUMBS_COUNTER_CLIP_INVOCATIONS] = { "clipping invocations", "clip inv" },
-	[CRUMBS_COUNTER_CLIP_PRIMITIVES] = { "clipping primitives", "clip prims" },
-	[CRUMBS_COUNTER_FS_INVOCATIONS] = { "fragment shader invocations", "FS inv" },
-	[CRUMBS_COUNTER_TCS_PATCHES] = { "tessellation control patches", "TCS patches" },
-	[CRUMBS_COUNTER_TES_INVOCATIONS] = { "tessellation evaluation invocations", "TES inv" },
-	[CRUMBS_COUNTER_CS_INVOCATIONS] = { "compute shader invocations", "CS inv" },
+	[CRUMBS_COUNTER_IA_VERTICES] = { "input-assembly vertices", "IA Verts" },
+	[CRUMBS_COUNTER_IA_PRIMITIVES] = { "input-assembly primitives", "IA Prims" },
+	[CRUMBS_COUNTER_VS_INVOCATIONS] = { "vertex shader invocations", "VS Inv" },
+	[CRUMBS_COUNTER_GS_INVOCATIONS] = { "geometry shader invocations", "GS Inv" },
+	[CRUMBS_COUNTER_GS_PRIMITIVES] = { "geometry shader primitives", "GS Prims" },
+	[CRUMBS_COUNTER_CLIP_INVOCATIONS] = { "clipping invocations", "Clip Inv" },
+	[CRUMBS_COUNTER_CLIP_PRIMITIVES] = { "clipping primitives", "Clip Prims" },
+	[CRUMBS_COUNTER_FS_INVOCATIONS] = { "fragment shader invocations", "FS Inv" },
+	[CRUMBS_COUNTER_TCS_PATCHES] = { "tessellation control patches", "TCS Patches" },
+	[CRUMBS_COUNTER_TES_INVOCATIONS] = { "tessellation evaluation invocations", "TES Inv" },
+	[CRUMBS_COUNTER_CS_INVOCATIONS] = { "compute shader invocations", "CS Inv" },
 };
 
 const char *counter_name(enum crumbs_pipeline_counter c)
@@ -77,8 +77,7 @@ bool counters_set_area(struct arena *arena, struct node *n, uint32_t width, uint
 	struct node_counters *c = of(arena, n);
 	if (!c)
 		return false;
-	c->area_width = width;
-	c->area_height = height;
+	c->area_pixels = sat_add(c->area_pixels, (uint64_t)width * height);
 	return true;
 }
 
@@ -183,8 +182,8 @@ bool node_culled_primitives(const struct node *n, bool inclusive, uint64_t *v)
 static uint64_t area_pixels(const struct node *n)
 {
 	for (; n; n = n->parent)
-		if (n->counters && n->counters->area_width)
-			return (uint64_t)n->counters->area_width * n->counters->area_height;
+		if (n->counters && n->counters->area_pixels)
+			return n->counters->area_pixels;
 	return 0;
 }
 

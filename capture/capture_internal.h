@@ -335,6 +335,7 @@ struct crumbs_cmd {
 	bool stretch_open;
 	bool no_stretch;
 	uint32_t stretch;
+	uint32_t leaf_stretch;          /* the leaf's query being recorded */
 	uint32_t map_slot;              /* 1 + its entry in the capture's map, or 0 */
 	struct capture_set *set;        /* HANDLE_CAPTURE's */
 	struct standing *standing;      /* HANDLE_STANDING's own storage */

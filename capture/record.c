@@ -450,6 +450,24 @@ void record_pass_begin(struct crumbs_cmd *cmd, enum crumbs_event_kind kind, cons
 	record_begin(cmd, EVENT_PASS, (unsigned)kind, name, len);
 }
 
+/* A leaf's own query: the stretch before it ends and one for the leaf
+ * alone begins, its index in leaf_stretch (COUNTER_UNKNOWN where none
+ * can be placed). */
+static void leaf_stretch_begin(struct crumbs_cmd *cmd)
+{
+	stretch_stop(cmd);
+	cmd->leaf_stretch = COUNTER_UNKNOWN;
+	const struct queue_state *q = &cmd->ctx->queues[cmd->queue];
+	if (cmd->no_stretch || cmd->untimed || !q->stats_pool)
+		return;
+	uint32_t i = counters_take(&cmd->set->queues[cmd->queue]);
+	if (i == COUNTER_UNKNOWN)
+		return;
+	cmd->ctx->devices[q->device].fn.CmdBeginQuery(cmd->cb, q->stats_pool, i, 0);
+	cmd->stretch = cmd->leaf_stretch = i;
+	cmd->stretch_open = true;
+}
+
 RECORD_PATH
 uint32_t record_leaf_begin(struct crumbs_cmd *cmd)
 {
@@ -457,6 +475,8 @@ uint32_t record_leaf_begin(struct crumbs_cmd *cmd)
 	uint32_t s = slots_for(cmd, cmd->depth + 1, 2);
 	if (s != NO_SLOT)
 		stamp(cmd, s);
+	if (cmd->counting)
+		leaf_stretch_begin(cmd);
 	return s;
 }
 
@@ -467,14 +487,21 @@ void record_leaf_end(struct crumbs_cmd *cmd, uint32_t slot, enum crumbs_event_ki
 {
 	if (slot != NO_SLOT)
 		stamp(cmd, slot + 1);
+	if (cmd->counting)
+		stretch_stop(cmd);
 	struct counts_record c = { draws, dispatches, prims, verts, { 0, 0 } };
 	name_keep(cmd, &c.name, name, len);
 	uint32_t i = counts_keep(cmd, &c);
 	struct event *e = i != UINT32_MAX ? event_add(cmd) : NULL;
 	if (!e) {
 		/* Its slots stay written but unread: the leaf is lost, its
-		 * time stays with its parent. */
+		 * time stays with its parent. Its counts are lost too: the
+		 * parent's are unknown, not low. */
 		lost(cmd);
+		if (cmd->counting) {
+			stretch_event(cmd, EVENT_STRETCH, COUNTER_UNKNOWN);
+			stretch_start(cmd);
+		}
 		return;
 	}
 	e->type = EVENT_LEAF;
@@ -482,4 +509,22 @@ void record_leaf_end(struct crumbs_cmd *cmd, uint32_t slot, enum crumbs_event_ki
 	e->flags = slot_flags(cmd, slot);
 	e->slot = slot;
 	e->u.counts = i;
+	if (cmd->counting) {
+		/* A pass of secondaries records no leaf of its own. */
+		if (!cmd->no_stretch || cmd->untimed)
+			stretch_event(cmd, EVENT_LEAF_STRETCH, cmd->leaf_stretch);
+		stretch_start(cmd);
+	}
+}
+
+void record_execute_edge(struct crumbs_cmd *cmd, bool before)
+{
+	if (!cmd->counting)
+		return;
+	/* A secondary may not run inside a query of its primary's; its own
+	 * count its work, so the stretch after it begins right after. */
+	if (before)
+		stretch_stop(cmd);
+	else
+		stretch_start(cmd);
 }

@@ -105,6 +105,10 @@ void record_pass_begin(struct crumbs_cmd *cmd, enum crumbs_event_kind kind, cons
 		       size_t len);
 /* Until called again with false, cmd writes no timestamps. */
 void record_untimed(struct crumbs_cmd *cmd, bool untimed);
+/* Pipeline statistics around vkCmdExecuteCommands, which the layer sees
+ * whole: before, cmd's query ends; after (and after crumbs_cmd_execute),
+ * the next begins. Render passes' edges go through crumbs_pass_edge. */
+void record_execute_edge(struct crumbs_cmd *cmd, bool before);
 
 /* Standing recordings: command buffers recorded once and submitted in
  * many frames (standing.c). */

@@ -120,7 +120,8 @@ static bool parse_args(int argc, char **argv, struct diff_settings *d, struct cm
 					  "not both");
 		return false;
 	}
-	if ((*status = cmd_stats_check_by("diff", &d->stats)) != EXIT_OK)
+	if ((*status = cmd_stats_check_by("diff", &d->stats)) != EXIT_OK ||
+	    (*status = cmd_counters_check("diff", &d->stats, (const char *const *)pos->args, 2)) != EXIT_OK)
 		return false;
 	if (report_settings_prepare(&d->stats.report, perr, sizeof(perr)) != CRUMBS_OK) {
 		*status = cmd_usage_error("diff", "%s", perr);
@@ -185,6 +186,23 @@ int cmd_diff(int argc, char **argv)
 			cmd_error("out of memory");
 		status = cmd_output_close(&to, EXIT_FAILURE_, false);
 		goto out;
+	}
+	if (d.stats.report.counters) {
+		/* More or less work, said beside the times: not a verdict. */
+		struct counter_runs counters[2] = { { 0 }, { 0 } };
+		int r = 0;
+		for (int i = 0; i < 2 && r == 0; i++)
+			r = cmd_counters_load("diff", pos.args[i], &d.stats, &counters[i]);
+		if (r == 0 && diff_counters_print(&d, &counters[0], reader_meta(c[0]), &counters[1],
+						  reader_meta(c[1]), &sink) != 0 &&
+		    !to.error && !ferror(stdout))
+			cmd_error("out of memory");
+		for (int i = 0; i < 2; i++)
+			counter_runs_release(&counters[i]);
+		if (r != 0) {
+			status = cmd_output_close(&to, EXIT_FAILURE_, false);
+			goto out;
+		}
 	}
 	status = cmd_output_close(&to, runs.verdicts[VERDICT_REGRESSED] ||
 					       runs.memory_verdicts[VERDICT_REGRESSED]

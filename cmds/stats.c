@@ -615,13 +615,60 @@ static const char *parse_args(int argc, char **argv, struct stats_settings *st,
 		*status = cmd_usage_error("stats", "--per-frame needs --format json");
 		return NULL;
 	}
-	if ((*status = cmd_stats_check_by("stats", st)) != EXIT_OK)
+	if ((*status = cmd_stats_check_by("stats", st)) != EXIT_OK ||
+	    (*status = cmd_counters_check("stats", st, &path, 1)) != EXIT_OK)
 		return NULL;
 	if (report_settings_prepare(&st->report, perr, sizeof(perr)) != CRUMBS_OK) {
 		*status = cmd_usage_error("stats", "%s", perr);
 		return NULL;
 	}
 	return path;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Pipeline statistics (--counters)                                         */
+/* ------------------------------------------------------------------------ */
+
+int cmd_counters_check(const char *name, const struct stats_settings *st,
+		       const char *const *paths, int n)
+{
+	if (st->report.counters && st->format != STATS_FORMAT_TABLE)
+		return cmd_usage_error(name, "--counters adds to the tables: not to --format %s",
+				       st->format == STATS_FORMAT_CSV ? "csv" :
+				       st->format == STATS_FORMAT_JSON ? "json" : "markdown");
+	for (int i = 0; i < n && st->report.counters; i++)
+		if (cmd_is_stdin(paths[i]))
+			return cmd_usage_error(name, "--counters reads the capture twice: not from "
+					       "standard input");
+	return EXIT_OK;
+}
+
+int cmd_counters_load(const char *name, const char *path, const struct stats_settings *st,
+		      struct counter_runs *r)
+{
+	struct analyze_error e;
+	reader *c;
+	const struct frame *f;
+	(void)name;
+	if (reader_open_file(path, &c, &e) != CRUMBS_OK) {
+		cmd_error("cannot read '%s': %s", path, e.text);
+		return -1;
+	}
+	enum crumbs_result res;
+	while ((res = reader_next_frame(c, &f, &e)) == CRUMBS_OK && f) {
+		if (st->frames_set && (f->number < st->first_frame || f->number > st->last_frame))
+			continue;
+		if (!counter_runs_add_frame(r, f)) {
+			cmd_error("out of memory");
+			reader_free(c);
+			return -1;
+		}
+	}
+	reader_free(c);
+	/* Damage was said when the statistics were read; what came before
+	 * it is counted. */
+	(void)res;
+	return 0;
 }
 
 int cmd_stats(int argc, char **argv)
@@ -669,6 +716,16 @@ int cmd_stats(int argc, char **argv)
 		if (st.format == STATS_FORMAT_CSV)
 			fflush(stdout);
 		stats_budget_print(budget, &st, s, st.format == STATS_FORMAT_CSV ? &err_out : &out);
+	}
+	if (st.report.counters) {
+		struct counter_runs counters = { 0 };
+		int r = cmd_counters_load("stats", path, &st, &counters);
+		if (r == 0 && stats_counters_print(&st.report, &counters, reader_meta(c), &out) != 0 &&
+		    !to.error && !ferror(stdout))
+			cmd_error("out of memory");
+		counter_runs_release(&counters);
+		if (r != 0)
+			status = EXIT_FAILURE_;
 	}
 	/* A partial load was said: the statistics are of the frames before. */
 	if (loaded == CMD_LOAD_PARTIAL || failed)

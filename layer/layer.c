@@ -176,6 +176,21 @@ static bool host_reset_enabled(const VkDeviceCreateInfo *ci)
 	return false;
 }
 
+/* Whether the program enabled pipelineStatisticsQuery, through
+ * pEnabledFeatures or VkPhysicalDeviceFeatures2: then captures count
+ * pipeline statistics (with hostQueryReset, which crumbs resets its
+ * queries with). */
+static bool statistics_enabled(const VkDeviceCreateInfo *ci)
+{
+	if (ci->pEnabledFeatures && ci->pEnabledFeatures->pipelineStatisticsQuery)
+		return true;
+	for (const VkBaseInStructure *s = ci->pNext; s; s = s->pNext)
+		if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2 &&
+		    ((const VkPhysicalDeviceFeatures2 *)(const void *)s)->features.pipelineStatisticsQuery)
+			return true;
+	return false;
+}
+
 /* The next layer's functions, each under the first of its names the
  * next layer has: aliases are resolved here, once. */
 static PFN_vkVoidFunction next_proc(struct layer_device *d, const char *name, const char *alias,
@@ -399,6 +414,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	}
 	if (host_reset_enabled(ci))
 		features |= CRUMBS_FEATURE_HOST_QUERY_RESET;
+	if (statistics_enabled(ci))
+		features |= CRUMBS_FEATURE_PIPELINE_STATISTICS;
 	VkResult r = create(physical, &mine, alloc, out);
 	if (r != VK_SUCCESS && mine.enabledExtensionCount != asked.enabledExtensionCount) {
 		/* The extensions were the trouble: without them. */

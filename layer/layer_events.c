@@ -104,9 +104,12 @@ static void name_add_regions(struct event_name *n, uint32_t regions)
 /* ------------------------------------------------------------------------ */
 
 static void pass_begin(struct layer_device *d, struct cb_state *s, const struct event_name *n,
-		       uint32_t view_mask)
+		       uint32_t view_mask, VkExtent2D area)
 {
 	record_pass_begin(s->cmd, CRUMBS_EVENT_RENDER_PASS, n->text, n->len);
+	/* Pipeline statistics: the pass event's query ends before the pass
+	 * begins, and the pass keeps its area. */
+	crumbs_pass_edge(s->cmd, CRUMBS_PASS_BEGINNING, area.width, area.height);
 	s->view_mask = view_mask;
 	/* Inside a multiview pass a timestamp takes a query per view:
 	 * what is recorded there is untimed. */
@@ -121,7 +124,38 @@ static void pass_end(struct layer_device *d, VkCommandBuffer cb)
 		s->view_mask = 0;
 		record_untimed(s->cmd, false);
 		crumbs_scope_end(s->cmd);
+		crumbs_pass_edge(s->cmd, CRUMBS_PASS_ENDED, 0, 0);
 	}
+}
+
+/* Right after a pass began: its contents' queries begin, where they can:
+ * not in a pass of secondaries (theirs count), nor in a multiview pass
+ * or one of several subpasses, whose vkCmdNextSubpass the layer does not
+ * see (their counts are unknown). */
+static void pass_begun(struct layer_device *d, VkCommandBuffer cb, bool secondaries,
+		       bool uncounted)
+{
+	struct cb_state *s = capturing(d, cb);
+	if (s)
+		crumbs_pass_edge(s->cmd, secondaries ? CRUMBS_PASS_BEGUN_SECONDARY :
+					 uncounted || s->view_mask ? CRUMBS_PASS_BEGUN_MULTIVIEW :
+					 CRUMBS_PASS_BEGUN, 0, 0);
+}
+
+/* Right before a pass ends: its contents' query ends inside it. */
+static void pass_ending(struct layer_device *d, VkCommandBuffer cb)
+{
+	struct cb_state *s = capturing(d, cb);
+	if (s)
+		crumbs_pass_edge(s->cmd, CRUMBS_PASS_ENDING, 0, 0);
+}
+
+/* Whether a classic pass has more than one subpass. */
+static bool subpasses(struct layer_device *d, const VkRenderPassBeginInfo *bi)
+{
+	const struct pass_info *info = bi ? handle_map_get(&d->passes, (uint64_t)bi->renderPass) :
+					    NULL;
+	return !info || info->subpasses > 1;
 }
 
 /* A format as graphics programmers write it; NULL for the rest. */
@@ -314,7 +348,7 @@ static void classic_pass_begin(struct layer_device *d, VkCommandBuffer cb,
 			name_add_attachment(&n, d, &t);
 		}
 	}
-	pass_begin(d, s, &n, info && info->multiview ? 1 : 0);
+	pass_begin(d, s, &n, info && info->multiview ? 1 : 0, bi->renderArea.extent);
 }
 
 VKAPI_ATTR void VKAPI_CALL layer_CmdBeginRenderPass(VkCommandBuffer cb,
@@ -324,6 +358,8 @@ VKAPI_ATTR void VKAPI_CALL layer_CmdBeginRenderPass(VkCommandBuffer cb,
 	DEVICE_OF(cb, );
 	classic_pass_begin(d, cb, bi);
 	FORWARD(d, CmdBeginRenderPass, cb, bi, contents);
+	pass_begun(d, cb, contents == VK_SUBPASS_CONTENTS_SECONDARY_COMMAND_BUFFERS,
+		   subpasses(d, bi));
 }
 
 VKAPI_ATTR void VKAPI_CALL layer_CmdBeginRenderPass2(VkCommandBuffer cb,
@@ -333,11 +369,14 @@ VKAPI_ATTR void VKAPI_CALL layer_CmdBeginRenderPass2(VkCommandBuffer cb,
 	DEVICE_OF(cb, );
 	classic_pass_begin(d, cb, bi);
 	FORWARD(d, CmdBeginRenderPass2, cb, bi, si);
+	pass_begun(d, cb, si && si->contents == VK_SUBPASS_CONTENTS_SECONDARY_COMMAND_BUFFERS,
+		   subpasses(d, bi));
 }
 
 VKAPI_ATTR void VKAPI_CALL layer_CmdEndRenderPass(VkCommandBuffer cb)
 {
 	DEVICE_OF(cb, );
+	pass_ending(d, cb);
 	FORWARD(d, CmdEndRenderPass, cb);
 	pass_end(d, cb);
 }
@@ -346,6 +385,7 @@ VKAPI_ATTR void VKAPI_CALL layer_CmdEndRenderPass2(VkCommandBuffer cb,
 							  const VkSubpassEndInfo *ei)
 {
 	DEVICE_OF(cb, );
+	pass_ending(d, cb);
 	FORWARD(d, CmdEndRenderPass2, cb, ei);
 	pass_end(d, cb);
 }
@@ -398,14 +438,18 @@ VKAPI_ATTR void VKAPI_CALL layer_CmdBeginRendering(VkCommandBuffer cb,
 		name_add_extent(&n, ri->renderArea.extent.width, ri->renderArea.extent.height, 1);
 		name_add_targets(&n, &t);
 		name_add_attachment(&n, d, &t);
-		pass_begin(d, s, &n, ri->viewMask);
+		pass_begin(d, s, &n, ri->viewMask, ri->renderArea.extent);
 	}
 	FORWARD(d, CmdBeginRendering, cb, ri);
+	if (s)
+		pass_begun(d, cb, ri->flags & VK_RENDERING_CONTENTS_SECONDARY_COMMAND_BUFFERS_BIT,
+			   false);
 }
 
 VKAPI_ATTR void VKAPI_CALL layer_CmdEndRendering(VkCommandBuffer cb)
 {
 	DEVICE_OF(cb, );
+	pass_ending(d, cb);
 	FORWARD(d, CmdEndRendering, cb);
 	pass_end(d, cb);
 }
@@ -920,12 +964,16 @@ VKAPI_ATTR void VKAPI_CALL layer_CmdExecuteCommands(VkCommandBuffer cb, uint32_t
 							   const VkCommandBuffer *secondaries)
 {
 	DEVICE_OF(cb, );
+	struct cb_state *s = recording(d, cb);
+	if (s)
+		record_execute_edge(s->cmd, true);
 	FORWARD(d, CmdExecuteCommands, cb, count, secondaries);
 	/* At every detail, not only in a capture frame: the secondaries'
 	 * labels are scopes of a run's frames too (Qt Quick labels its pass
 	 * in a secondary command buffer). */
-	struct cb_state *s = recording(d, cb);
 	if (s && secondaries)
 		crumbs_cmd_execute(s->cmd, count, secondaries);
+	if (s)
+		record_execute_edge(s->cmd, false);
 }
 

@@ -485,3 +485,84 @@ int diff_print(const struct diff_settings *d, const struct compare_runs *r, cons
 	sbuf_release(&b);
 	return result;
 }
+
+/* ------------------------------------------------------------------------ */
+/* Pipeline statistics (--counters)                                         */
+/* ------------------------------------------------------------------------ */
+
+/* The statistics compared: what a pass does more or less of. */
+static const enum crumbs_pipeline_counter compared_counters[] = {
+	CRUMBS_COUNTER_IA_PRIMITIVES, CRUMBS_COUNTER_VS_INVOCATIONS,
+	CRUMBS_COUNTER_CLIP_PRIMITIVES, CRUMBS_COUNTER_FS_INVOCATIONS,
+	CRUMBS_COUNTER_CS_INVOCATIONS,
+};
+
+/* The candidate's row of base row b: the same path on the queue of the
+ * same name. */
+static struct counter_series *counterpart(const struct counter_series *b,
+					  const struct capture_meta *bm, struct counter_runs *cand,
+					  const struct capture_meta *cm)
+{
+	if (b->queue >= bm->queue_count)
+		return NULL;
+	const char *name = bm->queues[b->queue].name;
+	for (uint32_t q = 0; q < cm->queue_count; q++)
+		if (strcmp(cm->queues[q].name, name) == 0) {
+			const struct counter_series *c =
+				counter_runs_find(cand, q, b->path, b->path_len);
+			/* Found in cand's own rows, which the caller may sort. */
+			return c ? &cand->rows[c - cand->rows] : NULL;
+		}
+	return NULL;
+}
+
+int diff_counters_print(const struct diff_settings *d, struct counter_runs *base,
+			const struct capture_meta *base_meta, struct counter_runs *cand,
+			const struct capture_meta *cand_meta, const struct report_sink *sink)
+{
+	struct sbuf b = { 0 };
+	size_t changed = 0;
+	sbuf_addf(&b, "\npipeline statistics whose median per frame changed by more than %g%%:\n",
+		  d->rule.threshold_pct);
+	for (size_t i = 0; i < base->len; i++) {
+		struct counter_series *x = &base->rows[i];
+		struct counter_series *y = counterpart(x, base_meta, cand, cand_meta);
+		if (!y || !x->frames || !y->frames ||
+		    !counters_row_selected(&d->stats.report, base_meta, x))
+			continue;
+		counter_series_sort(x);
+		counter_series_sort(y);
+		for (size_t k = 0; k < sizeof(compared_counters) / sizeof(compared_counters[0]); k++) {
+			enum crumbs_pipeline_counter c = compared_counters[k];
+			if (!(x->mask & y->mask & (1u << c)))
+				continue;
+			int64_t mb = counter_series_median(x, c), mc = counter_series_median(y, c);
+			if (mb == mc)
+				continue;
+			double pct = mb ? 100.0 * (double)(mc - mb) / (double)mb : 100.0;
+			if ((pct < 0 ? -pct : pct) <= d->rule.threshold_pct)
+				continue;
+			/* With frames enough a side, only a change the test
+			 * finds; with fewer, the threshold alone. */
+			struct mann_whitney mw = { 0, 0, 1 };
+			bool tested = x->frames >= d->rule.min_frames && y->frames >= d->rule.min_frames;
+			if (tested && (compare_mann_whitney(x->values[c], x->frames, y->values[c],
+							    y->frames, &mw) != 0 ||
+				       mw.p >= d->rule.alpha))
+				continue;
+			changed++;
+			sbuf_addf(&b, "  %s / ", base_meta->queues[x->queue].name);
+			sbuf_add(&b, x->path, x->path_len);
+			sbuf_addf(&b, ": %s %lld -> %lld (%+.1f%%", counter_name(c), (long long)mb,
+				  (long long)mc, pct);
+			if (tested)
+				sbuf_addf(&b, ", p %.2g", mw.p);
+			sbuf_addf(&b, ") %s\n", mc > mb ? "more" : "less");
+		}
+	}
+	if (!changed)
+		sbuf_adds(&b, "  none\n");
+	int result = base->failed || cand->failed || b.failed ? -1 : sbuf_emit(sink, &b);
+	sbuf_release(&b);
+	return result;
+}

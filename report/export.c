@@ -777,6 +777,9 @@ static void pb_ns_arg(exporter *x, const char *name, int64_t v)
 	pb_close(x, EVENT_DEBUG_ANNOTATIONS);
 }
 
+static void pb_counter_args(exporter *x, const struct node *n);
+static bool node_shown(const struct report_settings *s, const struct node *n);
+
 /* A node's times as crumbs report has them (its slice's length counts
  * its queue's idle and wait too), and its counts where it has any. */
 static void pb_node_args(exporter *x, const struct slice *s)
@@ -805,6 +808,63 @@ static void pb_node_args(exporter *x, const struct slice *s)
 			pb_count_arg(x, counts[i].inclusive, in, in_unknown);
 			pb_count_arg(x, counts[i].exclusive, ex, ex_unknown);
 		}
+	}
+	if (n->counters)
+		pb_counter_args(x, n);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Pipeline statistics, as annotations of Perfetto's slices                 */
+/* ------------------------------------------------------------------------ */
+
+static const char *const counter_args[CRUMBS_PIPELINE_COUNTERS][2] = {
+	{ "ia_vertices", "exclusive_ia_vertices" },
+	{ "ia_primitives", "exclusive_ia_primitives" },
+	{ "vs_invocations", "exclusive_vs_invocations" },
+	{ "gs_invocations", "exclusive_gs_invocations" },
+	{ "gs_primitives", "exclusive_gs_primitives" },
+	{ "clipping_invocations", "exclusive_clipping_invocations" },
+	{ "clipping_primitives", "exclusive_clipping_primitives" },
+	{ "fs_invocations", "exclusive_fs_invocations" },
+	{ "tcs_patches", "exclusive_tcs_patches" },
+	{ "tes_invocations", "exclusive_tes_invocations" },
+	{ "cs_invocations", "exclusive_cs_invocations" },
+};
+
+/* Counter k of the hidden children of n (--no-leaf), and theirs, into
+ * *v; false when one of them is unknown. */
+static bool hidden_counter(const struct report_settings *s, const struct node *n, uint32_t k,
+			   uint64_t *v)
+{
+	for (const struct node *c = n->child; c; c = c->next) {
+		if (node_shown(s, c) || !c->counters)
+			continue;
+		if (c->counters->exclusive_unknown)
+			return false;
+		if (c->counters->exclusive_mask & (1u << k))
+			*v += c->counters->exclusive[k];
+		if (!hidden_counter(s, c, k, v))
+			return false;
+	}
+	return true;
+}
+
+/* A node's pipeline statistics, of it and all inside it and its own (with
+ * its hidden children's, as its counts), each the text "?" where they are
+ * unknown. */
+static void pb_counter_args(exporter *x, const struct node *n)
+{
+	const struct node_counters *c = n->counters;
+	for (uint32_t k = 0; k < CRUMBS_PIPELINE_COUNTERS; k++) {
+		if (!((c->inclusive_mask | c->exclusive_mask) & (1u << k)) &&
+		    !c->inclusive_unknown)
+			continue;
+		uint64_t in = c->inclusive[k], ex = c->exclusive[k];
+		bool ex_unknown = c->exclusive_unknown ||
+				  !hidden_counter(&x->es->report, n, k, &ex);
+		pb_count_arg(x, counter_args[k][0], c->inclusive_unknown ? 0 : in,
+			     c->inclusive_unknown);
+		pb_count_arg(x, counter_args[k][1], ex_unknown ? 0 : ex, ex_unknown);
 	}
 }
 

@@ -315,6 +315,24 @@ int diff_print(const struct diff_settings *d, const struct compare_runs *r, cons
 	       const struct report_sink *sink);
 
 /*
+ * --counters (crumbs stats and diff): after the tables, each scope's
+ * pipeline statistics as medians per frame over the frames that counted
+ * them; and, of two runs, the scopes whose median of a statistic changed
+ * by more than --threshold percent (and, with --min-frames frames a side,
+ * passes the Mann-Whitney test at --alpha), as more or less work, not as
+ * regressions. Sorts the rows' values. Return 0, or -1 if the sink failed
+ * or memory ran out.
+ */
+int stats_counters_print(const struct report_settings *rs, struct counter_runs *r,
+			 const struct capture_meta *meta, const struct report_sink *sink);
+/* Whether rs (--gpu, --queue, --root, --max-depth) selects row s. */
+bool counters_row_selected(const struct report_settings *rs, const struct capture_meta *meta,
+			   const struct counter_series *s);
+int diff_counters_print(const struct diff_settings *d, struct counter_runs *base,
+			const struct capture_meta *base_meta, struct counter_runs *cand,
+			const struct capture_meta *cand_meta, const struct report_sink *sink);
+
+/*
  * stats and diff as Markdown (markdown.c), for a pull request's comment:
  * a line on what was read (and diff's verdicts counted), then a pipe
  * table, a row per statistic's row in the order of first appearance

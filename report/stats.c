@@ -131,6 +131,7 @@ size_t stats_report_options(struct option_spec *out)
 		{ "unicode", NULL },
 		{ "gpu", NULL },
 		{ "queue", NULL },
+		{ "counters", "also each scope's pipeline statistics, their medians per frame (with --format table)" },
 	};
 	return options_borrow(report_options, report_option_count, shared,
 			      sizeof(shared) / sizeof(shared[0]), out);
@@ -1500,4 +1501,85 @@ static void json_budgets(struct sbuf *b, const struct stats_budget *bu, const st
 		sbuf_adds(b, "]}");
 	}
 	sbuf_adds(b, "\n]");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Pipeline statistics (--counters)                                         */
+/* ------------------------------------------------------------------------ */
+
+/* The statistics the tables show, of the eleven. */
+static const enum crumbs_pipeline_counter shown_counters[] = {
+	CRUMBS_COUNTER_IA_PRIMITIVES, CRUMBS_COUNTER_VS_INVOCATIONS,
+	CRUMBS_COUNTER_CLIP_PRIMITIVES, CRUMBS_COUNTER_FS_INVOCATIONS,
+	CRUMBS_COUNTER_CS_INVOCATIONS,
+};
+#define SHOWN_COUNTERS (sizeof(shown_counters) / sizeof(shown_counters[0]))
+
+bool counters_row_selected(const struct report_settings *rs, const struct capture_meta *meta,
+			   const struct counter_series *s)
+{
+	if (s->queue >= meta->queue_count ||
+	    (rs->gpu >= 0 && meta->queues[s->queue].gpu != (uint32_t)rs->gpu) ||
+	    !report_selects_queue(rs, meta->queues[s->queue].name))
+		return false;
+	/* Its depth n below the queue, and m that of the first name --root
+	 * matches (0 without --root): --max-depth counts from the match, as
+	 * the statistics do. */
+	uint32_t n = 0, m = rs->root_count ? UINT32_MAX : 0;
+	for (const char *p = s->path, *end = s->path + s->path_len; p < end;) {
+		const char *sep = strstr(p, " / ");
+		const char *next = sep && sep < end ? sep : end;
+		n++;
+		if (m == UINT32_MAX && filter_match_root(rs->filter, p, (size_t)(next - p)))
+			m = n;
+		p = next == end ? end : next + 3;
+	}
+	if (m == UINT32_MAX)
+		return false;
+	return rs->max_depth < 0 || n - m <= (uint32_t)rs->max_depth;
+}
+
+int stats_counters_print(const struct report_settings *rs, struct counter_runs *r,
+			 const struct capture_meta *meta, const struct report_sink *sink)
+{
+	struct sbuf b = { 0 };
+	sbuf_adds(&b, "\npipeline statistics: each scope's median per frame, over the frames "
+		      "that counted it\n");
+	if (!r->len)
+		sbuf_adds(&b, "  (no frame counted any: the capture was taken without them)\n");
+	else {
+		sbuf_addf(&b, "  %8s", "Frames");
+		for (size_t k = 0; k < SHOWN_COUNTERS; k++)
+			sbuf_addf(&b, "  %12s", counter_short_name(shown_counters[k]));
+		sbuf_adds(&b, "  Scope\n");
+	}
+	for (size_t i = 0; i < r->len; i++) {
+		struct counter_series *s = &r->rows[i];
+		if (!counters_row_selected(rs, meta, s))
+			continue;
+		sbuf_addf(&b, "  %8llu", (unsigned long long)s->frames);
+		for (size_t k = 0; k < SHOWN_COUNTERS; k++) {
+			if (s->frames && (s->mask & (1u << shown_counters[k])))
+				sbuf_addf(&b, "  %12lld",
+					  (long long)counter_series_median(s, shown_counters[k]));
+			else
+				sbuf_addf(&b, "  %12s", s->frames ? "-" : "?");
+		}
+		sbuf_adds(&b, "  ");
+		if (s->queue < meta->queue_count)
+			sbuf_adds(&b, meta->queues[s->queue].name);
+		sbuf_adds(&b, " / ");
+		sbuf_add(&b, s->path, s->path_len);
+		if (s->unknown_frames)
+			sbuf_addf(&b, " (unknown in %llu frame%s)",
+				  (unsigned long long)s->unknown_frames,
+				  s->unknown_frames == 1 ? "" : "s");
+		sbuf_adds(&b, "\n");
+	}
+	if (r->left_out)
+		sbuf_addf(&b, "  (%llu scopes past 65536 rows left out)\n",
+			  (unsigned long long)r->left_out);
+	int result = r->failed || b.failed ? -1 : sbuf_emit(sink, &b);
+	sbuf_release(&b);
+	return result;
 }

@@ -553,6 +553,42 @@ def compare_with_stats(t, numbers, rows, what):
            "\n".join(wrong))
 
 
+# The pipeline statistics a slice of a capture that counted them carries.
+COUNTERS = ("ia_vertices", "ia_primitives", "vs_invocations", "gs_invocations",
+            "gs_primitives", "clipping_invocations", "clipping_primitives", "fs_invocations",
+            "tcs_patches", "tes_invocations", "cs_invocations")
+
+
+def check_counters(path, what):
+    """A capture with pipeline statistics: every scope's slice carries them,
+    its inclusive ones as crumbs report's rows have them."""
+    p = run(CRUMBS, "export", path, "--format", "perfetto", text=False)
+    if not result(p.returncode == 0 and p.stdout, f"{what}: exported", p.stderr.decode()):
+        return
+    t = read_perfetto(p.stdout)
+    check_annotations(t, what)
+    rows = json.loads(run(CRUMBS, "report", path, "--format", "json", "--counters").stdout)
+    want = {}
+    for r in rows["rows"]:
+        if r["kind"] == "scope" and r.get("counters"):
+            want.setdefault(r["name"], []).append(r["counters"])
+    wrong = []
+    checked = 0
+    for slices in t.tracks.values():
+        for s in slices:
+            if s.name not in want or "ia_primitives" not in s.args:
+                continue
+            checked += 1
+            got = {k: s.args.get(k) for k in COUNTERS}
+            expect = [{k: (c[k] if not c["unknown"] else "?") for k in COUNTERS}
+                      for c in want[s.name]]
+            if got not in expect:
+                wrong.append(f"'{s.name}': annotated {got}, report {expect[:1]}")
+    result(not wrong and checked >= len(want) > 0,
+           f"{what}: {checked} slices' pipeline statistics, as crumbs report has them",
+           "\n".join(wrong[:10]))
+
+
 def check_annotations(t, what):
     """Perfetto: each slice of a scope, event, CPU scope, task or state
     has its inclusive and exclusive ns as the slices here give them (its
@@ -579,7 +615,7 @@ def check_annotations(t, what):
             if got != (incl[id(s)], excl):
                 wrong.append(f"{(gpu, queue, kind)} '{s.name}' at {s.begin}: annotations {got}, "
                              f"slices {(incl[id(s)], excl)}")
-            for count in ("draws", "dispatches", "prims", "verts"):
+            for count in ("draws", "dispatches", "prims", "verts") + COUNTERS:
                 values = [s.args.get(count, 0), s.args.get("exclusive_" + count, 0)] + \
                          [c.args.get(count, 0) for c in children[id(s)]]
                 if all(isinstance(v, int) for v in values) and \
@@ -1037,6 +1073,9 @@ def main():
                 if i == 0:
                     check_filters(path, what)
                     check_terminal(path)
+
+        check_counters(os.path.join(ROOT, "tests", "cli", "captures", "renderer-counters.crumbs"),
+                       "the sample renderer's capture with pipeline statistics")
 
         run_path = os.path.join(tmp, "run.crumbs")
         g = run(GEN, "-o", run_path, "--frames", str(RUN_FRAMES), "--markers-per-frame", "8")

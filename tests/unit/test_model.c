@@ -698,6 +698,13 @@ static void pipeline_counters(void **state)
 	v[CRUMBS_COUNTER_CLIP_PRIMITIVES] = 7;
 	assert_int_equal(crumbs_writer_counters(w, 1, ia | clip, v), CRUMBS_OK);
 	crumbs_writer_scope_end(w, T + 30);
+	/* A scope of two passes: their fragments over both areas. */
+	crumbs_writer_scope_begin(w, "Two Passes", 1, T + 35);
+	assert_int_equal(crumbs_writer_render_area(w, 10, 10), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_render_area(w, 10, 10), CRUMBS_OK);
+	v[CRUMBS_COUNTER_FS_INVOCATIONS] = 400;
+	assert_int_equal(crumbs_writer_counters(w, 0, fs, v), CRUMBS_OK);
+	crumbs_writer_scope_end(w, T + 38);
 	crumbs_writer_scope_begin(w, "Lost", 1, T + 40);
 	assert_int_equal(crumbs_writer_counters_unknown(w, 0), CRUMBS_OK);
 	crumbs_writer_scope_end(w, T + 50);
@@ -734,6 +741,8 @@ static void pipeline_counters(void **state)
 	assert_true(r == 2.0);
 	/* The draw's fragments per pixel are over its pass's area. */
 	assert_false(node_fragments_per_pixel(d, true, &r));
+	assert_true(node_fragments_per_pixel(must_find(fq->root, "Two Passes"), false, &r));
+	assert_true(r == 2.0);
 	assert_true(node_counters_unknown(lost, false));
 	/* The root holds what is outside every scope: nothing. */
 	assert_true(node_counters_unknown(fq->root, true));

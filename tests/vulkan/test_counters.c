@@ -63,10 +63,10 @@ static VkShaderModule module(struct scene *s, const uint32_t *code, size_t size)
 
 static void reference_fragments(struct scene *s);
 
-static void scene_init(struct scene *s)
+static void scene_init_with(struct scene *s, const struct crumbs_desc *desc)
 {
 	vkt_counters = true;
-	vkt_init(&s->t, NULL);
+	vkt_init(&s->t, desc);
 	VkDevice dev = s->t.device;
 
 	VkImageCreateInfo ic = { VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, NULL, 0, VK_IMAGE_TYPE_2D,
@@ -177,6 +177,11 @@ static void reference_fragments(struct scene *s)
 				    VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
 	vkDestroyQueryPool(s->t.device, pool, NULL);
 	assert_true(s->fragments >= (uint64_t)W * H);
+}
+
+static void scene_init(struct scene *s)
+{
+	scene_init_with(s, NULL);
 }
 
 static void scene_destroy(struct scene *s)
@@ -511,6 +516,62 @@ static void unknown(void **state)
 	scene_destroy(&s);
 }
 
+/* One frame of a run: a scope of two triangles and one dispatch. */
+static void run_frame(struct scene *s)
+{
+	VkCommandBuffer cb = vkt_begin(&s->t);
+	crumbs_cmd *h = crumbs_cmd_begin(s->t.crumbs, cb, s->t.queue);
+	crumbs_scope_begin(h, 1, "Draw");
+	pass_begin(s, h, cb, false);
+	triangles(h, cb, 2);
+	pass_end(h, cb);
+	crumbs_scope_end(h);
+	crumbs_scope_begin(h, 1, "Compute");
+	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, s->dispatch);
+	vkCmdDispatch(cb, 5, 1, 1);
+	crumbs_scope_end(h);
+	submit_end(s, cb, h);
+	/* lavapipe is slow: a GPU frames behind would have frames of the
+	 * run left out. */
+	CHECK(vkQueueWaitIdle(s->t.queue));
+	crumbs_frame(s->t.crumbs);
+}
+
+/* A run counts only when asked (crumbs_desc.counters 1), and then every
+ * frame's scopes have their counts, each frame in its set's share of the
+ * queries; else no frame has any. */
+static void runs(void **state)
+{
+	(void)state;
+	for (int on = 0; on < 2; on++) {
+		struct scene s;
+		struct crumbs_desc desc = { .counters = on };
+		scene_init_with(&s, &desc);
+		assert_int_equal(crumbs_record(s.t.crumbs, 1, 12, 1), CRUMBS_OK);
+		for (int n = 0; n < 15; n++)
+			run_frame(&s);
+		reader *c;
+		struct analyze_error e;
+		const struct frame *f;
+		assert_int_equal(reader_open_file(vkt_finish_capture(&s.t, NULL), &c, &e), CRUMBS_OK);
+		unsigned frames = 0;
+		while (reader_next_frame(c, &f, &e) == CRUMBS_OK && f) {
+			frames++;
+			const struct node *draw = find(f, "Draw"), *compute = find(f, "Compute");
+			if (!on) {
+				assert_null(draw->counters);
+				assert_null(compute->counters);
+				continue;
+			}
+			check_triangles(&s, draw, true, 2);
+			assert_int_equal(counter(compute, true, CRUMBS_COUNTER_CS_INVOCATIONS), 5);
+		}
+		assert_int_equal(frames, 12);
+		reader_free(c);
+		scene_destroy(&s);
+	}
+}
+
 /* ------------------------------------------------------------------------ */
 /* The sample renderer                                                      */
 /* ------------------------------------------------------------------------ */
@@ -595,6 +656,73 @@ static void renderer_capture(const char *secondaries)
 	assert_int_equal(system(path), 0);
 }
 
+/* Leaf events' counters under the layer: each draw's input-assembly
+ * primitives are those its call drew, each dispatch's invocations are
+ * counted, and what they sum to is their scope's; returns how many leaves
+ * it checked. */
+static unsigned check_leaves(const struct node *n)
+{
+	unsigned checked = 0;
+	uint64_t v;
+	for (const struct node *c = n->child; c; c = c->next) {
+		if (c->kind == CRUMBS_EVENT_DRAW && !(c->exclusive.unknown & COUNT_PRIMS)) {
+			assert_int_equal(counter(c, false, CRUMBS_COUNTER_IA_PRIMITIVES),
+					 c->exclusive.prims);
+			checked++;
+		} else if (c->kind == CRUMBS_EVENT_DISPATCH) {
+			assert_true(counter(c, false, CRUMBS_COUNTER_CS_INVOCATIONS) > 0);
+			checked++;
+		} else if (c->kind == CRUMBS_EVENT_RENDER_PASS && c->child) {
+			assert_true(node_fragments_per_pixel(c, true, &(double){ 0 }));
+		}
+		assert_false(node_counters_unknown(c, true));
+		assert_true(node_counter(c, true, CRUMBS_COUNTER_IA_PRIMITIVES, &v));
+		checked += check_leaves(c);
+	}
+	return checked;
+}
+
+/* The sample renderer under the layer, which counts for it since it
+ * enabled pipelineStatisticsQuery and hostQueryReset: per draw, per
+ * dispatch and per pass, under validation. */
+static void layer(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/crumbs-counters-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	const char *renderer = getenv("CRUMBS_RENDERER");
+	char *argv[] = { (char *)(uintptr_t)(renderer ? renderer : "build/sample-renderer"),
+			 (char[]){ "--validate" }, (char[]){ "--quiet" }, (char[]){ "--frames" },
+			 (char[]){ "4" }, (char[]){ "--async-compute" }, (char[]){ "off" },
+			 (char[]){ "--size" }, (char[]){ "160x96" }, NULL };
+	char layer_dir[4096];
+	snprintf(layer_dir, sizeof(layer_dir), "%s", argv[0]);
+	char *slash = strrchr(layer_dir, '/');
+	if (slash)
+		*slash = '\0';
+	setenv("VK_ADD_LAYER_PATH", slash ? layer_dir : ".", 1);
+	setenv("VK_LOADER_LAYERS_ENABLE", "VK_LAYER_CRUMBS_capture", 1);
+	setenv("CRUMBS_CAPTURE_FRAME", "2", 1);
+	setenv("CRUMBS_CAPTURE_DIR", dir, 1);
+	setenv("CRUMBS_LAYER_QUIET", "1", 1);
+	int status = run(argv);
+	unsetenv("VK_LOADER_LAYERS_ENABLE");
+	unsetenv("CRUMBS_CAPTURE_FRAME");
+	unsetenv("CRUMBS_CAPTURE_DIR");
+	assert_int_equal(status, 0);
+	char path[128];
+	snprintf(path, sizeof(path), "%s/sample-renderer-frame-2.crumbs", dir);
+	reader *c;
+	const struct frame *f = vkt_read(path, &c);
+	const struct node *frame = vkt_find(f->queues[0].root, "Frame 1");
+	assert_non_null(frame);
+	assert_true(check_leaves(frame) >= 100);
+	assert_false(node_counters_unknown(frame, true));
+	reader_free(c);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	assert_int_equal(system(path), 0);
+}
+
 static void renderer(void **state)
 {
 	(void)state;
@@ -614,8 +742,10 @@ int main(void)
 		cmocka_unit_test(across_command_buffers),
 		cmocka_unit_test(secondaries),
 		cmocka_unit_test(unknown),
+		cmocka_unit_test(runs),
 		cmocka_unit_test(renderer),
 		cmocka_unit_test(renderer_secondaries),
+		cmocka_unit_test(layer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
