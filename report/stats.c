@@ -6,6 +6,7 @@
  */
 #include "report_internal.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1219,15 +1220,17 @@ static size_t memory_budget_check(struct stats_budget *b, const struct stats_set
 	return ok ? failed : SIZE_MAX;
 }
 
+/* The memory lines of b from *next on that come before file line
+ * `before` (UINT_MAX: all the rest), in the text of stats_budget_print. */
 static void memory_budget_print(const struct stats_budget *b, const struct stats_settings *st,
-				const stats *s, struct sbuf *out, size_t *exceeded,
-				size_t *unmatched)
+				const stats *s, struct sbuf *out, size_t *next, unsigned before,
+				size_t *exceeded, size_t *unmatched)
 {
 	const struct memory_stats *m = stats_memory(s);
 	bool color = st->report.color;
 	struct sbuf label = { 0 };
-	for (size_t i = 0; i < b->memory_count; i++) {
-		const struct memory_budget_line *ml = &b->memory[i];
+	for (; *next < b->memory_count && b->memory[*next].line < before; (*next)++) {
+		const struct memory_budget_line *ml = &b->memory[*next];
 		sbuf_addf(out, "line %u: %s %s <= ", ml->line, ml->pattern, ml->growth ? "growth" : "high");
 		vitals_bytes(out, (uint64_t)ml->limit);
 		sbuf_adds(out, "\n");
@@ -1258,14 +1261,17 @@ static void memory_budget_print(const struct stats_budget *b, const struct stats
 	sbuf_release(&label);
 }
 
+/* As memory_budget_print, in the JSON of json_budgets; *first: no line
+ * written yet. */
 static void memory_budget_json(struct sbuf *b, const struct stats_budget *bu, const stats *s,
-			       bool first)
+			       size_t *next, unsigned before, bool *first)
 {
 	const struct memory_stats *m = stats_memory(s);
 	struct sbuf label = { 0 };
-	for (size_t i = 0; i < bu->memory_count; i++) {
-		const struct memory_budget_line *ml = &bu->memory[i];
-		sbuf_addf(b, "%s\n{\"line\":%u,\"pattern\":", first && i == 0 ? "" : ",", ml->line);
+	for (; *next < bu->memory_count && bu->memory[*next].line < before; (*next)++) {
+		const struct memory_budget_line *ml = &bu->memory[*next];
+		sbuf_addf(b, "%s\n{\"line\":%u,\"pattern\":", *first ? "" : ",", ml->line);
+		*first = false;
 		json_string(b, ml->pattern, strlen(ml->pattern));
 		sbuf_addf(b, ",\"statistic\":\"%s\",\"limit_bytes\":%lld,\"result\":\"%s\",\"matches\":[",
 			  ml->growth ? "growth" : "high", (long long)ml->limit,
@@ -1666,9 +1672,11 @@ int stats_budget_print(const struct stats_budget *b, const struct stats_settings
 	const struct glyphs *g = grid_glyphs(&st->report);
 	bool color = st->report.color;
 
+	size_t memory_next = 0;
 	sbuf_addf(&out, "\nBudgets of '%s':\n", b->name);
 	for (size_t i = 0; i < b->count; i++) {
 		const struct budget_line *bl = &b->lines[i];
+		memory_budget_print(b, st, s, &out, &memory_next, bl->line, &exceeded, &unmatched);
 		sbuf_addf(&out, "line %u: %s %s <= %.3f ms\n", bl->line, bl->pattern,
 			  stat_names[bl->stat], bl->limit_ns / 1e6);
 		if (bl->match_count == 0) {
@@ -1691,7 +1699,7 @@ int stats_budget_print(const struct stats_budget *b, const struct stats_settings
 		if (bl->exceeded)
 			exceeded++;
 	}
-	memory_budget_print(b, st, s, &out, &exceeded, &unmatched);
+	memory_budget_print(b, st, s, &out, &memory_next, UINT_MAX, &exceeded, &unmatched);
 	size_t lines = b->count + b->memory_count;
 	sbuf_addf(&out, "%zu budget line%s: %zu exceeded, %zu matching no row\n", lines,
 		  lines == 1 ? "" : "s", exceeded, unmatched);
@@ -1705,10 +1713,14 @@ int stats_budget_print(const struct stats_budget *b, const struct stats_settings
 
 static void json_budgets(struct sbuf *b, const struct stats_budget *bu, const stats *s)
 {
+	size_t memory_next = 0;
+	bool first = true;
 	sbuf_adds(b, ",\"budgets\":[");
 	for (size_t i = 0; i < bu->count; i++) {
 		const struct budget_line *bl = &bu->lines[i];
-		sbuf_addf(b, "%s\n{\"line\":%u,\"pattern\":", i ? "," : "", bl->line);
+		memory_budget_json(b, bu, s, &memory_next, bl->line, &first);
+		sbuf_addf(b, "%s\n{\"line\":%u,\"pattern\":", first ? "" : ",", bl->line);
+		first = false;
 		json_string(b, bl->pattern, strlen(bl->pattern));
 		sbuf_addf(b, ",\"statistic\":\"%s\",\"limit_ns\":%u,\"result\":\"%s\",\"matches\":[",
 			  stat_names[bl->stat], bl->limit_ns,
@@ -1727,6 +1739,6 @@ static void json_budgets(struct sbuf *b, const struct stats_budget *bu, const st
 		}
 		sbuf_adds(b, "]}");
 	}
-	memory_budget_json(b, bu, s, bu->count == 0);
+	memory_budget_json(b, bu, s, &memory_next, UINT_MAX, &first);
 	sbuf_adds(b, "\n]");
 }

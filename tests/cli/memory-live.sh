@@ -102,6 +102,12 @@ result $? "crumbs diff: the other way an improvement, exit 0 (status $status)"
 "$BUILD/crumbs" diff "$a" "$a" --min-ms 100000 >/dev/null
 result $? "crumbs diff: a run against itself, exit 0"
 
+# crumbs report: a frame's memory under its summary (frame 5 leaves six
+# leaks in use).
+"$BUILD/crumbs" report "$a" --frame 5 --ascii >"$tmp/report.out"
+grep -q "^memory heap [0-9]* ([0-9.]* [KMG]iB device-local): 6.0 MiB in use, high-water 7.0 MiB | 2 allocations (2.0 MiB), 1 free (1.0 MiB)$" "$tmp/report.out"
+result $? "crumbs report --frame 5 shows the frame's memory ($(grep -m1 '^memory' "$tmp/report.out"))"
+
 # crumbs stats --budget: lines of a heap's high-water or growth, in bytes.
 printf 'GPU 0 heap *  high  %s\nGPU * heap *  growth  9MiB\n' "$(($(python3 -c 'import json, sys; print(max(h["high_bytes"] for h in json.load(open(sys.argv[1]))["vital_signs"]["memory"]))' "$tmp/s.json" 2>/dev/null || echo 0)))B" >"$tmp/ok.budget"
 "$BUILD/crumbs" stats "$a" --budget "$tmp/ok.budget" --ascii >"$tmp/ok.out" 2>&1
