@@ -89,7 +89,7 @@ REPORT_SRC := report/settings.c report/filter.c report/table.c report/pipelines.
 # program linking it statically needs no more of libm than before.
 RUNS_SRC := analyze/stats.c analyze/compare.c report/stats.c report/vitals.c report/diff.c report/export.c \
 	report/cpu_links.c report/rows.c report/markdown.c \
-	report/plot.c report/plot_frame.c report/plot_run.c report/plot_rows.c
+	report/plot.c report/plot_frame.c report/plot_run.c report/plot_memory.c report/plot_rows.c
 CMDS_SRC := cmds/main.c cmds/report.c cmds/info.c cmds/trigger.c cmds/capture.c \
 	cmds/stats.c cmds/diff.c cmds/export.c cmds/plot.c cmds/input.c cmds/output.c cmds/manual.c
 GEN_SRC := samples/gen.c
