@@ -406,6 +406,13 @@ $(BENCH_RUNFRAME): $(BUILD)/obj/tests/bench/runframe.o $(BUILD)/obj/tests/vulkan
 
 $(BUILD)/obj/tests/bench/%.o: ALL_CFLAGS += $(CMOCKA_CFLAGS)
 
+# A program that allocates device memory every frame: the layer's cost of
+# counting allocations (tests/bench/run, part memory).
+BENCH_ALLOCS := $(BUILD)/bench/allocs
+$(BENCH_ALLOCS): $(BUILD)/obj/tests/bench/allocs.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(VULKAN_LIBS)
+
 # Tracy, the peer a CPU scope is compared with: `make bench TRACY=DIR`,
 # DIR holding Tracy's client, its capture server and `build`, the script
 # that compiles both offline (as ../shared/peers/tracy does). They are
@@ -426,7 +433,7 @@ $(BENCH_TRACY): tests/bench/tracy_zones.cpp $(TRACY_OUT)/TracyClient.o
 		-I$(TRACY_DIR)/public -o $@ $^ -pthread -ldl
 endif
 
-bench: all $(BENCH_SCOPES) $(BENCH_RUNFRAME) $(BENCH_TRACY)
+bench: all $(BENCH_SCOPES) $(BENCH_RUNFRAME) $(BENCH_ALLOCS) $(BENCH_TRACY)
 	@TRACY='$(TRACY)' tests/bench/run $(BUILD)
 
 # libFuzzer needs clang; the fuzzers get their own build. FUZZ_SECONDS
