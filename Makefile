@@ -91,7 +91,7 @@ REPORT_SRC := report/settings.c report/filter.c report/table.c report/pipelines.
 RUNS_SRC := analyze/stats.c analyze/compare.c analyze/counters_runs.c report/stats.c report/vitals.c \
 	report/diff.c report/export.c \
 	report/cpu_links.c report/rows.c report/markdown.c \
-	report/plot.c report/plot_frame.c report/plot_run.c report/plot_rows.c
+	report/plot.c report/plot_frame.c report/plot_run.c report/plot_memory.c report/plot_rows.c
 CMDS_SRC := cmds/main.c cmds/report.c cmds/info.c cmds/trigger.c cmds/capture.c \
 	cmds/stats.c cmds/diff.c cmds/export.c cmds/plot.c cmds/input.c cmds/output.c cmds/manual.c
 GEN_SRC := samples/gen.c
@@ -414,6 +414,13 @@ $(BENCH_RUNFRAME): $(BUILD)/obj/tests/bench/runframe.o $(BUILD)/obj/tests/vulkan
 
 $(BUILD)/obj/tests/bench/%.o: ALL_CFLAGS += $(CMOCKA_CFLAGS)
 
+# A program that allocates device memory every frame: the layer's cost of
+# counting allocations (tests/bench/run, part memory).
+BENCH_ALLOCS := $(BUILD)/bench/allocs
+$(BENCH_ALLOCS): $(BUILD)/obj/tests/bench/allocs.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(VULKAN_LIBS)
+
 # Tracy, the peer a CPU scope is compared with: `make bench TRACY=DIR`,
 # DIR holding Tracy's client, its capture server and `build`, the script
 # that compiles both offline (as ../shared/peers/tracy does). They are
@@ -434,7 +441,7 @@ $(BENCH_TRACY): tests/bench/tracy_zones.cpp $(TRACY_OUT)/TracyClient.o
 		-I$(TRACY_DIR)/public -o $@ $^ -pthread -ldl
 endif
 
-bench: all $(BENCH_SCOPES) $(BENCH_RUNFRAME) $(BENCH_TRACY)
+bench: all $(BENCH_SCOPES) $(BENCH_RUNFRAME) $(BENCH_ALLOCS) $(BENCH_TRACY)
 	@TRACY='$(TRACY)' tests/bench/run $(BUILD)
 
 # libFuzzer needs clang; the fuzzers get their own build. FUZZ_SECONDS

@@ -824,6 +824,24 @@ struct memory_series {
 	uint64_t high, high_frame;
 	memory_sum sx, sy, sxy, sxx;
 };
+/*
+ * A series' values for a picture: at most MEMORY_POINTS of them, frame
+ * numbers grouped by their top bits (frame >> shift, shift growing as
+ * the run does) and each group kept as its largest value and that value's
+ * first frame. The groups depend on the run's frames alone, so a run read
+ * in pieces has the points it has read whole.
+ */
+#define MEMORY_POINTS 256
+struct memory_point {
+	uint64_t frame;
+	uint64_t value;
+};
+struct memory_points {
+	struct memory_point *p;
+	uint32_t count, cap;
+	unsigned shift;
+};
+
 /* Its slope, in bytes a frame (0 with fewer than 2 frames). */
 double memory_series_slope(const struct memory_series *s);
 /* The last frame's bytes less the first's. */
@@ -838,6 +856,7 @@ struct memory_heap_stats {
 	uint64_t size;
 	struct memory_series use;
 	struct memory_series usage;
+	struct memory_points use_points, usage_points; /* their values, for a picture */
 	uint64_t budget_frames;
 	uint64_t least_budget;     /* the driver's smallest budget */
 	uint64_t allocations, frees, allocated, freed;
@@ -846,6 +865,8 @@ struct memory_heap_stats {
 /* The series a report shows of h: `use` where tracked, else `usage`;
  * NULL when neither has a frame. */
 const struct memory_series *memory_heap_series(const struct memory_heap_stats *h);
+/* The points of that series. */
+const struct memory_points *memory_heap_points(const struct memory_heap_stats *h);
 
 /* One GPU's allocations over a run, its heaps' together, in the frames
  * whose allocations were tracked. */

@@ -116,6 +116,72 @@ int64_t memory_series_growth(const struct memory_series *s)
 				   : -(int64_t)(s->first - s->last > INT64_MAX ? INT64_MAX : s->first - s->last);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Points for a picture                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* Whether a point of value v at frame f replaces the point kept: the
+ * larger value, and of equal ones the earlier frame. */
+static bool point_wins(const struct memory_point *kept, uint64_t f, uint64_t v)
+{
+	return v > kept->value || (v == kept->value && f < kept->frame);
+}
+
+/* The points regrouped by frame >> shift (shift at least theirs). */
+static void points_regroup(struct memory_points *pts, unsigned shift)
+{
+	if (shift <= pts->shift)
+		return;
+	pts->shift = shift;
+	uint32_t w = 0;
+	for (uint32_t i = 0; i < pts->count; i++) {
+		struct memory_point q = pts->p[i];
+		if (w && (pts->p[w - 1].frame >> shift) == (q.frame >> shift)) {
+			if (point_wins(&pts->p[w - 1], q.frame, q.value))
+				pts->p[w - 1] = q;
+		} else {
+			pts->p[w++] = q;
+		}
+	}
+	pts->count = w;
+}
+
+/* A value of frame f, which follows those taken. false when out of memory. */
+static bool points_add(struct memory_points *pts, uint64_t f, uint64_t v)
+{
+	if (pts->count && (pts->p[pts->count - 1].frame >> pts->shift) == (f >> pts->shift)) {
+		if (point_wins(&pts->p[pts->count - 1], f, v))
+			pts->p[pts->count - 1] = (struct memory_point){ f, v };
+		return true;
+	}
+	if (pts->count == pts->cap) {
+		uint32_t cap = pts->cap ? pts->cap * 2 : 16;
+		if (cap > MEMORY_POINTS + 1)
+			cap = MEMORY_POINTS + 1;
+		struct memory_point *p = realloc(pts->p, sizeof(*p) * cap);
+		if (!p)
+			return false;
+		pts->p = p;
+		pts->cap = cap;
+	}
+	pts->p[pts->count++] = (struct memory_point){ f, v };
+	while (pts->count > MEMORY_POINTS && pts->shift < 63)
+		points_regroup(pts, pts->shift + 1);
+	return true;
+}
+
+/* b's points, of frames after a's, joined to a's. */
+static bool points_join(struct memory_points *a, struct memory_points *b)
+{
+	unsigned shift = a->shift > b->shift ? a->shift : b->shift;
+	points_regroup(a, shift);
+	points_regroup(b, shift);
+	for (uint32_t i = 0; i < b->count; i++)
+		if (!points_add(a, b->p[i].frame, b->p[i].value))
+			return false;
+	return true;
+}
+
 /* The heap's place in s, added (in order of GPU and heap) when new; NULL
  * when out of memory. */
 static struct memory_heap_stats *heap_of(struct memory_stats *s, uint32_t gpu, uint32_t heap)
@@ -207,6 +273,8 @@ bool memory_stats_add(struct memory_stats *s, const struct frame *f)
 		h->size = m->size;
 		if (m->tracked) {
 			series_add(&h->use, f->number, m->in_use, m->high);
+			if (!points_add(&h->use_points, f->number, m->in_use))
+				return false;
 			h->allocations += m->allocations;
 			h->frees += m->frees;
 			h->allocated += m->allocated;
@@ -218,6 +286,8 @@ bool memory_stats_add(struct memory_stats *s, const struct frame *f)
 		}
 		if (m->budgeted) {
 			series_add(&h->usage, f->number, m->usage, m->usage);
+			if (!points_add(&h->usage_points, f->number, m->usage))
+				return false;
 			if (h->budget_frames == 0 || m->budget < h->least_budget)
 				h->least_budget = m->budget;
 			h->budget_frames++;
@@ -243,6 +313,10 @@ bool memory_stats_append(struct memory_stats *s, const struct memory_stats *from
 		a->size = b->size;
 		series_join(&a->use, &b->use);
 		series_join(&a->usage, &b->usage);
+		struct memory_heap_stats *bm = (struct memory_heap_stats *)&from->heaps[i];
+		if (!points_join(&a->use_points, &bm->use_points) ||
+		    !points_join(&a->usage_points, &bm->usage_points))
+			return false;
 		a->allocations += b->allocations;
 		a->frees += b->frees;
 		a->allocated += b->allocated;
@@ -260,6 +334,10 @@ bool memory_stats_append(struct memory_stats *s, const struct memory_stats *from
 
 void memory_stats_release(struct memory_stats *s)
 {
+	for (uint32_t i = 0; i < s->count; i++) {
+		free(s->heaps[i].use_points.p);
+		free(s->heaps[i].usage_points.p);
+	}
 	free(s->heaps);
 	free(s->gpus);
 	memset(s, 0, sizeof(*s));
@@ -270,4 +348,9 @@ const struct memory_series *memory_heap_series(const struct memory_heap_stats *h
 	if (h->use.frames)
 		return &h->use;
 	return h->usage.frames ? &h->usage : NULL;
+}
+
+const struct memory_points *memory_heap_points(const struct memory_heap_stats *h)
+{
+	return h->use.frames ? &h->use_points : &h->usage_points;
 }

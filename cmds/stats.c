@@ -575,7 +575,8 @@ static const char description[] =
 	"Processing'; 'CPU', 'CPU (Game)', 'CPU / Render Thread', a CPU scope's,\n"
 	"task's or state's name or path ('CPU / Render Thread / Frame /\n"
 	"Visibility', 'Tasks / Streaming / Load'). STATISTIC is mean, median, p90,\n"
-	"p95, p99 or max. Exit status 1 if a value is above its limit or a line\n"
+	"p95, p99 or max; for a heap ('GPU 0 heap 1'), high or growth and a size\n"
+	"(512MiB). Exit status 1 if a value is above its limit or a line\n"
 	"matches no row; 2 for a bad line. With --format csv the budget lines go\n"
 	"to standard error.\n"
 	"\n" CMD_HELP_STDIN CMD_HELP_MEMORY CMD_HELP_MEMORY_STATS;

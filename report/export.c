@@ -8,6 +8,7 @@
  * bound; so memory follows one frame and the tracks, not the capture.
  */
 #include "report_internal.h"
+#include "../format/format.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,6 +176,9 @@ struct exporter {
 	bool failed;            /* memory ran out or the sink failed */
 	bool over_limit;        /* the output would pass es->max_bytes */
 	uint64_t written;       /* bytes handed to the sink */
+	/* The memory heaps whose counter tracks are described, a bit a heap
+	 * by GPU (Perfetto). */
+	uint16_t memory_declared[FORMAT_MAX_GPUS];
 	uint32_t gpus_declared; /* tracks are written for GPUs and queues */
 	uint32_t queues_declared; /* below these */
 	uint64_t events;        /* Chrome: events written, for the commas */
@@ -384,6 +388,7 @@ enum {
 	THREAD_NAME = 5,
 	COUNTER_UNIT = 3,
 	UNIT_TIME_NS = 1,
+	UNIT_SIZE_BYTES = 3,
 
 	EVENT_DEBUG_ANNOTATIONS = 4,
 	EVENT_TYPE = 9,
@@ -416,7 +421,8 @@ enum {
 
 /* Track uuids: a kind in the high bits, the GPU's or queue's index below;
  * the CPU process is kind 6, its tracks kind 7 with 32 bits of index. */
-enum { UUID_GPU = 1, UUID_COUNTER = 2, UUID_QUEUE = 3, UUID_CPU = 6, UUID_CPU_TRACK = 7 };
+enum { UUID_GPU = 1, UUID_COUNTER = 2, UUID_QUEUE = 3, UUID_CPU = 6, UUID_CPU_TRACK = 7,
+       UUID_MEMORY = 8 };
 
 static uint64_t track_uuid(unsigned kind, uint32_t index)
 {
@@ -979,6 +985,66 @@ static void counter(exporter *x, uint32_t gpu, int64_t ns, int64_t value)
 	sbuf_addf(b, "\"ph\":\"C\",\"name\":\"GPU frame time\",\"pid\":%u,\"ts\":", gpu_pid(gpu));
 	chrome_us(x, b, ns);
 	sbuf_addf(b, ",\"args\":{\"ns\":%lld}}", (long long)value);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Video memory as counters                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* "Video memory heap 1", or "... heap 1 (driver's usage)" where the
+ * allocations were not counted, into x->name. */
+static void memory_counter_name(exporter *x, const struct frame_memory *m)
+{
+	x->name.len = 0;
+	sbuf_addf(&x->name, "Video memory heap %u%s", m->heap, m->tracked ? "" : " (driver's usage)");
+}
+
+/* At each frame's end, a counter a memory heap of the GPUs shown: the
+ * bytes in use (the driver's usage where the allocations were not
+ * counted), on a track of its own under the GPU's process, in bytes. */
+static void memory_counters(exporter *x, const struct frame *f)
+{
+	const struct report_settings *s = &x->es->report;
+	for (uint32_t i = 0; i < f->memory_count; i++) {
+		const struct frame_memory *m = &f->memory[i];
+		if ((s->gpu >= 0 && (uint32_t)s->gpu != m->gpu) || m->gpu >= x->gpus_declared)
+			continue;
+		uint64_t value = m->tracked ? m->in_use : m->usage;
+		uint64_t uuid = track_uuid(UUID_MEMORY, m->gpu * CRUMBS_MAX_MEMORY_HEAPS + m->heap);
+		memory_counter_name(x, m);
+		if (x->es->format == EXPORT_CHROME) {
+			struct sbuf *b = chrome_event(x);
+			sbuf_adds(b, "\"ph\":\"C\",\"name\":");
+			json_string(b, x->name.data, x->name.len);
+			sbuf_addf(b, ",\"pid\":%u,\"ts\":", gpu_pid(m->gpu));
+			chrome_us(x, b, f->cpu_end_ns);
+			sbuf_addf(b, ",\"args\":{\"bytes\":%llu}}", (unsigned long long)value);
+			continue;
+		}
+		/* A heap counted one frame and not the next keeps its one
+		 * track, named as first seen. */
+		if (!(x->memory_declared[m->gpu] & (1u << m->heap))) {
+			x->memory_declared[m->gpu] |= (uint16_t)(1u << m->heap);
+			packet_open(x, 0);
+			pb_open(x);
+			pb_varint(x, DESCRIPTOR_UUID, uuid);
+			pb_varint(x, DESCRIPTOR_PARENT_UUID, track_uuid(UUID_GPU, m->gpu));
+			pb_bytes(x, DESCRIPTOR_NAME, x->name.data, x->name.len);
+			pb_open(x);
+			pb_varint(x, COUNTER_UNIT, UNIT_SIZE_BYTES);
+			pb_close(x, DESCRIPTOR_COUNTER);
+			pb_close(x, PACKET_TRACK_DESCRIPTOR);
+			packet_close(x);
+		}
+		packet_open(x, SEQ_NEEDS_INCREMENTAL_STATE);
+		pb_timestamp(x, f->cpu_end_ns);
+		pb_open(x);
+		pb_varint(x, EVENT_TYPE, TYPE_COUNTER);
+		pb_varint(x, EVENT_TRACK_UUID, uuid);
+		pb_varint(x, EVENT_COUNTER_VALUE, value > INT64_MAX ? (uint64_t)INT64_MAX : value);
+		pb_close(x, PACKET_TRACK_EVENT);
+		packet_close(x);
+	}
 }
 
 /* Keeps a track's slices apart: a slice starts no earlier than the last
@@ -2181,6 +2247,7 @@ int exporter_frame(exporter *x, const struct capture_meta *meta, const struct fr
 			if ((s->gpu < 0 || (uint32_t)s->gpu == g) && fg->begin_ns != INT64_MIN)
 				counter(x, g, fg->begin_ns, fg->frame_ns);
 		}
+		memory_counters(x, f);
 		if (!index_releases(x, f))
 			x->failed = true;
 		if (!x->failed)

@@ -378,6 +378,22 @@ static bool panel(struct graph *g, const struct capture_meta *meta, const struct
 	return ok;
 }
 
+/* Under a GPU's frame times, its video memory (plot_memory.c). */
+static double memory_height(const stats *s, uint32_t row)
+{
+	const struct stats_row *r = stats_row(s, row);
+	return r->kind == STATS_GPU ? plot_memory_height(s, r->gpu) : 0;
+}
+
+static bool memory_panel(struct graph *g, uint32_t row, double top)
+{
+	const struct stats_row *r = stats_row(g->s, row);
+	if (r->kind != STATS_GPU)
+		return true;
+	struct plot_frames a = frames_of(g);
+	return plot_memory(&g->out, g->s, r->gpu, &a, g->p->width, top);
+}
+
 int plot_run(const struct plot_settings *p, const struct capture_meta *meta, const stats *s,
 	     const struct stats_budget *b, const char *file, const struct report_sink *sink)
 {
@@ -416,7 +432,7 @@ int plot_run(const struct plot_settings *p, const struct capture_meta *meta, con
 		tops[i].count = plot_top_rows(s, meta, &p->stats.report, rows[i], tops[i].rows,
 					      p->rows);
 		any_rows = any_rows || tops[i].count > 0;
-		height += panel_height(&tops[i]);
+		height += panel_height(&tops[i]) + memory_height(s, rows[i]);
 	}
 
 	sbuf_addf(&title, "crumbs plot: %s frame times of %s", with_cpu ? "CPU and GPU" : "GPU", file);
@@ -446,6 +462,9 @@ int plot_run(const struct plot_settings *p, const struct capture_meta *meta, con
 		    sbuf_emit(sink, &g.out) != 0)
 			goto out;
 		top += panel_height(&tops[i]);
+		if (!memory_panel(&g, rows[i], top))
+			goto out;
+		top += memory_height(s, rows[i]);
 	}
 	svg_end(&g.out);
 	result = title.failed ? -1 : sbuf_emit(sink, &g.out);

@@ -346,6 +346,13 @@ void vitals_csv(struct sbuf *b, const struct stats_settings *st, const stats *s)
 /* "12.3 MiB", "512 B": a size to read; "+1.0 MiB", "-512 B", "0 B". */
 void vitals_bytes(struct sbuf *b, uint64_t v);
 void vitals_signed_bytes(struct sbuf *b, double v);
+/* A run's video memory under GPU gpu's frame times (plot_memory.c): the
+ * height it takes (0 where the run has none of that GPU), and the panel
+ * from `top`, on the frames' axis a; false when out of memory. */
+struct plot_frames;
+double plot_memory_height(const stats *s, uint32_t gpu);
+bool plot_memory(struct sbuf *b, const stats *s, uint32_t gpu, const struct plot_frames *a,
+		 double width, double top);
 /* A table of the heaps' video memory, where the run has any. */
 void vitals_markdown(struct sbuf *b, const struct stats_settings *st, const stats *s);
 

@@ -6,6 +6,7 @@
  */
 #include "report_internal.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1006,11 +1007,30 @@ struct budget_line {
 	bool exceeded;
 };
 
+/* A line of video memory: PATTERN high|growth LIMIT with a unit of
+ * bytes, matched against each heap's name, "GPU 0 heap 1". */
+struct memory_budget_match {
+	uint32_t heap;          /* in stats_memory's heaps */
+	int64_t value;          /* bytes */
+};
+struct memory_budget_line {
+	unsigned line;
+	char *pattern;
+	bool growth;            /* else the high-water */
+	int64_t limit;          /* bytes */
+	struct report_settings match;
+	struct memory_budget_match *matches;
+	size_t match_count;
+	bool exceeded;
+};
+
 struct stats_budget {
 	char *name;
 	struct budget_line *lines;
 	size_t count;
 	bool ignore_case;
+	struct memory_budget_line *memory; /* apart: bytes, not times */
+	size_t memory_count;
 };
 
 /* Lines with wildcards are matched against every row, so few are taken:
@@ -1027,6 +1047,11 @@ void stats_budget_free(struct stats_budget *b)
 		free(b->lines[i].matches);
 	}
 	free(b->lines);
+	for (size_t i = 0; i < b->memory_count; i++) {
+		report_settings_release(&b->memory[i].match);
+		free(b->memory[i].matches);
+	}
+	free(b->memory);
 	free(b->name);
 	free(b);
 }
@@ -1072,6 +1097,200 @@ static uint64_t budget_hash(uint64_t h, const char *s, size_t len, bool ignore_c
 	return h;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Budgets of video memory                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* 1 for growth, 0 for high, -1 for a word that is neither. */
+static int memory_statistic(const char *w, size_t len)
+{
+	if (len == 6 && memcmp(w, "growth", 6) == 0)
+		return 1;
+	return len == 4 && memcmp(w, "high", 4) == 0 ? 0 : -1;
+}
+
+/* "512MiB", "1.5 GiB" (one word: "1.5GiB"), "0B": bytes, from 0 to 2^62. */
+static int parse_bytes(const char *v, int64_t *out)
+{
+	static const struct { const char *unit; double scale; } units[] = {
+		{ "B", 1 }, { "KiB", 1024.0 }, { "MiB", 1048576.0 }, { "GiB", 1073741824.0 },
+		{ "TiB", 1099511627776.0 },
+	};
+	double x;
+	const char *end = read_double(v, &x);
+	if (!end || !isfinite(x) || x < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(end, units[i].unit) == 0 && x * units[i].scale <= 4611686018427387904.0) {
+			*out = (int64_t)llround(x * units[i].scale);
+			return 0;
+		}
+	return -1;
+}
+
+static enum crumbs_result memory_line_parse(struct stats_budget *b, const char *name,
+					    unsigned number, const char *pattern,
+					    size_t pattern_len, const char *stat, size_t stat_len,
+					    const char *limit, size_t limit_len, char *err,
+					    size_t err_size)
+{
+	char limit_text[64];
+	int64_t bytes;
+	snprintf(limit_text, sizeof(limit_text), "%.*s", (int)(limit_len < 63 ? limit_len : 63), limit);
+	if (limit_len > 63 || parse_bytes(limit_text, &bytes) != 0) {
+		snprintf(err, err_size, "%s:%u: '%s' is not a size in bytes (B, KiB, MiB, GiB or TiB "
+			 "right after the number: 512MiB)", name, number, limit_text);
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	}
+	struct memory_budget_line *all = realloc(b->memory, (b->memory_count + 1) * sizeof(*all));
+	if (!all)
+		goto oom;
+	b->memory = all;
+	struct memory_budget_line *ml = &b->memory[b->memory_count++];
+	memset(ml, 0, sizeof(*ml));
+	report_settings_init(&ml->match);
+	ml->line = number;
+	ml->growth = memory_statistic(stat, stat_len) == 1;
+	ml->limit = bytes;
+	ml->match.ignore_case = b->ignore_case;
+	if (!(ml->match.roots = malloc(sizeof(char *))) || !(ml->pattern = malloc(pattern_len + 1)))
+		goto oom;
+	memcpy(ml->pattern, pattern, pattern_len);
+	ml->pattern[pattern_len] = '\0';
+	ml->match.roots[0] = ml->pattern;
+	ml->match.root_count = 1;
+	char why[200];
+	if (report_settings_prepare(&ml->match, why, sizeof(why)) != CRUMBS_OK) {
+		snprintf(err, err_size, "%s:%u: %s", name, number, why);
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	}
+	return CRUMBS_OK;
+oom:
+	snprintf(err, err_size, "out of memory");
+	return CRUMBS_ERROR_OUT_OF_MEMORY;
+}
+
+/* The heap's name as budget lines match it: "GPU 0 heap 1". */
+static void memory_heap_name(struct sbuf *b, const struct memory_heap_stats *h)
+{
+	b->len = 0;
+	sbuf_addf(b, "GPU %u heap %u", h->gpu, h->heap);
+}
+
+/* Each memory line's heaps (those --gpu shows), and how many lines are
+ * exceeded or match none; or SIZE_MAX when out of memory. */
+static size_t memory_budget_check(struct stats_budget *b, const struct stats_settings *st,
+				  const stats *s)
+{
+	const struct memory_stats *m = stats_memory(s);
+	struct sbuf label = { 0 };
+	size_t failed = 0;
+	bool ok = true;
+	for (size_t i = 0; i < b->memory_count; i++) {
+		struct memory_budget_line *ml = &b->memory[i];
+		free(ml->matches);
+		ml->matches = NULL;
+		ml->match_count = 0;
+		ml->exceeded = false;
+		for (uint32_t k = 0; ok && k < m->count; k++) {
+			const struct memory_heap_stats *h = &m->heaps[k];
+			const struct memory_series *se = memory_heap_series(h);
+			if (!se || (st->report.gpu >= 0 && (uint32_t)st->report.gpu != h->gpu))
+				continue;
+			memory_heap_name(&label, h);
+			if (!label.data || !filter_match_root(ml->match.filter, label.data, label.len))
+				continue;
+			struct memory_budget_match *more =
+				realloc(ml->matches, (ml->match_count + 1) * sizeof(*more));
+			if (!more) {
+				ok = false;
+				break;
+			}
+			ml->matches = more;
+			int64_t v = ml->growth ? memory_series_growth(se)
+					       : (int64_t)(se->high > INT64_MAX ? INT64_MAX : se->high);
+			ml->matches[ml->match_count++] = (struct memory_budget_match){ k, v };
+			if (v > ml->limit)
+				ml->exceeded = true;
+		}
+		if (ml->exceeded || ml->match_count == 0)
+			failed++;
+	}
+	ok = ok && !label.failed;
+	sbuf_release(&label);
+	return ok ? failed : SIZE_MAX;
+}
+
+/* The memory lines of b from *next on that come before file line
+ * `before` (UINT_MAX: all the rest), in the text of stats_budget_print. */
+static void memory_budget_print(const struct stats_budget *b, const struct stats_settings *st,
+				const stats *s, struct sbuf *out, size_t *next, unsigned before,
+				size_t *exceeded, size_t *unmatched)
+{
+	const struct memory_stats *m = stats_memory(s);
+	bool color = st->report.color;
+	struct sbuf label = { 0 };
+	for (; *next < b->memory_count && b->memory[*next].line < before; (*next)++) {
+		const struct memory_budget_line *ml = &b->memory[*next];
+		sbuf_addf(out, "line %u: %s %s <= ", ml->line, ml->pattern, ml->growth ? "growth" : "high");
+		vitals_bytes(out, (uint64_t)ml->limit);
+		sbuf_adds(out, "\n");
+		if (ml->match_count == 0) {
+			sbuf_adds(out, "  ");
+			text_colored(out, color, SGR_BAD, "FAILED", 6);
+			sbuf_adds(out, "    matches no heap\n");
+			(*unmatched)++;
+		}
+		for (size_t k = 0; k < ml->match_count; k++) {
+			bool over = ml->matches[k].value > ml->limit;
+			sbuf_adds(out, "  ");
+			text_colored(out, color, over ? SGR_BAD : SGR_GOOD, over ? "EXCEEDED" : "ok",
+				     over ? 8 : 2);
+			sbuf_addf(out, "%*s  ", over ? 0 : 6, "");
+			if (ml->growth)
+				vitals_signed_bytes(out, (double)ml->matches[k].value);
+			else
+				vitals_bytes(out, (uint64_t)ml->matches[k].value);
+			memory_heap_name(&label, &m->heaps[ml->matches[k].heap]);
+			sbuf_addf(out, "  %s\n", label.data ? label.data : "");
+		}
+		if (ml->exceeded)
+			(*exceeded)++;
+	}
+	if (label.failed)
+		out->failed = true;
+	sbuf_release(&label);
+}
+
+/* As memory_budget_print, in the JSON of json_budgets; *first: no line
+ * written yet. */
+static void memory_budget_json(struct sbuf *b, const struct stats_budget *bu, const stats *s,
+			       size_t *next, unsigned before, bool *first)
+{
+	const struct memory_stats *m = stats_memory(s);
+	struct sbuf label = { 0 };
+	for (; *next < bu->memory_count && bu->memory[*next].line < before; (*next)++) {
+		const struct memory_budget_line *ml = &bu->memory[*next];
+		sbuf_addf(b, "%s\n{\"line\":%u,\"pattern\":", *first ? "" : ",", ml->line);
+		*first = false;
+		json_string(b, ml->pattern, strlen(ml->pattern));
+		sbuf_addf(b, ",\"statistic\":\"%s\",\"limit_bytes\":%lld,\"result\":\"%s\",\"matches\":[",
+			  ml->growth ? "growth" : "high", (long long)ml->limit,
+			  ml->match_count == 0 ? "unmatched" : ml->exceeded ? "exceeded" : "ok");
+		for (size_t k = 0; k < ml->match_count; k++) {
+			memory_heap_name(&label, &m->heaps[ml->matches[k].heap]);
+			sbuf_addf(b, "%s{\"kind\":\"memory\",\"path\":", k ? "," : "");
+			json_string(b, label.data ? label.data : "", label.len);
+			sbuf_addf(b, ",\"value_bytes\":%lld,\"ok\":%s}", (long long)ml->matches[k].value,
+				  ml->matches[k].value > ml->limit ? "false" : "true");
+		}
+		sbuf_adds(b, "]}");
+	}
+	if (label.failed)
+		b->failed = true;
+	sbuf_release(&label);
+}
+
 enum crumbs_result stats_budget_parse(const char *name, const char *text, size_t len,
 				      bool ignore_case, struct stats_budget **out,
 				      char *err, size_t err_size)
@@ -1115,6 +1334,13 @@ enum crumbs_result stats_budget_parse(const char *name, const char *text, size_t
 			r = CRUMBS_ERROR_INVALID_ARGUMENT;
 			goto fail;
 		}
+		if (memory_statistic(stat, stat_len) >= 0) {
+			r = memory_line_parse(b, name, number, line + start, rest - start, stat, stat_len,
+					      limit, limit_len, err, err_size);
+			if (r != CRUMBS_OK)
+				goto fail;
+			continue;
+		}
 		unsigned which = 0;
 		while (which < 6 && !(strlen(stat_names[which]) == stat_len &&
 				      memcmp(stat, stat_names[which], stat_len) == 0))
@@ -1131,7 +1357,8 @@ enum crumbs_result stats_budget_parse(const char *name, const char *text, size_t
 		}
 		if (which == 6) {
 			snprintf(err, err_size, "%s:%u: '%.*s' is not a statistic (mean, median, p90, p95, "
-				 "p99 or max)", name, number, (int)(stat_len < 40 ? stat_len : 40), stat);
+				 "p99 or max; high or growth for memory)", name, number,
+				 (int)(stat_len < 40 ? stat_len : 40), stat);
 			r = CRUMBS_ERROR_INVALID_ARGUMENT;
 			goto fail;
 		}
@@ -1407,8 +1634,13 @@ size_t stats_budget_check(struct stats_budget *b, const struct stats_settings *s
 		if (bl->exceeded || bl->match_count == 0)
 			failed++;
 	}
+	size_t memory_failed = memory_budget_check(b, st, s);
+	if (memory_failed == SIZE_MAX)
+		ok = false;
+	else
+		failed += memory_failed;
 	if (!ok)
-		failed = b->count ? b->count : 1; /* out of memory: nothing passes unchecked */
+		failed = b->count + b->memory_count ? b->count + b->memory_count : 1; /* out of memory: nothing passes unchecked */
 	for (size_t i = 0; hits && i < b->count; i++)
 		free(hits[i].at);
 	free(hits);
@@ -1441,9 +1673,11 @@ int stats_budget_print(const struct stats_budget *b, const struct stats_settings
 	const struct glyphs *g = grid_glyphs(&st->report);
 	bool color = st->report.color;
 
+	size_t memory_next = 0;
 	sbuf_addf(&out, "\nBudgets of '%s':\n", b->name);
 	for (size_t i = 0; i < b->count; i++) {
 		const struct budget_line *bl = &b->lines[i];
+		memory_budget_print(b, st, s, &out, &memory_next, bl->line, &exceeded, &unmatched);
 		sbuf_addf(&out, "line %u: %s %s <= %.3f ms\n", bl->line, bl->pattern,
 			  stat_names[bl->stat], bl->limit_ns / 1e6);
 		if (bl->match_count == 0) {
@@ -1466,8 +1700,10 @@ int stats_budget_print(const struct stats_budget *b, const struct stats_settings
 		if (bl->exceeded)
 			exceeded++;
 	}
-	sbuf_addf(&out, "%zu budget line%s: %zu exceeded, %zu matching no row\n", b->count,
-		  b->count == 1 ? "" : "s", exceeded, unmatched);
+	memory_budget_print(b, st, s, &out, &memory_next, UINT_MAX, &exceeded, &unmatched);
+	size_t lines = b->count + b->memory_count;
+	sbuf_addf(&out, "%zu budget line%s: %zu exceeded, %zu matching no row\n", lines,
+		  lines == 1 ? "" : "s", exceeded, unmatched);
 	if (label.failed)
 		out.failed = true;
 	int result = sbuf_emit(sink, &out);
@@ -1478,10 +1714,14 @@ int stats_budget_print(const struct stats_budget *b, const struct stats_settings
 
 static void json_budgets(struct sbuf *b, const struct stats_budget *bu, const stats *s)
 {
+	size_t memory_next = 0;
+	bool first = true;
 	sbuf_adds(b, ",\"budgets\":[");
 	for (size_t i = 0; i < bu->count; i++) {
 		const struct budget_line *bl = &bu->lines[i];
-		sbuf_addf(b, "%s\n{\"line\":%u,\"pattern\":", i ? "," : "", bl->line);
+		memory_budget_json(b, bu, s, &memory_next, bl->line, &first);
+		sbuf_addf(b, "%s\n{\"line\":%u,\"pattern\":", first ? "" : ",", bl->line);
+		first = false;
 		json_string(b, bl->pattern, strlen(bl->pattern));
 		sbuf_addf(b, ",\"statistic\":\"%s\",\"limit_ns\":%u,\"result\":\"%s\",\"matches\":[",
 			  stat_names[bl->stat], bl->limit_ns,
@@ -1500,6 +1740,7 @@ static void json_budgets(struct sbuf *b, const struct stats_budget *bu, const st
 		}
 		sbuf_adds(b, "]}");
 	}
+	memory_budget_json(b, bu, s, &memory_next, UINT_MAX, &first);
 	sbuf_adds(b, "\n]");
 }
 

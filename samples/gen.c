@@ -438,6 +438,7 @@ struct options {
 	uint64_t tasks;
 	bool waits;              /* the first CPU thread ends frames and waits */
 	bool timeline_frames;
+	uint64_t memory;         /* --memory: bytes leaked a frame; 0: no memory */
 	bool leaves;
 	bool pipeline_ids;       /* leaves name pipelines by identities */
 	bool unbalanced;
@@ -1058,6 +1059,31 @@ static enum crumbs_result write_tasks(struct gen *g, int64_t t0, int64_t t1)
 }
 
 /* --timeline-frames: the game's own frames, two to each of the GPU's. */
+/* --memory: on each GPU, heap 0 (device-local) leaks the option's bytes
+ * a frame beside as much allocated and freed in it, and heap 1 (host)
+ * has the driver's usage alone, a KiB more each frame. */
+static enum crumbs_result write_memory(struct gen *g, uint64_t f)
+{
+	const uint64_t leak = g->opt->memory, base = 64ull << 20;
+	enum crumbs_result r = CRUMBS_OK;
+	for (uint32_t gpu = 0; gpu < g->opt->gpus && r == CRUMBS_OK; gpu++) {
+		uint64_t in_use = base + (f + 1) * leak;
+		struct crumbs_memory_desc dev = {
+			.gpu = gpu, .heap = 0, .flags = CRUMBS_MEMORY_HEAP_DEVICE_LOCAL,
+			.size_bytes = 8ull << 30, .tracked = 1,
+			.allocated_bytes = 2 * leak, .freed_bytes = leak, .allocations = 2, .frees = 1,
+			.in_use_bytes = in_use, .high_bytes = in_use + leak,
+		};
+		struct crumbs_memory_desc host = {
+			.gpu = gpu, .heap = 1, .size_bytes = 16ull << 30, .budgeted = 1,
+			.usage_bytes = (32ull << 20) + f * 1024, .budget_bytes = 12ull << 30,
+		};
+		if ((r = crumbs_writer_memory(g->w, &dev)) == CRUMBS_OK)
+			r = crumbs_writer_memory(g->w, &host);
+	}
+	return r;
+}
+
 static enum crumbs_result write_timeline_frames(struct gen *g, int64_t t0, int64_t t1)
 {
 	enum crumbs_result r = crumbs_writer_timeline_frame(g->w, "Game", (uint64_t)(t0 + (t1 - t0) / 10));
@@ -1181,7 +1207,8 @@ static enum crumbs_result write_frame(struct gen *g, uint64_t f)
 		return r;
 
 	int64_t t1 = CPU_START_NS + (int64_t)(f + 1) * FRAME_NS;
-	if ((r = write_cpu_threads(g, t0, t1)) != CRUMBS_OK ||
+	if ((opt->memory && (r = write_memory(g, f)) != CRUMBS_OK) ||
+	    (r = write_cpu_threads(g, t0, t1)) != CRUMBS_OK ||
 	    (opt->tasks && (r = write_tasks(g, t0, t1)) != CRUMBS_OK) ||
 	    (opt->timeline_frames && (r = write_timeline_frames(g, t0, t1)) != CRUMBS_OK))
 		return r;
@@ -1433,6 +1460,11 @@ static const struct option_spec option_specs[] = {
 	  "'Shade' not (not in stress frames)" },
 	{ "timeline-frames", 0, OPT_SWITCH, NULL, FIELD(timeline_frames), 0, 0,
 	  "mark two frames of kind 'Game' in each frame" },
+	{ "memory", 0, OPT_NUMBER, "BYTES", FIELD(memory), 1, 1ull << 40,
+	  "video memory on each GPU: 64 MiB in use, and\n"
+	  "BYTES more each frame (2 allocations, 1 free);\n"
+	  "a host heap of the driver's usage and budget\n"
+	  "(not in stress frames)" },
 	{ "chunk-kib", 0, OPT_NUMBER, "K", FIELD(chunk_kib), 1, MAX_CHUNK_KIB,
 	  "compress records K KiB at a time (default:\n"
 	  "the writer's, 1024)" },

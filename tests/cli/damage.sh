@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Damaged captures on the command line: a small capture cut at every byte,
 # and with single bits flipped at pseudo-random places (fixed seed), must
-# make `crumbs info` and `crumbs report` exit 1 with a clear message.
+# make `crumbs info` and `crumbs report` exit 1 with a clear message. Its
+# frames hold video memory (format 1.5) too.
 set -u
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -13,7 +14,8 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 n=0
 bad=0
 
-"$ROOT/$BUILD/crumbs-gen" -o "$tmp/small.crumbs" --frames 2 --gpus 1 --markers-per-frame 4 ||
+"$ROOT/$BUILD/crumbs-gen" -o "$tmp/small.crumbs" --frames 2 --gpus 1 --markers-per-frame 4 \
+	--memory 4096 ||
 	{ echo "not ok 1 - cannot generate the capture"; exit 1; }
 size=$(wc -c <"$tmp/small.crumbs")
 pattern="^crumbs: cannot read '[^']*': ((truncated|corrupt) at byte [0-9]+|not a crumbs capture)"

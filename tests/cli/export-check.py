@@ -21,8 +21,9 @@
 # on a frame whose CPU side tests/cli/cpu-file.py writes, that each CPU
 # scope is one slice on its thread's track at its times, under its real
 # tid, with a flow from the scope that made each submission, and a folded
-# line per CPU stack; and that a run of 200,000 frames exports in bounded
-# memory. Prints TAP lines.
+# line per CPU stack; that each memory heap of a run is a counter of its
+# bytes a frame, on its GPU; and that a run of 200,000 frames exports in
+# bounded memory. Prints TAP lines.
 import bisect
 import collections
 import decimal
@@ -124,6 +125,8 @@ class Timeline:
     def __init__(self):
         self.tracks = collections.defaultdict(list)
         self.counters = collections.defaultdict(list)
+        # Video memory's counters: (GPU, track name) -> [(ns, bytes)].
+        self.memory = collections.defaultdict(list)
         self.tids = {}
         self.problems = []
 
@@ -265,6 +268,9 @@ def read_perfetto(data):
             parent, tname, is_counter = descriptors[uuid]
             gpu = processes[parent]
             kind = ev["type"][0]
+            if kind == "TYPE_COUNTER" and tname.startswith("Video memory"):
+                t.memory[(gpu, tname)].append((ts, ev["counter_value"][0]))
+                continue
             if kind == "TYPE_COUNTER":
                 t.counters[gpu].append((ts, ev["counter_value"][0]))
                 continue
@@ -339,6 +345,8 @@ def read_chrome(text):
             thread[(e["pid"], e["tid"])] = e["args"]["name"]
             if gpu_of.get(e["pid"]) == "CPU":
                 t.tids[("CPU", e["args"]["name"], "thread")] = e["tid"]
+        elif ph == "C" and e["name"].startswith("Video memory"):
+            t.memory[(gpu_of[e["pid"]], e["name"])].append((ns(e["ts"]), e["args"]["bytes"]))
         elif ph == "C":
             t.counters[gpu_of[e["pid"]]].append((ns(e["ts"]), e["args"]["ns"]))
         elif ph in ("s", "f"):
@@ -1000,6 +1008,39 @@ def check_capture(path, what, expect_signals):
     check_folded(path, numbers, rows, what)
 
 
+def check_memory(tmp):
+    """Video memory: crumbs-gen --memory LEAK leaves 64 MiB and LEAK more
+    each frame in use on each GPU's heap 0 (counted), and 32 MiB and a
+    KiB more each frame of the driver's usage on its heap 1. Each export
+    must carry both as counters, one a frame at its end, in bytes, on the
+    GPU's process; --gpu keeps one GPU's."""
+    path = os.path.join(tmp, "memory.crumbs")
+    leak, frames = 3 << 20, 7
+    g = run(GEN, "-o", path, "--frames", str(frames), "--gpus", "2", "--memory", str(leak))
+    if not result(g.returncode == 0, "crumbs-gen writes a run with video memory", g.stderr):
+        return
+    for fmt in ("perfetto", "chrome"):
+        for only in (None, 1):
+            args = ["--gpu", str(only)] if only is not None else []
+            p = run(CRUMBS, "export", path, "--format", fmt, *args, text=False)
+            if not result(p.returncode == 0, f"memory, {fmt} {' '.join(args)}: exported", p.stderr):
+                continue
+            t = read_perfetto(p.stdout) if fmt == "perfetto" else read_chrome(p.stdout.decode())
+            gpus = [only] if only is not None else [0, 1]
+            want = {}
+            for gpu in gpus:
+                want[(gpu, "Video memory heap 0")] = \
+                    [(64 << 20) + (f + 1) * leak for f in range(frames)]
+                want[(gpu, "Video memory heap 1 (driver's usage)")] = \
+                    [(32 << 20) + f * 1024 for f in range(frames)]
+            got = {k: [v for _, v in vs] for k, vs in t.memory.items()}
+            times = {k: [ts for ts, _ in vs] for k, vs in t.memory.items()}
+            steady = all(ts == sorted(ts) and len(set(ts)) == len(ts) for ts in times.values())
+            result(got == want and steady and not t.problems,
+                   f"memory, {fmt} {' '.join(args)}: a counter a heap, a value a frame, in bytes",
+                   f"got {got}\nwant {want}\n{t.problems[:5]}")
+
+
 def check_filters(path, what):
     """--root, --max-depth, --no-leaf and --queue: the slices that remain
     still nest, and are the ones asked for."""
@@ -1065,6 +1106,7 @@ def main():
               "--timeline-frames"], True),
         ]
         check_cpu(tmp)
+        check_memory(tmp)
         for i, (what, args, signals) in enumerate(captures):
             path = os.path.join(tmp, f"c{i}.crumbs")
             g = run(GEN, "-o", path, *args)

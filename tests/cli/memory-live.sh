@@ -102,6 +102,28 @@ result $? "crumbs diff: the other way an improvement, exit 0 (status $status)"
 "$BUILD/crumbs" diff "$a" "$a" --min-ms 100000 >/dev/null
 result $? "crumbs diff: a run against itself, exit 0"
 
+# crumbs report: a frame's memory under its summary (frame 5 leaves six
+# leaks in use).
+"$BUILD/crumbs" report "$a" --frame 5 --ascii >"$tmp/report.out"
+grep -q "^memory heap [0-9]* ([0-9.]* [KMG]iB device-local): 6.0 MiB in use, high-water 7.0 MiB | 2 allocations (2.0 MiB), 1 free (1.0 MiB)$" "$tmp/report.out"
+result $? "crumbs report --frame 5 shows the frame's memory ($(grep -m1 '^memory' "$tmp/report.out"))"
+
+# crumbs stats --budget: lines of a heap's high-water or growth, in bytes.
+printf 'GPU 0 heap *  high  %s\nGPU * heap *  growth  9MiB\n' "$(($(python3 -c 'import json, sys; print(max(h["high_bytes"] for h in json.load(open(sys.argv[1]))["vital_signs"]["memory"]))' "$tmp/s.json" 2>/dev/null || echo 0)))B" >"$tmp/ok.budget"
+"$BUILD/crumbs" stats "$a" --budget "$tmp/ok.budget" --ascii >"$tmp/ok.out" 2>&1
+status=$?
+[ $status = 0 ] && grep -q "^2 budget lines: 0 exceeded, 0 matching no row$" "$tmp/ok.out"
+result $? "a budget of the run's own high-water and growth (9 MiB) is kept (status $status)"
+printf 'GPU 0 heap *  growth  9437183B\n' >"$tmp/over.budget"
+"$BUILD/crumbs" stats "$a" --budget "$tmp/over.budget" --format json >"$tmp/over.json" 2>&1
+status=$?
+[ $status = 1 ] && python3 -c 'import json, sys; b = json.load(open(sys.argv[1]))["budgets"]; sys.exit(not (b[0]["result"] == "exceeded" and b[0]["matches"][0]["value_bytes"] == 9437184))' "$tmp/over.json"
+result $? "a growth budget a byte below 9 MiB is exceeded, exit 1 (status $status)"
+printf 'GPU 0 heap 0  high  20\n' >"$tmp/bad.budget"
+"$BUILD/crumbs" stats "$a" --budget "$tmp/bad.budget" >/dev/null 2>"$tmp/bad.err"
+[ $? = 2 ] && grep -q "bad.budget:1: '20' is not a size in bytes" "$tmp/bad.err"
+result $? "a memory budget without a unit is a usage error ($(cat "$tmp/bad.err"))"
+
 $pre "$BUILD/crumbs" capture --frames 2:11 -o "$tmp/layer.crumbs" --ascii -- \
 	"$BUILD/sample-renderer" --frames 14 --leak 3145728 --validate --quiet \
 	>"$tmp/layer.out" 2>&1

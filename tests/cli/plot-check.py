@@ -15,7 +15,9 @@
 # which rows (worked out here from the JSON's rows), each frame's values
 # in its hover <title>, the spikes marked across them; on runs of two
 # GPUs, of CPU threads and tasks, of the sample renderer, of one frame,
-# of no scope, of thousands of scopes and of names of 4096 bytes.
+# of no scope, of thousands of scopes and of names of 4096 bytes; each
+# memory heap's line under its GPU's frame times, its high-water and
+# growth crumbs stats'.
 # Headless Chromium turns each picture into a PNG (once more
 # on a dark page), which must not be blank, with ink in every lane. A
 # capture that cannot be read exits 1, as with report, stats and export.
@@ -903,6 +905,43 @@ try:
         drawn = f.read()
     result(p.returncode == 0 and 'data-cpu="frame"' not in drawn and 'data-gpu="1"' in drawn,
            "a run with CPU threads, --gpu 1: that GPU's panel alone", p.stderr)
+
+    # Video memory under each GPU's frame times: a line a heap, its
+    # high-water and growth crumbs stats', its points no more than the
+    # picture needs, rising with a leak; none where the run has none.
+    mem_run = gen("memory-run.crumbs", "--frames", "900", "--gpus", "2", "--memory", "65536")
+    svg, root, panels = check_run(mem_run, "a run with video memory")
+    if root is not None:
+        st = json.loads(run(CRUMBS, "stats", mem_run, "--format", "json").stdout)
+        want = {(h["gpu"], h["heap"]): h for h in st["vital_signs"]["memory"]}
+        got, wrong = {}, []
+        for g in root.iter(SVG + "g"):
+            if g.get("data-memory-gpu") is None:
+                continue
+            gpu = int(g.get("data-memory-gpu"))
+            for h in g.iter(SVG + "g"):
+                if h.get("data-heap") is None:
+                    continue
+                key = (gpu, int(h.get("data-heap")))
+                got[key] = h
+                w = want.get(key)
+                path = h.find(SVG + "path")
+                ys = [float(v) for v in re.findall(r"[ML][\d.]+ ([\d.]+)", path.get("d"))]
+                if not w or int(h.get("data-high-bytes")) != w["high_bytes"] or \
+                        int(h.get("data-growth-bytes")) != w["growth_bytes"] or \
+                        h.get("data-source") != w["source"]:
+                    wrong.append(f"{key}: {h.attrib} against {w}")
+                if len(ys) != int(h.get("data-points")) or not 0 < len(ys) <= 256 or \
+                        ys != sorted(ys, reverse=True):
+                    wrong.append(f"{key}: {len(ys)} points, rising: {ys == sorted(ys, reverse=True)}")
+        result(set(got) == set(want) and not wrong,
+               "a run with video memory: a line a heap under each GPU, as crumbs stats has it",
+               "\n".join(wrong) + f"\nheaps {sorted(got)} against {sorted(want)}")
+        check_rendered(svg, root, "a run with video memory", panels)
+    p = run(CRUMBS, "plot", spiky, "-o", os.path.join(TMP, "no-memory.svg"))
+    with open(os.path.join(TMP, "no-memory.svg")) as f:
+        result(p.returncode == 0 and "data-memory-gpu" not in f.read(),
+               "a run without video memory: no memory panel")
 
     # More frames than pixel columns: each column's lowest and highest.
     svg, root, panels = check_run(long_run, "a run of 5000 frames", spike=("--spike", "1.3x"))

@@ -200,6 +200,57 @@ static void shrinking(void **state)
 	memory_stats_release(&s);
 }
 
+/* A long run's points for a picture: at most MEMORY_POINTS, each its
+ * group's largest value, the same whole and joined from pieces split
+ * anywhere. */
+static void add_frames(struct memory_stats *s, uint64_t from, uint64_t to)
+{
+	struct frame f;
+	struct frame_memory fm;
+	memset(&f, 0, sizeof(f));
+	for (uint64_t i = from; i < to; i++) {
+		memset(&fm, 0, sizeof(fm));
+		fm.tracked = true;
+		/* A saw: a leak freed every 100 frames, and a spike at 777. */
+		fm.in_use = fm.high = (i % 100) * 1000 + (i == 777 ? 5000000 : 0);
+		f.number = 3 + i;
+		f.memory = &fm;
+		f.memory_count = 1;
+		assert_true(memory_stats_add(s, &f));
+	}
+}
+
+static void points_whole_and_pieces(void **state)
+{
+	(void)state;
+	const uint64_t n = 5000;
+	struct memory_stats whole = { 0 };
+	add_frames(&whole, 0, n);
+	const struct memory_points *w = memory_heap_points(&whole.heaps[0]);
+	assert_true(w->count <= MEMORY_POINTS && w->count > MEMORY_POINTS / 2);
+	uint64_t top = 0;
+	for (uint32_t i = 0; i < w->count; i++)
+		top = w->p[i].value > top ? w->p[i].value : top;
+	assert_int_equal(top, 5000000 + 77 * 1000); /* the spike is kept */
+	static const uint64_t cuts[][2] = { { 1, 2 }, { 255, 4000 }, { 1000, 1001 }, { 2500, 4999 } };
+	for (size_t c = 0; c < sizeof(cuts) / sizeof(cuts[0]); c++) {
+		struct memory_stats a = { 0 }, b = { 0 }, d = { 0 };
+		add_frames(&a, 0, cuts[c][0]);
+		add_frames(&b, cuts[c][0], cuts[c][1]);
+		add_frames(&d, cuts[c][1], n);
+		assert_true(memory_stats_append(&a, &b));
+		assert_true(memory_stats_append(&a, &d));
+		const struct memory_points *j = memory_heap_points(&a.heaps[0]);
+		assert_int_equal(j->count, w->count);
+		assert_int_equal(j->shift, w->shift);
+		assert_memory_equal(j->p, w->p, sizeof(*w->p) * w->count);
+		memory_stats_release(&a);
+		memory_stats_release(&b);
+		memory_stats_release(&d);
+	}
+	memory_stats_release(&whole);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -207,6 +258,7 @@ int main(void)
 		cmocka_unit_test(writer_rules),
 		cmocka_unit_test(run_figures),
 		cmocka_unit_test(shrinking),
+		cmocka_unit_test(points_whole_and_pieces),
 	};
 	return cmocka_run_group_tests_name("memory", tests, NULL, NULL);
 }
