@@ -76,18 +76,19 @@ FORMAT_SRC := format/result.c format/crc32c.c format/format.c format/codec.c for
 TRIGGER_SRC := trigger/trigger.c trigger/answer.c
 # The recorder, one concept a file, from the bottom of its call graph up
 # (capture/capture_internal.h; tests/cli/layout.sh checks the order).
-RECORDER_SRC := capture/common.c capture/cpu.c capture/functions.c capture/calibrate.c capture/pools.c \
+RECORDER_SRC := capture/common.c capture/cpu.c capture/present.c capture/functions.c capture/calibrate.c capture/pools.c \
 	capture/store.c capture/standing.c capture/record.c capture/submit.c \
 	capture/readback.c capture/profilegpu.c capture/output.c capture/frame.c \
 	capture/context.c capture/namefmt.c
 ANALYZE_SRC := analyze/arena.c analyze/reader.c analyze/records.c analyze/model.c \
-	analyze/cpu.c analyze/pipelines.c
+	analyze/cpu.c analyze/pipelines.c analyze/present.c
 REPORT_SRC := report/settings.c report/filter.c report/table.c report/pipelines.c report/text.c \
 	report/grid.c report/verdict.c
 # Statistics over runs and comparing them: the crumbs command's alone, kept
 # out of libcrumbs (which reads a capture back only for its tables), so a
 # program linking it statically needs no more of libm than before.
-RUNS_SRC := analyze/stats.c analyze/compare.c report/stats.c report/diff.c report/export.c \
+RUNS_SRC := analyze/stats.c analyze/compare.c report/stats.c report/stats_present.c report/diff.c \
+	report/export.c \
 	report/cpu_links.c report/rows.c report/markdown.c \
 	report/plot.c report/plot_frame.c report/plot_run.c report/plot_rows.c
 CMDS_SRC := cmds/main.c cmds/report.c cmds/info.c cmds/trigger.c cmds/capture.c \
@@ -214,7 +215,7 @@ $(LIBCRUMBS_LINKS): $(LIBCRUMBS_SO)
 # recorder inside cannot clash with a libcrumbs the program links.
 LAYER_OBJ := $(call obj,layer/unprofilable.c layer/layer_env.c layer/layer_names.c layer/pipeline_id.c \
 	layer/layer_devices.c layer/layer_frames.c layer/layer_record.c layer/layer_events.c \
-	layer/layer.c)
+	layer/layer_present.c layer/layer.c)
 $(LAYER): $(LAYER_OBJ) $(CORE_OBJ) layer/layer.map
 	$(CC) $(ALL_LDFLAGS) -shared -Wl,--version-script=layer/layer.map -Wl,-Bsymbolic \
 		-o $@ $(LAYER_OBJ) $(CORE_OBJ) $(LIBS)

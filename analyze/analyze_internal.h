@@ -257,6 +257,10 @@ struct raw_frame {
 	struct raw_task *tasks;  /* tasks and timeline frames */
 	size_t task_count;
 	uint32_t task_timelines; /* distinct timelines of TASK_BEGINs */
+	struct frame_present *presents; /* presents and when some were shown */
+	size_t present_count;
+	struct frame_shown *shown;
+	size_t shown_count;
 	/* The last FRAME_THREAD's tid, if the frame has one. */
 	bool has_frame_thread;
 	uint32_t frame_thread_tid;
@@ -283,7 +287,7 @@ struct raw_span {
 	uint32_t task_timelines;
 	bool has_frame_thread;
 	uint32_t frame_thread_tid;
-	size_t first[10]; /* in the order of raw_frames' arrays below */
+	size_t first[12]; /* in the order of raw_frames' arrays below */
 };
 
 /* Frames decoded one after another, their records appended to the same
@@ -300,6 +304,8 @@ struct raw_frames {
 	struct vec fits;         /* struct raw_fit, of placed frames */
 	struct vec cpu;          /* struct raw_cpu */
 	struct vec tasks;        /* struct raw_task */
+	struct vec presents;     /* struct frame_present (format 1.5) */
+	struct vec shown;        /* struct frame_shown (format 1.5) */
 };
 
 /* Forgets every frame, keeping the arrays' memory. */
@@ -336,6 +342,10 @@ bool records_decode_frame(const struct setup *setup, struct cursor *k,
  */
 bool cpu_threads_build(const struct raw_frame *raw, struct frame *f, struct arena *arena,
 		       bool skip_scopes);
+
+/* Copies the frame's presents and shown times (f->presents, f->shown)
+ * from raw into `arena`. Returns false when out of memory (present.c). */
+bool present_frame_build(const struct raw_frame *raw, struct frame *f, struct arena *arena);
 
 /* What the model builder needs of the capture. */
 struct model_context {

@@ -344,6 +344,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	 * (see layer_EnumerateDeviceExtensionProperties): not asked of the
 	 * layers below. */
 	bool own_marker = props && !has_extension(props, count, VK_EXT_DEBUG_MARKER_EXTENSION_NAME);
+	struct present_plan plan;
+	bool presenting = !leave && present_plan(li, physical, ci, props, count, &plan);
 	free(props);
 	if (calibrated && (enabled(ci, "VK_KHR_calibrated_timestamps") ||
 			   enabled(ci, VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME))) {
@@ -372,7 +374,17 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	}
 	if (host_reset_enabled(ci))
 		features |= CRUMBS_FEATURE_HOST_QUERY_RESET;
-	VkResult r = create(physical, &mine, alloc, out);
+	/* Presentation's extensions, tried first and left out if the
+	 * device refuses them (layer_present.c). */
+	VkDeviceCreateInfo with_present;
+	const char **present_names = NULL;
+	VkResult r = VK_ERROR_EXTENSION_NOT_PRESENT;
+	if (presenting && present_create_info(&mine, &plan, &with_present, &present_names))
+		r = create(physical, &with_present, alloc, out);
+	free(present_names);
+	presenting = r == VK_SUCCESS;
+	if (!presenting)
+		r = create(physical, &mine, alloc, out);
 	if (r != VK_SUCCESS && mine.enabledExtensionCount != asked.enabledExtensionCount) {
 		/* The extension was the trouble: without it. */
 		features &= ~(uint32_t)CRUMBS_FEATURE_CALIBRATED_TIMESTAMPS;
@@ -402,11 +414,13 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	pthread_mutex_init(&d->views.lock, NULL);
 	object_names_init(&d->names);
 	load_next(d, own_marker);
+	present_device_init(d, &plan, presenting);
 
 	/* Registered before it is profiled: its slot numbers its captures.
 	 * The program cannot use the device before this returns. */
 	int i = registry_add_device(d);
 	if (i < 0) {
+		present_device_destroy(d);
 		d->next.DestroyDevice(*out, alloc);
 		free(d);
 		return VK_ERROR_INITIALIZATION_FAILED;
@@ -428,6 +442,7 @@ VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device,
 	/* The program waited for the device to be idle, as it must before
 	 * destroying it: what crumbs submitted is done too. */
 	crumbs_destroy(d->ctx);
+	present_device_destroy(d);
 	if (d->window_lock_ready)
 		pthread_rwlock_destroy(&d->window_lock);
 	d->next.DestroyDevice(device, alloc);
@@ -488,10 +503,15 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_QueuePresentKHR(VkQueue queue,
 	if (!d->ctx)
 		return FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, QueuePresentKHR, queue, info);
 	window_enter(d);
+	struct present_call pc;
+	const VkPresentInfoKHR *sent = present_prepare(d, info, &pc);
 	/* Ended before the frame is: the present is the frame's last. */
 	crumbs_cpu_wait_begin(d->ctx, 0, "vkQueuePresentKHR");
-	VkResult r = FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, QueuePresentKHR, queue, info);
+	int64_t begin = now_ns();
+	VkResult r = FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, QueuePresentKHR, queue, sent);
+	int64_t end = now_ns();
 	crumbs_cpu_end(d->ctx);
+	present_done(d, info, &pc, begin, end, r);
 	window_leave(d);
 	{
 		atomic_store(&d->presented, true);

@@ -327,4 +327,10 @@ const struct node *task_dep_state(const struct frame_task_dep *d);
 uint32_t task_lane(int64_t *lane_ends, uint32_t *lanes, uint32_t max, int64_t begin,
 		   int64_t end);
 
+/* The run's presentation (stats_present.c): the vital signs' present
+ * interval and missed v-syncs lines of the stats table, and its JSON
+ * member (",\"presentation\":{...}"); nothing for a run without presents. */
+void stats_present_line(struct sbuf *out, const struct glyphs *g, const present_run *r);
+void stats_present_json(struct sbuf *b, const present_run *r);
+
 #endif

@@ -668,6 +668,8 @@ static int print_tables(const struct stats_settings *st, const struct capture_me
 	if (rs->by == BY_PIPELINE)
 		sbuf_addf(&out, "%sby pipeline", g->sep);
 	sbuf_adds(&out, "\n");
+	/* The run's vital signs: presentation's line. */
+	stats_present_line(&out, g, stats_presents(s));
 
 	/* Per GPU: its frame time and its queues, then each queue's scopes.
 	 * sel's list holds one table's rows at a time. */
@@ -891,7 +893,9 @@ static int print_json(const struct stats_settings *st, const struct capture_meta
 		json_string(&b, meta->gpus[g].name, strlen(meta->gpus[g].name));
 		sbuf_adds(&b, "}");
 	}
-	sbuf_adds(&b, "],\"rows\":[");
+	sbuf_adds(&b, "]");
+	stats_present_json(&b, stats_presents(s));
+	sbuf_adds(&b, ",\"rows\":[");
 	for (size_t i = 0; i < sel->len; i++) {
 		const struct stats_row *r = stats_row(s, sel->rows[i]);
 		sbuf_addf(&b, "%s\n{\"kind\":\"%s\",\"gpu\":", i ? "," : "",

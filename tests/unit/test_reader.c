@@ -254,13 +254,13 @@ static void newer_version(void **state)
 	assert_int_equal(format_file_header_decode(m.data, m.len, &h, &fault), CRUMBS_OK);
 	set_version(&m, &h, 2, 0);
 	assert_int_equal(reader_open_memory(m.data, m.len, &c, &e), CRUMBS_ERROR_VERSION);
-	assert_string_equal(e.text, "unsupported version 2.0 (this crumbs reads 1.4)");
-	set_version(&m, &h, 1, 5); /* the next minor of this major */
+	assert_string_equal(e.text, "unsupported version 2.0 (this crumbs reads 1.5)");
+	set_version(&m, &h, 1, 6); /* the next minor of this major */
 	assert_int_equal(reader_open_memory(m.data, m.len, &c, &e), CRUMBS_ERROR_VERSION);
-	assert_string_equal(e.text, "unsupported version 1.5 (this crumbs reads 1.4)");
+	assert_string_equal(e.text, "unsupported version 1.6 (this crumbs reads 1.5)");
 	set_version(&m, &h, 1, 7);
 	assert_int_equal(reader_open_memory(m.data, m.len, &c, &e), CRUMBS_ERROR_VERSION);
-	assert_string_equal(e.text, "unsupported version 1.7 (this crumbs reads 1.4)");
+	assert_string_equal(e.text, "unsupported version 1.7 (this crumbs reads 1.5)");
 	set_version(&m, &h, 1, 2); /* the version before CPU threads */
 	assert_int_equal(reader_open_memory(m.data, m.len, &c, &e), CRUMBS_OK);
 	reader_free(c);
