@@ -387,6 +387,13 @@ $(NEIGHBOUR): $(BUILD)/obj/tests/layer/neighbour.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -shared -o $@ $^
 
+# A layer to stack below crumbs', in place of a display whose presents
+# are shown as a script says (tests/cli/layer-present.sh).
+PRESENT_SCRIPT := $(BUILD)/tests/present_script/libVkLayer_crumbs_test_present.so
+$(PRESENT_SCRIPT): $(BUILD)/obj/tests/layer/present_script.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -shared -o $@ $^ -pthread
+
 # make test T=PATTERN runs only the suites whose short names match it and
 # builds what they need; tests/run-tests holds the list of suites.
 ifneq ($(filter test,$(MAKECMDGOALS)),)

@@ -109,7 +109,13 @@ void crumbs_present_shown(crumbs_context *ctx, uint64_t swapchain, uint64_t pres
 {
 	if (!ctx || !ctx->present || present_id == 0 || shown_ns < 0 ||
 	    (source != CRUMBS_SHOWN_PRESENT_WAIT && source != CRUMBS_SHOWN_DISPLAY_TIMING) ||
-	    !atomic_load(&ctx->cur) || cpu_forked(ctx))
+	    cpu_forked(ctx))
+		return;
+	/* Not ctx->cur alone: a wait for a present often ends while the
+	 * frame that present ended is being ended, between two sets. The
+	 * next frame recorded takes it. */
+	int state = atomic_load(&ctx->state);
+	if (state != STATE_PREROLL && state != STATE_RUNNING && !atomic_load(&ctx->cur))
 		return;
 	struct present_state *s = ctx->present;
 	pthread_mutex_lock(&s->lock);

@@ -345,7 +345,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	 * layers below. */
 	bool own_marker = props && !has_extension(props, count, VK_EXT_DEBUG_MARKER_EXTENSION_NAME);
 	struct present_plan plan;
-	bool presenting = !leave && present_plan(li, physical, ci, props, count, &plan);
+	bool presenting = !leave && present_plan(ci, props, count, &plan);
 	free(props);
 	if (calibrated && (enabled(ci, "VK_KHR_calibrated_timestamps") ||
 			   enabled(ci, VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME))) {

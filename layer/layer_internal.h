@@ -472,9 +472,8 @@ struct present_plan {
 /* What a device created with `ci` on a physical device whose extensions
  * are props[count] needs for the layer to learn when presents are shown;
  * true when the creation must change (present_create_info). */
-bool present_plan(struct layer_instance *li, VkPhysicalDevice physical,
-		  const VkDeviceCreateInfo *ci, const VkExtensionProperties *props, uint32_t count,
-		  struct present_plan *plan);
+bool present_plan(const VkDeviceCreateInfo *ci, const VkExtensionProperties *props,
+		  uint32_t count, struct present_plan *plan);
 /* ci with the plan's extensions and features: *names (the caller frees
  * it) holds the extension names, the plan the features chained in front
  * of ci's. false when out of memory. */

@@ -90,33 +90,8 @@ static const VkBaseInStructure *chained(const void *next, VkStructureType type)
 	return NULL;
 }
 
-/* Whether the physical device has the presentId and presentWait
- * features, as vkGetPhysicalDeviceFeatures2 says. */
-static void wait_features(struct layer_instance *li, VkPhysicalDevice physical, bool *id,
-			  bool *wait)
-{
-	PFN_vkGetPhysicalDeviceFeatures2 get = (PFN_vkGetPhysicalDeviceFeatures2)li->gipa(
-		li->instance, "vkGetPhysicalDeviceFeatures2");
-	if (!get)
-		get = (PFN_vkGetPhysicalDeviceFeatures2)li->gipa(li->instance,
-								 "vkGetPhysicalDeviceFeatures2KHR");
-	*id = *wait = false;
-	if (!get)
-		return;
-	VkPhysicalDevicePresentWaitFeaturesKHR w = {
-		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_WAIT_FEATURES_KHR };
-	VkPhysicalDevicePresentIdFeaturesKHR i = {
-		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_ID_FEATURES_KHR, .pNext = &w };
-	VkPhysicalDeviceFeatures2 f = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-					.pNext = &i };
-	get(physical, &f);
-	*id = i.presentId;
-	*wait = w.presentWait;
-}
-
-bool present_plan(struct layer_instance *li, VkPhysicalDevice physical,
-		  const VkDeviceCreateInfo *ci, const VkExtensionProperties *props, uint32_t count,
-		  struct present_plan *plan)
+bool present_plan(const VkDeviceCreateInfo *ci, const VkExtensionProperties *props,
+		  uint32_t count, struct present_plan *plan)
 {
 	memset(plan, 0, sizeof(*plan));
 	if (getenv("CRUMBS_LAYER_NO_PRESENT_TIMES")) {
@@ -136,15 +111,14 @@ bool present_plan(struct layer_instance *li, VkPhysicalDevice physical,
 		ci->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_WAIT_FEATURES_KHR);
 	plan->program_ids = asked_id && pid && pid->presentId;
 	bool program_wait = asked_wait && pwait && pwait->presentWait;
-	bool feature_id = false, feature_wait = false;
-	if (has_id && has_wait && (!pid || !pwait))
-		wait_features(li, physical, &feature_id, &feature_wait);
-
 	/* Present wait needs present ids; each feature the program left out
 	 * (and did not chain a structure for, which the layer cannot chain
-	 * twice) is the layer's to enable. */
-	bool ids = plan->program_ids || (has_id && feature_id && !pid);
-	bool waits = program_wait || (has_wait && feature_wait && !pwait);
+	 * twice) is the layer's to enable. Its support is not asked first:
+	 * vkGetPhysicalDeviceFeatures2 is not the layer's to call on an
+	 * instance of Vulkan 1.0, and a device that lists the extension and
+	 * refuses the feature is created again without them. */
+	bool ids = plan->program_ids || (has_id && !pid);
+	bool waits = program_wait || (has_wait && !pwait);
 	if (ids && waits) {
 		plan->wait = true;
 		if (!plan->program_ids) {
