@@ -332,5 +332,17 @@ uint32_t task_lane(int64_t *lane_ends, uint32_t *lanes, uint32_t max, int64_t be
  * member (",\"presentation\":{...}"); nothing for a run without presents. */
 void stats_present_line(struct sbuf *out, const struct glyphs *g, const present_run *r);
 void stats_present_json(struct sbuf *b, const present_run *r);
+/* What budget lines name the presentation by: its intervals (each
+ * statistic over them) and its missed v-syncs (the run's count, written
+ * as the limit's number of ms, whatever the statistic). */
+#define STATS_PRESENT_INTERVAL "Present interval"
+#define STATS_MISSED_VSYNCS "Missed v-syncs"
+/* A budget line of `pattern` on statistic `stat` (0 mean, 1 median, 2
+ * p90, 3 p95, 4 p99, 5 max) against the run's presentation: 0 when the
+ * pattern names neither; 1 with *value (ns, or a count times 10^6) and
+ * whether it passed limit_ns; -1 when the run has no such value (no
+ * interval, no v-sync counted); -2 when out of memory. */
+int stats_present_budget(const present_run *r, const char *pattern, bool ignore_case,
+			 unsigned stat, uint32_t limit_ns, uint32_t *value, bool *exceeded);
 
 #endif

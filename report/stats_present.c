@@ -6,6 +6,9 @@
  */
 #include "report_internal.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 /* Where the intervals' times come from, for the line. */
 static const char *clock_text(const struct present_summary *p)
 {
@@ -89,4 +92,79 @@ void stats_present_json(struct sbuf *b, const present_run *r)
 	else
 		sbuf_adds(b, "null,\"late_frames\":null");
 	sbuf_addf(b, ",\"call_median_ns\":%lld}", (long long)p->call_median_ns);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Budgets                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static int ns_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Whether `pattern` is `name`, ignoring ASCII case where asked. */
+static bool names(const char *pattern, const char *name, bool ignore_case)
+{
+	size_t n = strlen(name);
+	if (strlen(pattern) != n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char a = (unsigned char)pattern[i], b = (unsigned char)name[i];
+		if (ignore_case && a >= 'A' && a <= 'Z')
+			a = (unsigned char)(a - 'A' + 'a');
+		if (ignore_case && b >= 'A' && b <= 'Z')
+			b = (unsigned char)(b - 'A' + 'a');
+		if (a != b)
+			return false;
+	}
+	return true;
+}
+
+int stats_present_budget(const present_run *r, const char *pattern, bool ignore_case,
+			 unsigned stat, uint32_t limit_ns, uint32_t *value, bool *exceeded)
+{
+	bool interval = names(pattern, STATS_PRESENT_INTERVAL, ignore_case);
+	bool vsyncs = names(pattern, STATS_MISSED_VSYNCS, ignore_case);
+	if (!interval && !vsyncs)
+		return 0;
+	const struct present_summary *p = r ? present_run_summary(r) : NULL;
+	*value = 0;
+	*exceeded = false;
+	if (vsyncs) {
+		/* A count, whatever the statistic: the run's. None counted is
+		 * none known, which no budget passes. */
+		if (!p || !p->counted)
+			return -1;
+		uint64_t ns = p->missed_vsyncs * 1000000ull;
+		*value = ns > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)ns;
+		*exceeded = *value > limit_ns;
+		return 1;
+	}
+	size_t n = 0;
+	const struct present_interval *iv = r ? present_run_intervals(r, &n) : NULL;
+	if (!n)
+		return -1;
+	int64_t *v = malloc(n * sizeof(*v));
+	if (!v)
+		return -2;
+	double sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		v[i] = iv[i].ns;
+		sum += (double)iv[i].ns;
+	}
+	qsort(v, n, sizeof(*v), ns_cmp);
+	static const unsigned pct[] = { 0, 50, 90, 95, 99, 100 };
+	int64_t x;
+	if (stat == 0) {
+		x = (int64_t)(sum / (double)n + 0.5);
+	} else {
+		size_t rank = (size_t)(((uint64_t)pct[stat < 6 ? stat : 5] * n + 99) / 100);
+		x = v[rank ? rank - 1 : 0];
+	}
+	free(v);
+	*value = x >= (int64_t)UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)x;
+	*exceeded = *value > limit_ns;
+	return 1;
 }
