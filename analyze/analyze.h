@@ -937,7 +937,27 @@ struct compare_row {
 	struct compare_result result;
 };
 
+/*
+ * The runs' presentation compared: the present interval (the statistic
+ * of compare_runs' over each side's intervals, tested on them as rows
+ * are), and the missed v-syncs, counts: the candidate's, scaled to as
+ * many counted intervals as the base's, against the base's; regressed
+ * when one or more higher, improved when one or more lower. A side
+ * without intervals (or without v-syncs counted) leaves it out.
+ */
+struct compare_present {
+	bool interval;              /* both sides have present intervals */
+	uint64_t base_intervals, cand_intervals;
+	int64_t base_ns, cand_ns;
+	struct compare_result interval_result;
+	bool vsyncs;                /* both sides counted missed v-syncs */
+	uint64_t base_missed, cand_missed;
+	uint64_t base_counted, cand_counted;
+	struct compare_result vsync_result; /* change_ns: the scaled change in v-syncs */
+};
+
 struct compare_runs {
+	struct compare_present present; /* counted in verdicts too */
 	struct compare_row *rows; /* frame-time rows (GPU and CPU) first, then by the
 				   * size of the change, largest first */
 	size_t count;
