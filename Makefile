@@ -90,7 +90,8 @@ REPORT_SRC := report/settings.c report/filter.c report/table.c report/pipelines.
 RUNS_SRC := analyze/stats.c analyze/compare.c report/stats.c report/stats_present.c report/diff.c \
 	report/export.c \
 	report/cpu_links.c report/rows.c report/markdown.c \
-	report/plot.c report/plot_frame.c report/plot_run.c report/plot_rows.c
+	report/plot.c report/plot_frame.c report/plot_run.c report/plot_rows.c \
+	report/plot_present.c
 CMDS_SRC := cmds/main.c cmds/report.c cmds/info.c cmds/trigger.c cmds/capture.c \
 	cmds/stats.c cmds/diff.c cmds/export.c cmds/plot.c cmds/input.c cmds/output.c cmds/manual.c
 GEN_SRC := samples/gen.c

@@ -342,6 +342,12 @@ void stats_present_json(struct sbuf *b, const present_run *r);
  * pattern names neither; 1 with *value (ns, or a count times 10^6) and
  * whether it passed limit_ns; -1 when the run has no such value (no
  * interval, no v-sync counted); -2 when out of memory. */
+/* The present intervals' panel of a run's picture (plot_present.c): its
+ * height, 0 when the run has none; drawn at `top` on the frame axis a,
+ * in a picture `width` wide. false when out of memory. */
+double plot_present_height(const stats *s);
+bool plot_present_panel(struct sbuf *b, const stats *s, const struct plot_frames *a,
+			double width, double top);
 int stats_present_budget(const present_run *r, const char *pattern, bool ignore_case,
 			 unsigned stat, uint32_t limit_ns, uint32_t *value, bool *exceeded);
 
