@@ -435,7 +435,7 @@ $(BENCH_TRACY): tests/bench/tracy_zones.cpp $(TRACY_OUT)/TracyClient.o
 		-I$(TRACY_DIR)/public -o $@ $^ -pthread -ldl
 endif
 
-bench: all $(BENCH_SCOPES) $(BENCH_RUNFRAME) $(BENCH_TRACY)
+bench: all $(BENCH_SCOPES) $(BENCH_RUNFRAME) $(BENCH_TRACY) $(PRESENT_SCRIPT)
 	@TRACY='$(TRACY)' tests/bench/run $(BUILD)
 
 # libFuzzer needs clang; the fuzzers get their own build. FUZZ_SECONDS

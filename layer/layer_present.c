@@ -45,6 +45,7 @@ struct wait_item {
 };
 
 struct layer_present {
+	bool off;            /* CRUMBS_LAYER_PRESENTS=0: presents are not recorded */
 	/* How this device's presents say when they were shown. */
 	bool own_ids;        /* the layer gives present ids (VkPresentIdKHR) */
 	bool program_ids;    /* the program enabled presentId itself */
@@ -90,10 +91,20 @@ static const VkBaseInStructure *chained(const void *next, VkStructureType type)
 	return NULL;
 }
 
+/* CRUMBS_LAYER_PRESENTS=0: the layer records no present, which `make
+ * bench` compares with the presents recorded. */
+static bool presents_off(void)
+{
+	const char *v = getenv("CRUMBS_LAYER_PRESENTS");
+	return v && strcmp(v, "0") == 0;
+}
+
 bool present_plan(const VkDeviceCreateInfo *ci, const VkExtensionProperties *props,
 		  uint32_t count, struct present_plan *plan)
 {
 	memset(plan, 0, sizeof(*plan));
+	if (presents_off())
+		return false;
 	if (getenv("CRUMBS_LAYER_NO_PRESENT_TIMES")) {
 		/* Presents are recorded with their CPU times alone. */
 		plan->program_timing = asked_ext(ci, VK_GOOGLE_DISPLAY_TIMING_EXTENSION_NAME);
@@ -189,14 +200,16 @@ void present_device_init(struct layer_device *d, const struct present_plan *plan
 		free(p);
 		return;
 	}
-	if (enabled) {
+	p->off = presents_off();
+	if (enabled && !p->off) {
 		p->program_ids = plan->program_ids;
 		p->own_ids = plan->own_ids;
 		p->wait = plan->wait && d->next.WaitForPresentKHR;
 		p->own_timing = plan->own_timing && d->next.GetPastPresentationTimingGOOGLE &&
 				d->next.GetRefreshCycleDurationGOOGLE;
 	}
-	p->timing = (p->own_timing || plan->program_timing) && d->next.GetRefreshCycleDurationGOOGLE;
+	p->timing = !p->off && (p->own_timing || plan->program_timing) &&
+		    d->next.GetRefreshCycleDurationGOOGLE;
 	d->present = p;
 }
 
@@ -262,7 +275,7 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_CreateSwapchainKHR(VkDevice device,
 	VkResult r = FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, CreateSwapchainKHR, device, ci, alloc,
 				    out);
 	struct layer_present *p = d->present;
-	if (r != VK_SUCCESS || !p || !ci || !out || !*out)
+	if (r != VK_SUCCESS || !p || p->off || !ci || !out || !*out)
 		return r;
 	uint64_t refresh = 0;
 	if (p->timing) {
@@ -375,7 +388,7 @@ const VkPresentInfoKHR *present_prepare(struct layer_device *d, const VkPresentI
 	struct layer_present *p = d->present;
 	pc->ids_count = 0;
 	pc->program_ids = NULL;
-	if (!p || !info || !info->pSwapchains || !recorder_recording(d->ctx))
+	if (!p || p->off || !info || !info->pSwapchains || !recorder_recording(d->ctx))
 		return info;
 	const VkPresentIdKHR *given =
 		(const void *)chained(info->pNext, VK_STRUCTURE_TYPE_PRESENT_ID_KHR);
@@ -441,7 +454,7 @@ void present_done(struct layer_device *d, const VkPresentInfoKHR *info,
 		  const struct present_call *pc, int64_t begin_ns, int64_t end_ns, VkResult r)
 {
 	struct layer_present *p = d->present;
-	if (!info || !info->pSwapchains || !recorder_recording(d->ctx))
+	if ((p && p->off) || !info || !info->pSwapchains || !recorder_recording(d->ctx))
 		return;
 	for (uint32_t i = 0; i < info->swapchainCount; i++) {
 		VkSwapchainKHR sc = info->pSwapchains[i];
