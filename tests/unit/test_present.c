@@ -4,9 +4,16 @@
  * model over a run: the intervals from shown time to shown time, the
  * v-syncs they missed, counted by hand; CPU intervals where nothing says
  * when frames were shown; what is left out and why; a run taken in two
- * parts as in one.
+ * parts as in one; and a program's presents given to libcrumbs
+ * (crumbs_present, crumbs_present_shown) recorded in its run.
  */
 #include "helpers.h"
+#include "../../include/crumbs.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
 
 #define MS 1000000ll
 #define REFRESH 16666667ll
@@ -281,6 +288,109 @@ static void refused_and_unknown(void **state)
 	free(m.data);
 }
 
+static char dir[256];
+
+static void quiet_log(void *user, enum crumbs_log_level level, const char *message)
+{
+	(void)user;
+	(void)level;
+	(void)message;
+}
+
+struct shown_arg {
+	crumbs_context *ctx;
+	uint64_t id;
+	int64_t ns;
+};
+
+/* A shown time from a thread of the program's own. */
+static void *shown_later(void *arg)
+{
+	const struct shown_arg *a = arg;
+	crumbs_present_shown(a->ctx, 7, a->id, CRUMBS_SHOWN_PRESENT_WAIT, a->ns);
+	return NULL;
+}
+
+/* A program that links libcrumbs reports 25 presents, each shown one
+ * refresh after the one before but every 5th two, while it records
+ * frames 2 to 20: the run holds that run's presents and their shown
+ * times, and its missed v-syncs are the script's. Calls that cannot be
+ * recorded are harmless. */
+static void library_presents(void **state)
+{
+	(void)state;
+	struct crumbs_desc d = { 0 };
+	crumbs_context *ctx = NULL;
+	d.capture_dir = dir;
+	d.program_name = "presents";
+	d.no_trigger = 1;
+	d.log = quiet_log;
+	assert_int_equal(crumbs_create(&d, &ctx), CRUMBS_OK);
+	crumbs_present(NULL, NULL);
+	crumbs_present(ctx, NULL);
+	crumbs_present_shown(NULL, 7, 1, CRUMBS_SHOWN_PRESENT_WAIT, 1);
+	assert_int_equal(crumbs_record(ctx, 2, 20, 1), CRUMBS_OK);
+	int64_t shown = 1000 * MS;
+	for (uint64_t f = 0; f < 25; f++) {
+		uint64_t id = f + 1;
+		struct crumbs_present_info p = { .swapchain = 7, .begin_ns = 0, .end_ns = 0,
+						 .present_id = id, .mode = CRUMBS_PRESENT_MODE_FIFO,
+						 .refresh_ns = REFRESH, .result = VK_SUCCESS };
+		crumbs_present(ctx, &p);
+		if (id > 1)
+			shown += (id % 5 == 0 ? 2 : 1) * REFRESH;
+		if (f % 2) {
+			struct shown_arg a = { ctx, id, shown };
+			pthread_t t;
+			assert_int_equal(pthread_create(&t, NULL, shown_later, &a), 0);
+			pthread_join(t, NULL);
+		} else {
+			crumbs_present_shown(ctx, 7, id, CRUMBS_SHOWN_PRESENT_WAIT, shown);
+		}
+		crumbs_present_shown(ctx, 7, 0, CRUMBS_SHOWN_PRESENT_WAIT, shown); /* no id */
+		crumbs_present_shown(ctx, 7, id, (enum crumbs_present_source)9, shown);
+		crumbs_frame(ctx);
+	}
+	const char *path = NULL;
+	for (int i = 0; i < 20000 && !path; i++) {
+		crumbs_frame(ctx);
+		path = crumbs_last_capture(ctx);
+		if (!path) {
+			struct timespec ts = { 0, 1000000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	assert_non_null(path);
+	char file[512];
+	snprintf(file, sizeof(file), "%s", path);
+	crumbs_destroy(ctx);
+
+	reader *c = NULL;
+	struct analyze_error e;
+	assert_int_equal(reader_open_file(file, &c, &e), CRUMBS_OK);
+	present_run *r = present_run_create();
+	const struct frame *f;
+	uint64_t frames = 0;
+	while (reader_next_frame(c, &f, &e) == CRUMBS_OK && f) {
+		assert_int_equal(present_run_add(r, f), CRUMBS_OK);
+		frames++;
+	}
+	reader_free(c);
+	assert_int_equal(frames, 19);
+	assert_int_equal(present_run_finish(r), CRUMBS_OK);
+	const struct present_summary *p = present_run_summary(r);
+	/* Presents 3 to 21 end frames 2 to 20, each shown in its frame. */
+	assert_int_equal(p->presents, 19);
+	assert_int_equal(p->shown, 19);
+	assert_int_equal(p->intervals, 18);
+	assert_int_equal(p->clock, PRESENT_CLOCK_SHOWN);
+	/* Presents 5, 10, 15 and 20 missed one each. */
+	assert_int_equal(p->missed_vsyncs, 4);
+	assert_int_equal(p->late, 4);
+	present_run_free(r);
+	unlink(file);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -290,6 +400,12 @@ int main(void)
 		cmocka_unit_test(what_is_not_counted),
 		cmocka_unit_test(two_parts),
 		cmocka_unit_test(refused_and_unknown),
+		cmocka_unit_test(library_presents),
 	};
-	return cmocka_run_group_tests_name("present", tests, NULL, NULL);
+	snprintf(dir, sizeof(dir), "%s/crumbs-present-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(dir))
+		return 1;
+	int failed = cmocka_run_group_tests_name("present", tests, NULL, NULL);
+	rmdir(dir);
+	return failed;
 }
