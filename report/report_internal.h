@@ -348,6 +348,11 @@ void stats_present_json(struct sbuf *b, const present_run *r);
 double plot_present_height(const stats *s);
 bool plot_present_panel(struct sbuf *b, const stats *s, const struct plot_frames *a,
 			double width, double top);
+/* The present interval's row of stats' CSV (kind "present": its
+ * frames are intervals, its spikes those that missed a v-sync) and of its
+ * Markdown table, with the missed v-syncs; nothing without intervals. */
+void stats_present_csv(struct sbuf *b, const present_run *r);
+void stats_present_markdown(struct sbuf *b, const present_run *r);
 int stats_present_budget(const present_run *r, const char *pattern, bool ignore_case,
 			 unsigned stat, uint32_t limit_ns, uint32_t *value, bool *exceeded);
 

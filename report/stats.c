@@ -822,6 +822,7 @@ static int print_csv(const stats *s, const struct capture_meta *meta,
 		if (b.len > 60000)
 			result = sbuf_emit(sink, &b);
 	}
+	stats_present_csv(&b, stats_presents(s));
 	if (result == 0)
 		result = sbuf_emit(sink, &b);
 	sbuf_release(&b);

@@ -6,6 +6,7 @@
  */
 #include "report_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,4 +168,78 @@ int stats_present_budget(const present_run *r, const char *pattern, bool ignore_
 	*value = x >= (int64_t)UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)x;
 	*exceeded = *value > limit_ns;
 	return 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* CSV and Markdown                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* The intervals' summary as a row's: mean, percentiles, minimum, maximum
+ * (and its frame), standard deviation. false when there is none, or out
+ * of memory. */
+static bool interval_summary(const present_run *r, struct stats_summary *t)
+{
+	size_t n = 0;
+	const struct present_interval *iv = r ? present_run_intervals(r, &n) : NULL;
+	if (!n)
+		return false;
+	int64_t *v = malloc(n * sizeof(*v));
+	if (!v)
+		return false;
+	double sum = 0, sq = 0;
+	for (size_t i = 0; i < n; i++) {
+		v[i] = iv[i].ns;
+		sum += (double)iv[i].ns;
+	}
+	double mean = sum / (double)n;
+	for (size_t i = 0; i < n; i++)
+		sq += ((double)v[i] - mean) * ((double)v[i] - mean);
+	qsort(v, n, sizeof(*v), ns_cmp);
+#define CLAMP(x) ((x) >= (int64_t)STATS_NS_MAX ? STATS_NS_MAX : (uint32_t)(x))
+#define RANK(p) v[(((uint64_t)(p) * n + 99) / 100) ? (((uint64_t)(p) * n + 99) / 100) - 1 : 0]
+	const struct present_summary *p = present_run_summary(r);
+	*t = (struct stats_summary){ .frames = n, .mean_ns = mean, .stddev_ns = sqrt(sq / (double)n),
+				     .min_ns = CLAMP(v[0]), .median_ns = CLAMP(RANK(50)),
+				     .p90_ns = CLAMP(RANK(90)), .p95_ns = CLAMP(RANK(95)),
+				     .p99_ns = CLAMP(RANK(99)), .max_ns = CLAMP(v[n - 1]),
+				     .max_frame = p->max_frame };
+#undef RANK
+#undef CLAMP
+	free(v);
+	return true;
+}
+
+void stats_present_csv(struct sbuf *b, const present_run *r)
+{
+	struct stats_summary t;
+	if (!interval_summary(r, &t))
+		return;
+	const struct present_summary *p = present_run_summary(r);
+	sbuf_addf(b, "present,,,%s,0,%llu,,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%llu,%.6f,,,,,,,,,",
+		  STATS_PRESENT_INTERVAL, (unsigned long long)t.frames, t.mean_ns / 1e6,
+		  t.median_ns / 1e6, t.p90_ns / 1e6, t.p95_ns / 1e6, t.p99_ns / 1e6, t.min_ns / 1e6,
+		  t.max_ns / 1e6, (unsigned long long)t.max_frame, t.stddev_ns / 1e6);
+	/* Its spikes are the intervals that missed a v-sync: above one and a
+	 * half refresh periods, where they were counted. */
+	if (p->counted)
+		sbuf_addf(b, ",%.6f,%llu,,\n", p->refresh_ns * 1.5 / 1e6, (unsigned long long)p->late);
+	else
+		sbuf_adds(b, ",,,,\n");
+}
+
+void stats_present_markdown(struct sbuf *b, const present_run *r)
+{
+	struct stats_summary t;
+	if (!interval_summary(r, &t))
+		return;
+	const struct present_summary *p = present_run_summary(r);
+	sbuf_addf(b, "| present | %s (%s) | %llu | %.3f | %.3f | %.3f | %.3f | |\n",
+		  STATS_PRESENT_INTERVAL, p->clock == PRESENT_CLOCK_CPU ? "CPU" : "shown",
+		  (unsigned long long)t.frames, t.mean_ns / 1e6, t.median_ns / 1e6, t.p95_ns / 1e6,
+		  t.max_ns / 1e6);
+	if (p->counted)
+		sbuf_addf(b, "| present | %s: %llu, %llu frame%s shown late | %llu | | | | | |\n",
+			  STATS_MISSED_VSYNCS, (unsigned long long)p->missed_vsyncs,
+			  (unsigned long long)p->late, p->late == 1 ? "" : "s",
+			  (unsigned long long)p->counted);
 }
