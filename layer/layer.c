@@ -439,10 +439,12 @@ VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device,
 	if (!d)
 		return;
 	registry_remove_device(d);
+	/* First the layer's thread that waits for presents, which gives the
+	 * recorder what it learns. */
+	present_device_destroy(d);
 	/* The program waited for the device to be idle, as it must before
 	 * destroying it: what crumbs submitted is done too. */
 	crumbs_destroy(d->ctx);
-	present_device_destroy(d);
 	if (d->window_lock_ready)
 		pthread_rwlock_destroy(&d->window_lock);
 	d->next.DestroyDevice(device, alloc);

@@ -36,10 +36,14 @@ struct swapchain {
 	uint64_t next_id;        /* the layer's last id on it */
 	bool dying;              /* being destroyed: no more waits */
 	uint32_t waiting;        /* the layer's thread waits on it */
+	/* Which swapchain of that handle: a handle destroyed and given
+	 * again is another swapchain, whose ids start again. */
+	uint64_t serial;
 };
 
 struct wait_item {
 	VkSwapchainKHR swapchain;
+	uint64_t serial;
 	uint64_t id;
 	int64_t since_ns;
 };
@@ -57,6 +61,7 @@ struct layer_present {
 	struct swapchain swapchains[SWAPCHAINS_MAX];
 	struct wait_item ring[WAIT_RING];
 	uint32_t ring_head, ring_count;
+	uint64_t serials;        /* swapchains seen */
 	pthread_t thread;
 	bool thread_started;
 	bool quit;
@@ -292,7 +297,7 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_CreateSwapchainKHR(VkDevice device,
 			s = &p->swapchains[i];
 	if (s)
 		*s = (struct swapchain){ .handle = *out, .mode = mode_of(ci->presentMode),
-					 .refresh_ns = refresh };
+					 .refresh_ns = refresh, .serial = ++p->serials };
 	pthread_mutex_unlock(&p->lock);
 	return r;
 }
@@ -334,7 +339,7 @@ static void *waiter_main(void *arg)
 			break;
 		struct wait_item it = p->ring[p->ring_head];
 		struct swapchain *s = swapchain_find(p, it.swapchain);
-		if (!s || s->dying) {
+		if (!s || s->dying || s->serial != it.serial) {
 			p->ring_head = (p->ring_head + 1) % WAIT_RING;
 			p->ring_count--;
 			continue;
@@ -360,8 +365,8 @@ static void *waiter_main(void *arg)
 	return NULL;
 }
 
-/* Under the lock: present `id` of sc is to be waited for. */
-static void wait_later(struct layer_device *d, struct layer_present *p, VkSwapchainKHR sc,
+/* Under the lock: present `id` of swapchain s is to be waited for. */
+static void wait_later(struct layer_device *d, struct layer_present *p, const struct swapchain *s,
 		       uint64_t id, int64_t now)
 {
 	if (p->ring_count == WAIT_RING)
@@ -373,7 +378,8 @@ static void wait_later(struct layer_device *d, struct layer_present *p, VkSwapch
 		}
 		p->thread_started = true;
 	}
-	p->ring[(p->ring_head + p->ring_count) % WAIT_RING] = (struct wait_item){ sc, id, now };
+	p->ring[(p->ring_head + p->ring_count) % WAIT_RING] =
+		(struct wait_item){ s->handle, s->serial, id, now };
 	p->ring_count++;
 	pthread_cond_broadcast(&p->cond);
 }
@@ -474,7 +480,7 @@ void present_done(struct layer_device *d, const VkPresentInfoKHR *info,
 				pi.refresh_ns = s->refresh_ns;
 			}
 			if (s && p->wait && id && pi.result >= 0)
-				wait_later(d, p, sc, id, end_ns);
+				wait_later(d, p, s, id, end_ns);
 			pthread_mutex_unlock(&p->lock);
 		}
 		crumbs_present(d->ctx, &pi);

@@ -16,9 +16,9 @@
  *                                  of a swapchain is shown K refresh
  *                                  periods after the one before it;
  *                                  every other one period after
- * With present wait offered, each present blocks until its scripted time,
- * as a FIFO swapchain whose queue is full does, and vkWaitForPresentKHR
- * returns at it; display timing's past timings give the scripted times
+ * With present wait offered, each present blocks until the one before it
+ * is shown, as a FIFO swapchain with a queue of one image does, and
+ * vkWaitForPresentKHR returns at its scripted time; display timing's past timings give the scripted times
  * exactly. One instance and one device at a time, as the tests
  * make.
  */
@@ -291,6 +291,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL script_QueuePresentKHR(VkQueue queue,
 	int64_t now = now_ns();
 	pthread_mutex_lock(&lock);
 	uint32_t n = ++presents;
+	int64_t before = n == 1 ? 0 : last_shown;
 	int64_t shown = n == 1 ? now + refresh_ns : last_shown + periods(n) * refresh_ns;
 	last_shown = shown;
 	history[n % HISTORY] = (struct shown){
@@ -299,8 +300,10 @@ static VKAPI_ATTR VkResult VKAPI_CALL script_QueuePresentKHR(VkQueue queue,
 		.ns = shown };
 	pthread_cond_broadcast(&shown_cond);
 	pthread_mutex_unlock(&lock);
-	if (offer_wait)
-		sleep_until(shown); /* the queue is full until it is shown */
+	/* A queue of one image: the present returns once the one before it
+	 * is shown, so that a wait for this one begins before it is. */
+	if (offer_wait && before)
+		sleep_until(before);
 	return r;
 }
 
