@@ -77,21 +77,22 @@ TRIGGER_SRC := trigger/trigger.c trigger/answer.c
 # The recorder, one concept a file, from the bottom of its call graph up
 # (capture/capture_internal.h; tests/cli/layout.sh checks the order).
 RECORDER_SRC := capture/common.c capture/cpu.c capture/functions.c capture/calibrate.c \
-	capture/memory.c capture/counters.c capture/pools.c \
+	capture/present.c capture/memory.c capture/counters.c capture/pools.c \
 	capture/store.c capture/standing.c capture/record.c capture/submit.c \
 	capture/readback.c capture/profilegpu.c capture/output.c capture/frame.c \
 	capture/context.c capture/namefmt.c
 ANALYZE_SRC := analyze/arena.c analyze/reader.c analyze/records.c analyze/model.c analyze/counters.c \
-	analyze/cpu.c analyze/pipelines.c analyze/memory.c
+	analyze/cpu.c analyze/pipelines.c analyze/memory.c analyze/present.c
 REPORT_SRC := report/settings.c report/filter.c report/table.c report/pipelines.c report/text.c \
 	report/grid.c report/verdict.c
 # Statistics over runs and comparing them: the crumbs command's alone, kept
 # out of libcrumbs (which reads a capture back only for its tables), so a
 # program linking it statically needs no more of libm than before.
-RUNS_SRC := analyze/stats.c analyze/compare.c analyze/counters_runs.c report/stats.c report/vitals.c \
+RUNS_SRC := analyze/stats.c analyze/compare.c analyze/counters_runs.c report/stats.c report/vitals.c report/stats_present.c \
 	report/diff.c report/export.c \
 	report/cpu_links.c report/rows.c report/markdown.c \
-	report/plot.c report/plot_frame.c report/plot_run.c report/plot_memory.c report/plot_rows.c
+	report/plot.c report/plot_frame.c report/plot_run.c report/plot_memory.c report/plot_rows.c \
+	report/plot_present.c
 CMDS_SRC := cmds/main.c cmds/report.c cmds/info.c cmds/trigger.c cmds/capture.c \
 	cmds/stats.c cmds/diff.c cmds/export.c cmds/plot.c cmds/input.c cmds/output.c cmds/manual.c
 GEN_SRC := samples/gen.c
@@ -216,7 +217,7 @@ $(LIBCRUMBS_LINKS): $(LIBCRUMBS_SO)
 # recorder inside cannot clash with a libcrumbs the program links.
 LAYER_OBJ := $(call obj,layer/unprofilable.c layer/layer_env.c layer/layer_names.c layer/pipeline_id.c \
 	layer/layer_devices.c layer/layer_frames.c layer/layer_record.c layer/layer_events.c layer/layer_memory.c \
-	layer/layer.c)
+	layer/layer_present.c 	layer/layer.c)
 $(LAYER): $(LAYER_OBJ) $(CORE_OBJ) layer/layer.map
 	$(CC) $(ALL_LDFLAGS) -shared -Wl,--version-script=layer/layer.map -Wl,-Bsymbolic \
 		-o $@ $(LAYER_OBJ) $(CORE_OBJ) $(LIBS)
@@ -394,6 +395,13 @@ $(NEIGHBOUR): $(BUILD)/obj/tests/layer/neighbour.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -shared -o $@ $^
 
+# A layer to stack below crumbs', in place of a display whose presents
+# are shown as a script says (tests/cli/layer-present.sh).
+PRESENT_SCRIPT := $(BUILD)/tests/present_script/libVkLayer_crumbs_test_present.so
+$(PRESENT_SCRIPT): $(BUILD)/obj/tests/layer/present_script.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -shared -o $@ $^ -pthread
+
 # make test T=PATTERN runs only the suites whose short names match it and
 # builds what they need; tests/run-tests holds the list of suites.
 ifneq ($(filter test,$(MAKECMDGOALS)),)
@@ -441,7 +449,7 @@ $(BENCH_TRACY): tests/bench/tracy_zones.cpp $(TRACY_OUT)/TracyClient.o
 		-I$(TRACY_DIR)/public -o $@ $^ -pthread -ldl
 endif
 
-bench: all $(BENCH_SCOPES) $(BENCH_RUNFRAME) $(BENCH_ALLOCS) $(BENCH_TRACY)
+bench: all $(BENCH_SCOPES) $(BENCH_RUNFRAME) $(BENCH_ALLOCS) $(BENCH_TRACY) $(PRESENT_SCRIPT)
 	@TRACY='$(TRACY)' tests/bench/run $(BUILD)
 
 # libFuzzer needs clang; the fuzzers get their own build. FUZZ_SECONDS

@@ -331,6 +331,29 @@ struct frame_mark {
 	int64_t ns;
 };
 
+/*
+ * A present to a swapchain (format 1.5's PRESENT), and when one was shown
+ * (PRESENT_SHOWN), which a later frame may say. Times are nanoseconds:
+ * cpu_ns on the CPU clock, shown_ns on its source's clock (enum
+ * crumbs_present_source).
+ */
+struct frame_present {
+	uint64_t swapchain;   /* the producer's number for it */
+	uint64_t id;          /* 0: none */
+	int64_t cpu_ns;       /* when the present call began */
+	int64_t duration_ns;  /* how long it took */
+	int64_t refresh_ns;   /* the display's refresh period; 0: not known */
+	uint8_t mode;         /* enum crumbs_present_mode */
+	uint8_t flags;        /* enum crumbs_present_flags */
+};
+
+struct frame_shown {
+	uint64_t swapchain;
+	uint64_t id;          /* never 0 */
+	int64_t shown_ns;
+	uint8_t source;       /* enum crumbs_present_source */
+};
+
 struct frame {
 	uint64_t number;
 	int64_t cpu_begin_ns;
@@ -367,6 +390,12 @@ struct frame {
 	/* Memory heaps (format 1.5), by GPU and then heap (analyze/memory.c). */
 	struct frame_memory *memory;
 	uint32_t memory_count;
+	/* Presents made in the frame and times of presents shown that
+	 * became known in it (format 1.5), in the file's order. */
+	const struct frame_present *presents;
+	uint32_t present_count;
+	const struct frame_shown *shown;
+	uint32_t shown_count;
 	/* Each GPU's busy time, disjoint intervals by GPU and then in time
 	 * order, which frame_gpu.frame_ns sums. */
 	const struct busy_interval *busy;
@@ -645,6 +674,89 @@ struct compare_result {
  */
 enum compare_verdict compare_verdict(const struct compare_rule *rule, const struct compare_side *base,
 				     const struct compare_side *cand, struct compare_result *out);
+
+/* ------------------------------------------------------------------------ */
+/* Presentation over a run (present.c)                                      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The time from one present to the next on each swapchain, fed one frame
+ * at a time. Where a swapchain's presents have times they were shown
+ * (PRESENT_SHOWN), an interval is from one shown present to the next
+ * shown one, on the clock of the source most of them have (display
+ * timing before present wait where as many): the frame pacing a player
+ * sees. Where none has, intervals are from one present call to the next
+ * on the CPU clock, and are said to be so: crumbs never takes a CPU
+ * interval for a shown one. Failed presents are left out.
+ *
+ * A missed v-sync is counted on a shown interval only, and only where
+ * the later present knows the display's refresh period R and asked for
+ * a v-sync of its own (present mode FIFO or FIFO relaxed): the interval
+ * spans n = round(interval / R) refresh periods (at least 1), and missed
+ * n − 1 v-syncs; a frame shown late is one whose interval missed one or
+ * more. Elsewhere nothing is counted, and the summary says why.
+ */
+typedef struct present_run present_run;
+
+/* What intervals of a run are on. */
+enum present_clock {
+	PRESENT_CLOCK_NONE,     /* no interval: fewer than two presents */
+	PRESENT_CLOCK_SHOWN,    /* every one from shown time to shown time */
+	PRESENT_CLOCK_CPU,      /* every one from present call to present call */
+	PRESENT_CLOCK_MIXED     /* some swapchains' shown, others' CPU */
+};
+
+struct present_interval {
+	uint64_t frame;       /* the frame of the later present */
+	uint64_t swapchain;
+	int64_t ns;
+	uint32_t missed;      /* v-syncs missed; 0 also where not counted */
+	bool shown;           /* on a shown clock; else the CPU's */
+	bool counted;         /* missed v-syncs were counted on it */
+};
+
+struct present_summary {
+	uint64_t presents;        /* present calls that did not fail */
+	uint64_t failed;          /* present calls that failed */
+	uint64_t swapchains;
+	uint64_t shown;           /* presents with a time they were shown */
+	unsigned sources;         /* 1 << each enum crumbs_present_source seen */
+	enum present_clock clock;
+	uint64_t intervals;
+	int64_t median_ns;        /* of the intervals, nearest rank */
+	int64_t p99_ns;
+	int64_t max_ns;
+	uint64_t max_frame;       /* the frame of the longest */
+	int64_t refresh_ns;       /* the last refresh period known; 0: none */
+	uint64_t counted;         /* intervals on which v-syncs were counted */
+	uint64_t missed_vsyncs;   /* summed over them */
+	uint64_t late;            /* intervals that missed one or more */
+	uint64_t no_vsync;        /* shown intervals of presents that asked
+				   * for no v-sync (mailbox, immediate) */
+	uint64_t no_refresh;      /* shown intervals with no refresh period known */
+	int64_t call_median_ns;   /* how long present calls took, median */
+};
+
+/* An empty run, or NULL when out of memory; present_run_free(NULL) is a
+ * no-op. */
+present_run *present_run_create(void);
+void present_run_free(present_run *r);
+/* Adds a frame's presents and shown times (frames in order). */
+enum crumbs_result present_run_add(present_run *r, const struct frame *f);
+/* Adds what `from` was given after what r was, emptying from. */
+enum crumbs_result present_run_append(present_run *r, present_run *from);
+/* Matches shown times to presents and computes the intervals and the
+ * summary; once, after the last frame. CRUMBS_OK or
+ * CRUMBS_ERROR_OUT_OF_MEMORY. */
+enum crumbs_result present_run_finish(present_run *r);
+/* After present_run_finish: the summary, and the intervals in the order
+ * of their later presents (valid while r is). */
+const struct present_summary *present_run_summary(const present_run *r);
+const struct present_interval *present_run_intervals(const present_run *r, size_t *count);
+/* The longest interval whose later present is in frame `number` (ns), or
+ * -1 when none is; intervals are searched from *cursor on, which callers
+ * walking frames in order keep (start it at 0). */
+int64_t present_run_frame_max(const present_run *r, uint64_t number, size_t *cursor);
 
 /* ------------------------------------------------------------------------ */
 /* Statistics over frames                                                   */
@@ -952,6 +1064,8 @@ uint32_t stats_cpu_row(const stats *s);
 /* The video memory of the frames added (format 1.5); its count is 0
  * when none held any. Valid until the next stats_add_frame or stats_free. */
 const struct memory_stats *stats_memory(const stats *s);
+/* The run's presentation (present.c's), finished with the statistics. */
+const present_run *stats_presents(const stats *s);
 
 /* Whether a frame added held CPU threads, timelines or marks: the CPU
  * frame time is kept from the first frame, but is the CPU's only then. */
@@ -1041,7 +1155,27 @@ struct compare_memory_row {
 	enum compare_verdict verdict;
 };
 
+/*
+ * The runs' presentation compared: the present interval (the statistic
+ * of compare_runs' over each side's intervals, tested on them as rows
+ * are), and the missed v-syncs, counts: the candidate's, scaled to as
+ * many counted intervals as the base's, against the base's; regressed
+ * when one or more higher, improved when one or more lower. A side
+ * without intervals (or without v-syncs counted) leaves it out.
+ */
+struct compare_present {
+	bool interval;              /* both sides have present intervals */
+	uint64_t base_intervals, cand_intervals;
+	int64_t base_ns, cand_ns;
+	struct compare_result interval_result;
+	bool vsyncs;                /* both sides counted missed v-syncs */
+	uint64_t base_missed, cand_missed;
+	uint64_t base_counted, cand_counted;
+	struct compare_result vsync_result; /* change_ns: the scaled change in v-syncs */
+};
+
 struct compare_runs {
+	struct compare_present present; /* counted in verdicts too */
 	struct compare_row *rows; /* frame-time rows (GPU and CPU) first, then by the
 				   * size of the change, largest first */
 	size_t count;

@@ -265,6 +265,10 @@ struct raw_frame {
 	uint32_t task_timelines; /* distinct timelines of TASK_BEGINs */
 	struct frame_memory *memory; /* MEMORY records (format 1.5) */
 	size_t memory_count;
+	struct frame_present *presents; /* presents and when some were shown */
+	size_t present_count;
+	struct frame_shown *shown;
+	size_t shown_count;
 	/* The last FRAME_THREAD's tid, if the frame has one. */
 	bool has_frame_thread;
 	uint32_t frame_thread_tid;
@@ -291,7 +295,7 @@ struct raw_span {
 	uint32_t task_timelines;
 	bool has_frame_thread;
 	uint32_t frame_thread_tid;
-	size_t first[11]; /* in the order of raw_frames' arrays below */
+	size_t first[13]; /* in the order of raw_frames' arrays below */
 };
 
 /* Frames decoded one after another, their records appended to the same
@@ -309,6 +313,8 @@ struct raw_frames {
 	struct vec cpu;          /* struct raw_cpu */
 	struct vec tasks;        /* struct raw_task */
 	struct vec memory;       /* struct frame_memory, in file order */
+	struct vec presents;     /* struct frame_present (format 1.5) */
+	struct vec shown;        /* struct frame_shown (format 1.5) */
 };
 
 /* counters.c, for the model: a pipeline statistic, unknown statistics
@@ -359,6 +365,10 @@ bool records_decode_frame(const struct setup *setup, struct cursor *k,
 bool memory_build(const struct raw_frame *raw, struct frame *f, struct arena *arena);
 bool cpu_threads_build(const struct raw_frame *raw, struct frame *f, struct arena *arena,
 		       bool skip_scopes);
+
+/* Copies the frame's presents and shown times (f->presents, f->shown)
+ * from raw into `arena`. Returns false when out of memory (present.c). */
+bool present_frame_build(const struct raw_frame *raw, struct frame *f, struct arena *arena);
 
 /* What the model builder needs of the capture. */
 struct model_context {

@@ -411,6 +411,88 @@ static bool compare_memory(const stats *base, const stats *cand, const struct co
 	return true;
 }
 
+static int int64_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The statistic `stat` of n sorted intervals. */
+static int64_t interval_stat(const int64_t *v, size_t n, enum compare_stat stat)
+{
+	if (stat == COMPARE_MEAN) {
+		double sum = 0;
+		for (size_t i = 0; i < n; i++)
+			sum += (double)v[i];
+		return (int64_t)(sum / (double)n + 0.5);
+	}
+	unsigned p = stat == COMPARE_P95 ? 95 : 50;
+	size_t rank = (size_t)(((uint64_t)p * n + 99) / 100);
+	return v[rank ? rank - 1 : 0];
+}
+
+static int64_t *sorted_intervals(const present_run *r, size_t *n)
+{
+	const struct present_interval *iv = present_run_intervals(r, n);
+	int64_t *v = malloc((*n ? *n : 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < *n; i++)
+		v[i] = iv[i].ns;
+	if (*n > 1)
+		qsort(v, *n, sizeof(*v), int64_cmp);
+	return v;
+}
+
+/* The runs' presentation (struct compare_present); false when out of
+ * memory. */
+static bool compare_presents(const stats *base, const stats *cand, enum compare_stat stat,
+			     const struct compare_rule *rule, struct compare_runs *out)
+{
+	struct compare_present *cp = &out->present;
+	const present_run *rb = stats_presents(base), *rc = stats_presents(cand);
+	const struct present_summary *pb = present_run_summary(rb), *pc = present_run_summary(rc);
+	if (pb->intervals && pc->intervals) {
+		size_t nb = 0, nc = 0;
+		int64_t *vb = sorted_intervals(rb, &nb);
+		int64_t *vc = vb ? sorted_intervals(rc, &nc) : NULL;
+		if (!vc) {
+			free(vb);
+			return false;
+		}
+		cp->interval = true;
+		cp->base_intervals = nb;
+		cp->cand_intervals = nc;
+		cp->base_ns = interval_stat(vb, nb, stat);
+		cp->cand_ns = interval_stat(vc, nc, stat);
+		struct compare_side sb = { nb, cp->base_ns, vb }, sc = { nc, cp->cand_ns, vc };
+		compare_verdict(rule, &sb, &sc, &cp->interval_result);
+		out->verdicts[cp->interval_result.verdict]++;
+		free(vb);
+		free(vc);
+	}
+	if (pb->counted && pc->counted) {
+		cp->vsyncs = true;
+		cp->base_missed = pb->missed_vsyncs;
+		cp->cand_missed = pc->missed_vsyncs;
+		cp->base_counted = pb->counted;
+		cp->cand_counted = pc->counted;
+		double scaled = (double)pc->missed_vsyncs * (double)pb->counted / (double)pc->counted;
+		double change = scaled - (double)pb->missed_vsyncs;
+		struct compare_result *res = &cp->vsync_result;
+		*res = (struct compare_result){ VERDICT_UNCHANGED, (int64_t)(change >= 0 ? change + 0.5 :
+									     change - 0.5),
+						pb->missed_vsyncs ? change * 100.0 / (double)pb->missed_vsyncs :
+								    0, 1, false };
+		if (change >= 1)
+			res->verdict = VERDICT_REGRESSED;
+		else if (change <= -1)
+			res->verdict = VERDICT_IMPROVED;
+		out->verdicts[res->verdict]++;
+	}
+	return true;
+}
+
 int compare_runs(const stats *base, const uint8_t *base_selected, const stats *cand,
 		 const uint8_t *cand_selected, enum compare_stat stat,
 		 const struct compare_rule *rule, struct compare_runs *out)
@@ -457,7 +539,8 @@ int compare_runs(const stats *base, const uint8_t *base_selected, const stats *c
 		out->verdicts[row->result.verdict]++;
 		node[out->count++] = (uint32_t)i;
 	}
-	if (sort_rows(&m, out->rows, node, out->count) && compare_memory(base, cand, rule, out))
+	if (sort_rows(&m, out->rows, node, out->count) && compare_memory(base, cand, rule, out) &&
+	    compare_presents(base, cand, stat, rule, out))
 		result = 0;
 out:
 	free(m.nodes);

@@ -1203,7 +1203,8 @@ enum crumbs_result model_build(const struct model_context *ctx, struct raw_frame
 	close_queues(&w);
 	gpu_busy_union(&w);
 	if (!cpu_threads_build(raw, w.f, arena, ctx->skip_scopes) ||
-	    !memory_build(raw, w.f, arena))
+	    !memory_build(raw, w.f, arena) ||
+	    !present_frame_build(raw, w.f, arena))
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
 	*out = w.f;
 	return CRUMBS_OK;

@@ -430,7 +430,8 @@ static bool get_counts(struct cursor *k, struct raw_frames *raw)
 
 /* The arrays of raw_frames, in the order of raw_span.first. */
 enum { RAW_ITEMS, RAW_SUBMITS, RAW_OPS, RAW_HOST_SIGNALS, RAW_CALIBRATIONS, RAW_READIES,
-       RAW_COUNTS, RAW_FITS, RAW_CPU, RAW_TASKS, RAW_MEMORY, RAW_ARRAYS };
+       RAW_COUNTS, RAW_FITS, RAW_CPU, RAW_TASKS, RAW_MEMORY, RAW_PRESENTS,
+       RAW_SHOWN, RAW_ARRAYS };
 _Static_assert(RAW_ARRAYS == sizeof(((struct raw_span *)0)->first) / sizeof(size_t),
 	       "raw_span.first has a place for each array");
 
@@ -459,6 +460,10 @@ static void raw_frames_arrays(struct raw_frames *f, struct vec *v[RAW_ARRAYS],
 	size[RAW_TASKS] = sizeof(struct raw_task);
 	v[RAW_MEMORY] = &f->memory;
 	size[RAW_MEMORY] = sizeof(struct frame_memory);
+	v[RAW_PRESENTS] = &f->presents;
+	size[RAW_PRESENTS] = sizeof(struct frame_present);
+	v[RAW_SHOWN] = &f->shown;
+	size[RAW_SHOWN] = sizeof(struct frame_shown);
 }
 
 void raw_frames_clear(struct raw_frames *f)
@@ -489,7 +494,9 @@ size_t raw_frames_bytes(const struct raw_frames *f)
 	       f->calibrations.len * sizeof(struct raw_calibration) +
 	       f->readies.len * sizeof(struct raw_ready) + f->counts.len * sizeof(struct counts) +
 	       f->fits.len * sizeof(struct raw_fit) + f->cpu.len * sizeof(struct raw_cpu) +
-	       f->tasks.len * sizeof(struct raw_task) + f->memory.len * sizeof(struct frame_memory);
+	       f->tasks.len * sizeof(struct raw_task) + f->memory.len * sizeof(struct frame_memory) +
+	       f->presents.len * sizeof(struct frame_present) +
+	       f->shown.len * sizeof(struct frame_shown);
 }
 
 void raw_frames_get(struct raw_frames *f, size_t i, const unsigned char *const *names,
@@ -536,6 +543,10 @@ void raw_frames_get(struct raw_frames *f, size_t i, const unsigned char *const *
 		.task_timelines = s->task_timelines,
 		.memory = data[RAW_MEMORY],
 		.memory_count = count[RAW_MEMORY],
+		.presents = data[RAW_PRESENTS],
+		.present_count = count[RAW_PRESENTS],
+		.shown = data[RAW_SHOWN],
+		.shown_count = count[RAW_SHOWN],
 		.has_frame_thread = s->has_frame_thread,
 		.frame_thread_tid = s->frame_thread_tid,
 		.names = names,
@@ -1341,6 +1352,59 @@ static bool memory_record(struct frame_decoder *d)
 	return true;
 }
 
+/* PRESENT (since 1.5): a present to a swapchain. */
+static bool present(struct frame_decoder *d)
+{
+	struct cursor *k = d->k;
+	struct frame_present p = { 0 };
+	uint64_t duration, mode, flags, refresh;
+	if (!get_varint(k, &p.swapchain) || !get_cpu(k, &d->cs->cpu_cursor, &p.cpu_ns) ||
+	    !get_varint(k, &duration) || !get_varint(k, &p.id) || !get_varint(k, &mode) ||
+	    !get_varint(k, &flags) || !get_varint(k, &refresh))
+		return false;
+	if (duration > FORMAT_MAX_PRESENT_NS)
+		return cur_fail(k, "present longer than 2^40 ns");
+	if (mode > FORMAT_MAX_PRESENT_MODE)
+		return cur_fail(k, "unknown present mode");
+	if (flags & ~(uint64_t)FORMAT_PRESENT_FLAGS_KNOWN)
+		return cur_fail(k, "unknown present flags");
+	if (refresh > FORMAT_MAX_REFRESH_NS)
+		return cur_fail(k, "refresh period longer than 10 s");
+	p.duration_ns = (int64_t)duration;
+	p.mode = (uint8_t)mode;
+	p.flags = (uint8_t)flags;
+	p.refresh_ns = (int64_t)refresh;
+	struct frame_present *out = vec_push(&d->raw->presents, sizeof(*out));
+	if (!out)
+		return cur_fail(k, "out of memory");
+	*out = p;
+	return true;
+}
+
+/* PRESENT_SHOWN (since 1.5): when a present was shown. */
+static bool present_shown(struct frame_decoder *d)
+{
+	struct cursor *k = d->k;
+	struct frame_shown s = { 0 };
+	uint64_t source, ns;
+	if (!get_varint(k, &s.swapchain) || !get_varint(k, &s.id) || !get_varint(k, &source) ||
+	    !get_varint(k, &ns))
+		return false;
+	if (s.id == 0)
+		return cur_fail(k, "shown present with id 0");
+	if (source != CRUMBS_SHOWN_PRESENT_WAIT && source != CRUMBS_SHOWN_DISPLAY_TIMING)
+		return cur_fail(k, "unknown source of a shown time");
+	if (ns > INT64_MAX)
+		return cur_fail(k, "shown time out of range");
+	s.source = (uint8_t)source;
+	s.shown_ns = (int64_t)ns;
+	struct frame_shown *out = vec_push(&d->raw->shown, sizeof(*out));
+	if (!out)
+		return cur_fail(k, "out of memory");
+	*out = s;
+	return true;
+}
+
 /* A record of a frame but FRAME_BEGIN and FRAME_END, after its tag, which
  * began at `record`. */
 static inline bool decode_record(struct frame_decoder *d, unsigned tag,
@@ -1434,6 +1498,14 @@ static inline bool decode_record(struct frame_decoder *d, unsigned tag,
 		if (d->cs->version_minor < 5)
 			break;
 		return memory_record(d);
+	case FORMAT_TAG_PRESENT:
+		if (d->cs->version_minor < 5)
+			break;
+		return present(d);
+	case FORMAT_TAG_PRESENT_SHOWN:
+		if (d->cs->version_minor < 5)
+			break;
+		return present_shown(d);
 	default:
 		break;
 	}

@@ -140,6 +140,7 @@ struct mark_line {
 #define GUESS_MAX 4096u
 
 struct stats {
+	present_run *presents;     /* presentation over the run (present.c) */
 	struct arena arena;        /* names, each once */
 	const char **names;        /* the names, by hash */
 	size_t name_count;
@@ -760,7 +761,8 @@ stats *stats_create(void)
 	stats *s = calloc(1, sizeof(struct stats));
 	if (!s)
 		return NULL;
-	if (pthread_mutex_init(&s->own.lock, NULL) != 0) {
+	if (!(s->presents = present_run_create()) || pthread_mutex_init(&s->own.lock, NULL) != 0) {
+		present_run_free(s->presents);
 		free(s);
 		return NULL;
 	}
@@ -783,6 +785,7 @@ void stats_free(stats *s)
 {
 	if (!s)
 		return;
+	present_run_free(s->presents);
 	for (size_t i = 0; i < s->row_count; i++) {
 		series_release(&s->store[i].time);
 		series_release(&s->store[i].exclusive);
@@ -1125,7 +1128,7 @@ enum crumbs_result stats_add_frame(stats *s, const struct capture_meta *meta,
 				   const struct frame *f)
 {
 	enum crumbs_result fr = frames_room(s, 1);
-	if (fr != CRUMBS_OK)
+	if (fr != CRUMBS_OK || (fr = present_run_add(s->presents, f)) != CRUMBS_OK)
 		return fr;
 	uint32_t fi = (uint32_t)s->frame_count;
 	char number[24];
@@ -1248,7 +1251,7 @@ enum crumbs_result stats_append(stats *s, stats *from)
 	if (from->frame_count == 0)
 		return CRUMBS_OK;
 	enum crumbs_result r = frames_room(s, from->frame_count);
-	if (r != CRUMBS_OK)
+	if (r != CRUMBS_OK || (r = present_run_append(s->presents, from->presents)) != CRUMBS_OK)
 		return r;
 	uint32_t base = (uint32_t)s->frame_count;
 	if (!memory_stats_append(&s->memory, &from->memory))
@@ -1699,8 +1702,15 @@ static double total_ns(const struct stats_summary *t)
 	return t->mean_ns * (double)t->frames;
 }
 
+const present_run *stats_presents(const stats *s)
+{
+	return s->presents;
+}
+
 enum crumbs_result stats_finish(stats *s, const struct stats_spike_rule *rule)
 {
+	if (present_run_finish(s->presents) != CRUMBS_OK)
+		return CRUMBS_ERROR_OUT_OF_MEMORY;
 	size_t most = 1;
 	for (size_t r = 0; r < s->row_count; r++)
 		if (s->store[r].len > most)

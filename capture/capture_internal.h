@@ -652,6 +652,9 @@ struct crumbs_context {
 	uint32_t fork_generation;
 	bool forked;
 
+	/* Presents and when they were shown (present.c); NULL: not recorded. */
+	struct present_state *present;
+
 	/* `crumbs trigger`. */
 	struct trigger trigger;
 	struct trigger_peer peer;
@@ -739,6 +742,19 @@ bool cpu_task_read(const struct cpu_frame *f, const struct cpu_record *r,
 		   struct cpu_task_view *v, char *buf);
 /* At the context's destruction. */
 void cpu_release(crumbs_context *ctx);
+
+/* present.c: presents and when they were shown (crumbs_present,
+ * crumbs_present_shown), kept for the frame recorded */
+/* At creation (without memory, presents are not recorded); at
+ * destruction. */
+void present_init(crumbs_context *ctx);
+void present_release(crumbs_context *ctx);
+/* On the thread that ends frames, as set's frame ends: the presents and
+ * shown times given since the last frame ended are set's. */
+void present_collect(crumbs_context *ctx, struct capture_set *set);
+/* Writes set's presents and shown times into its frame. */
+enum crumbs_result present_write(crumbs_context *ctx, const struct capture_set *set,
+				 crumbs_writer *w);
 
 /* functions.c: the Vulkan functions of RECORDER_*_FUNCTIONS */
 /* The instance's, through the program's vkGetInstanceProcAddr: those

@@ -168,6 +168,7 @@ enum crumbs_result crumbs_create_layered(const struct crumbs_desc *desc,
 	if (!ctx)
 		return CRUMBS_ERROR_OUT_OF_MEMORY;
 	cpu_init(ctx);
+	present_init(ctx);
 	ctx->trigger.fd = -1;
 	ctx->set_loader_data = set_loader_data;
 	if (next_ifn)
@@ -205,6 +206,7 @@ void crumbs_destroy(crumbs_context *ctx)
 	frame_finish(ctx);
 	output_release(ctx);
 	cpu_release(ctx);
+	present_release(ctx);
 	standing_destroy(ctx);
 	for (uint32_t i = 0; ctx->queues && i < ctx->queue_count; i++)
 		pools_release_queue(ctx, &ctx->queues[i]);

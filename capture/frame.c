@@ -225,6 +225,7 @@ static void end_frame(crumbs_context *ctx, int64_t now)
 	set->end_ns = now;
 	__atomic_store_n(&ctx->state_.cpu_detail, -1, __ATOMIC_RELAXED);
 	cpu_collect(ctx, set);
+	present_collect(ctx, set);
 	calibrate(ctx, set, false, now);
 	memory_frame_end(ctx, set);
 	atomic_store(&set->phase, SET_RESOLVING);

@@ -499,6 +499,8 @@ static enum crumbs_result write_frame(struct output *o, struct capture_set *set)
 		r = write_tasks(w, set);
 	if (r == CRUMBS_OK)
 		r = memory_write(ctx, set, w);
+	if (r == CRUMBS_OK)
+		r = present_write(ctx, set, w);
 	uint64_t dropped = (uint64_t)atomic_load(&set->dropped) + lost_ops + o->untimed;
 	if (dropped > UINT32_MAX)
 		dropped = UINT32_MAX;

@@ -76,6 +76,10 @@ bool recorder_in_preroll(const crumbs_context *ctx);
 /* The detail of the run of several frames in its pre-roll or under way,
  * or -1 when there is none (one-frame captures included). */
 int recorder_run_detail(const crumbs_context *ctx);
+/* Whether the frame under way is recorded (a capture frame, or a run's
+ * at any detail): what a present costs the layer beyond it is spent only
+ * then (present.c). */
+bool recorder_recording(const crumbs_context *ctx);
 /* Whether the frame under way is the first recorded one of a capture or
  * a run. */
 bool recorder_first_frame(const crumbs_context *ctx);

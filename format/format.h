@@ -238,6 +238,10 @@ enum format_tag {
 	FORMAT_TAG_LEAF_COUNTERS_UNKNOWN = 0x5C,
 	/* Since 1.5: video memory, 0x60 to 0x67. */
 	FORMAT_TAG_MEMORY = 0x60
+,
+	/* Since 1.5: presentation. */
+	FORMAT_TAG_PRESENT = 0x68,
+	FORMAT_TAG_PRESENT_SHOWN = 0x69
 };
 
 /* COUNTERS: the sets of counters a record may name, and the bits of the
@@ -294,6 +298,12 @@ enum format_tag {
 #define FORMAT_MAX_FRAME_NAME_BYTES (16u << 20) /* their names' bytes, a name
 						 * counted at each record */
 #define FORMAT_MAX_CHUNK_STRINGS (1u << 21) /* STRING records of a chunk */
+/* Since 1.5: a PRESENT's duration and refresh period, and the largest
+ * present mode and flags. */
+#define FORMAT_MAX_PRESENT_NS (1ull << 40)
+#define FORMAT_MAX_REFRESH_NS 10000000000ull
+#define FORMAT_MAX_PRESENT_MODE CRUMBS_PRESENT_MODE_OTHER
+#define FORMAT_PRESENT_FLAGS_KNOWN (CRUMBS_PRESENT_FAILED | CRUMBS_PRESENT_SUBOPTIMAL)
 
 /* The most a chunk's body may take for U bytes of content: zstd's bound
  * for one frame of them (ZSTD_COMPRESSBOUND), rounded up to a rule that

@@ -1626,3 +1626,57 @@ enum crumbs_result crumbs_writer_memory(crumbs_writer *w, const struct crumbs_me
 	}
 	return CRUMBS_OK;
 }
+
+/* ------------------------------------------------------------------------ */
+/* Presentation (since 1.5)                                                 */
+/* ------------------------------------------------------------------------ */
+
+enum crumbs_result crumbs_writer_present(crumbs_writer *w, const struct crumbs_present_desc *p)
+{
+	if (w->error)
+		return w->error;
+	if (!p || p->cpu_ns > INT64_MAX || p->duration_ns > FORMAT_MAX_PRESENT_NS ||
+	    p->mode > FORMAT_MAX_PRESENT_MODE || (p->flags & ~(uint32_t)FORMAT_PRESENT_FLAGS_KNOWN) ||
+	    p->refresh_ns > FORMAT_MAX_REFRESH_NS)
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	if (!w->in_frame)
+		return CRUMBS_ERROR_BAD_STATE;
+	if (!frame_room(w, 1))
+		return CRUMBS_ERROR_LIMIT;
+	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	frame_records_add(w, 1);
+	put_u8(&w->frames.buf, FORMAT_TAG_PRESENT);
+	put_varint(&w->frames.buf, p->swapchain);
+	put_cpu(w, p->cpu_ns);
+	put_varint(&w->frames.buf, p->duration_ns);
+	put_varint(&w->frames.buf, p->present_id);
+	put_varint(&w->frames.buf, p->mode);
+	put_varint(&w->frames.buf, p->flags);
+	put_varint(&w->frames.buf, p->refresh_ns);
+	return CRUMBS_OK;
+}
+
+enum crumbs_result crumbs_writer_present_shown(crumbs_writer *w, uint64_t swapchain,
+					       uint64_t present_id, unsigned source,
+					       uint64_t shown_ns)
+{
+	if (w->error)
+		return w->error;
+	if (present_id == 0 || shown_ns > INT64_MAX ||
+	    (source != CRUMBS_SHOWN_PRESENT_WAIT && source != CRUMBS_SHOWN_DISPLAY_TIMING))
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	if (!w->in_frame)
+		return CRUMBS_ERROR_BAD_STATE;
+	if (!frame_room(w, 1))
+		return CRUMBS_ERROR_LIMIT;
+	if (bytes_reserve(&w->frames.buf, RECORD_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	frame_records_add(w, 1);
+	put_u8(&w->frames.buf, FORMAT_TAG_PRESENT_SHOWN);
+	put_varint(&w->frames.buf, swapchain);
+	put_varint(&w->frames.buf, present_id);
+	put_varint(&w->frames.buf, source);
+	put_varint(&w->frames.buf, shown_ns);
+	return CRUMBS_OK;
+}

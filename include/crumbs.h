@@ -516,6 +516,55 @@ static inline void crumbs_timeline_frame(crumbs_context *ctx, const char *timeli
 }
 
 /* ------------------------------------------------------------------------ */
+/* Presentation                                                             */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A present the program made to one swapchain (a vkQueuePresentKHR of
+ * several swapchains is one crumbs_present for each). Zero is the
+ * default of each field.
+ */
+struct crumbs_present_info {
+	uint64_t swapchain;            /* (uint64_t)VkSwapchainKHR */
+	/* The vkQueuePresentKHR call on CLOCK_MONOTONIC, in ns; both 0: it
+	 * ended just now, and how long it took is not known. */
+	int64_t begin_ns, end_ns;
+	/* The id the present was given (VkPresentIdKHR), which
+	 * crumbs_present_shown names; 0: none. */
+	uint64_t present_id;
+	/* The swapchain's present mode: FIFO and FIFO relaxed ask for each
+	 * image to be shown at a v-sync of its own, which is what makes a
+	 * v-sync missed. 0: not known (no v-sync is counted missed). */
+	enum crumbs_present_mode mode;
+	/* The display's refresh period in ns (vkGetRefreshCycleDurationGOOGLE,
+	 * or what the program knows of its display); 0: not known. */
+	uint64_t refresh_ns;
+	VkResult result;               /* what vkQueuePresentKHR returned */
+};
+
+/*
+ * Records a present in the frame being recorded (a capture frame or any
+ * frame of a run, whatever its detail); outside them it costs a load.
+ * Call it after vkQueuePresentKHR and before the crumbs_frame() that
+ * ends the frame, from any thread. The crumbs layer reports the
+ * presents of the devices it records by itself. A frame keeps at most 64.
+ */
+CRUMBS_API void crumbs_present(crumbs_context *ctx, const struct crumbs_present_info *info);
+
+/*
+ * When present `present_id` of `swapchain` was shown, learnt now: on
+ * CRUMBS_SHOWN_PRESENT_WAIT, the CLOCK_MONOTONIC time at which
+ * vkWaitForPresentKHR(present_id) returned; on CRUMBS_SHOWN_DISPLAY_TIMING,
+ * a VkPastPresentationTimingGOOGLE's actualPresentTime (present_id its
+ * presentID). From any thread, at any time; recorded in the frame being
+ * recorded when it is called. From them crumbs gives the time from one
+ * shown present to the next, and the v-syncs missed.
+ */
+CRUMBS_API void crumbs_present_shown(crumbs_context *ctx, uint64_t swapchain,
+				     uint64_t present_id, enum crumbs_present_source source,
+				     int64_t shown_ns);
+
+/* ------------------------------------------------------------------------ */
 /* Submissions                                                              */
 /* ------------------------------------------------------------------------ */
 

@@ -108,6 +108,34 @@ enum crumbs_frame_flags {
 	CRUMBS_FRAME_FULL_DETAIL = 1u << 3
 };
 
+/* How a swapchain presents (format 1.5's PRESENT): the program's present
+ * mode, of which FIFO and FIFO relaxed ask for each image to be shown at
+ * a v-sync of its own. */
+enum crumbs_present_mode {
+	CRUMBS_PRESENT_MODE_UNKNOWN = 0,
+	CRUMBS_PRESENT_MODE_FIFO = 1,
+	CRUMBS_PRESENT_MODE_FIFO_RELAXED = 2,
+	CRUMBS_PRESENT_MODE_MAILBOX = 3,
+	CRUMBS_PRESENT_MODE_IMMEDIATE = 4,
+	CRUMBS_PRESENT_MODE_OTHER = 5
+};
+
+/* A present's flags (PRESENT). */
+enum crumbs_present_flags {
+	CRUMBS_PRESENT_FAILED = 1u << 0,     /* the call failed: nothing was queued */
+	CRUMBS_PRESENT_SUBOPTIMAL = 1u << 1  /* VK_SUBOPTIMAL_KHR */
+};
+
+/* Where a time a present was shown comes from (PRESENT_SHOWN). */
+enum crumbs_present_source {
+	/* VK_KHR_present_wait: the CPU clock when vkWaitForPresentKHR
+	 * returned, just after the image was shown. */
+	CRUMBS_SHOWN_PRESENT_WAIT = 1,
+	/* VK_GOOGLE_display_timing: actualPresentTime, on the display's
+	 * clock. */
+	CRUMBS_SHOWN_DISPLAY_TIMING = 2
+};
+
 /* Passed where a timestamp is optional: the event has no GPU timestamp. */
 #define CRUMBS_NO_TICKS UINT64_MAX
 
@@ -484,6 +512,35 @@ struct crumbs_memory_desc {
  * flags or a high-water below the bytes in use). */
 CRUMBS_API enum crumbs_result crumbs_writer_memory(crumbs_writer *w,
 						   const struct crumbs_memory_desc *m);
+
+/*
+ * Since format 1.5: a present to a swapchain, inside a frame. `swapchain`
+ * is the producer's number for it (a handle's value), the same in every
+ * frame of the file; cpu_ns when the present call began, duration_ns how
+ * long it took; present_id the id it was given (VK_KHR_present_id or
+ * VK_GOOGLE_display_timing's presentID; 0: none); mode an enum
+ * crumbs_present_mode; refresh_ns the display's refresh period where it
+ * is known (0: not known); flags enum crumbs_present_flags.
+ */
+struct crumbs_present_desc {
+	uint64_t swapchain;
+	uint64_t cpu_ns;
+	uint64_t duration_ns;
+	uint64_t present_id;
+	uint32_t mode;
+	uint32_t flags;
+	uint64_t refresh_ns;
+};
+CRUMBS_API enum crumbs_result crumbs_writer_present(crumbs_writer *w,
+						    const struct crumbs_present_desc *p);
+/*
+ * Since format 1.5: when present `present_id` (not 0) of `swapchain` was
+ * shown, at shown_ns on the clock `source` (enum crumbs_present_source)
+ * says, written in the frame in which it became known.
+ */
+CRUMBS_API enum crumbs_result crumbs_writer_present_shown(crumbs_writer *w, uint64_t swapchain,
+							  uint64_t present_id, unsigned source,
+							  uint64_t shown_ns);
 
 /* Writes the frames ended so far, and the devices and queues added since
  * the last chunk, as chunks now, between frames (a recorder's run does

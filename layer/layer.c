@@ -379,6 +379,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	if (!leave && has_extension(props, count, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME) &&
 	    memory_budget_usable(li, physical))
 		budget = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
+	struct present_plan plan;
+	bool presenting = !leave && present_plan(ci, props, count, &plan);
 	free(props);
 	if (budget && enabled(ci, budget)) {
 		features |= CRUMBS_FEATURE_MEMORY_BUDGET;
@@ -416,7 +418,17 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 		features |= CRUMBS_FEATURE_HOST_QUERY_RESET;
 	if (statistics_enabled(ci))
 		features |= CRUMBS_FEATURE_PIPELINE_STATISTICS;
-	VkResult r = create(physical, &mine, alloc, out);
+	/* Presentation's extensions, tried first and left out if the
+	 * device refuses them (layer_present.c). */
+	VkDeviceCreateInfo with_present;
+	const char **present_names = NULL;
+	VkResult r = VK_ERROR_EXTENSION_NOT_PRESENT;
+	if (presenting && present_create_info(&mine, &plan, &with_present, &present_names))
+		r = create(physical, &with_present, alloc, out);
+	free(present_names);
+	presenting = r == VK_SUCCESS;
+	if (!presenting)
+		r = create(physical, &mine, alloc, out);
 	if (r != VK_SUCCESS && mine.enabledExtensionCount != asked.enabledExtensionCount) {
 		/* The extensions were the trouble: without them. */
 		if (calibrated)
@@ -450,11 +462,13 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	pthread_mutex_init(&d->memory.lock, NULL);
 	object_names_init(&d->names);
 	load_next(d, own_marker);
+	present_device_init(d, &plan, presenting);
 
 	/* Registered before it is profiled: its slot numbers its captures.
 	 * The program cannot use the device before this returns. */
 	int i = registry_add_device(d);
 	if (i < 0) {
+		present_device_destroy(d);
 		d->next.DestroyDevice(*out, alloc);
 		free(d);
 		return VK_ERROR_INITIALIZATION_FAILED;
@@ -473,6 +487,9 @@ VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device,
 	if (!d)
 		return;
 	registry_remove_device(d);
+	/* First the layer's thread that waits for presents, which gives the
+	 * recorder what it learns. */
+	present_device_destroy(d);
 	/* The program waited for the device to be idle, as it must before
 	 * destroying it: what crumbs submitted is done too. */
 	crumbs_destroy(d->ctx);
@@ -537,10 +554,15 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_QueuePresentKHR(VkQueue queue,
 	if (!d->ctx)
 		return FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, QueuePresentKHR, queue, info);
 	window_enter(d);
+	struct present_call pc;
+	const VkPresentInfoKHR *sent = present_prepare(d, info, &pc);
 	/* Ended before the frame is: the present is the frame's last. */
 	crumbs_cpu_wait_begin(d->ctx, 0, "vkQueuePresentKHR");
-	VkResult r = FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, QueuePresentKHR, queue, info);
+	int64_t begin = now_ns();
+	VkResult r = FORWARD_RESULT(d, VK_ERROR_DEVICE_LOST, QueuePresentKHR, queue, sent);
+	int64_t end = now_ns();
 	crumbs_cpu_end(d->ctx);
+	present_done(d, info, &pc, begin, end, r);
 	window_leave(d);
 	{
 		atomic_store(&d->presented, true);

@@ -273,7 +273,12 @@ bool layer_unprofilable(const VkDeviceCreateInfo *ci, const VkQueueFamilyPropert
 	X(WaitSemaphores, "1.2", "vkWaitSemaphoresKHR", NULL, NEXT)                                   \
 	X(AcquireNextImageKHR, "VK_KHR_swapchain", NULL, NULL, NEXT)                                  \
 	X(AcquireNextImage2KHR, "VK_KHR_swapchain", NULL, NULL, NEXT)                                 \
-	X(SignalSemaphore, "1.2", "vkSignalSemaphoreKHR", NULL, NEXT)
+	X(SignalSemaphore, "1.2", "vkSignalSemaphoreKHR", NULL, NEXT)                                 \
+	X(CreateSwapchainKHR, "VK_KHR_swapchain", NULL, NULL, NEXT)                                   \
+	X(DestroySwapchainKHR, "VK_KHR_swapchain", NULL, NULL, NEXT)                                  \
+	N(WaitForPresentKHR, "VK_KHR_present_wait", NULL)                                             \
+	N(GetRefreshCycleDurationGOOGLE, "VK_GOOGLE_display_timing", NULL)                            \
+	N(GetPastPresentationTimingGOOGLE, "VK_GOOGLE_display_timing", NULL)
 
 #define FIELD(name, from, alias, alias2, hand_out) PFN_vk##name name;
 #define FIELD_N(name, from, alias) PFN_vk##name name;
@@ -405,6 +410,7 @@ struct layer_device {
 	_Atomic bool standing_off;      /* the program records every frame */
 	_Atomic uint32_t standing_live; /* standing recordings held */
 	_Atomic uint32_t rerecorded;    /* of them, replaced within a few frames */
+	struct layer_present *present;  /* its swapchains and waits (layer_present.c) */
 };
 
 /* The loader's dispatch table pointer, which every dispatchable object of
@@ -461,6 +467,62 @@ void frames_release(struct layer_device *d);
 	struct layer_device *d = device_of(object);          \
 	if (!d)                                              \
 		return fail
+
+/* ------------------------------------------------------------------------ */
+/* Presentation (layer_present.c)                                           */
+/* ------------------------------------------------------------------------ */
+
+/* The extensions a device's creation gets for presentation. */
+#define PRESENT_PLAN_NAMES 3
+struct present_plan {
+	const char *names[PRESENT_PLAN_NAMES]; /* extensions the layer enables */
+	uint32_t name_count;
+	VkPhysicalDevicePresentIdFeaturesKHR id_features;
+	VkPhysicalDevicePresentWaitFeaturesKHR wait_features;
+	bool own_ids, own_wait;  /* the layer enables the feature */
+	bool program_ids;        /* the program enabled presentId */
+	bool wait;               /* presents can be waited for */
+	bool own_timing;         /* the layer enables VK_GOOGLE_display_timing */
+	bool program_timing;     /* the program did */
+};
+/* What a device created with `ci` on a physical device whose extensions
+ * are props[count] needs for the layer to learn when presents are shown;
+ * true when the creation must change (present_create_info). */
+bool present_plan(const VkDeviceCreateInfo *ci, const VkExtensionProperties *props,
+		  uint32_t count, struct present_plan *plan);
+/* ci with the plan's extensions and features: *names (the caller frees
+ * it) holds the extension names, the plan the features chained in front
+ * of ci's. false when out of memory. */
+bool present_create_info(const VkDeviceCreateInfo *ci, struct present_plan *plan,
+			 VkDeviceCreateInfo *out, const char ***names);
+/* After d's next functions are loaded: its presentation state, with the
+ * plan's extensions `enabled` or not. */
+void present_device_init(struct layer_device *d, const struct present_plan *plan, bool enabled);
+/* Before the device is destroyed: the layer's thread is ended. */
+void present_device_destroy(struct layer_device *d);
+/* The extension by which d's presents say when they were shown, or NULL
+ * when nothing does. */
+const char *present_times_said(const struct layer_device *d);
+
+/* A present under way: what the layer chained to it. */
+struct present_call {
+	VkPresentInfoKHR info;
+	VkPresentIdKHR id_info;
+	VkPresentTimesInfoGOOGLE times_info;
+	uint64_t ids[8];
+	VkPresentTimeGOOGLE times[8];
+	uint32_t ids_count;           /* ids of the layer's; 0: none */
+	const uint64_t *program_ids;  /* the program's VkPresentIdKHR ids, or NULL */
+};
+/* The present info to pass on in place of `info`: with the layer's ids
+ * chained, where it gives them; `pc` holds what it points to. */
+const VkPresentInfoKHR *present_prepare(struct layer_device *d, const VkPresentInfoKHR *info,
+					struct present_call *pc);
+/* After the present, which took from begin_ns to end_ns and returned r:
+ * each swapchain's present to the recorder, its wait queued, past
+ * timings read. */
+void present_done(struct layer_device *d, const VkPresentInfoKHR *info,
+		  const struct present_call *pc, int64_t begin_ns, int64_t end_ns, VkResult r);
 
 /* ------------------------------------------------------------------------ */
 /* Command buffers (layer_record.c)                                         */

@@ -190,6 +190,45 @@ static void counts_line(struct sbuf *b, const struct compare_runs *r, bool color
 static void memory_text(const struct diff_settings *d, const struct compare_runs *r,
 			struct sbuf *out);
 static void memory_json(const struct compare_runs *r, struct sbuf *out);
+/* The presentation's rows of the table, after the others': the present
+ * interval, in ms, and the missed v-syncs, counts. */
+static void present_rows(struct grid *gr, const struct compare_runs *r, bool color)
+{
+	const struct compare_present *cp = &r->present;
+	for (int k = 0; k < 2; k++) {
+		if (k == 0 ? !cp->interval : !cp->vsyncs)
+			continue;
+		const struct compare_result *res = k == 0 ? &cp->interval_result : &cp->vsync_result;
+		char buf[48];
+		int n;
+		if (k == 0) {
+			grid_ms(gr, (double)cp->base_ns);
+			grid_ms(gr, (double)cp->cand_ns);
+			n = snprintf(buf, sizeof(buf), "%+.3f", (double)res->change_ns / 1e6);
+		} else {
+			n = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)cp->base_missed);
+			grid_cell(gr, buf, (size_t)n);
+			n = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)cp->cand_missed);
+			grid_cell(gr, buf, (size_t)n);
+			n = snprintf(buf, sizeof(buf), "%+lld", (long long)res->change_ns);
+		}
+		grid_cell(gr, buf, (size_t)n);
+		n = snprintf(buf, sizeof(buf), "%+.1f%%", res->change_pct);
+		grid_cell(gr, buf, (size_t)n);
+		p_text(buf, sizeof(buf), res);
+		grid_cell(gr, buf, strlen(buf));
+		const char *v = compare_verdict_name(res->verdict);
+		const char *sgr = verdict_color(res->verdict);
+		struct sbuf cell = { 0 };
+		text_colored(&cell, color && sgr, sgr ? sgr : "", v, strlen(v));
+		if (cell.failed)
+			gr->failed = true;
+		grid_cell(gr, cell.data ? cell.data : "", cell.len);
+		sbuf_release(&cell);
+		const char *name = k == 0 ? "Present interval" : "Missed v-syncs (count, scaled)";
+		grid_name(gr, 0, name, strlen(name), NULL);
+	}
+}
 
 static void print_table(const struct diff_settings *d, const struct compare_runs *r,
 			const stats *base, const stats *cand, const char *base_path,
@@ -264,6 +303,7 @@ static void print_table(const struct diff_settings *d, const struct compare_runs
 		grid_name(&gr, 0, label.data ? label.data : "", label.len, NULL);
 		sbuf_release(&label);
 	}
+	present_rows(&gr, r, color);
 	grid_render(&gr, out, sink);
 	grid_release(&gr);
 	memory_text(d, r, out);
@@ -314,6 +354,20 @@ static void print_csv(const struct compare_runs *r, const stats *base, const sta
 		verdict_key(out, res->verdict, false);
 		sbuf_adds(out, "\n");
 		emit_some(out, sink, result);
+	}
+	const struct compare_present *cp = &r->present;
+	if (cp->interval) {
+		/* The present interval's row: its "frames" are intervals. */
+		const struct compare_result *res = &cp->interval_result;
+		sbuf_addf(out, "present,,Present interval,%llu,%llu,%.6f,%.6f,%.6f,%.6f,",
+			  (unsigned long long)cp->base_intervals,
+			  (unsigned long long)cp->cand_intervals, (double)cp->base_ns / 1e6,
+			  (double)cp->cand_ns / 1e6, (double)res->change_ns / 1e6, res->change_pct);
+		if (res->tested)
+			sbuf_addf(out, "%.6g", res->p);
+		sbuf_adds(out, ",");
+		verdict_key(out, res->verdict, false);
+		sbuf_adds(out, "\n");
 	}
 	sbuf_release(&path);
 }
@@ -377,7 +431,40 @@ static void print_json(const struct diff_settings *d, const struct compare_runs 
 		sbuf_adds(out, "}");
 		emit_some(out, sink, result);
 	}
-	sbuf_adds(out, "\n]}\n");
+	sbuf_adds(out, "\n]");
+	const struct compare_present *cp = &r->present;
+	sbuf_adds(out, ",\n \"presentation\": {\"present_interval\": ");
+	if (cp->interval) {
+		const struct compare_result *res = &cp->interval_result;
+		sbuf_addf(out, "{\"base_intervals\": %llu, \"candidate_intervals\": %llu, "
+			       "\"base_ns\": %lld, \"candidate_ns\": %lld, \"change_ns\": %lld, "
+			       "\"change_pct\": %.17g, \"p\": ",
+			  (unsigned long long)cp->base_intervals, (unsigned long long)cp->cand_intervals,
+			  (long long)cp->base_ns, (long long)cp->cand_ns, (long long)res->change_ns,
+			  res->change_pct);
+		if (res->tested)
+			sbuf_addf(out, "%.17g", res->p);
+		else
+			sbuf_adds(out, "null");
+		sbuf_adds(out, ", \"verdict\": ");
+		verdict_key(out, res->verdict, true);
+		sbuf_adds(out, "}");
+	} else {
+		sbuf_adds(out, "null");
+	}
+	sbuf_adds(out, ", \"missed_vsyncs\": ");
+	if (cp->vsyncs) {
+		sbuf_addf(out, "{\"base\": %llu, \"candidate\": %llu, \"base_intervals\": %llu, "
+			       "\"candidate_intervals\": %llu, \"scaled_change\": %lld, \"verdict\": ",
+			  (unsigned long long)cp->base_missed, (unsigned long long)cp->cand_missed,
+			  (unsigned long long)cp->base_counted, (unsigned long long)cp->cand_counted,
+			  (long long)cp->vsync_result.change_ns);
+		verdict_key(out, cp->vsync_result.verdict, true);
+		sbuf_adds(out, "}");
+	} else {
+		sbuf_adds(out, "null");
+	}
+	sbuf_adds(out, "}}\n");
 	sbuf_release(&path);
 }
 

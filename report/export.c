@@ -222,6 +222,16 @@ struct exporter {
 	size_t fold_number_len;
 	/* The CPU process and its tracks, found by (kind, tid, lane, name). */
 	bool cpu_shown;         /* neither --gpu nor --queue */
+	/* Presentation (write_presents): each swapchain's last present and
+	 * last shown time, for the intervals of its counters. */
+	struct export_swapchain {
+		uint64_t swapchain;
+		bool used;
+		int64_t last_cpu_ns;     /* INT64_MIN: none yet */
+		int64_t last_shown_ns;
+		uint8_t last_source;
+	} swapchains[8];
+	bool presents_declared;
 	bool cpu_declared;
 	struct cpu_track *cpu_tracks;
 	size_t cpu_track_count, cpu_track_cap;
@@ -2200,6 +2210,146 @@ static void declare(exporter *x, const struct capture_meta *meta, const struct f
 	x->queues_declared = meta->queue_count;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Presentation (format 1.5)                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Its tracks: counters of the intervals from present call to present
+ * call and from shown to shown, and the presents as instants. */
+enum { UUID_PRESENT = 8 };
+enum { PRESENT_TRACK_CPU, PRESENT_TRACK_SHOWN, PRESENT_TRACK_CALLS };
+static const char *const present_track_names[] = { "Present interval (CPU)",
+						     "Present interval (shown)", "Presents" };
+
+static void present_declare(exporter *x)
+{
+	x->presents_declared = true;
+	if (x->es->format != EXPORT_PERFETTO)
+		return;
+	for (uint32_t k = 0; k < 3; k++) {
+		packet_open(x, 0);
+		pb_open(x);
+		pb_varint(x, DESCRIPTOR_UUID, track_uuid(UUID_PRESENT, k));
+		pb_string(x, DESCRIPTOR_NAME, present_track_names[k], strlen(present_track_names[k]));
+		if (k != PRESENT_TRACK_CALLS) {
+			pb_open(x);
+			pb_varint(x, COUNTER_UNIT, UNIT_TIME_NS);
+			pb_close(x, DESCRIPTOR_COUNTER);
+		}
+		pb_close(x, PACKET_TRACK_DESCRIPTOR);
+		packet_close(x);
+	}
+}
+
+/* A value of counter track k at ns; Chrome's "C" event of that name. */
+static void present_counter(exporter *x, uint32_t k, int64_t ns, int64_t value, uint64_t swapchain)
+{
+	if (x->es->format == EXPORT_PERFETTO) {
+		packet_open(x, SEQ_NEEDS_INCREMENTAL_STATE);
+		pb_timestamp(x, ns);
+		pb_open(x);
+		pb_varint(x, EVENT_TYPE, TYPE_COUNTER);
+		pb_varint(x, EVENT_TRACK_UUID, track_uuid(UUID_PRESENT, k));
+		pb_varint(x, EVENT_COUNTER_VALUE, (uint64_t)value);
+		pb_close(x, PACKET_TRACK_EVENT);
+		packet_close(x);
+		return;
+	}
+	struct sbuf *b = chrome_event(x);
+	sbuf_addf(b, "\"ph\":\"C\",\"name\":\"%s\",\"pid\":%u,\"ts\":", present_track_names[k],
+		  CPU_PID);
+	chrome_us(x, b, ns);
+	sbuf_addf(b, ",\"args\":{\"ns\":%lld,\"swapchain\":%llu}}", (long long)value,
+		  (unsigned long long)swapchain);
+}
+
+/* A present, as an instant where its call began. */
+static void present_instant(exporter *x, const struct frame_present *p)
+{
+	static const char name[] = "vkQueuePresentKHR";
+	if (x->es->format == EXPORT_PERFETTO) {
+		bool fresh;
+		uint64_t iid = intern(x, name, sizeof(name) - 1, &fresh);
+		packet_open(x, SEQ_NEEDS_INCREMENTAL_STATE);
+		pb_timestamp(x, p->cpu_ns);
+		pb_open(x);
+		pb_varint(x, EVENT_TYPE, TYPE_INSTANT);
+		pb_varint(x, EVENT_TRACK_UUID, track_uuid(UUID_PRESENT, PRESENT_TRACK_CALLS));
+		pb_varint(x, EVENT_NAME_IID, iid);
+		pb_uint_arg(x, "swapchain", p->swapchain);
+		pb_uint_arg(x, "present_id", p->id);
+		pb_uint_arg(x, "call_ns", (uint64_t)p->duration_ns);
+		pb_close(x, PACKET_TRACK_EVENT);
+		packet_close(x);
+		return;
+	}
+	struct sbuf *b = chrome_event(x);
+	sbuf_addf(b, "\"ph\":\"i\",\"s\":\"p\",\"name\":\"%s\",\"cat\":\"presents\",\"pid\":%u,"
+		     "\"tid\":0,\"ts\":", name, CPU_PID);
+	chrome_us(x, b, p->cpu_ns);
+	sbuf_addf(b, ",\"args\":{\"swapchain\":%llu,\"present_id\":%llu,\"call_ns\":%lld}}",
+		  (unsigned long long)p->swapchain, (unsigned long long)p->id,
+		  (long long)p->duration_ns);
+}
+
+static struct export_swapchain *export_swapchain(exporter *x, uint64_t swapchain)
+{
+	size_t n = sizeof(x->swapchains) / sizeof(x->swapchains[0]);
+	for (size_t i = 0; i < n; i++)
+		if (x->swapchains[i].used && x->swapchains[i].swapchain == swapchain)
+			return &x->swapchains[i];
+	for (size_t i = 0; i < n; i++)
+		if (!x->swapchains[i].used) {
+			x->swapchains[i] = (struct export_swapchain){ swapchain, true, INT64_MIN,
+								      INT64_MIN, 0 };
+			return &x->swapchains[i];
+		}
+	return NULL; /* past the swapchains followed: their presents are instants alone */
+}
+
+/*
+ * A frame's presents: an instant each, and the interval from the last
+ * present to its swapchain (the CPU's clock) as a counter at its call;
+ * each shown time, the interval from the one before on its swapchain and
+ * source, at the shown time where that is on the CPU's clock (present
+ * wait), else at the frame's start (display timing's clock is the
+ * display's).
+ */
+static void write_presents(exporter *x, const struct frame *f)
+{
+	if ((!f->present_count && !f->shown_count) || !x->cpu_shown)
+		return;
+	if (!x->presents_declared)
+		present_declare(x);
+	for (uint32_t i = 0; i < f->present_count; i++) {
+		const struct frame_present *p = &f->presents[i];
+		if (p->flags & CRUMBS_PRESENT_FAILED)
+			continue;
+		present_instant(x, p);
+		struct export_swapchain *sc = export_swapchain(x, p->swapchain);
+		if (!sc)
+			continue;
+		if (sc->last_cpu_ns != INT64_MIN && p->cpu_ns >= sc->last_cpu_ns)
+			present_counter(x, PRESENT_TRACK_CPU, p->cpu_ns, p->cpu_ns - sc->last_cpu_ns,
+					p->swapchain);
+		sc->last_cpu_ns = p->cpu_ns;
+	}
+	for (uint32_t i = 0; i < f->shown_count; i++) {
+		const struct frame_shown *sh = &f->shown[i];
+		struct export_swapchain *sc = export_swapchain(x, sh->swapchain);
+		if (!sc)
+			continue;
+		if (sc->last_shown_ns != INT64_MIN && sc->last_source == sh->source &&
+		    sh->shown_ns >= sc->last_shown_ns)
+			present_counter(x, PRESENT_TRACK_SHOWN,
+					sh->source == CRUMBS_SHOWN_PRESENT_WAIT ? sh->shown_ns :
+										  frame_start(f),
+					sh->shown_ns - sc->last_shown_ns, sh->swapchain);
+		sc->last_shown_ns = sh->shown_ns;
+		sc->last_source = sh->source;
+	}
+}
+
 int exporter_frame(exporter *x, const struct capture_meta *meta, const struct frame *f)
 {
 	const struct report_settings *s = &x->es->report;
@@ -2254,6 +2404,8 @@ int exporter_frame(exporter *x, const struct capture_meta *meta, const struct fr
 			cpu_prepare(x, f);
 		if (!x->failed)
 			write_cpu(x, f);
+		if (!x->failed)
+			write_presents(x, f);
 		for (uint32_t q = 0; q < f->queue_count && !x->failed; q++)
 			if (x->selected[q])
 				write_queue(x, f, q, meta->queues[q].gpu);

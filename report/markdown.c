@@ -79,6 +79,7 @@ int stats_print_markdown(const struct stats_settings *st, const stats *s, const 
 	for (uint32_t i = 0; i < stats_row_count(s) && result == 0; i++)
 		if (stats_row(s, i)->parent == STATS_NONE)
 			stats_subtree(&b, s, selected, i, &path, sink, &result);
+	stats_present_markdown(&b, stats_presents(s));
 	if (path.failed)
 		b.failed = true;
 	if (result == 0)

@@ -434,6 +434,8 @@ int plot_run(const struct plot_settings *p, const struct capture_meta *meta, con
 		any_rows = any_rows || tops[i].count > 0;
 		height += panel_height(&tops[i]) + memory_height(s, rows[i]);
 	}
+	/* Present intervals under the frame times. */
+	height += plot_present_height(s);
 
 	sbuf_addf(&title, "crumbs plot: %s frame times of %s", with_cpu ? "CPU and GPU" : "GPU", file);
 	svg_begin(&g.out, p->width, height, title.data ? title.data : "", title.len);
@@ -466,6 +468,9 @@ int plot_run(const struct plot_settings *p, const struct capture_meta *meta, con
 			goto out;
 		top += memory_height(s, rows[i]);
 	}
+	struct plot_frames axis = frames_of(&g);
+	if (!plot_present_panel(&g.out, s, &axis, p->width, top))
+		goto out;
 	svg_end(&g.out);
 	result = title.failed ? -1 : sbuf_emit(sink, &g.out);
 out:

@@ -355,5 +355,34 @@ bool plot_memory(struct sbuf *b, const stats *s, uint32_t gpu, const struct plot
 		 double width, double top);
 /* A table of the heaps' video memory, where the run has any. */
 void vitals_markdown(struct sbuf *b, const struct stats_settings *st, const stats *s);
+/* The run's presentation (stats_present.c): the vital signs' present
+ * interval and missed v-syncs lines of the stats table, and its JSON
+ * member (",\"presentation\":{...}"); nothing for a run without presents. */
+void stats_present_line(struct sbuf *out, const struct glyphs *g, const present_run *r);
+void stats_present_json(struct sbuf *b, const present_run *r);
+/* What budget lines name the presentation by: its intervals (each
+ * statistic over them) and its missed v-syncs (the run's count, written
+ * as the limit's number of ms, whatever the statistic). */
+#define STATS_PRESENT_INTERVAL "Present interval"
+#define STATS_MISSED_VSYNCS "Missed v-syncs"
+/* A budget line of `pattern` on statistic `stat` (0 mean, 1 median, 2
+ * p90, 3 p95, 4 p99, 5 max) against the run's presentation: 0 when the
+ * pattern names neither; 1 with *value (ns, or a count times 10^6) and
+ * whether it passed limit_ns; -1 when the run has no such value (no
+ * interval, no v-sync counted); -2 when out of memory. */
+/* The present intervals' panel of a run's picture (plot_present.c): its
+ * height, 0 when the run has none; drawn at `top` on the frame axis a,
+ * in a picture `width` wide. false when out of memory. */
+double plot_present_height(const stats *s);
+bool plot_present_panel(struct sbuf *b, const stats *s, const struct plot_frames *a,
+			double width, double top);
+/* The present interval's row of stats' CSV (kind "present": its
+ * frames are intervals, its spikes those that missed a v-sync) and of its
+ * Markdown table, with the missed v-syncs; nothing without intervals.
+ * The CSV row ends with `tail`, the columns it leaves empty. */
+void stats_present_csv(struct sbuf *b, const present_run *r, const char *tail);
+void stats_present_markdown(struct sbuf *b, const present_run *r);
+int stats_present_budget(const present_run *r, const char *pattern, bool ignore_case,
+			 unsigned stat, uint32_t limit_ns, uint32_t *value, bool *exceeded);
 
 #endif

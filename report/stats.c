@@ -828,6 +828,7 @@ static int print_csv(const struct stats_settings *st, const stats *s,
 		if (b.len > 60000)
 			result = sbuf_emit(sink, &b);
 	}
+	stats_present_csv(&b, stats_presents(s), vitals_csv_empty);
 	if (result == 0)
 		vitals_csv(&b, st, s);
 	if (result == 0)
@@ -903,6 +904,7 @@ static int print_json(const struct stats_settings *st, const struct capture_meta
 	}
 	sbuf_adds(&b, "]");
 	vitals_json(&b, st, meta, s);
+	stats_present_json(&b, stats_presents(s));
 	sbuf_adds(&b, ",\"rows\":[");
 	for (size_t i = 0; i < sel->len; i++) {
 		const struct stats_row *r = stats_row(s, sel->rows[i]);
@@ -1005,6 +1007,10 @@ struct budget_line {
 	struct budget_match *matches;
 	size_t match_count;
 	bool exceeded;
+	/* A line of the presentation (stats_present_budget): 1 with its
+	 * value, -1 when the run has none, 0 for a line of rows. */
+	int present;
+	uint32_t present_value;
 };
 
 /* A line of video memory: PATTERN high|growth LIMIT with a unit of
@@ -1621,6 +1627,15 @@ size_t stats_budget_check(struct stats_budget *b, const struct stats_settings *s
 		bl->matches = NULL;
 		bl->match_count = 0;
 		bl->exceeded = false;
+		bl->present = stats_present_budget(stats_presents(s), bl->pattern, b->ignore_case,
+						   bl->stat, bl->limit_ns, &bl->present_value,
+						   &bl->exceeded);
+		if (bl->present == -2)
+			ok = false;
+		if (bl->present) {
+			failed += bl->present != 1 || bl->exceeded;
+			continue;
+		}
 		if (ok && hits[i].len &&
 		    !(bl->matches = malloc(hits[i].len * sizeof(*bl->matches))))
 			ok = false;
@@ -1678,8 +1693,36 @@ int stats_budget_print(const struct stats_budget *b, const struct stats_settings
 	for (size_t i = 0; i < b->count; i++) {
 		const struct budget_line *bl = &b->lines[i];
 		memory_budget_print(b, st, s, &out, &memory_next, bl->line, &exceeded, &unmatched);
-		sbuf_addf(&out, "line %u: %s %s <= %.3f ms\n", bl->line, bl->pattern,
-			  stat_names[bl->stat], bl->limit_ns / 1e6);
+		bool vsyncs = bl->present && strchr(bl->pattern, '-');
+		if (vsyncs)
+			sbuf_addf(&out, "line %u: %s <= %g\n", bl->line, bl->pattern,
+				  bl->limit_ns / 1e6);
+		else
+			sbuf_addf(&out, "line %u: %s %s <= %.3f ms\n", bl->line, bl->pattern,
+				  stat_names[bl->stat], bl->limit_ns / 1e6);
+		if (bl->present) {
+			/* The presentation's: its value, or why it has none. */
+			sbuf_adds(&out, "  ");
+			if (bl->present != 1) {
+				text_colored(&out, color, SGR_BAD, "FAILED", 6);
+				sbuf_addf(&out, "    not known: %s\n", vsyncs ?
+					  "no v-sync was counted (when frames were shown, or the "
+					  "refresh period, is not known)" : "no present interval");
+				unmatched++;
+				continue;
+			}
+			text_colored(&out, color, bl->exceeded ? SGR_BAD : SGR_GOOD,
+				     bl->exceeded ? "EXCEEDED" : "ok", bl->exceeded ? 8 : 2);
+			if (vsyncs)
+				sbuf_addf(&out, "%*s  %10.0f     %s\n", bl->exceeded ? 0 : 6, "",
+					  bl->present_value / 1e6, bl->pattern);
+			else
+				sbuf_addf(&out, "%*s  %10.3f ms  %s\n", bl->exceeded ? 0 : 6, "",
+					  bl->present_value / 1e6, bl->pattern);
+			if (bl->exceeded)
+				exceeded++;
+			continue;
+		}
 		if (bl->match_count == 0) {
 			sbuf_adds(&out, "  ");
 			text_colored(&out, color, SGR_BAD, "FAILED", 6);
@@ -1723,6 +1766,20 @@ static void json_budgets(struct sbuf *b, const struct stats_budget *bu, const st
 		sbuf_addf(b, "%s\n{\"line\":%u,\"pattern\":", first ? "" : ",", bl->line);
 		first = false;
 		json_string(b, bl->pattern, strlen(bl->pattern));
+		if (bl->present) {
+			sbuf_addf(b, ",\"statistic\":\"%s\",\"limit_ns\":%u,\"result\":\"%s\","
+				      "\"matches\":[",
+				  stat_names[bl->stat], bl->limit_ns,
+				  bl->present != 1 ? "unmatched" : bl->exceeded ? "exceeded" : "ok");
+			if (bl->present == 1)
+				sbuf_addf(b, "{\"kind\":\"present\",\"path\":\"%s\",\"value_ns\":%u,"
+					      "\"ok\":%s}",
+					  strchr(bl->pattern, '-') ? STATS_MISSED_VSYNCS :
+								     STATS_PRESENT_INTERVAL,
+					  bl->present_value, bl->exceeded ? "false" : "true");
+			sbuf_adds(b, "]}");
+			continue;
+		}
 		sbuf_addf(b, ",\"statistic\":\"%s\",\"limit_ns\":%u,\"result\":\"%s\",\"matches\":[",
 			  stat_names[bl->stat], bl->limit_ns,
 			  bl->match_count == 0 ? "unmatched" : bl->exceeded ? "exceeded" : "ok");

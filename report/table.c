@@ -896,17 +896,61 @@ static int report_cpu_threads(const struct report_settings *s, const struct fram
 	return result;
 }
 
+/* The frame's presents (format 1.5): how many, how long the calls took,
+ * what they asked for, and the earlier presents whose shown times came
+ * in it. A frame alone holds no interval: `crumbs stats` gives those. */
+static void frame_presents(struct sbuf *out, const struct glyphs *g, const struct frame *f)
+{
+	static const char *const modes[] = { "", "FIFO", "FIFO relaxed", "mailbox", "immediate",
+					      "another present mode" };
+	if (!f->present_count && !f->shown_count)
+		return;
+	/* Inside the frame's block, before the blank line that ends it. */
+	bool blank = out->len >= 2 && out->data[out->len - 1] == '\n' && out->data[out->len - 2] == '\n';
+	if (blank)
+		out->len--;
+	int64_t call_ns = 0, refresh_ns = 0;
+	uint32_t failed = 0;
+	uint8_t mode = 0;
+	for (uint32_t i = 0; i < f->present_count; i++) {
+		const struct frame_present *p = &f->presents[i];
+		call_ns += p->duration_ns;
+		failed += (p->flags & CRUMBS_PRESENT_FAILED) != 0;
+		if (p->refresh_ns)
+			refresh_ns = p->refresh_ns;
+		if (p->mode)
+			mode = p->mode;
+	}
+	sbuf_addf(out, "Presented %u time%s", f->present_count, f->present_count == 1 ? "" : "s");
+	if (f->present_count)
+		sbuf_addf(out, "%s%.3f ms in the call%s", g->sep, (double)call_ns / 1e6,
+			  f->present_count == 1 ? "" : "s");
+	if (failed)
+		sbuf_addf(out, "%s%u failed", g->sep, failed);
+	if (mode && mode < sizeof(modes) / sizeof(modes[0]))
+		sbuf_addf(out, "%s%s", g->sep, modes[mode]);
+	if (refresh_ns)
+		sbuf_addf(out, " at a %.3f ms refresh", refresh_ns / 1e6);
+	if (f->shown_count)
+		sbuf_addf(out, "%swhen %u present%s shown came in it", g->sep, f->shown_count,
+			  f->shown_count == 1 ? " was" : "s were");
+	else if (f->present_count)
+		sbuf_addf(out, "%snothing said when a present was shown", g->sep);
+	sbuf_adds(out, blank ? "\n\n" : "\n");
+}
+
 /* After every block, the frame's CPU and GPU frame times and what bounded
  * the frame, where it has CPU threads. Returns as report_frame. */
 static int report_frame_bound(const struct report_settings *s, const struct frame *f,
 			      const struct glyphs *g, struct sbuf *out,
 			      const struct report_sink *sink)
 {
-	if (!report_cpu_chosen(s) || !s->header ||
-	    !(f->cpu_thread_count || f->mark_count || f->task_misuses))
+	if (!report_cpu_chosen(s) || !s->header)
 		return 0;
-	if (frame_bound_print(out, g, f) != 0)
+	if ((f->cpu_thread_count || f->mark_count || f->task_misuses) &&
+	    frame_bound_print(out, g, f) != 0)
 		out->failed = true;
+	frame_presents(out, g, f);
 	return sbuf_emit(sink, out);
 }
 

@@ -59,19 +59,14 @@ static void frame_time_text(struct sbuf *out, const struct glyphs *g, const stru
 	sbuf_adds(out, "\n");
 }
 
-/*
- * The presentation's vital sign (present-to-present interval and missed
- * v-syncs) goes here, between the frame times and the memory: it is
- * recorded by the presentation work, which fills this function in.
- */
+/* The presentation's vital signs (present-to-present interval and missed
+ * v-syncs), between the frame times and the memory (stats_present.c). */
 static void present_text(struct sbuf *out, const struct stats_settings *st,
 			 const struct capture_meta *meta, const stats *s, const struct glyphs *g)
 {
-	(void)out;
 	(void)st;
 	(void)meta;
-	(void)s;
-	(void)g;
+	stats_present_line(out, g, stats_presents(s));
 }
 
 /* Whether GPU gpu's rows are shown (--gpu). */

@@ -439,6 +439,7 @@ struct options {
 	bool waits;              /* the first CPU thread ends frames and waits */
 	bool timeline_frames;
 	uint64_t memory;         /* --memory: bytes leaked a frame; 0: no memory */
+	bool presents;
 	bool leaves;
 	bool pipeline_ids;       /* leaves name pipelines by identities */
 	bool unbalanced;
@@ -1092,6 +1093,28 @@ static enum crumbs_result write_timeline_frames(struct gen *g, int64_t t0, int64
 	return r;
 }
 
+/* --presents: a present to swapchain 1 near each frame's end, on FIFO at
+ * the frame's rate, and when the one before was shown (display timing):
+ * one period after the one before it, but every 7th two (a missed
+ * v-sync). */
+static int64_t shown_ns(uint64_t id)
+{
+	int64_t periods = (int64_t)(id - 1) + (int64_t)(id / 7);
+	return 5 * CPU_START_NS + periods * FRAME_NS;
+}
+
+static enum crumbs_result write_presents(struct gen *g, uint64_t f, int64_t t1)
+{
+	struct crumbs_present_desc p = {
+		.swapchain = 1, .cpu_ns = (uint64_t)(t1 - 300 * US), .duration_ns = 120 * US,
+		.present_id = f + 1, .mode = CRUMBS_PRESENT_MODE_FIFO, .refresh_ns = FRAME_NS };
+	enum crumbs_result r = crumbs_writer_present(g->w, &p);
+	if (r == CRUMBS_OK && f > 0)
+		r = crumbs_writer_present_shown(g->w, 1, f, CRUMBS_SHOWN_DISPLAY_TIMING,
+						(uint64_t)shown_ns(f));
+	return r;
+}
+
 static enum crumbs_result write_frame(struct gen *g, uint64_t f)
 {
 	const struct options *opt = g->opt;
@@ -1210,7 +1233,8 @@ static enum crumbs_result write_frame(struct gen *g, uint64_t f)
 	if ((opt->memory && (r = write_memory(g, f)) != CRUMBS_OK) ||
 	    (r = write_cpu_threads(g, t0, t1)) != CRUMBS_OK ||
 	    (opt->tasks && (r = write_tasks(g, t0, t1)) != CRUMBS_OK) ||
-	    (opt->timeline_frames && (r = write_timeline_frames(g, t0, t1)) != CRUMBS_OK))
+	    (opt->timeline_frames && (r = write_timeline_frames(g, t0, t1)) != CRUMBS_OK) ||
+	    (opt->presents && (r = write_presents(g, f, t1)) != CRUMBS_OK))
 		return r;
 	return crumbs_writer_frame_end(g->w, (uint64_t)(CPU_START_NS + (int64_t)(f + 1) * FRAME_NS),
 				       opt->leaves ? CRUMBS_FRAME_FULL_DETAIL : 0, 0);
@@ -1465,6 +1489,9 @@ static const struct option_spec option_specs[] = {
 	  "BYTES more each frame (2 allocations, 1 free);\n"
 	  "a host heap of the driver's usage and budget\n"
 	  "(not in stress frames)" },
+	{ "presents", 0, OPT_SWITCH, NULL, FIELD(presents), 0, 0,
+	  "present each frame, and say when the one before\n"
+	  "was shown: every 7th a v-sync late" },
 	{ "chunk-kib", 0, OPT_NUMBER, "K", FIELD(chunk_kib), 1, MAX_CHUNK_KIB,
 	  "compress records K KiB at a time (default:\n"
 	  "the writer's, 1024)" },

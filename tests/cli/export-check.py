@@ -129,6 +129,10 @@ class Timeline:
         self.memory = collections.defaultdict(list)
         self.tids = {}
         self.problems = []
+        # Presentation: counter values by track name ("Present interval
+        # (CPU)", "Present interval (shown)"), and each present's args.
+        self.present_counters = collections.defaultdict(list)
+        self.presents = []
 
 
 CPU_PID = 1 << 22
@@ -250,7 +254,8 @@ def read_perfetto(data):
                 descriptors[uuid] = (pids[th["pid"][0]], th["thread_name"][0], False)
                 t.tids[("CPU", th["thread_name"][0], "thread")] = th["tid"][0]
             else:
-                descriptors[uuid] = (d["parent_uuid"][0], d.get("name", [""])[0],
+                # Presentation's tracks have no parent.
+                descriptors[uuid] = (d.get("parent_uuid", [None])[0], d.get("name", [""])[0],
                                      bool(d.get("counter")))
         for interned in packet.get("interned_data", []):
             for en in interned.get("event_names", []):
@@ -266,6 +271,14 @@ def read_perfetto(data):
             ts = packet["timestamp"][0]
             uuid = ev["track_uuid"][0]
             parent, tname, is_counter = descriptors[uuid]
+            if parent is None:
+                if ev["type"][0] == "TYPE_COUNTER":
+                    t.present_counters[tname].append((ts, ev["counter_value"][0]))
+                else:
+                    t.presents.append({a["name"][0]: (a.get("uint_value") or
+                                                      a.get("int_value"))[0]
+                                       for a in ev.get("debug_annotations", [])})
+                continue
             gpu = processes[parent]
             kind = ev["type"][0]
             if kind == "TYPE_COUNTER" and tname.startswith("Video memory"):
@@ -347,6 +360,10 @@ def read_chrome(text):
                 t.tids[("CPU", e["args"]["name"], "thread")] = e["tid"]
         elif ph == "C" and e["name"].startswith("Video memory"):
             t.memory[(gpu_of[e["pid"]], e["name"])].append((ns(e["ts"]), e["args"]["bytes"]))
+        elif ph == "C" and e["name"].startswith("Present interval"):
+            t.present_counters[e["name"]].append((ns(e["ts"]), e["args"]["ns"]))
+        elif ph == "i" and e.get("cat") == "presents":
+            t.presents.append(e["args"])
         elif ph == "C":
             t.counters[gpu_of[e["pid"]]].append((ns(e["ts"]), e["args"]["ns"]))
         elif ph in ("s", "f"):
@@ -1090,6 +1107,38 @@ def peak_kib(args):
     return int(status), int(kib)
 
 
+def check_presents(tmp):
+    """A run with presents (crumbs-gen --presents, every 7th shown a
+    v-sync late), in both traces: an instant per present, the CPU
+    intervals from one to the next, and the shown intervals, whose
+    v-syncs missed (each interval over the refresh period, rounded, less
+    one) and longest are crumbs stats'."""
+    path = os.path.join(tmp, "presents.crumbs")
+    g = run(GEN, "-o", path, "--frames", "40", "--gpus", "1", "--presents")
+    if not result(g.returncode == 0, "crumbs-gen writes a run with presents", g.stderr):
+        return
+    pr = json.loads(run(CRUMBS, "stats", path, "--format", "json").stdout)["presentation"]
+    for fmt in ("perfetto", "chrome"):
+        out = os.path.join(tmp, "presents." + fmt)
+        e = run(CRUMBS, "export", path, "--format", fmt, "-o", out)
+        if not result(e.returncode == 0, f"{fmt}: a run with presents exports", e.stderr):
+            continue
+        with open(out, "rb") as f:
+            data = f.read()
+        t = read_perfetto(data) if fmt == "perfetto" else read_chrome(data.decode())
+        cpu = [v for _, v in t.present_counters["Present interval (CPU)"]]
+        shown = [v for _, v in t.present_counters["Present interval (shown)"]]
+        refresh = pr["refresh_ns"]
+        missed = sum(max(0, (v + refresh // 2) // refresh - 1) for v in shown)
+        ids = [int(p["present_id"]) for p in t.presents]
+        result(not t.problems and ids == list(range(1, 41)) and len(cpu) == 39 and
+               len(shown) == pr["intervals"] and missed == pr["missed_vsyncs"] and
+               max(shown) == pr["max_ns"],
+               f"{fmt}: a present instant each, {len(cpu)} CPU intervals and {len(shown)} shown "
+               f"ones, {missed} v-syncs missed as crumbs stats counts",
+               f"problems {t.problems[:3]}, ids {ids[:5]}..., stats {pr}")
+
+
 def main():
     if not shutil.which("protoc"):
         result(False, "protoc is installed (tests/install-deps installs protobuf-compiler)")
@@ -1119,6 +1168,7 @@ def main():
         check_counters(os.path.join(ROOT, "tests", "cli", "captures", "renderer-counters.crumbs"),
                        "the sample renderer's capture with pipeline statistics")
 
+        check_presents(tmp)
         run_path = os.path.join(tmp, "run.crumbs")
         g = run(GEN, "-o", run_path, "--frames", str(RUN_FRAMES), "--markers-per-frame", "8")
         result(g.returncode == 0, f"crumbs-gen writes a run of {RUN_FRAMES} frames", g.stderr)

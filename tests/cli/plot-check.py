@@ -1004,6 +1004,30 @@ try:
                f"a run of names of 4096 bytes: cut in texts (longest {longest}) and "
                "titles", f"titles up to {max(map(len, titles), default=0)}")
         check_rendered(svg, root, "a run of names of 4096 bytes", panels)
+    # Present intervals under the frame times (crumbs-gen --presents:
+    # every 7th present shown a v-sync late): the panel's numbers are
+    # crumbs stats', a point per interval, a mark per interval late.
+    presents = gen("presents.crumbs", "--frames", "60", "--gpus", "1", "--presents")
+    svg, root, panels = check_run(presents, "a run with presents")
+    if root is not None:
+        st = json.loads(run(CRUMBS, "stats", presents, "--format", "json").stdout)
+        pr = st["presentation"]
+        g = next((g for g in root.iter(SVG + "g") if g.get("data-present") == "interval"), None)
+        head = (g.find(SVG + "text").text or "") if g is not None else ""
+        want = (f"{pr['intervals']} intervals \u00b7 median {pr['median_ns'] / 1e6:.3f} ms "
+                f"\u00b7 p99 {pr['p99_ns'] / 1e6:.3f} ms \u00b7 max {pr['max_ns'] / 1e6:.3f} ms "
+                f"(frame {pr['max_frame']}) \u00b7 {pr['missed_vsyncs']} missed v-syncs, "
+                f"{pr['late_frames']} frames shown late")
+        late = [c for c in g.iter(SVG + "circle") if c.get("class") == "spike"] if g else []
+        series = next((e for e in g.iter(SVG + "path") if e.get("class") == "series"), None) \
+            if g is not None else None
+        points = len(re.findall(r"[ML]", series.get("d"))) if series is not None else 0
+        result(g is not None and want in head and len(late) == pr["late_frames"] and
+               points == pr["intervals"] and pr["missed_vsyncs"] == 8,
+               "a run with presents: a panel of its present intervals with crumbs stats' "
+               "median, p99, max and missed v-syncs, a point per interval, a mark per frame "
+               "shown late", f"head {head!r}, want {want!r}, {len(late)} marks, {points} points")
+        check_rendered(svg, root, "a run with presents", panels)
 finally:
     shutil.rmtree(TMP, ignore_errors=True)
 
