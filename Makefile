@@ -217,7 +217,7 @@ $(LIBCRUMBS_LINKS): $(LIBCRUMBS_SO)
 # recorder inside cannot clash with a libcrumbs the program links.
 LAYER_OBJ := $(call obj,layer/unprofilable.c layer/layer_env.c layer/layer_names.c layer/pipeline_id.c \
 	layer/layer_devices.c layer/layer_frames.c layer/layer_record.c layer/layer_events.c layer/layer_memory.c \
-	layer/layer_present.c 	layer/layer.c)
+	layer/layer_present.c layer/layer_features.c layer/layer.c)
 $(LAYER): $(LAYER_OBJ) $(CORE_OBJ) layer/layer.map
 	$(CC) $(ALL_LDFLAGS) -shared -Wl,--version-script=layer/layer.map -Wl,-Bsymbolic \
 		-o $@ $(LAYER_OBJ) $(CORE_OBJ) $(LIBS)

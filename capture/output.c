@@ -165,6 +165,13 @@ static enum crumbs_result write_events(struct output *o, struct capture_set *set
 	char name[4097];
 	enum crumbs_result r = CRUMBS_OK;
 
+	/* A command buffer recorded without queries (before the frame, as
+	 * programs that record once or a frame ahead do) in a frame that
+	 * counts: what holds it has work nobody counted. */
+	if (depth == 0 && set->counters && !cmd->counting &&
+	    (ctx->devices[q->device].features & CRUMBS_FEATURE_PIPELINE_STATISTICS))
+		r = crumbs_writer_counters_unknown(w, 0);
+
 	for (const struct event_block *b = cmd->first; b; b = b->next) {
 		for (uint32_t i = 0; i < b->count && r == CRUMBS_OK; i++) {
 			const struct event *e = &b->events[i];

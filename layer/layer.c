@@ -381,6 +381,11 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 		budget = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
 	struct present_plan plan;
 	bool presenting = !leave && present_plan(ci, props, count, &plan);
+	/* Pipeline statistics for a program that did not enable their
+	 * features (layer_features.c). */
+	struct features_plan fplan = { 0 };
+	bool counting = !leave && !statistics_enabled(ci) &&
+			features_plan(li, physical, props, count, ci, &fplan);
 	free(props);
 	if (budget && enabled(ci, budget)) {
 		features |= CRUMBS_FEATURE_MEMORY_BUDGET;
@@ -395,8 +400,9 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	 * adds; `asked` of them the program's alone. */
 	VkDeviceCreateInfo mine = *ci, asked = *ci;
 	const char **names = NULL;
-	if ((calibrated || budget || (own_marker && enabled(ci, VK_EXT_DEBUG_MARKER_EXTENSION_NAME))) &&
-	    (names = calloc(ci->enabledExtensionCount + 2, sizeof(*names))) != NULL) {
+	if ((calibrated || budget || (counting && fplan.extension) ||
+	     (own_marker && enabled(ci, VK_EXT_DEBUG_MARKER_EXTENSION_NAME))) &&
+	    (names = calloc(ci->enabledExtensionCount + 3, sizeof(*names))) != NULL) {
 		uint32_t n = 0;
 		for (uint32_t i = 0; i < ci->enabledExtensionCount; i++)
 			if (!own_marker ||
@@ -413,6 +419,17 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 			names[mine.enabledExtensionCount++] = budget;
 			features |= CRUMBS_FEATURE_MEMORY_BUDGET;
 		}
+		if (counting && fplan.extension)
+			names[mine.enabledExtensionCount++] = fplan.extension;
+	} else if (counting && fplan.extension) {
+		counting = false; /* out of memory: without */
+	}
+	if (counting) {
+		VkDeviceCreateInfo before = mine;
+		if (features_apply(&fplan, ci, &mine))
+			features |= CRUMBS_FEATURE_PIPELINE_STATISTICS | CRUMBS_FEATURE_HOST_QUERY_RESET;
+		else
+			mine = before, counting = false;
 	}
 	if (host_reset_enabled(ci))
 		features |= CRUMBS_FEATURE_HOST_QUERY_RESET;
@@ -429,15 +446,20 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	presenting = r == VK_SUCCESS;
 	if (!presenting)
 		r = create(physical, &mine, alloc, out);
-	if (r != VK_SUCCESS && mine.enabledExtensionCount != asked.enabledExtensionCount) {
-		/* The extensions were the trouble: without them. */
+	if (r != VK_SUCCESS && (mine.enabledExtensionCount != asked.enabledExtensionCount || counting)) {
+		/* The extensions (or features) were the trouble: without them. */
 		if (calibrated)
 			features &= ~(uint32_t)CRUMBS_FEATURE_CALIBRATED_TIMESTAMPS;
 		if (budget)
 			features &= ~(uint32_t)CRUMBS_FEATURE_MEMORY_BUDGET;
+		if (counting && !host_reset_enabled(ci))
+			features &= ~(uint32_t)CRUMBS_FEATURE_HOST_QUERY_RESET;
+		if (counting)
+			features &= ~(uint32_t)CRUMBS_FEATURE_PIPELINE_STATISTICS;
 		r = create(physical, &asked, alloc, out);
 	}
 	free(names);
+	features_release(&fplan);
 	if (r != VK_SUCCESS)
 		return r;
 

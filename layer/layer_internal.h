@@ -355,6 +355,31 @@ struct layer_instance {
 	uint32_t api_version;
 };
 
+/* layer_features.c: pipelineStatisticsQuery and hostQueryReset, enabled
+ * for a program that did not enable them, where the device has them. */
+#define FEATURES_COPIES 8
+struct features_plan {
+	const char *extension;  /* VK_EXT_host_query_reset, to enable too; or NULL */
+	VkPhysicalDeviceFeatures core;
+	VkPhysicalDeviceHostQueryResetFeatures reset;
+	bool copied;
+	void *block;            /* the copies of the program's first links */
+	VkBaseOutStructure *copies[FEATURES_COPIES];
+	size_t count;
+};
+/* Whether the device can have both (and CRUMBS_LAYER_COUNTERS is not 0);
+ * plan->extension names the extension that must be enabled with them. */
+bool features_plan(const struct layer_instance *li, VkPhysicalDevice physical,
+		   const VkExtensionProperties *props, uint32_t count, const VkDeviceCreateInfo *ci,
+		   struct features_plan *plan);
+/* Changes *mine, a copy of ci, to enable both; false when it cannot (a
+ * feature structure out of the layer's reach, out of memory), *mine then
+ * partly changed. features_release frees what it made, after the device
+ * is created. */
+bool features_apply(struct features_plan *plan, const VkDeviceCreateInfo *ci,
+		    VkDeviceCreateInfo *mine);
+void features_release(struct features_plan *plan);
+
 /* A command buffer the layer has seen allocated. */
 struct cb_state {
 	uint32_t family;

@@ -682,19 +682,20 @@ static unsigned check_leaves(const struct node *n)
 	return checked;
 }
 
-/* The sample renderer under the layer, which counts for it since it
- * enabled pipelineStatisticsQuery and hostQueryReset: per draw, per
- * dispatch and per pass, under validation. */
-static void layer(void **state)
+/* The sample renderer under the layer, which counts for it per draw, per
+ * dispatch and per pass, under validation: with `counters` "on" the
+ * renderer enabled pipelineStatisticsQuery and hostQueryReset itself;
+ * with "off" it enabled neither, and the layer enables them for it. */
+static void layer_run(const char *counters)
 {
-	(void)state;
 	char dir[] = "/tmp/crumbs-counters-XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	const char *renderer = getenv("CRUMBS_RENDERER");
 	char *argv[] = { (char *)(uintptr_t)(renderer ? renderer : "build/sample-renderer"),
 			 (char[]){ "--validate" }, (char[]){ "--quiet" }, (char[]){ "--frames" },
 			 (char[]){ "4" }, (char[]){ "--async-compute" }, (char[]){ "off" },
-			 (char[]){ "--size" }, (char[]){ "160x96" }, NULL };
+			 (char[]){ "--size" }, (char[]){ "160x96" }, (char[]){ "--counters" },
+			 (char *)(uintptr_t)counters, NULL };
 	char layer_dir[4096];
 	snprintf(layer_dir, sizeof(layer_dir), "%s", argv[0]);
 	char *slash = strrchr(layer_dir, '/');
@@ -723,6 +724,18 @@ static void layer(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+static void layer(void **state)
+{
+	(void)state;
+	layer_run("on");
+}
+
+static void layer_enables(void **state)
+{
+	(void)state;
+	layer_run("off");
+}
+
 static void renderer(void **state)
 {
 	(void)state;
@@ -746,6 +759,7 @@ int main(void)
 		cmocka_unit_test(renderer),
 		cmocka_unit_test(renderer_secondaries),
 		cmocka_unit_test(layer),
+		cmocka_unit_test(layer_enables),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
