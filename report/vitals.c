@@ -148,6 +148,10 @@ void vitals_text(struct sbuf *out, const struct stats_settings *st,
 		const struct memory_gpu_stats *gs = &m->gpus[i];
 		if (!gs->frames || !gpu_shown(st, gs->gpu))
 			continue;
+		if (!gs->allocations && !gs->frees) {
+			sbuf_addf(out, "GPU %" PRIu32 " allocations: none in these frames\n", gs->gpu);
+			continue;
+		}
 		sbuf_addf(out, "GPU %" PRIu32 " allocations: %.1f a frame (most %" PRIu64
 			       ", frame %" PRIu64 ")%s%.1f frees a frame\n",
 			  gs->gpu, (double)gs->allocations / (double)gs->frames, gs->most_allocations,
@@ -288,6 +292,10 @@ void vitals_markdown_head(struct sbuf *b, const struct stats_settings *st, const
 		const struct memory_gpu_stats *gs = &m->gpus[i];
 		if (!gs->frames || !gpu_shown(st, gs->gpu))
 			continue;
+		if (!gs->allocations && !gs->frees) {
+			sbuf_addf(b, "- GPU %" PRIu32 " allocations: none in these frames\n", gs->gpu);
+			continue;
+		}
 		sbuf_addf(b, "- GPU %" PRIu32 " allocations: %.1f a frame (most %" PRIu64 ", frame %" PRIu64
 			     "), %.1f frees a frame\n",
 			  gs->gpu, (double)gs->allocations / (double)gs->frames, gs->most_allocations,
