@@ -186,9 +186,18 @@ static bool points_join(struct memory_points *a, struct memory_points *b)
  * when out of memory. */
 static struct memory_heap_stats *heap_of(struct memory_stats *s, uint32_t gpu, uint32_t heap)
 {
-	uint32_t i = 0;
-	while (i < s->count && (s->heaps[i].gpu < gpu || (s->heaps[i].gpu == gpu && s->heaps[i].heap < heap)))
-		i++;
+	/* By halves: a frame may hold a thousand heaps, each looked up. */
+	uint32_t lo = 0, hi = s->count;
+	uint64_t key = (uint64_t)gpu << 32 | heap;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		uint64_t at = (uint64_t)s->heaps[mid].gpu << 32 | s->heaps[mid].heap;
+		if (at < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	uint32_t i = lo;
 	if (i < s->count && s->heaps[i].gpu == gpu && s->heaps[i].heap == heap)
 		return &s->heaps[i];
 	if (s->count == s->cap) {

@@ -547,6 +547,47 @@ static void memory_json(const struct compare_runs *r, struct sbuf *out)
 	sbuf_adds(out, "\n ],\n");
 }
 
+void diff_memory_markdown(struct sbuf *b, const struct compare_runs *r)
+{
+	if (!r->memory_count)
+		return;
+	sbuf_addf(b, "\nVideo memory: each heap's high-water; a change counts above the same "
+		     "percent and %u MiB.\n\n", COMPARE_MEMORY_MIN_BYTES >> 20);
+	sbuf_adds(b, "| Verdict | Heap | Base | Candidate | Change | Change % | Growth, base | "
+		     "Growth, candidate |\n|---|---|--:|--:|--:|--:|--:|--:|\n");
+	for (size_t i = 0; i < r->memory_count; i++) {
+		const struct compare_memory_row *m = &r->memory[i];
+		sbuf_addf(b, "| %s | GPU %u heap %u | ", compare_verdict_name(m->verdict), m->gpu,
+			  m->heap);
+		if (m->in_base)
+			vitals_bytes(b, m->base_high);
+		else
+			sbuf_adds(b, "-");
+		sbuf_adds(b, " | ");
+		if (m->in_cand)
+			vitals_bytes(b, m->cand_high);
+		else
+			sbuf_adds(b, "-");
+		sbuf_adds(b, " | ");
+		if (m->in_base && m->in_cand) {
+			vitals_signed_bytes(b, (double)m->change);
+			sbuf_addf(b, " | %+.1f | ", m->change_pct);
+		} else {
+			sbuf_adds(b, "- | - | ");
+		}
+		if (m->in_base)
+			vitals_signed_bytes(b, (double)m->base_growth);
+		else
+			sbuf_adds(b, "-");
+		sbuf_adds(b, " | ");
+		if (m->in_cand)
+			vitals_signed_bytes(b, (double)m->cand_growth);
+		else
+			sbuf_adds(b, "-");
+		sbuf_adds(b, " |\n");
+	}
+}
+
 int diff_print(const struct diff_settings *d, const struct compare_runs *r, const stats *base,
 	       const stats *cand, const char *base_path, const char *cand_path,
 	       const struct report_sink *sink)

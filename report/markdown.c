@@ -74,6 +74,7 @@ int stats_print_markdown(const struct stats_settings *st, const stats *s, const 
 	md_text(&b, file, strlen(file));
 	sbuf_addf(&b, ": %zu frame%s, times in ms\n\n", stats_frame_count(s),
 		  stats_frame_count(s) == 1 ? "" : "s");
+	vitals_markdown_head(&b, st, s);
 	sbuf_adds(&b, "| Kind | Row | Frames | Mean | Median | p95 | Max | Share % |\n"
 		      "|---|---|--:|--:|--:|--:|--:|--:|\n");
 	for (uint32_t i = 0; i < stats_row_count(s) && result == 0; i++)
@@ -156,6 +157,8 @@ int diff_print_markdown(const struct diff_settings *d, const struct compare_runs
 		if (b.len > 60000)
 			result = sbuf_emit(sink, &b);
 	}
+	if (result == 0)
+		diff_memory_markdown(&b, r);
 	if (result == 0)
 		result = sbuf_emit(sink, &b);
 	sbuf_release(&b);

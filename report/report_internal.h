@@ -343,6 +343,11 @@ void vitals_json(struct sbuf *b, const struct stats_settings *st,
 extern const char vitals_csv_columns[];
 extern const char vitals_csv_empty[];
 void vitals_csv(struct sbuf *b, const struct stats_settings *st, const stats *s);
+/* The frame times' and allocations' vital signs as a Markdown list, for
+ * the top of `crumbs stats --format markdown`. */
+void vitals_markdown_head(struct sbuf *b, const struct stats_settings *st, const stats *s);
+/* crumbs diff's heaps as a Markdown table, where either run has any. */
+void diff_memory_markdown(struct sbuf *b, const struct compare_runs *r);
 /* "12.3 MiB", "512 B": a size to read; "+1.0 MiB", "-512 B", "0 B". */
 void vitals_bytes(struct sbuf *b, uint64_t v);
 void vitals_signed_bytes(struct sbuf *b, double v);

@@ -143,6 +143,10 @@ void vitals_text(struct sbuf *out, const struct stats_settings *st,
 		const struct memory_gpu_stats *gs = &m->gpus[i];
 		if (!gs->frames || !gpu_shown(st, gs->gpu))
 			continue;
+		if (!gs->allocations && !gs->frees) {
+			sbuf_addf(out, "GPU %" PRIu32 " allocations: none in these frames\n", gs->gpu);
+			continue;
+		}
 		sbuf_addf(out, "GPU %" PRIu32 " allocations: %.1f a frame (most %" PRIu64
 			       ", frame %" PRIu64 ")%s%.1f frees a frame\n",
 			  gs->gpu, (double)gs->allocations / (double)gs->frames, gs->most_allocations,
@@ -256,6 +260,43 @@ void vitals_csv(struct sbuf *b, const struct stats_settings *st, const stats *s)
 			sbuf_addf(b, "%.6f", (double)h->allocations / (double)h->use.frames);
 		sbuf_adds(b, "\n");
 	}
+}
+
+void vitals_markdown_head(struct sbuf *b, const struct stats_settings *st, const stats *s)
+{
+	static const struct glyphs plain = { .sep = ", " };
+	if (!stats_frame_count(s))
+		return;
+	sbuf_adds(b, "Vital signs:\n\n");
+	/* The GPUs by their rows: Markdown is written without the capture's
+	 * description. */
+	for (uint32_t gi = 0; gi < 64; gi++) {
+		uint32_t row = stats_gpu_row(s, gi);
+		if (row == STATS_NONE || !gpu_shown(st, gi))
+			continue;
+		sbuf_addf(b, "- GPU %" PRIu32 " frame time: ", gi);
+		frame_time_text(b, &plain, stats_row(s, row));
+	}
+	uint32_t cpu = cpu_shown(st, s);
+	if (cpu != STATS_NONE) {
+		sbuf_adds(b, "- CPU frame time: ");
+		frame_time_text(b, &plain, stats_row(s, cpu));
+	}
+	const struct memory_stats *m = stats_memory(s);
+	for (uint32_t i = 0; i < m->gpu_count; i++) {
+		const struct memory_gpu_stats *gs = &m->gpus[i];
+		if (!gs->frames || !gpu_shown(st, gs->gpu))
+			continue;
+		if (!gs->allocations && !gs->frees) {
+			sbuf_addf(b, "- GPU %" PRIu32 " allocations: none in these frames\n", gs->gpu);
+			continue;
+		}
+		sbuf_addf(b, "- GPU %" PRIu32 " allocations: %.1f a frame (most %" PRIu64 ", frame %" PRIu64
+			     "), %.1f frees a frame\n",
+			  gs->gpu, (double)gs->allocations / (double)gs->frames, gs->most_allocations,
+			  gs->most_allocations_frame, (double)gs->frees / (double)gs->frames);
+	}
+	sbuf_adds(b, "\n");
 }
 
 void vitals_markdown(struct sbuf *b, const struct stats_settings *st, const stats *s)

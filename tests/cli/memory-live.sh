@@ -162,6 +162,8 @@ result $? "crumbs capture --frames 5:24 runs vkcube --validate and exits 0"
 result $? "no validation message in vkcube with its memory counted"
 grep -q "^GPU 0 heap [0-9]* memory: high-water [0-9.]* [KMG]iB (frame [0-9]*) | growth 0 B over 20 frames, 0 B a frame | " "$tmp/cube.out"
 result $? "vkcube's run shows its memory, which does not grow ($(grep -m1 ' memory: ' "$tmp/cube.out"))"
+grep -q "^GPU 0 allocations: none in these frames$" "$tmp/cube.out"
+result $? "vkcube allocates nothing once it draws, and crumbs says so"
 
 # glxgears draws until stopped; crumbs reports what it recorded.
 LIBGL_ALWAYS_SOFTWARE=1 MESA_LOADER_DRIVER_OVERRIDE=zink \
