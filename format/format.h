@@ -235,8 +235,21 @@ enum format_tag {
 	FORMAT_TAG_COUNTERS_UNKNOWN = 0x59,
 	FORMAT_TAG_RENDER_AREA = 0x5A,
 	FORMAT_TAG_LEAF_COUNTERS = 0x5B,
-	FORMAT_TAG_LEAF_COUNTERS_UNKNOWN = 0x5C
+	FORMAT_TAG_LEAF_COUNTERS_UNKNOWN = 0x5C,
+	/* Since 1.5, in setup chunks: vendor counter sets and what each
+	 * queue family offers (0x5F is kept for vendor counters). */
+	FORMAT_TAG_COUNTER_SET = 0x5D,
+	FORMAT_TAG_OFFERED_COUNTER = 0x5E
 };
+
+/* COUNTER_SET and OFFERED_COUNTER: the largest unit, storage and scope
+ * (Vulkan's VkPerformanceCounter*KHR enums), and decimal scale. */
+#define FORMAT_MAX_COUNTER_UNIT 10
+#define FORMAT_MAX_COUNTER_STORAGE 5
+#define FORMAT_MAX_COUNTER_SCOPE 2
+#define FORMAT_MAX_COUNTER_SCALE 9
+/* OFFERED_COUNTER records a setup may hold, over all families. */
+#define FORMAT_MAX_OFFERED_COUNTERS 65536
 
 /* COUNTERS: the sets of counters a record may name, and the bits of the
  * pipeline-statistics set's mask (VkQueryPipelineStatisticFlagBits'
