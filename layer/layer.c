@@ -162,6 +162,42 @@ static bool host_reset_enabled(const VkDeviceCreateInfo *ci)
 	return false;
 }
 
+/*
+ * Vendor counters (CRUMBS_PERF_COUNTERS, as `crumbs capture
+ * --counters=LIST` sets it): VK_KHR_performance_query with
+ * performanceCounterQueryPools, enabled for the program where the device
+ * has them. *chain is the program's VkPhysicalDevicePerformanceQueryFeaturesKHR,
+ * if it chained one (which the layer cannot change, only read).
+ */
+static bool perf_counters_asked(void)
+{
+	const char *list = getenv("CRUMBS_PERF_COUNTERS");
+	return list && *list;
+}
+
+static const VkPhysicalDevicePerformanceQueryFeaturesKHR *perf_chained(const VkDeviceCreateInfo *ci)
+{
+	for (const VkBaseInStructure *s = ci->pNext; s; s = s->pNext)
+		if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PERFORMANCE_QUERY_FEATURES_KHR)
+			return (const VkPhysicalDevicePerformanceQueryFeaturesKHR *)(const void *)s;
+	return NULL;
+}
+
+static bool perf_pools_supported(PFN_vkGetInstanceProcAddr gipa, VkInstance instance,
+				 VkPhysicalDevice physical)
+{
+	PFN_vkGetPhysicalDeviceFeatures2 features2 = (PFN_vkGetPhysicalDeviceFeatures2)
+		gipa(instance, "vkGetPhysicalDeviceFeatures2");
+	if (!features2)
+		return false;
+	VkPhysicalDevicePerformanceQueryFeaturesKHR pf = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PERFORMANCE_QUERY_FEATURES_KHR };
+	VkPhysicalDeviceFeatures2 f = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+					.pNext = &pf };
+	features2(physical, &f);
+	return pf.performanceCounterQueryPools;
+}
+
 /* The next layer's functions, each under the first of its names the
  * next layer has: aliases are resolved here, once. */
 static PFN_vkVoidFunction next_proc(struct layer_device *d, const char *name, const char *alias,
@@ -344,6 +380,22 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	 * (see layer_EnumerateDeviceExtensionProperties): not asked of the
 	 * layers below. */
 	bool own_marker = props && !has_extension(props, count, VK_EXT_DEBUG_MARKER_EXTENSION_NAME);
+	/* Vendor counters: the extension added where the program did not
+	 * enable it, the feature chained where it chained none. */
+	const char *perf = NULL;
+	bool perf_feature = false;
+	const VkPhysicalDevicePerformanceQueryFeaturesKHR *perf_own = perf_chained(ci);
+	VkPhysicalDevicePerformanceQueryFeaturesKHR perf_features = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PERFORMANCE_QUERY_FEATURES_KHR,
+		.pNext = (void *)(uintptr_t)ci->pNext, .performanceCounterQueryPools = VK_TRUE };
+	if (!leave && perf_counters_asked() &&
+	    has_extension(props, count, VK_KHR_PERFORMANCE_QUERY_EXTENSION_NAME) &&
+	    (perf_own ? perf_own->performanceCounterQueryPools :
+			perf_pools_supported(gipa, li->instance, physical))) {
+		perf_feature = true;
+		if (!enabled(ci, VK_KHR_PERFORMANCE_QUERY_EXTENSION_NAME))
+			perf = VK_KHR_PERFORMANCE_QUERY_EXTENSION_NAME;
+	}
 	free(props);
 	if (calibrated && (enabled(ci, "VK_KHR_calibrated_timestamps") ||
 			   enabled(ci, VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME))) {
@@ -354,8 +406,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	 * adds; `asked` of them the program's alone. */
 	VkDeviceCreateInfo mine = *ci, asked = *ci;
 	const char **names = NULL;
-	if ((calibrated || (own_marker && enabled(ci, VK_EXT_DEBUG_MARKER_EXTENSION_NAME))) &&
-	    (names = calloc(ci->enabledExtensionCount + 1, sizeof(*names))) != NULL) {
+	if ((calibrated || perf || (own_marker && enabled(ci, VK_EXT_DEBUG_MARKER_EXTENSION_NAME))) &&
+	    (names = calloc(ci->enabledExtensionCount + 2, sizeof(*names))) != NULL) {
 		uint32_t n = 0;
 		for (uint32_t i = 0; i < ci->enabledExtensionCount; i++)
 			if (!own_marker ||
@@ -369,13 +421,24 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 			mine.enabledExtensionCount = n + 1;
 			features |= CRUMBS_FEATURE_CALIBRATED_TIMESTAMPS;
 		}
+		if (perf)
+			names[mine.enabledExtensionCount++] = perf;
+	} else if (perf) {
+		perf_feature = false; /* out of memory: without */
+	}
+	if (perf_feature) {
+		if (!perf_own)
+			mine.pNext = &perf_features;
+		features |= CRUMBS_FEATURE_PERFORMANCE_QUERY;
 	}
 	if (host_reset_enabled(ci))
 		features |= CRUMBS_FEATURE_HOST_QUERY_RESET;
 	VkResult r = create(physical, &mine, alloc, out);
-	if (r != VK_SUCCESS && mine.enabledExtensionCount != asked.enabledExtensionCount) {
-		/* The extension was the trouble: without it. */
-		features &= ~(uint32_t)CRUMBS_FEATURE_CALIBRATED_TIMESTAMPS;
+	if (r != VK_SUCCESS && (mine.enabledExtensionCount != asked.enabledExtensionCount ||
+				mine.pNext != asked.pNext)) {
+		/* The extension (or the feature) was the trouble: without. */
+		features &= ~(uint32_t)(CRUMBS_FEATURE_CALIBRATED_TIMESTAMPS |
+					CRUMBS_FEATURE_PERFORMANCE_QUERY);
 		r = create(physical, &asked, alloc, out);
 	}
 	free(names);
