@@ -393,6 +393,8 @@ static bool get_counter(struct setup *setup, struct cursor *k, const struct chun
 		return false;
 	const unsigned char *const *names = cs->names.data;
 	const uint32_t *lens = cs->name_lens.data;
+	if (lens[name] > FORMAT_MAX_COUNTER_NAME || lens[category] > FORMAT_MAX_COUNTER_NAME)
+		return cur_fail(k, "counter name longer than 255 bytes");
 	c->name = arena_copy_string(&setup->arena, names[name], lens[name]);
 	c->category = arena_copy_string(&setup->arena, names[category], lens[category]);
 	return c->name && c->category ? true : cur_fail(k, "out of memory");
@@ -442,7 +444,7 @@ static bool setup_offered(struct setup *setup, struct cursor *k, const struct ch
 	    !get_counter(setup, k, cs, &c))
 		return false;
 	if (setup->offered.len >= FORMAT_MAX_OFFERED_COUNTERS)
-		return cur_fail(k, "more than 65536 offered counters");
+		return cur_fail(k, "more than 16384 offered counters");
 	struct capture_counter *slot = vec_push(&setup->offered, sizeof(*slot));
 	if (!slot)
 		return cur_fail(k, "out of memory");

@@ -248,8 +248,11 @@ enum format_tag {
 #define FORMAT_MAX_COUNTER_STORAGE 5
 #define FORMAT_MAX_COUNTER_SCOPE 2
 #define FORMAT_MAX_COUNTER_SCALE 9
-/* OFFERED_COUNTER records a setup may hold, over all families. */
-#define FORMAT_MAX_OFFERED_COUNTERS 65536
+/* OFFERED_COUNTER records a file's setup may hold, over all families;
+ * the bytes of a counter's name or category (Vulkan's own limit, less
+ * its NUL), so that a setup's counters stay small. */
+#define FORMAT_MAX_OFFERED_COUNTERS 16384
+#define FORMAT_MAX_COUNTER_NAME 255
 
 /* COUNTERS: the sets of counters a record may name, and the bits of the
  * pipeline-statistics set's mask (VkQueryPipelineStatisticFlagBits'

@@ -72,6 +72,7 @@ struct crumbs_writer {
 	/* Vendor counter sets defined (since 1.5): each one's counters, as
 	 * a mask; 0: not defined. */
 	uint64_t counter_sets[CRUMBS_MAX_COUNTER_SETS + 1];
+	uint32_t offered_counters;
 
 	struct file_out file; /* with a path: written under a temporary name */
 	int has_file;
@@ -1218,7 +1219,8 @@ enum crumbs_result crumbs_writer_render_area(crumbs_writer *w, uint32_t width, u
 /* Whether c describes a counter the format can carry. */
 static int counter_desc_ok(const struct crumbs_counter_desc *c)
 {
-	return c && c->name && c->category && c->unit <= FORMAT_MAX_COUNTER_UNIT &&
+	return c && c->name && c->category && strlen(c->name) <= FORMAT_MAX_COUNTER_NAME &&
+	       strlen(c->category) <= FORMAT_MAX_COUNTER_NAME && c->unit <= FORMAT_MAX_COUNTER_UNIT &&
 	       c->storage <= FORMAT_MAX_COUNTER_STORAGE && c->scope <= FORMAT_MAX_COUNTER_SCOPE &&
 	       c->scale <= FORMAT_MAX_COUNTER_SCALE;
 }
@@ -1279,6 +1281,8 @@ enum crumbs_result crumbs_writer_offered_counter(crumbs_writer *w, uint32_t gpu,
 		return CRUMBS_ERROR_BAD_STATE;
 	if (gpu >= w->gpu_count || !counter_desc_ok(c))
 		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	if (w->offered_counters >= FORMAT_MAX_OFFERED_COUNTERS)
+		return CRUMBS_ERROR_LIMIT;
 	uint32_t name, category;
 	enum crumbs_result r;
 	if ((r = intern_name(w, &w->setup, c->name, &name)) != CRUMBS_OK ||
@@ -1295,6 +1299,7 @@ enum crumbs_result crumbs_writer_offered_counter(crumbs_writer *w, uint32_t gpu,
 	put_varint(b, c->unit);
 	put_varint(b, c->storage);
 	put_varint(b, c->scope);
+	w->offered_counters++;
 	return CRUMBS_OK;
 }
 

@@ -120,6 +120,33 @@ static void round_trip(void **state)
 	free(m.data);
 }
 
+/* The writer keeps to the format's limits: 16384 offered counters, names
+ * of 255 bytes. */
+static void writer_limits(void **state)
+{
+	(void)state;
+	struct membuf m;
+	crumbs_writer *w = mem_writer_with(&m, 0, 1);
+	uint32_t g = add_gpu(w, "GPU");
+	add_queue(w, g, CRUMBS_QUEUE_GRAPHICS, 1.0f, 64);
+	char name[300];
+	memset(name, 'n', 256);
+	name[256] = '\0';
+	struct crumbs_counter_desc c = { name, "Cat", 0, 0, 2, 0, 0 };
+	assert_int_equal(crumbs_writer_offered_counter(w, g, 0, &c), CRUMBS_ERROR_INVALID_ARGUMENT);
+	name[255] = '\0';
+	for (uint32_t i = 0; i < 16384; i++)
+		assert_int_equal(crumbs_writer_offered_counter(w, g, 0, &c), CRUMBS_OK);
+	assert_int_equal(crumbs_writer_offered_counter(w, g, 0, &c), CRUMBS_ERROR_LIMIT);
+	crumbs_writer_frame_begin(w, 0, T);
+	crumbs_writer_frame_end(w, T + 1, 0, 0);
+	reader *r = mem_read(&m, w);
+	next_frame(r);
+	assert_int_equal(reader_meta(r)->offered_counter_count, 16384);
+	reader_free(r);
+	free(m.data);
+}
+
 /* ------------------------------------------------------------------------ */
 /* By hand                                                                  */
 /* ------------------------------------------------------------------------ */
@@ -289,6 +316,19 @@ static void hostile_records(void **state)
 	out_varint(&r, 1);
 	expect(5, &s, &r, NULL);
 
+	/* Names of at most 255 bytes. */
+	static const unsigned char long_name[] = { FORMAT_TAG_STRING, 0x80, 0x02 };
+	out_put(&s, long_name, sizeof(long_name));
+	for (int i = 0; i < 256; i++)
+		out_byte(&s, 'x');
+	out_byte(&s, FORMAT_TAG_OFFERED_COUNTER);
+	out_varint(&s, 0);
+	out_varint(&s, 0);
+	out_varint(&s, 3);
+	out_varint(&s, 1);
+	out_put(&s, "\0\0\0", 3);
+	expect(5, &s, &r, "counter name longer than 255 bytes");
+
 	/* At the limits: 255 sets, 64 counters in 64 groups, values below
 	 * 2^63. */
 	out_set(&s, 255, 0, 64, 64, 63, 0);
@@ -353,6 +393,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trip),
+		cmocka_unit_test(writer_limits),
 		cmocka_unit_test(hostile_records),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
