@@ -144,12 +144,12 @@ struct counts {
  * fragments per pixel; 0 by 0 when not given.
  */
 struct node_counters {
+	struct node_vendor *vendor; /* vendor counters (counters.c); NULL: none */
 	uint64_t exclusive[CRUMBS_PIPELINE_COUNTERS];
 	uint64_t inclusive[CRUMBS_PIPELINE_COUNTERS];
 	uint32_t exclusive_mask, inclusive_mask;
 	bool exclusive_unknown, inclusive_unknown;
 	uint32_t area_width, area_height;
-	struct node_vendor *vendor; /* vendor counters (counters.c); NULL: none */
 };
 
 enum node_flags {

@@ -162,42 +162,6 @@ static bool host_reset_enabled(const VkDeviceCreateInfo *ci)
 	return false;
 }
 
-/*
- * Vendor counters (CRUMBS_PERF_COUNTERS, as `crumbs capture
- * --counters=LIST` sets it): VK_KHR_performance_query with
- * performanceCounterQueryPools, enabled for the program where the device
- * has them. *chain is the program's VkPhysicalDevicePerformanceQueryFeaturesKHR,
- * if it chained one (which the layer cannot change, only read).
- */
-static bool perf_counters_asked(void)
-{
-	const char *list = getenv("CRUMBS_PERF_COUNTERS");
-	return list && *list;
-}
-
-static const VkPhysicalDevicePerformanceQueryFeaturesKHR *perf_chained(const VkDeviceCreateInfo *ci)
-{
-	for (const VkBaseInStructure *s = ci->pNext; s; s = s->pNext)
-		if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PERFORMANCE_QUERY_FEATURES_KHR)
-			return (const VkPhysicalDevicePerformanceQueryFeaturesKHR *)(const void *)s;
-	return NULL;
-}
-
-static bool perf_pools_supported(PFN_vkGetInstanceProcAddr gipa, VkInstance instance,
-				 VkPhysicalDevice physical)
-{
-	PFN_vkGetPhysicalDeviceFeatures2 features2 = (PFN_vkGetPhysicalDeviceFeatures2)
-		gipa(instance, "vkGetPhysicalDeviceFeatures2");
-	if (!features2)
-		return false;
-	VkPhysicalDevicePerformanceQueryFeaturesKHR pf = {
-		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PERFORMANCE_QUERY_FEATURES_KHR };
-	VkPhysicalDeviceFeatures2 f = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-					.pNext = &pf };
-	features2(physical, &f);
-	return pf.performanceCounterQueryPools;
-}
-
 /* The next layer's functions, each under the first of its names the
  * next layer has: aliases are resolved here, once. */
 static PFN_vkVoidFunction next_proc(struct layer_device *d, const char *name, const char *alias,
@@ -341,6 +305,42 @@ static bool unprofilable(struct layer_instance *li, VkPhysicalDevice physical,
 		return false;
 	say("device '%s' runs unprofiled: %s", props.deviceName, why);
 	return true;
+}
+
+/*
+ * Vendor counters (CRUMBS_PERF_COUNTERS, as `crumbs capture
+ * --counters=LIST` sets it): VK_KHR_performance_query with
+ * performanceCounterQueryPools, enabled for the program where the device
+ * has them. *chain is the program's VkPhysicalDevicePerformanceQueryFeaturesKHR,
+ * if it chained one (which the layer cannot change, only read).
+ */
+static bool perf_counters_asked(void)
+{
+	const char *list = getenv("CRUMBS_PERF_COUNTERS");
+	return list && *list;
+}
+
+static const VkPhysicalDevicePerformanceQueryFeaturesKHR *perf_chained(const VkDeviceCreateInfo *ci)
+{
+	for (const VkBaseInStructure *s = ci->pNext; s; s = s->pNext)
+		if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PERFORMANCE_QUERY_FEATURES_KHR)
+			return (const VkPhysicalDevicePerformanceQueryFeaturesKHR *)(const void *)s;
+	return NULL;
+}
+
+static bool perf_pools_supported(PFN_vkGetInstanceProcAddr gipa, VkInstance instance,
+				 VkPhysicalDevice physical)
+{
+	PFN_vkGetPhysicalDeviceFeatures2 features2 = (PFN_vkGetPhysicalDeviceFeatures2)
+		gipa(instance, "vkGetPhysicalDeviceFeatures2");
+	if (!features2)
+		return false;
+	VkPhysicalDevicePerformanceQueryFeaturesKHR pf = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PERFORMANCE_QUERY_FEATURES_KHR };
+	VkPhysicalDeviceFeatures2 f = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+					.pNext = &pf };
+	features2(physical, &f);
+	return pf.performanceCounterQueryPools;
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physical,
