@@ -76,6 +76,7 @@ struct fake_pool {
 
 static struct fake_pool pools[POOLS];
 static VkResult lock_result;
+static bool negative; /* the int32 counter reads -1 where work was done */
 static unsigned locks, unlocks, pools_made, broken_rules;
 /* The performance query open, and on which command buffer. */
 static struct fake_pool *open_pool;
@@ -261,7 +262,7 @@ static VkPerformanceCounterResultKHR value(uint32_t c, uint64_t work)
 	uint64_t v = work * (c + 1);
 	switch (offered[c].storage) {
 	case VK_PERFORMANCE_COUNTER_STORAGE_INT32_KHR:
-		r.int32 = (int32_t)v;
+		r.int32 = negative && v ? -1 : (int32_t)v;
 		break;
 	case VK_PERFORMANCE_COUNTER_STORAGE_INT64_KHR:
 		r.int64 = (int64_t)v;
@@ -605,12 +606,45 @@ static void no_lock(void **state)
 	destroy(&t);
 }
 
+/* A value that is no count (a negative int32 here) makes its stretch's
+ * vendor counters unknown, never wrong; the stretches without work stay
+ * known. */
+static void not_a_count(void **state)
+{
+	(void)state;
+	struct vkt t;
+	init(&t, LIST);
+	negative = true;
+	assert_int_equal(crumbs_capture(t.crumbs, NULL), CRUMBS_OK);
+	crumbs_frame(t.crumbs);
+	frame(&t);
+	crumbs_frame(t.crumbs);
+	reader *c;
+	const struct frame *f = vkt_read(vkt_finish_capture(&t, NULL), &c);
+	negative = false;
+	const struct node *root = f->queues[0].root;
+	uint64_t v;
+	for (const char *const *name = (const char *const[]){ "Frame", "A", "B", "C", NULL };
+	     *name; name++) {
+		const struct node *n = vkt_find(root, *name);
+		assert_non_null(n);
+		assert_true(node_vendor_unknown(n, false));
+		assert_false(node_vendor_counter(n, true, 1, &v));
+	}
+	/* The queue's own stretch, before Frame, did no work. */
+	assert_false(node_vendor_unknown(root, false));
+	assert_true(node_vendor_unknown(root, true));
+	reader_free(c);
+	destroy(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(one_frame),
 		cmocka_unit_test(run),
 		cmocka_unit_test(no_lock),
+		cmocka_unit_test(not_a_count),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
