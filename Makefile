@@ -77,7 +77,7 @@ TRIGGER_SRC := trigger/trigger.c trigger/answer.c
 # The recorder, one concept a file, from the bottom of its call graph up
 # (capture/capture_internal.h; tests/cli/layout.sh checks the order).
 RECORDER_SRC := capture/common.c capture/cpu.c capture/functions.c capture/calibrate.c \
-	capture/present.c capture/memory.c capture/counters.c capture/pools.c \
+	capture/present.c capture/memory.c capture/perfquery.c capture/counters.c capture/pools.c \
 	capture/store.c capture/standing.c capture/record.c capture/submit.c \
 	capture/readback.c capture/profilegpu.c capture/output.c capture/frame.c \
 	capture/context.c capture/namefmt.c

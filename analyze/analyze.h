@@ -49,6 +49,30 @@ struct capture_queue {
 	char name[32];
 };
 
+/*
+ * Vendor counters (since format 1.5): a counter as the device describes
+ * it (unit, storage and scope are Vulkan's VkPerformanceCounter*KHR
+ * values), the pass that counts it in its set and the decimal digits its
+ * values carry (a value v was written as v * 10^scale); and a set of them,
+ * counted on queue family `family` of `gpu` in `groups` passes: a
+ * one-frame capture takes pass 0, a run (round_robin) pass (frame number
+ * mod groups) in each frame. Offered counters are what a family offers
+ * (their gpu and family set, group and scale 0).
+ */
+struct capture_counter {
+	const char *name;
+	const char *category;
+	uint32_t unit, storage, scope;
+	uint32_t group, scale;
+	uint32_t gpu, family;
+};
+struct capture_counter_set {
+	uint32_t set, gpu, family, groups;
+	bool round_robin;
+	uint32_t count;
+	const struct capture_counter *counters;
+};
+
 struct capture_meta {
 	unsigned version_major;
 	unsigned version_minor;
@@ -60,6 +84,11 @@ struct capture_meta {
 	uint32_t gpu_count;
 	const struct capture_queue *queues;
 	uint32_t queue_count;
+	/* Vendor counter sets and offered counters, from the setup chunks. */
+	const struct capture_counter_set *counter_sets;
+	uint32_t counter_set_count;
+	const struct capture_counter *offered_counters;
+	uint32_t offered_counter_count;
 	/* From the index (or the chunk headers when there is none). */
 	uint64_t frame_count;
 	uint64_t first_frame;
@@ -116,6 +145,7 @@ struct counts {
  * one per pass it holds, has their sum.
  */
 struct node_counters {
+	struct node_vendor *vendor; /* vendor counters (counters.c); NULL: none */
 	uint64_t exclusive[CRUMBS_PIPELINE_COUNTERS];
 	uint64_t inclusive[CRUMBS_PIPELINE_COUNTERS];
 	uint32_t exclusive_mask, inclusive_mask;
@@ -519,6 +549,25 @@ bool node_counters_unknown(const struct node *n, bool inclusive);
  * - invocations per dispatch: compute shader invocations over the
  *   dispatches the node counts.
  */
+/*
+ * Vendor counters (since 1.5): a node holds those of one counter set (its
+ * queue's), counter k being the set's k-th; node_vendor_set is 0 when it
+ * has none. node_vendor_counter is false when the counter was not taken
+ * in the node's frame (another pass took it) or the node's are unknown.
+ * A value is in 10^-scale units of the counter's.
+ */
+uint32_t node_vendor_set(const struct node *n);
+bool node_vendor_counter(const struct node *n, bool inclusive, uint32_t k, uint64_t *v);
+bool node_vendor_unknown(const struct node *n, bool inclusive);
+/* Set `set` of meta, or NULL. */
+const struct capture_counter_set *meta_counter_set(const struct capture_meta *meta, uint32_t set);
+/* The name of a VkPerformanceCounterUnitKHR ("bytes"), of a
+ * VkPerformanceCounterStorageKHR ("uint64") and of a
+ * VkPerformanceCounterScopeKHR ("command"). */
+const char *counter_unit_name(uint32_t unit);
+const char *counter_storage_name(uint32_t storage);
+const char *counter_scope_name(uint32_t scope);
+
 bool node_culled_primitives(const struct node *n, bool inclusive, uint64_t *v);
 bool node_fragments_per_pixel(const struct node *n, bool inclusive, double *v);
 bool node_vertex_reuse(const struct node *n, bool inclusive, double *v);

@@ -94,6 +94,12 @@ struct setup {
 	struct vec gpus;      /* struct capture_gpu */
 	struct vec queues;    /* struct capture_queue */
 	struct vec samples;   /* struct raw_calibration, the latest of each GPU */
+	/* Vendor counters (since 1.5): struct capture_counter_set (their
+	 * counters in the arena), each set's index + 1 by its number, and
+	 * struct capture_counter offered. */
+	struct vec counter_sets;
+	uint16_t set_index[CRUMBS_MAX_COUNTER_SETS + 1];
+	struct vec offered;
 };
 
 /* Forgets every device, queue and sample, to apply setup chunks again. */
@@ -322,6 +328,11 @@ struct raw_frames {
  * for a root); a leaf's counters, given after it closed, to its still
  * open ancestors too. false when out of memory. */
 bool counters_add(struct arena *arena, struct node *n, uint32_t counter, uint64_t v);
+/* A vendor counter's item (ITEM_COUNTER's a): counter k of set `set`
+ * (1 to 255), or with k COUNTER_ITEM_UNKNOWN that set's counters are
+ * unknown. counters_add and counters_add_closed take them too. */
+#define COUNTER_ITEM_VENDOR(set, k) (0x100u * (set) + (k))
+#define COUNTER_ITEM_UNKNOWN 0xFFu
 bool counters_set_unknown(struct arena *arena, struct node *n);
 bool counters_set_area(struct arena *arena, struct node *n, uint32_t width, uint32_t height);
 bool counters_close(struct arena *arena, struct node *n, struct node *p);

@@ -51,8 +51,14 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
+static bool vendor_add(struct arena *arena, struct node *n, uint32_t counter, uint64_t v,
+		       bool closed);
+static bool vendor_close(struct arena *arena, struct node_vendor *c, struct node *p);
+
 bool counters_add(struct arena *arena, struct node *n, uint32_t counter, uint64_t v)
 {
+	if (counter >= COUNTER_ITEM_VENDOR(1, 0))
+		return vendor_add(arena, n, counter, v, false);
 	struct node_counters *c = of(arena, n);
 	if (!c)
 		return false;
@@ -61,6 +67,161 @@ bool counters_add(struct arena *arena, struct node *n, uint32_t counter, uint64_
 		c->exclusive_mask |= 1u << counter;
 	}
 	return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Vendor counters (since 1.5)                                              */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A node's vendor counters are those of one set, its queue's: a file
+ * that gives one node two sets' is hostile, and the second's are left
+ * out. Sums over stretches and children as the pipeline statistics'.
+ */
+struct node_vendor {
+	uint32_t set;
+	uint64_t exclusive_mask, inclusive_mask;
+	bool exclusive_unknown, inclusive_unknown;
+	uint64_t exclusive[CRUMBS_MAX_SET_COUNTERS];
+	uint64_t inclusive[CRUMBS_MAX_SET_COUNTERS];
+};
+
+/* n's vendor counters of `set`, made on first use; NULL when out of
+ * memory, or *other when n has another set's. */
+static struct node_vendor *vendor_of(struct arena *arena, struct node *n, uint32_t set,
+				     bool *other)
+{
+	struct node_counters *c = of(arena, n);
+	*other = false;
+	if (!c)
+		return NULL;
+	if (!c->vendor) {
+		if (!(c->vendor = arena_alloc(arena, sizeof(*c->vendor))))
+			return NULL;
+		c->vendor->set = set;
+	}
+	*other = c->vendor->set != set;
+	return c->vendor;
+}
+
+static void vendor_sum(struct node_vendor *to, uint32_t k, uint64_t v, bool inclusive)
+{
+	if (inclusive) {
+		to->inclusive[k] = sat_add(to->inclusive[k], v);
+		to->inclusive_mask |= (uint64_t)1 << k;
+	} else {
+		to->exclusive[k] = sat_add(to->exclusive[k], v);
+		to->exclusive_mask |= (uint64_t)1 << k;
+	}
+}
+
+static bool vendor_add(struct arena *arena, struct node *n, uint32_t counter, uint64_t v,
+		       bool closed)
+{
+	uint32_t set = counter / 0x100, k = counter % 0x100;
+	bool other;
+	struct node_vendor *c = vendor_of(arena, n, set, &other);
+	if (!c)
+		return false;
+	if (other || (k != COUNTER_ITEM_UNKNOWN && k >= CRUMBS_MAX_SET_COUNTERS))
+		return true;
+	/* A leaf is closed when its counters come: into its parent's
+	 * inclusive too, which the parent's close carries up. */
+	struct node_vendor *pc = NULL;
+	if (closed && n->parent) {
+		if (!(pc = vendor_of(arena, n->parent, set, &other)))
+			return false;
+		if (other)
+			pc = NULL;
+	}
+	if (k == COUNTER_ITEM_UNKNOWN) {
+		c->exclusive_unknown = true;
+		if (closed)
+			c->inclusive_unknown = true;
+		if (pc)
+			pc->inclusive_unknown = true;
+		return true;
+	}
+	vendor_sum(c, k, v, false);
+	if (closed)
+		vendor_sum(c, k, v, true);
+	if (pc)
+		vendor_sum(pc, k, v, true);
+	return true;
+}
+
+/* n closes into p (NULL for a root): its own into its inclusive, and
+ * its inclusive into p's. */
+static bool vendor_close(struct arena *arena, struct node_vendor *c, struct node *p)
+{
+	for (uint32_t k = 0; k < CRUMBS_MAX_SET_COUNTERS; k++)
+		if (c->exclusive_mask >> k & 1)
+			vendor_sum(c, k, c->exclusive[k], true);
+	c->inclusive_unknown |= c->exclusive_unknown;
+	if (!p || (!c->inclusive_mask && !c->inclusive_unknown))
+		return true;
+	bool other;
+	struct node_vendor *pc = vendor_of(arena, p, c->set, &other);
+	if (!pc)
+		return false;
+	if (other)
+		return true;
+	for (uint32_t k = 0; k < CRUMBS_MAX_SET_COUNTERS; k++)
+		if (c->inclusive_mask >> k & 1)
+			vendor_sum(pc, k, c->inclusive[k], true);
+	pc->inclusive_unknown |= c->inclusive_unknown;
+	return true;
+}
+
+uint32_t node_vendor_set(const struct node *n)
+{
+	return n->counters && n->counters->vendor ? n->counters->vendor->set : 0;
+}
+
+bool node_vendor_unknown(const struct node *n, bool inclusive)
+{
+	const struct node_vendor *c = n->counters ? n->counters->vendor : NULL;
+	return c && (inclusive ? c->inclusive_unknown : c->exclusive_unknown);
+}
+
+bool node_vendor_counter(const struct node *n, bool inclusive, uint32_t k, uint64_t *v)
+{
+	const struct node_vendor *c = n->counters ? n->counters->vendor : NULL;
+	if (!c || k >= CRUMBS_MAX_SET_COUNTERS || node_vendor_unknown(n, inclusive))
+		return false;
+	if (!((inclusive ? c->inclusive_mask : c->exclusive_mask) >> k & 1))
+		return false;
+	*v = inclusive ? c->inclusive[k] : c->exclusive[k];
+	return true;
+}
+
+const struct capture_counter_set *meta_counter_set(const struct capture_meta *meta, uint32_t set)
+{
+	for (uint32_t i = 0; i < meta->counter_set_count; i++)
+		if (meta->counter_sets[i].set == set)
+			return &meta->counter_sets[i];
+	return NULL;
+}
+
+const char *counter_unit_name(uint32_t unit)
+{
+	static const char *const units[] = { "generic", "percentage", "nanoseconds", "bytes",
+					     "bytes per second", "kelvin", "watts", "volts",
+					     "amps", "hertz", "cycles" };
+	return unit < sizeof(units) / sizeof(units[0]) ? units[unit] : "unknown";
+}
+
+const char *counter_storage_name(uint32_t storage)
+{
+	static const char *const storages[] = { "int32", "int64", "uint32", "uint64", "float32",
+						"float64" };
+	return storage < sizeof(storages) / sizeof(storages[0]) ? storages[storage] : "unknown";
+}
+
+const char *counter_scope_name(uint32_t scope)
+{
+	static const char *const scopes[] = { "command buffer", "render pass", "command" };
+	return scope < sizeof(scopes) / sizeof(scopes[0]) ? scopes[scope] : "unknown";
 }
 
 bool counters_set_unknown(struct arena *arena, struct node *n)
@@ -96,6 +257,8 @@ bool counters_close(struct arena *arena, struct node *n, struct node *p)
 	struct node_counters *c = n->counters;
 	if (!c)
 		return true;
+	if (c->vendor && !vendor_close(arena, c->vendor, p))
+		return false;
 	for (uint32_t i = 0; i < CRUMBS_PIPELINE_COUNTERS; i++)
 		if (c->exclusive_mask & (1u << i))
 			c->inclusive[i] = sat_add(c->inclusive[i], c->exclusive[i]);
@@ -115,6 +278,8 @@ bool counters_close(struct arena *arena, struct node *n, struct node *p)
  * inclusive, which its parent's close carries up. */
 bool counters_add_closed(struct arena *arena, struct node *leaf, uint32_t counter, uint64_t v)
 {
+	if (counter >= COUNTER_ITEM_VENDOR(1, 0))
+		return vendor_add(arena, leaf, counter, v, true);
 	struct node_counters *c = of(arena, leaf);
 	struct node_counters *pc = leaf->parent ? of(arena, leaf->parent) : NULL;
 	if (!c || (leaf->parent && !pc))

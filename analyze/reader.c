@@ -239,6 +239,10 @@ static void refresh_meta(reader *c)
 	c->meta.gpu_count = (uint32_t)c->setup.gpus.len;
 	c->meta.queues = c->setup.queues.data;
 	c->meta.queue_count = (uint32_t)c->setup.queues.len;
+	c->meta.counter_sets = c->setup.counter_sets.data;
+	c->meta.counter_set_count = (uint32_t)c->setup.counter_sets.len;
+	c->meta.offered_counters = c->setup.offered.data;
+	c->meta.offered_counter_count = (uint32_t)c->setup.offered.len;
 }
 
 static void prefetch_idle(reader *c);

@@ -38,6 +38,9 @@ void setup_reset(struct setup *s)
 	s->gpus.len = 0;
 	s->queues.len = 0;
 	s->samples.len = 0;
+	s->counter_sets.len = 0;
+	s->offered.len = 0;
+	memset(s->set_index, 0, sizeof(s->set_index));
 	arena_reset(&s->arena);
 }
 
@@ -47,6 +50,8 @@ void setup_release(struct setup *s)
 	vec_release(&s->gpus);
 	vec_release(&s->queues);
 	vec_release(&s->samples);
+	vec_release(&s->counter_sets);
+	vec_release(&s->offered);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -375,6 +380,78 @@ static bool setup_calibration(struct setup *setup, struct cursor *k)
 	return true;
 }
 
+/* Vendor counters (since 1.5): a counter's name, category, unit, storage
+ * and scope. */
+static bool get_counter(struct setup *setup, struct cursor *k, const struct chunk_state *cs,
+			struct capture_counter *c)
+{
+	uint32_t name, category;
+	if (!get_string_id(k, cs, &name) || !get_string_id(k, cs, &category) ||
+	    !get_u32(k, &c->unit, FORMAT_MAX_COUNTER_UNIT, "counter unit out of range") ||
+	    !get_u32(k, &c->storage, FORMAT_MAX_COUNTER_STORAGE, "counter storage out of range") ||
+	    !get_u32(k, &c->scope, FORMAT_MAX_COUNTER_SCOPE, "counter scope out of range"))
+		return false;
+	const unsigned char *const *names = cs->names.data;
+	const uint32_t *lens = cs->name_lens.data;
+	if (lens[name] > FORMAT_MAX_COUNTER_NAME || lens[category] > FORMAT_MAX_COUNTER_NAME)
+		return cur_fail(k, "counter name longer than 255 bytes");
+	c->name = arena_copy_string(&setup->arena, names[name], lens[name]);
+	c->category = arena_copy_string(&setup->arena, names[category], lens[category]);
+	return c->name && c->category ? true : cur_fail(k, "out of memory");
+}
+
+static bool setup_counter_set(struct setup *setup, struct cursor *k, const struct chunk_state *cs)
+{
+	struct capture_counter_set s = { 0 };
+	uint32_t round_robin;
+	if (!get_u32(k, &s.set, CRUMBS_MAX_COUNTER_SETS, "counter set out of range") ||
+	    !get_index(k, &s.gpu, setup->gpus.len, "counter set of an unknown gpu") ||
+	    !get_u32(k, &s.family, UINT32_MAX, "family out of range") ||
+	    !get_u32(k, &s.groups, CRUMBS_MAX_COUNTER_GROUPS, "more than 64 counter groups") ||
+	    !get_u32(k, &round_robin, 1, "counter set's frames out of range") ||
+	    !get_u32(k, &s.count, CRUMBS_MAX_SET_COUNTERS, "more than 64 counters in a set"))
+		return false;
+	if (!s.set || setup->set_index[s.set])
+		return cur_fail(k, s.set ? "counter set defined twice" : "counter set 0 defined");
+	if (!s.groups || !s.count)
+		return cur_fail(k, "empty counter set");
+	s.round_robin = round_robin;
+	struct capture_counter *c = arena_alloc(&setup->arena, sizeof(*c) * s.count);
+	if (!c)
+		return cur_fail(k, "out of memory");
+	for (uint32_t i = 0; i < s.count; i++) {
+		if (!get_counter(setup, k, cs, &c[i]) ||
+		    !get_u32(k, &c[i].group, s.groups - 1, "counter group out of range") ||
+		    !get_u32(k, &c[i].scale, FORMAT_MAX_COUNTER_SCALE, "counter scale out of range"))
+			return false;
+		c[i].gpu = s.gpu;
+		c[i].family = s.family;
+	}
+	s.counters = c;
+	struct capture_counter_set *slot = vec_push(&setup->counter_sets, sizeof(*slot));
+	if (!slot)
+		return cur_fail(k, "out of memory");
+	*slot = s;
+	setup->set_index[s.set] = (uint16_t)setup->counter_sets.len;
+	return true;
+}
+
+static bool setup_offered(struct setup *setup, struct cursor *k, const struct chunk_state *cs)
+{
+	struct capture_counter c = { 0 };
+	if (!get_index(k, &c.gpu, setup->gpus.len, "offered counter of an unknown gpu") ||
+	    !get_u32(k, &c.family, UINT32_MAX, "family out of range") ||
+	    !get_counter(setup, k, cs, &c))
+		return false;
+	if (setup->offered.len >= FORMAT_MAX_OFFERED_COUNTERS)
+		return cur_fail(k, "more than 16384 offered counters");
+	struct capture_counter *slot = vec_push(&setup->offered, sizeof(*slot));
+	if (!slot)
+		return cur_fail(k, "out of memory");
+	*slot = c;
+	return true;
+}
+
 bool records_apply_setup(struct setup *setup, struct cursor *k, struct chunk_state *cs)
 {
 	while (k->p < k->end) {
@@ -394,7 +471,15 @@ bool records_apply_setup(struct setup *setup, struct cursor *k, struct chunk_sta
 		case FORMAT_TAG_CALIBRATION:
 			ok = setup_calibration(setup, k);
 			break;
+		case FORMAT_TAG_COUNTER_SET:
+		case FORMAT_TAG_OFFERED_COUNTER:
+			if (cs->version_minor < 5)
+				goto unknown;
+			ok = tag == FORMAT_TAG_COUNTER_SET ? setup_counter_set(setup, k, cs) :
+							     setup_offered(setup, k, cs);
+			break;
 		default:
+		unknown:
 			k->p--;
 			return cur_fail(k, "record not allowed in a setup chunk");
 		}
@@ -1035,6 +1120,47 @@ static bool counts(struct frame_decoder *d)
 	return true;
 }
 
+/* Vendor counter set `set` as the setup defined it, or NULL. */
+static const struct capture_counter_set *vendor_set(const struct frame_decoder *d, uint64_t set)
+{
+	if (!set || set > CRUMBS_MAX_COUNTER_SETS || !d->setup->set_index[set])
+		return NULL;
+	return (const struct capture_counter_set *)d->setup->counter_sets.data +
+	       d->setup->set_index[set] - 1;
+}
+
+/* COUNTERS of a vendor counter set (since 1.5): as the pipeline
+ * statistics', an item per value. */
+static bool set_counters(struct frame_decoder *d, unsigned tag, uint64_t set, uint64_t mask)
+{
+	struct cursor *k = d->k;
+	const struct capture_counter_set *s = vendor_set(d, set);
+	if (!s)
+		return cur_fail(k, "COUNTERS of an unknown set");
+	if (!mask || (s->count < 64 && mask >> s->count))
+		return cur_fail(k, "COUNTERS mask out of range");
+	uint32_t n = (uint32_t)__builtin_popcountll(mask);
+	if (n > FORMAT_MAX_FRAME_RECORDS - d->records)
+		return too_many_records(k);
+	d->records += n;
+	for (uint32_t i = 0; i < s->count; i++) {
+		uint64_t v;
+		if (!(mask >> i & 1))
+			continue;
+		if (!get_varint(k, &v))
+			return false;
+		if (v > (uint64_t)INT64_MAX)
+			return cur_fail(k, "counter value out of range");
+		struct item *it = item_push(d->raw, ITEM_COUNTER, (uint32_t)d->current);
+		if (!it)
+			return cur_fail(k, "out of memory");
+		it->a = COUNTER_ITEM_VENDOR((uint32_t)set, i);
+		it->b = tag == FORMAT_TAG_LEAF_COUNTERS;
+		it->t1 = (int64_t)v;
+	}
+	return true;
+}
+
 /* COUNTERS (since 1.5): an item per value, each counted as a record of
  * the frame, so that the items a frame holds stay bounded by its
  * records. */
@@ -1045,7 +1171,7 @@ static bool counters(struct frame_decoder *d, unsigned tag)
 	if (!need_queue(d) || !get_varint(k, &set) || !get_varint(k, &mask))
 		return false;
 	if (set != FORMAT_COUNTER_SET_PIPELINE)
-		return cur_fail(k, "COUNTERS of an unknown set");
+		return set_counters(d, tag, set, mask);
 	if (!mask || (mask & ~(uint64_t)FORMAT_PIPELINE_COUNTER_BITS))
 		return cur_fail(k, "COUNTERS mask out of range");
 	uint32_t n = (uint32_t)__builtin_popcountll(mask);
@@ -1076,8 +1202,17 @@ static bool counters_unknown(struct frame_decoder *d, unsigned tag)
 	uint64_t set;
 	if (!need_queue(d) || !get_varint(d->k, &set))
 		return false;
-	if (set != FORMAT_COUNTER_SET_PIPELINE)
-		return cur_fail(d->k, "COUNTERS_UNKNOWN of an unknown set");
+	if (set != FORMAT_COUNTER_SET_PIPELINE) {
+		/* A vendor set's: an ITEM_COUNTER that says so. */
+		if (!vendor_set(d, set))
+			return cur_fail(d->k, "COUNTERS_UNKNOWN of an unknown set");
+		if (!(it = item_push(d->raw, ITEM_COUNTER, (uint32_t)d->current)))
+			return cur_fail(d->k, "out of memory");
+		it->a = COUNTER_ITEM_VENDOR((uint32_t)set, COUNTER_ITEM_UNKNOWN);
+		it->b = tag == FORMAT_TAG_LEAF_COUNTERS_UNKNOWN;
+		it->t1 = 0;
+		return true;
+	}
 	if (!(it = item_push(d->raw, ITEM_COUNTERS_UNKNOWN, (uint32_t)d->current)))
 		return cur_fail(d->k, "out of memory");
 	it->b = tag == FORMAT_TAG_LEAF_COUNTERS_UNKNOWN;

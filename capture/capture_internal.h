@@ -96,7 +96,11 @@ enum path_part { PATH_RECORD = 1, PATH_FRAME = 2 };
 	  NULL, REQUIRED)                                                                            \
 	X(CmdPipelineBarrier, PFN_vkCmdPipelineBarrier, "vkCmdPipelineBarrier", NULL, REQUIRED)      \
 	X(GetCalibratedTimestamps, PFN_vkGetCalibratedTimestampsEXT, "vkGetCalibratedTimestampsEXT", \
-	  "vkGetCalibratedTimestampsKHR", CRUMBS_FEATURE_CALIBRATED_TIMESTAMPS)
+	  "vkGetCalibratedTimestampsKHR", CRUMBS_FEATURE_CALIBRATED_TIMESTAMPS)                     \
+	X(AcquireProfilingLock, PFN_vkAcquireProfilingLockKHR, "vkAcquireProfilingLockKHR", NULL,    \
+	  CRUMBS_FEATURE_PERFORMANCE_QUERY)                                                          \
+	X(ReleaseProfilingLock, PFN_vkReleaseProfilingLockKHR, "vkReleaseProfilingLockKHR", NULL,    \
+	  CRUMBS_FEATURE_PERFORMANCE_QUERY)
 
 #define RECORDER_FN_FIELD(name, pfn, load, alias, need) pfn name;
 struct device_fns {
@@ -133,6 +137,8 @@ struct device_state {
 	struct calibration_sample bracketed; /* the fallback's, from creation */
 	struct calibration_sample recent;  /* a run's latest sample: under recent_lock */
 	struct standing_pool *standing;    /* NULL: no standing recordings */
+	bool profiling_lock;               /* perfquery.c holds vkAcquireProfilingLockKHR's */
+	bool profiling_lock_tried;
 };
 
 /* Submissions of one queue in a captured frame. */
@@ -233,6 +239,8 @@ struct queue_state {
 	uint32_t stats_count;
 	uint32_t stats_words;
 	uint64_t *stats_results;
+	/* Vendor counters (perfquery.c), NULL where none are counted. */
+	struct perf_queue *perf;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -564,6 +572,8 @@ struct crumbs_context {
 	uint32_t max_command_buffers;
 	uint32_t name_bytes;
 	int counters;                   /* crumbs_desc.counters, as the environment left it */
+	char *perf_list;                /* vendor counters asked for (perfquery.c); NULL: none */
+	uint32_t perf_sets;             /* the counter sets numbered so far */
 	struct instance_fns ifn;
 
 	struct device_state *devices;
@@ -795,6 +805,38 @@ void memory_frame_end(crumbs_context *ctx, struct capture_set *set);
 /* Writes set's frame's MEMORY records (on the output thread). */
 enum crumbs_result memory_write(crumbs_context *ctx, const struct capture_set *set,
 				crumbs_writer *w);
+
+/* perfquery.c: vendor counters (VK_KHR_performance_query), in a pool per
+ * group of one pass, over the pipeline statistics' stretches: query i of
+ * the group a frame takes runs where statistics query i does */
+struct perf_queue;
+/* At creation: the list asked for (CRUMBS_PERF_COUNTERS wins over
+ * `list`); with one, runs count pipeline statistics too. */
+enum crumbs_result perfquery_init(crumbs_context *ctx, const char *list);
+void perfquery_release(crumbs_context *ctx);
+/* Once a queue's statistics pool is made: what its family offers, the
+ * counters taken and their groups, the device's profiling lock and the
+ * pools (each refusal and failure logged; captures go on without). */
+enum crumbs_result perfquery_setup_queue(crumbs_context *ctx, struct queue_state *q);
+void perfquery_release_queue(crumbs_context *ctx, struct queue_state *q);
+/* Resets, as counters_preroll and counters_set_reuse do theirs. */
+void perfquery_preroll(crumbs_context *ctx, uint32_t set_count);
+void perfquery_set_reuse(crumbs_context *ctx, uint32_t queue, uint32_t first, uint32_t n);
+/* Begins and ends query i of the group cmd's frame takes, beside
+ * statistics query i. */
+void perfquery_begin(struct crumbs_cmd *cmd, uint32_t i);
+void perfquery_end(struct crumbs_cmd *cmd, uint32_t i);
+/* Reads what is available of set's queries without waiting; whether all
+ * are. */
+bool perfquery_poll(crumbs_context *ctx, struct capture_set *set);
+/* Whether query i of q was read (or failed to be, or q counts none). */
+bool perfquery_ready(const struct queue_state *q, uint32_t i);
+/* The counter sets and what each family offers, in the setup; a
+ * stretch's values (or that they are unknown), after the statistics'. */
+enum crumbs_result perfquery_write_setup(const crumbs_context *ctx, crumbs_writer *w);
+enum crumbs_result perfquery_write(const crumbs_context *ctx, crumbs_writer *w,
+				   const struct capture_set *set, const struct queue_state *q,
+				   uint32_t i, int leaf);
 
 /* counters.c: pipeline statistics queries: each queue's pool, the sets'
  * shares of it, their resets on the host and their reading */

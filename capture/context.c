@@ -35,6 +35,9 @@ static enum crumbs_result create(const struct crumbs_desc *desc, crumbs_context 
 			ctx_log(ctx, CRUMBS_LOG_WARNING, "CRUMBS_COUNTERS is neither 0 nor 1: "
 				"ignored");
 	}
+	enum crumbs_result pr = perfquery_init(ctx, desc->perf_counters);
+	if (pr != CRUMBS_OK)
+		return pr;
 	ctx->capture_at = UINT64_MAX;
 	ctx->frame_begin_ns = now_ns();
 	if (ctx->max_scopes > (1u << 24) || ctx->max_submissions > 65536 ||
@@ -220,6 +223,7 @@ void crumbs_destroy(crumbs_context *ctx)
 	ctx_free(ctx, ctx->capture_dir);
 	ctx_free(ctx, ctx->program_name);
 	ctx_free(ctx, ctx->last_capture);
+	perfquery_release(ctx);
 	if (ctx->has_allocator) {
 		VkAllocationCallbacks a = ctx->allocator;
 		a.pfnFree(a.pUserData, ctx);

@@ -56,7 +56,7 @@ enum crumbs_result counters_setup_queue(crumbs_context *ctx, struct queue_state 
 		return CRUMBS_OK;
 	}
 	d->fn.ResetQueryPool(d->device, q->stats_pool, 0, q->stats_count);
-	return CRUMBS_OK;
+	return perfquery_setup_queue(ctx, q);
 }
 
 void counters_release_queue(crumbs_context *ctx, struct queue_state *q)
@@ -65,6 +65,7 @@ void counters_release_queue(crumbs_context *ctx, struct queue_state *q)
 	if (q->stats_pool)
 		d->fn.DestroyQueryPool(d->device, q->stats_pool, ctx_vk_allocator(ctx));
 	ctx_free(ctx, q->stats_results);
+	perfquery_release_queue(ctx, q);
 }
 
 /* Whether a capture of set_count sets counts: a one-frame capture unless
@@ -97,6 +98,7 @@ void counters_preroll(crumbs_context *ctx, uint32_t set_count)
 	}
 	for (uint32_t k = 0; k < CAPTURE_SETS; k++)
 		ctx->sets[k].counters = counting(ctx, set_count);
+	perfquery_preroll(ctx, set_count);
 }
 
 void counters_set_reuse(crumbs_context *ctx, struct capture_set *set)
@@ -113,6 +115,7 @@ void counters_set_reuse(crumbs_context *ctx, struct capture_set *set)
 								  next - sq->stats_first);
 			memset(q->stats_results + (size_t)q->stats_words * sq->stats_first, 0,
 			       sizeof(uint64_t) * q->stats_words * (next - sq->stats_first));
+			perfquery_set_reuse(ctx, i, sq->stats_first, next - sq->stats_first);
 		}
 		atomic_store(&sq->stats_next, sq->stats_first);
 	}
@@ -179,7 +182,7 @@ bool counters_poll(crumbs_context *ctx, struct capture_set *set)
 				all = all && read_available(q, k);
 		}
 	}
-	return all;
+	return perfquery_poll(ctx, set) && all;
 }
 
 bool counters_values(const struct queue_state *q, uint32_t i,

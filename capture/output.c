@@ -224,6 +224,9 @@ static enum crumbs_result write_events(struct output *o, struct capture_set *set
 			case EVENT_LEAF_STRETCH:
 			case EVENT_AREA:
 				r = write_counters(w, q, e);
+				if (r == CRUMBS_OK && e->type != EVENT_AREA)
+					r = perfquery_write(ctx, w, set, q, e->u.counts,
+							    e->type == EVENT_LEAF_STRETCH);
 				break;
 			}
 			/* Scopes nested past the format's limit are dropped by
@@ -313,6 +316,8 @@ static enum crumbs_result open_file(struct output *o)
 			qd.timestamp_period = 1.0f;
 		r = crumbs_writer_add_queue(w, &qd, NULL);
 	}
+	if (r == CRUMBS_OK)
+		r = perfquery_write_setup(ctx, w);
 	o->flushed_ns = now_ns();
 	o->flushed_frames = 0;
 	return r;

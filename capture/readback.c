@@ -442,7 +442,8 @@ static bool events_ready(crumbs_context *ctx, struct capture_set *set, const str
 				   e->u.counts != COUNTER_UNKNOWN) {
 				uint64_t v[CRUMBS_PIPELINE_COUNTERS];
 				uint32_t mask;
-				if (!counters_values(q, e->u.counts, v, &mask))
+				if (!counters_values(q, e->u.counts, v, &mask) ||
+				    !perfquery_ready(q, e->u.counts))
 					return false;
 			} else if (e->slot != NO_SLOT && (!available(q, e->slot) ||
 				   (e->type == EVENT_LEAF && !available(q, e->slot + 1)))) {

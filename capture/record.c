@@ -38,6 +38,7 @@ static void stretch_stop(struct crumbs_cmd *cmd)
 		return;
 	const struct queue_state *q = &cmd->ctx->queues[cmd->queue];
 	cmd->ctx->devices[q->device].fn.CmdEndQuery(cmd->cb, q->stats_pool, cmd->stretch);
+	perfquery_end(cmd, cmd->stretch);
 	cmd->stretch_open = false;
 }
 
@@ -75,6 +76,7 @@ static void stretch_start(struct crumbs_cmd *cmd)
 	if (i == COUNTER_UNKNOWN)
 		return;
 	cmd->ctx->devices[q->device].fn.CmdBeginQuery(cmd->cb, q->stats_pool, i, 0);
+	perfquery_begin(cmd, i);
 	cmd->stretch = i;
 	cmd->stretch_open = true;
 }

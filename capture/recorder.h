@@ -51,7 +51,13 @@
 	X(CmdBeginDebugUtilsLabel, PFN_vkCmdBeginDebugUtilsLabelEXT,                                     \
 	  "vkCmdBeginDebugUtilsLabelEXT", NULL, OPTIONAL)                                                \
 	X(CmdEndDebugUtilsLabel, PFN_vkCmdEndDebugUtilsLabelEXT,                                         \
-	  "vkCmdEndDebugUtilsLabelEXT", NULL, OPTIONAL)
+	  "vkCmdEndDebugUtilsLabelEXT", NULL, OPTIONAL)                                                  \
+	X(EnumerateQueueFamilyPerformanceQueryCounters,                                                  \
+	  PFN_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR,                           \
+	  "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR", NULL, OPTIONAL)             \
+	X(GetQueueFamilyPerformanceQueryPasses,                                                          \
+	  PFN_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR,                                   \
+	  "vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR", NULL, OPTIONAL)
 
 #define RECORDER_FN_FIELD(name, pfn, load, alias, need) pfn name;
 struct instance_fns {

@@ -41,6 +41,7 @@ struct capture_args {
 	int detail;         /* -1 until the options are checked */
 	char *output;       /* owned; NULL: the layer's names, here */
 	unsigned window_ms; /* 0: frames end at presents or fences */
+	const char *perf_counters; /* --counters=LIST's LIST (in argv); NULL: none */
 };
 
 #define AT(field) offsetof(struct capture_args, field)
@@ -493,9 +494,54 @@ static const char description[] =
 	"until then; when the file lacks some of the frames asked for, crumbs says\n"
 	"which it holds and why the others are missing.\n"
 	"\n"
+	"--counters=LIST also asks the layer for vendor counters per scope, where a\n"
+	"device offers VK_KHR_performance_query: LIST names them, separated by\n"
+	"commas ('crumbs info' on a capture lists those each device offers). A set\n"
+	"that needs several passes is taken a pass a frame in a run; a capture\n"
+	"frame takes the first pass, and the log says which counters it left out.\n"
+	"\n"
 	"Returns the program's exit status (1 if it exited 0 but no frame was\n"
 	"captured or recorded). ^C, SIGTERM and SIGHUP go to the program; crumbs\n"
 	"waits for it and still takes and reports what it recorded.";
+
+/*
+ * --counters=LIST: the vendor counters the layer asks the program's
+ * devices for (CRUMBS_PERF_COUNTERS), besides --counters' columns, which
+ * it also turns on. The report options' --counters takes no value, so
+ * the list is taken out of crumbs' own arguments (those before the
+ * program, each option's separate value skipped) before they are parsed,
+ * leaving --counters.
+ */
+static void take_counter_list(int argc, char **argv, const struct option_table *tables,
+			      size_t count, struct capture_args *args)
+{
+	static char flag[] = "--counters";
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--") || a[0] != '-' || !a[1])
+			return;
+		if (!strncmp(a, "--counters=", 11)) {
+			args->perf_counters = a + 11;
+			argv[i] = flag;
+			continue;
+		}
+		/* Whether the option's value is the next argument. */
+		bool is_long = a[1] == '-';
+		if (is_long && strchr(a, '='))
+			continue;
+		size_t len = is_long ? strlen(a + 2) : 1;
+		const struct option_spec *o = NULL;
+		for (size_t t = 0; t < count && !o; t++)
+			for (size_t k = 0; k < tables[t].count && !o; k++) {
+				const struct option_spec *sp = &tables[t].specs[k];
+				if (is_long ? strlen(sp->name) == len && !strncmp(sp->name, a + 2, len) :
+					      sp->short_name == a[1])
+					o = sp;
+			}
+		if (o && o->value && (is_long || !a[2]))
+			i++;
+	}
+}
 
 /* Reads the arguments into args and settings (initialised), and checks
  * them: true with the program and its arguments in *pos, else false after
@@ -524,9 +570,11 @@ static bool parse_args(int argc, char **argv, struct capture_args *args,
 			"  VK_ADD_LAYER_PATH,      the layer is added to them, before the program's\n"
 			"  VK_LOADER_LAYERS_ENABLE layers (others, such as the validation layer, see\n"
 			"                          what it records)\n"
+			"  CRUMBS_PERF_COUNTERS    vendor counters (as --counters=LIST sets it)\n"
 			"  CRUMBS_LAYER_STANDING,  read by the layer in the program: see\n"
 			"  CRUMBS_LAYER_SKIP       layer/LAYER.md\n",
 	};
+	take_counter_list(argc, argv, tables, sizeof(tables) / sizeof(tables[0]), args);
 	if (!cmd_parse(&spec, argc, argv, pos, status))
 		return false;
 	cmd_terminal_tables(&settings->report);
@@ -588,7 +636,8 @@ static int set_layer_env(const char *layer_dir, const char *capture_dir,
 	    set_request_env(args) != 0 ||
 	    (!args->on_trigger && setenv("CRUMBS_LAYER_QUIET", "1", 1) != 0) ||
 	    (args->window_ms && setenv("CRUMBS_LAYER_WINDOW_MS", window, 1) != 0) ||
-	    (!args->window_ms && unsetenv("CRUMBS_LAYER_WINDOW_MS") != 0)) {
+	    (!args->window_ms && unsetenv("CRUMBS_LAYER_WINDOW_MS") != 0) ||
+	    (args->perf_counters && setenv("CRUMBS_PERF_COUNTERS", args->perf_counters, 1) != 0)) {
 		cmd_error("cannot set the environment: %s", strerror(errno));
 		return -1;
 	}

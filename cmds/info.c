@@ -90,6 +90,102 @@ static void print_queue_flags(uint32_t flags)
 		fprintf(to, "no capabilities");
 }
 
+/* ------------------------------------------------------------------------ */
+/* Vendor counters (since format 1.5)                                       */
+/* ------------------------------------------------------------------------ */
+
+static void put_json(const char *s, size_t len);
+
+/* A name from the file, its control characters shown as '?'. */
+static void put_text(const char *s)
+{
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7F ? '?' : *s, to);
+}
+
+/* Under each GPU's queues: the counters each queue family offers, and
+ * the sets the capture counted. */
+static void print_vendor(const struct capture_meta *m, uint32_t g)
+{
+	uint32_t family = UINT32_MAX;
+	for (uint32_t i = 0; i < m->offered_counter_count; i++) {
+		const struct capture_counter *c = &m->offered_counters[i];
+		if (c->gpu != g)
+			continue;
+		if (c->family != family) {
+			uint32_t n = 0;
+			for (uint32_t k = i; k < m->offered_counter_count; k++)
+				n += m->offered_counters[k].gpu == g &&
+				     m->offered_counters[k].family == c->family;
+			fprintf(to, "  counters of family %u: %u offered (name, category, unit, "
+				"storage, scope)\n", c->family, n);
+			family = c->family;
+		}
+		fprintf(to, "    ");
+		put_text(c->name);
+		fprintf(to, " · ");
+		put_text(c->category);
+		fprintf(to, " · %s · %s · %s\n", counter_unit_name(c->unit),
+			counter_storage_name(c->storage), counter_scope_name(c->scope));
+	}
+	for (uint32_t i = 0; i < m->counter_set_count; i++) {
+		const struct capture_counter_set *set = &m->counter_sets[i];
+		if (set->gpu != g)
+			continue;
+		fprintf(to, "  counted: set %u on family %u, %u counter%s in %u pass%s (%s):",
+			set->set, set->family, set->count, set->count == 1 ? "" : "s", set->groups,
+			set->groups == 1 ? "" : "es",
+			set->groups == 1 ? "every frame" :
+			set->round_robin ? "a pass a frame, in turn" : "a one-frame capture takes pass 1");
+		for (uint32_t k = 0; k < set->count; k++) {
+			fprintf(to, "%s", k ? ", " : " ");
+			put_text(set->counters[k].name);
+			if (set->groups > 1)
+				fprintf(to, " (pass %u)", set->counters[k].group + 1);
+		}
+		fprintf(to, "\n");
+	}
+}
+
+static void put_json_counter(const struct capture_counter *c)
+{
+	fprintf(to, "{\"gpu\":%u,\"family\":%u,\"name\":", c->gpu, c->family);
+	put_json(c->name, strlen(c->name));
+	fprintf(to, ",\"category\":");
+	put_json(c->category, strlen(c->category));
+	fprintf(to, ",\"unit\":\"%s\",\"storage\":\"%s\",\"scope\":\"%s\"",
+		counter_unit_name(c->unit), counter_storage_name(c->storage),
+		counter_scope_name(c->scope));
+}
+
+/* ,"vendor_counters":{...} where the capture has any. */
+static void print_json_vendor(const struct capture_meta *m)
+{
+	if (!m->offered_counter_count && !m->counter_set_count)
+		return;
+	fprintf(to, ",\"vendor_counters\":{\"offered\":[");
+	for (uint32_t i = 0; i < m->offered_counter_count; i++) {
+		fprintf(to, "%s", i ? "," : "");
+		put_json_counter(&m->offered_counters[i]);
+		fprintf(to, "}");
+	}
+	fprintf(to, "],\"sets\":[");
+	for (uint32_t i = 0; i < m->counter_set_count; i++) {
+		const struct capture_counter_set *set = &m->counter_sets[i];
+		fprintf(to, "%s{\"set\":%u,\"gpu\":%u,\"family\":%u,\"passes\":%u,"
+			"\"pass_per_frame\":%s,\"counters\":[", i ? "," : "", set->set, set->gpu,
+			set->family, set->groups, set->round_robin ? "true" : "false");
+		for (uint32_t k = 0; k < set->count; k++) {
+			fprintf(to, "%s", k ? "," : "");
+			put_json_counter(&set->counters[k]);
+			fprintf(to, ",\"pass\":%u,\"decimals\":%u}", set->counters[k].group,
+				set->counters[k].scale);
+		}
+		fprintf(to, "]}");
+	}
+	fprintf(to, "]}");
+}
+
 static void print_meta(const char *path, const struct capture_meta *m, uint64_t raw_bytes,
 		       bool complete)
 {
@@ -121,6 +217,7 @@ static void print_meta(const char *path, const struct capture_meta *m, uint64_t 
 			else
 				fprintf(to, ", no timestamps\n");
 		}
+		print_vendor(m, g);
 	}
 }
 
@@ -352,12 +449,14 @@ static void print_json(const char *path, const struct capture_meta *m, uint64_t 
 	fprintf(to, "},\"scopes\":%llu,\"events\":%llu,\"timestamps\":%llu,"
 		"\"cpu_threads_max\":%u,\"cpu_scopes\":%llu,\"task_timelines_max\":%u,"
 		"\"tasks\":%llu,\"task_dependencies\":%llu,\"task_dependencies_broken\":%llu,"
-		"\"task_records_left_out\":%llu,\"frame_mark_kinds_max\":%u,\"frame_marks\":%llu}\n",
+		"\"task_records_left_out\":%llu,\"frame_mark_kinds_max\":%u,\"frame_marks\":%llu",
 		(unsigned long long)n->scopes, (unsigned long long)n->events,
 		(unsigned long long)n->timestamps, n->cpu_threads, (unsigned long long)n->cpu_scopes,
 		n->timelines, (unsigned long long)n->tasks, (unsigned long long)n->deps,
 		(unsigned long long)n->broken_deps, (unsigned long long)n->misuses,
 		n->mark_timelines, (unsigned long long)n->marks);
+	print_json_vendor(m);
+	fprintf(to, "}\n");
 }
 
 /* CSV's rows of frame f: one per GPU of the frame (one with no GPU for a

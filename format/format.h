@@ -236,13 +236,29 @@ enum format_tag {
 	FORMAT_TAG_RENDER_AREA = 0x5A,
 	FORMAT_TAG_LEAF_COUNTERS = 0x5B,
 	FORMAT_TAG_LEAF_COUNTERS_UNKNOWN = 0x5C,
-	/* Since 1.5: video memory, 0x60 to 0x67. */
-	FORMAT_TAG_MEMORY = 0x60
+	/* Since 1.5, in setup chunks: vendor counter sets and what each
+	 * queue family offers (0x5F is kept for vendor counters). */
+	FORMAT_TAG_COUNTER_SET = 0x5D,
+	FORMAT_TAG_OFFERED_COUNTER = 0x5E
 ,
+	/* Since 1.5: video memory, 0x60 to 0x67. */
+	FORMAT_TAG_MEMORY = 0x60,
 	/* Since 1.5: presentation. */
 	FORMAT_TAG_PRESENT = 0x68,
 	FORMAT_TAG_PRESENT_SHOWN = 0x69
 };
+
+/* COUNTER_SET and OFFERED_COUNTER: the largest unit, storage and scope
+ * (Vulkan's VkPerformanceCounter*KHR enums), and decimal scale. */
+#define FORMAT_MAX_COUNTER_UNIT 10
+#define FORMAT_MAX_COUNTER_STORAGE 5
+#define FORMAT_MAX_COUNTER_SCOPE 2
+#define FORMAT_MAX_COUNTER_SCALE 9
+/* OFFERED_COUNTER records a file's setup may hold, over all families;
+ * the bytes of a counter's name or category (Vulkan's own limit, less
+ * its NUL), so that a setup's counters stay small. */
+#define FORMAT_MAX_OFFERED_COUNTERS 16384
+#define FORMAT_MAX_COUNTER_NAME 255
 
 /* COUNTERS: the sets of counters a record may name, and the bits of the
  * pipeline-statistics set's mask (VkQueryPipelineStatisticFlagBits'

@@ -69,6 +69,10 @@ struct writer_thread {
 
 struct crumbs_writer {
 	enum crumbs_result error; /* first failure; sticky */
+	/* Vendor counter sets defined (since 1.5): each one's counters, as
+	 * a mask; 0: not defined. */
+	uint64_t counter_sets[CRUMBS_MAX_COUNTER_SETS + 1];
+	uint32_t offered_counters;
 
 	struct file_out file; /* with a path: written under a temporary name */
 	int has_file;
@@ -1208,6 +1212,145 @@ enum crumbs_result crumbs_writer_render_area(crumbs_writer *w, uint32_t width, u
 	put_u8(&w->frames.buf, FORMAT_TAG_RENDER_AREA);
 	put_varint(&w->frames.buf, width);
 	put_varint(&w->frames.buf, height);
+	return CRUMBS_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Vendor counters (since 1.5)                                              */
+/* ------------------------------------------------------------------------ */
+
+/* Whether c describes a counter the format can carry. */
+static int counter_desc_ok(const struct crumbs_counter_desc *c)
+{
+	return c && c->name && c->category && strlen(c->name) <= FORMAT_MAX_COUNTER_NAME &&
+	       strlen(c->category) <= FORMAT_MAX_COUNTER_NAME && c->unit <= FORMAT_MAX_COUNTER_UNIT &&
+	       c->storage <= FORMAT_MAX_COUNTER_STORAGE && c->scope <= FORMAT_MAX_COUNTER_SCOPE &&
+	       c->scale <= FORMAT_MAX_COUNTER_SCALE;
+}
+
+enum crumbs_result crumbs_writer_counter_set(crumbs_writer *w, uint32_t set, uint32_t gpu,
+					     uint32_t family, uint32_t groups, int round_robin,
+					     uint32_t count,
+					     const struct crumbs_counter_desc *counters)
+{
+	if (w->error)
+		return w->error;
+	if (w->in_frame)
+		return CRUMBS_ERROR_BAD_STATE;
+	if (!set || set > CRUMBS_MAX_COUNTER_SETS || w->counter_sets[set] || gpu >= w->gpu_count ||
+	    !groups || groups > CRUMBS_MAX_COUNTER_GROUPS || !count ||
+	    count > CRUMBS_MAX_SET_COUNTERS || !counters)
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	for (uint32_t i = 0; i < count; i++)
+		if (!counter_desc_ok(&counters[i]) || counters[i].group >= groups)
+			return CRUMBS_ERROR_INVALID_ARGUMENT;
+	/* The strings first: each goes before the record that names it. */
+	uint32_t ids[2 * CRUMBS_MAX_SET_COUNTERS];
+	enum crumbs_result r;
+	for (uint32_t i = 0; i < count; i++)
+		if ((r = intern_name(w, &w->setup, counters[i].name, &ids[2 * i])) != CRUMBS_OK ||
+		    (r = intern_name(w, &w->setup, counters[i].category, &ids[2 * i + 1])) !=
+			    CRUMBS_OK)
+			return fail(w, r);
+	if (bytes_reserve(&w->setup.buf, RECORD_MAX + (size_t)count * 8 * VARINT_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	struct bytes *b = &w->setup.buf;
+	put_u8(b, FORMAT_TAG_COUNTER_SET);
+	put_varint(b, set);
+	put_varint(b, gpu);
+	put_varint(b, family);
+	put_varint(b, groups);
+	put_varint(b, round_robin ? 1 : 0);
+	put_varint(b, count);
+	for (uint32_t i = 0; i < count; i++) {
+		put_varint(b, ids[2 * i]);
+		put_varint(b, ids[2 * i + 1]);
+		put_varint(b, counters[i].unit);
+		put_varint(b, counters[i].storage);
+		put_varint(b, counters[i].scope);
+		put_varint(b, counters[i].group);
+		put_varint(b, counters[i].scale);
+	}
+	w->counter_sets[set] = count == 64 ? UINT64_MAX : ((uint64_t)1 << count) - 1;
+	return CRUMBS_OK;
+}
+
+enum crumbs_result crumbs_writer_offered_counter(crumbs_writer *w, uint32_t gpu, uint32_t family,
+						 const struct crumbs_counter_desc *c)
+{
+	if (w->error)
+		return w->error;
+	if (w->in_frame)
+		return CRUMBS_ERROR_BAD_STATE;
+	if (gpu >= w->gpu_count || !counter_desc_ok(c))
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	if (w->offered_counters >= FORMAT_MAX_OFFERED_COUNTERS)
+		return CRUMBS_ERROR_LIMIT;
+	uint32_t name, category;
+	enum crumbs_result r;
+	if ((r = intern_name(w, &w->setup, c->name, &name)) != CRUMBS_OK ||
+	    (r = intern_name(w, &w->setup, c->category, &category)) != CRUMBS_OK)
+		return fail(w, r);
+	if (bytes_reserve(&w->setup.buf, RECORD_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	struct bytes *b = &w->setup.buf;
+	put_u8(b, FORMAT_TAG_OFFERED_COUNTER);
+	put_varint(b, gpu);
+	put_varint(b, family);
+	put_varint(b, name);
+	put_varint(b, category);
+	put_varint(b, c->unit);
+	put_varint(b, c->storage);
+	put_varint(b, c->scope);
+	w->offered_counters++;
+	return CRUMBS_OK;
+}
+
+enum crumbs_result crumbs_writer_set_counters(crumbs_writer *w, int leaf, uint32_t set,
+					      uint64_t mask, const uint64_t *values)
+{
+	struct writer_queue *q;
+	int ticks;
+	if (!set || set > CRUMBS_MAX_COUNTER_SETS || (mask & ~w->counter_sets[set]) ||
+	    (mask && !values))
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	for (uint32_t i = 0; i < 64; i++)
+		if ((mask >> i & 1) && values[i] > (uint64_t)INT64_MAX)
+			return CRUMBS_ERROR_INVALID_ARGUMENT;
+	enum crumbs_result r = scope_target(w, CRUMBS_NO_TICKS, &q, &ticks);
+	if (r != CRUMBS_OK || !mask)
+		return r;
+	/* Each value is one more record, as the reader counts them. */
+	uint32_t n = (uint32_t)__builtin_popcountll(mask);
+	if (!frame_room(w, 1 + n))
+		return CRUMBS_ERROR_LIMIT;
+	if (bytes_reserve(&w->frames.buf, RECORD_MAX + (size_t)n * VARINT_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
+	w->frame_records += 1 + n;
+	put_u8(&w->frames.buf, leaf ? FORMAT_TAG_LEAF_COUNTERS : FORMAT_TAG_COUNTERS);
+	put_varint(&w->frames.buf, set);
+	put_varint(&w->frames.buf, mask);
+	for (uint32_t i = 0; i < 64; i++)
+		if (mask >> i & 1)
+			put_varint(&w->frames.buf, values[i]);
+	return CRUMBS_OK;
+}
+
+enum crumbs_result crumbs_writer_set_counters_unknown(crumbs_writer *w, int leaf, uint32_t set)
+{
+	struct writer_queue *q;
+	int ticks;
+	if (!set || set > CRUMBS_MAX_COUNTER_SETS || !w->counter_sets[set])
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	enum crumbs_result r = scope_target(w, CRUMBS_NO_TICKS, &q, &ticks);
+	if (r != CRUMBS_OK)
+		return r;
+	if (!frame_room(w, 1))
+		return CRUMBS_ERROR_LIMIT;
+	w->frame_records++;
+	put_u8(&w->frames.buf, leaf ? FORMAT_TAG_LEAF_COUNTERS_UNKNOWN :
+				      FORMAT_TAG_COUNTERS_UNKNOWN);
+	put_varint(&w->frames.buf, set);
 	return CRUMBS_OK;
 }
 

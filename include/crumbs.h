@@ -64,6 +64,13 @@ enum crumbs_device_features {
 	 * VK_KHR_get_physical_device_properties2 on the instance): each
 	 * recorded frame holds the driver's usage and budget of every heap. */
 	CRUMBS_FEATURE_MEMORY_BUDGET = 1u << 4
+,
+	/* VK_KHR_performance_query with
+	 * performanceCounterQueryPools, on a device that also has
+	 * CRUMBS_FEATURE_PIPELINE_STATISTICS: crumbs counts the vendor
+	 * counters crumbs_desc.perf_counters names over the same stretches,
+	 * holding the device's profiling lock from creation to destruction. */
+	CRUMBS_FEATURE_PERFORMANCE_QUERY = 1u << 6
 };
 
 struct crumbs_vk_device {
@@ -121,6 +128,17 @@ struct crumbs_desc {
 	 * in runs, 1 in runs too, -1 never. CRUMBS_COUNTERS=0 or 1 in the
 	 * environment says the same of runs and wins. */
 	int counters;
+	/* Vendor counters per scope, on devices with
+	 * CRUMBS_FEATURE_PERFORMANCE_QUERY: counter names as the device
+	 * gives them (`crumbs info FILE` lists them), matched without case,
+	 * separated by commas; NULL or "": none. CRUMBS_PERF_COUNTERS in the
+	 * environment wins. Only counters of command scope whose values add
+	 * up over a scope (no percentages or rates) are taken; the rest are
+	 * named in the log. A set that needs several passes is split into
+	 * groups of one pass: a one-frame capture takes the first, a run
+	 * group (frame mod groups) in each frame. With a list, runs count
+	 * pipeline statistics too, unless counters is -1. */
+	const char *perf_counters;
 };
 
 /*

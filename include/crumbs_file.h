@@ -406,6 +406,49 @@ CRUMBS_API enum crumbs_result crumbs_writer_render_area(crumbs_writer *w, uint32
 							uint32_t height);
 
 /*
+ * Vendor counters (since format 1.5; VK_KHR_performance_query): a
+ * counter as the device describes it. unit and storage are Vulkan's
+ * VkPerformanceCounterUnitKHR and VkPerformanceCounterStorageKHR, scope
+ * VkPerformanceCounterScopeKHR; group the pass (0 to groups - 1) that
+ * counts it; scale the decimal digits its values carry: a value v is
+ * written as round(v * 10^scale), 0 to 9 (floats take 3).
+ */
+struct crumbs_counter_desc {
+	const char *name;
+	const char *category;
+	uint32_t unit;
+	uint32_t storage;
+	uint32_t scope;
+	uint32_t group;
+	uint32_t scale;
+};
+#define CRUMBS_MAX_COUNTER_SETS 255
+#define CRUMBS_MAX_SET_COUNTERS 64
+#define CRUMBS_MAX_COUNTER_GROUPS 64
+
+/* Defines counter set `set` (1 to CRUMBS_MAX_COUNTER_SETS, each once) of
+ * queue family `family` of `gpu`: count counters (at most 64) in `groups`
+ * groups, of which a one-frame capture (round_robin 0) takes group 0, a
+ * run (round_robin 1) group (frame number mod groups) in each frame. In
+ * the setup, before the first frame. */
+CRUMBS_API enum crumbs_result crumbs_writer_counter_set(crumbs_writer *w, uint32_t set,
+							uint32_t gpu, uint32_t family,
+							uint32_t groups, int round_robin,
+							uint32_t count,
+							const struct crumbs_counter_desc *counters);
+/* A counter that queue family `family` of `gpu` offers (group and scale
+ * are not written), in the setup. */
+CRUMBS_API enum crumbs_result crumbs_writer_offered_counter(crumbs_writer *w, uint32_t gpu,
+							    uint32_t family,
+							    const struct crumbs_counter_desc *c);
+/* As crumbs_writer_counters, for a counter set defined above: values[i]
+ * for each bit i of mask (counter i of the set), each below 2^63. */
+CRUMBS_API enum crumbs_result crumbs_writer_set_counters(crumbs_writer *w, int leaf, uint32_t set,
+							 uint64_t mask, const uint64_t *values);
+CRUMBS_API enum crumbs_result crumbs_writer_set_counters_unknown(crumbs_writer *w, int leaf,
+								 uint32_t set);
+
+/*
  * CPU threads and their scopes (since format 1.3), inside a frame, inside
  * a submission or not: selects thread `tid` (the OS's thread id), named
  * `name` (UTF-8, invalid bytes replaced as for scopes; NULL or "" unnamed),

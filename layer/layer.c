@@ -336,6 +336,42 @@ static bool unprofilable(struct layer_instance *li, VkPhysicalDevice physical,
 	return true;
 }
 
+/*
+ * Vendor counters (CRUMBS_PERF_COUNTERS, as `crumbs capture
+ * --counters=LIST` sets it): VK_KHR_performance_query with
+ * performanceCounterQueryPools, enabled for the program where the device
+ * has them. *chain is the program's VkPhysicalDevicePerformanceQueryFeaturesKHR,
+ * if it chained one (which the layer cannot change, only read).
+ */
+static bool perf_counters_asked(void)
+{
+	const char *list = getenv("CRUMBS_PERF_COUNTERS");
+	return list && *list;
+}
+
+static const VkPhysicalDevicePerformanceQueryFeaturesKHR *perf_chained(const VkDeviceCreateInfo *ci)
+{
+	for (const VkBaseInStructure *s = ci->pNext; s; s = s->pNext)
+		if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PERFORMANCE_QUERY_FEATURES_KHR)
+			return (const VkPhysicalDevicePerformanceQueryFeaturesKHR *)(const void *)s;
+	return NULL;
+}
+
+static bool perf_pools_supported(PFN_vkGetInstanceProcAddr gipa, VkInstance instance,
+				 VkPhysicalDevice physical)
+{
+	PFN_vkGetPhysicalDeviceFeatures2 features2 = (PFN_vkGetPhysicalDeviceFeatures2)
+		gipa(instance, "vkGetPhysicalDeviceFeatures2");
+	if (!features2)
+		return false;
+	VkPhysicalDevicePerformanceQueryFeaturesKHR pf = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PERFORMANCE_QUERY_FEATURES_KHR };
+	VkPhysicalDeviceFeatures2 f = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+					.pNext = &pf };
+	features2(physical, &f);
+	return pf.performanceCounterQueryPools;
+}
+
 static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physical,
 							  const VkDeviceCreateInfo *ci,
 							  const VkAllocationCallbacks *alloc,
@@ -386,6 +422,22 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	struct features_plan fplan = { 0 };
 	bool counting = !leave && !statistics_enabled(ci) &&
 			features_plan(li, physical, props, count, ci, &fplan);
+	/* Vendor counters: the extension added where the program did not
+	 * enable it, the feature chained where it chained none. */
+	const char *perf = NULL;
+	bool perf_feature = false;
+	const VkPhysicalDevicePerformanceQueryFeaturesKHR *perf_own = perf_chained(ci);
+	VkPhysicalDevicePerformanceQueryFeaturesKHR perf_features = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PERFORMANCE_QUERY_FEATURES_KHR,
+		.performanceCounterQueryPools = VK_TRUE };
+	if (!leave && perf_counters_asked() &&
+	    has_extension(props, count, VK_KHR_PERFORMANCE_QUERY_EXTENSION_NAME) &&
+	    (perf_own ? perf_own->performanceCounterQueryPools :
+			perf_pools_supported(gipa, li->instance, physical))) {
+		perf_feature = true;
+		if (!enabled(ci, VK_KHR_PERFORMANCE_QUERY_EXTENSION_NAME))
+			perf = VK_KHR_PERFORMANCE_QUERY_EXTENSION_NAME;
+	}
 	free(props);
 	if (budget && enabled(ci, budget)) {
 		features |= CRUMBS_FEATURE_MEMORY_BUDGET;
@@ -400,9 +452,9 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	 * adds; `asked` of them the program's alone. */
 	VkDeviceCreateInfo mine = *ci, asked = *ci;
 	const char **names = NULL;
-	if ((calibrated || budget || (counting && fplan.extension) ||
+	if ((calibrated || budget || perf || (counting && fplan.extension) ||
 	     (own_marker && enabled(ci, VK_EXT_DEBUG_MARKER_EXTENSION_NAME))) &&
-	    (names = calloc(ci->enabledExtensionCount + 3, sizeof(*names))) != NULL) {
+	    (names = calloc(ci->enabledExtensionCount + 4, sizeof(*names))) != NULL) {
 		uint32_t n = 0;
 		for (uint32_t i = 0; i < ci->enabledExtensionCount; i++)
 			if (!own_marker ||
@@ -421,8 +473,13 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 		}
 		if (counting && fplan.extension)
 			names[mine.enabledExtensionCount++] = fplan.extension;
-	} else if (counting && fplan.extension) {
-		counting = false; /* out of memory: without */
+		if (perf)
+			names[mine.enabledExtensionCount++] = perf;
+	} else {
+		/* Out of memory: without what needed a name. */
+		if (counting && fplan.extension)
+			counting = false;
+		perf_feature = perf_feature && !perf;
 	}
 	if (counting) {
 		VkDeviceCreateInfo before = mine;
@@ -430,6 +487,13 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 			features |= CRUMBS_FEATURE_PIPELINE_STATISTICS | CRUMBS_FEATURE_HOST_QUERY_RESET;
 		else
 			mine = before, counting = false;
+	}
+	if (perf_feature) {
+		if (!perf_own) {
+			perf_features.pNext = (void *)(uintptr_t)mine.pNext;
+			mine.pNext = &perf_features;
+		}
+		features |= CRUMBS_FEATURE_PERFORMANCE_QUERY;
 	}
 	if (host_reset_enabled(ci))
 		features |= CRUMBS_FEATURE_HOST_QUERY_RESET;
@@ -446,7 +510,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	presenting = r == VK_SUCCESS;
 	if (!presenting)
 		r = create(physical, &mine, alloc, out);
-	if (r != VK_SUCCESS && (mine.enabledExtensionCount != asked.enabledExtensionCount || counting)) {
+	if (r != VK_SUCCESS && (mine.enabledExtensionCount != asked.enabledExtensionCount ||
+				mine.pNext != asked.pNext || counting)) {
 		/* The extensions (or features) were the trouble: without them. */
 		if (calibrated)
 			features &= ~(uint32_t)CRUMBS_FEATURE_CALIBRATED_TIMESTAMPS;
@@ -456,6 +521,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 			features &= ~(uint32_t)CRUMBS_FEATURE_HOST_QUERY_RESET;
 		if (counting)
 			features &= ~(uint32_t)CRUMBS_FEATURE_PIPELINE_STATISTICS;
+		features &= ~(uint32_t)CRUMBS_FEATURE_PERFORMANCE_QUERY;
 		r = create(physical, &asked, alloc, out);
 	}
 	free(names);

@@ -106,13 +106,18 @@ bool features_plan(const struct layer_instance *li, VkPhysicalDevice physical,
 		   struct features_plan *plan)
 {
 	memset(plan, 0, sizeof(*plan));
-	const char *off = getenv("CRUMBS_LAYER_COUNTERS");
-	if ((off && strcmp(off, "0") == 0) || !supported(li, physical))
+	const char *asked = getenv("CRUMBS_LAYER_COUNTERS");
+	if ((asked && strcmp(asked, "0") == 0) || !supported(li, physical))
+		return false;
+	VkPhysicalDeviceProperties dp;
+	li->ifn.GetPhysicalDeviceProperties(physical, &dp);
+	/* lavapipe (Mesa 22.3) crashes on its queue thread running some
+	 * programs' work with a statistics query active (GStreamer's
+	 * vulkancolorconvert): there only when asked. */
+	if (strncmp(dp.deviceName, "llvmpipe", 8) == 0 && !(asked && strcmp(asked, "1") == 0))
 		return false;
 	/* hostQueryReset is core in Vulkan 1.2, where both the instance and
 	 * the device are; else it needs its extension. */
-	VkPhysicalDeviceProperties dp;
-	li->ifn.GetPhysicalDeviceProperties(physical, &dp);
 	bool core12 = li->api_version >= VK_API_VERSION_1_2 && dp.apiVersion >= VK_API_VERSION_1_2;
 	bool has_ext = false;
 	for (uint32_t i = 0; props && i < count; i++)

@@ -367,7 +367,8 @@ struct features_plan {
 	VkBaseOutStructure *copies[FEATURES_COPIES];
 	size_t count;
 };
-/* Whether the device can have both (and CRUMBS_LAYER_COUNTERS is not 0);
+/* Whether the device can have both (and CRUMBS_LAYER_COUNTERS is not 0;
+ * on lavapipe, only with CRUMBS_LAYER_COUNTERS=1);
  * plan->extension names the extension that must be enabled with them. */
 bool features_plan(const struct layer_instance *li, VkPhysicalDevice physical,
 		   const VkExtensionProperties *props, uint32_t count, const VkDeviceCreateInfo *ci,

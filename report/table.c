@@ -954,6 +954,130 @@ static int report_frame_bound(const struct report_settings *s, const struct fram
 	return sbuf_emit(sink, out);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Vendor counters (--counters)                                             */
+/* ------------------------------------------------------------------------ */
+
+#define VENDOR_COLUMNS (MAX_COLS - 1)
+
+/* A value of 10^-scale units. */
+static void vendor_cell(struct grid *gr, const struct node *n, bool inclusive, uint32_t k,
+			uint32_t scale)
+{
+	char buf[48];
+	uint64_t v;
+	int len;
+	if (!n)
+		len = snprintf(buf, sizeof(buf), "-");
+	else if (node_vendor_unknown(n, inclusive))
+		len = snprintf(buf, sizeof(buf), "?");
+	else if (!node_vendor_counter(n, inclusive, k, &v))
+		len = snprintf(buf, sizeof(buf), "-");
+	else if (!scale)
+		len = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	else {
+		uint64_t unit = 1;
+		for (uint32_t i = 0; i < scale; i++)
+			unit *= 10;
+		len = snprintf(buf, sizeof(buf), "%llu.%0*llu", (unsigned long long)(v / unit),
+			       (int)scale, (unsigned long long)(v % unit));
+	}
+	grid_cell(gr, buf, len > 0 ? (size_t)len : 0);
+}
+
+/* Which frames of the capture took pass g of set: "over frames 2, 5,
+ * 8", or what a one-frame capture left to a run. */
+static void vendor_frames(struct sbuf *out, const struct capture_meta *meta,
+			  const struct capture_counter_set *set, uint32_t g)
+{
+	if (set->groups == 1) {
+		sbuf_adds(out, "all counters taken in every frame");
+		return;
+	}
+	sbuf_addf(out, "pass %u of %u", g + 1, set->groups);
+	if (!set->round_robin) {
+		sbuf_adds(out, " (a one-frame capture; a run takes the others:");
+		for (uint32_t k = 0, n = 0; k < set->count; k++)
+			if (set->counters[k].group != g)
+				sbuf_addf(out, "%s'%s'", n++ ? ", " : " ", set->counters[k].name);
+		sbuf_adds(out, ")");
+		return;
+	}
+	sbuf_adds(out, ", taken over frames");
+	uint32_t shown = 0;
+	for (uint64_t n = meta->first_frame; n <= meta->last_frame && shown < 5; n++)
+		if (n % set->groups == g)
+			sbuf_addf(out, "%s%llu", shown++ ? ", " : " ", (unsigned long long)n);
+	uint64_t last = meta->last_frame;
+	while (last > meta->first_frame && last % set->groups != g)
+		last--;
+	if (shown == 5 && last % set->groups == g)
+		sbuf_addf(out, " … %llu", (unsigned long long)last);
+}
+
+/* The vendor counters of the rows v shows, in a table of their own under
+ * the queue's: the counters of the pass this frame took, inclusive
+ * (exclusive with --no-inclusive), "?" where unknown. */
+static void vendor_table(struct sbuf *out, const struct view *v, const struct glyphs *g,
+			 const struct capture_meta *meta, const struct frame *f,
+			 const struct frame_queue *fq, const struct report_sink *sink)
+{
+	const struct report_settings *s = v->s;
+	uint32_t number = node_vendor_set(fq->root);
+	const struct capture_counter_set *set = number ? meta_counter_set(meta, number) : NULL;
+	if (!set)
+		return;
+	uint32_t taken = set->round_robin ? (uint32_t)(f->number % set->groups) : 0;
+	bool inclusive = s->inclusive || !s->exclusive;
+	char titles[VENDOR_COLUMNS][96];
+	uint32_t counter[VENDOR_COLUMNS];
+	struct grid gr = { .g = g, .max_width = s->width, .color = s->color };
+	uint32_t more = 0;
+	for (uint32_t k = 0; k < set->count; k++) {
+		const struct capture_counter *c = &set->counters[k];
+		if (c->group != taken)
+			continue;
+		if (gr.cols == VENDOR_COLUMNS) {
+			more++;
+			continue;
+		}
+		if (c->unit)
+			snprintf(titles[gr.cols], sizeof(titles[0]), "%.64s (%s)", c->name,
+				 counter_unit_name(c->unit));
+		else
+			snprintf(titles[gr.cols], sizeof(titles[0]), "%.80s", c->name);
+		counter[gr.cols] = k;
+		gr.titles[gr.cols] = titles[gr.cols];
+		/* The last asked for goes first when the line is too narrow. */
+		gr.drop[gr.cols] = (uint8_t)(VENDOR_COLUMNS - gr.cols);
+		gr.cols++;
+	}
+	if (!gr.cols)
+		return;
+	size_t counters = gr.cols;
+	gr.titles[gr.cols++] = inclusive ? "Inclusive vendor counters" : "Exclusive vendor counters";
+	for (size_t i = 0; i < v->rows.len; i++) {
+		const struct row *r = &v->rows.data[i];
+		for (size_t c = 0; c < counters; c++)
+			vendor_cell(&gr, r->node, inclusive, counter[c],
+				    set->counters[counter[c]].scale);
+		if (r->node) {
+			grid_name(&gr, r->level, r->node->name, r->node->name_len, NULL);
+		} else {
+			char label[48];
+			int n = snprintf(label, sizeof(label), "%u more", r->folded);
+			grid_name(&gr, r->level, label, n > 0 ? (size_t)n : 0, NULL);
+		}
+	}
+	sbuf_addf(out, "\nVendor counters of set %u%s", set->set, g->sep);
+	vendor_frames(out, meta, set, taken);
+	if (more)
+		sbuf_addf(out, "%s%u more counters of this pass not shown", g->sep, more);
+	sbuf_adds(out, "\n");
+	grid_render(&gr, out, sink);
+	grid_release(&gr);
+}
+
 int report_frame(const struct report_settings *s, const struct capture_meta *meta,
 		 const struct frame *f, const struct report_sink *sink)
 {
@@ -1033,6 +1157,9 @@ int report_frame(const struct report_settings *s, const struct capture_meta *met
 				pipeline_rows_render(&out, s, g, pr, s->whole_tables ? NULL : sink);
 			else
 				render_table(&out, &v, g, s->whole_tables ? NULL : sink);
+			if (s->counters && !nothing && !pr)
+				vendor_table(&out, &v, g, meta, f, fq,
+					     s->whole_tables ? NULL : sink);
 			sbuf_adds(&out, "\n");
 		}
 		free(v.rows.data);

@@ -38,9 +38,9 @@ def crc32c(data, crc=0):
 def skippable(magic, content):
     return struct.pack('<II', magic, len(content)) + content
 
-def header():
+def header(minor=1):
     producer = b'hostile-files.py'
-    c = b'CRUMBS\x1a\n' + struct.pack('<HHIQH', 1, 1, 0, 0, len(producer)) + producer
+    c = b'CRUMBS\x1a\n' + struct.pack('<HHIQH', 1, minor, 0, 0, len(producer)) + producer
     return skippable(0x184D2A50, c + struct.pack('<I', crc32c(c)))
 
 def compress(content):
@@ -54,8 +54,8 @@ def compress(content):
         os.unlink(name)
 
 class File:
-    def __init__(self):
-        self.out = bytearray(header())
+    def __init__(self, minor=1):
+        self.out = bytearray(header(minor))
         self.index = []
 
     def chunk(self, kind, content, frames=0, first=0, last=0):
@@ -284,6 +284,44 @@ def chunk_strings():
     f.chunk(2, r, 3, 0, 2)
     return f
 
+# Vendor counters (format 1.5): a counter is its name's and category's
+# string ids, unit, storage and scope.
+def counter(name_id, category_id):
+    return varint(name_id) + varint(category_id) + varint(0) + varint(3) + varint(2)
+
+def offered(count):
+    """Offered counters of distinct 255-byte names and categories."""
+    r = bytearray(setup())
+    for i in range(count):
+        r += string(b'%0255d' % (2 * i)) + string(b'%0255d' % (2 * i + 1))
+        r += b'\x5e' + varint(0) + varint(0) + counter(2 + 2 * i, 3 + 2 * i)
+    return r
+
+def vendor_counters(count=16384):
+    """As many offered counters as a file holds, 255 sets of 64 counters
+    in 64 passes named by them, and a frame of set 1's values up to its
+    records' limit."""
+    r = offered(count)
+    for s in range(1, 256):
+        r += b'\x5d' + varint(s) + varint(0) + varint(0) + varint(64) + varint(1) + varint(64)
+        for k in range(64):
+            n = 2 + 2 * ((s * 64 + k) % count)
+            r += counter(n, n + 1) + varint(k) + varint(9)
+    values = b'\x58' + varint(1) + varint((1 << 64) - 1) + varint((1 << 63) - 1) * 64
+    head = frame_begin() + string(b'Scope') + submit(0) + begin(0)
+    tail = end() + submit_end() + frame_end()
+    f = File(5)
+    f.chunk(1, bytes(r))
+    f.chunk(2, head + values * (((1 << 20) - 8) // 65) + tail, 1, 0, 0)
+    return f
+
+def past_offered():
+    """One offered counter more than a file holds."""
+    f = File(5)
+    f.chunk(1, bytes(offered(16385)))
+    f.chunk(2, frame_begin() + frame_end(), 1, 0, 0)
+    return f
+
 # Files past the format's limits, which every command must refuse as
 # corrupt, and files at them, which every command must read within the
 # bounds its help states.
@@ -302,6 +340,8 @@ FILES = {
     'at-limits-distinct-stacks': distinct_stacks,
     'at-limits-waiting-submissions': waiting_submissions,
     'many-named-frames': many_frames,
+    'at-limits-vendor-counters': vendor_counters,
+    'past-limits-offered-counters': past_offered,
 }
 
 def main():
