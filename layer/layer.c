@@ -73,6 +73,13 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
 		li->CreateDevice = (PFN_vkCreateDevice)gipa(*out, "vkCreateDevice");
 		li->EnumerateDeviceExtensionProperties = (PFN_vkEnumerateDeviceExtensionProperties)
 			gipa(*out, "vkEnumerateDeviceExtensionProperties");
+		li->GetPhysicalDeviceFeatures = (PFN_vkGetPhysicalDeviceFeatures)
+			gipa(*out, "vkGetPhysicalDeviceFeatures");
+		li->GetPhysicalDeviceFeatures2 = (PFN_vkGetPhysicalDeviceFeatures2)
+			gipa(*out, "vkGetPhysicalDeviceFeatures2");
+		if (!li->GetPhysicalDeviceFeatures2)
+			li->GetPhysicalDeviceFeatures2 = (PFN_vkGetPhysicalDeviceFeatures2)
+				gipa(*out, "vkGetPhysicalDeviceFeatures2KHR");
 		/* The recorder's, now: see crumbs_create_layered. The layer
 		 * uses them too. */
 		functions_fill_instance(&li->ifn, gipa, *out);
@@ -357,12 +364,13 @@ static const VkPhysicalDevicePerformanceQueryFeaturesKHR *perf_chained(const VkD
 	return NULL;
 }
 
-static bool perf_pools_supported(PFN_vkGetInstanceProcAddr gipa, VkInstance instance,
-				 VkPhysicalDevice physical)
+static bool perf_pools_supported(const struct layer_instance *li, VkPhysicalDevice physical)
 {
-	PFN_vkGetPhysicalDeviceFeatures2 features2 = (PFN_vkGetPhysicalDeviceFeatures2)
-		gipa(instance, "vkGetPhysicalDeviceFeatures2");
-	if (!features2)
+	/* Looked up when the instance was made: the next layer's answer for
+	 * an instance function asked later need not be one to call (below
+	 * RenderDoc's layer, it is not). Vulkan 1.1's or the extension's. */
+	PFN_vkGetPhysicalDeviceFeatures2 features2 = li->GetPhysicalDeviceFeatures2;
+	if (!features2 || (li->api_version < VK_API_VERSION_1_1 && !li->props2))
 		return false;
 	VkPhysicalDevicePerformanceQueryFeaturesKHR pf = {
 		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PERFORMANCE_QUERY_FEATURES_KHR };
@@ -433,7 +441,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	if (!leave && perf_counters_asked() &&
 	    has_extension(props, count, VK_KHR_PERFORMANCE_QUERY_EXTENSION_NAME) &&
 	    (perf_own ? perf_own->performanceCounterQueryPools :
-			perf_pools_supported(gipa, li->instance, physical))) {
+			perf_pools_supported(li, physical))) {
 		perf_feature = true;
 		if (!enabled(ci, VK_KHR_PERFORMANCE_QUERY_EXTENSION_NAME))
 			perf = VK_KHR_PERFORMANCE_QUERY_EXTENSION_NAME;

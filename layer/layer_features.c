@@ -89,15 +89,16 @@ static VkBaseOutStructure *copied(struct features_plan *plan, VkDeviceCreateInfo
 /* Whether the physical device has pipelineStatisticsQuery. hostQueryReset
  * every device has that lists VK_EXT_host_query_reset or is of Vulkan
  * 1.2, where the feature is required. */
+/* (The function was looked up as the instance was made: the next
+ * layer's answer asked later need not be one to call, below RenderDoc's
+ * layer.) */
 static bool supported(const struct layer_instance *li, VkPhysicalDevice physical)
 {
-	PFN_vkGetPhysicalDeviceFeatures features =
-		(PFN_vkGetPhysicalDeviceFeatures)li->gipa(li->instance, "vkGetPhysicalDeviceFeatures");
-	if (!features)
+	if (!li->GetPhysicalDeviceFeatures)
 		return false;
 	VkPhysicalDeviceFeatures f;
 	memset(&f, 0, sizeof(f));
-	features(physical, &f);
+	li->GetPhysicalDeviceFeatures(physical, &f);
 	return f.pipelineStatisticsQuery;
 }
 

@@ -346,6 +346,9 @@ struct layer_instance {
 	PFN_vkDestroyInstance DestroyInstance;
 	PFN_vkCreateDevice CreateDevice;
 	PFN_vkEnumerateDeviceExtensionProperties EnumerateDeviceExtensionProperties;
+	/* Looked up as the instance is made, as the recorder's are. */
+	PFN_vkGetPhysicalDeviceFeatures GetPhysicalDeviceFeatures;
+	PFN_vkGetPhysicalDeviceFeatures2 GetPhysicalDeviceFeatures2;
 	struct instance_fns ifn; /* the recorder's, which the layer uses too */
 	/* VK_KHR_get_physical_device_properties2 was enabled, and the
 	 * Vulkan version the program asked for: where
