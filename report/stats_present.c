@@ -35,7 +35,7 @@ void stats_present_line(struct sbuf *out, const struct glyphs *g, const present_
 		return;
 	sbuf_addf(out, "Present interval: ");
 	if (p->intervals)
-		sbuf_addf(out, "median %.3f, p99 %.3f, max %.3f (frame %llu)%s%s\n",
+		sbuf_addf(out, "median %.3f ms, p99 %.3f ms, max %.3f ms (frame %llu)%s%s\n",
 			  p->median_ns / 1e6, p->p99_ns / 1e6, p->max_ns / 1e6,
 			  (unsigned long long)p->max_frame, g->sep, clock_text(p));
 	else
