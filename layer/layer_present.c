@@ -110,6 +110,11 @@ bool present_plan(const VkDeviceCreateInfo *ci, const VkExtensionProperties *pro
 	memset(plan, 0, sizeof(*plan));
 	if (presents_off())
 		return false;
+	/* Present ids, present wait and display timing all need
+	 * VK_KHR_swapchain: a device the program made without it (a
+	 * headless renderer) presents nothing, and gets none of them. */
+	if (!asked_ext(ci, VK_KHR_SWAPCHAIN_EXTENSION_NAME))
+		return false;
 	if (getenv("CRUMBS_LAYER_NO_PRESENT_TIMES")) {
 		/* Presents are recorded with their CPU times alone. */
 		plan->program_timing = asked_ext(ci, VK_GOOGLE_DISPLAY_TIMING_EXTENSION_NAME);
