@@ -277,7 +277,10 @@ static void check_triangles(const struct scene *s, const struct node *n, bool in
 {
 	assert_int_equal(counter(n, inclusive, CRUMBS_COUNTER_IA_PRIMITIVES), prims);
 	assert_int_equal(counter(n, inclusive, CRUMBS_COUNTER_IA_VERTICES), 3 * prims);
-	assert_int_equal(counter(n, inclusive, CRUMBS_COUNTER_VS_INVOCATIONS), 3 * prims);
+	/* A device may shade a vertex once for several uses (NVIDIA's do,
+	 * even unindexed); lavapipe shades each. */
+	uint64_t vs = counter(n, inclusive, CRUMBS_COUNTER_VS_INVOCATIONS);
+	assert_true(vs > 0 && vs <= 3 * prims);
 	assert_int_equal(counter(n, inclusive, CRUMBS_COUNTER_CLIP_INVOCATIONS), prims);
 	assert_int_equal(counter(n, inclusive, CRUMBS_COUNTER_FS_INVOCATIONS),
 			 s->fragments * prims);
@@ -343,7 +346,8 @@ static void nested(void **state)
 	assert_true(node_invocations_per_dispatch(compute, true, &per));
 	assert_true(per == 24.0);
 	assert_true(node_vertex_reuse(pass, true, &reuse));
-	assert_true(reuse == 1.0);
+	/* lavapipe shades every vertex; other devices may shade fewer. */
+	assert_true(reuse > 0.0 && reuse <= 1.0);
 	assert_true(node_culled_primitives(pass, true, &culled));
 	assert_int_equal(culled, 0);
 	reader_free(c);
@@ -701,7 +705,13 @@ static void layer_run(const char *counters)
 	char *slash = strrchr(layer_dir, '/');
 	if (slash)
 		*slash = '\0';
-	setenv("VK_ADD_LAYER_PATH", slash ? layer_dir : ".", 1);
+	/* After the layer paths already given (the validation layer's, on a
+	 * machine where it is not installed). */
+	const char *given = getenv("VK_ADD_LAYER_PATH");
+	char paths[8192];
+	snprintf(paths, sizeof(paths), "%s%s%s", slash ? layer_dir : ".", given ? ":" : "",
+		 given ? given : "");
+	setenv("VK_ADD_LAYER_PATH", paths, 1);
 	setenv("VK_LOADER_LAYERS_ENABLE", "VK_LAYER_CRUMBS_capture", 1);
 	setenv("CRUMBS_CAPTURE_FRAME", "2", 1);
 	setenv("CRUMBS_CAPTURE_DIR", dir, 1);
