@@ -751,6 +751,25 @@ static void notes(struct sbuf *out, const struct frame *f, const struct frame_gp
 		sbuf_adds(out, "note: some timestamps of this frame never became available\n");
 }
 
+/* Why the counter columns read '?' or '-' on this queue, with
+ * --counters: '?' is a row some of whose work went uncounted, '-' one
+ * none of whose work was. */
+static void counters_note(struct sbuf *out, const struct report_settings *s,
+			  const struct frame_queue *fq)
+{
+	if (!s->counters || !fq->root)
+		return;
+	if (!fq->root->counters)
+		sbuf_adds(out, "note: no pipeline statistics were taken on this queue in this "
+			       "frame ('-'): the device, the program or the capture did not enable "
+			       "them\n");
+	else if (node_counters_unknown(fq->root, true))
+		sbuf_adds(out, "note: some work on this queue was not counted: '?' marks the rows "
+			       "holding it, '-' those none of whose work was (command buffers "
+			       "recorded before the frame, as programs that record once or a frame "
+			       "ahead do; multiview passes; secondaries crumbs could not place)\n");
+}
+
 /* What a CPU thread's or a timeline's block says above its table. */
 static void cpu_summary(struct sbuf *out, const struct report_settings *s,
 			const struct glyphs *g, const struct frame_cpu_thread *t,
@@ -1146,6 +1165,7 @@ int report_frame(const struct report_settings *s, const struct capture_meta *met
 					memory_lines(&out, g, f, cq->gpu);
 				}
 				notes(&out, f, gpu, fq);
+				counters_note(&out, s, fq);
 			}
 			if (nothing && pr)
 				sbuf_adds(&out, s->root_count ? "No draw or dispatch on this queue is in a scope "
