@@ -977,7 +977,13 @@ try:
               "the sample renderer records frames 0 to 39", p.stderr):
         svg, root, panels = check_run(run_file, "the sample renderer's run")
         if root is not None:
-            check_rendered(svg, root, "the sample renderer's run", panels)
+            # Its frame-time panels only: how much ink each row's strip
+            # gets depends on the machine's load while it ran (a row of
+            # a few microseconds beside a wait of tens of milliseconds
+            # draws under a pixel); strips are checked on the runs above,
+            # whose times the test chooses.
+            frames = {k: v for k, v in panels.items() if not isinstance(k, tuple)}
+            check_rendered(svg, root, "the sample renderer's run", frames)
 
     # Hostile runs: one frame; no scope at all; thousands of scopes of
     # their own names; names of 4096 bytes.
