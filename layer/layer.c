@@ -126,20 +126,28 @@ static VkLayerDeviceCreateInfo *device_link(const VkDeviceCreateInfo *ci, VkLaye
 	return NULL;
 }
 
-static bool has_extension(const VkExtensionProperties *props, uint32_t count, const char *name)
+bool has_extension(const VkExtensionProperties *props, uint32_t count, const char *name)
 {
-	for (uint32_t i = 0; i < count; i++)
+	for (uint32_t i = 0; props && i < count; i++)
 		if (strcmp(props[i].extensionName, name) == 0)
 			return true;
 	return false;
 }
 
-static bool enabled(const VkDeviceCreateInfo *ci, const char *name)
+bool enabled(const VkDeviceCreateInfo *ci, const char *name)
 {
 	for (uint32_t i = 0; i < ci->enabledExtensionCount; i++)
-		if (strcmp(ci->ppEnabledExtensionNames[i], name) == 0)
+		if (ci->ppEnabledExtensionNames[i] && strcmp(ci->ppEnabledExtensionNames[i], name) == 0)
 			return true;
 	return false;
+}
+
+const VkBaseInStructure *chained(const void *next, VkStructureType type)
+{
+	for (const VkBaseInStructure *s = next; s; s = s->pNext)
+		if (s->sType == type)
+			return s;
+	return NULL;
 }
 
 /* The device extensions of the layers below and the driver, in an array
@@ -347,8 +355,8 @@ static bool unprofilable(struct layer_instance *li, VkPhysicalDevice physical,
  * Vendor counters (CRUMBS_PERF_COUNTERS, as `crumbs capture
  * --counters=LIST` sets it): VK_KHR_performance_query with
  * performanceCounterQueryPools, enabled for the program where the device
- * has them. *chain is the program's VkPhysicalDevicePerformanceQueryFeaturesKHR,
- * if it chained one (which the layer cannot change, only read).
+ * has them (a VkPhysicalDevicePerformanceQueryFeaturesKHR the program
+ * chained the layer cannot change, only read).
  */
 static bool perf_counters_asked(void)
 {
@@ -356,13 +364,6 @@ static bool perf_counters_asked(void)
 	return list && *list;
 }
 
-static const VkPhysicalDevicePerformanceQueryFeaturesKHR *perf_chained(const VkDeviceCreateInfo *ci)
-{
-	for (const VkBaseInStructure *s = ci->pNext; s; s = s->pNext)
-		if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PERFORMANCE_QUERY_FEATURES_KHR)
-			return (const VkPhysicalDevicePerformanceQueryFeaturesKHR *)(const void *)s;
-	return NULL;
-}
 
 static bool perf_pools_supported(const struct layer_instance *li, VkPhysicalDevice physical)
 {
@@ -434,7 +435,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	 * enable it, the feature chained where it chained none. */
 	const char *perf = NULL;
 	bool perf_feature = false;
-	const VkPhysicalDevicePerformanceQueryFeaturesKHR *perf_own = perf_chained(ci);
+	const VkPhysicalDevicePerformanceQueryFeaturesKHR *perf_own = (const void *)chained(
+		ci->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PERFORMANCE_QUERY_FEATURES_KHR);
 	VkPhysicalDevicePerformanceQueryFeaturesKHR perf_features = {
 		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PERFORMANCE_QUERY_FEATURES_KHR,
 		.performanceCounterQueryPools = VK_TRUE };

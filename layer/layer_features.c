@@ -36,15 +36,6 @@ static size_t known_size(VkStructureType type)
 	}
 }
 
-/* The link of `type` in the chain, or NULL. */
-static const VkBaseInStructure *find(const void *chain, VkStructureType type)
-{
-	for (const VkBaseInStructure *s = chain; s; s = s->pNext)
-		if (s->sType == type)
-			return s;
-	return NULL;
-}
-
 /* Copies the chain's first links of known types into plan->copies,
  * relinked, and points mine at the copy; returns the copy of the link of
  * `type` among them, or NULL when it is not among them. */
@@ -120,16 +111,8 @@ bool features_plan(const struct layer_instance *li, VkPhysicalDevice physical,
 	/* hostQueryReset is core in Vulkan 1.2, where both the instance and
 	 * the device are; else it needs its extension. */
 	bool core12 = li->api_version >= VK_API_VERSION_1_2 && dp.apiVersion >= VK_API_VERSION_1_2;
-	bool has_ext = false;
-	for (uint32_t i = 0; props && i < count; i++)
-		if (strcmp(props[i].extensionName, VK_EXT_HOST_QUERY_RESET_EXTENSION_NAME) == 0)
-			has_ext = true;
-	bool ext_on = false;
-	for (uint32_t i = 0; i < ci->enabledExtensionCount; i++)
-		if (strcmp(ci->ppEnabledExtensionNames[i], VK_EXT_HOST_QUERY_RESET_EXTENSION_NAME) == 0)
-			ext_on = true;
-	if (!core12 && !ext_on) {
-		if (!has_ext)
+	if (!core12 && !enabled(ci, VK_EXT_HOST_QUERY_RESET_EXTENSION_NAME)) {
+		if (!has_extension(props, count, VK_EXT_HOST_QUERY_RESET_EXTENSION_NAME))
 			return false;
 		plan->extension = VK_EXT_HOST_QUERY_RESET_EXTENSION_NAME;
 	}
@@ -141,7 +124,7 @@ bool features_apply(struct features_plan *plan, const VkDeviceCreateInfo *ci,
 {
 	/* pipelineStatisticsQuery: in pEnabledFeatures, else in a
 	 * VkPhysicalDeviceFeatures2, else in features of the layer's own. */
-	const VkBaseInStructure *f2 = find(ci->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+	const VkBaseInStructure *f2 = chained(ci->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
 	if (ci->pEnabledFeatures) {
 		plan->core = *ci->pEnabledFeatures;
 		plan->core.pipelineStatisticsQuery = VK_TRUE;
@@ -161,8 +144,8 @@ bool features_apply(struct features_plan *plan, const VkDeviceCreateInfo *ci,
 	/* hostQueryReset: in Vulkan 1.2's features or its own structure
 	 * where the program chained one (both may not be), else in one of
 	 * the layer's. */
-	const VkBaseInStructure *v12 = find(ci->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
-	const VkBaseInStructure *own = find(ci->pNext,
+	const VkBaseInStructure *v12 = chained(ci->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
+	const VkBaseInStructure *own = chained(ci->pNext,
 					    VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES);
 	if (v12) {
 		if (!((const VkPhysicalDeviceVulkan12Features *)(const void *)v12)->hostQueryReset) {

@@ -358,6 +358,13 @@ struct layer_instance {
 	uint32_t api_version;
 };
 
+/* layer.c, for every file that looks at a device's creation: whether
+ * props (NULL: none) lists the extension, whether the program enabled it,
+ * and the program's structure of that type in a pNext chain, or NULL. */
+bool has_extension(const VkExtensionProperties *props, uint32_t count, const char *name);
+bool enabled(const VkDeviceCreateInfo *ci, const char *name);
+const VkBaseInStructure *chained(const void *next, VkStructureType type);
+
 /* layer_features.c: pipelineStatisticsQuery and hostQueryReset, enabled
  * for a program that did not enable them, where the device has them. */
 #define FEATURES_COPIES 8

@@ -71,30 +71,6 @@ struct layer_present {
 /* At device creation                                                       */
 /* ------------------------------------------------------------------------ */
 
-static bool has_ext(const VkExtensionProperties *props, uint32_t count, const char *name)
-{
-	for (uint32_t i = 0; props && i < count; i++)
-		if (strcmp(props[i].extensionName, name) == 0)
-			return true;
-	return false;
-}
-
-static bool asked_ext(const VkDeviceCreateInfo *ci, const char *name)
-{
-	for (uint32_t i = 0; i < ci->enabledExtensionCount; i++)
-		if (ci->ppEnabledExtensionNames[i] && strcmp(ci->ppEnabledExtensionNames[i], name) == 0)
-			return true;
-	return false;
-}
-
-/* The program's structure of that type in the chain, or NULL. */
-static const VkBaseInStructure *chained(const void *next, VkStructureType type)
-{
-	for (const VkBaseInStructure *s = next; s; s = s->pNext)
-		if (s->sType == type)
-			return s;
-	return NULL;
-}
 
 /* CRUMBS_LAYER_PRESENTS=0: the layer records no present, which `make
  * bench` compares with the presents recorded. */
@@ -113,19 +89,19 @@ bool present_plan(const VkDeviceCreateInfo *ci, const VkExtensionProperties *pro
 	/* Present ids, present wait and display timing all need
 	 * VK_KHR_swapchain: a device the program made without it (a
 	 * headless renderer) presents nothing, and gets none of them. */
-	if (!asked_ext(ci, VK_KHR_SWAPCHAIN_EXTENSION_NAME))
+	if (!enabled(ci, VK_KHR_SWAPCHAIN_EXTENSION_NAME))
 		return false;
 	if (getenv("CRUMBS_LAYER_NO_PRESENT_TIMES")) {
 		/* Presents are recorded with their CPU times alone. */
-		plan->program_timing = asked_ext(ci, VK_GOOGLE_DISPLAY_TIMING_EXTENSION_NAME);
+		plan->program_timing = enabled(ci, VK_GOOGLE_DISPLAY_TIMING_EXTENSION_NAME);
 		return false;
 	}
-	bool has_id = has_ext(props, count, VK_KHR_PRESENT_ID_EXTENSION_NAME);
-	bool has_wait = has_ext(props, count, VK_KHR_PRESENT_WAIT_EXTENSION_NAME);
-	bool has_timing = has_ext(props, count, VK_GOOGLE_DISPLAY_TIMING_EXTENSION_NAME);
-	bool asked_id = asked_ext(ci, VK_KHR_PRESENT_ID_EXTENSION_NAME);
-	bool asked_wait = asked_ext(ci, VK_KHR_PRESENT_WAIT_EXTENSION_NAME);
-	plan->program_timing = asked_ext(ci, VK_GOOGLE_DISPLAY_TIMING_EXTENSION_NAME);
+	bool has_id = has_extension(props, count, VK_KHR_PRESENT_ID_EXTENSION_NAME);
+	bool has_wait = has_extension(props, count, VK_KHR_PRESENT_WAIT_EXTENSION_NAME);
+	bool has_timing = has_extension(props, count, VK_GOOGLE_DISPLAY_TIMING_EXTENSION_NAME);
+	bool asked_id = enabled(ci, VK_KHR_PRESENT_ID_EXTENSION_NAME);
+	bool asked_wait = enabled(ci, VK_KHR_PRESENT_WAIT_EXTENSION_NAME);
+	plan->program_timing = enabled(ci, VK_GOOGLE_DISPLAY_TIMING_EXTENSION_NAME);
 	const VkPhysicalDevicePresentIdFeaturesKHR *pid =
 		(const void *)chained(ci->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_ID_FEATURES_KHR);
 	const VkPhysicalDevicePresentWaitFeaturesKHR *pwait = (const void *)chained(
