@@ -1228,6 +1228,18 @@ static int counter_desc_ok(const struct crumbs_counter_desc *c)
 	       c->scale <= FORMAT_MAX_COUNTER_SCALE;
 }
 
+/* A counter as COUNTER_SET and OFFERED_COUNTER describe it, its name and
+ * category interned already. */
+static void put_counter(struct bytes *b, uint32_t name, uint32_t category,
+			const struct crumbs_counter_desc *c)
+{
+	put_varint(b, name);
+	put_varint(b, category);
+	put_varint(b, c->unit);
+	put_varint(b, c->storage);
+	put_varint(b, c->scope);
+}
+
 enum crumbs_result crumbs_writer_counter_set(crumbs_writer *w, uint32_t set, uint32_t gpu,
 					     uint32_t family, uint32_t groups, int round_robin,
 					     uint32_t count,
@@ -1263,11 +1275,7 @@ enum crumbs_result crumbs_writer_counter_set(crumbs_writer *w, uint32_t set, uin
 	put_varint(b, round_robin ? 1 : 0);
 	put_varint(b, count);
 	for (uint32_t i = 0; i < count; i++) {
-		put_varint(b, ids[2 * i]);
-		put_varint(b, ids[2 * i + 1]);
-		put_varint(b, counters[i].unit);
-		put_varint(b, counters[i].storage);
-		put_varint(b, counters[i].scope);
+		put_counter(b, ids[2 * i], ids[2 * i + 1], &counters[i]);
 		put_varint(b, counters[i].group);
 		put_varint(b, counters[i].scale);
 	}
@@ -1297,11 +1305,7 @@ enum crumbs_result crumbs_writer_offered_counter(crumbs_writer *w, uint32_t gpu,
 	put_u8(b, FORMAT_TAG_OFFERED_COUNTER);
 	put_varint(b, gpu);
 	put_varint(b, family);
-	put_varint(b, name);
-	put_varint(b, category);
-	put_varint(b, c->unit);
-	put_varint(b, c->storage);
-	put_varint(b, c->scope);
+	put_counter(b, name, category, c);
 	w->offered_counters++;
 	return CRUMBS_OK;
 }
