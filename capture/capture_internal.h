@@ -34,6 +34,10 @@
  * draw), and with scopes only. */
 #define STANDING_RUN_RANGES 8
 #define STANDING_RUN_SCOPE_RANGES 2
+/* A family's pipeline statistics queries for standing recordings: fewer
+ * than its timestamps, as each query is larger. */
+#define STATS_RANGE 16
+#define STATS_RANGES 1024
 /* Frames of a run in flight at once: one recorded while the others'
  * results are copied, read back and written. A frame's results are given
  * up CAPTURE_SETS - 1 frames after it, more than a driver keeps in flight. */
@@ -125,6 +129,22 @@ struct standing_pool {
 	VkQueryPool pool;
 	struct crumbs_cmd *owner[STANDING_RANGES]; /* NULL: free */
 	uint8_t held[STANDING_RANGES]; /* capture sets (bits) reading it until resolved */
+};
+
+/* A queue family's pipeline statistics queries for standing recordings
+ * (standing.c), in ranges as the timestamps are. */
+struct standing_stats {
+	VkQueryPool pool;
+	struct crumbs_cmd *owner[STATS_RANGES]; /* NULL: free */
+	uint8_t held[STATS_RANGES];
+};
+
+/* A host-visible buffer query results are copied into (pools.c). */
+struct host_buffer {
+	VkBuffer buffer;
+	VkDeviceMemory memory;
+	void *mapped;
+	bool coherent;
 };
 
 struct device_state {
@@ -239,6 +259,14 @@ struct queue_state {
 	uint32_t stats_count;
 	uint32_t stats_words;
 	uint64_t *stats_results;
+	/* Standing recordings' statistics: the family's queries they count
+	 * into (owned by its first queue), and where a capture's copy of
+	 * them lands, [stats_count][stats_words] as stats_results, with
+	 * which of this queue's queries came that way (enum adopted). */
+	struct standing_stats *standing_stats;
+	bool owns_standing_stats;
+	struct host_buffer stats_copy;
+	uint8_t *stats_adopted;
 	/* Vendor counters (perfquery.c), NULL where none are counted. */
 	struct perf_queue *perf;
 };
@@ -270,6 +298,10 @@ struct counts_record {
 enum event_type { EVENT_NONE, EVENT_BEGIN, EVENT_END, EVENT_COUNTS, EVENT_EXECUTE, EVENT_PASS,
 		  EVENT_LEAF, EVENT_STRETCH, EVENT_LEAF_STRETCH, EVENT_AREA };
 #define COUNTER_UNKNOWN UINT32_MAX
+/* How a set's statistics query came to hold a standing recording's
+ * values: not so, copied by the GPU and not read yet, read, or never
+ * coming (the copy was not read). */
+enum adopted { ADOPTED_NOT, ADOPTED_COPIED, ADOPTED_READ, ADOPTED_NEVER };
 
 /* EVENT_POOL_SLOT: of a handle adopted from a standing recording, a slot
  * its command buffer writes into its queue's pool (in the set's share, as
@@ -313,6 +345,10 @@ struct standing {
 	uint32_t first_range, range_count;
 	uint32_t slot_first, slot_end, slot_next;
 	uint32_t wanted;              /* slots its events asked for */
+	/* Its statistics queries: ranges of its queue's standing_stats
+	 * (none when stats_range_count is 0), the first, next and end. */
+	uint32_t stats_first_range, stats_range_count;
+	uint32_t stats_first, stats_next, stats_end;
 	bool once;                    /* begun with ONE_TIME_SUBMIT */
 	struct capture_set *set;      /* whose share its SLOT_IN_SET slots are in */
 	uint64_t set_frame;           /* ... taken in this frame of it */
@@ -831,6 +867,9 @@ void perfquery_end(struct crumbs_cmd *cmd, uint32_t i);
 bool perfquery_poll(crumbs_context *ctx, struct capture_set *set);
 /* Whether query i of q was read (or failed to be, or q counts none). */
 bool perfquery_ready(const struct queue_state *q, uint32_t i);
+/* Queries [first, first + n) of q are begun nowhere (a standing
+ * recording's stretches counted none): their values are unknown. */
+void perfquery_forgo(struct queue_state *q, uint32_t first, uint32_t n);
 /* The counter sets and what each family offers, in the setup; a
  * stretch's values (or that they are unknown), after the statistics'. */
 enum crumbs_result perfquery_write_setup(const crumbs_context *ctx, crumbs_writer *w);
@@ -855,6 +894,14 @@ uint32_t counters_take(struct set_queue *sq);
 /* Reads what is available of set's queries, on the program's thread,
  * without waiting. Returns whether all of them are. */
 bool counters_poll(crumbs_context *ctx, struct capture_set *set);
+/* n queries of the set's queue in a row, or COUNTER_UNKNOWN. */
+uint32_t counters_take_n(struct set_queue *sq, uint32_t n);
+/* Once q's copies of set are done (`copied`) or will not be read: the
+ * standing recordings' statistics copied into q's stats_copy. */
+void counters_adopted_read(crumbs_context *ctx, struct capture_set *set, struct queue_state *q,
+			   bool copied);
+/* Whether query i of q has come, or never will. */
+bool counters_settled(const struct queue_state *q, uint32_t i);
 /* Query i of q as read: values[] by enum crumbs_pipeline_counter, *mask
  * those it counts. false when it never became available (or i is
  * COUNTER_UNKNOWN): its stretch is unknown. */
@@ -869,6 +916,10 @@ bool counters_values(const struct queue_state *q, uint32_t i,
 enum crumbs_result pools_setup_queue(crumbs_context *ctx, struct queue_state *q);
 /* Everything pools_setup_queue made, whatever it reached. */
 void pools_release_queue(crumbs_context *ctx, struct queue_state *q);
+bool pools_host_buffer(crumbs_context *ctx, const struct device_state *d, VkDeviceSize size,
+		       struct host_buffer *out);
+void pools_host_buffer_release(crumbs_context *ctx, const struct device_state *d,
+			       struct host_buffer *b);
 /* The pre-roll of a run in `set_count` sets (1: a one-frame capture):
  * the slots the sets wrote are reset (on the host, or in front of the
  * next submissions), the sets take their shares of the slots, and the
@@ -1012,6 +1063,9 @@ void standing_destroy(crumbs_context *ctx);
 /* Whether cmd keeps events now (a capture's or a standing recording's,
  * inside no scope left out). */
 bool record_keeps(const struct crumbs_cmd *cmd);
+/* A standing recording just begun counts pipeline statistics from here
+ * (standing.c decides). */
+void record_count(struct crumbs_cmd *cmd);
 
 /* submit.c: submissions (crumbs_queue_submit*, crumbs_signal_semaphore),
  * their semaphores and queue labels */

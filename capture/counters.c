@@ -95,6 +95,8 @@ void counters_preroll(crumbs_context *ctx, uint32_t set_count)
 			atomic_store(&sq->stats_next, sq->stats_first);
 		}
 		memset(q->stats_results, 0, sizeof(uint64_t) * q->stats_words * q->stats_count);
+		if (q->stats_adopted)
+			memset(q->stats_adopted, ADOPTED_NOT, q->stats_count);
 	}
 	for (uint32_t k = 0; k < CAPTURE_SETS; k++)
 		ctx->sets[k].counters = counting(ctx, set_count);
@@ -115,6 +117,9 @@ void counters_set_reuse(crumbs_context *ctx, struct capture_set *set)
 								  next - sq->stats_first);
 			memset(q->stats_results + (size_t)q->stats_words * sq->stats_first, 0,
 			       sizeof(uint64_t) * q->stats_words * (next - sq->stats_first));
+			if (q->stats_adopted)
+				memset(q->stats_adopted + sq->stats_first, ADOPTED_NOT,
+				       next - sq->stats_first);
 			perfquery_set_reuse(ctx, i, sq->stats_first, next - sq->stats_first);
 		}
 		atomic_store(&sq->stats_next, sq->stats_first);
@@ -130,10 +135,64 @@ uint32_t counters_take(struct set_queue *sq)
 	return at < sq->stats_end ? at : COUNTER_UNKNOWN;
 }
 
+RECORD_PATH
+uint32_t counters_take_n(struct set_queue *sq, uint32_t n)
+{
+	if (!n || atomic_load_explicit(&sq->stats_next, memory_order_relaxed) + n > sq->stats_end)
+		return COUNTER_UNKNOWN;
+	uint32_t at = atomic_fetch_add(&sq->stats_next, n);
+	return at + n <= sq->stats_end ? at : COUNTER_UNKNOWN;
+}
+
 /* Whether query i of q was read available. */
 static bool read_available(const struct queue_state *q, uint32_t i)
 {
 	return q->stats_results[(size_t)q->stats_words * i + q->stats_words - 1] != 0;
+}
+
+/* Whether query i of q holds a standing recording's copied values: its
+ * own query in q's pool was never begun, and is not read there. */
+static bool adopted(const struct queue_state *q, uint32_t i)
+{
+	return q->stats_adopted && q->stats_adopted[i] != ADOPTED_NOT;
+}
+
+void counters_adopted_read(crumbs_context *ctx, struct capture_set *set, struct queue_state *q,
+			   bool copied)
+{
+	struct set_queue *sq = &set->queues[q - ctx->queues];
+	uint32_t next = atomic_load(&sq->stats_next);
+	if (next > sq->stats_end)
+		next = sq->stats_end;
+	if (!q->stats_adopted || !set->counters)
+		return;
+	const struct device_state *d = &ctx->devices[q->device];
+	bool invalidated = q->stats_copy.coherent;
+	for (uint32_t i = sq->stats_first; i < next; i++) {
+		if (q->stats_adopted[i] != ADOPTED_COPIED)
+			continue;
+		if (!copied) {
+			q->stats_adopted[i] = ADOPTED_NEVER;
+			continue;
+		}
+		if (!invalidated) {
+			VkMappedMemoryRange range = { VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL,
+						      q->stats_copy.memory, 0, VK_WHOLE_SIZE };
+			d->fn.InvalidateMappedMemoryRanges(d->device, 1, &range);
+			invalidated = true;
+		}
+		size_t at = (size_t)q->stats_words * i;
+		memcpy(q->stats_results + at, (const uint64_t *)q->stats_copy.mapped + at,
+		       sizeof(uint64_t) * q->stats_words);
+		q->stats_adopted[i] = read_available(q, i) ? ADOPTED_READ : ADOPTED_NEVER;
+	}
+}
+
+bool counters_settled(const struct queue_state *q, uint32_t i)
+{
+	if (i == COUNTER_UNKNOWN || i >= q->stats_count || !q->stats_results)
+		return true;
+	return read_available(q, i) || (q->stats_adopted && q->stats_adopted[i] == ADOPTED_NEVER);
 }
 
 /* Reads queries [first, first + n) of q without waiting: those not
@@ -169,12 +228,13 @@ bool counters_poll(crumbs_context *ctx, struct capture_set *set)
 		 * lavapipe adds to a statistics query's result each time it
 		 * is read. So only the runs still unavailable are read. */
 		for (uint32_t k = sq->stats_first; k < next;) {
-			if (read_available(q, k)) {
+			if (read_available(q, k) || adopted(q, k)) {
+				all = all && counters_settled(q, k);
 				k++;
 				continue;
 			}
 			uint32_t end = k + 1;
-			while (end < next && !read_available(q, end))
+			while (end < next && !read_available(q, end) && !adopted(q, end))
 				end++;
 			if (!read_run(ctx, q, k, end - k))
 				return true;

@@ -441,7 +441,9 @@ void perfquery_begin(struct crumbs_cmd *cmd, uint32_t i)
 {
 	const struct queue_state *q = &cmd->ctx->queues[cmd->queue];
 	const struct perf_queue *p = q->perf;
-	if (!p || !p->groups || i >= p->queries)
+	/* A standing recording counts none: no frame's group is known when
+	 * it is recorded. */
+	if (!p || !p->groups || i >= p->queries || cmd->standing)
 		return;
 	cmd->ctx->devices[q->device].fn.CmdBeginQuery(cmd->cb,
 						      p->pools[group_of(cmd->ctx, p, cmd->set)], i,
@@ -453,7 +455,7 @@ void perfquery_end(struct crumbs_cmd *cmd, uint32_t i)
 {
 	const struct queue_state *q = &cmd->ctx->queues[cmd->queue];
 	const struct perf_queue *p = q->perf;
-	if (!p || !p->groups || i >= p->queries)
+	if (!p || !p->groups || i >= p->queries || cmd->standing)
 		return;
 	cmd->ctx->devices[q->device].fn.CmdEndQuery(cmd->cb,
 						    p->pools[group_of(cmd->ctx, p, cmd->set)], i);
@@ -503,6 +505,16 @@ bool perfquery_poll(crumbs_context *ctx, struct capture_set *set)
 		all = all && k == next;
 	}
 	return all;
+}
+
+void perfquery_forgo(struct queue_state *q, uint32_t first, uint32_t n)
+{
+	struct perf_queue *p = q->perf;
+	if (!p || !p->groups || first >= p->queries)
+		return;
+	if (n > p->queries - first)
+		n = p->queries - first;
+	memset(p->read + first, READ_FAILED, n);
 }
 
 bool perfquery_ready(const struct queue_state *q, uint32_t i)

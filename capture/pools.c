@@ -48,16 +48,13 @@ static VkResult record_fixed(struct device_state *d, struct queue_state *q, VkCo
 	return d->fn.EndCommandBuffer(cb);
 }
 
-/*
- * A host-visible buffer the queue's results are copied into, and for each
- * capture set a command buffer for the copy, recorded when its frame ends
- * (readback.c), and its fence.
- * When any of it fails, results are read with vkGetQueryPoolResults.
- */
-static void setup_copy(crumbs_context *ctx, struct device_state *d, struct queue_state *q)
+/* A host-visible buffer of `size` bytes that the GPU copies query results
+ * into, bound and mapped; cached for reading on the CPU when there is
+ * such. false, with nothing made, when any of it fails. */
+bool pools_host_buffer(crumbs_context *ctx, const struct device_state *d, VkDeviceSize size,
+		       struct host_buffer *out)
 {
 	const VkAllocationCallbacks *alloc = ctx_vk_allocator(ctx);
-	VkDeviceSize size = sizeof(uint64_t) * 2 * q->slot_count;
 	VkBufferCreateInfo bi = { VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, NULL, 0, size,
 				  VK_BUFFER_USAGE_TRANSFER_DST_BIT, VK_SHARING_MODE_EXCLUSIVE, 0, NULL };
 	VkPhysicalDeviceMemoryProperties mp;
@@ -65,13 +62,13 @@ static void setup_copy(crumbs_context *ctx, struct device_state *d, struct queue
 	uint32_t type = UINT32_MAX;
 	void *mapped;
 
-	if (d->fn.CreateBuffer(d->device, &bi, alloc, &q->copy_buffer) != VK_SUCCESS) {
-		q->copy_buffer = VK_NULL_HANDLE;
-		return;
+	memset(out, 0, sizeof(*out));
+	if (d->fn.CreateBuffer(d->device, &bi, alloc, &out->buffer) != VK_SUCCESS) {
+		out->buffer = VK_NULL_HANDLE;
+		return false;
 	}
-	d->fn.GetBufferMemoryRequirements(d->device, q->copy_buffer, &req);
+	d->fn.GetBufferMemoryRequirements(d->device, out->buffer, &req);
 	ctx->ifn.GetPhysicalDeviceMemoryProperties(d->physical, &mp);
-	/* Host-visible; cached for reading on the CPU when there is such. */
 	for (int pass = 0; pass < 2 && type == UINT32_MAX; pass++)
 		for (uint32_t i = 0; i < mp.memoryTypeCount; i++) {
 			VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
@@ -83,23 +80,59 @@ static void setup_copy(crumbs_context *ctx, struct device_state *d, struct queue
 			}
 		}
 	VkMemoryAllocateInfo ai = { VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, NULL, req.size, type };
+	if (type == UINT32_MAX ||
+	    d->fn.AllocateMemory(d->device, &ai, alloc, &out->memory) != VK_SUCCESS) {
+		out->memory = VK_NULL_HANDLE;
+		pools_host_buffer_release(ctx, d, out);
+		return false;
+	}
+	if (d->fn.BindBufferMemory(d->device, out->buffer, out->memory, 0) != VK_SUCCESS ||
+	    d->fn.MapMemory(d->device, out->memory, 0, VK_WHOLE_SIZE, 0, &mapped) != VK_SUCCESS) {
+		pools_host_buffer_release(ctx, d, out);
+		return false;
+	}
+	out->mapped = mapped;
+	out->coherent = (mp.memoryTypes[type].propertyFlags &
+			 VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
+	return true;
+}
+
+void pools_host_buffer_release(crumbs_context *ctx, const struct device_state *d,
+			       struct host_buffer *b)
+{
+	const VkAllocationCallbacks *alloc = ctx_vk_allocator(ctx);
+	if (b->memory)
+		d->fn.FreeMemory(d->device, b->memory, alloc);
+	if (b->buffer)
+		d->fn.DestroyBuffer(d->device, b->buffer, alloc);
+	memset(b, 0, sizeof(*b));
+}
+
+/*
+ * A host-visible buffer the queue's results are copied into, and for each
+ * capture set a command buffer for the copy, recorded when its frame ends
+ * (readback.c), and its fence.
+ * When any of it fails, results are read with vkGetQueryPoolResults.
+ */
+static void setup_copy(crumbs_context *ctx, struct device_state *d, struct queue_state *q)
+{
+	const VkAllocationCallbacks *alloc = ctx_vk_allocator(ctx);
+	struct host_buffer b;
 	VkFenceCreateInfo fi = { VK_STRUCTURE_TYPE_FENCE_CREATE_INFO, NULL, 0 };
 	VkCommandBufferAllocateInfo ci = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL,
 					   q->cmd_pool, VK_COMMAND_BUFFER_LEVEL_PRIMARY, CAPTURE_SETS };
-	if (type == UINT32_MAX ||
-	    d->fn.AllocateMemory(d->device, &ai, alloc, &q->copy_memory) != VK_SUCCESS)
+
+	if (!pools_host_buffer(ctx, d, sizeof(uint64_t) * 2 * q->slot_count, &b))
 		goto fail;
-	if (d->fn.BindBufferMemory(d->device, q->copy_buffer, q->copy_memory, 0) != VK_SUCCESS ||
-	    d->fn.MapMemory(d->device, q->copy_memory, 0, VK_WHOLE_SIZE, 0, &mapped) != VK_SUCCESS)
-		goto fail;
+	q->copy_buffer = b.buffer;
+	q->copy_memory = b.memory;
 	for (uint32_t k = 0; k < CAPTURE_SETS; k++)
 		if (d->fn.CreateFence(d->device, &fi, alloc, &q->copy_fence[k]) != VK_SUCCESS) {
 			q->copy_fence[k] = VK_NULL_HANDLE;
 			goto fail;
 		}
-	q->copy_mapped = mapped;
-	q->copy_coherent = (mp.memoryTypes[type].propertyFlags &
-			    VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
+	q->copy_mapped = b.mapped;
+	q->copy_coherent = b.coherent;
 	q->written = ctx_alloc(ctx, q->slot_count);
 	if (!q->written || d->fn.AllocateCommandBuffers(d->device, &ci, q->copy_cb) != VK_SUCCESS)
 		goto fail;
@@ -114,9 +147,8 @@ fail:
 		q->copy_fence[k] = VK_NULL_HANDLE;
 		q->copy_cb[k] = VK_NULL_HANDLE;
 	}
-	if (q->copy_memory)
-		d->fn.FreeMemory(d->device, q->copy_memory, alloc);
-	d->fn.DestroyBuffer(d->device, q->copy_buffer, alloc);
+	b = (struct host_buffer){ q->copy_buffer, q->copy_memory, NULL, false };
+	pools_host_buffer_release(ctx, d, &b);
 	q->copy_memory = VK_NULL_HANDLE;
 	q->copy_buffer = VK_NULL_HANDLE;
 	q->copy_mapped = NULL;

@@ -397,9 +397,13 @@ static bool poll_queue(crumbs_context *ctx, struct capture_set *set, struct queu
 				q->results[2 * i] = copied ? q->copy_mapped[2 * i] : 0;
 				q->results[2 * i + 1] = copied ? q->copy_mapped[2 * i + 1] : 0;
 			}
+		counters_adopted_read(ctx, set, q, true);
 		sq->copy_unread = false;
 		return true;
 	}
+	/* The standing recordings' statistics were copied, but nothing says
+	 * when: they are unknown. */
+	counters_adopted_read(ctx, set, q, false);
 	/* Without VK_QUERY_RESULT_WAIT_BIT: slots not written yet report
 	 * unavailable, and the call returns VK_NOT_READY. Of the share
 	 * borrowed from, the lent slots one by one. */
@@ -440,9 +444,7 @@ static bool events_ready(crumbs_context *ctx, struct capture_set *set, const str
 					return false;
 			} else if ((e->type == EVENT_STRETCH || e->type == EVENT_LEAF_STRETCH) &&
 				   e->u.counts != COUNTER_UNKNOWN) {
-				uint64_t v[CRUMBS_PIPELINE_COUNTERS];
-				uint32_t mask;
-				if (!counters_values(q, e->u.counts, v, &mask) ||
+				if (!counters_settled(q, e->u.counts) ||
 				    !perfquery_ready(q, e->u.counts))
 					return false;
 			} else if (e->slot != NO_SLOT && (!available(q, e->slot) ||

@@ -30,6 +30,29 @@ static void lost(struct crumbs_cmd *cmd);
  * began; a scope's own stretches are its exclusive counts.
  */
 
+/* The pool cmd's queries are in: a standing recording's family's own. */
+RECORD_PATH
+static VkQueryPool stats_pool_of(const struct crumbs_cmd *cmd)
+{
+	const struct queue_state *q = &cmd->ctx->queues[cmd->queue];
+	if (cmd->standing)
+		return q->standing_stats ? q->standing_stats->pool : VK_NULL_HANDLE;
+	return q->stats_pool;
+}
+
+/* A query for cmd, or COUNTER_UNKNOWN when none is left: of its set's
+ * share, or of a standing recording's ranges. */
+RECORD_PATH
+static uint32_t stats_take(struct crumbs_cmd *cmd)
+{
+	if (cmd->untimed || !stats_pool_of(cmd))
+		return COUNTER_UNKNOWN;
+	if (!cmd->standing)
+		return counters_take(&cmd->set->queues[cmd->queue]);
+	struct standing *st = cmd->standing;
+	return st->stats_next < st->stats_end ? st->stats_next++ : COUNTER_UNKNOWN;
+}
+
 /* Ends cmd's open query. */
 RECORD_PATH
 static void stretch_stop(struct crumbs_cmd *cmd)
@@ -37,7 +60,7 @@ static void stretch_stop(struct crumbs_cmd *cmd)
 	if (!cmd->stretch_open)
 		return;
 	const struct queue_state *q = &cmd->ctx->queues[cmd->queue];
-	cmd->ctx->devices[q->device].fn.CmdEndQuery(cmd->cb, q->stats_pool, cmd->stretch);
+	cmd->ctx->devices[q->device].fn.CmdEndQuery(cmd->cb, stats_pool_of(cmd), cmd->stretch);
 	perfquery_end(cmd, cmd->stretch);
 	cmd->stretch_open = false;
 }
@@ -69,13 +92,11 @@ static void stretch_start(struct crumbs_cmd *cmd)
 		return;
 	stretch_stop(cmd);
 	const struct queue_state *q = &cmd->ctx->queues[cmd->queue];
-	uint32_t i = COUNTER_UNKNOWN;
-	if (q->stats_pool && !cmd->untimed)
-		i = counters_take(&cmd->set->queues[cmd->queue]);
+	uint32_t i = stats_take(cmd);
 	stretch_event(cmd, EVENT_STRETCH, i);
 	if (i == COUNTER_UNKNOWN)
 		return;
-	cmd->ctx->devices[q->device].fn.CmdBeginQuery(cmd->cb, q->stats_pool, i, 0);
+	cmd->ctx->devices[q->device].fn.CmdBeginQuery(cmd->cb, stats_pool_of(cmd), i, 0);
 	perfquery_begin(cmd, i);
 	cmd->stretch = i;
 	cmd->stretch_open = true;
@@ -157,9 +178,17 @@ crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue qu
 	return h;
 }
 
+void record_count(struct crumbs_cmd *cmd)
+{
+	cmd->counting = true;
+	stretch_start(cmd);
+}
+
 RECORD_PATH
 void crumbs_cmd_end(crumbs_cmd *cmd)
 {
+	if (cmd->kind == HANDLE_STANDING)
+		stretch_stop(cmd);
 	if (cmd->kind != HANDLE_CAPTURE)
 		return;
 	stretch_stop(cmd);
@@ -460,12 +489,12 @@ static void leaf_stretch_begin(struct crumbs_cmd *cmd)
 	stretch_stop(cmd);
 	cmd->leaf_stretch = COUNTER_UNKNOWN;
 	const struct queue_state *q = &cmd->ctx->queues[cmd->queue];
-	if (cmd->no_stretch || cmd->untimed || !q->stats_pool)
+	if (cmd->no_stretch)
 		return;
-	uint32_t i = counters_take(&cmd->set->queues[cmd->queue]);
+	uint32_t i = stats_take(cmd);
 	if (i == COUNTER_UNKNOWN)
 		return;
-	cmd->ctx->devices[q->device].fn.CmdBeginQuery(cmd->cb, q->stats_pool, i, 0);
+	cmd->ctx->devices[q->device].fn.CmdBeginQuery(cmd->cb, stats_pool_of(cmd), i, 0);
 	cmd->stretch = cmd->leaf_stretch = i;
 	cmd->stretch_open = true;
 }

@@ -23,6 +23,15 @@
  * before any of the frame's work, and read with the frame's results when
  * the frame submits it.
  *
+ * A recording counts pipeline statistics as a capture's command buffer
+ * does, in stretches between its scope boundaries, where the device
+ * counts them and the capture would: into ranges of its queue family's
+ * own pool, reset first thing with its timestamps, and copied after the
+ * batch of a capture frame that adopts it into the queue's stats_copy at
+ * queries of the frame's share, which counters.c then reads from there.
+ * A recording that found no range free counts nothing, and its stretches
+ * are unknown.
+ *
  * In a run, the layer gives every primary command buffer a standing
  * recording at the run's detail: its slots stay its own until it is
  * recorded again, reset or freed, so whichever frame submits it reads
@@ -34,6 +43,45 @@
 #include <string.h>
 
 static pthread_mutex_t standing_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The statistics queries of q's family for its standing recordings, and
+ * the buffer their copies land in: q's own, as each queue reads its
+ * own share. Without either, its recordings count nothing. */
+static void stats_setup(crumbs_context *ctx, struct queue_state *q)
+{
+	struct device_state *d = &ctx->devices[q->device];
+	for (uint32_t i = 0; i < ctx->queue_count && !q->standing_stats; i++)
+		if (&ctx->queues[i] != q && ctx->queues[i].owns_standing_stats &&
+		    queue_same_family(&ctx->queues[i], q))
+			q->standing_stats = ctx->queues[i].standing_stats;
+	if (!q->standing_stats) {
+		struct standing_stats *p = ctx_alloc(ctx, sizeof(*p));
+		VkQueryPoolCreateInfo qi = { VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO, NULL, 0,
+					     VK_QUERY_TYPE_PIPELINE_STATISTICS,
+					     STATS_RANGE * STATS_RANGES, q->stats_bits };
+		if (!p)
+			return;
+		memset(p, 0, sizeof(*p));
+		if (d->fn.CreateQueryPool(d->device, &qi, ctx_vk_allocator(ctx), &p->pool) !=
+		    VK_SUCCESS) {
+			ctx_free(ctx, p);
+			return;
+		}
+		q->standing_stats = p;
+		q->owns_standing_stats = true;
+	}
+	q->stats_adopted = ctx_alloc(ctx, q->stats_count);
+	if (q->stats_adopted)
+		memset(q->stats_adopted, ADOPTED_NOT, q->stats_count);
+	if (!q->stats_adopted ||
+	    !pools_host_buffer(ctx, d, sizeof(uint64_t) * q->stats_words * q->stats_count,
+			       &q->stats_copy)) {
+		ctx_free(ctx, q->stats_adopted);
+		q->stats_adopted = NULL;
+		if (!q->owns_standing_stats)
+			q->standing_stats = NULL;
+	}
+}
 
 bool standing_setup(crumbs_context *ctx, struct crumbs_cmd *(*lookup)(void *, VkCommandBuffer),
 		    void *user)
@@ -71,6 +119,8 @@ bool standing_setup(crumbs_context *ctx, struct crumbs_cmd *(*lookup)(void *, Vk
 		if (d->fn.AllocateCommandBuffers(d->device, &ai, q->standing_cbs) != VK_SUCCESS)
 			goto no_queue;
 		ctx_new_cbs(ctx, d, q->standing_cbs, ctx->max_submissions);
+		if (q->stats_pool)
+			stats_setup(ctx, q);
 		any = true;
 		continue;
 no_queue:
@@ -85,13 +135,37 @@ no_queue:
 	return any;
 }
 
-/* Ranges [first, first + n) of p are free and not held by a capture. */
-static bool ranges_free(const struct standing_pool *p, uint32_t first, uint32_t n)
+/* Takes n ranges of owner (`total` of them, `held` by capture sets), or
+ * fewer, halving, down to `least`, for h; the first, or total. */
+static uint32_t take_ranges(struct crumbs_cmd **owner, const uint8_t *held, uint32_t total,
+			    uint32_t *n, uint32_t least, struct crumbs_cmd *h)
 {
-	for (uint32_t i = first; i < first + n; i++)
-		if (p->owner[i] || p->held[i])
-			return false;
-	return true;
+	uint32_t first = total;
+	while (*n >= least) {
+		for (uint32_t i = 0, run = 0; first == total && i < total; i++) {
+			run = owner[i] || held[i] ? 0 : run + 1;
+			if (run == *n)
+				first = i + 1 - *n;
+		}
+		if (first < total || *n == 1)
+			break;
+		*n /= 2;
+	}
+	if (first < total)
+		for (uint32_t i = first; i < first + *n; i++)
+			owner[i] = h;
+	return first;
+}
+
+/* Whether a standing recording of q's counts pipeline statistics: as the
+ * capture that may adopt it would, a run's (run_detail >= 0) when runs
+ * are told to, any other unless the program said never. */
+static bool stats_wanted(const crumbs_context *ctx, const struct queue_state *q, int run_detail)
+{
+	if (!q->standing_stats || !q->stats_adopted ||
+	    !(ctx->devices[q->device].features & CRUMBS_FEATURE_PIPELINE_STATISTICS))
+		return false;
+	return run_detail >= 0 ? ctx->counters > 0 : ctx->counters >= 0;
 }
 
 bool standing_queue(crumbs_context *ctx, VkQueue queue)
@@ -142,18 +216,27 @@ struct crumbs_cmd *standing_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQue
 		else if (unused < STANDING_RANGES / 2 && n > 2)
 			n = 2;
 	}
-	uint32_t first = STANDING_RANGES;
-	while (n >= least) {
-		for (uint32_t i = 0; first == STANDING_RANGES && i + n <= STANDING_RANGES; i++)
-			if (ranges_free(p, i, n))
-				first = i;
-		if (first < STANDING_RANGES || n == 1)
-			break;
-		n /= 2;
+	uint32_t first = take_ranges(p->owner, p->held, STANDING_RANGES, &n, least, h);
+	/* As many statistics queries as timestamps, about: one a boundary. */
+	uint32_t sn = 0, sfirst = STATS_RANGES;
+	bool counts = first < STANDING_RANGES && stats_wanted(ctx, q, run_detail);
+	if (counts) {
+		sn = (n * STANDING_RANGE + STATS_RANGE - 1) / STATS_RANGE;
+		/* Shared out as the timestamps are, once they run short. */
+		uint32_t unused = 0;
+		for (uint32_t i = 0; i < STATS_RANGES; i++)
+			unused += !q->standing_stats->owner[i] && !q->standing_stats->held[i];
+		if (unused < STATS_RANGES / 8)
+			sn = 1;
+		else if (unused < STATS_RANGES / 2 && sn > 2)
+			sn = 2;
+		else if (sn > STATS_RANGES / 4)
+			sn = STATS_RANGES / 4;
+		sfirst = take_ranges(q->standing_stats->owner, q->standing_stats->held,
+				     STATS_RANGES, &sn, 1, h);
+		if (sfirst == STATS_RANGES)
+			sn = 0;
 	}
-	if (first < STANDING_RANGES)
-		for (uint32_t i = first; i < first + n; i++)
-			p->owner[i] = h;
 	pthread_mutex_unlock(&standing_lock);
 	if (first == STANDING_RANGES) {
 		ctx_free(ctx, h);
@@ -166,6 +249,10 @@ struct crumbs_cmd *standing_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQue
 	st->slot_first = st->slot_next = first * STANDING_RANGE;
 	st->slot_end = (first + n) * STANDING_RANGE;
 	st->once = once;
+	st->stats_first_range = sfirst;
+	st->stats_range_count = sn;
+	st->stats_first = st->stats_next = sfirst * STATS_RANGE;
+	st->stats_end = (sfirst + sn) * STATS_RANGE;
 	h->state.detail = run_detail >= 0 ? run_detail : CRUMBS_DETAIL_MAX;
 	h->ctx = ctx;
 	h->kind = HANDLE_STANDING;
@@ -173,6 +260,12 @@ struct crumbs_cmd *standing_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQue
 	h->queue = (uint32_t)(q - ctx->queues);
 	h->standing = st;
 	d->fn.CmdResetQueryPool(cb, p->pool, st->slot_first, st->slot_end - st->slot_first);
+	if (sn)
+		d->fn.CmdResetQueryPool(cb, q->standing_stats->pool, st->stats_first,
+					st->stats_end - st->stats_first);
+	/* Where it could not have a range, its work is unknown. */
+	if (counts)
+		record_count(h);
 	return h;
 }
 
@@ -191,6 +284,11 @@ void standing_free(crumbs_context *ctx, struct crumbs_cmd *h)
 	for (uint32_t i = st->first_range; i < st->first_range + st->range_count; i++)
 		if (p->owner[i] == h)
 			p->owner[i] = NULL;
+	struct standing_stats *sp = ctx->queues[h->queue].standing_stats;
+	for (uint32_t i = st->stats_first_range;
+	     sp && i < st->stats_first_range + st->stats_range_count; i++)
+		if (sp->owner[i] == h)
+			sp->owner[i] = NULL;
 	pthread_mutex_unlock(&standing_lock);
 	ctx_free(ctx, st->events);
 	ctx_free(ctx, st->names);
@@ -312,6 +410,45 @@ static bool left_out(const struct event *e, int detail, struct detail_filter *f)
 	}
 }
 
+/*
+ * The queries of set's share of q that take the statistics of h's
+ * stretches, in order, which `copy` copies into q's stats_copy; the
+ * first, or COUNTER_UNKNOWN when they cannot be read: none was counted,
+ * the frame counts none, q is of another family (whose pool counts other
+ * statistics) or has no room.
+ */
+static uint32_t adopt_stats(crumbs_context *ctx, struct capture_set *set, struct queue_state *q,
+			    struct crumbs_cmd *h, VkCommandBuffer copy)
+{
+	struct standing *st = h->standing;
+	const struct queue_state *from = &ctx->queues[h->queue];
+	uint32_t used = st->stats_next - st->stats_first;
+	if (!used || !copy || !set->counters || !q->stats_adopted ||
+	    !queue_same_family(q, from) || !from->standing_stats)
+		return COUNTER_UNKNOWN;
+	uint32_t first = counters_take_n(&set->queues[q - ctx->queues], used);
+	if (first == COUNTER_UNKNOWN)
+		return COUNTER_UNKNOWN;
+	/* Each of them was begun and ended in the command buffer this batch
+	 * ran, so waiting for them ends. */
+	const struct device_state *d = &ctx->devices[q->device];
+	VkDeviceSize stride = sizeof(uint64_t) * q->stats_words;
+	d->fn.CmdCopyQueryPoolResults(copy, from->standing_stats->pool, st->stats_first, used,
+				      q->stats_copy.buffer, stride * first, stride,
+				      VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT |
+				      VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+	memset(q->stats_adopted + first, ADOPTED_COPIED, used);
+	/* Vendor counters are not counted in standing recordings. */
+	perfquery_forgo(q, first, used);
+	pthread_mutex_lock(&standing_lock);
+	for (uint32_t r = st->stats_first_range; r < st->stats_first_range + st->stats_range_count;
+	     r++)
+		from->standing_stats->held[r] |= (uint8_t)(1u << set->index);
+	set->holds = true;
+	pthread_mutex_unlock(&standing_lock);
+	return first;
+}
+
 struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct capture_set *set,
 				  struct queue_state *q, struct crumbs_cmd *h, VkCommandBuffer copy)
 {
@@ -321,6 +458,8 @@ struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct capture_set *set,
 		return NULL;
 	a->cb = h->cb;
 	a->adopted = true;
+	/* Its stretches say what it counted, or that it is unknown. */
+	a->counting = h->counting && set->counters;
 	if (st->unrecorded)
 		atomic_fetch_add(&set->dropped, st->unrecorded);
 
@@ -337,11 +476,19 @@ struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct capture_set *set,
 	/* The slots it took in this frame's share are read where they lie,
 	 * by the copy of the queue it was recorded for. */
 	bool in_set = st->set == set && st->set_frame == set->frame && q == &ctx->queues[h->queue];
+	uint32_t stats = adopt_stats(ctx, set, q, h, copy);
 	struct detail_filter filter = { 0, 0, 0 };
 	bool full = false;
 	for (uint32_t k = 0; k < st->event_count; k++) {
 		const struct event *e = &st->events[k];
 		if (left_out(e, set->detail, &filter))
+			continue;
+		bool stretch = e->type == EVENT_STRETCH || e->type == EVENT_LEAF_STRETCH;
+		/* A frame that counts nothing has no stretches; one of less
+		 * than full detail no render areas, and a leaf's work
+		 * counts in the scope around it. */
+		if ((stretch || e->type == EVENT_AREA) &&
+		    (!set->counters || (e->type == EVENT_AREA && set->detail < CRUMBS_DETAIL_MAX)))
 			continue;
 		struct event *c = full ? NULL : store_event(a);
 		if (!c) {
@@ -353,6 +500,13 @@ struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct capture_set *set,
 		}
 		store_copy_event(set, c, e, st->names, st->counts);
 		c->slot = NO_SLOT;
+		if (stretch) {
+			if (set->detail < CRUMBS_DETAIL_MAX)
+				c->type = EVENT_STRETCH;
+			c->u.counts = stats != COUNTER_UNKNOWN && e->u.counts != COUNTER_UNKNOWN ?
+				      stats + (e->u.counts - st->stats_first) : COUNTER_UNKNOWN;
+			continue;
+		}
 		if (e->slot == NO_SLOT)
 			continue;
 		/* A slot it cannot read here loses its timestamp. */
@@ -397,9 +551,13 @@ void standing_unhold(crumbs_context *ctx, struct capture_set *set)
 		return; /* read without the lock: only its frame's submissions set it */
 	pthread_mutex_lock(&standing_lock);
 	set->holds = false;
+	uint8_t keep = (uint8_t)~(1u << set->index);
 	for (uint32_t i = 0; i < ctx->device_count; i++)
 		for (uint32_t r = 0; ctx->devices[i].standing && r < STANDING_RANGES; r++)
-			ctx->devices[i].standing->held[r] &= (uint8_t)~(1u << set->index);
+			ctx->devices[i].standing->held[r] &= keep;
+	for (uint32_t i = 0; i < ctx->queue_count; i++)
+		for (uint32_t r = 0; ctx->queues[i].owns_standing_stats && r < STATS_RANGES; r++)
+			ctx->queues[i].standing_stats->held[r] &= keep;
 	pthread_mutex_unlock(&standing_lock);
 }
 
@@ -413,6 +571,8 @@ void standing_destroy(crumbs_context *ctx)
 								      q->standing_cmd_pool, alloc);
 		ctx_free(ctx, q->standing_cbs);
 	}
+	/* Every recording has ranges of its device's pool: freed from there,
+	 * its statistics ranges too. */
 	for (uint32_t i = 0; ctx->devices && i < ctx->device_count; i++) {
 		struct device_state *d = &ctx->devices[i];
 		struct standing_pool *p = d->standing;
@@ -426,5 +586,18 @@ void standing_destroy(crumbs_context *ctx)
 		d->fn.DestroyQueryPool(d->device, p->pool, alloc);
 		ctx_free(ctx, p);
 		d->standing = NULL;
+	}
+	for (uint32_t i = 0; ctx->queues && i < ctx->queue_count; i++) {
+		struct queue_state *q = &ctx->queues[i];
+		struct device_state *d = &ctx->devices[q->device];
+		if (q->owns_standing_stats) {
+			d->fn.DestroyQueryPool(d->device, q->standing_stats->pool, alloc);
+			ctx_free(ctx, q->standing_stats);
+		}
+		q->standing_stats = NULL;
+		q->owns_standing_stats = false;
+		pools_host_buffer_release(ctx, d, &q->stats_copy);
+		ctx_free(ctx, q->stats_adopted);
+		q->stats_adopted = NULL;
 	}
 }

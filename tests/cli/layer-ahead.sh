@@ -32,6 +32,7 @@ fi
 
 # The draws' name: what they draw and the identity of their pipeline.
 DRAW='Draw 4 vertices · pipeline [0-9a-f]\{4\}'
+DRAW_AWK='Draw 4 vertices · pipeline [0-9a-f]+'
 # The rows of the table's Events column named $2 (a pattern), and those
 # of them marked [untimed].
 rows() { names "$1" | grep -c "^ *$2\( \[untimed\]\)\? *$"; }
@@ -192,6 +193,67 @@ shown=$(rows "$tmp/hold-13.out" "$DRAW")
 [ -n "$skipped" ] && [ "$skipped" -ge 1 ] && [ "$skipped" -lt $hold ] &&
 	[ "$shown" = $((draws + hold - skipped)) ] && [ "$(untimed "$tmp/hold-13.out" "$DRAW")" = 0 ]
 result $? "the note counts the $skipped command buffers not recorded; the $shown draws shown are timed"
+
+# Pipeline statistics, with the layer told to enable them on lavapipe
+# (layer/LAYER.md). Each draw is a quad of 4 vertices, 2 triangles. The
+# capture frame's command buffer, recorded in the pre-roll, counts its
+# draws as the frame's own would.
+# counts FILE NAME-PATTERN COLUMN [2]: the column named COLUMN of the rows
+# named as NAME-PATTERN (awk), of the Exclusive group, or of the Inclusive
+# with 2.
+counts() {
+	grep '^|' "$1" | awk -F'|' -v want="$2" -v col="$3" -v group="${4:-1}" '
+	!at && index($0, "| IA Verts |") {
+		for (i = 2; i < NF; i++) { h = $i; gsub(/^ +| +$/, "", h); if (h == col && ++seen == group) at = i }
+		next
+	}
+	at { name = $(NF - 1); gsub(/^ +| +$/, "", name); v = $at; gsub(/ /, "", v)
+	     if (name ~ "^" want "$") print v }'
+}
+CRUMBS_LAYER_COUNTERS=1 "$BUILD/crumbs" capture --frame $frame --counters -o "$tmp/count.crumbs" \
+	--ascii -- "$BUILD/tests/ahead" --validate --frames $frames --draws $draws >"$tmp/count.out" 2>&1
+result $? "crumbs capture --frame $frame --counters of ahead exits 0"
+! grep -q "validation\|killed by signal\|AddressSanitizer\|runtime error" "$tmp/count.out"
+result $? "no validation message, no crash"
+[ "$(counts "$tmp/count.out" "$DRAW_AWK" "IA Verts" | grep -cx 4)" = $draws ] &&
+	[ "$(counts "$tmp/count.out" "$DRAW_AWK" "IA Prims" | grep -cx 2)" = $draws ] &&
+	[ "$(counts "$tmp/count.out" "$DRAW_AWK" "VS Inv" | grep -cx 4)" = $draws ] &&
+	[ "$(counts "$tmp/count.out" "$DRAW_AWK" "FS Inv" | grep -cx '[1-9][0-9]*')" = $draws ]
+result $? "each of the $draws draws counts 4 vertices, 2 triangles, 4 vertex shader invocations and some fragments"
+[ "$(counts "$tmp/count.out" "Graphics 0" "IA Verts" 2)" = $((4 * draws)) ] &&
+	[ "$(counts "$tmp/count.out" "Render Pass 64x64 \\(rgba8\\)" "IA Prims" 2)" = $((2 * draws)) ] &&
+	! grep '^|' "$tmp/count.out" | grep -q '| *? |' && ! grep -q "^note: some work" "$tmp/count.out"
+result $? "the queue and the pass hold all $((4 * draws)) vertices; nothing is unknown"
+
+# A run counts where asked to (--counters): at detail 1, with no scopes,
+# each frame's queue row holds its draws' work.
+CRUMBS_LAYER_COUNTERS=1 "$BUILD/crumbs" capture --frames 4:8 --counters -o "$tmp/count-run.crumbs" \
+	--ascii -- "$BUILD/tests/ahead" --validate --frames $frames --draws $draws >"$tmp/count-run.out" 2>&1
+result $? "crumbs capture --frames 4:8 --counters of ahead exits 0"
+! grep -q "validation\|killed by signal\|AddressSanitizer\|runtime error" "$tmp/count-run.out"
+result $? "no validation message, no crash"
+for f in 4 6 8; do
+	"$BUILD/crumbs" report --frame $f --counters --ascii "$tmp/count-run.crumbs" \
+		>"$tmp/count-run-$f.out" 2>&1 &&
+		[ "$(counts "$tmp/count-run-$f.out" "Graphics 0" "IA Verts")" = $((4 * draws)) ] &&
+		[ "$(counts "$tmp/count-run-$f.out" "Graphics 0" "VS Inv")" = $((4 * draws)) ]
+	result $? "frame $f of the run counts its $((4 * draws)) vertices and vertex shader invocations"
+done
+
+# Command buffers held past the family's statistics queries: each draw
+# counts exactly, or is unknown ('?'), never wrong.
+CRUMBS_LAYER_COUNTERS=1 "$BUILD/crumbs" capture --frames 4:13 --detail 3 --counters \
+	-o "$tmp/count-hold.crumbs" --ascii -- "$BUILD/tests/ahead" --validate --frames $frames \
+	--draws 30 --hold $hold >"$tmp/count-hold.out" 2>&1
+result $? "crumbs capture --frames 4:13 --counters of ahead --hold $hold exits 0"
+! grep -q "validation\|killed by signal\|AddressSanitizer\|runtime error" "$tmp/count-hold.out"
+result $? "no validation message, no crash"
+"$BUILD/crumbs" report --frame 13 --counters --ascii "$tmp/count-hold.crumbs" >"$tmp/count-hold-13.out" 2>&1
+known=$(counts "$tmp/count-hold-13.out" "$DRAW_AWK" "IA Verts" | grep -cx 4)
+unknown=$(counts "$tmp/count-hold-13.out" "$DRAW_AWK" "IA Verts" | grep -cx '?')
+all=$(counts "$tmp/count-hold-13.out" "$DRAW_AWK" "IA Verts" | wc -l)
+[ "$known" -gt 30 ] && [ "$((known + unknown))" = "$all" ] && [ "$all" -gt 30 ]
+result $? "of $all draws, $known count 4 vertices and $unknown are unknown: none is wrong"
 
 if [ "$bad" != 0 ]; then
 	for f in "$tmp"/*.out; do

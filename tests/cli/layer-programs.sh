@@ -106,6 +106,31 @@ grep -q "^CPU profile for frame 30 [|] thread 'vkcube' (tid [0-9]*, ends the fra
 	cmp -s "$tmp/cube.cpu-names" "$tmp/cube.cpu-want"
 result $? "vkcube's thread, which ends the frames, is a CPU block: its fence wait, acquire and present as waits, its submission"
 
+# With pipeline statistics (which the layer enables on lavapipe when told
+# to, layer/LAYER.md): vkcube's command buffers, recorded once before any
+# capture, count in the capture frame as any other: its cube is 12
+# triangles of 36 vertices, and none of the frame's work is unknown.
+CRUMBS_LAYER_COUNTERS=1 "$BUILD/crumbs" capture --frame 30 --counters -o "$tmp/cube-counts.crumbs" \
+	--ascii -- vkcube --validate --c 60 >"$tmp/cube-counts.out" 2>&1
+result $? "crumbs capture --counters runs vkcube --validate and exits 0"
+! grep -q "VALIDATION" "$tmp/cube-counts.out"
+result $? "no validation messages with the layer counting"
+# The columns of the row named $2 (a pattern as awk reads one), from the
+# column named $3 on, in file $1.
+row_from() {
+	grep '^|' "$1" | awk -F'|' -v want="$2" -v col="$3" '
+	!at && index($0, "| IA Verts |") {
+		for (i = 2; i < NF && !at; i++) { h = $i; gsub(/^ +| +$/, "", h); if (h == col) at = i }
+		next
+	}
+	at { name = $(NF - 1); gsub(/^ +| +$/, "", name)
+	     if (name ~ "^" want "$") { out = ""; for (i = at; i < at + 4; i++) { v = $i; gsub(/ /, "", v); out = out v " " } print out } }'
+}
+row_from "$tmp/cube-counts.out" "Draw 36 vertices · pipeline [0-9a-f]+" "IA Verts" | grep -qx '36 12 36 1.00 '
+result $? "vkcube's draw counts 36 input vertices, 12 triangles, 36 vertex shader invocations"
+! grep '^|' "$tmp/cube-counts.out" | grep -q '| *? |' && ! grep -q "^note: some work" "$tmp/cube-counts.out"
+result $? "none of vkcube's frame is unknown"
+
 # A device the layer cannot profile (here made so by CRUMBS_LAYER_SKIP,
 # which adds vkcube's VK_KHR_swapchain to what the layer leaves alone)
 # runs unprofiled: one line says why, vkcube runs its frames, no capture.
@@ -142,6 +167,28 @@ frame=$(grep '^GPU frame' "$tmp/gears.out" | sed 's/^GPU frame \([0-9.]*\) ms.*/
 pass=$(inclusive_ms "$tmp/gears.out" "$gears_pass")
 le 0.001 "$pass" && le "$pass" "$frame"
 result $? "the render pass takes time within the frame ($pass of $frame ms)"
+
+# Zink records each frame's command buffer in the frame before: with
+# pipeline statistics, each indexed draw counts as many input vertices as
+# its indices, under validation.
+CRUMBS_LAYER_COUNTERS=1 LIBGL_ALWAYS_SOFTWARE=1 MESA_LOADER_DRIVER_OVERRIDE=zink \
+	VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation "$BUILD/crumbs" capture --frame 30 --counters \
+	-o "$tmp/gears-counts.crumbs" --ascii -- timeout 4 glxgears >"$tmp/gears-counts.out" 2>&1
+result $((($? == 124) ? 0 : 1)) "crumbs capture --counters runs glxgears on Zink until timeout stops it"
+! grep -qi "validation error\|VUID" "$tmp/gears-counts.out"
+result $? "no validation messages in Zink with the layer counting"
+grep '^|' "$tmp/gears-counts.out" | awk -F'|' '
+	!at && index($0, "| IA Verts |") {
+		for (i = 2; i < NF && !at; i++) { h = $i; gsub(/^ +| +$/, "", h); if (h == "IA Verts") at = i }
+		next
+	}
+	at { name = $(NF - 1); v = $at; gsub(/ /, "", v)
+	     if (match(name, /Draw[A-Za-z]* [0-9]+ (indices|vertices)/)) {
+		split(substr(name, RSTART, RLENGTH), w, " "); n++
+		if (v != w[2]) bad++
+	     } }
+	END { exit !(n >= 3 && !bad) }'
+result $? "each of glxgears' draws counts as many input vertices as it draws"
 
 # Zink's threads' submissions and presents are CPU scopes of each thread,
 # with the CPU frame time; the thread that presents ends the frames.
