@@ -42,6 +42,7 @@ struct capture_args {
 	char *output;       /* owned; NULL: the layer's names, here */
 	unsigned window_ms; /* 0: frames end at presents or fences */
 	const char *perf_counters; /* --counters=LIST's LIST (in argv); NULL: none */
+	bool counters;      /* --counters: a run counts pipeline statistics */
 };
 
 #define AT(field) offsetof(struct capture_args, field)
@@ -423,6 +424,17 @@ int cmd_stats_run(const char *path, uint64_t first, uint64_t last, struct stats_
 		status = cmd_print_failed();
 		goto out;
 	}
+	if (st->report.counters) {
+		struct counter_runs counters = { 0 };
+		int r = cmd_counters_load("capture", path, st, &counters);
+		if (r == 0 && stats_counters_print(&st->report, &counters, reader_meta(c), &out) != 0)
+			r = cmd_print_failed();
+		counter_runs_release(&counters);
+		if (r != 0) {
+			status = EXIT_FAILURE_;
+			goto out;
+		}
+	}
 	/* A partial load was said: the statistics are of the frames before. */
 	if (loaded == CMD_LOAD_PARTIAL)
 		status = EXIT_FAILURE_;
@@ -468,6 +480,10 @@ static int set_request_env(const struct capture_args *args)
 	else
 		snprintf(value, sizeof(value), "%llu:%llu:%d", (unsigned long long)args->first,
 			 (unsigned long long)args->last, args->detail);
+	/* A run counts only when asked to (a capture frame does unless told
+	 * not to). */
+	if (args->counters && setenv("CRUMBS_COUNTERS", "1", 1) != 0)
+		return -1;
 	return setenv("CRUMBS_RECORD", value, 1) != 0 ||
 	       unsetenv("CRUMBS_CAPTURE_FRAME") != 0 ? -1 : 0;
 }
@@ -581,6 +597,7 @@ static bool parse_args(int argc, char **argv, struct capture_args *args,
 	/* The range is the run's; the statistics are of the whole file, as
 	 * crumbs stats FILE shows them. */
 	args->run = settings->frames_set;
+	args->counters = settings->report.counters;
 	args->first = settings->first_frame;
 	args->last = settings->last_frame;
 	settings->frames_set = false;
