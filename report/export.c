@@ -168,6 +168,7 @@ struct node_link {
 
 struct exporter {
 	const struct export_settings *es;
+	const struct capture_meta *meta; /* the frame's, for its counter sets */
 	struct report_sink sink;
 	struct sbuf level[PB_LEVELS]; /* [0] is the output not yet written */
 	int depth;
@@ -414,6 +415,7 @@ enum {
 
 	ANNOTATION_UINT_VALUE = 3,
 	ANNOTATION_INT_VALUE = 4,
+	ANNOTATION_DOUBLE_VALUE = 5,
 	ANNOTATION_STRING_VALUE = 6,
 	ANNOTATION_NAME = 10,
 
@@ -794,6 +796,7 @@ static void pb_ns_arg(exporter *x, const char *name, int64_t v)
 }
 
 static void pb_counter_args(exporter *x, const struct node *n);
+static void pb_vendor_args(exporter *x, const struct node *n);
 static bool node_shown(const struct report_settings *s, const struct node *n);
 
 /* A node's times as crumbs report has them (its slice's length counts
@@ -827,6 +830,8 @@ static void pb_node_args(exporter *x, const struct slice *s)
 	}
 	if (n->counters)
 		pb_counter_args(x, n);
+	if (n->counters && node_vendor_set(n))
+		pb_vendor_args(x, n);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -882,6 +887,75 @@ static void pb_counter_args(exporter *x, const struct node *n)
 			     c->inclusive_unknown);
 		pb_count_arg(x, counter_args[k][1], ex_unknown ? 0 : ex, ex_unknown);
 	}
+}
+
+/* Vendor counter k of the hidden children of n (--no-leaf), and theirs,
+ * into *v; false when one of them is unknown. */
+static bool hidden_vendor(const struct report_settings *s, const struct node *n, uint32_t k,
+			  uint64_t *v)
+{
+	for (const struct node *c = n->child; c; c = c->next) {
+		uint64_t cv;
+		if (node_shown(s, c))
+			continue;
+		if (node_vendor_unknown(c, false))
+			return false;
+		if (node_vendor_counter(c, false, k, &cv))
+			*v += cv;
+		if (!hidden_vendor(s, c, k, v))
+			return false;
+	}
+	return true;
+}
+
+/* A vendor counter's value: a count as an integer, one of 10^-scale
+ * units as a number; "?" where unknown. */
+static void pb_vendor_arg(exporter *x, const char *name, size_t len, uint64_t v, uint32_t scale,
+			  bool unknown)
+{
+	pb_open(x);
+	pb_bytes(x, ANNOTATION_NAME, name, len);
+	if (unknown) {
+		pb_bytes(x, ANNOTATION_STRING_VALUE, "?", 1);
+	} else if (!scale) {
+		pb_varint(x, ANNOTATION_UINT_VALUE, v);
+	} else {
+		double d = (double)v;
+		for (uint32_t i = 0; i < scale; i++)
+			d /= 10;
+		uint64_t bits;
+		memcpy(&bits, &d, sizeof(bits));
+		pb_fixed64(x, ANNOTATION_DOUBLE_VALUE, bits);
+	}
+	pb_close(x, EVENT_DEBUG_ANNOTATIONS);
+}
+
+/* A node's vendor counters, `vendor.NAME` of it and all inside it and
+ * `vendor_exclusive.NAME` its own (with its hidden children's), those
+ * its frame did not take (another pass did) left out. */
+static void pb_vendor_args(exporter *x, const struct node *n)
+{
+	const struct capture_counter_set *set = meta_counter_set(x->meta, node_vendor_set(n));
+	struct sbuf key = { 0 };
+	for (uint32_t k = 0; set && k < set->count; k++) {
+		const struct capture_counter *c = &set->counters[k];
+		for (int inclusive = 1; inclusive >= 0; inclusive--) {
+			uint64_t v = 0;
+			bool unknown = node_vendor_unknown(n, inclusive);
+			if (!unknown && !node_vendor_counter(n, inclusive, k, &v))
+				continue;
+			if (!inclusive && !unknown)
+				unknown = !hidden_vendor(&x->es->report, n, k, &v);
+			key.len = 0;
+			sbuf_adds(&key, inclusive ? "vendor." : "vendor_exclusive.");
+			sbuf_adds(&key, c->name);
+			if (key.failed)
+				x->failed = true;
+			else
+				pb_vendor_arg(x, key.data, key.len, v, c->scale, unknown);
+		}
+	}
+	sbuf_release(&key);
 }
 
 static void slice_begin(exporter *x, const struct frame *f, const struct slice *s)
@@ -2355,6 +2429,7 @@ int exporter_frame(exporter *x, const struct capture_meta *meta, const struct fr
 	const struct report_settings *s = &x->es->report;
 	if (x->failed)
 		return -1;
+	x->meta = meta;
 	declare(x, meta, f);
 
 	/* Which queues, and where each track got to. */

@@ -67,6 +67,10 @@ const struct glyphs *grid_glyphs(const struct report_settings *s);
  * a byte (text.c). */
 void text_add_name(struct sbuf *b, const struct glyphs *g, const char *name, size_t len);
 
+/* A vendor counter's value of 10^-scale units as exact decimal text
+ * ("12.345"), into buf; its length (table.c). */
+int text_counter_value(char *buf, size_t size, uint64_t v, uint32_t scale);
+
 /* Colours, in the terminal's own palette (SGR codes). */
 #define SGR_BAD "\033[31m"   /* regressions, exceeded budgets, errors */
 #define SGR_GOOD "\033[32m"  /* improvements, budgets kept */

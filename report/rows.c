@@ -80,6 +80,7 @@ struct writer {
 	const char *queue;
 	int64_t gpu;
 	int result;
+	const struct capture_meta *meta; /* its vendor counter sets */
 };
 
 static void pct(struct sbuf *b, double v, bool json)
@@ -98,9 +99,38 @@ static const char *const counter_keys[CRUMBS_PIPELINE_COUNTERS] = {
 	"tes_invocations", "cs_invocations"
 };
 
+/* JSON's vendor counters of a node: its set's number, whether they are
+ * unknown, and each counter's inclusive value by name, as a decimal
+ * number (null: not taken in this frame, or unknown). */
+static void add_vendor(struct sbuf *b, const struct node *n, const struct capture_meta *meta)
+{
+	uint32_t number = node_vendor_set(n);
+	const struct capture_counter_set *set = number ? meta_counter_set(meta, number) : NULL;
+	if (!set)
+		return;
+	bool unknown = node_vendor_unknown(n, true);
+	sbuf_addf(b, ",\"vendor\":{\"set\":%u,\"unknown\":%s,\"values\":{", number,
+		  unknown ? "true" : "false");
+	for (uint32_t k = 0; k < set->count; k++) {
+		char text[48];
+		uint64_t v;
+		sbuf_adds(b, k ? "," : "");
+		json_string(b, set->counters[k].name, strlen(set->counters[k].name));
+		sbuf_adds(b, ":");
+		if (!unknown && node_vendor_counter(n, true, k, &v))
+			sbuf_add(b, text, (size_t)text_counter_value(text, sizeof(text), v,
+								     set->counters[k].scale));
+		else
+			sbuf_adds(b, "null");
+	}
+	sbuf_adds(b, "}}");
+}
+
 /* --counters: a row's inclusive pipeline statistics, each column empty
- * (null) where its node has none, and whether they are unknown. */
-static void add_counters(struct sbuf *b, const struct row *r, bool json)
+ * (null) where its node has none, and whether they are unknown; in JSON,
+ * its vendor counters too. */
+static void add_counters(struct sbuf *b, const struct row *r, bool json,
+			 const struct capture_meta *meta)
 {
 	const struct node *n = r->node;
 	bool unknown = n && node_counters_unknown(n, true);
@@ -127,9 +157,10 @@ static void add_counters(struct sbuf *b, const struct row *r, bool json)
 				sbuf_addf(b, "%llu", (unsigned long long)v);
 		}
 	}
-	if (json)
+	if (json) {
+		add_vendor(b, n, meta);
 		sbuf_adds(b, "}");
-	else if (n && n->counters)
+	} else if (n && n->counters)
 		sbuf_addf(b, ",%d", unknown ? 1 : 0);
 	else
 		sbuf_adds(b, ",");
@@ -165,7 +196,7 @@ static void add_row(struct writer *w, const struct row *r)
 		else
 			sbuf_adds(b, ",,,,,");
 		if (w->s->counters)
-			add_counters(b, r, false);
+			add_counters(b, r, false, w->meta);
 		sbuf_adds(b, "\n");
 	} else {
 		sbuf_addf(b, "%s\n{\"frame\":%llu,\"kind\":\"%s\",\"gpu\":", *w->first ? "" : ",",
@@ -202,7 +233,7 @@ static void add_row(struct writer *w, const struct row *r)
 				  (unsigned long long)r->counts->verts,
 				  r->counts->unknown ? "true" : "false");
 		if (w->s->counters)
-			add_counters(b, r, true);
+			add_counters(b, r, true, w->meta);
 		sbuf_adds(b, "}");
 	}
 	*w->first = false;
@@ -397,7 +428,7 @@ int report_rows_frame(const struct report_settings *s, enum report_format format
 		      const struct report_sink *sink)
 {
 	struct sbuf out = { 0 }, path = { 0 };
-	struct writer w = { s, format, sink, &out, first, f->number, 0, "scope", NULL, -1, 0 };
+	struct writer w = { s, format, sink, &out, first, f->number, 0, "scope", NULL, -1, 0, meta };
 
 	if (report_cpu_chosen(s) && (f->cpu_thread_count || f->mark_count))
 		cpu_rows(&w, f, &path);

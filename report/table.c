@@ -979,6 +979,21 @@ static int report_frame_bound(const struct report_settings *s, const struct fram
 
 #define VENDOR_COLUMNS (MAX_COLS - 1)
 
+int text_counter_value(char *buf, size_t size, uint64_t v, uint32_t scale)
+{
+	int len;
+	if (!scale) {
+		len = snprintf(buf, size, "%llu", (unsigned long long)v);
+	} else {
+		uint64_t unit = 1;
+		for (uint32_t i = 0; i < scale && i < 19; i++)
+			unit *= 10;
+		len = snprintf(buf, size, "%llu.%0*llu", (unsigned long long)(v / unit),
+			       (int)(scale < 19 ? scale : 19), (unsigned long long)(v % unit));
+	}
+	return len > 0 ? (len < (int)size ? len : (int)size - 1) : 0;
+}
+
 /* A value of 10^-scale units. */
 static void vendor_cell(struct grid *gr, const struct node *n, bool inclusive, uint32_t k,
 			uint32_t scale)
@@ -992,15 +1007,8 @@ static void vendor_cell(struct grid *gr, const struct node *n, bool inclusive, u
 		len = snprintf(buf, sizeof(buf), "?");
 	else if (!node_vendor_counter(n, inclusive, k, &v))
 		len = snprintf(buf, sizeof(buf), "-");
-	else if (!scale)
-		len = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
-	else {
-		uint64_t unit = 1;
-		for (uint32_t i = 0; i < scale; i++)
-			unit *= 10;
-		len = snprintf(buf, sizeof(buf), "%llu.%0*llu", (unsigned long long)(v / unit),
-			       (int)scale, (unsigned long long)(v % unit));
-	}
+	else
+		len = text_counter_value(buf, sizeof(buf), v, scale);
 	grid_cell(gr, buf, len > 0 ? (size_t)len : 0);
 }
 

@@ -206,6 +206,8 @@ def parse_text_format(text):
             value = unescape(value[1:-1])
         elif re.fullmatch(r"-?\d+", value):
             value = int(value)
+        elif re.fullmatch(r"-?\d+\.\d*(e[-+]?\d+)?|-?\d+e[-+]?\d+", value):
+            value = float(value)
         stack[-1][key].append(value)
     return root
 
@@ -300,7 +302,7 @@ def read_perfetto(data):
                 open_slices[uuid].pop().end = ts
                 continue
             args = {a["name"][0]: (a.get("uint_value") or a.get("int_value") or
-                                   a.get("string_value"))[0]
+                                   a.get("double_value") or a.get("string_value"))[0]
                     for a in ev.get("debug_annotations", [])}
             s = Slice(names.get(ev["name_iid"][0]), ts, args.get("frame"))
             s.args = args
@@ -611,6 +613,59 @@ def check_counters(path, what):
                 wrong.append(f"'{s.name}': annotated {got}, report {expect[:1]}")
     result(not wrong and checked >= len(want) > 0,
            f"{what}: {checked} slices' pipeline statistics, as crumbs report has them",
+           "\n".join(wrong[:10]))
+
+
+def check_vendor(path, what):
+    """A capture with vendor counters: each slice of a node the report
+    gives them carries them as `vendor.NAME` (of it and all inside it) and
+    `vendor_exclusive.NAME`, with crumbs report's JSON values; a slice's
+    inclusive value is its own and its children's."""
+    p = run(CRUMBS, "export", path, "--format", "perfetto", text=False)
+    if not result(p.returncode == 0 and p.stdout, f"{what}: exported", p.stderr.decode()):
+        return
+    t = read_perfetto(p.stdout)
+    want = {}
+    frames = sorted({s.frame for slices in t.tracks.values() for s in slices
+                     if s.frame is not None})
+    for frame in frames:
+        rows = json.loads(run(CRUMBS, "report", path, "--frame", str(frame), "--format", "json",
+                              "--counters").stdout)
+        for r in rows["rows"]:
+            v = (r.get("counters") or {}).get("vendor")
+            if r["kind"] == "scope" and v:
+                want[(r["frame"], r["name"])] = v
+    wrong = []
+    checked = 0
+    for slices in t.tracks.values():
+        children = collections.defaultdict(list)
+        for s in slices:
+            if s.parent:
+                children[id(s.parent)].append(s)
+        for s in slices:
+            got = {k[len("vendor."):]: v for k, v in s.args.items() if k.startswith("vendor.")}
+            v = want.get((s.frame, s.name))
+            if v is None:
+                if got:
+                    wrong.append(f"'{s.name}' frame {s.frame}: annotated {got}, the report none")
+                continue
+            checked += 1
+            expect = {k: ("?" if v["unknown"] else x) for k, x in v["values"].items()
+                      if x is not None or v["unknown"]}
+            if set(got) != set(expect) or any(
+                    got[k] != expect[k] if isinstance(expect[k], str) else
+                    not isinstance(got[k], (int, float)) or abs(got[k] - expect[k]) > 1e-9 * max(1, abs(expect[k]))
+                    for k in expect):
+                wrong.append(f"'{s.name}' frame {s.frame}: annotated {got}, report {expect}")
+            for k in got:
+                own = s.args.get("vendor_exclusive." + k)
+                kids = [c.args.get("vendor." + k, 0) for c in children[id(s)]]
+                values = [got[k], own] + kids
+                if all(isinstance(x, (int, float)) for x in values) and \
+                        abs(values[0] - own - sum(kids)) > 1e-6 * max(1, abs(values[0])):
+                    wrong.append(f"'{s.name}': {k} {got[k]}, its own {own}, its children's {kids}")
+    result(not wrong and checked >= len(want) > 0,
+           f"{what}: {checked} slices' vendor counters, as crumbs report has them",
            "\n".join(wrong[:10]))
 
 
@@ -1167,6 +1222,9 @@ def main():
 
         check_counters(os.path.join(ROOT, "tests", "cli", "captures", "renderer-counters.crumbs"),
                        "the sample renderer's capture with pipeline statistics")
+        for name in ("vendor-counters", "vendor-counters-run"):
+            check_vendor(os.path.join(ROOT, "tests", "cli", "captures", name + ".crumbs"),
+                         f"{name}.crumbs, with vendor counters")
 
         check_presents(tmp)
         run_path = os.path.join(tmp, "run.crumbs")
