@@ -203,7 +203,7 @@ result $? "the note counts the $skipped command buffers not recorded; the $shown
 # with 2.
 counts() {
 	grep '^|' "$1" | awk -F'|' -v want="$2" -v col="$3" -v group="${4:-1}" '
-	!at && index($0, "| IA Verts |") {
+	!at && /[|] IA Verts [|]/ {
 		for (i = 2; i < NF; i++) { h = $i; gsub(/^ +| +$/, "", h); if (h == col && ++seen == group) at = i }
 		next
 	}

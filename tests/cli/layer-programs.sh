@@ -119,7 +119,7 @@ result $? "no validation messages with the layer counting"
 # column named $3 on, in file $1.
 row_from() {
 	grep '^|' "$1" | awk -F'|' -v want="$2" -v col="$3" '
-	!at && index($0, "| IA Verts |") {
+	!at && /[|] IA Verts [|]/ {
 		for (i = 2; i < NF && !at; i++) { h = $i; gsub(/^ +| +$/, "", h); if (h == col) at = i }
 		next
 	}
@@ -178,7 +178,7 @@ result $((($? == 124) ? 0 : 1)) "crumbs capture --counters runs glxgears on Zink
 ! grep -qi "validation error\|VUID" "$tmp/gears-counts.out"
 result $? "no validation messages in Zink with the layer counting"
 grep '^|' "$tmp/gears-counts.out" | awk -F'|' '
-	!at && index($0, "| IA Verts |") {
+	!at && /[|] IA Verts [|]/ {
 		for (i = 2; i < NF && !at; i++) { h = $i; gsub(/^ +| +$/, "", h); if (h == "IA Verts") at = i }
 		next
 	}
