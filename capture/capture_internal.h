@@ -335,6 +335,9 @@ enum handle_kind { HANDLE_OFF, HANDLE_LABELS, HANDLE_CAPTURE, HANDLE_STANDING };
 /* A standing recording's slot with this bit lies in a capture set's
  * share of its queue's pool, not in the recording's range. */
 #define SLOT_IN_SET 0x80000000u
+/* The same for a statistics query (never COUNTER_UNKNOWN, which has
+ * every bit). */
+#define STATS_IN_SET 0x80000000u
 
 /* What a standing recording keeps on the heap: its events with slots in
  * its device's standing pool, names and counts indexing its own arrays.
@@ -1045,6 +1048,10 @@ uint32_t standing_counts(crumbs_context *ctx, struct standing *st, const struct 
  * range, or, once that is used up, SLOT_IN_SET and slots of the capture
  * frame's set; NO_SLOT when none is left. */
 uint32_t standing_slots(crumbs_context *ctx, struct crumbs_cmd *h, uint32_t depth, uint32_t count);
+/* A statistics query for h once its range is used up: STATS_IN_SET and
+ * one of the capture frame's set, as standing_slots takes slots, or
+ * COUNTER_UNKNOWN. */
+uint32_t standing_stats_spill(crumbs_context *ctx, struct crumbs_cmd *h);
 /* For a capture-frame submission of h's command buffer to q: a capture
  * handle with h's events, whose results `copy` (being recorded) copies
  * into q's copy buffer. NULL when there is no room. */

@@ -30,12 +30,14 @@ static void lost(struct crumbs_cmd *cmd);
  * began; a scope's own stretches are its exclusive counts.
  */
 
-/* The pool cmd's queries are in: a standing recording's family's own. */
+/* The pool cmd's queries are in: a standing recording's family's own,
+ * but for those it took of a capture set's share (STATS_IN_SET), which
+ * are the queue's. */
 RECORD_PATH
-static VkQueryPool stats_pool_of(const struct crumbs_cmd *cmd)
+static VkQueryPool stats_pool_of(const struct crumbs_cmd *cmd, uint32_t i)
 {
 	const struct queue_state *q = &cmd->ctx->queues[cmd->queue];
-	if (cmd->standing)
+	if (cmd->standing && !(i & STATS_IN_SET))
 		return q->standing_stats ? q->standing_stats->pool : VK_NULL_HANDLE;
 	return q->stats_pool;
 }
@@ -45,12 +47,14 @@ static VkQueryPool stats_pool_of(const struct crumbs_cmd *cmd)
 RECORD_PATH
 static uint32_t stats_take(struct crumbs_cmd *cmd)
 {
-	if (cmd->untimed || !stats_pool_of(cmd))
+	if (cmd->untimed || !stats_pool_of(cmd, 0))
 		return COUNTER_UNKNOWN;
 	if (!cmd->standing)
 		return counters_take(&cmd->set->queues[cmd->queue]);
 	struct standing *st = cmd->standing;
-	return st->stats_next < st->stats_end ? st->stats_next++ : COUNTER_UNKNOWN;
+	if (st->stats_next < st->stats_end)
+		return st->stats_next++;
+	return standing_stats_spill(cmd->ctx, cmd);
 }
 
 /* Ends cmd's open query. */
@@ -60,7 +64,8 @@ static void stretch_stop(struct crumbs_cmd *cmd)
 	if (!cmd->stretch_open)
 		return;
 	const struct queue_state *q = &cmd->ctx->queues[cmd->queue];
-	cmd->ctx->devices[q->device].fn.CmdEndQuery(cmd->cb, stats_pool_of(cmd), cmd->stretch);
+	cmd->ctx->devices[q->device].fn.CmdEndQuery(cmd->cb, stats_pool_of(cmd, cmd->stretch),
+						    cmd->stretch & ~STATS_IN_SET);
 	perfquery_end(cmd, cmd->stretch);
 	cmd->stretch_open = false;
 }
@@ -96,7 +101,8 @@ static void stretch_start(struct crumbs_cmd *cmd)
 	stretch_event(cmd, EVENT_STRETCH, i);
 	if (i == COUNTER_UNKNOWN)
 		return;
-	cmd->ctx->devices[q->device].fn.CmdBeginQuery(cmd->cb, stats_pool_of(cmd), i, 0);
+	cmd->ctx->devices[q->device].fn.CmdBeginQuery(cmd->cb, stats_pool_of(cmd, i),
+						      i & ~STATS_IN_SET, 0);
 	perfquery_begin(cmd, i);
 	cmd->stretch = i;
 	cmd->stretch_open = true;
@@ -494,7 +500,8 @@ static void leaf_stretch_begin(struct crumbs_cmd *cmd)
 	uint32_t i = stats_take(cmd);
 	if (i == COUNTER_UNKNOWN)
 		return;
-	cmd->ctx->devices[q->device].fn.CmdBeginQuery(cmd->cb, stats_pool_of(cmd), i, 0);
+	cmd->ctx->devices[q->device].fn.CmdBeginQuery(cmd->cb, stats_pool_of(cmd, i),
+						      i & ~STATS_IN_SET, 0);
 	cmd->stretch = cmd->leaf_stretch = i;
 	cmd->stretch_open = true;
 }

@@ -363,6 +363,22 @@ uint32_t standing_slots(crumbs_context *ctx, struct crumbs_cmd *h, uint32_t dept
 	return s | SLOT_IN_SET;
 }
 
+uint32_t standing_stats_spill(crumbs_context *ctx, struct crumbs_cmd *h)
+{
+	struct standing *st = h->standing;
+	/* As standing_slots: only the frame that took the first can read
+	 * them, and not in a run. */
+	struct capture_set *set = st->once && ctx->set_count == 1 ? atomic_load(&ctx->cur) : NULL;
+	if (!set || !set->counters || (st->set && (st->set != set || st->set_frame != set->frame)))
+		return COUNTER_UNKNOWN;
+	uint32_t i = counters_take(&set->queues[h->queue]);
+	if (i == COUNTER_UNKNOWN)
+		return COUNTER_UNKNOWN;
+	st->set = set;
+	st->set_frame = set->frame;
+	return i | STATS_IN_SET;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Adoption by a capture                                                    */
 /* ------------------------------------------------------------------------ */
@@ -501,10 +517,16 @@ struct crumbs_cmd *standing_adopt(crumbs_context *ctx, struct capture_set *set,
 		store_copy_event(set, c, e, st->names, st->counts);
 		c->slot = NO_SLOT;
 		if (stretch) {
+			uint32_t i = e->u.counts;
 			if (set->detail < CRUMBS_DETAIL_MAX)
 				c->type = EVENT_STRETCH;
-			c->u.counts = stats != COUNTER_UNKNOWN && e->u.counts != COUNTER_UNKNOWN ?
-				      stats + (e->u.counts - st->stats_first) : COUNTER_UNKNOWN;
+			if (i == COUNTER_UNKNOWN)
+				c->u.counts = COUNTER_UNKNOWN;
+			else if (i & STATS_IN_SET) /* read where it lies, as slots are */
+				c->u.counts = in_set ? i & ~STATS_IN_SET : COUNTER_UNKNOWN;
+			else
+				c->u.counts = stats != COUNTER_UNKNOWN ? stats + (i - st->stats_first) :
+									 COUNTER_UNKNOWN;
 			continue;
 		}
 		if (e->slot == NO_SLOT)
