@@ -427,9 +427,10 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 	struct present_plan plan;
 	bool presenting = !leave && present_plan(ci, props, count, &plan);
 	/* Pipeline statistics for a program that did not enable their
-	 * features (layer_features.c). */
+	 * features (layer_features.c), or enabled the statistics but not
+	 * hostQueryReset, which crumbs resets its queries with (vkd3d). */
 	struct features_plan fplan = { 0 };
-	bool counting = !leave && !statistics_enabled(ci) &&
+	bool counting = !leave && !(statistics_enabled(ci) && host_reset_enabled(ci)) &&
 			features_plan(li, physical, props, count, ci, &fplan);
 	/* Vendor counters: the extension added where the program did not
 	 * enable it, the feature chained where it chained none. */
@@ -529,7 +530,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physic
 			features &= ~(uint32_t)CRUMBS_FEATURE_MEMORY_BUDGET;
 		if (counting && !host_reset_enabled(ci))
 			features &= ~(uint32_t)CRUMBS_FEATURE_HOST_QUERY_RESET;
-		if (counting)
+		if (counting && !statistics_enabled(ci))
 			features &= ~(uint32_t)CRUMBS_FEATURE_PIPELINE_STATISTICS;
 		features &= ~(uint32_t)CRUMBS_FEATURE_PERFORMANCE_QUERY;
 		r = create(physical, &asked, alloc, out);

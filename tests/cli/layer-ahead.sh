@@ -254,6 +254,18 @@ unknown=$(grep -cx '?' "$tmp/count-early.ia")
 	! tail -n 200 "$tmp/count-early.ia" | grep -qvx 4
 result $? "of the pre-roll's 1000 draws, $unknown are unknown; the rest and the capture frame's 200 count 4 vertices"
 
+# A program that enabled pipelineStatisticsQuery itself but not
+# hostQueryReset (vkd3d does so) gets hostQueryReset from the layer, and
+# its counts.
+CRUMBS_LAYER_COUNTERS=1 "$BUILD/crumbs" capture --frame $frame --counters -o "$tmp/count-own.crumbs" \
+	--ascii -- "$BUILD/tests/ahead" --validate --statistics --frames $frames --draws $draws \
+	>"$tmp/count-own.out" 2>&1
+result $? "crumbs capture --frame $frame --counters of ahead --statistics exits 0"
+! grep -q "validation\|killed by signal\|AddressSanitizer\|runtime error" "$tmp/count-own.out"
+result $? "no validation message, no crash"
+[ "$(counts "$tmp/count-own.out" "$DRAW_AWK" "IA Verts" | grep -cx 4)" = $draws ]
+result $? "each of its $draws draws counts 4 vertices"
+
 # A run counts where asked to (--counters): at detail 1, with no scopes,
 # each frame's queue row holds its draws' work.
 CRUMBS_LAYER_COUNTERS=1 "$BUILD/crumbs" capture --frames 4:8 --counters -o "$tmp/count-run.crumbs" \

@@ -10,7 +10,9 @@
  * begun, in the earlier frame. It never presents: each frame ends at its
  * fenced submission (layer/LAYER.md). --hold H begins H more command
  * buffers in frame 5, one draw each, and submits them in the last frame,
- * before its own: more than a run has queries to keep for them. With --validate,
+ * before its own: more than a run has queries to keep for them.
+ * --statistics enables pipelineStatisticsQuery (and not hostQueryReset),
+ * as vkd3d does. With --validate,
  * the Khronos validation layer is enabled and any message it prints fails
  * the run.
  */
@@ -79,7 +81,7 @@ struct program {
 	VkCommandBuffer held[MAX_HOLD];
 };
 
-static int make_device(struct program *p, int validate)
+static int make_device(struct program *p, int validate, int statistics)
 {
 	const char *layer = "VK_LAYER_KHRONOS_validation";
 	const char *ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
@@ -115,8 +117,11 @@ static int make_device(struct program *p, int validate)
 	const float priority = 1.0f;
 	VkDeviceQueueCreateInfo qi = { VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, NULL, 0, family, 1,
 				       &priority };
+	VkPhysicalDeviceFeatures features;
+	memset(&features, 0, sizeof(features));
+	features.pipelineStatisticsQuery = VK_TRUE;
 	VkDeviceCreateInfo ci = { VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, NULL, 0, 1, &qi, 0, NULL,
-				  0, NULL, NULL };
+				  0, NULL, statistics ? &features : NULL };
 	TRY(vkCreateDevice(p->physical, &ci, NULL, &p->device));
 	vkGetDeviceQueue(p->device, family, 0, &p->queue);
 	VkCommandPoolCreateInfo pi = { VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, NULL,
@@ -346,7 +351,7 @@ static int run(struct program *p, int frames, int draws, int ahead, int early, i
 
 int main(int argc, char **argv)
 {
-	int frames = 20, draws = 300, ahead = 1, early = 0, hold = 0, validate = 0;
+	int frames = 20, draws = 300, ahead = 1, early = 0, hold = 0, validate = 0, statistics = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc) {
 			frames = atoi(argv[++i]);
@@ -360,9 +365,12 @@ int main(int argc, char **argv)
 			hold = atoi(argv[++i]);
 		} else if (strcmp(argv[i], "--validate") == 0) {
 			validate = 1;
+		} else if (strcmp(argv[i], "--statistics") == 0) {
+			statistics = 1;
 		} else {
 			fprintf(stderr, "usage: ahead [--frames N] [--draws N] [--ahead 1-%d] "
-				"[--early E] [--hold 0-%d] [--validate]\n", MAX_AHEAD, MAX_HOLD);
+				"[--early E] [--hold 0-%d] [--statistics] [--validate]\n", MAX_AHEAD,
+				MAX_HOLD);
 			return 2;
 		}
 	}
@@ -374,7 +382,7 @@ int main(int argc, char **argv)
 	}
 	struct program p;
 	memset(&p, 0, sizeof(p));
-	int status = make_device(&p, validate);
+	int status = make_device(&p, validate, statistics);
 	if (status == 0)
 		status = make_target(&p);
 	if (status == 0)
