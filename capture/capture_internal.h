@@ -886,6 +886,9 @@ enum crumbs_result perfquery_write(const crumbs_context *ctx, crumbs_writer *w,
  * counts and crumbs_desc.counters allows (a failure to create one is
  * logged, and captures go on without). */
 enum crumbs_result counters_setup_queue(crumbs_context *ctx, struct queue_state *q);
+/* Whether the device counts: it has pipeline statistics, and host query
+ * reset to reset them with. */
+bool counters_device(const struct device_state *d);
 void counters_release_queue(crumbs_context *ctx, struct queue_state *q);
 /* A capture of set_count sets begins: each set's share, reset, and
  * whether its frames count. */

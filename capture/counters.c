@@ -24,14 +24,19 @@ static VkQueryPipelineStatisticFlags bits_for(VkQueueFlags flags)
 	return bits;
 }
 
+bool counters_device(const struct device_state *d)
+{
+	const uint32_t need = CRUMBS_FEATURE_PIPELINE_STATISTICS | CRUMBS_FEATURE_HOST_QUERY_RESET;
+	return (d->features & need) == need;
+}
+
 enum crumbs_result counters_setup_queue(crumbs_context *ctx, struct queue_state *q)
 {
 	struct device_state *d = &ctx->devices[q->device];
-	const uint32_t need = CRUMBS_FEATURE_PIPELINE_STATISTICS | CRUMBS_FEATURE_HOST_QUERY_RESET;
 	VkQueueFamilyProperties families[64];
 	uint32_t nf = 64;
 
-	if ((d->features & need) != need || ctx->counters < 0)
+	if (!counters_device(d) || ctx->counters < 0)
 		return CRUMBS_OK;
 	ctx->ifn.GetPhysicalDeviceQueueFamilyProperties(d->physical, &nf, families);
 	if (q->family >= nf || !(q->stats_bits = bits_for(families[q->family].queueFlags)))

@@ -168,8 +168,7 @@ static enum crumbs_result write_events(struct output *o, struct capture_set *set
 	/* A command buffer recorded without queries (before the frame, as
 	 * programs that record once or a frame ahead do) in a frame that
 	 * counts: what holds it has work nobody counted. */
-	if (depth == 0 && set->counters && !cmd->counting &&
-	    (ctx->devices[q->device].features & CRUMBS_FEATURE_PIPELINE_STATISTICS))
+	if (depth == 0 && set->counters && !cmd->counting && counters_device(&ctx->devices[q->device]))
 		r = crumbs_writer_counters_unknown(w, 0);
 
 	for (const struct event_block *b = cmd->first; b; b = b->next) {

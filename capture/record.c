@@ -176,8 +176,7 @@ crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue qu
 		return &off_handle;
 	}
 	h->cb = cb;
-	if (h->kind == HANDLE_CAPTURE && set->counters &&
-	    (ctx->devices[q->device].features & CRUMBS_FEATURE_PIPELINE_STATISTICS)) {
+	if (h->kind == HANDLE_CAPTURE && set->counters && counters_device(&ctx->devices[q->device])) {
 		h->counting = true;
 		stretch_start(h);
 	}

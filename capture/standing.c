@@ -162,8 +162,7 @@ static uint32_t take_ranges(struct crumbs_cmd **owner, const uint8_t *held, uint
  * are told to, any other unless the program said never. */
 static bool stats_wanted(const crumbs_context *ctx, const struct queue_state *q, int run_detail)
 {
-	if (!q->standing_stats || !q->stats_adopted ||
-	    !(ctx->devices[q->device].features & CRUMBS_FEATURE_PIPELINE_STATISTICS))
+	if (!q->standing_stats || !q->stats_adopted || !counters_device(&ctx->devices[q->device]))
 		return false;
 	return run_detail >= 0 ? ctx->counters > 0 : ctx->counters >= 0;
 }

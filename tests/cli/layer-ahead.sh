@@ -266,6 +266,17 @@ result $? "no validation message, no crash"
 [ "$(counts "$tmp/count-own.out" "$DRAW_AWK" "IA Verts" | grep -cx 4)" = $draws ]
 result $? "each of its $draws draws counts 4 vertices"
 
+# On lavapipe, not told to, the layer leaves that device as it is: with
+# the statistics and no hostQueryReset it counts nothing, and the table
+# says so, not that the work is unknown.
+"$BUILD/crumbs" capture --frame $frame --counters -o "$tmp/count-none.crumbs" --ascii -- \
+	"$BUILD/tests/ahead" --validate --statistics --frames $frames --draws $draws \
+	>"$tmp/count-none.out" 2>&1
+result $? "crumbs capture --frame $frame --counters of ahead --statistics, not told to count, exits 0"
+grep -q "^note: no pipeline statistics were taken on this queue in this frame" "$tmp/count-none.out" &&
+	! grep '^|' "$tmp/count-none.out" | grep -q '| *? |'
+result $? "the table says no statistics were taken, and marks nothing unknown"
+
 # A run counts where asked to (--counters): at detail 1, with no scopes,
 # each frame's queue row holds its draws' work.
 CRUMBS_LAYER_COUNTERS=1 "$BUILD/crumbs" capture --frames 4:8 --counters -o "$tmp/count-run.crumbs" \
