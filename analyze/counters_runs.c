@@ -71,10 +71,46 @@ static bool row_of(struct counter_runs *r, uint32_t queue, const char *path, siz
 	return true;
 }
 
+/* Appends node n's inclusive vendor counters for this frame: those its
+ * frame's pass took. false when out of memory. */
+static bool vendor_add(struct counter_series *s, const struct node *n)
+{
+	uint32_t set = node_vendor_set(n);
+	if (!set || (s->vendor_set && s->vendor_set != set))
+		return true;
+	s->vendor_set = set;
+	if (node_vendor_unknown(n, true)) {
+		s->vendor_unknown_frames++;
+		return true;
+	}
+	for (uint32_t k = 0; k < CRUMBS_MAX_SET_COUNTERS; k++) {
+		uint64_t v;
+		if (!node_vendor_counter(n, true, k, &v))
+			continue;
+		if (k >= s->vendor_len) {
+			struct counter_vendor_series *grown =
+				realloc(s->vendor, (k + 1) * sizeof(*grown));
+			if (!grown)
+				return false;
+			memset(grown + s->vendor_len, 0, (k + 1 - s->vendor_len) * sizeof(*grown));
+			s->vendor = grown;
+			s->vendor_len = k + 1;
+		}
+		struct counter_vendor_series *c = &s->vendor[k];
+		if (!array_room((void **)&c->values, &c->cap, c->frames + 1, sizeof(int64_t)))
+			return false;
+		c->values[c->frames++] = v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+		s->sorted = false;
+	}
+	return true;
+}
+
 /* Appends node n's inclusive statistics for this frame. false when out of
  * memory. */
 static bool series_add(struct counter_series *s, const struct node *n)
 {
+	if (!vendor_add(s, n))
+		return false;
 	if (node_counters_unknown(n, true)) {
 		s->unknown_frames++;
 		return true;
@@ -173,6 +209,9 @@ void counter_series_sort(struct counter_series *s)
 	for (uint32_t k = 0; k < CRUMBS_PIPELINE_COUNTERS; k++)
 		if (s->values[k])
 			qsort(s->values[k], s->frames, sizeof(int64_t), cmp_i64);
+	for (uint32_t k = 0; k < s->vendor_len; k++)
+		if (s->vendor[k].frames)
+			qsort(s->vendor[k].values, s->vendor[k].frames, sizeof(int64_t), cmp_i64);
 	s->sorted = true;
 }
 
@@ -182,6 +221,15 @@ int64_t counter_series_median(struct counter_series *s, enum crumbs_pipeline_cou
 		return 0;
 	counter_series_sort(s);
 	return s->values[k][s->frames / 2];
+}
+
+bool counter_series_vendor_median(struct counter_series *s, uint32_t k, int64_t *median)
+{
+	if (k >= s->vendor_len || !s->vendor[k].frames)
+		return false;
+	counter_series_sort(s);
+	*median = s->vendor[k].values[s->vendor[k].frames / 2];
+	return true;
 }
 
 const struct counter_series *counter_runs_find(const struct counter_runs *r, uint32_t queue,
@@ -204,6 +252,9 @@ void counter_runs_release(struct counter_runs *r)
 		free(r->rows[i].path);
 		for (uint32_t k = 0; k < CRUMBS_PIPELINE_COUNTERS; k++)
 			free(r->rows[i].values[k]);
+		for (uint32_t k = 0; k < r->rows[i].vendor_len; k++)
+			free(r->rows[i].vendor[k].values);
+		free(r->rows[i].vendor);
 	}
 	free(r->rows);
 	free(r->slots);

@@ -288,16 +288,11 @@ int cmd_stats_check_by(const char *name, const struct stats_settings *st);
  * scope, task or state. */
 bool cmd_stats_root_found(const struct stats_settings *st, const stats *s);
 
-/* --counters: the pipeline statistics of the frames of a capture that st
- * selects (--frames), read again as trees, into *r (the caller's to
- * release). Returns 0, or -1 after saying why. */
-int cmd_counters_load(const char *name, const char *path, const struct stats_settings *st,
-		      struct counter_runs *r);
-/* A usage error unless st's format is the table, the one --counters
- * adds to, and none of the n paths is standard input. Returns EXIT_OK or
- * the status. */
-int cmd_counters_check(const char *name, const struct stats_settings *st,
-		       const char *const *paths, int n);
+/* --counters: the pipeline statistics and vendor counters of the frames
+ * of a capture (or standard input, `-`) that st selects (--frames), read
+ * again as trees, into *r (the caller's to release). Returns 0, or -1
+ * after saying why. */
+int cmd_counters_load(const char *path, const struct stats_settings *st, struct counter_runs *r);
 
 /* Reads the frames of a capture that st selects (--frames, and --gpu and
  * --queue checked against it) into finished statistics, saying what went

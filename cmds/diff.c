@@ -120,8 +120,7 @@ static bool parse_args(int argc, char **argv, struct diff_settings *d, struct cm
 					  "not both");
 		return false;
 	}
-	if ((*status = cmd_stats_check_by("diff", &d->stats)) != EXIT_OK ||
-	    (*status = cmd_counters_check("diff", &d->stats, (const char *const *)pos->args, 2)) != EXIT_OK)
+	if ((*status = cmd_stats_check_by("diff", &d->stats)) != EXIT_OK)
 		return false;
 	if (report_settings_prepare(&d->stats.report, perr, sizeof(perr)) != CRUMBS_OK) {
 		*status = cmd_usage_error("diff", "%s", perr);
@@ -141,6 +140,7 @@ int cmd_diff(int argc, char **argv)
 	int status = EXIT_OK;
 	struct cmd_output to = { 0 };
 	char *output = NULL;
+	struct counter_runs counters[2] = { { 0 }, { 0 } };
 
 	diff_settings_init(&d);
 	if (!parse_args(argc, argv, &d, &pos, &to, &output, &status))
@@ -179,30 +179,24 @@ int cmd_diff(int argc, char **argv)
 		status = EXIT_FAILURE_;
 		goto out;
 	}
+	/* --counters: more or less work, said beside the times, not a
+	 * verdict. */
+	struct diff_counters dc = { &counters[0], &counters[1], reader_meta(c[0]), reader_meta(c[1]) };
+	for (int i = 0; i < 2 && d.stats.report.counters; i++)
+		if (cmd_counters_load(pos.args[i], &d.stats, &counters[i]) != 0) {
+			status = EXIT_FAILURE_;
+			goto out;
+		}
 	cmd_terminal(&d.stats.report.term, &d.stats.report, &to);
 	struct report_sink sink = { cmd_output_write, &to };
-	if (diff_print(&d, &runs, s[0], s[1], pos.args[0], pos.args[1], &sink) != 0) {
+	bool in_print = d.stats.report.counters && d.stats.format != STATS_FORMAT_TABLE;
+	if (diff_print(&d, &runs, s[0], s[1], pos.args[0], pos.args[1], in_print ? &dc : NULL,
+		       &sink) != 0 ||
+	    (d.stats.report.counters && !in_print && diff_counters_print(&d, &dc, &sink) != 0)) {
 		if (!to.error && !ferror(stdout))
 			cmd_error("out of memory");
 		status = cmd_output_close(&to, EXIT_FAILURE_, false);
 		goto out;
-	}
-	if (d.stats.report.counters) {
-		/* More or less work, said beside the times: not a verdict. */
-		struct counter_runs counters[2] = { { 0 }, { 0 } };
-		int r = 0;
-		for (int i = 0; i < 2 && r == 0; i++)
-			r = cmd_counters_load("diff", pos.args[i], &d.stats, &counters[i]);
-		if (r == 0 && diff_counters_print(&d, &counters[0], reader_meta(c[0]), &counters[1],
-						  reader_meta(c[1]), &sink) != 0 &&
-		    !to.error && !ferror(stdout))
-			cmd_error("out of memory");
-		for (int i = 0; i < 2; i++)
-			counter_runs_release(&counters[i]);
-		if (r != 0) {
-			status = cmd_output_close(&to, EXIT_FAILURE_, false);
-			goto out;
-		}
 	}
 	status = cmd_output_close(&to, runs.verdicts[VERDICT_REGRESSED] ||
 					       runs.memory_verdicts[VERDICT_REGRESSED]
@@ -211,6 +205,7 @@ out:
 	free(output);
 	compare_runs_release(&runs);
 	for (int i = 0; i < 2; i++) {
+		counter_runs_release(&counters[i]);
 		free(selected[i]);
 		stats_free(s[i]);
 		reader_free(c[i]);
