@@ -42,6 +42,9 @@ int cmd_plot(int argc, char **argv);
 	"\nThe statistics add about 2 KiB a row (a GPU, a queue, or a scope's path on\n" \
 	"its queue) and 4 to 8 bytes a row for each frame it is in; reading threads\n" \
 	"keep at most 256 MiB of rows more."
+#define CMD_HELP_MEMORY_COUNTERS \
+	"\n--counters adds 8 bytes a frame for each statistic and vendor counter a\n" \
+	"scope path has in it, for at most 65536 paths."
 
 /*
  * The help's lines on the environment, which each command lists as it
@@ -86,6 +89,8 @@ struct cmd_spec {
 	const char *name;                  /* as typed after `crumbs` */
 	const char *usage;                 /* the help's usage line */
 	const char *description;           /* the help's paragraph */
+	const char *description_more;      /* its paragraphs after, NULL: none
+					    * (a literal holds 4095 bytes) */
 	const struct option_table *tables; /* listed after --help */
 	size_t table_count;
 	bool stop_at_positional;           /* the first positional argument

@@ -72,13 +72,28 @@ static const char description[] =
 	"--format markdown: a line of the verdicts counted and a pipe table, for a\n"
 	"pull request's comment. -o FILE writes to FILE, replaced once whole.\n"
 	"\n"
+	"--counters: after the rows, each scope path's pipeline statistics (input-\n"
+	"assembly primitives, vertex shader invocations, clipping primitives,\n"
+	"fragment and compute shader invocations) and vendor counters (matched by\n"
+	"name) that both runs counted, their medians per frame compared: more or\n"
+	"less work where they differ by more than --threshold percent and, with 8\n"
+	"frames or more a side, the Mann-Whitney test gives p below --alpha; same\n"
+	"otherwise. Not a verdict: the exit status leaves them out. The table and\n"
+	"Markdown list the changes; --format csv has them all, with four columns\n"
+	"more (counter,counter_unit,base_median,candidate_median) and kind counter\n"
+	"or vendor_counter, the times empty; --format json has \"counter_counts\"\n"
+	"and \"counters\": [{\"kind\", \"gpu\", \"queue\", \"path\", \"counter\",\n"
+	"\"base_frames\", \"candidate_frames\", \"base_median\", \"candidate_median\",\n"
+	"\"change_pct\", \"p\", \"verdict\"}]. The captures are read a second time\n"
+	"for them, standard input too.\n"
+	"\n"
 	"Exit status: 0 when nothing regressed, 1 when something did, 2 on a usage\n"
 	"error or a capture that cannot be read whole, 3 when the captures are of\n"
 	"different GPUs or queues (unless --force).\n"
 	"\n"
 	"The table shortens a row's path past 160 bytes in its middle; CSV and\n"
 	"JSON give it whole.\n"
-	"\n" CMD_HELP_STDIN CMD_HELP_MEMORY CMD_HELP_MEMORY_STATS
+	"\n" CMD_HELP_STDIN CMD_HELP_MEMORY CMD_HELP_MEMORY_STATS CMD_HELP_MEMORY_COUNTERS
 	"\nBoth captures' statistics are kept; one capture is read at a time.";
 
 /* Reads the arguments into d (initialised) and checks them: true with

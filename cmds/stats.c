@@ -581,8 +581,24 @@ static const char description[] =
 	"p95, p99 or max; for a heap ('GPU 0 heap 1'), high or growth and a size\n"
 	"(512MiB). Exit status 1 if a value is above its limit or a line\n"
 	"matches no row; 2 for a bad line. With --format csv the budget lines go\n"
-	"to standard error.\n"
-	"\n" CMD_HELP_STDIN CMD_HELP_MEMORY CMD_HELP_MEMORY_STATS;
+	"to standard error.";
+
+/* The description's paragraphs after: a literal holds no more. */
+static const char description_counters[] =
+	"--counters: after the tables, each scope path's pipeline statistics and\n"
+	"vendor counters, the median per frame over the frames that counted them (a\n"
+	"run takes a vendor counter only in the frames of its pass: its count of\n"
+	"frames is its own). The capture is read a second time for them, standard\n"
+	"input too. --format csv: four columns more, counter,counter_unit,\n"
+	"counter_median,counter_unknown_frames, and a row per statistic of a scope\n"
+	"path, of kind counter (its key, ia_vertices to cs_invocations) or\n"
+	"vendor_counter (its name), frames the frames that counted it. --format\n"
+	"json: \"counters_left_out\" and \"counters\": [{\"gpu\", \"queue\", \"path\",\n"
+	"\"depth\", \"frames\", \"unknown_frames\", \"medians\": {\"ia_vertices\", ...},\n"
+	"\"vendor\": {\"set\", \"unknown_frames\", \"counters\": [{\"name\", \"category\",\n"
+	"\"unit\", \"pass\", \"frames\", \"median\"}]}}]. --format markdown: a second\n"
+	"table.\n"
+	"\n" CMD_HELP_STDIN CMD_HELP_MEMORY CMD_HELP_MEMORY_STATS CMD_HELP_MEMORY_COUNTERS;
 
 /* Reads the arguments into st (initialised) and checks them: returns the
  * capture's path, or NULL after saying why, with the exit status in
@@ -603,6 +619,7 @@ static const char *parse_args(int argc, char **argv, struct stats_settings *st,
 		.name = "stats",
 		.usage = "crumbs stats FILE [options]",
 		.description = description,
+		.description_more = description_counters,
 		.tables = tables,
 		.table_count = sizeof(tables) / sizeof(tables[0]),
 		.environment = CMD_ENV_LOCALE CMD_ENV_TERMINAL CMD_ENV_THREADS,

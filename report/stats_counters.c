@@ -126,7 +126,7 @@ static void vendor_text(struct sbuf *b, const struct report_settings *rs,
 			continue;
 		if (!head)
 			sbuf_adds(b, "\nvendor counters: each scope's median per frame, over the frames "
-				     "whose pass counted it\n  Frames        Median  Scope: counter\n");
+				     "whose pass counted it\n    Frames        Median  Scope: counter\n");
 		head = true;
 		for (uint32_t k = 0; k < count; k++) {
 			int64_t median;
@@ -134,7 +134,7 @@ static void vendor_text(struct sbuf *b, const struct report_settings *rs,
 				continue;
 			struct sbuf v = { 0 };
 			add_scaled(&v, median, set->counters[k].scale);
-			sbuf_addf(b, "  %6llu  %12s  %s / ", (unsigned long long)s->vendor[k].frames,
+			sbuf_addf(b, "  %8llu  %12s  %s / ", (unsigned long long)s->vendor[k].frames,
 				  v.data ? v.data : "", meta->queues[s->queue].name);
 			sbuf_release(&v);
 			sbuf_add(b, s->path, s->path_len);
@@ -143,7 +143,7 @@ static void vendor_text(struct sbuf *b, const struct report_settings *rs,
 			sbuf_adds(b, "\n");
 		}
 		if (s->vendor_unknown_frames) {
-			sbuf_addf(b, "  %6s  %12s  %s / ", "-", "?", meta->queues[s->queue].name);
+			sbuf_addf(b, "  %8s  %12s  %s / ", "-", "?", meta->queues[s->queue].name);
 			sbuf_add(b, s->path, s->path_len);
 			sbuf_addf(b, ": set %u unknown in %llu frame%s\n", set->set,
 				  (unsigned long long)s->vendor_unknown_frames,
