@@ -579,13 +579,15 @@ struct counter_vendor_series {
 	int64_t *values;         /* [frames] */
 	uint64_t frames;
 	size_t cap;
+	uint64_t seen;           /* the mark of the last frame it was met in */
 };
 /*
  * Pipeline statistics over a run's frames (counters_runs.c; crumbs stats
  * and diff --counters): per queue and scope path (names from below the
  * queue, joined by " / ", a depth-1 name's frame number as '#', as crumbs
  * stats names its rows), the inclusive value of each statistic in every
- * frame where it was known. Zero-initialised is empty.
+ * frame where it was known, scopes of one path in a frame summed.
+ * Zero-initialised is empty.
  */
 struct counter_series {
 	uint32_t queue;          /* index into capture_meta.queues */
@@ -605,6 +607,11 @@ struct counter_series {
 	uint32_t vendor_len;
 	struct counter_vendor_series *vendor;
 	uint64_t vendor_unknown_frames; /* frames its vendor counters were unknown in */
+	/* The mark of the last frame the row was met in (counter_runs.frames
+	 * then), for scopes of one path in a frame are summed, and whether
+	 * that frame's statistics (vendor counters) were unknown. */
+	uint64_t seen, vendor_seen;
+	bool unknown_now, vendor_unknown_now;
 };
 struct counter_runs {
 	struct counter_series *rows; /* in order of first appearance */
@@ -612,6 +619,7 @@ struct counter_runs {
 	uint32_t *slots;
 	size_t slot_cap;
 	uint64_t left_out;       /* scopes past 65536 rows, not kept */
+	uint64_t frames;         /* frames added */
 	bool failed;             /* out of memory: what is held is incomplete */
 };
 /* Adds a frame (a tree: not one read with reader_flat_scopes). false
@@ -623,7 +631,8 @@ void counter_series_sort(struct counter_series *s);
 /* The median (by nearest rank, the upper middle) of statistic k. */
 int64_t counter_series_median(struct counter_series *s, enum crumbs_pipeline_counter k);
 /* The median, as counter_series_median, of vendor counter k of the row's
- * set, over v->frames frames; false when no frame counted it. */
+ * set, over the s->vendor[k].frames frames that counted it, into *median;
+ * false when none did. */
 bool counter_series_vendor_median(struct counter_series *s, uint32_t k, int64_t *median);
 /* The row of (queue, path), or NULL. */
 const struct counter_series *counter_runs_find(const struct counter_runs *r, uint32_t queue,

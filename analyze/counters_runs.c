@@ -71,16 +71,39 @@ static bool row_of(struct counter_runs *r, uint32_t queue, const char *path, siz
 	return true;
 }
 
-/* Appends node n's inclusive vendor counters for this frame: those its
- * frame's pass took. false when out of memory. */
-static bool vendor_add(struct counter_series *s, const struct node *n)
+static int64_t clamp(uint64_t v)
+{
+	return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+static int64_t sum(int64_t a, int64_t b)
+{
+	return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+/*
+ * Adds node n's inclusive vendor counters to frame `seq`: those its
+ * frame's pass took. Scopes of one path in a frame are summed for it, as
+ * crumbs stats sums their times; one of them unknown makes the frame's
+ * unknown, and what the others gave is taken back. false when out of
+ * memory.
+ */
+static bool vendor_add(struct counter_series *s, const struct node *n, uint64_t seq)
 {
 	uint32_t set = node_vendor_set(n);
 	if (!set || (s->vendor_set && s->vendor_set != set))
 		return true;
 	s->vendor_set = set;
-	if (node_vendor_unknown(n, true)) {
+	bool again = s->vendor_seen == seq;
+	if (again && s->vendor_unknown_now)
+		return true;
+	s->vendor_seen = seq;
+	s->vendor_unknown_now = node_vendor_unknown(n, true);
+	if (s->vendor_unknown_now) {
 		s->vendor_unknown_frames++;
+		for (uint32_t k = 0; again && k < s->vendor_len; k++)
+			if (s->vendor[k].seen == seq)
+				s->vendor[k].frames--;
 		return true;
 	}
 	for (uint32_t k = 0; k < CRUMBS_MAX_SET_COUNTERS; k++) {
@@ -97,36 +120,53 @@ static bool vendor_add(struct counter_series *s, const struct node *n)
 			s->vendor_len = k + 1;
 		}
 		struct counter_vendor_series *c = &s->vendor[k];
+		if (c->seen == seq) {
+			c->values[c->frames - 1] = sum(c->values[c->frames - 1], clamp(v));
+			continue;
+		}
 		if (!array_room((void **)&c->values, &c->cap, c->frames + 1, sizeof(int64_t)))
 			return false;
-		c->values[c->frames++] = v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+		c->values[c->frames++] = clamp(v);
+		c->seen = seq;
 		s->sorted = false;
 	}
 	return true;
 }
 
-/* Appends node n's inclusive statistics for this frame. false when out of
- * memory. */
-static bool series_add(struct counter_series *s, const struct node *n)
+/* Adds node n's inclusive statistics to frame `seq`, summed with those
+ * of scopes of its path before it in the frame, as vendor_add. false
+ * when out of memory. */
+static bool series_add(struct counter_series *s, const struct node *n, uint64_t seq)
 {
-	if (!vendor_add(s, n))
+	if (!vendor_add(s, n, seq))
 		return false;
-	if (node_counters_unknown(n, true)) {
+	bool again = s->seen == seq;
+	if (again && s->unknown_now)
+		return true;
+	s->seen = seq;
+	s->sorted = false;
+	if ((s->unknown_now = node_counters_unknown(n, true))) {
 		s->unknown_frames++;
+		if (again)
+			s->frames--;
 		return true;
 	}
 	for (uint32_t k = 0; k < CRUMBS_PIPELINE_COUNTERS; k++) {
 		uint64_t v = 0;
 		if (node_counter(n, true, (enum crumbs_pipeline_counter)k, &v))
 			s->mask |= 1u << k;
+		if (again) {
+			s->values[k][s->frames - 1] = sum(s->values[k][s->frames - 1], clamp(v));
+			continue;
+		}
 		size_t cap = s->value_cap[k];
 		if (!array_room((void **)&s->values[k], &cap, s->frames + 1, sizeof(int64_t)))
 			return false;
 		s->value_cap[k] = cap;
-		s->values[k][s->frames] = v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+		s->values[k][s->frames] = clamp(v);
 	}
-	s->frames++;
-	s->sorted = false;
+	if (!again)
+		s->frames++;
 	return true;
 }
 
@@ -167,7 +207,8 @@ static bool walk(struct counter_runs *r, uint32_t queue, const struct node *n, u
 			return false;
 		if (c->counters) {
 			struct counter_series *s;
-			if (!row_of(r, queue, path->data, path->len, &s) || (s && !series_add(s, c)))
+			if (!row_of(r, queue, path->data, path->len, &s) ||
+			    (s && !series_add(s, c, r->frames)))
 				return false;
 		}
 		if (!walk(r, queue, c, depth + 1, path, number))
@@ -183,6 +224,7 @@ bool counter_runs_add_frame(struct counter_runs *r, const struct frame *f)
 {
 	char number[24];
 	snprintf(number, sizeof(number), "%llu", (unsigned long long)f->number);
+	r->frames++; /* this frame's mark, which no row has met yet */
 	struct sbuf path = { 0 };
 	bool ok = true;
 	for (uint32_t i = 0; i < f->queue_count && ok; i++) {
