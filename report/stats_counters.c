@@ -108,6 +108,21 @@ static void vendor_name(struct sbuf *b, const struct capture_counter *c)
 		sbuf_addf(b, " (%s)", counter_unit_name(c->unit));
 }
 
+/* Text from the capture for the terminal: control characters and what
+ * would reorder a line escaped (and, with --ascii, all past ASCII). */
+static void text_of(struct sbuf *b, const struct report_settings *rs, const char *s, size_t len)
+{
+	utf8_escape(b, s, len, rs->ascii);
+}
+
+/* "Graphics 0 / Frame # / Base Pass", escaped. */
+static void text_path(struct sbuf *b, const struct report_settings *rs,
+		      const struct capture_meta *meta, const struct counter_series *s)
+{
+	sbuf_addf(b, "%s / ", meta->queues[s->queue].name);
+	text_of(b, rs, s->path, s->path_len);
+}
+
 /* ------------------------------------------------------------------------ */
 /* crumbs stats --counters                                                  */
 /* ------------------------------------------------------------------------ */
@@ -134,17 +149,24 @@ static void vendor_text(struct sbuf *b, const struct report_settings *rs,
 				continue;
 			struct sbuf v = { 0 };
 			add_scaled(&v, median, set->counters[k].scale);
-			sbuf_addf(b, "  %8llu  %12s  %s / ", (unsigned long long)s->vendor[k].frames,
-				  v.data ? v.data : "", meta->queues[s->queue].name);
+			sbuf_addf(b, "  %8llu  %12s  ", (unsigned long long)s->vendor[k].frames,
+				  v.data ? v.data : "");
+			if (v.failed)
+				b->failed = true;
 			sbuf_release(&v);
-			sbuf_add(b, s->path, s->path_len);
+			text_path(b, rs, meta, s);
 			sbuf_adds(b, ": ");
-			vendor_name(b, &set->counters[k]);
+			v = (struct sbuf){ 0 };
+			vendor_name(&v, &set->counters[k]);
+			text_of(b, rs, v.data ? v.data : "", v.len);
+			if (v.failed)
+				b->failed = true;
+			sbuf_release(&v);
 			sbuf_adds(b, "\n");
 		}
 		if (s->vendor_unknown_frames) {
-			sbuf_addf(b, "  %8s  %12s  %s / ", "-", "?", meta->queues[s->queue].name);
-			sbuf_add(b, s->path, s->path_len);
+			sbuf_addf(b, "  %8s  %12s  ", "-", "?");
+			text_path(b, rs, meta, s);
 			sbuf_addf(b, ": set %u unknown in %llu frame%s\n", set->set,
 				  (unsigned long long)s->vendor_unknown_frames,
 				  s->vendor_unknown_frames == 1 ? "" : "s");
@@ -178,8 +200,8 @@ int stats_counters_print(const struct report_settings *rs, struct counter_runs *
 			else
 				sbuf_addf(&b, "  %12s", s->frames ? "-" : "?");
 		}
-		sbuf_addf(&b, "  %s / ", meta->queues[s->queue].name);
-		sbuf_add(&b, s->path, s->path_len);
+		sbuf_adds(&b, "  ");
+		text_path(&b, rs, meta, s);
 		if (s->unknown_frames)
 			sbuf_addf(&b, " (unknown in %llu frame%s)",
 				  (unsigned long long)s->unknown_frames,
@@ -568,10 +590,15 @@ static void text_changes(const struct diff_settings *d, const struct diff_counte
 		if (c->verdict == COUNTER_SAME)
 			continue;
 		changed++;
-		sbuf_addf(b, "  %s / ", dc->base_meta->queues[c->x->queue].name);
-		sbuf_add(b, c->x->path, c->x->path_len);
+		sbuf_adds(b, "  ");
+		text_path(b, &d->stats.report, dc->base_meta, c->x);
 		sbuf_adds(b, ": ");
-		change_counter(b, c);
+		struct sbuf name = { 0 };
+		change_counter(&name, c);
+		text_of(b, &d->stats.report, name.data ? name.data : "", name.len);
+		if (name.failed)
+			b->failed = true;
+		sbuf_release(&name);
 		sbuf_adds(b, " ");
 		change_value(b, c, c->mb);
 		sbuf_adds(b, " -> ");

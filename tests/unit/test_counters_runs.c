@@ -26,8 +26,8 @@ static const struct crumbs_counter_desc set_counters[2] = {
  * of the frame's pass on Frame, counter k being `vendor[k]` times
  * (frame + 1).
  */
-static reader *run(struct membuf *m, uint32_t frames, uint32_t unknown_from,
-		   const uint64_t vendor[2])
+static reader *run_named(struct membuf *m, uint32_t frames, uint32_t unknown_from,
+			 const uint64_t vendor[2], const char *blur)
 {
 	crumbs_writer *w = mem_writer_with(m, 0, 1);
 	uint32_t g = add_gpu(w, "GPU");
@@ -42,7 +42,7 @@ static reader *run(struct membuf *m, uint32_t frames, uint32_t unknown_from,
 		s[i % 2] = vendor[i % 2] * (i + 1);
 		assert_int_equal(crumbs_writer_set_counters(w, 0, 1, 1u << (i % 2), s), CRUMBS_OK);
 		for (uint32_t b = 0; b < 2; b++) {
-			crumbs_writer_scope_begin(w, "Blur", 1, t + 20 + 10 * b);
+			crumbs_writer_scope_begin(w, blur, 1, t + 20 + 10 * b);
 			v[CRUMBS_COUNTER_FS_INVOCATIONS] = (b ? 20 : 10) * (uint64_t)(i + 1);
 			assert_int_equal(crumbs_writer_counters(w, 0, 1u << CRUMBS_COUNTER_FS_INVOCATIONS,
 								v), CRUMBS_OK);
@@ -55,6 +55,12 @@ static reader *run(struct membuf *m, uint32_t frames, uint32_t unknown_from,
 		crumbs_writer_frame_end(w, t + 200, 0, 0);
 	}
 	return mem_read(m, w);
+}
+
+static reader *run(struct membuf *m, uint32_t frames, uint32_t unknown_from,
+		   const uint64_t vendor[2])
+{
+	return run_named(m, frames, unknown_from, vendor, "Blur");
 }
 
 static void load(reader *c, struct counter_runs *r)
@@ -156,12 +162,37 @@ static void vendor_compared(void **state)
 	free(out.data);
 }
 
+/* A scope's name from the capture reaches a terminal escaped. */
+static void names_escaped(void **state)
+{
+	(void)state;
+	struct membuf m, out = { 0 };
+	const uint64_t vendor[2] = { 7, 1500 };
+	reader *c = run_named(&m, 2, 2, vendor, "Blur\x1b[2J");
+	struct counter_runs r = { 0 };
+	load(c, &r);
+	struct report_settings rs;
+	report_settings_init(&rs);
+	assert_int_equal(report_settings_prepare(&rs, NULL, 0), CRUMBS_OK);
+	struct report_sink sink = { sink_write, &out };
+	assert_int_equal(stats_counters_print(&rs, &r, reader_meta(c), &sink), 0);
+	assert_int_equal(membuf_write(&out, "", 1), 0);
+	assert_null(memchr(out.data, 0x1b, out.len));
+	assert_non_null(strstr((const char *)out.data, "Graphics 0 / Frame / Blur\\x1b[2J\n"));
+	report_settings_release(&rs);
+	counter_runs_release(&r);
+	reader_free(c);
+	free(m.data);
+	free(out.data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(one_path_summed),
 		cmocka_unit_test(vendor_passes),
 		cmocka_unit_test(vendor_compared),
+		cmocka_unit_test(names_escaped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
