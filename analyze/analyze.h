@@ -618,7 +618,9 @@ struct counter_runs {
 	size_t len, cap;
 	uint32_t *slots;
 	size_t slot_cap;
-	uint64_t left_out;       /* scopes past 65536 rows, not kept */
+	uint64_t left_out;       /* scopes past 65536 rows or 64 MiB of their
+				  * paths, not kept */
+	size_t path_bytes;       /* of the rows' paths */
 	uint64_t frames;         /* frames added */
 	bool failed;             /* out of memory: what is held is incomplete */
 };

@@ -10,8 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Rows one run may hold: past it, new paths are left out (counted). */
+/* Rows one run may hold, and the bytes of their paths: past either, new
+ * paths are left out (counted). A row keeps its path whole, and a frame
+ * at the format's limits nests names deep enough for one chain of scopes
+ * to make gigabytes of paths. */
 #define COUNTER_ROWS_MAX 65536
+#define COUNTER_PATH_BYTES_MAX ((size_t)64 << 20)
 
 static uint64_t path_hash(uint32_t queue, const char *path, size_t len)
 {
@@ -52,7 +56,7 @@ static bool row_of(struct counter_runs *r, uint32_t queue, const char *path, siz
 			return true;
 		}
 	}
-	if (r->len >= COUNTER_ROWS_MAX) {
+	if (r->len >= COUNTER_ROWS_MAX || len > COUNTER_PATH_BYTES_MAX - r->path_bytes) {
 		r->left_out++;
 		return true;
 	}
@@ -64,6 +68,7 @@ static bool row_of(struct counter_runs *r, uint32_t queue, const char *path, siz
 		return false;
 	memcpy(s->path, path, len);
 	s->path[len] = '\0';
+	r->path_bytes += len;
 	s->path_len = len;
 	s->queue = queue;
 	r->slots[k] = (uint32_t)r->len++;

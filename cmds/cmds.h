@@ -44,7 +44,7 @@ int cmd_plot(int argc, char **argv);
 	"keep at most 256 MiB of rows more."
 #define CMD_HELP_MEMORY_COUNTERS \
 	"\n--counters adds 8 bytes a frame for each statistic and vendor counter a\n" \
-	"scope path has in it, for at most 65536 paths."
+	"scope path has in it, for at most 65536 paths of 64 MiB in all."
 
 /*
  * The help's lines on the environment, which each command lists as it

@@ -210,7 +210,7 @@ int stats_counters_print(const struct report_settings *rs, struct counter_runs *
 	}
 	vendor_text(&b, rs, meta, r);
 	if (r->left_out)
-		sbuf_addf(&b, "  (%llu scopes past 65536 rows left out)\n",
+		sbuf_addf(&b, "  (%llu scopes past 65536 rows or 64 MiB of paths left out)\n",
 			  (unsigned long long)r->left_out);
 	int result = r->failed || b.failed ? -1 : sbuf_emit(sink, &b);
 	sbuf_release(&b);
@@ -409,7 +409,7 @@ void stats_counters_markdown(struct sbuf *b, const struct report_settings *rs,
 		sbuf_release(&path);
 	}
 	if (r->left_out)
-		sbuf_addf(b, "\n%llu scopes past 65536 rows left out.\n",
+		sbuf_addf(b, "\n%llu scopes past 65536 rows or 64 MiB of paths left out.\n",
 			  (unsigned long long)r->left_out);
 	if (r->failed)
 		b->failed = true;

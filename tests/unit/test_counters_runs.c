@@ -3,8 +3,8 @@
  * test_counters_runs.c: pipeline statistics and vendor counters over a
  * run's frames (crumbs stats and diff --counters), on runs written with
  * the writer: scopes of one path summed in a frame, unknown frames left
- * out, each vendor counter over the frames of its pass, and two runs'
- * vendor counters compared by name.
+ * out, each vendor counter over the frames of its pass, two runs' vendor
+ * counters compared by name, names escaped, and paths' bytes bounded.
  */
 #include "helpers.h"
 #include "../../report/report.h"
@@ -186,6 +186,41 @@ static void names_escaped(void **state)
 	free(out.data);
 }
 
+/* A chain of 255 scopes of 4096-byte names: paths of 130 MiB in all, of
+ * which the rows keep 64 MiB and count the rest left out. */
+static void paths_bounded(void **state)
+{
+	(void)state;
+	struct membuf m;
+	crumbs_writer *w = mem_writer_with(&m, 0, 1);
+	uint32_t g = add_gpu(w, "GPU");
+	uint32_t q = add_queue(w, g, CRUMBS_QUEUE_GRAPHICS, 1.0f, 64);
+	static char name[4097];
+	uint64_t v[CRUMBS_PIPELINE_COUNTERS] = { 1 };
+	crumbs_writer_frame_begin(w, 0, T);
+	crumbs_writer_queue_ready(w, q, T);
+	submit(w, q, T, T + 10, NULL, NULL);
+	for (uint32_t d = 0; d < 255; d++) {
+		memset(name, 'a' + d % 26, 4096);
+		assert_int_equal(crumbs_writer_scope_begin(w, name, 0, T + 10 + d), CRUMBS_OK);
+		assert_int_equal(crumbs_writer_counters(w, 0, 1, v), CRUMBS_OK);
+	}
+	for (uint32_t d = 0; d < 255; d++)
+		crumbs_writer_scope_end(w, T + 1000 - d);
+	crumbs_writer_submit_end(w, T + 2000);
+	crumbs_writer_frame_end(w, T + 3000, 0, 0);
+	reader *c = mem_read(&m, w);
+	struct counter_runs r = { 0 };
+	load(c, &r);
+	assert_true(r.len > 100 && r.len < 255);
+	assert_int_equal(r.left_out, 255 - r.len);
+	assert_true(r.path_bytes <= (size_t)64 << 20);
+	assert_false(r.failed);
+	counter_runs_release(&r);
+	reader_free(c);
+	free(m.data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -193,6 +228,7 @@ int main(void)
 		cmocka_unit_test(vendor_passes),
 		cmocka_unit_test(vendor_compared),
 		cmocka_unit_test(names_escaped),
+		cmocka_unit_test(paths_bounded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
