@@ -16,6 +16,9 @@
  * to make gigabytes of paths. */
 #define COUNTER_ROWS_MAX 65536
 #define COUNTER_PATH_BYTES_MAX ((size_t)64 << 20)
+/* A row's arrays of values start this small: a row has up to 75 of them,
+ * and the rows of one frame at the format's limits are 65536. */
+#define VALUES_FIRST 4
 
 static uint64_t path_hash(uint32_t queue, const char *path, size_t len)
 {
@@ -111,25 +114,29 @@ static bool vendor_add(struct counter_series *s, const struct node *n, uint64_t 
 				s->vendor[k].frames--;
 		return true;
 	}
-	for (uint32_t k = 0; k < CRUMBS_MAX_SET_COUNTERS; k++) {
-		uint64_t v;
+	/* Room for the last counter n has, made at once. */
+	uint32_t len = CRUMBS_MAX_SET_COUNTERS;
+	uint64_t v;
+	while (len > s->vendor_len && !node_vendor_counter(n, true, len - 1, &v))
+		len--;
+	if (len > s->vendor_len) {
+		struct counter_vendor_series *grown = realloc(s->vendor, len * sizeof(*grown));
+		if (!grown)
+			return false;
+		memset(grown + s->vendor_len, 0, (len - s->vendor_len) * sizeof(*grown));
+		s->vendor = grown;
+		s->vendor_len = len;
+	}
+	for (uint32_t k = 0; k < s->vendor_len; k++) {
 		if (!node_vendor_counter(n, true, k, &v))
 			continue;
-		if (k >= s->vendor_len) {
-			struct counter_vendor_series *grown =
-				realloc(s->vendor, (k + 1) * sizeof(*grown));
-			if (!grown)
-				return false;
-			memset(grown + s->vendor_len, 0, (k + 1 - s->vendor_len) * sizeof(*grown));
-			s->vendor = grown;
-			s->vendor_len = k + 1;
-		}
 		struct counter_vendor_series *c = &s->vendor[k];
 		if (c->seen == seq) {
 			c->values[c->frames - 1] = sum(c->values[c->frames - 1], clamp(v));
 			continue;
 		}
-		if (!array_room((void **)&c->values, &c->cap, c->frames + 1, sizeof(int64_t)))
+		if (!array_room_from((void **)&c->values, &c->cap, c->frames + 1, sizeof(int64_t),
+				     VALUES_FIRST))
 			return false;
 		c->values[c->frames++] = clamp(v);
 		c->seen = seq;
@@ -165,7 +172,8 @@ static bool series_add(struct counter_series *s, const struct node *n, uint64_t 
 			continue;
 		}
 		size_t cap = s->value_cap[k];
-		if (!array_room((void **)&s->values[k], &cap, s->frames + 1, sizeof(int64_t)))
+		if (!array_room_from((void **)&s->values[k], &cap, s->frames + 1, sizeof(int64_t),
+				     VALUES_FIRST))
 			return false;
 		s->value_cap[k] = cap;
 		s->values[k][s->frames] = clamp(v);

@@ -43,8 +43,9 @@ int cmd_plot(int argc, char **argv);
 	"its queue) and 4 to 8 bytes a row for each frame it is in; reading threads\n" \
 	"keep at most 256 MiB of rows more."
 #define CMD_HELP_MEMORY_COUNTERS \
-	"\n--counters adds 8 bytes a frame for each statistic and vendor counter a\n" \
-	"scope path has in it, for at most 65536 paths of 64 MiB in all."
+	"\n--counters adds about 1 KiB a scope path (6 KiB with 64 vendor counters)\n" \
+	"and 8 to 16 bytes a frame for each statistic and vendor counter it has in\n" \
+	"it, for at most 65536 paths of 64 MiB in all."
 
 /*
  * The help's lines on the environment, which each command lists as it

@@ -87,7 +87,7 @@ int stats_print_markdown(const struct stats_settings *st, const struct capture_m
 	if (result == 0)
 		vitals_markdown(&b, st, s);
 	if (result == 0 && counters)
-		stats_counters_markdown(&b, &st->report, meta, counters);
+		result = stats_counters_markdown(&b, &st->report, meta, counters, sink);
 	if (result == 0)
 		result = sbuf_emit(sink, &b);
 	free(selected);
@@ -164,7 +164,7 @@ int diff_print_markdown(const struct diff_settings *d, const struct compare_runs
 	if (result == 0)
 		diff_memory_markdown(&b, r);
 	if (result == 0 && dc)
-		result = diff_counters_markdown(d, dc, &b);
+		result = diff_counters_markdown(d, dc, &b, sink);
 	if (result == 0)
 		result = sbuf_emit(sink, &b);
 	sbuf_release(&b);

@@ -989,8 +989,8 @@ static int print_json(const struct stats_settings *st, const struct capture_meta
 	sbuf_adds(&b, "\n]");
 	if (bu)
 		json_budgets(&b, bu, s);
-	if (counters)
-		stats_counters_json(&b, &st->report, meta, counters);
+	if (counters && (result = stats_counters_json(&b, &st->report, meta, counters, sink)) != 0)
+		goto out;
 	sbuf_adds(&b, "}\n");
 	result = sbuf_emit(sink, &b);
 out:

@@ -129,12 +129,16 @@ static void text_path(struct sbuf *b, const struct report_settings *rs,
 
 /* The vendor counters of the selected rows, a line each: its median over
  * the frames that counted it (a run takes one pass of a set a frame). */
-static void vendor_text(struct sbuf *b, const struct report_settings *rs,
-			const struct capture_meta *meta, struct counter_runs *r)
+static int vendor_text(struct sbuf *b, const struct report_settings *rs,
+		       const struct capture_meta *meta, struct counter_runs *r,
+		       const struct report_sink *sink)
 {
 	bool head = false;
-	for (size_t i = 0; i < r->len; i++) {
+	int result = 0;
+	for (size_t i = 0; i < r->len && result == 0; i++) {
 		struct counter_series *s = &r->rows[i];
+		if (b->len > 60000)
+			result = sbuf_emit(sink, b);
 		uint32_t count;
 		const struct capture_counter_set *set = vendor_set(meta, s, &count);
 		if (!set || !counters_row_selected(rs, meta, s))
@@ -172,12 +176,14 @@ static void vendor_text(struct sbuf *b, const struct report_settings *rs,
 				  s->vendor_unknown_frames == 1 ? "" : "s");
 		}
 	}
+	return result;
 }
 
 int stats_counters_print(const struct report_settings *rs, struct counter_runs *r,
 			 const struct capture_meta *meta, const struct report_sink *sink)
 {
 	struct sbuf b = { 0 };
+	int result = 0;
 	sbuf_adds(&b, "\npipeline statistics: each scope's median per frame, over the frames "
 		      "that counted it\n");
 	if (!r->len)
@@ -188,10 +194,12 @@ int stats_counters_print(const struct report_settings *rs, struct counter_runs *
 			sbuf_addf(&b, "  %12s", counter_short_name(shown_counters[k]));
 		sbuf_adds(&b, "  Scope\n");
 	}
-	for (size_t i = 0; i < r->len; i++) {
+	for (size_t i = 0; i < r->len && result == 0; i++) {
 		struct counter_series *s = &r->rows[i];
 		if (!counters_row_selected(rs, meta, s))
 			continue;
+		if (b.len > 60000)
+			result = sbuf_emit(sink, &b);
 		sbuf_addf(&b, "  %8llu", (unsigned long long)s->frames);
 		for (size_t k = 0; k < SHOWN_COUNTERS; k++) {
 			if (s->frames && (s->mask & (1u << shown_counters[k])))
@@ -208,11 +216,13 @@ int stats_counters_print(const struct report_settings *rs, struct counter_runs *
 				  s->unknown_frames == 1 ? "" : "s");
 		sbuf_adds(&b, "\n");
 	}
-	vendor_text(&b, rs, meta, r);
+	if (result == 0)
+		result = vendor_text(&b, rs, meta, r, sink);
 	if (r->left_out)
 		sbuf_addf(&b, "  (%llu scopes past 65536 rows or 64 MiB of paths left out)\n",
 			  (unsigned long long)r->left_out);
-	int result = r->failed || b.failed ? -1 : sbuf_emit(sink, &b);
+	if (result == 0)
+		result = r->failed || b.failed ? -1 : sbuf_emit(sink, &b);
 	sbuf_release(&b);
 	return result;
 }
@@ -287,16 +297,20 @@ int stats_counters_csv(struct sbuf *b, const struct report_settings *rs,
 	return r->failed ? -1 : result;
 }
 
-void stats_counters_json(struct sbuf *b, const struct report_settings *rs,
-			 const struct capture_meta *meta, struct counter_runs *r)
+int stats_counters_json(struct sbuf *b, const struct report_settings *rs,
+			const struct capture_meta *meta, struct counter_runs *r,
+			const struct report_sink *sink)
 {
 	struct sbuf path = { 0 };
 	bool first = true;
+	int result = 0;
 	sbuf_addf(b, ",\"counters_left_out\":%llu,\"counters\":[", (unsigned long long)r->left_out);
-	for (size_t i = 0; i < r->len; i++) {
+	for (size_t i = 0; i < r->len && result == 0; i++) {
 		struct counter_series *s = &r->rows[i];
 		if (!counters_row_selected(rs, meta, s))
 			continue;
+		if (b->len > 60000)
+			result = sbuf_emit(sink, b);
 		const struct capture_queue *q = &meta->queues[s->queue];
 		sbuf_addf(b, "%s\n{\"gpu\":%u,\"queue\":", first ? "" : ",", q->gpu);
 		first = false;
@@ -347,25 +361,28 @@ void stats_counters_json(struct sbuf *b, const struct report_settings *rs,
 		sbuf_adds(b, "]}}");
 	}
 	sbuf_adds(b, "\n]");
-	if (r->failed)
-		b->failed = true;
 	sbuf_release(&path);
+	return r->failed ? -1 : result;
 }
 
-void stats_counters_markdown(struct sbuf *b, const struct report_settings *rs,
-			     const struct capture_meta *meta, struct counter_runs *r)
+int stats_counters_markdown(struct sbuf *b, const struct report_settings *rs,
+			    const struct capture_meta *meta, struct counter_runs *r,
+			    const struct report_sink *sink)
 {
+	int result = 0;
 	sbuf_adds(b, "\nPipeline statistics: each scope's median per frame, over the frames that "
 		     "counted it.\n\n");
 	if (!r->len) {
 		sbuf_adds(b, "No frame counted any: the capture was taken without them.\n");
-		return;
+		return r->failed ? -1 : 0;
 	}
 	sbuf_adds(b, "| Scope | Counter | Frames | Median |\n|---|---|--:|--:|\n");
-	for (size_t i = 0; i < r->len; i++) {
+	for (size_t i = 0; i < r->len && result == 0; i++) {
 		struct counter_series *s = &r->rows[i];
 		if (!counters_row_selected(rs, meta, s))
 			continue;
+		if (b->len > 60000)
+			result = sbuf_emit(sink, b);
 		struct sbuf path = { 0 };
 		sbuf_addf(&path, "%s / ", meta->queues[s->queue].name);
 		sbuf_add(&path, s->path, s->path_len);
@@ -411,8 +428,7 @@ void stats_counters_markdown(struct sbuf *b, const struct report_settings *rs,
 	if (r->left_out)
 		sbuf_addf(b, "\n%llu scopes past 65536 rows or 64 MiB of paths left out.\n",
 			  (unsigned long long)r->left_out);
-	if (r->failed)
-		b->failed = true;
+	return r->failed ? -1 : result;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -492,72 +508,79 @@ static void judge(const struct diff_settings *d, const int64_t *a, uint64_t na, 
 	c->verdict = c->mc > c->mb ? COUNTER_MORE : COUNTER_LESS;
 }
 
-/* Every statistic and vendor counter both runs counted of the selected
- * scopes, judged, in the base's order, into *out (malloc'd, the caller's
- * to free). false when out of memory. */
-static bool changes_build(const struct diff_settings *d, const struct diff_counters *dc,
-			  struct counter_change **out, size_t *count)
+/*
+ * Every statistic and vendor counter both runs counted of the selected
+ * scopes, judged one at a time in the base's order (two runs at the
+ * limits compare millions: none is kept). Zero-initialised but d and dc
+ * is at the start.
+ */
+struct change_iter {
+	const struct diff_settings *d;
+	const struct diff_counters *dc;
+	size_t row;                  /* the base's next row */
+	struct counter_series *x, *y; /* the rows being compared; NULL: none */
+	uint32_t step;               /* of x: a statistic of compared_counters,
+				      * then vendor counter step - COMPARED_COUNTERS */
+};
+
+/* The next change into *c; false at the end. */
+static bool change_next(struct change_iter *it, struct counter_change *c)
 {
-	struct counter_change *list = NULL;
-	size_t len = 0, cap = 0;
-	*out = NULL;
-	*count = 0;
-	for (size_t i = 0; i < dc->base->len; i++) {
-		struct counter_series *x = &dc->base->rows[i];
-		struct counter_series *y = counterpart(x, dc->base_meta, dc->cand, dc->cand_meta);
-		if (!y || !counters_row_selected(&d->stats.report, dc->base_meta, x))
-			continue;
-		counter_series_sort(x);
-		counter_series_sort(y);
-		for (size_t k = 0; k < COMPARED_COUNTERS && x->frames && y->frames; k++) {
-			enum crumbs_pipeline_counter c = compared_counters[k];
-			if (!(x->mask & y->mask & (1u << c)))
-				continue;
-			if (!array_room((void **)&list, &cap, len + 1, sizeof(*list))) {
-				free(list);
+	const struct diff_counters *dc = it->dc;
+	for (;;) {
+		if (!it->x) {
+			if (it->row >= dc->base->len)
 				return false;
-			}
-			struct counter_change *ch = &list[len++];
-			memset(ch, 0, sizeof(*ch));
-			ch->x = x;
-			ch->y = y;
-			ch->k = c;
-			judge(d, x->values[c], x->frames, y->values[c], y->frames, ch);
+			struct counter_series *x = &dc->base->rows[it->row++];
+			struct counter_series *y =
+				counterpart(x, dc->base_meta, dc->cand, dc->cand_meta);
+			if (!y || !counters_row_selected(&it->d->stats.report, dc->base_meta, x))
+				continue;
+			counter_series_sort(x);
+			counter_series_sort(y);
+			it->x = x;
+			it->y = y;
+			it->step = 0;
 		}
-		uint32_t xn, yn;
+		struct counter_series *x = it->x, *y = it->y;
+		uint32_t step = it->step++;
+		memset(c, 0, sizeof(*c));
+		c->x = x;
+		c->y = y;
+		if (step < COMPARED_COUNTERS) {
+			enum crumbs_pipeline_counter k = compared_counters[step];
+			if (!x->frames || !y->frames || !(x->mask & y->mask & (1u << k)))
+				continue;
+			c->k = k;
+			judge(it->d, x->values[k], x->frames, y->values[k], y->frames, c);
+			return true;
+		}
+		uint32_t k = step - COMPARED_COUNTERS, xn, yn;
 		const struct capture_counter_set *xs = vendor_set(dc->base_meta, x, &xn);
 		const struct capture_counter_set *ys = vendor_set(dc->cand_meta, y, &yn);
-		for (uint32_t k = 0; xs && ys && k < xn; k++) {
-			const struct capture_counter *xc = &xs->counters[k];
-			if (!x->vendor[k].frames)
-				continue;
-			/* The candidate's counter of the same name, unit and
-			 * scale: the sets of two runs may differ in order. */
-			uint32_t ck = 0;
-			while (ck < yn && (strcmp(ys->counters[ck].name, xc->name) != 0 ||
-					   ys->counters[ck].unit != xc->unit ||
-					   ys->counters[ck].scale != xc->scale))
-				ck++;
-			if (ck == yn || !y->vendor[ck].frames)
-				continue;
-			if (!array_room((void **)&list, &cap, len + 1, sizeof(*list))) {
-				free(list);
-				return false;
-			}
-			struct counter_change *ch = &list[len++];
-			memset(ch, 0, sizeof(*ch));
-			ch->x = x;
-			ch->y = y;
-			ch->vendor = xc;
-			ch->k = k;
-			ch->ck = ck;
-			judge(d, x->vendor[k].values, x->vendor[k].frames, y->vendor[ck].values,
-			      y->vendor[ck].frames, ch);
+		if (!xs || !ys || k >= xn) {
+			it->x = NULL;
+			continue;
 		}
+		const struct capture_counter *xc = &xs->counters[k];
+		if (!x->vendor[k].frames)
+			continue;
+		/* The candidate's counter of the same name, unit and scale: the
+		 * sets of two runs may differ in order. */
+		uint32_t ck = 0;
+		while (ck < yn && (strcmp(ys->counters[ck].name, xc->name) != 0 ||
+				   ys->counters[ck].unit != xc->unit ||
+				   ys->counters[ck].scale != xc->scale))
+			ck++;
+		if (ck == yn || !y->vendor[ck].frames)
+			continue;
+		c->vendor = xc;
+		c->k = k;
+		c->ck = ck;
+		judge(it->d, x->vendor[k].values, x->vendor[k].frames, y->vendor[ck].values,
+		      y->vendor[ck].frames, c);
+		return true;
 	}
-	*out = list;
-	*count = len;
-	return true;
 }
 
 /* A median of a change, a vendor counter's in its units. */
@@ -579,50 +602,44 @@ static void change_counter(struct sbuf *b, const struct counter_change *c)
 		sbuf_adds(b, counter_name((enum crumbs_pipeline_counter)c->k));
 }
 
-static void text_changes(const struct diff_settings *d, const struct diff_counters *dc,
-			 const struct counter_change *list, size_t n, struct sbuf *b)
-{
-	size_t changed = 0;
-	sbuf_addf(b, "\npipeline statistics whose median per frame changed by more than %g%%:\n",
-		  d->rule.threshold_pct);
-	for (size_t i = 0; i < n; i++) {
-		const struct counter_change *c = &list[i];
-		if (c->verdict == COUNTER_SAME)
-			continue;
-		changed++;
-		sbuf_adds(b, "  ");
-		text_path(b, &d->stats.report, dc->base_meta, c->x);
-		sbuf_adds(b, ": ");
-		struct sbuf name = { 0 };
-		change_counter(&name, c);
-		text_of(b, &d->stats.report, name.data ? name.data : "", name.len);
-		if (name.failed)
-			b->failed = true;
-		sbuf_release(&name);
-		sbuf_adds(b, " ");
-		change_value(b, c, c->mb);
-		sbuf_adds(b, " -> ");
-		change_value(b, c, c->mc);
-		sbuf_addf(b, " (%+.1f%%", c->pct);
-		if (c->tested)
-			sbuf_addf(b, ", p %.2g", c->p);
-		sbuf_addf(b, ") %s\n", counter_verdicts[c->verdict]);
-	}
-	if (!changed)
-		sbuf_adds(b, "  none\n");
-}
-
 int diff_counters_print(const struct diff_settings *d, const struct diff_counters *dc,
 			const struct report_sink *sink)
 {
 	struct sbuf b = { 0 };
-	struct counter_change *list;
-	size_t n;
-	if (!changes_build(d, dc, &list, &n))
-		return -1;
-	text_changes(d, dc, list, n, &b);
-	free(list);
-	int result = dc->base->failed || dc->cand->failed || b.failed ? -1 : sbuf_emit(sink, &b);
+	struct change_iter it = { .d = d, .dc = dc };
+	struct counter_change c;
+	size_t changed = 0;
+	int result = 0;
+	sbuf_addf(&b, "\npipeline statistics whose median per frame changed by more than %g%%:\n",
+		  d->rule.threshold_pct);
+	while (result == 0 && change_next(&it, &c)) {
+		if (c.verdict == COUNTER_SAME)
+			continue;
+		changed++;
+		sbuf_adds(&b, "  ");
+		text_path(&b, &d->stats.report, dc->base_meta, c.x);
+		sbuf_adds(&b, ": ");
+		struct sbuf name = { 0 };
+		change_counter(&name, &c);
+		text_of(&b, &d->stats.report, name.data ? name.data : "", name.len);
+		if (name.failed)
+			b.failed = true;
+		sbuf_release(&name);
+		sbuf_adds(&b, " ");
+		change_value(&b, &c, c.mb);
+		sbuf_adds(&b, " -> ");
+		change_value(&b, &c, c.mc);
+		sbuf_addf(&b, " (%+.1f%%", c.pct);
+		if (c.tested)
+			sbuf_addf(&b, ", p %.2g", c.p);
+		sbuf_addf(&b, ") %s\n", counter_verdicts[c.verdict]);
+		if (b.len > 60000)
+			result = sbuf_emit(sink, &b);
+	}
+	if (!changed)
+		sbuf_adds(&b, "  none\n");
+	if (result == 0)
+		result = dc->base->failed || dc->cand->failed || b.failed ? -1 : sbuf_emit(sink, &b);
 	sbuf_release(&b);
 	return result;
 }
@@ -633,21 +650,18 @@ const char diff_counters_csv_empty[] = ",,,,";
 int diff_counters_csv(const struct diff_settings *d, const struct diff_counters *dc,
 		      struct sbuf *b, const struct report_sink *sink)
 {
-	struct counter_change *list;
-	size_t n;
+	struct change_iter it = { .d = d, .dc = dc };
+	struct counter_change ch, *c = &ch;
+	struct sbuf path = { 0 };
 	int result = 0;
-	if (!changes_build(d, dc, &list, &n))
-		return -1;
-	for (size_t i = 0; i < n && result == 0; i++) {
-		const struct counter_change *c = &list[i];
+	while (result == 0 && change_next(&it, c)) {
 		const struct capture_queue *q = &dc->base_meta->queues[c->x->queue];
 		sbuf_addf(b, "%s,%u,", c->vendor ? "vendor_counter" : "counter", q->gpu);
-		struct sbuf path = { 0 };
+		path.len = 0;
 		full_path(&path, dc->base_meta, c->x);
 		if (path.failed)
 			b->failed = true;
 		csv_field(b, path.data ? path.data : "", path.len);
-		sbuf_release(&path);
 		/* No times: the change in percent, p and the verdict. */
 		sbuf_addf(b, ",%llu,%llu,,,,%.6f,", (unsigned long long)c->base_frames,
 			  (unsigned long long)c->cand_frames, c->pct);
@@ -667,37 +681,31 @@ int diff_counters_csv(const struct diff_settings *d, const struct diff_counters 
 		if (b->len > 60000)
 			result = sbuf_emit(sink, b);
 	}
-	free(list);
+	sbuf_release(&path);
 	return dc->base->failed || dc->cand->failed ? -1 : result;
 }
 
 int diff_counters_json(const struct diff_settings *d, const struct diff_counters *dc,
 		       struct sbuf *b, const struct report_sink *sink)
 {
-	struct counter_change *list;
-	size_t n;
+	struct change_iter it = { .d = d, .dc = dc };
+	struct counter_change ch, *c = &ch;
+	struct sbuf path = { 0 };
+	size_t counts[3] = { 0, 0, 0 }, n = 0;
 	int result = 0;
-	if (!changes_build(d, dc, &list, &n))
-		return -1;
-	size_t counts[3] = { 0, 0, 0 };
-	for (size_t i = 0; i < n; i++)
-		counts[list[i].verdict]++;
-	sbuf_addf(b, ",\n \"counter_counts\": {\"same\": %zu, \"more\": %zu, \"less\": %zu},\n"
-		     " \"counters\": [", counts[COUNTER_SAME], counts[COUNTER_MORE],
-		  counts[COUNTER_LESS]);
-	for (size_t i = 0; i < n && result == 0; i++) {
-		const struct counter_change *c = &list[i];
+	sbuf_adds(b, ",\n \"counters\": [");
+	while (result == 0 && change_next(&it, c)) {
 		const struct capture_queue *q = &dc->base_meta->queues[c->x->queue];
-		sbuf_addf(b, "%s\n  {\"kind\": \"%s\", \"gpu\": %u, \"queue\": ", i ? "," : "",
+		counts[c->verdict]++;
+		sbuf_addf(b, "%s\n  {\"kind\": \"%s\", \"gpu\": %u, \"queue\": ", n++ ? "," : "",
 			  c->vendor ? "vendor_counter" : "counter", q->gpu);
 		json_string(b, q->name, strlen(q->name));
 		sbuf_adds(b, ", \"path\": ");
-		struct sbuf path = { 0 };
+		path.len = 0;
 		full_path(&path, dc->base_meta, c->x);
 		if (path.failed)
 			b->failed = true;
 		json_string(b, path.data ? path.data : "", path.len);
-		sbuf_release(&path);
 		sbuf_adds(b, ", \"counter\": ");
 		if (c->vendor) {
 			json_string(b, c->vendor->name, strlen(c->vendor->name));
@@ -719,22 +727,23 @@ int diff_counters_json(const struct diff_settings *d, const struct diff_counters
 		if (b->len > 60000)
 			result = sbuf_emit(sink, b);
 	}
-	sbuf_adds(b, "\n]");
-	free(list);
+	/* Counted as they were written: after them. */
+	sbuf_addf(b, "\n],\n \"counter_counts\": {\"same\": %zu, \"more\": %zu, \"less\": %zu}",
+		  counts[COUNTER_SAME], counts[COUNTER_MORE], counts[COUNTER_LESS]);
+	sbuf_release(&path);
 	return dc->base->failed || dc->cand->failed ? -1 : result;
 }
 
 int diff_counters_markdown(const struct diff_settings *d, const struct diff_counters *dc,
-			   struct sbuf *b)
+			   struct sbuf *b, const struct report_sink *sink)
 {
-	struct counter_change *list;
-	size_t n, changed = 0;
-	if (!changes_build(d, dc, &list, &n))
-		return -1;
+	struct change_iter it = { .d = d, .dc = dc };
+	struct counter_change ch, *c = &ch;
+	size_t changed = 0;
+	int result = 0;
 	sbuf_addf(b, "\nPipeline statistics whose median per frame changed by more than %g%%: "
 		     "more or less work, not a verdict.\n\n", d->rule.threshold_pct);
-	for (size_t i = 0; i < n; i++) {
-		const struct counter_change *c = &list[i];
+	while (result == 0 && change_next(&it, c)) {
 		if (c->verdict == COUNTER_SAME)
 			continue;
 		if (!changed++)
@@ -761,9 +770,10 @@ int diff_counters_markdown(const struct diff_settings *d, const struct diff_coun
 			sbuf_addf(b, " %.3g |\n", c->p);
 		else
 			sbuf_adds(b, " - |\n");
+		if (b->len > 60000)
+			result = sbuf_emit(sink, b);
 	}
 	if (!changed)
 		sbuf_adds(b, "None.\n");
-	free(list);
-	return dc->base->failed || dc->cand->failed ? -1 : 0;
+	return dc->base->failed || dc->cand->failed ? -1 : result;
 }
