@@ -205,8 +205,8 @@ int cmd_diff(int argc, char **argv)
 	cmd_terminal(&d.stats.report.term, &d.stats.report, &to);
 	struct report_sink sink = { cmd_output_write, &to };
 	bool in_print = d.stats.report.counters && d.stats.format != STATS_FORMAT_TABLE;
-	if (diff_print(&d, &runs, s[0], s[1], pos.args[0], pos.args[1], in_print ? &dc : NULL,
-		       &sink) != 0 ||
+	if (diff_print_with_counters(&d, &runs, s[0], s[1], pos.args[0], pos.args[1],
+				     in_print ? &dc : NULL, &sink) != 0 ||
 	    (d.stats.report.counters && !in_print && diff_counters_print(&d, &dc, &sink) != 0)) {
 		if (!to.error && !ferror(stdout))
 			cmd_error("out of memory");

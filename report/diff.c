@@ -600,7 +600,15 @@ void diff_memory_markdown(struct sbuf *b, const struct compare_runs *r)
 
 int diff_print(const struct diff_settings *d, const struct compare_runs *r, const stats *base,
 	       const stats *cand, const char *base_path, const char *cand_path,
-	       const struct diff_counters *dc, const struct report_sink *sink)
+	       const struct report_sink *sink)
+{
+	return diff_print_with_counters(d, r, base, cand, base_path, cand_path, NULL, sink);
+}
+
+int diff_print_with_counters(const struct diff_settings *d, const struct compare_runs *r,
+			     const stats *base, const stats *cand, const char *base_path,
+			     const char *cand_path, const struct diff_counters *dc,
+			     const struct report_sink *sink)
 {
 	struct sbuf b = { 0 };
 	int result = 0;

@@ -310,13 +310,18 @@ struct diff_counters;
  * rule, the count of each verdict), CSV with the header line
  * kind,gpu,path,base_frames,candidate_frames,base_ms,candidate_ms,
  * change_ms,change_pct,p,verdict, or JSON ("schema": 2); both name
- * verdicts as keys without spaces (too_few_frames). With dc (--counters;
- * NULL: none), CSV, JSON and Markdown hold the counters compared too (the
- * table leaves them to diff_counters_print). Returns 0, or -1 if the
- * sink failed or memory ran out. */
+ * verdicts as keys without spaces (too_few_frames). Returns 0, or -1
+ * if the sink failed or memory ran out. */
 int diff_print(const struct diff_settings *d, const struct compare_runs *r, const stats *base,
 	       const stats *cand, const char *base_path, const char *cand_path,
-	       const struct diff_counters *dc, const struct report_sink *sink);
+	       const struct report_sink *sink);
+/* The same with dc (--counters; NULL: none): CSV, JSON and Markdown hold
+ * the counters compared too (the table leaves them to
+ * diff_counters_print). */
+int diff_print_with_counters(const struct diff_settings *d, const struct compare_runs *r,
+			     const stats *base, const stats *cand, const char *base_path,
+			     const char *cand_path, const struct diff_counters *dc,
+			     const struct report_sink *sink);
 
 /*
  * --counters (crumbs stats and diff; stats_counters.c): each scope's
