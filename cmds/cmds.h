@@ -294,11 +294,12 @@ int cmd_stats_check_by(const char *name, const struct stats_settings *st);
  * scope, task or state. */
 bool cmd_stats_root_found(const struct stats_settings *st, const stats *s);
 
-/* --counters: the pipeline statistics and vendor counters of the frames
- * of a capture (or standard input, `-`) that st selects (--frames), read
- * again as trees, into *r (the caller's to release). Returns 0, or -1
- * after saying why. */
-int cmd_counters_load(const char *path, const struct stats_settings *st, struct counter_runs *r);
+/* --counters of command `name`: the pipeline statistics and vendor
+ * counters of the frames of a capture (or standard input, `-`) that st
+ * selects (--frames), read again as trees, into *r (the caller's to
+ * release). Returns 0, or -1 after saying why. */
+int cmd_counters_load(const char *name, const char *path, const struct stats_settings *st,
+		      struct counter_runs *r);
 
 /* Reads the frames of a capture that st selects (--frames, and --gpu and
  * --queue checked against it) into finished statistics, saying what went

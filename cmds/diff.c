@@ -198,7 +198,7 @@ int cmd_diff(int argc, char **argv)
 	 * verdict. */
 	struct diff_counters dc = { &counters[0], &counters[1], reader_meta(c[0]), reader_meta(c[1]) };
 	for (int i = 0; i < 2 && d.stats.report.counters; i++)
-		if (cmd_counters_load(pos.args[i], &d.stats, &counters[i]) != 0) {
+		if (cmd_counters_load("diff", pos.args[i], &d.stats, &counters[i]) != 0) {
 			status = EXIT_FAILURE_;
 			goto out;
 		}

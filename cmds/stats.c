@@ -655,11 +655,13 @@ static const char *parse_args(int argc, char **argv, struct stats_settings *st,
  * as cmd_open_capture reads it: a file in place, a pipe from the memory
  * it was read into the first time.
  */
-int cmd_counters_load(const char *path, const struct stats_settings *st, struct counter_runs *r)
+int cmd_counters_load(const char *name, const char *path, const struct stats_settings *st,
+		      struct counter_runs *r)
 {
 	struct analyze_error e;
 	reader *c;
 	const struct frame *f;
+	(void)name;
 	if (!cmd_open_capture(path, &c))
 		return -1;
 	enum crumbs_result res = cmd_range_start(c, st->first_frame, &e);
@@ -708,7 +710,7 @@ int cmd_stats(int argc, char **argv)
 		goto out;
 	}
 
-	if (st.report.counters && cmd_counters_load(path, &st, &counters) != 0) {
+	if (st.report.counters && cmd_counters_load("stats", path, &st, &counters) != 0) {
 		status = EXIT_FAILURE_;
 		goto out;
 	}
