@@ -88,7 +88,7 @@ REPORT_SRC := report/settings.c report/filter.c report/table.c report/pipelines.
 # Statistics over runs and comparing them: the crumbs command's alone, kept
 # out of libcrumbs (which reads a capture back only for its tables), so a
 # program linking it statically needs no more of libm than before.
-RUNS_SRC := analyze/stats.c analyze/compare.c analyze/counters_runs.c report/stats.c report/vitals.c report/stats_present.c \
+RUNS_SRC := analyze/stats.c analyze/compare.c analyze/counters_runs.c report/stats.c report/stats_counters.c report/vitals.c report/stats_present.c \
 	report/diff.c report/export.c \
 	report/cpu_links.c report/rows.c report/markdown.c \
 	report/plot.c report/plot_frame.c report/plot_run.c report/plot_memory.c report/plot_rows.c \

@@ -573,12 +573,21 @@ bool node_fragments_per_pixel(const struct node *n, bool inclusive, double *v);
 bool node_vertex_reuse(const struct node *n, bool inclusive, double *v);
 bool node_invocations_per_dispatch(const struct node *n, bool inclusive, double *v);
 
+/* One vendor counter of a row: its value (in 10^-scale units of the
+ * counter's) in each frame that counted it. */
+struct counter_vendor_series {
+	int64_t *values;         /* [frames] */
+	uint64_t frames;
+	size_t cap;
+	uint64_t seen;           /* the mark of the last frame it was met in */
+};
 /*
  * Pipeline statistics over a run's frames (counters_runs.c; crumbs stats
  * and diff --counters): per queue and scope path (names from below the
  * queue, joined by " / ", a depth-1 name's frame number as '#', as crumbs
  * stats names its rows), the inclusive value of each statistic in every
- * frame where it was known. Zero-initialised is empty.
+ * frame where it was known, scopes of one path in a frame summed.
+ * Zero-initialised is empty.
  */
 struct counter_series {
 	uint32_t queue;          /* index into capture_meta.queues */
@@ -590,22 +599,43 @@ struct counter_series {
 	int64_t *values[CRUMBS_PIPELINE_COUNTERS]; /* [frames] each, 0 where absent */
 	size_t value_cap[CRUMBS_PIPELINE_COUNTERS];
 	bool sorted;             /* values ascending, not in frame order */
+	/* Vendor counters (since 1.5) of one set, the first the row met (a
+	 * row given another set's is hostile: those are left out), counter
+	 * k of the set in vendor[k] for k < vendor_len: each known only in
+	 * the frames that took its pass. */
+	uint32_t vendor_set;     /* 0: none */
+	uint32_t vendor_len;
+	struct counter_vendor_series *vendor;
+	uint64_t vendor_unknown_frames; /* frames its vendor counters were unknown in */
+	/* The mark of the last frame the row was met in (counter_runs.frames
+	 * then), for scopes of one path in a frame are summed, and whether
+	 * that frame's statistics (vendor counters) were unknown. */
+	uint64_t seen, vendor_seen;
+	bool unknown_now, vendor_unknown_now;
 };
 struct counter_runs {
 	struct counter_series *rows; /* in order of first appearance */
 	size_t len, cap;
 	uint32_t *slots;
 	size_t slot_cap;
-	uint64_t left_out;       /* scopes past 65536 rows, not kept */
+	uint64_t left_out;       /* scopes past 65536 rows or 64 MiB of their
+				  * paths, not kept */
+	size_t path_bytes;       /* of the rows' paths */
+	uint64_t frames;         /* frames added */
 	bool failed;             /* out of memory: what is held is incomplete */
 };
 /* Adds a frame (a tree: not one read with reader_flat_scopes). false
  * when out of memory. */
 bool counter_runs_add_frame(struct counter_runs *r, const struct frame *f);
-/* Sorts a row's values ascending (as compare_mann_whitney takes them). */
+/* Sorts a row's values ascending (as compare_mann_whitney takes them),
+ * its vendor counters' too. */
 void counter_series_sort(struct counter_series *s);
 /* The median (by nearest rank, the upper middle) of statistic k. */
 int64_t counter_series_median(struct counter_series *s, enum crumbs_pipeline_counter k);
+/* The median, as counter_series_median, of vendor counter k of the row's
+ * set, over the s->vendor[k].frames frames that counted it, into *median;
+ * false when none did. */
+bool counter_series_vendor_median(struct counter_series *s, uint32_t k, int64_t *median);
 /* The row of (queue, path), or NULL. */
 const struct counter_series *counter_runs_find(const struct counter_runs *r, uint32_t queue,
 					       const char *path, size_t len);

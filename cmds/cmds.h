@@ -42,6 +42,10 @@ int cmd_plot(int argc, char **argv);
 	"\nThe statistics add about 2 KiB a row (a GPU, a queue, or a scope's path on\n" \
 	"its queue) and 4 to 8 bytes a row for each frame it is in; reading threads\n" \
 	"keep at most 256 MiB of rows more."
+#define CMD_HELP_MEMORY_COUNTERS \
+	"\n--counters adds about 1 KiB a scope path (6 KiB with 64 vendor counters)\n" \
+	"and 8 to 16 bytes a frame for each statistic and vendor counter it has in\n" \
+	"it, for at most 65536 paths of 64 MiB in all."
 
 /*
  * The help's lines on the environment, which each command lists as it
@@ -86,6 +90,8 @@ struct cmd_spec {
 	const char *name;                  /* as typed after `crumbs` */
 	const char *usage;                 /* the help's usage line */
 	const char *description;           /* the help's paragraph */
+	const char *description_more;      /* its paragraphs after, NULL: none
+					    * (a literal holds 4095 bytes) */
 	const struct option_table *tables; /* listed after --help */
 	size_t table_count;
 	bool stop_at_positional;           /* the first positional argument
@@ -288,16 +294,12 @@ int cmd_stats_check_by(const char *name, const struct stats_settings *st);
  * scope, task or state. */
 bool cmd_stats_root_found(const struct stats_settings *st, const stats *s);
 
-/* --counters: the pipeline statistics of the frames of a capture that st
+/* --counters of command `name`: the pipeline statistics and vendor
+ * counters of the frames of a capture (or standard input, `-`) that st
  * selects (--frames), read again as trees, into *r (the caller's to
  * release). Returns 0, or -1 after saying why. */
 int cmd_counters_load(const char *name, const char *path, const struct stats_settings *st,
 		      struct counter_runs *r);
-/* A usage error unless st's format is the table, the one --counters
- * adds to, and none of the n paths is standard input. Returns EXIT_OK or
- * the status. */
-int cmd_counters_check(const char *name, const struct stats_settings *st,
-		       const char *const *paths, int n);
 
 /* Reads the frames of a capture that st selects (--frames, and --gpu and
  * --queue checked against it) into finished statistics, saying what went

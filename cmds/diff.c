@@ -72,13 +72,28 @@ static const char description[] =
 	"--format markdown: a line of the verdicts counted and a pipe table, for a\n"
 	"pull request's comment. -o FILE writes to FILE, replaced once whole.\n"
 	"\n"
+	"--counters: after the rows, each scope path's pipeline statistics (input-\n"
+	"assembly primitives, vertex shader invocations, clipping primitives,\n"
+	"fragment and compute shader invocations) and vendor counters (matched by\n"
+	"name) that both runs counted, their medians per frame compared: more or\n"
+	"less work where they differ by more than --threshold percent and, with 8\n"
+	"frames or more a side, the Mann-Whitney test gives p below --alpha; same\n"
+	"otherwise. Not a verdict: the exit status leaves them out. The table and\n"
+	"Markdown list the changes; --format csv has them all, with four columns\n"
+	"more (counter,counter_unit,base_median,candidate_median) and kind counter\n"
+	"or vendor_counter, the times empty; --format json has \"counters\":\n"
+	"[{\"kind\", \"gpu\", \"queue\", \"path\", \"counter\", \"base_frames\",\n"
+	"\"candidate_frames\", \"base_median\", \"candidate_median\", \"change_pct\",\n"
+	"\"p\", \"verdict\"}] and \"counter_counts\". The captures are read a second\n"
+	"time for them, standard input too.\n"
+	"\n"
 	"Exit status: 0 when nothing regressed, 1 when something did, 2 on a usage\n"
 	"error or a capture that cannot be read whole, 3 when the captures are of\n"
 	"different GPUs or queues (unless --force).\n"
 	"\n"
 	"The table shortens a row's path past 160 bytes in its middle; CSV and\n"
 	"JSON give it whole.\n"
-	"\n" CMD_HELP_STDIN CMD_HELP_MEMORY CMD_HELP_MEMORY_STATS
+	"\n" CMD_HELP_STDIN CMD_HELP_MEMORY CMD_HELP_MEMORY_STATS CMD_HELP_MEMORY_COUNTERS
 	"\nBoth captures' statistics are kept; one capture is read at a time.";
 
 /* Reads the arguments into d (initialised) and checks them: true with
@@ -120,8 +135,7 @@ static bool parse_args(int argc, char **argv, struct diff_settings *d, struct cm
 					  "not both");
 		return false;
 	}
-	if ((*status = cmd_stats_check_by("diff", &d->stats)) != EXIT_OK ||
-	    (*status = cmd_counters_check("diff", &d->stats, (const char *const *)pos->args, 2)) != EXIT_OK)
+	if ((*status = cmd_stats_check_by("diff", &d->stats)) != EXIT_OK)
 		return false;
 	if (report_settings_prepare(&d->stats.report, perr, sizeof(perr)) != CRUMBS_OK) {
 		*status = cmd_usage_error("diff", "%s", perr);
@@ -141,6 +155,7 @@ int cmd_diff(int argc, char **argv)
 	int status = EXIT_OK;
 	struct cmd_output to = { 0 };
 	char *output = NULL;
+	struct counter_runs counters[2] = { { 0 }, { 0 } };
 
 	diff_settings_init(&d);
 	if (!parse_args(argc, argv, &d, &pos, &to, &output, &status))
@@ -179,30 +194,24 @@ int cmd_diff(int argc, char **argv)
 		status = EXIT_FAILURE_;
 		goto out;
 	}
+	/* --counters: more or less work, said beside the times, not a
+	 * verdict. */
+	struct diff_counters dc = { &counters[0], &counters[1], reader_meta(c[0]), reader_meta(c[1]) };
+	for (int i = 0; i < 2 && d.stats.report.counters; i++)
+		if (cmd_counters_load("diff", pos.args[i], &d.stats, &counters[i]) != 0) {
+			status = EXIT_FAILURE_;
+			goto out;
+		}
 	cmd_terminal(&d.stats.report.term, &d.stats.report, &to);
 	struct report_sink sink = { cmd_output_write, &to };
-	if (diff_print(&d, &runs, s[0], s[1], pos.args[0], pos.args[1], &sink) != 0) {
+	bool in_print = d.stats.report.counters && d.stats.format != STATS_FORMAT_TABLE;
+	if (diff_print_with_counters(&d, &runs, s[0], s[1], pos.args[0], pos.args[1],
+				     in_print ? &dc : NULL, &sink) != 0 ||
+	    (d.stats.report.counters && !in_print && diff_counters_print(&d, &dc, &sink) != 0)) {
 		if (!to.error && !ferror(stdout))
 			cmd_error("out of memory");
 		status = cmd_output_close(&to, EXIT_FAILURE_, false);
 		goto out;
-	}
-	if (d.stats.report.counters) {
-		/* More or less work, said beside the times: not a verdict. */
-		struct counter_runs counters[2] = { { 0 }, { 0 } };
-		int r = 0;
-		for (int i = 0; i < 2 && r == 0; i++)
-			r = cmd_counters_load("diff", pos.args[i], &d.stats, &counters[i]);
-		if (r == 0 && diff_counters_print(&d, &counters[0], reader_meta(c[0]), &counters[1],
-						  reader_meta(c[1]), &sink) != 0 &&
-		    !to.error && !ferror(stdout))
-			cmd_error("out of memory");
-		for (int i = 0; i < 2; i++)
-			counter_runs_release(&counters[i]);
-		if (r != 0) {
-			status = cmd_output_close(&to, EXIT_FAILURE_, false);
-			goto out;
-		}
 	}
 	status = cmd_output_close(&to, runs.verdicts[VERDICT_REGRESSED] ||
 					       runs.memory_verdicts[VERDICT_REGRESSED]
@@ -211,6 +220,7 @@ out:
 	free(output);
 	compare_runs_release(&runs);
 	for (int i = 0; i < 2; i++) {
+		counter_runs_release(&counters[i]);
 		free(selected[i]);
 		stats_free(s[i]);
 		reader_free(c[i]);

@@ -119,8 +119,9 @@ static void print_help(const struct cmd_spec *spec, const struct option_table *t
 {
 	struct sbuf b = { 0 };
 	options_help(tables, count, &b);
-	printf("usage: %s\n\n%s\n\noptions:\n%s", spec->usage, spec->description,
-	       b.data ? b.data : "");
+	printf("usage: %s\n\n%s%s%s\n\noptions:\n%s", spec->usage, spec->description,
+	       spec->description_more ? "\n\n" : "",
+	       spec->description_more ? spec->description_more : "", b.data ? b.data : "");
 	if (spec->environment)
 		printf("\nenvironment:\n%s", spec->environment);
 	sbuf_release(&b);

@@ -136,6 +136,8 @@ static void man_page(const struct cmd_spec *spec, const struct option_table *tab
 	}
 	fputs("\n.SH DESCRIPTION\n", out);
 	paragraphs(out, spec->description);
+	if (spec->description_more)
+		paragraphs(out, spec->description_more);
 	fputs(".SH OPTIONS\n", out);
 	for (size_t t = 0; t < count; t++)
 		for (size_t i = 0; i < tables[t].count; i++) {

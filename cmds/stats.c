@@ -581,8 +581,24 @@ static const char description[] =
 	"p95, p99 or max; for a heap ('GPU 0 heap 1'), high or growth and a size\n"
 	"(512MiB). Exit status 1 if a value is above its limit or a line\n"
 	"matches no row; 2 for a bad line. With --format csv the budget lines go\n"
-	"to standard error.\n"
-	"\n" CMD_HELP_STDIN CMD_HELP_MEMORY CMD_HELP_MEMORY_STATS;
+	"to standard error.";
+
+/* The description's paragraphs after: a literal holds no more. */
+static const char description_counters[] =
+	"--counters: after the tables, each scope path's pipeline statistics and\n"
+	"vendor counters, the median per frame over the frames that counted them (a\n"
+	"run takes a vendor counter only in the frames of its pass: its count of\n"
+	"frames is its own). The capture is read a second time for them, standard\n"
+	"input too. --format csv: four columns more, counter,counter_unit,\n"
+	"counter_median,counter_unknown_frames, and a row per statistic of a scope\n"
+	"path, of kind counter (its key, ia_vertices to cs_invocations) or\n"
+	"vendor_counter (its name), frames the frames that counted it. --format\n"
+	"json: \"counters_left_out\" and \"counters\": [{\"gpu\", \"queue\", \"path\",\n"
+	"\"depth\", \"frames\", \"unknown_frames\", \"medians\": {\"ia_vertices\", ...},\n"
+	"\"vendor\": {\"set\", \"unknown_frames\", \"counters\": [{\"name\", \"category\",\n"
+	"\"unit\", \"pass\", \"frames\", \"median\"}]}}]. --format markdown: a second\n"
+	"table.\n"
+	"\n" CMD_HELP_STDIN CMD_HELP_MEMORY CMD_HELP_MEMORY_STATS CMD_HELP_MEMORY_COUNTERS;
 
 /* Reads the arguments into st (initialised) and checks them: returns the
  * capture's path, or NULL after saying why, with the exit status in
@@ -603,6 +619,7 @@ static const char *parse_args(int argc, char **argv, struct stats_settings *st,
 		.name = "stats",
 		.usage = "crumbs stats FILE [options]",
 		.description = description,
+		.description_more = description_counters,
 		.tables = tables,
 		.table_count = sizeof(tables) / sizeof(tables[0]),
 		.environment = CMD_ENV_LOCALE CMD_ENV_TERMINAL CMD_ENV_THREADS,
@@ -619,8 +636,7 @@ static const char *parse_args(int argc, char **argv, struct stats_settings *st,
 		*status = cmd_usage_error("stats", "--per-frame needs --format json");
 		return NULL;
 	}
-	if ((*status = cmd_stats_check_by("stats", st)) != EXIT_OK ||
-	    (*status = cmd_counters_check("stats", st, &path, 1)) != EXIT_OK)
+	if ((*status = cmd_stats_check_by("stats", st)) != EXIT_OK)
 		return NULL;
 	if (report_settings_prepare(&st->report, perr, sizeof(perr)) != CRUMBS_OK) {
 		*status = cmd_usage_error("stats", "%s", perr);
@@ -633,20 +649,12 @@ static const char *parse_args(int argc, char **argv, struct stats_settings *st,
 /* Pipeline statistics (--counters)                                         */
 /* ------------------------------------------------------------------------ */
 
-int cmd_counters_check(const char *name, const struct stats_settings *st,
-		       const char *const *paths, int n)
-{
-	if (st->report.counters && st->format != STATS_FORMAT_TABLE)
-		return cmd_usage_error(name, "--counters adds to the tables: not to --format %s",
-				       st->format == STATS_FORMAT_CSV ? "csv" :
-				       st->format == STATS_FORMAT_JSON ? "json" : "markdown");
-	for (int i = 0; i < n && st->report.counters; i++)
-		if (cmd_is_stdin(paths[i]))
-			return cmd_usage_error(name, "--counters reads the capture twice: not from "
-					       "standard input");
-	return EXIT_OK;
-}
-
+/*
+ * A second pass over the capture, as trees, which the statistics' pass
+ * (flat, on several threads) does not build. Standard input reads again
+ * as cmd_open_capture reads it: a file in place, a pipe from the memory
+ * it was read into the first time.
+ */
 int cmd_counters_load(const char *name, const char *path, const struct stats_settings *st,
 		      struct counter_runs *r)
 {
@@ -654,24 +662,19 @@ int cmd_counters_load(const char *name, const char *path, const struct stats_set
 	reader *c;
 	const struct frame *f;
 	(void)name;
-	if (reader_open_file(path, &c, &e) != CRUMBS_OK) {
-		cmd_error("cannot read '%s': %s", path, e.text);
+	if (!cmd_open_capture(path, &c))
 		return -1;
-	}
-	enum crumbs_result res;
-	while ((res = reader_next_frame(c, &f, &e)) == CRUMBS_OK && f) {
-		if (st->frames_set && (f->number < st->first_frame || f->number > st->last_frame))
-			continue;
+	enum crumbs_result res = cmd_range_start(c, st->first_frame, &e);
+	while (res == CRUMBS_OK &&
+	       (res = cmd_range_next(c, st->first_frame, st->last_frame, &f, &e)) == CRUMBS_OK && f)
 		if (!counter_runs_add_frame(r, f)) {
 			cmd_error("out of memory");
 			reader_free(c);
 			return -1;
 		}
-	}
 	reader_free(c);
 	/* Damage was said when the statistics were read; what came before
 	 * it is counted. */
-	(void)res;
 	return 0;
 }
 
@@ -685,6 +688,7 @@ int cmd_stats(int argc, char **argv)
 	int status = EXIT_OK;
 	struct cmd_output to = { 0 };
 	char *output = NULL;
+	struct counter_runs counters = { 0 };
 
 	stats_settings_init(&st);
 	const char *path = parse_args(argc, argv, &st, &pos, &to, &output, &status);
@@ -706,11 +710,19 @@ int cmd_stats(int argc, char **argv)
 		goto out;
 	}
 
+	if (st.report.counters && cmd_counters_load("stats", path, &st, &counters) != 0) {
+		status = EXIT_FAILURE_;
+		goto out;
+	}
 	size_t failed = budget ? stats_budget_check(budget, &st, s) : 0;
 	cmd_terminal(&st.report.term, &st.report, &to);
 	struct report_sink out = { cmd_output_write, &to };
 	struct report_sink err_out = { stderr_sink, NULL };
-	if (stats_print(&st, reader_meta(c), s, path, budget, &out) != 0) {
+	/* The tables are followed by the counters' text; the other formats
+	 * hold them. */
+	bool in_print = st.report.counters && st.format != STATS_FORMAT_TABLE;
+	if (stats_print_with_counters(&st, reader_meta(c), s, path, budget,
+				      in_print ? &counters : NULL, &out) != 0) {
 		if (!to.error && !ferror(stdout))
 			cmd_error("out of memory");
 		status = cmd_output_close(&to, EXIT_FAILURE_, false);
@@ -721,15 +733,11 @@ int cmd_stats(int argc, char **argv)
 			fflush(stdout);
 		stats_budget_print(budget, &st, s, st.format == STATS_FORMAT_CSV ? &err_out : &out);
 	}
-	if (st.report.counters) {
-		struct counter_runs counters = { 0 };
-		int r = cmd_counters_load("stats", path, &st, &counters);
-		if (r == 0 && stats_counters_print(&st.report, &counters, reader_meta(c), &out) != 0 &&
-		    !to.error && !ferror(stdout))
+	if (st.report.counters && st.format == STATS_FORMAT_TABLE &&
+	    stats_counters_print(&st.report, &counters, reader_meta(c), &out) != 0) {
+		if (!to.error && !ferror(stdout))
 			cmd_error("out of memory");
-		counter_runs_release(&counters);
-		if (r != 0)
-			status = EXIT_FAILURE_;
+		status = EXIT_FAILURE_;
 	}
 	/* A partial load was said: the statistics are of the frames before. */
 	if (loaded == CMD_LOAD_PARTIAL || failed)
@@ -737,6 +745,7 @@ int cmd_stats(int argc, char **argv)
 	status = cmd_output_close(&to, status, true);
 out:
 	free(output);
+	counter_runs_release(&counters);
 	stats_free(s);
 	stats_budget_free(budget);
 	reader_free(c);

@@ -317,12 +317,17 @@ static void emit_some(struct sbuf *out, const struct report_sink *sink, int *res
 		*result = sbuf_emit(sink, out);
 }
 
-static void print_csv(const struct compare_runs *r, const stats *base, const stats *cand,
+static void print_csv(const struct diff_settings *d, const struct compare_runs *r,
+		      const stats *base, const stats *cand, const struct diff_counters *dc,
 		      struct sbuf *out, const struct report_sink *sink, int *result)
 {
 	struct sbuf path = { 0 };
+	/* --counters: four columns more, which the rows of times leave
+	 * empty, and the counters' rows after. */
+	const char *tail = dc ? diff_counters_csv_empty : "";
 	sbuf_adds(out, "kind,gpu,path,base_frames,candidate_frames,base_ms,candidate_ms,change_ms,"
-		       "change_pct,p,verdict\n");
+		       "change_pct,p,verdict");
+	sbuf_addf(out, "%s\n", dc ? diff_counters_csv_columns : "");
 	for (size_t i = 0; i < r->count && *result == 0; i++) {
 		const struct compare_row *row = &r->rows[i];
 		const struct compare_result *res = &row->result;
@@ -352,7 +357,7 @@ static void print_csv(const struct compare_runs *r, const stats *base, const sta
 			sbuf_addf(out, "%.6g", res->p);
 		sbuf_adds(out, ",");
 		verdict_key(out, res->verdict, false);
-		sbuf_adds(out, "\n");
+		sbuf_addf(out, "%s\n", tail);
 		emit_some(out, sink, result);
 	}
 	const struct compare_present *cp = &r->present;
@@ -367,15 +372,17 @@ static void print_csv(const struct compare_runs *r, const stats *base, const sta
 			sbuf_addf(out, "%.6g", res->p);
 		sbuf_adds(out, ",");
 		verdict_key(out, res->verdict, false);
-		sbuf_adds(out, "\n");
+		sbuf_addf(out, "%s\n", tail);
 	}
+	if (dc && *result == 0)
+		*result = diff_counters_csv(d, dc, out, sink);
 	sbuf_release(&path);
 }
 
 static void print_json(const struct diff_settings *d, const struct compare_runs *r,
 		       const stats *base, const stats *cand, const char *base_path,
-		       const char *cand_path, struct sbuf *out, const struct report_sink *sink,
-		       int *result)
+		       const char *cand_path, const struct diff_counters *dc, struct sbuf *out,
+		       const struct report_sink *sink, int *result)
 {
 	const struct compare_rule *rule = &d->rule;
 	struct sbuf path = { 0 };
@@ -464,7 +471,10 @@ static void print_json(const struct diff_settings *d, const struct compare_runs 
 	} else {
 		sbuf_adds(out, "null");
 	}
-	sbuf_adds(out, "}}\n");
+	sbuf_adds(out, "}");
+	if (dc && *result == 0)
+		*result = diff_counters_json(d, dc, out, sink);
+	sbuf_adds(out, "}\n");
 	sbuf_release(&path);
 }
 
@@ -592,105 +602,32 @@ int diff_print(const struct diff_settings *d, const struct compare_runs *r, cons
 	       const stats *cand, const char *base_path, const char *cand_path,
 	       const struct report_sink *sink)
 {
+	return diff_print_with_counters(d, r, base, cand, base_path, cand_path, NULL, sink);
+}
+
+int diff_print_with_counters(const struct diff_settings *d, const struct compare_runs *r,
+			     const stats *base, const stats *cand, const char *base_path,
+			     const char *cand_path, const struct diff_counters *dc,
+			     const struct report_sink *sink)
+{
 	struct sbuf b = { 0 };
 	int result = 0;
 	switch (d->stats.format) {
 	case STATS_FORMAT_CSV:
-		print_csv(r, base, cand, &b, sink, &result);
+		print_csv(d, r, base, cand, dc, &b, sink, &result);
 		break;
 	case STATS_FORMAT_JSON:
-		print_json(d, r, base, cand, base_path, cand_path, &b, sink, &result);
+		print_json(d, r, base, cand, base_path, cand_path, dc, &b, sink, &result);
 		break;
 	case STATS_FORMAT_TABLE:
 		print_table(d, r, base, cand, base_path, cand_path, &b, sink);
 		break;
 	case STATS_FORMAT_MARKDOWN:
-		result = diff_print_markdown(d, r, base, cand, base_path, cand_path, sink);
+		result = diff_print_markdown(d, r, base, cand, base_path, cand_path, dc, sink);
 		break;
 	}
 	if (result == 0)
 		result = sbuf_emit(sink, &b);
-	sbuf_release(&b);
-	return result;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Pipeline statistics (--counters)                                         */
-/* ------------------------------------------------------------------------ */
-
-/* The statistics compared: what a pass does more or less of. */
-static const enum crumbs_pipeline_counter compared_counters[] = {
-	CRUMBS_COUNTER_IA_PRIMITIVES, CRUMBS_COUNTER_VS_INVOCATIONS,
-	CRUMBS_COUNTER_CLIP_PRIMITIVES, CRUMBS_COUNTER_FS_INVOCATIONS,
-	CRUMBS_COUNTER_CS_INVOCATIONS,
-};
-
-/* The candidate's row of base row b: the same path on the queue of the
- * same name. */
-static struct counter_series *counterpart(const struct counter_series *b,
-					  const struct capture_meta *bm, struct counter_runs *cand,
-					  const struct capture_meta *cm)
-{
-	if (b->queue >= bm->queue_count)
-		return NULL;
-	const char *name = bm->queues[b->queue].name;
-	for (uint32_t q = 0; q < cm->queue_count; q++)
-		if (strcmp(cm->queues[q].name, name) == 0) {
-			const struct counter_series *c =
-				counter_runs_find(cand, q, b->path, b->path_len);
-			/* Found in cand's own rows, which the caller may sort. */
-			return c ? &cand->rows[c - cand->rows] : NULL;
-		}
-	return NULL;
-}
-
-int diff_counters_print(const struct diff_settings *d, struct counter_runs *base,
-			const struct capture_meta *base_meta, struct counter_runs *cand,
-			const struct capture_meta *cand_meta, const struct report_sink *sink)
-{
-	struct sbuf b = { 0 };
-	size_t changed = 0;
-	sbuf_addf(&b, "\npipeline statistics whose median per frame changed by more than %g%%:\n",
-		  d->rule.threshold_pct);
-	for (size_t i = 0; i < base->len; i++) {
-		struct counter_series *x = &base->rows[i];
-		struct counter_series *y = counterpart(x, base_meta, cand, cand_meta);
-		if (!y || !x->frames || !y->frames ||
-		    !counters_row_selected(&d->stats.report, base_meta, x))
-			continue;
-		counter_series_sort(x);
-		counter_series_sort(y);
-		for (size_t k = 0; k < sizeof(compared_counters) / sizeof(compared_counters[0]); k++) {
-			enum crumbs_pipeline_counter c = compared_counters[k];
-			if (!(x->mask & y->mask & (1u << c)))
-				continue;
-			int64_t mb = counter_series_median(x, c), mc = counter_series_median(y, c);
-			if (mb == mc)
-				continue;
-			double pct = mb ? 100.0 * (double)(mc - mb) / (double)mb : 100.0;
-			if ((pct < 0 ? -pct : pct) <= d->rule.threshold_pct)
-				continue;
-			/* With frames enough a side, only a change the test
-			 * finds; with fewer, the threshold alone. */
-			struct mann_whitney mw = { 0, 0, 1 };
-			bool tested = x->frames >= d->rule.min_frames && y->frames >= d->rule.min_frames;
-			if (tested && (compare_mann_whitney(x->values[c], x->frames, y->values[c],
-							    y->frames, &mw) != 0 ||
-				       mw.p >= d->rule.alpha))
-				continue;
-			changed++;
-			sbuf_addf(&b, "  %s / ", base_meta->queues[x->queue].name);
-			sbuf_add(&b, x->path, x->path_len);
-			sbuf_addf(&b, ": %s %lld -> %lld (%+.1f%%", counter_name(c), (long long)mb,
-				  (long long)mc, pct);
-			if (tested)
-				sbuf_addf(&b, ", p %.2g", mw.p);
-			sbuf_addf(&b, ") %s\n", mc > mb ? "more" : "less");
-		}
-	}
-	if (!changed)
-		sbuf_adds(&b, "  none\n");
-	int result = base->failed || cand->failed || b.failed ? -1 : sbuf_emit(sink, &b);
 	sbuf_release(&b);
 	return result;
 }

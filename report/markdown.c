@@ -2,7 +2,7 @@
 /*
  * markdown.c: `crumbs stats` and `crumbs diff` as Markdown, a pipe table
  * for a pull request's comment: a line on what was read, then a row per
- * statistic's row, times in ms.
+ * statistic's row, times in ms; with --counters, their table after.
  */
 #include "report_internal.h"
 
@@ -14,7 +14,7 @@
  * control character as a space, backticks and the characters Markdown
  * reads as markup (*, _, [, ], <, >) escaped, so a scope's name shows as
  * it is and never ends its cell. */
-static void md_text(struct sbuf *b, const char *s, size_t len)
+void md_text(struct sbuf *b, const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
@@ -62,7 +62,8 @@ static void stats_subtree(struct sbuf *b, const stats *s, const uint8_t *selecte
 		stats_subtree(b, s, selected, c, path, sink, result);
 }
 
-int stats_print_markdown(const struct stats_settings *st, const stats *s, const char *file,
+int stats_print_markdown(const struct stats_settings *st, const struct capture_meta *meta,
+			 const stats *s, const char *file, struct counter_runs *counters,
 			 const struct report_sink *sink)
 {
 	struct sbuf b = { 0 }, path = { 0 };
@@ -85,6 +86,8 @@ int stats_print_markdown(const struct stats_settings *st, const stats *s, const 
 		b.failed = true;
 	if (result == 0)
 		vitals_markdown(&b, st, s);
+	if (result == 0 && counters)
+		result = stats_counters_markdown(&b, &st->report, meta, counters, sink);
 	if (result == 0)
 		result = sbuf_emit(sink, &b);
 	free(selected);
@@ -95,7 +98,8 @@ int stats_print_markdown(const struct stats_settings *st, const stats *s, const 
 
 int diff_print_markdown(const struct diff_settings *d, const struct compare_runs *r,
 			const stats *base, const stats *cand, const char *base_path,
-			const char *cand_path, const struct report_sink *sink)
+			const char *cand_path, const struct diff_counters *dc,
+			const struct report_sink *sink)
 {
 	static const enum compare_verdict order[] = { VERDICT_REGRESSED, VERDICT_IMPROVED,
 						      VERDICT_UNCHANGED, VERDICT_NEW, VERDICT_GONE,
@@ -159,6 +163,8 @@ int diff_print_markdown(const struct diff_settings *d, const struct compare_runs
 	}
 	if (result == 0)
 		diff_memory_markdown(&b, r);
+	if (result == 0 && dc)
+		result = diff_counters_markdown(d, dc, &b, sink);
 	if (result == 0)
 		result = sbuf_emit(sink, &b);
 	sbuf_release(&b);

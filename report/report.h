@@ -304,6 +304,8 @@ extern const size_t diff_option_count;
 size_t diff_stats_options(struct option_spec *out);
 size_t diff_report_options(struct option_spec *out);
 
+struct diff_counters;
+
 /* Writes the compared rows in the settings' format: a table (a title, the
  * rule, the count of each verdict), CSV with the header line
  * kind,gpu,path,base_frames,candidate_frames,base_ms,candidate_ms,
@@ -313,24 +315,51 @@ size_t diff_report_options(struct option_spec *out);
 int diff_print(const struct diff_settings *d, const struct compare_runs *r, const stats *base,
 	       const stats *cand, const char *base_path, const char *cand_path,
 	       const struct report_sink *sink);
+/* The same with dc (--counters; NULL: none): CSV, JSON and Markdown hold
+ * the counters compared too (the table leaves them to
+ * diff_counters_print). */
+int diff_print_with_counters(const struct diff_settings *d, const struct compare_runs *r,
+			     const stats *base, const stats *cand, const char *base_path,
+			     const char *cand_path, const struct diff_counters *dc,
+			     const struct report_sink *sink);
 
 /*
- * --counters (crumbs stats and diff): after the tables, each scope's
- * pipeline statistics as medians per frame over the frames that counted
- * them; and, of two runs, the scopes whose median of a statistic changed
+ * --counters (crumbs stats and diff; stats_counters.c): each scope's
+ * pipeline statistics and vendor counters as medians per frame over the
+ * frames that counted them (a vendor counter's, over the frames whose
+ * pass took it); and, of two runs, the scopes whose median of one changed
  * by more than --threshold percent (and, with --min-frames frames a side,
  * passes the Mann-Whitney test at --alpha), as more or less work, not as
- * regressions. Sorts the rows' values. Return 0, or -1 if the sink failed
- * or memory ran out.
+ * regressions. The rows' values are sorted on the way.
  */
+/* The text after crumbs stats' tables. Returns 0, or -1 if the sink
+ * failed or memory ran out. */
 int stats_counters_print(const struct report_settings *rs, struct counter_runs *r,
 			 const struct capture_meta *meta, const struct report_sink *sink);
 /* Whether rs (--gpu, --queue, --root, --max-depth) selects row s. */
 bool counters_row_selected(const struct report_settings *rs, const struct capture_meta *meta,
 			   const struct counter_series *s);
-int diff_counters_print(const struct diff_settings *d, struct counter_runs *base,
-			const struct capture_meta *base_meta, struct counter_runs *cand,
-			const struct capture_meta *cand_meta, const struct report_sink *sink);
+/* Both runs' counters, each with the capture that names its queues and
+ * sets. */
+struct diff_counters {
+	struct counter_runs *base, *cand;
+	const struct capture_meta *base_meta, *cand_meta;
+};
+/* The text after crumbs diff's table: the changes. Returns 0, or -1 if
+ * the sink failed or memory ran out. */
+int diff_counters_print(const struct diff_settings *d, const struct diff_counters *dc,
+			const struct report_sink *sink);
+
+/*
+ * stats_print with --counters in CSV, JSON and Markdown too: r (NULL:
+ * none) holds the run's counters, of the capture meta describes. CSV's
+ * header has four more columns, JSON's document a "counters" array,
+ * Markdown a second table; the table format leaves them to
+ * stats_counters_print.
+ */
+int stats_print_with_counters(const struct stats_settings *st, const struct capture_meta *meta,
+			      const stats *s, const char *file, const struct stats_budget *b,
+			      struct counter_runs *r, const struct report_sink *sink);
 
 /*
  * stats and diff as Markdown (markdown.c), for a pull request's comment:
@@ -338,14 +367,17 @@ int diff_counters_print(const struct diff_settings *d, struct counter_runs *base
  * table, a row per statistic's row in the order of first appearance
  * (stats: kind, path, frames, mean, median, p95 and max in ms, share) or
  * per compared row in diff's order (verdict, row, base, candidate, change
- * in ms and percent, p). Text from the capture is escaped so that it
- * never ends a cell. Return 0, or -1 if the sink failed or memory ran out.
+ * in ms and percent, p); with --counters (counters, dc; NULL: none) a
+ * second table of the counters. Text from the capture is escaped so that
+ * it never ends a cell. Return 0, or -1 if the sink failed or memory ran out.
  */
-int stats_print_markdown(const struct stats_settings *st, const stats *s, const char *file,
+int stats_print_markdown(const struct stats_settings *st, const struct capture_meta *meta,
+			 const stats *s, const char *file, struct counter_runs *counters,
 			 const struct report_sink *sink);
 int diff_print_markdown(const struct diff_settings *d, const struct compare_runs *r,
 			const stats *base, const stats *cand, const char *base_path,
-			const char *cand_path, const struct report_sink *sink);
+			const char *cand_path, const struct diff_counters *dc,
+			const struct report_sink *sink);
 
 /* ------------------------------------------------------------------------ */
 /* Exports (`crumbs export`)                                                */

@@ -285,6 +285,35 @@ bool plot_rows(struct sbuf *b, const stats *s, uint32_t panel, const uint32_t *r
 void csv_field(struct sbuf *b, const char *s, size_t len);
 /* A JSON string: valid UTF-8 passes, invalid bytes become U+FFFD. */
 void json_string(struct sbuf *b, const char *s, size_t len);
+/* Text for a Markdown table's cell, escaped so that it never ends it
+ * (markdown.c). */
+void md_text(struct sbuf *b, const char *s, size_t len);
+
+/* --counters in CSV, JSON and Markdown (stats_counters.c). CSV: the
+ * columns a header line adds, and a row of times leaves empty; the
+ * counter rows, written to sink as they grow (0, or -1 when the sink
+ * failed or memory ran out). JSON and Markdown are written to the sink
+ * as they grow too: ,"counters_left_out":N,"counters":[...] (stats),
+ * ,"counters":[...],"counter_counts":{...} (diff); a second table. */
+extern const char stats_counters_csv_columns[];
+extern const char stats_counters_csv_empty[];
+int stats_counters_csv(struct sbuf *b, const struct report_settings *rs,
+		       const struct capture_meta *meta, struct counter_runs *r,
+		       const struct report_sink *sink);
+int stats_counters_json(struct sbuf *b, const struct report_settings *rs,
+			const struct capture_meta *meta, struct counter_runs *r,
+			const struct report_sink *sink);
+int stats_counters_markdown(struct sbuf *b, const struct report_settings *rs,
+			    const struct capture_meta *meta, struct counter_runs *r,
+			    const struct report_sink *sink);
+extern const char diff_counters_csv_columns[];
+extern const char diff_counters_csv_empty[];
+int diff_counters_csv(const struct diff_settings *d, const struct diff_counters *dc,
+		      struct sbuf *b, const struct report_sink *sink);
+int diff_counters_json(const struct diff_settings *d, const struct diff_counters *dc,
+		       struct sbuf *b, const struct report_sink *sink);
+int diff_counters_markdown(const struct diff_settings *d, const struct diff_counters *dc,
+			   struct sbuf *b, const struct report_sink *sink);
 
 /* ------------------------------------------------------------------------ */
 /* The CPU side's links (cpu_links.c)                                       */

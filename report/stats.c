@@ -132,7 +132,7 @@ size_t stats_report_options(struct option_spec *out)
 		{ "unicode", NULL },
 		{ "gpu", NULL },
 		{ "queue", NULL },
-		{ "counters", "also each scope's pipeline statistics, their medians per frame (with --format table)" },
+		{ "counters", "also each scope's pipeline statistics and vendor counters, their medians per frame" },
 	};
 	return options_borrow(report_options, report_option_count, shared,
 			      sizeof(shared) / sizeof(shared[0]), out);
@@ -778,12 +778,36 @@ static void csv_summary(struct sbuf *b, const struct stats_summary *t, bool all)
 	csv_ms(b, t->stddev_ns);
 }
 
+/* The lines of b from `from` on, each ended by `tail` (more empty
+ * fields). */
+static void csv_lines_tail(struct sbuf *b, size_t from, const char *tail)
+{
+	struct sbuf t = { 0 };
+	if (from >= b->len)
+		return;
+	for (size_t i = from; i < b->len; i++) {
+		if (b->data[i] == '\n')
+			sbuf_adds(&t, tail);
+		sbuf_add(&t, b->data + i, 1);
+	}
+	b->len = from;
+	sbuf_add(b, t.data ? t.data : "", t.len);
+	if (t.failed)
+		b->failed = true;
+	sbuf_release(&t);
+}
+
 static int print_csv(const struct stats_settings *st, const stats *s,
 		     const struct capture_meta *meta, const struct selection *sel,
-		     const struct report_sink *sink)
+		     struct counter_runs *counters, const struct report_sink *sink)
 {
 	struct sbuf b = { 0 }, path = { 0 };
 	int result = 0;
+	/* --counters: four columns more, which the rows of times leave
+	 * empty. */
+	const char *tail = counters ? stats_counters_csv_empty : "";
+	char present_tail[32];
+	snprintf(present_tail, sizeof(present_tail), "%s%s", vitals_csv_empty, tail);
 
 	sbuf_adds(&b, "kind,gpu,queue,path,depth,frames,calls_per_frame,"
 		      "mean_ms,median_ms,p90_ms,p95_ms,p99_ms,min_ms,max_ms,max_frame,stddev_ms,"
@@ -791,6 +815,8 @@ static int print_csv(const struct stats_settings *st, const stats *s,
 		      "excl_max_ms,excl_stddev_ms,share_pct,"
 		      "spike_threshold_ms,spikes,longest_spike_run,longest_spike_run_first");
 	sbuf_adds(&b, vitals_csv_columns);
+	if (counters)
+		sbuf_adds(&b, stats_counters_csv_columns);
 	sbuf_adds(&b, "\n");
 	for (size_t i = 0; i < sel->len && result == 0; i++) {
 		const struct stats_row *r = stats_row(s, sel->rows[i]);
@@ -824,13 +850,20 @@ static int print_csv(const struct stats_settings *st, const stats *s,
 		else
 			sbuf_adds(&b, ",,,,");
 		sbuf_adds(&b, vitals_csv_empty);
+		sbuf_adds(&b, tail);
 		sbuf_adds(&b, "\n");
 		if (b.len > 60000)
 			result = sbuf_emit(sink, &b);
 	}
-	stats_present_csv(&b, stats_presents(s), vitals_csv_empty);
-	if (result == 0)
+	stats_present_csv(&b, stats_presents(s), present_tail);
+	if (result == 0) {
+		size_t from = b.len;
 		vitals_csv(&b, st, s);
+		if (counters)
+			csv_lines_tail(&b, from, tail);
+	}
+	if (result == 0 && counters)
+		result = stats_counters_csv(&b, &st->report, meta, counters, sink);
 	if (result == 0)
 		result = sbuf_emit(sink, &b);
 	sbuf_release(&b);
@@ -869,7 +902,8 @@ static void json_budgets(struct sbuf *b, const struct stats_budget *bu, const st
 
 static int print_json(const struct stats_settings *st, const struct capture_meta *meta,
 		      const stats *s, const char *file, const struct selection *sel,
-		      const struct stats_budget *bu, const struct report_sink *sink)
+		      const struct stats_budget *bu, struct counter_runs *counters,
+		      const struct report_sink *sink)
 {
 	struct sbuf b = { 0 }, path = { 0 };
 	size_t frames = stats_frame_count(s);
@@ -955,6 +989,8 @@ static int print_json(const struct stats_settings *st, const struct capture_meta
 	sbuf_adds(&b, "\n]");
 	if (bu)
 		json_budgets(&b, bu, s);
+	if (counters && (result = stats_counters_json(&b, &st->report, meta, counters, sink)) != 0)
+		goto out;
 	sbuf_adds(&b, "}\n");
 	result = sbuf_emit(sink, &b);
 out:
@@ -967,19 +1003,26 @@ int stats_print(const struct stats_settings *st, const struct capture_meta *meta
 		const stats *s, const char *file, const struct stats_budget *b,
 		const struct report_sink *sink)
 {
+	return stats_print_with_counters(st, meta, s, file, b, NULL, sink);
+}
+
+int stats_print_with_counters(const struct stats_settings *st, const struct capture_meta *meta,
+			      const stats *s, const char *file, const struct stats_budget *b,
+			      struct counter_runs *counters, const struct report_sink *sink)
+{
 	struct selection sel = { 0 };
 	int result = -1;
 
 	if (st->format == STATS_FORMAT_MARKDOWN)
-		return stats_print_markdown(st, s, file, sink);
+		return stats_print_markdown(st, meta, s, file, counters, sink);
 	if (st->format == STATS_FORMAT_TABLE) {
 		if (select_rows(st, s, &sel))
 			result = print_tables(st, meta, s, file, &sel, sink);
 	} else if (selection_build(st, s, &sel, true)) {
 		if (st->format == STATS_FORMAT_CSV)
-			result = print_csv(st, s, meta, &sel, sink);
+			result = print_csv(st, s, meta, &sel, counters, sink);
 		else
-			result = print_json(st, meta, s, file, &sel, b, sink);
+			result = print_json(st, meta, s, file, &sel, b, counters, sink);
 	}
 	selection_release(&sel);
 	return result;
@@ -1799,85 +1842,4 @@ static void json_budgets(struct sbuf *b, const struct stats_budget *bu, const st
 	}
 	memory_budget_json(b, bu, s, &memory_next, UINT_MAX, &first);
 	sbuf_adds(b, "\n]");
-}
-
-/* ------------------------------------------------------------------------ */
-/* Pipeline statistics (--counters)                                         */
-/* ------------------------------------------------------------------------ */
-
-/* The statistics the tables show, of the eleven. */
-static const enum crumbs_pipeline_counter shown_counters[] = {
-	CRUMBS_COUNTER_IA_PRIMITIVES, CRUMBS_COUNTER_VS_INVOCATIONS,
-	CRUMBS_COUNTER_CLIP_PRIMITIVES, CRUMBS_COUNTER_FS_INVOCATIONS,
-	CRUMBS_COUNTER_CS_INVOCATIONS,
-};
-#define SHOWN_COUNTERS (sizeof(shown_counters) / sizeof(shown_counters[0]))
-
-bool counters_row_selected(const struct report_settings *rs, const struct capture_meta *meta,
-			   const struct counter_series *s)
-{
-	if (s->queue >= meta->queue_count ||
-	    (rs->gpu >= 0 && meta->queues[s->queue].gpu != (uint32_t)rs->gpu) ||
-	    !report_selects_queue(rs, meta->queues[s->queue].name))
-		return false;
-	/* Its depth n below the queue, and m that of the first name --root
-	 * matches (0 without --root): --max-depth counts from the match, as
-	 * the statistics do. */
-	uint32_t n = 0, m = rs->root_count ? UINT32_MAX : 0;
-	for (const char *p = s->path, *end = s->path + s->path_len; p < end;) {
-		const char *sep = strstr(p, " / ");
-		const char *next = sep && sep < end ? sep : end;
-		n++;
-		if (m == UINT32_MAX && filter_match_root(rs->filter, p, (size_t)(next - p)))
-			m = n;
-		p = next == end ? end : next + 3;
-	}
-	if (m == UINT32_MAX)
-		return false;
-	return rs->max_depth < 0 || n - m <= (uint32_t)rs->max_depth;
-}
-
-int stats_counters_print(const struct report_settings *rs, struct counter_runs *r,
-			 const struct capture_meta *meta, const struct report_sink *sink)
-{
-	struct sbuf b = { 0 };
-	sbuf_adds(&b, "\npipeline statistics: each scope's median per frame, over the frames "
-		      "that counted it\n");
-	if (!r->len)
-		sbuf_adds(&b, "  (no frame counted any: the capture was taken without them)\n");
-	else {
-		sbuf_addf(&b, "  %8s", "Frames");
-		for (size_t k = 0; k < SHOWN_COUNTERS; k++)
-			sbuf_addf(&b, "  %12s", counter_short_name(shown_counters[k]));
-		sbuf_adds(&b, "  Scope\n");
-	}
-	for (size_t i = 0; i < r->len; i++) {
-		struct counter_series *s = &r->rows[i];
-		if (!counters_row_selected(rs, meta, s))
-			continue;
-		sbuf_addf(&b, "  %8llu", (unsigned long long)s->frames);
-		for (size_t k = 0; k < SHOWN_COUNTERS; k++) {
-			if (s->frames && (s->mask & (1u << shown_counters[k])))
-				sbuf_addf(&b, "  %12lld",
-					  (long long)counter_series_median(s, shown_counters[k]));
-			else
-				sbuf_addf(&b, "  %12s", s->frames ? "-" : "?");
-		}
-		sbuf_adds(&b, "  ");
-		if (s->queue < meta->queue_count)
-			sbuf_adds(&b, meta->queues[s->queue].name);
-		sbuf_adds(&b, " / ");
-		sbuf_add(&b, s->path, s->path_len);
-		if (s->unknown_frames)
-			sbuf_addf(&b, " (unknown in %llu frame%s)",
-				  (unsigned long long)s->unknown_frames,
-				  s->unknown_frames == 1 ? "" : "s");
-		sbuf_adds(&b, "\n");
-	}
-	if (r->left_out)
-		sbuf_addf(&b, "  (%llu scopes past 65536 rows left out)\n",
-			  (unsigned long long)r->left_out);
-	int result = r->failed || b.failed ? -1 : sbuf_emit(sink, &b);
-	sbuf_release(&b);
-	return result;
 }

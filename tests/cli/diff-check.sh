@@ -10,7 +10,8 @@
 # whose scopes vary by 5%): a 10% slower CPU scope regresses and is named,
 # a 30% slower one makes the CPU frame time regress, first among the rows
 # with the GPU's; other draws regress nothing, though their unnamed
-# threads' ids differ.
+# threads' ids differ. --counters: the pipeline statistics and vendor
+# counters compared in CSV and JSON, against crumbs stats --counters.
 set -u
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -210,6 +211,69 @@ EOF
 ok=$?
 [ "$vis" = 1 ] && [ "$physics" = 1 ] && [ "$ok" = 0 ]
 result $? "CPU: a 10% slower scope and a 30% slower one regress, the latter the CPU frame time ($vis, $physics: $(tail -1 "$tmp/cpu"))"
+
+# --counters (runs of the renderer, the second doing more compute and
+# shading more fragments): every statistic both count, in CSV and JSON,
+# each median the one crumbs stats --counters gives for its side, each
+# verdict following the rule; a run against itself changes nothing and
+# exits 0; standard input as one side gives the same.
+ca=tests/cli/captures/renderer-counters-run-a.crumbs
+cb=tests/cli/captures/renderer-counters-run-b.crumbs
+cv=tests/cli/captures/vendor-counters-run.crumbs
+"$crumbs" diff "$ca" "$cb" --counters --format csv >"$tmp/counters.csv" 2>"$tmp/counters.err"
+"$crumbs" diff "$ca" "$cb" --counters --format json >"$tmp/counters.json" 2>>"$tmp/counters.err"
+"$crumbs" diff - "$cb" --counters --format json <"$ca" >"$tmp/counters-stdin.json" 2>>"$tmp/counters.err"
+"$crumbs" stats "$ca" --counters --format json >"$tmp/counters-a.json" 2>>"$tmp/counters.err"
+"$crumbs" stats "$cb" --counters --format json >"$tmp/counters-b.json" 2>>"$tmp/counters.err"
+"$crumbs" diff "$cv" "$cv" --counters --format json >"$tmp/vendor-self.json" 2>>"$tmp/counters.err"
+self=$?
+"$crumbs" stats "$cv" --counters --format json >"$tmp/vendor-stats.json" 2>>"$tmp/counters.err"
+python3 - "$tmp" >"$tmp/counters" 2>&1 <<'EOF'
+import csv, json, os, sys
+t = sys.argv[1]
+def load(name):
+    return json.load(open(os.path.join(t, name)))
+lines = list(csv.reader(open(os.path.join(t, "counters.csv"), newline="")))
+header = ("kind,gpu,path,base_frames,candidate_frames,base_ms,candidate_ms,change_ms,change_pct,"
+          "p,verdict,counter,counter_unit,base_median,candidate_median").split(",")
+assert lines[0] == header, lines[0]
+assert all(len(l) == len(header) for l in lines), "ragged CSV"
+rows = [dict(zip(header, l)) for l in lines[1:] if l[0] in ("counter", "vendor_counter")]
+doc = load("counters.json")
+assert doc["schema"] == 2 and doc["rows"], "the times are still there"
+got = doc["counters"]
+assert got and len(got) == len(rows), (len(got), len(rows))
+for c, j in zip(rows, got):
+    assert (c["path"], c["counter"], c["verdict"]) == (j["path"], j["counter"], j["verdict"]), (c, j)
+    assert int(c["base_median"]) == j["base_median"] and int(c["candidate_median"]) == j["candidate_median"]
+assert load("counters-stdin.json")["counters"] == got, "standard input as the base"
+medians = [{r["path"]: r for r in load(n)["counters"]} for n in ("counters-a.json", "counters-b.json")]
+counts = {"same": 0, "more": 0, "less": 0}
+for j in got:
+    a, b = (m[j["path"]] for m in medians)
+    assert j["base_median"] == a["medians"][j["counter"]], (j, a)
+    assert j["candidate_median"] == b["medians"][j["counter"]], (j, b)
+    assert (j["base_frames"], j["candidate_frames"]) == (a["frames"], b["frames"]), j
+    changed = (j["base_median"] != j["candidate_median"] and abs(j["change_pct"]) > 5
+               and j["p"] is not None and j["p"] < 0.01)
+    want = ("more" if j["candidate_median"] > j["base_median"] else "less") if changed else "same"
+    assert j["verdict"] == want, (j, want)
+    counts[j["verdict"]] += 1
+assert counts == doc["counter_counts"], (counts, doc["counter_counts"])
+more = {(j["path"], j["counter"]) for j in got if j["verdict"] == "more"}
+assert ("GPU 0 / Graphics 0 / Frame # / Lighting", "cs_invocations") in more, more
+assert ("GPU 0 / Graphics 0 / Frame # / Base Pass", "fs_invocations") in more, more
+self = load("vendor-self.json")
+vendor = [j for j in self["counters"] if j["kind"] == "vendor_counter"]
+want = sum(len((r["vendor"] or {}).get("counters", [])) for r in load("vendor-stats.json")["counters"])
+assert vendor and len(vendor) == want, (len(vendor), want)
+assert all(j["verdict"] == "same" and j["base_median"] == j["candidate_median"]
+           for j in self["counters"]), "a run against itself"
+print(f"{len(got)} statistics compared, {counts['more']} more, {len(vendor)} vendor counters")
+EOF
+ok=$?
+[ "$ok" = 0 ] && [ "$self" = 0 ] && ! [ -s "$tmp/counters.err" ]
+result $? "--counters: CSV and JSON agree, medians are stats', verdicts follow the rule ($(tail -1 "$tmp/counters") $(head -c 300 "$tmp/counters.err"))"
 
 flagged=
 for seed in $(seq 4 13); do

@@ -42,6 +42,13 @@ RESIDENT_SLACK = 64 * MiB
 MAX_ROWS = (1 << 18) + 256 + 64 + 1
 # An export passes this rather than write gigabytes to /dev/null.
 MAX_BYTES = 256 * MiB
+# --counters (stats and diff help): a scope path with 64 vendor counters,
+# the paths kept and their bytes, 16 bytes a frame for each of its 75
+# statistics and vendor counters.
+COUNTER_ROW = 6 * 1024
+COUNTER_ROWS = 65536
+COUNTER_PATHS = 64 * MiB
+COUNTER_FRAME = 16 * 75
 
 n = 0
 bad = False
@@ -95,6 +102,10 @@ def info_of(path):
 def bound(command, frames, gpus):
     """The memory the help of `command` states for a file of this many
     frames and GPUs and at most MAX_ROWS rows."""
+    if command.endswith(' --counters'):
+        runs = 2 if command.startswith('diff') else 1
+        return (bound(command.split()[0], frames, gpus) +
+                runs * (COUNTER_ROWS * (COUNTER_ROW + COUNTER_FRAME * frames) + COUNTER_PATHS))
     if command in ('stats', 'diff', 'plot'):
         # plot's rows of top scopes take the statistics stats takes.
         rows = ROW * MAX_ROWS + ROW_FRAME * MAX_ROWS * frames
@@ -133,6 +144,8 @@ COMMANDS = [
     ('stats', lambda f: ['stats', f]),
     ('stats', lambda f: ['stats', f, '--by', 'pipeline']),
     ('diff', lambda f: ['diff', f, f]),
+    ('stats --counters', lambda f: ['stats', f, '--counters', '--format', 'json']),
+    ('diff --counters', lambda f: ['diff', f, f, '--counters', '--format', 'csv']),
     ('export', lambda f: ['export', f, '--format', 'perfetto', '--max-bytes', str(MAX_BYTES)]),
     ('export', lambda f: ['export', f, '--format', 'chrome', '--max-bytes', str(MAX_BYTES)]),
     ('export', lambda f: ['export', f, '--format', 'folded', '--max-bytes', str(MAX_BYTES)]),

@@ -315,6 +315,32 @@ def vendor_counters(count=16384):
     f.chunk(2, head + values * (((1 << 20) - 8) // 65) + tail, 1, 0, 0)
     return f
 
+def counter_rows(frames=6, scopes=12000):
+    """Frames of 12,000 scopes, each of its own name with all eleven
+    pipeline statistics and 64 vendor counters, near a frame's records:
+    72,000 scope paths, more than crumbs stats and diff --counters keep."""
+    r = bytearray(setup())
+    for k in range(64):
+        r += string(b'Counter %d' % k)
+    r += b'\x5d' + varint(1) + varint(0) + varint(0) + varint(1) + varint(1) + varint(64)
+    for k in range(64):
+        r += counter(2 + k, 1) + varint(0) + varint(0)
+    statistics = b'\x58' + varint(0) + varint((1 << 11) - 1) + varint(1000) * 11
+    vendor = b'\x58' + varint(1) + varint((1 << 64) - 1) + varint(1000) * 64
+    body = bytearray()
+    for i in range(frames):
+        body += frame_begin() if i == 0 else b'\x10\x00' + svarint(1000)
+        for s in range(scopes):
+            body += string(b'Scope %d' % (i * scopes + s))
+        body += submit(0)
+        for s in range(scopes):
+            body += begin(i * scopes + s) + statistics + vendor + end()
+        body += submit_end() + frame_end()
+    f = File(5)
+    f.chunk(1, bytes(r))
+    f.chunk(2, bytes(body), frames, 0, frames - 1)
+    return f
+
 def past_offered():
     """One offered counter more than a file holds."""
     f = File(5)
@@ -341,6 +367,7 @@ FILES = {
     'at-limits-waiting-submissions': waiting_submissions,
     'many-named-frames': many_frames,
     'at-limits-vendor-counters': vendor_counters,
+    'at-limits-counter-rows': counter_rows,
     'past-limits-offered-counters': past_offered,
 }
 

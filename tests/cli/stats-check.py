@@ -18,7 +18,12 @@
 # number equal to the frame's right below the thread reading '#', and the same
 # of a run with task timelines and frames of kind Game, whose frames must
 # be the intervals between the marks the report prints; the CSV
-# must carry the same rows with an empty gpu field. Prints TAP lines.
+# must carry the same rows with an empty gpu field. With --counters, each
+# scope's medians of its pipeline statistics and vendor counters, and the
+# frames each was counted in, must be what crumbs report --counters gives
+# frame by frame (its JSON, its vendor tables), in the JSON, the CSV's
+# rows, and from standard input; a capture cut short must fail cleanly in
+# every format. Prints TAP lines.
 import csv
 import io
 import json
@@ -401,6 +406,213 @@ def check_pipelines(tmp):
            c.stderr + "\n".join(diffs))
 
 
+CAPTURES = os.path.join(ROOT, "tests", "cli", "captures")
+COUNTER_KEYS = ["ia_vertices", "ia_primitives", "vs_invocations", "gs_invocations",
+                "gs_primitives", "clipping_invocations", "clipping_primitives",
+                "fs_invocations", "tcs_patches", "tes_invocations", "cs_invocations"]
+COUNTER_COLUMNS = ["counter", "counter_unit", "counter_median", "counter_unknown_frames"]
+
+
+def upper_median(values):
+    """The median as crumbs takes it: by nearest rank, the upper middle."""
+    return sorted(values)[len(values) // 2]
+
+
+def stats_path(path, frame):
+    """A report's scope path as crumbs stats names it: the name right
+    below the queue with the frame's number as '#'."""
+    parts = path.split(" / ")
+    if len(parts) > 2:
+        parts[2] = re.sub(r"(?<![0-9])%d(?![0-9])" % frame, "#", parts[2])
+    return " / ".join(parts)
+
+
+def report_statistics(path):
+    """{(stats path, key): [value of each frame that counted it]} from
+    crumbs report --frame all --format json --counters, scopes of one path
+    in a frame summed, a frame where one was unknown left out."""
+    j = run(CRUMBS, "report", path, "--frame", "all", "--format", "json", "--counters")
+    per_frame = {}
+    for r in json.loads(j.stdout)["rows"]:
+        if r["kind"] != "scope" or not r.get("counters"):
+            continue
+        key = (stats_path(r["path"], r["frame"]), r["frame"])
+        c = r["counters"]
+        got = per_frame.setdefault(key, {})
+        if c["unknown"] or got.get("unknown"):
+            per_frame[key] = {"unknown": True}
+            continue
+        for k in COUNTER_KEYS:
+            if c[k] is not None:
+                got[k] = got.get(k, 0) + c[k]
+    out = {}
+    for (p, _), got in per_frame.items():
+        if got.get("unknown"):
+            continue
+        for k, v in got.items():
+            out.setdefault((p, k), []).append(v)
+    return out
+
+
+def report_vendor(path):
+    """{(stats path, counter name): [value of each frame that took it]}
+    from the vendor tables of crumbs report --counters --frame all."""
+    t = run(CRUMBS, "report", path, "--counters", "--frame", "all", "--no-stats",
+            "--no-percent", "--no-exclusive", "--width", "250", "--ascii")
+    out = {}
+    lines = t.stdout.splitlines()
+    frame = None
+    i = 0
+    while i < len(lines):
+        m = re.match(r"GPU profile for frame (\d+) \| GPU (\d+) \(.*\) \| (.+)$", lines[i])
+        if m:
+            frame, gpu, queue = int(m.group(1)), m.group(2), m.group(3)
+        if lines[i].startswith("Vendor counters of set") and frame is not None:
+            heads = [h.strip() for h in lines[i + 2].strip("|").split("|")][:-1]
+            # "Name (unit)" as the head says it; crumbs stats keys the name.
+            names = [re.sub(r" \([a-z ]+\)$", "", h) for h in heads]
+            stack = []
+            i += 4
+            while lines[i].startswith("|"):
+                cells = lines[i].strip("|").split("|")
+                name_cell = cells[-1].rstrip()
+                depth = (len(name_cell) - len(name_cell.lstrip())) // 3
+                stack = stack[:depth] + [name_cell.strip()]
+                if depth >= 1:
+                    p = stats_path(" / ".join([f"GPU {gpu}"] + stack), frame)
+                    for name, cell in zip(names, cells[:-1]):
+                        if cell.strip() not in ("-", "?"):
+                            out.setdefault((p, name), []).append(float(cell))
+                i += 1
+        i += 1
+    return out
+
+
+def check_counters(tmp):
+    """--counters in JSON and CSV against crumbs report's counters frame by
+    frame, from a file, standard input and a pipe."""
+    for name in ("renderer-counters-run-a.crumbs", "vendor-counters-run.crumbs"):
+        path = os.path.join(CAPTURES, name)
+        j = run(CRUMBS, "stats", path, "--counters", "--format", "json")
+        try:
+            doc = json.loads(j.stdout)
+        except ValueError as e:
+            result(False, f"{name}: stats --counters --format json parses", f"{j.stderr}\n{e}")
+            continue
+        counters = doc.get("counters", [])
+        result(j.returncode == 0 and doc.get("schema") == 1 and counters and
+               doc.get("counters_left_out") == 0 and "rows" in doc,
+               f"{name}: stats --counters --format json is one document with a counters array",
+               j.stderr + str(doc.get("counters_left_out")))
+        bad_keys = sorted({k for k in json_keys(doc) if not re.fullmatch(r"[a-z0-9_]+", k)})
+        result(not bad_keys, f"{name}: the counters' keys have no spaces", str(bad_keys))
+
+        expected = report_statistics(path)
+        diffs = []
+        seen = set()
+        for c in counters:
+            for k in COUNTER_KEYS:
+                values = expected.get((c["path"], k))
+                got = c["medians"][k]
+                if values is None:
+                    if got is not None:
+                        diffs.append(f"{c['path']} {k}: {got}, the report has none")
+                    continue
+                seen.add((c["path"], k))
+                if got != upper_median(values) or c["frames"] != len(values):
+                    diffs.append(f"{c['path']} {k}: {got} over {c['frames']} frames, "
+                                 f"the report's {values}")
+        missing = sorted(set(expected) - seen)
+        result(seen and not diffs and not missing,
+               f"{name}: each scope's statistics' medians and frames are the report's "
+               f"({len(seen)} compared)", "\n".join(diffs + [str(m) for m in missing]))
+
+        vendor = report_vendor(path)
+        diffs = []
+        seen = set()
+        for c in counters:
+            for v in (c["vendor"] or {}).get("counters", []):
+                values = vendor.get((c["path"], v["name"]))
+                seen.add((c["path"], v["name"]))
+                if values is None or abs(float(v["median"]) - upper_median(values)) > 1e-9 \
+                        or v["frames"] != len(values):
+                    diffs.append(f"{c['path']} {v['name']}: {v['median']} over {v['frames']} "
+                                 f"frames, the report's {values}")
+        missing = sorted(set(vendor) - seen)
+        result(not diffs and not missing and (seen or not vendor),
+               f"{name}: each scope's vendor counters' medians and frames are the report's "
+               f"({len(seen)} compared)", "\n".join(diffs + [str(m) for m in missing]))
+
+        c = run(CRUMBS, "stats", path, "--counters", "--format", "csv")
+        lines = list(csv.reader(io.StringIO(c.stdout)))
+        header = HEADER + COUNTER_COLUMNS
+        result(c.returncode == 0 and lines and lines[0] == header,
+               f"{name}: the CSV with --counters has the documented header",
+               c.stderr + (",".join(lines[0]) if lines else "(nothing)"))
+        body = [dict(zip(header, l)) for l in lines[1:]]
+        result(all(len(l) == len(header) for l in lines[1:]),
+               f"{name}: every CSV line has every field", str({len(l) for l in lines}))
+        from_json = set()
+        for r in counters:
+            for k in COUNTER_KEYS:
+                if r["medians"][k] is not None:
+                    from_json.add(("counter", r["path"], k, str(r["medians"][k]), str(r["frames"])))
+            for v in (r["vendor"] or {}).get("counters", []):
+                from_json.add(("vendor_counter", r["path"], v["name"], str(v["median"]),
+                               str(v["frames"])))
+        from_csv = set()
+        for f in body:
+            if f["kind"] in ("counter", "vendor_counter"):
+                # json.loads gives the median as JSON's number reads.
+                median = str(json.loads(f["counter_median"]))
+                from_csv.add((f["kind"], f["path"], f["counter"], median, f["frames"]))
+        result(from_csv == from_json and from_csv,
+               f"{name}: the CSV's counter rows are the JSON's ({len(from_csv)})",
+               str(sorted(from_csv ^ from_json))[:2000])
+
+        # Standard input: redirected (read in place twice) and piped
+        # (read once into memory), the same document but its name.
+        with open(path, "rb") as f:
+            redirected = subprocess.run([CRUMBS, "stats", "-", "--counters", "--format", "json"],
+                                        stdin=f, capture_output=True, text=True)
+        piped = subprocess.run(["sh", "-c", 'cat "$1" | "$2" stats - --counters --format json',
+                                "sh", path, CRUMBS], capture_output=True, text=True)
+        same = True
+        for p in (redirected, piped):
+            try:
+                d = json.loads(p.stdout)
+                same = same and p.returncode == 0 and d["counters"] == counters
+            except ValueError:
+                same = False
+        result(same, f"{name}: from standard input, redirected and piped, the same counters",
+               redirected.stderr + piped.stderr)
+
+    # A capture cut short: what the frames before the cut counted, a
+    # message, status 1, and a document that parses.
+    path = os.path.join(CAPTURES, "renderer-counters-run-a.crumbs")
+    data = open(path, "rb").read()
+    cut = os.path.join(tmp, "cut.crumbs")
+    ok = True
+    why = ""
+    for size in range(len(data) // 3, len(data), max(1, len(data) // 7)):
+        with open(cut, "wb") as f:
+            f.write(data[:size])
+        for fmt in ("json", "csv", "markdown", "table"):
+            p = run(CRUMBS, "stats", cut, "--counters", "--format", fmt)
+            d = run(CRUMBS, "diff", cut, path, "--counters", "--format", fmt)
+            for what, q, status in (("stats", p, (1,)), ("diff", d, (2,))):
+                if q.returncode not in status or "cannot read" not in q.stderr:
+                    ok = False
+                    why += f"{what} cut at {size} --format {fmt}: {q.returncode} {q.stderr[:200]}\n"
+            if fmt == "json" and p.stdout:
+                try:
+                    json.loads(p.stdout)
+                except ValueError as e:
+                    ok = False
+                    why += f"cut at {size}: {e}\n"
+    result(ok, "a capture cut short: --counters in every format fails cleanly", why)
+
+
 def main():
     tmp = tempfile.mkdtemp()
     path = os.path.join(tmp, "run.crumbs")
@@ -481,6 +693,7 @@ def main():
         result(not diffs, "the CSV's numbers are the JSON's", "\n".join(diffs))
         check_pipelines(tmp)
         check_cpu(tmp)
+        check_counters(tmp)
     finally:
         for f in os.listdir(tmp):
             os.unlink(os.path.join(tmp, f))
