@@ -585,7 +585,7 @@ struct counter_vendor_series {
  * Pipeline statistics over a run's frames (counters_runs.c; crumbs stats
  * and diff --counters): per queue and scope path (names from below the
  * queue, joined by " / ", a depth-1 name's frame number as '#', as crumbs
- * stats names its rows), the inclusive value of each statistic in every
+ * stats names its rows; "" the queue's own row, all its work), the inclusive value of each statistic in every
  * frame where it was known, scopes of one path in a frame summed.
  * Zero-initialised is empty.
  */

@@ -241,9 +241,17 @@ bool counter_runs_add_frame(struct counter_runs *r, const struct frame *f)
 	struct sbuf path = { 0 };
 	bool ok = true;
 	for (uint32_t i = 0; i < f->queue_count && ok; i++) {
+		const struct node *root = f->queues[i].root;
+		struct counter_series *s;
 		path.len = 0;
-		if (f->queues[i].root)
-			ok = walk(r, f->queues[i].queue, f->queues[i].root, 1, &path, number);
+		if (!root)
+			continue;
+		/* The queue's own row (path ""), all its work: a program
+		 * nobody changed, recorded at a run's detail, has no scopes. */
+		if (root->counters)
+			ok = row_of(r, f->queues[i].queue, "", 0, &s) && (!s || series_add(s, root, r->frames));
+		if (ok)
+			ok = walk(r, f->queues[i].queue, root, 1, &path, number);
 	}
 	sbuf_release(&path);
 	if (!ok)

@@ -420,20 +420,22 @@ int cmd_stats_run(const char *path, uint64_t first, uint64_t last, struct stats_
 		goto out;
 	}
 	struct report_sink out = { cmd_stdout_sink, NULL };
-	if (stats_print(st, reader_meta(c), s, path, NULL, &out) != 0) {
-		status = cmd_print_failed();
+	struct counter_runs counters = { 0 };
+	if (st->report.counters && cmd_counters_load("capture", path, st, &counters) != 0) {
+		status = EXIT_FAILURE_;
 		goto out;
 	}
-	if (st->report.counters) {
-		struct counter_runs counters = { 0 };
-		int r = cmd_counters_load("capture", path, st, &counters);
-		if (r == 0 && stats_counters_print(&st->report, &counters, reader_meta(c), &out) != 0)
-			r = cmd_print_failed();
-		counter_runs_release(&counters);
-		if (r != 0) {
-			status = EXIT_FAILURE_;
-			goto out;
-		}
+	/* The tables are followed by the counters' text; the other formats
+	 * hold them. */
+	bool table = st->format == STATS_FORMAT_TABLE;
+	int r = stats_print_with_counters(st, reader_meta(c), s, path, NULL,
+					  st->report.counters && !table ? &counters : NULL, &out);
+	if (r == 0 && st->report.counters && table)
+		r = stats_counters_print(&st->report, &counters, reader_meta(c), &out);
+	counter_runs_release(&counters);
+	if (r != 0) {
+		status = cmd_print_failed();
+		goto out;
 	}
 	/* A partial load was said: the statistics are of the frames before. */
 	if (loaded == CMD_LOAD_PARTIAL)

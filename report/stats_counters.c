@@ -61,13 +61,16 @@ static void full_path(struct sbuf *b, const struct capture_meta *meta,
 		      const struct counter_series *s)
 {
 	const struct capture_queue *q = &meta->queues[s->queue];
-	sbuf_addf(b, "GPU %u / %s / ", q->gpu, q->name);
+	sbuf_addf(b, "GPU %u / %s%s", q->gpu, q->name, s->path_len ? " / " : "");
 	sbuf_add(b, s->path, s->path_len);
 }
 
-/* Its depth below the queue, as crumbs stats counts a scope's. */
+/* Its depth below the queue, as crumbs stats counts a scope's (the
+ * queue's own row 0). */
 static uint32_t path_depth(const struct counter_series *s)
 {
+	if (!s->path_len)
+		return 0;
 	uint32_t n = 1;
 	for (const char *p = s->path, *end = s->path + s->path_len;
 	     (p = strstr(p, " / ")) && p < end; p += 3)
@@ -89,15 +92,9 @@ static const struct capture_counter_set *vendor_set(const struct capture_meta *m
 /* v in 10^-scale units, as a decimal: exact, and a JSON number too. */
 static void add_scaled(struct sbuf *b, int64_t v, uint32_t scale)
 {
-	uint64_t unit = 1;
-	for (uint32_t i = 0; i < scale && i < 19; i++)
-		unit *= 10;
-	uint64_t u = v < 0 ? 0 : (uint64_t)v;
-	if (unit == 1)
-		sbuf_addf(b, "%llu", (unsigned long long)u);
-	else
-		sbuf_addf(b, "%llu.%0*llu", (unsigned long long)(u / unit), (int)scale,
-			  (unsigned long long)(u % unit));
+	char text[48];
+	int len = text_counter_value(text, sizeof(text), v < 0 ? 0 : (uint64_t)v, scale);
+	sbuf_add(b, text, (size_t)len);
 }
 
 /* A vendor counter's name for text, with its unit where it has one. */
@@ -119,7 +116,7 @@ static void text_of(struct sbuf *b, const struct report_settings *rs, const char
 static void text_path(struct sbuf *b, const struct report_settings *rs,
 		      const struct capture_meta *meta, const struct counter_series *s)
 {
-	sbuf_addf(b, "%s / ", meta->queues[s->queue].name);
+	sbuf_addf(b, "%s%s", meta->queues[s->queue].name, s->path_len ? " / " : "");
 	text_of(b, rs, s->path, s->path_len);
 }
 

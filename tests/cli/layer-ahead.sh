@@ -284,6 +284,8 @@ CRUMBS_LAYER_COUNTERS=1 "$BUILD/crumbs" capture --frames 4:8 --counters -o "$tmp
 result $? "crumbs capture --frames 4:8 --counters of ahead exits 0"
 ! grep -q "validation\|killed by signal\|AddressSanitizer\|runtime error" "$tmp/count-run.out"
 result $? "no validation message, no crash"
+grep -q "^ *5 *$((2 * draws)) *$((4 * draws)) .* Graphics 0$" "$tmp/count-run.out"
+result $? "its statistics' queue row: 5 frames of $((2 * draws)) triangles and $((4 * draws)) vertex shader invocations"
 for f in 4 6 8; do
 	"$BUILD/crumbs" report --frame $f --counters --ascii "$tmp/count-run.crumbs" \
 		>"$tmp/count-run-$f.out" 2>&1 &&

@@ -434,7 +434,8 @@ def report_statistics(path):
     j = run(CRUMBS, "report", path, "--frame", "all", "--format", "json", "--counters")
     per_frame = {}
     for r in json.loads(j.stdout)["rows"]:
-        if r["kind"] != "scope" or not r.get("counters"):
+        # A queue's own row is its busy row, which holds all its work.
+        if r["kind"] not in ("scope", "busy") or not r.get("counters"):
             continue
         key = (stats_path(r["path"], r["frame"]), r["frame"])
         c = r["counters"]
@@ -478,7 +479,8 @@ def report_vendor(path):
                 name_cell = cells[-1].rstrip()
                 depth = (len(name_cell) - len(name_cell.lstrip())) // 3
                 stack = stack[:depth] + [name_cell.strip()]
-                if depth >= 1:
+                # Depth 0 is the queue's own row.
+                if depth >= 0:
                     p = stats_path(" / ".join([f"GPU {gpu}"] + stack), frame)
                     for name, cell in zip(names, cells[:-1]):
                         if cell.strip() not in ("-", "?"):

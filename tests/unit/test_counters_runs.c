@@ -4,7 +4,8 @@
  * run's frames (crumbs stats and diff --counters), on runs written with
  * the writer: scopes of one path summed in a frame, unknown frames left
  * out, each vendor counter over the frames of its pass, two runs' vendor
- * counters compared by name, names escaped, and paths' bytes bounded.
+ * counters compared by name, names escaped, paths' bytes bounded, and a
+ * queue's own row.
  */
 #include "helpers.h"
 #include "../../report/report.h"
@@ -212,10 +213,43 @@ static void paths_bounded(void **state)
 	reader *c = mem_read(&m, w);
 	struct counter_runs r = { 0 };
 	load(c, &r);
-	assert_true(r.len > 100 && r.len < 255);
-	assert_int_equal(r.left_out, 255 - r.len);
+	/* The queue's own row, then a row a scope. */
+	assert_true(r.len > 100 && r.len < 256);
+	assert_int_equal(r.left_out, 256 - r.len);
 	assert_true(r.path_bytes <= (size_t)64 << 20);
 	assert_false(r.failed);
+	counter_runs_release(&r);
+	reader_free(c);
+	free(m.data);
+}
+
+/* A frame of no scopes (a program nobody changed, recorded by the layer
+ * at a run's detail): its queue's own row, path "", holds its work. */
+static void queue_row(void **state)
+{
+	(void)state;
+	struct membuf m;
+	crumbs_writer *w = mem_writer_with(&m, 0, 1);
+	uint32_t g = add_gpu(w, "GPU");
+	uint32_t q = add_queue(w, g, CRUMBS_QUEUE_GRAPHICS, 1.0f, 64);
+	for (uint32_t i = 0; i < 3; i++) {
+		uint64_t t = T * (i + 1), v[CRUMBS_PIPELINE_COUNTERS] = { 0 };
+		v[CRUMBS_COUNTER_IA_VERTICES] = 1200 + i;
+		crumbs_writer_frame_begin(w, i, t);
+		crumbs_writer_queue_ready(w, q, t);
+		submit(w, q, t, t + 10, NULL, NULL);
+		assert_int_equal(crumbs_writer_counters(w, 0, 1u << CRUMBS_COUNTER_IA_VERTICES, v),
+				 CRUMBS_OK);
+		crumbs_writer_submit_end(w, t + 100);
+		crumbs_writer_frame_end(w, t + 200, 0, 0);
+	}
+	reader *c = mem_read(&m, w);
+	struct counter_runs r = { 0 };
+	load(c, &r);
+	assert_int_equal(r.len, 1);
+	struct counter_series *s = row(&r, "");
+	assert_int_equal(s->frames, 3);
+	assert_int_equal(counter_series_median(s, CRUMBS_COUNTER_IA_VERTICES), 1201);
 	counter_runs_release(&r);
 	reader_free(c);
 	free(m.data);
@@ -229,6 +263,7 @@ int main(void)
 		cmocka_unit_test(vendor_compared),
 		cmocka_unit_test(names_escaped),
 		cmocka_unit_test(paths_bounded),
+		cmocka_unit_test(queue_row),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
