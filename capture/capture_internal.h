@@ -611,6 +611,7 @@ struct crumbs_context {
 	uint32_t max_command_buffers;
 	uint32_t name_bytes;
 	int counters;                   /* crumbs_desc.counters, as the environment left it */
+	bool run_counters;              /* the run asked for was asked with --counters */
 	char *perf_list;                /* vendor counters asked for (perfquery.c); NULL: none */
 	uint32_t perf_sets;             /* the counter sets numbered so far */
 	struct instance_fns ifn;
@@ -889,6 +890,9 @@ enum crumbs_result counters_setup_queue(crumbs_context *ctx, struct queue_state 
 /* Whether the device counts: it has pipeline statistics, and host query
  * reset to reset them with. */
 bool counters_device(const struct device_state *d);
+/* Whether a run counts: the program or the environment said so, or the
+ * run was asked for with --counters and the program did not say never. */
+bool counters_in_run(const crumbs_context *ctx);
 void counters_release_queue(crumbs_context *ctx, struct queue_state *q);
 /* A capture of set_count sets begins: each set's share, reset, and
  * whether its frames count. */
@@ -1124,6 +1128,8 @@ int profilegpu_settings_parse(const char *settings, struct profilegpu_settings *
 			      size_t n);
 /* NULL is a no-op. */
 void profilegpu_settings_free(struct profilegpu_settings *p);
+/* Whether the settings ask for the counters' columns (--counters). */
+bool profilegpu_settings_counters(const struct profilegpu_settings *p);
 /* The report's settings inside p (what the fuzz target checks). */
 struct report_settings;
 const struct report_settings *profilegpu_report_settings(const struct profilegpu_settings *p);
@@ -1147,6 +1153,9 @@ void output_release(crumbs_context *ctx);
 /* Takes the settings of the next capture's tables, as
  * profilegpu_settings_parse() reads them. */
 int output_settings(crumbs_context *ctx, const char *settings, char *err, size_t n);
+/* Whether the settings output_settings() last took ask for the
+ * counters' columns. */
+bool output_counters(const crumbs_context *ctx);
 /* A run (or a one-frame capture) begins: its file is named from
  * ctx->run_first and ctx->set_count. */
 void output_begin(crumbs_context *ctx);

@@ -73,11 +73,16 @@ void counters_release_queue(crumbs_context *ctx, struct queue_state *q)
 	perfquery_release_queue(ctx, q);
 }
 
+bool counters_in_run(const crumbs_context *ctx)
+{
+	return ctx->counters > 0 || (ctx->run_counters && ctx->counters == 0);
+}
+
 /* Whether a capture of set_count sets counts: a one-frame capture unless
- * the program said never, a run when it or the environment said so. */
+ * the program said never, a run when asked to (counters_in_run). */
 static bool counting(const crumbs_context *ctx, uint32_t set_count)
 {
-	return set_count == 1 ? ctx->counters >= 0 : ctx->counters > 0;
+	return set_count == 1 ? ctx->counters >= 0 : counters_in_run(ctx);
 }
 
 void counters_preroll(crumbs_context *ctx, uint32_t set_count)

@@ -330,6 +330,9 @@ static enum crumbs_result ask(crumbs_context *ctx, uint64_t first, uint64_t last
 	}
 	if (output_settings(ctx, settings, err, n) != 0)
 		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	/* A run asked for with --counters (crumbs trigger PID --frames N
+	 * --counters, profilegpu --frames N --counters) counts. */
+	ctx->run_counters = sets > 1 && output_counters(ctx);
 	if (sets_ready(ctx, sets) != CRUMBS_OK) {
 		snprintf(err, n, "out of memory for a run's frames");
 		return CRUMBS_ERROR_OUT_OF_MEMORY;

@@ -659,6 +659,11 @@ int output_settings(crumbs_context *ctx, const char *settings, char *err, size_t
 	return 0;
 }
 
+bool output_counters(const crumbs_context *ctx)
+{
+	return ctx->output && profilegpu_settings_counters(ctx->output->settings);
+}
+
 /* ------------------------------------------------------------------------ */
 /* The output thread                                                        */
 /* ------------------------------------------------------------------------ */

@@ -18,6 +18,11 @@ struct profilegpu_settings {
 	struct report_settings report;
 };
 
+bool profilegpu_settings_counters(const struct profilegpu_settings *p)
+{
+	return p && p->report.counters;
+}
+
 int profilegpu_settings_parse(const char *settings, struct profilegpu_settings **out, char *err,
 			      size_t n)
 {

@@ -164,7 +164,7 @@ static bool stats_wanted(const crumbs_context *ctx, const struct queue_state *q,
 {
 	if (!q->standing_stats || !q->stats_adopted || !counters_device(&ctx->devices[q->device]))
 		return false;
-	return run_detail >= 0 ? ctx->counters > 0 : ctx->counters >= 0;
+	return run_detail >= 0 ? counters_in_run(ctx) : ctx->counters >= 0;
 }
 
 bool standing_queue(crumbs_context *ctx, VkQueue queue)

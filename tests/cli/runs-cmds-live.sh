@@ -239,6 +239,15 @@ run2=$(sed -n "s/^crumbs: frames .* recorded to '\(.*\)'\$/\1/p" "$tmp/trigger2.
 	[ "$(csv_column "$tmp/trigger2.csv" gpu frames)" = 5 ]
 result $? "at detail 2, the finer scopes too (Tonemap), in 5 frames"
 
+# A run counts pipeline statistics when asked for with --counters; the
+# first, asked for without, counted none.
+"$BUILD/crumbs" trigger "$pid" --frames 5 --counters --ascii --timeout 120 \
+	>"$tmp/trigger3.out" 2>"$tmp/trigger3.err"
+result $? "crumbs trigger --frames 5 --counters exits 0"
+grep -q "^ *5 *[1-9][0-9]* *[1-9][0-9]* .* Graphics 0 / Frame #\$" "$tmp/trigger3.out" &&
+	"$BUILD/crumbs" stats "$run" --counters --ascii | grep -q "no frame counted any"
+result $? "its 5 frames counted the frame's primitives and invocations; the run without --counters none"
+
 "$BUILD/crumbs" trigger "$pid" --frames 10 --no-wait >"$tmp/nowait.out" 2>"$tmp/nowait.err"
 result $? "crumbs trigger --frames 10 --no-wait exits 0"
 [ ! -s "$tmp/nowait.out" ] &&
