@@ -492,9 +492,10 @@ static const char description[] =
 	"With --frames N, the program records its next N frames into one file at the\n"
 	"detail level of --detail, and their statistics are printed as by 'crumbs\n"
 	"stats' (of the report options, --root, --ignore-case, --threshold,\n"
-	"--max-depth, --ascii, --unicode, --gpu and --queue apply). --timeout counts\n"
-	"until the file is written: a run of 3600 frames at 60 frames a second takes a\n"
-	"minute, so give it more than the default 30 s.";
+	"--max-depth, --ascii, --unicode, --gpu and --queue apply); with --counters\n"
+	"the run counts pipeline statistics, and their medians follow. --timeout\n"
+	"counts until the file is written: a run of 3600 frames at 60 frames a second\n"
+	"takes a minute, so give it more than the default 30 s.";
 
 /*
  * Reads the arguments into args and settings (initialised), checks them
