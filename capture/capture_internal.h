@@ -1077,9 +1077,6 @@ void standing_destroy(crumbs_context *ctx);
 /* Whether cmd keeps events now (a capture's or a standing recording's,
  * inside no scope left out). */
 bool record_keeps(const struct crumbs_cmd *cmd);
-/* A standing recording just begun counts pipeline statistics from here
- * (standing.c decides). */
-void record_count(struct crumbs_cmd *cmd);
 
 /* submit.c: submissions (crumbs_queue_submit*, crumbs_signal_semaphore),
  * their semaphores and queue labels */

@@ -185,8 +185,8 @@ crumbs_cmd *crumbs_cmd_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue qu
 
 void record_count(struct crumbs_cmd *cmd)
 {
-	cmd->counting = true;
-	stretch_start(cmd);
+	if (cmd->counting)
+		stretch_start(cmd);
 }
 
 RECORD_PATH

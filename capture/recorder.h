@@ -136,6 +136,9 @@ bool standing_setup(crumbs_context *ctx, struct crumbs_cmd *(*lookup)(void *, Vk
  * run reads. NULL when it cannot have one. */
 struct crumbs_cmd *standing_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQueue queue,
 				  uint32_t hint, bool once, int run_detail);
+/* Right after standing_begin(): where the recording counts pipeline
+ * statistics, its first stretch begins (record.c). */
+void record_count(struct crumbs_cmd *cmd);
 /* Whether command buffers for `queue` can have standing recordings. */
 bool standing_queue(crumbs_context *ctx, VkQueue queue);
 /* The slots its events asked for, whether they got them or not: a hint

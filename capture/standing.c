@@ -262,9 +262,9 @@ struct crumbs_cmd *standing_begin(crumbs_context *ctx, VkCommandBuffer cb, VkQue
 	if (sn)
 		d->fn.CmdResetQueryPool(cb, q->standing_stats->pool, st->stats_first,
 					st->stats_end - st->stats_first);
-	/* Where it could not have a range, its work is unknown. */
-	if (counts)
-		record_count(h);
+	/* Where it could not have a range, its work is unknown. Its first
+	 * stretch begins in record_count(). */
+	h->counting = counts;
 	return h;
 }
 

@@ -190,6 +190,7 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_BeginCommandBuffer(VkCommandBuffer cb,
 	    (s->standing = standing_begin(d->ctx, cb, queue, s->standing_hint, once,
 					  reused ? -1 : run)) != NULL) {
 		s->cmd = s->standing;
+		record_count(s->cmd);
 		s->standing_reused = reused;
 		s->standing_frame = atomic_load(&d->frames);
 		atomic_fetch_add(&d->standing_live, 1);
