@@ -494,18 +494,18 @@ static void memory_text(const struct diff_settings *d, const struct compare_runs
 	bool color = d->stats.report.color;
 	sbuf_addf(out, "\nVideo memory%shigh-water over the run%sa change counts above %g%% and ",
 		  g->sep, g->sep, d->rule.threshold_pct);
-	vitals_bytes(out, COMPARE_MEMORY_MIN_BYTES);
+	text_bytes(out, COMPARE_MEMORY_MIN_BYTES);
 	sbuf_adds(out, "\n");
 	for (size_t i = 0; i < r->memory_count; i++) {
 		const struct compare_memory_row *m = &r->memory[i];
 		sbuf_addf(out, "GPU %u heap %u: ", m->gpu, m->heap);
 		if (m->in_base)
-			vitals_bytes(out, m->base_high);
+			text_bytes(out, m->base_high);
 		else
 			sbuf_adds(out, "-");
 		sbuf_adds(out, arrow);
 		if (m->in_cand)
-			vitals_bytes(out, m->cand_high);
+			text_bytes(out, m->cand_high);
 		else
 			sbuf_adds(out, "-");
 		if (m->in_base && m->in_cand) {
@@ -570,12 +570,12 @@ void diff_memory_markdown(struct sbuf *b, const struct compare_runs *r)
 		sbuf_addf(b, "| %s | GPU %u heap %u | ", compare_verdict_name(m->verdict), m->gpu,
 			  m->heap);
 		if (m->in_base)
-			vitals_bytes(b, m->base_high);
+			text_bytes(b, m->base_high);
 		else
 			sbuf_adds(b, "-");
 		sbuf_adds(b, " | ");
 		if (m->in_cand)
-			vitals_bytes(b, m->cand_high);
+			text_bytes(b, m->cand_high);
 		else
 			sbuf_adds(b, "-");
 		sbuf_adds(b, " | ");

@@ -68,7 +68,7 @@ bool plot_memory(struct sbuf *b, const stats *s, uint32_t gpu, const struct plot
 			highest = pts->p[k].value > highest ? pts->p[k].value : highest;
 		sbuf_addf(&head, " \xc2\xb7 heap %" PRIu32 "%s: high-water ", h->heap,
 			  se == &h->usage ? " (driver's usage)" : "");
-		vitals_bytes(&head, se->high);
+		text_bytes(&head, se->high);
 		sbuf_adds(&head, ", growth ");
 		vitals_signed_bytes(&head, (double)memory_series_growth(se));
 	}
@@ -122,9 +122,9 @@ bool plot_memory(struct sbuf *b, const stats *s, uint32_t gpu, const struct plot
 		if (pts->count == 1)
 			sbuf_adds(b, "h1");
 		sbuf_addf(b, "\"><title>heap %" PRIu32 ": ", h->heap);
-		vitals_bytes(b, pts->p[pts->count - 1].value);
+		text_bytes(b, pts->p[pts->count - 1].value);
 		sbuf_adds(b, " at the last frame, high-water ");
-		vitals_bytes(b, se->high);
+		text_bytes(b, se->high);
 		sbuf_addf(b, " (frame %" PRIu64 ")</title></path>\n", se->high_frame);
 		char label[64];
 		int n = snprintf(label, sizeof(label), "heap %" PRIu32, h->heap);

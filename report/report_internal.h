@@ -71,6 +71,10 @@ void text_add_name(struct sbuf *b, const struct glyphs *g, const char *name, siz
  * ("12.345"), into buf; its length (table.c). */
 int text_counter_value(char *buf, size_t size, uint64_t v, uint32_t scale);
 
+/* "12.3 MiB", "512 B": a size to read, the exact bytes being in JSON
+ * and CSV (text.c). */
+void text_bytes(struct sbuf *b, uint64_t v);
+
 /* Colours, in the terminal's own palette (SGR codes). */
 #define SGR_BAD "\033[31m"   /* regressions, exceeded budgets, errors */
 #define SGR_GOOD "\033[32m"  /* improvements, budgets kept */
@@ -381,8 +385,7 @@ void vitals_csv(struct sbuf *b, const struct stats_settings *st, const stats *s)
 void vitals_markdown_head(struct sbuf *b, const struct stats_settings *st, const stats *s);
 /* crumbs diff's heaps as a Markdown table, where either run has any. */
 void diff_memory_markdown(struct sbuf *b, const struct compare_runs *r);
-/* "12.3 MiB", "512 B": a size to read; "+1.0 MiB", "-512 B", "0 B". */
-void vitals_bytes(struct sbuf *b, uint64_t v);
+/* "+1.0 MiB", "-512 B", "0 B": a change of size to read. */
 void vitals_signed_bytes(struct sbuf *b, double v);
 /* A run's video memory under GPU gpu's frame times (plot_memory.c): the
  * height it takes (0 where the run has none of that GPU), and the panel

@@ -1282,7 +1282,7 @@ static void memory_budget_print(const struct stats_budget *b, const struct stats
 	for (; *next < b->memory_count && b->memory[*next].line < before; (*next)++) {
 		const struct memory_budget_line *ml = &b->memory[*next];
 		sbuf_addf(out, "line %u: %s %s <= ", ml->line, ml->pattern, ml->growth ? "growth" : "high");
-		vitals_bytes(out, (uint64_t)ml->limit);
+		text_bytes(out, (uint64_t)ml->limit);
 		sbuf_adds(out, "\n");
 		if (ml->match_count == 0) {
 			sbuf_adds(out, "  ");
@@ -1299,7 +1299,7 @@ static void memory_budget_print(const struct stats_budget *b, const struct stats
 			if (ml->growth)
 				vitals_signed_bytes(out, (double)ml->matches[k].value);
 			else
-				vitals_bytes(out, (uint64_t)ml->matches[k].value);
+				text_bytes(out, (uint64_t)ml->matches[k].value);
 			memory_heap_name(&label, &m->heaps[ml->matches[k].heap]);
 			sbuf_addf(out, "  %s\n", label.data ? label.data : "");
 		}

@@ -656,23 +656,6 @@ static void summary(struct sbuf *out, const struct report_settings *s, const str
 	sbuf_adds(out, "\n");
 }
 
-/* "12.3 MiB": a size to read. */
-static void add_bytes(struct sbuf *b, uint64_t v)
-{
-	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-	if (v < 1024) {
-		sbuf_addf(b, "%llu B", (unsigned long long)v);
-		return;
-	}
-	double x = (double)v / 1024;
-	size_t u = 0;
-	while (x >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
-		x /= 1024;
-		u++;
-	}
-	sbuf_addf(b, "%.1f %s", x, units[u]);
-}
-
 /* Under the first queue of a GPU shown, a line for each of its memory
  * heaps the frame holds (format 1.5): what was in use at the frame's end
  * and at most during it, what the frame allocated and freed, and the
@@ -685,27 +668,27 @@ static void memory_lines(struct sbuf *out, const struct glyphs *g, const struct 
 		if (m->gpu != gpu)
 			continue;
 		sbuf_addf(out, "memory heap %u (", m->heap);
-		add_bytes(out, m->size);
+		text_bytes(out, m->size);
 		sbuf_adds(out, m->flags & CRUMBS_MEMORY_HEAP_DEVICE_LOCAL ? " device-local)" : " host)");
 		if (m->tracked) {
 			sbuf_adds(out, ": ");
-			add_bytes(out, m->in_use);
+			text_bytes(out, m->in_use);
 			sbuf_adds(out, " in use, high-water ");
-			add_bytes(out, m->high);
+			text_bytes(out, m->high);
 			sbuf_addf(out, "%s%llu allocation%s (", g->sep, (unsigned long long)m->allocations,
 				  m->allocations == 1 ? "" : "s");
-			add_bytes(out, m->allocated);
+			text_bytes(out, m->allocated);
 			sbuf_addf(out, "), %llu free%s (", (unsigned long long)m->frees,
 				  m->frees == 1 ? "" : "s");
-			add_bytes(out, m->freed);
+			text_bytes(out, m->freed);
 			sbuf_adds(out, ")");
 		}
 		if (m->budgeted) {
 			sbuf_adds(out, m->tracked ? g->sep : ": ");
 			sbuf_adds(out, "the driver's usage ");
-			add_bytes(out, m->usage);
+			text_bytes(out, m->usage);
 			sbuf_adds(out, " of a budget of ");
-			add_bytes(out, m->budget);
+			text_bytes(out, m->budget);
 		}
 		sbuf_adds(out, "\n");
 	}

@@ -7,6 +7,7 @@
  */
 #include "report_internal.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,4 +151,21 @@ void text_colored(struct sbuf *out, bool on, const char *sgr, const char *text, 
 	sbuf_add(out, text, len);
 	if (on)
 		sbuf_adds(out, SGR_RESET);
+}
+
+/* "12.3 MiB": a size to read, the exact bytes being in JSON and CSV. */
+void text_bytes(struct sbuf *b, uint64_t v)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	if (v < 1024) {
+		sbuf_addf(b, "%" PRIu64 " B", v);
+		return;
+	}
+	double x = (double)v / 1024;
+	size_t u = 0;
+	while (x >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		x /= 1024;
+		u++;
+	}
+	sbuf_addf(b, "%.1f %s", x, units[u]);
 }

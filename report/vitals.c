@@ -11,23 +11,6 @@
 #include <math.h>
 #include <string.h>
 
-/* "12.3 MiB": a size to read, the exact bytes being in JSON and CSV. */
-void vitals_bytes(struct sbuf *b, uint64_t v)
-{
-	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-	if (v < 1024) {
-		sbuf_addf(b, "%" PRIu64 " B", v);
-		return;
-	}
-	double x = (double)v / 1024;
-	size_t u = 0;
-	while (x >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
-		x /= 1024;
-		u++;
-	}
-	sbuf_addf(b, "%.1f %s", x, units[u]);
-}
-
 /* "+1.0 MiB", "-512 B", "0 B". */
 void vitals_signed_bytes(struct sbuf *b, double v)
 {
@@ -36,7 +19,7 @@ void vitals_signed_bytes(struct sbuf *b, double v)
 	else if (v <= -0.5)
 		sbuf_adds(b, "-");
 	double a = fabs(v);
-	vitals_bytes(b, a >= (double)UINT64_MAX ? UINT64_MAX : (uint64_t)llround(a));
+	text_bytes(b, a >= (double)UINT64_MAX ? UINT64_MAX : (uint64_t)llround(a));
 }
 
 /* "median 11.034 ms · p99 25.840 ms · high-water 25.840 ms (frame 10) · 2
@@ -97,7 +80,7 @@ static void heap_text(struct sbuf *out, const struct glyphs *g, const struct mem
 	bool driver = se == &h->usage;
 	sbuf_addf(out, "GPU %" PRIu32 " heap %" PRIu32 " memory: %s", h->gpu, h->heap,
 		  driver ? "the driver's usage, high-water " : "high-water ");
-	vitals_bytes(out, se->high);
+	text_bytes(out, se->high);
 	sbuf_addf(out, " (frame %" PRIu64 ")%sgrowth ", se->high_frame, g->sep);
 	vitals_signed_bytes(out, (double)memory_series_growth(se));
 	sbuf_addf(out, " over %" PRIu64 " frame%s", se->frames, se->frames == 1 ? "" : "s");
@@ -107,11 +90,11 @@ static void heap_text(struct sbuf *out, const struct glyphs *g, const struct mem
 		sbuf_adds(out, " a frame");
 	}
 	sbuf_adds(out, g->sep);
-	vitals_bytes(out, h->size);
+	text_bytes(out, h->size);
 	sbuf_adds(out, h->flags & CRUMBS_MEMORY_HEAP_DEVICE_LOCAL ? " device-local" : " host");
 	if (h->budget_frames) {
 		sbuf_addf(out, "%sbudget at least ", g->sep);
-		vitals_bytes(out, h->least_budget);
+		text_bytes(out, h->least_budget);
 	}
 	sbuf_adds(out, "\n");
 }
@@ -314,7 +297,7 @@ void vitals_markdown(struct sbuf *b, const struct stats_settings *st, const stat
 		any = true;
 		sbuf_addf(b, "| GPU %" PRIu32 " heap %" PRIu32 "%s | ", h->gpu, h->heap,
 			  se == &h->usage ? " (driver's usage)" : "");
-		vitals_bytes(b, se->high);
+		text_bytes(b, se->high);
 		sbuf_adds(b, " | ");
 		vitals_signed_bytes(b, (double)memory_series_growth(se));
 		sbuf_adds(b, " | ");
