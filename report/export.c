@@ -1052,17 +1052,23 @@ static void slice_end(exporter *x, const struct slice *s)
 	flush(x, false);
 }
 
+/* Perfetto: a value of the counter track `uuid` at ns. */
+static void pb_counter(exporter *x, uint64_t uuid, int64_t ns, uint64_t value)
+{
+	packet_open(x, SEQ_NEEDS_INCREMENTAL_STATE);
+	pb_timestamp(x, ns);
+	pb_open(x);
+	pb_varint(x, EVENT_TYPE, TYPE_COUNTER);
+	pb_varint(x, EVENT_TRACK_UUID, uuid);
+	pb_varint(x, EVENT_COUNTER_VALUE, value);
+	pb_close(x, PACKET_TRACK_EVENT);
+	packet_close(x);
+}
+
 static void counter(exporter *x, uint32_t gpu, int64_t ns, int64_t value)
 {
 	if (x->es->format == EXPORT_PERFETTO) {
-		packet_open(x, SEQ_NEEDS_INCREMENTAL_STATE);
-		pb_timestamp(x, ns);
-		pb_open(x);
-		pb_varint(x, EVENT_TYPE, TYPE_COUNTER);
-		pb_varint(x, EVENT_TRACK_UUID, track_uuid(UUID_COUNTER, gpu));
-		pb_varint(x, EVENT_COUNTER_VALUE, (uint64_t)value);
-		pb_close(x, PACKET_TRACK_EVENT);
-		packet_close(x);
+		pb_counter(x, track_uuid(UUID_COUNTER, gpu), ns, (uint64_t)value);
 		return;
 	}
 	struct sbuf *b = chrome_event(x);
@@ -1120,14 +1126,7 @@ static void memory_counters(exporter *x, const struct frame *f)
 			pb_close(x, PACKET_TRACK_DESCRIPTOR);
 			packet_close(x);
 		}
-		packet_open(x, SEQ_NEEDS_INCREMENTAL_STATE);
-		pb_timestamp(x, f->cpu_end_ns);
-		pb_open(x);
-		pb_varint(x, EVENT_TYPE, TYPE_COUNTER);
-		pb_varint(x, EVENT_TRACK_UUID, uuid);
-		pb_varint(x, EVENT_COUNTER_VALUE, value > INT64_MAX ? (uint64_t)INT64_MAX : value);
-		pb_close(x, PACKET_TRACK_EVENT);
-		packet_close(x);
+		pb_counter(x, uuid, f->cpu_end_ns, value > INT64_MAX ? (uint64_t)INT64_MAX : value);
 	}
 }
 
@@ -2319,14 +2318,7 @@ static void present_declare(exporter *x)
 static void present_counter(exporter *x, uint32_t k, int64_t ns, int64_t value, uint64_t swapchain)
 {
 	if (x->es->format == EXPORT_PERFETTO) {
-		packet_open(x, SEQ_NEEDS_INCREMENTAL_STATE);
-		pb_timestamp(x, ns);
-		pb_open(x);
-		pb_varint(x, EVENT_TYPE, TYPE_COUNTER);
-		pb_varint(x, EVENT_TRACK_UUID, track_uuid(UUID_PRESENT, k));
-		pb_varint(x, EVENT_COUNTER_VALUE, (uint64_t)value);
-		pb_close(x, PACKET_TRACK_EVENT);
-		packet_close(x);
+		pb_counter(x, track_uuid(UUID_PRESENT, k), ns, (uint64_t)value);
 		return;
 	}
 	struct sbuf *b = chrome_event(x);
