@@ -1152,36 +1152,48 @@ enum crumbs_result crumbs_writer_counts(crumbs_writer *w, uint64_t draws, uint64
 	return CRUMBS_OK;
 }
 
-/* Pipeline statistics (since 1.5): records that, as COUNTS, add to the
- * innermost open node of the current queue. */
-enum crumbs_result crumbs_writer_counters(crumbs_writer *w, int leaf, uint32_t mask,
-					  const uint64_t values[CRUMBS_PIPELINE_COUNTERS])
+/* The counters of `set` (the pipeline statistics' or a vendor set) in
+ * mask, values[i] for bit i, whose mask the caller checked. */
+static enum crumbs_result counters_record(crumbs_writer *w, int leaf, uint32_t set, uint64_t mask,
+					  const uint64_t *values)
 {
 	struct writer_queue *q;
 	int ticks;
-	if (mask & ~(uint32_t)FORMAT_PIPELINE_COUNTER_BITS || (mask && !values))
-		return CRUMBS_ERROR_INVALID_ARGUMENT;
-	for (uint32_t i = 0; i < CRUMBS_PIPELINE_COUNTERS; i++)
-		if ((mask & (1u << i)) && values[i] > (uint64_t)INT64_MAX)
+	for (uint32_t i = 0; i < 64; i++)
+		if ((mask >> i & 1) && values[i] > (uint64_t)INT64_MAX)
 			return CRUMBS_ERROR_INVALID_ARGUMENT;
 	enum crumbs_result r = scope_target(w, CRUMBS_NO_TICKS, &q, &ticks);
 	if (r != CRUMBS_OK || !mask)
 		return r;
 	/* Each value is one more record, as the reader counts them. */
-	uint32_t n = (uint32_t)__builtin_popcount(mask);
+	uint32_t n = (uint32_t)__builtin_popcountll(mask);
 	if (!frame_room(w, 1 + n))
 		return CRUMBS_ERROR_LIMIT;
+	if (bytes_reserve(&w->frames.buf, RECORD_MAX + (size_t)n * VARINT_MAX))
+		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
 	w->frame_records += 1 + n;
 	put_u8(&w->frames.buf, leaf ? FORMAT_TAG_LEAF_COUNTERS : FORMAT_TAG_COUNTERS);
-	put_varint(&w->frames.buf, FORMAT_COUNTER_SET_PIPELINE);
+	put_varint(&w->frames.buf, set);
 	put_varint(&w->frames.buf, mask);
-	for (uint32_t i = 0; i < CRUMBS_PIPELINE_COUNTERS; i++)
-		if (mask & (1u << i))
+	for (uint32_t i = 0; i < 64; i++)
+		if (mask >> i & 1)
 			put_varint(&w->frames.buf, values[i]);
 	return CRUMBS_OK;
 }
 
-enum crumbs_result crumbs_writer_counters_unknown(crumbs_writer *w, int leaf)
+/* Pipeline statistics (since 1.5): records that, as COUNTS, add to the
+ * innermost open node of the current queue. */
+enum crumbs_result crumbs_writer_counters(crumbs_writer *w, int leaf, uint32_t mask,
+					  const uint64_t values[CRUMBS_PIPELINE_COUNTERS])
+{
+	if (mask & ~(uint32_t)FORMAT_PIPELINE_COUNTER_BITS || (mask && !values))
+		return CRUMBS_ERROR_INVALID_ARGUMENT;
+	return counters_record(w, leaf, FORMAT_COUNTER_SET_PIPELINE, mask, values);
+}
+
+/* The record that a stretch's counters of `set` (the pipeline statistics'
+ * or a vendor set) are unknown. */
+static enum crumbs_result counters_unknown(crumbs_writer *w, int leaf, uint32_t set)
 {
 	struct writer_queue *q;
 	int ticks;
@@ -1193,8 +1205,13 @@ enum crumbs_result crumbs_writer_counters_unknown(crumbs_writer *w, int leaf)
 	w->frame_records++;
 	put_u8(&w->frames.buf, leaf ? FORMAT_TAG_LEAF_COUNTERS_UNKNOWN :
 				      FORMAT_TAG_COUNTERS_UNKNOWN);
-	put_varint(&w->frames.buf, FORMAT_COUNTER_SET_PIPELINE);
+	put_varint(&w->frames.buf, set);
 	return CRUMBS_OK;
+}
+
+enum crumbs_result crumbs_writer_counters_unknown(crumbs_writer *w, int leaf)
+{
+	return counters_unknown(w, leaf, FORMAT_COUNTER_SET_PIPELINE);
 }
 
 enum crumbs_result crumbs_writer_render_area(crumbs_writer *w, uint32_t width, uint32_t height)
@@ -1313,49 +1330,17 @@ enum crumbs_result crumbs_writer_offered_counter(crumbs_writer *w, uint32_t gpu,
 enum crumbs_result crumbs_writer_set_counters(crumbs_writer *w, int leaf, uint32_t set,
 					      uint64_t mask, const uint64_t *values)
 {
-	struct writer_queue *q;
-	int ticks;
 	if (!set || set > CRUMBS_MAX_COUNTER_SETS || (mask & ~w->counter_sets[set]) ||
 	    (mask && !values))
 		return CRUMBS_ERROR_INVALID_ARGUMENT;
-	for (uint32_t i = 0; i < 64; i++)
-		if ((mask >> i & 1) && values[i] > (uint64_t)INT64_MAX)
-			return CRUMBS_ERROR_INVALID_ARGUMENT;
-	enum crumbs_result r = scope_target(w, CRUMBS_NO_TICKS, &q, &ticks);
-	if (r != CRUMBS_OK || !mask)
-		return r;
-	/* Each value is one more record, as the reader counts them. */
-	uint32_t n = (uint32_t)__builtin_popcountll(mask);
-	if (!frame_room(w, 1 + n))
-		return CRUMBS_ERROR_LIMIT;
-	if (bytes_reserve(&w->frames.buf, RECORD_MAX + (size_t)n * VARINT_MAX))
-		return fail(w, CRUMBS_ERROR_OUT_OF_MEMORY);
-	w->frame_records += 1 + n;
-	put_u8(&w->frames.buf, leaf ? FORMAT_TAG_LEAF_COUNTERS : FORMAT_TAG_COUNTERS);
-	put_varint(&w->frames.buf, set);
-	put_varint(&w->frames.buf, mask);
-	for (uint32_t i = 0; i < 64; i++)
-		if (mask >> i & 1)
-			put_varint(&w->frames.buf, values[i]);
-	return CRUMBS_OK;
+	return counters_record(w, leaf, set, mask, values);
 }
 
 enum crumbs_result crumbs_writer_set_counters_unknown(crumbs_writer *w, int leaf, uint32_t set)
 {
-	struct writer_queue *q;
-	int ticks;
 	if (!set || set > CRUMBS_MAX_COUNTER_SETS || !w->counter_sets[set])
 		return CRUMBS_ERROR_INVALID_ARGUMENT;
-	enum crumbs_result r = scope_target(w, CRUMBS_NO_TICKS, &q, &ticks);
-	if (r != CRUMBS_OK)
-		return r;
-	if (!frame_room(w, 1))
-		return CRUMBS_ERROR_LIMIT;
-	w->frame_records++;
-	put_u8(&w->frames.buf, leaf ? FORMAT_TAG_LEAF_COUNTERS_UNKNOWN :
-				      FORMAT_TAG_COUNTERS_UNKNOWN);
-	put_varint(&w->frames.buf, set);
-	return CRUMBS_OK;
+	return counters_unknown(w, leaf, set);
 }
 
 enum crumbs_result crumbs_writer_leaf(crumbs_writer *w,
