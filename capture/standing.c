@@ -336,6 +336,22 @@ uint32_t standing_counts(crumbs_context *ctx, struct standing *st, const struct 
 	return st->count_len++;
 }
 
+/*
+ * The capture frame's set, whose share a recording past its range may
+ * take queries of, or NULL. Only the frame that took the first of them
+ * can read them: a later one's share is another, reset again since. Not
+ * in a run: its sets come round again every few frames, and a command
+ * buffer submitted after that would write queries handed to a later
+ * frame.
+ */
+static struct capture_set *spill_set(crumbs_context *ctx, const struct standing *st)
+{
+	struct capture_set *set = st->once && ctx->set_count == 1 ? atomic_load(&ctx->cur) : NULL;
+	if (!set || (st->set && (st->set != set || st->set_frame != set->frame)))
+		return NULL;
+	return set;
+}
+
 /* One thread records it: no atomics but the set's. */
 RECORD_PATH
 uint32_t standing_slots(crumbs_context *ctx, struct crumbs_cmd *h, uint32_t depth, uint32_t count)
@@ -347,14 +363,8 @@ uint32_t standing_slots(crumbs_context *ctx, struct crumbs_cmd *h, uint32_t dept
 		st->slot_next += count;
 		return s;
 	}
-	/* Only the frame that took the first of them can read them: a later
-	 * one's share is another, reset again since. Not in a run: its sets
-	 * come round again every few frames, and a command buffer submitted
-	 * after that would write slots handed to a later frame. */
-	struct capture_set *set = st->once && ctx->set_count == 1 ? atomic_load(&ctx->cur) : NULL;
-	uint32_t s = NO_SLOT;
-	if (set && (!st->set || (st->set == set && st->set_frame == set->frame)))
-		s = pools_take_slots(&set->queues[h->queue], depth, count);
+	struct capture_set *set = spill_set(ctx, st);
+	uint32_t s = set ? pools_take_slots(&set->queues[h->queue], depth, count) : NO_SLOT;
 	if (s == NO_SLOT)
 		return NO_SLOT;
 	st->set = set;
@@ -365,10 +375,8 @@ uint32_t standing_slots(crumbs_context *ctx, struct crumbs_cmd *h, uint32_t dept
 uint32_t standing_stats_spill(crumbs_context *ctx, struct crumbs_cmd *h)
 {
 	struct standing *st = h->standing;
-	/* As standing_slots: only the frame that took the first can read
-	 * them, and not in a run. */
-	struct capture_set *set = st->once && ctx->set_count == 1 ? atomic_load(&ctx->cur) : NULL;
-	if (!set || !set->counters || (st->set && (st->set != set || st->set_frame != set->frame)))
+	struct capture_set *set = spill_set(ctx, st);
+	if (!set || !set->counters)
 		return COUNTER_UNKNOWN;
 	uint32_t i = counters_take(&set->queues[h->queue]);
 	if (i == COUNTER_UNKNOWN)
